@@ -1,0 +1,1 @@
+//! PMI wire protocols (placeholder; filled in by the PMI work).
