@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""Generate Weft's bindings from one API description.
+
+Inputs (all in api/):
+  - the MPI 5.0 procedures from the PyPI package pympistandard (pinned in api/requirements.txt),
+  - mpix_functions.txt: our MPIX prototypes,
+  - abi_constants.txt / mpix_constants.txt: our tables of constant values,
+  - mpix_types.h: MPIX structs and callback types,
+  - exports.txt: the exact exported function set.
+Outputs (committed; `gen.py --check` fails when regenerating would change one):
+  - include/mpi.h
+  - crates/weft-abi/src/generated/entry_points.rs: every PMPI_ entry point in Rust
+  - crates/weft-abi/c/forwarders.c: weak MPI_X -> strong PMPI_X forwarders
+  - crates/weft-abi/c/libmpi_abi.map: the linker version script (exported names only)
+
+An entry point whose implementation exists (a `pub(crate) [unsafe] fn mpi_x(` in
+crates/weft-abi/src) calls it; any other returns MPI_ERR_UNSUPPORTED_OPERATION and is
+listed in UNIMPLEMENTED (shown by weft-info).
+"""
+import argparse
+import difflib
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+API = ROOT / "api"
+ABI_SRC = ROOT / "crates" / "weft-abi" / "src"
+
+# ---------------------------------------------------------------- API description
+
+
+class Param:
+    """One C parameter, parsed from its C text (e.g. `const int ranks[]`)."""
+
+    PATTERN = re.compile(r"^(const\s+)?(\w+)\s*(\**)\s*(\w+)\s*((?:\[\d*\])*)$")
+
+    def __init__(self, text):
+        text = " ".join(text.split())
+        m = self.PATTERN.match(text)
+        if not m:
+            raise ValueError(f"cannot parse parameter {text!r}")
+        self.text = text
+        self.const = bool(m.group(1))
+        self.base = m.group(2)
+        self.pointers = len(m.group(3))
+        self.name = m.group(4)
+        dims = re.findall(r"\[(\d*)\]", m.group(5))
+        self.array = len(dims) > 0
+        self.inner_dims = [int(d) for d in dims[1:]]
+
+    def c_decl(self):
+        return self.text
+
+
+class Function:
+    def __init__(self, name, ret, params, variadic=False):
+        self.name = name
+        self.ret = ret
+        self.params = params
+        self.variadic = variadic
+
+    @property
+    def pname(self):
+        return "P" + self.name
+
+    def c_proto(self, name):
+        args = ", ".join(p.c_decl() for p in self.params)
+        if self.variadic:
+            args += ", ..."
+        return f"{self.ret} {name}({args or 'void'})"
+
+
+def parse_prototype(text):
+    m = re.match(r"^\s*(.+?)\s*\b(P?MPIX?_\w+)\s*\((.*)\)\s*;?\s*$", text)
+    if not m:
+        raise ValueError(f"cannot parse prototype {text!r}")
+    ret, name, args = m.group(1), m.group(2), m.group(3).strip()
+    params, variadic = [], False
+    if args and args != "void":
+        for a in args.split(","):
+            a = a.strip()
+            if a in ("...", "\\ldots"):
+                variadic = True
+            else:
+                params.append(Param(a.replace("\\ldots", "...")))
+    return Function(name, ret, params, variadic)
+
+
+def load_standard():
+    import pympistandard as std
+
+    std.use_api_version(1)
+    funcs = {}
+    for proc in std.PROCEDURES.data.values():
+        forms = [proc.express.iso_c]
+        if proc.has_embiggenment():
+            forms.append(proc.express.embiggen.iso_c)
+        for form in forms:
+            text = str(form)
+            if form is None or text == "None":
+                continue
+            text = text.replace("\\ldots", "...")
+            f = parse_prototype(text)
+            funcs[f.name] = f
+    return funcs
+
+
+def load_mpix():
+    funcs = {}
+    for line in (API / "mpix_functions.txt").read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            f = parse_prototype(line)
+            funcs[f.name] = f
+    return funcs
+
+
+def load_exports(known):
+    names = []
+    for line in (API / "exports.txt").read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            if line not in known:
+                sys.exit(f"gen.py: exports.txt names {line}, which no API description defines")
+            names.append(line)
+    if len(set(names)) != len(names):
+        sys.exit("gen.py: exports.txt lists a name twice")
+    return sorted(names)
+
+
+# ---------------------------------------------------------------- constant tables
+
+
+def parse_table(path):
+    """Return [(section, arg, [(name, value)])] from a constants table."""
+    sections = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("@"):
+            head, _, arg = line[1:].partition(" ")
+            sections.append((head, arg.strip(), []))
+            continue
+        name, _, value = line.partition("=")
+        sections[-1][2].append((name.strip(), value.strip()))
+    return sections
+
+
+CALLBACKS = {
+    "mpi": """\
+typedef void (MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void (MPI_User_function_c)(void *invec, void *inoutvec, MPI_Count *len, MPI_Datatype *datatype);
+
+typedef int (MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int (MPI_Grequest_free_function)(void *extra_state);
+typedef int (MPI_Grequest_cancel_function)(void *extra_state, int complete);
+
+typedef int (MPI_Copy_function)(MPI_Comm comm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Delete_function)(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+typedef int (MPI_Comm_copy_attr_function)(MPI_Comm comm, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Comm_delete_attr_function)(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+typedef int (MPI_Type_copy_attr_function)(MPI_Datatype datatype, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Type_delete_attr_function)(MPI_Datatype datatype, int keyval, void *attribute_val, void *extra_state);
+typedef int (MPI_Win_copy_attr_function)(MPI_Win win, int keyval, void *extra_state, void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int (MPI_Win_delete_attr_function)(MPI_Win win, int keyval, void *attribute_val, void *extra_state);
+
+typedef int (MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state);
+typedef int (MPI_Datarep_conversion_function)(void *userbuf, MPI_Datatype datatype, int count, void *filebuf, MPI_Offset position, void *extra_state);
+typedef int (MPI_Datarep_conversion_function_c)(void *userbuf, MPI_Datatype datatype, MPI_Count count, void *filebuf, MPI_Offset position, void *extra_state);
+
+typedef void (MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+typedef void (MPI_File_errhandler_function)(MPI_File *file, int *error_code, ...);
+typedef void (MPI_Win_errhandler_function)(MPI_Win *win, int *error_code, ...);
+typedef void (MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
+""",
+    "mpi_t": """\
+typedef void (MPI_T_event_cb_function)(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void (MPI_T_event_free_cb_function)(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count, MPI_T_event_registration event_registration, int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+""",
+}
+
+
+def render_table(sections):
+    out = []
+    for head, arg, entries in sections:
+        if head == "layout":
+            continue
+        out.append("")
+        if head == "define":
+            for name, value in entries:
+                out.append(f"#define {name:<30} {value}")
+        elif head == "handle":
+            tag = arg.replace("_", "_ABI_", 1)
+            out.append(f"typedef struct {tag}* {arg};")
+            for name, value in entries:
+                if re.match(r"^(0x[0-9a-fA-F]+|\d+)$", value):
+                    out.append(f"#define {name:<30} (({arg})0x{int(value, 0):08x})")
+                else:
+                    out.append(f"#define {name:<30} {value}")
+        elif head == "opaque":
+            out.append(f"typedef struct {arg}_t* {arg};")
+        elif head == "enum":
+            out.append(f"typedef enum {arg} {{" if arg else "enum {")
+            body = [f"    {name:<34} = {value}" for name, value in entries]
+            out.append(",\n".join(body))
+            out.append(f"}} {arg};" if arg else "};")
+        elif head == "callbacks":
+            out.append(CALLBACKS[arg].rstrip())
+        else:
+            sys.exit(f"gen.py: unknown table section @{head}")
+    return "\n".join(out)
+
+
+def rust_constants():
+    """The constant tables as Rust items (crates/weft-abi/src/generated/constants.rs)."""
+    out = [
+        "// Generated by api/gen.py from api/abi_constants.txt and api/mpix_constants.txt. Do not edit.",
+        "#![allow(dead_code)]",
+        "use crate::ctypes::*;",
+        "use std::ffi::c_int;",
+        "",
+    ]
+    for table in ("abi_constants.txt", "mpix_constants.txt"):
+        for head, arg, entries in parse_table(API / table):
+            for name, value in entries:
+                if head == "handle":
+                    out.append(f"pub const {name}: {arg} = {value};")
+                elif head == "enum":
+                    out.append(f"pub const {name}: {arg or 'c_int'} = {value};")
+                elif head == "define":
+                    m = re.match(r"^\(\((\w+)\*+\)(-?(?:0x)?[0-9a-fA-F]+)\)$", value)
+                    m2 = re.match(r"^\(\((MPI_Offset)\)(-?\d+)\)$", value)
+                    if m2:
+                        out.append(f"pub const {name}: MPI_Offset = {m2.group(2)};")
+                    elif m:
+                        out.append(f"pub const {name}: usize = {int(m.group(2), 0)};")
+                    elif re.match(r"^\(\((\w+)\)(\d+)\)$", value):
+                        v = re.match(r"^\(\((\w+)\)(\d+)\)$", value)
+                        out.append(f"pub const {name}: {v.group(1)} = {v.group(2)};")
+                    elif re.match(r"^-?\d+$", value):
+                        out.append(f"pub const {name}: c_int = {value};")
+                    else:
+                        sys.exit(f"gen.py: cannot express {name} = {value} in Rust")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- mpi.h
+
+
+HEADER_TOP = """\
+/* mpi.h: the MPI 5.0 standard ABI, as implemented by Weft.
+ * Generated by api/gen.py from pympistandard, api/mpix_functions.txt and Weft's constant
+ * tables. Do not edit: edit the inputs and run `make generate`. */
+#ifndef MPI_H_INCLUDED
+#define MPI_H_INCLUDED
+
+#include <stdint.h>
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+#define WEFT_MPI_H 1
+
+typedef intptr_t MPI_Aint;
+typedef int64_t MPI_Offset;
+typedef MPI_Offset MPI_Count;
+
+typedef struct {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int MPI_internal[5];
+} MPI_Status;
+"""
+
+HEADER_BOTTOM = """
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* MPI_H_INCLUDED */
+"""
+
+
+def render_header(funcs, exports):
+    parts = [HEADER_TOP]
+    parts.append(render_table(parse_table(API / "abi_constants.txt")))
+    parts.append("\n/* ---- Weft MPIX extensions ---- */")
+    parts.append(render_table(parse_table(API / "mpix_constants.txt")))
+    parts.append("")
+    parts.append((API / "mpix_types.h").read_text().rstrip())
+    parts.append("\n/* ---- functions ---- */")
+    for name in exports:
+        parts.append(funcs[name].c_proto(name) + ";")
+    parts.append("\n/* ---- profiling interface ---- */")
+    for name in exports:
+        parts.append(funcs[name].c_proto("P" + name) + ";")
+    parts.append(HEADER_BOTTOM)
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- Rust entry points
+
+RUST_SCALARS = {"int": "c_int", "char": "c_char", "void": "c_void", "double": "c_double"}
+
+
+def rust_type(p):
+    base = RUST_SCALARS.get(p.base, p.base)
+    if p.base.endswith("_function") or p.base.endswith("_function_c"):
+        if p.pointers > 1 or p.array:
+            sys.exit(f"gen.py: unsupported function-pointer parameter {p.text}")
+        return f"Option<{base}>"
+    t = base
+    for d in reversed(p.inner_dims):
+        t = f"[{t}; {d}]"
+    levels = p.pointers + (1 if p.array else 0)
+    for i in range(levels):
+        innermost = i == 0
+        t = f"*{'const' if (innermost and p.const) else 'mut'} {t}"
+    return t
+
+
+def rust_ret(ret):
+    return RUST_SCALARS.get(ret, ret)
+
+
+# Functions whose return value is not an error code: they return it directly.
+def is_direct(f):
+    return f.ret != "int" or f.name.endswith("_toint") or f.name in DIRECT_INT
+
+
+DIRECT_INT: set = set()  # int-returning functions whose int is not an error code
+
+# The argument whose errhandler receives a failure, by type.
+SCOPE_OF = {"MPI_Comm": "Comm", "MPI_Win": "Win", "MPI_File": "File", "MPI_Session": "Session"}
+
+
+def error_scope(f):
+    for p in f.params:
+        if p.pointers == 0 and not p.array and p.base in SCOPE_OF:
+            return f"Scope::{SCOPE_OF[p.base]}({p.name})"
+    return "Scope::Default"
+
+
+def rust_ident(name):
+    return {"type": "type_", "ref": "ref_", "in": "in_", "fn": "fn_"}.get(name, name)
+
+
+def find_implementations():
+    found = {}
+    pat = re.compile(r"^pub\(crate\) (unsafe )?fn ((?:mpi|mpix)_\w+)\(", re.M)
+    for path in sorted(ABI_SRC.rglob("*.rs")):
+        if "generated" in path.parts:
+            continue
+        module = "::".join(path.relative_to(ABI_SRC).with_suffix("").parts)
+        module = module.removesuffix("::mod")
+        for m in pat.finditer(path.read_text()):
+            found[m.group(2)] = (f"crate::{module}::{m.group(2)}", bool(m.group(1)))
+    return found
+
+
+def render_rust(funcs, exports):
+    impls = find_implementations()
+    out = [
+        "// Generated by api/gen.py: every exported PMPI_ entry point. Do not edit.",
+        "#![allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments, clippy::missing_safety_doc, unused_variables)]",
+        "use crate::boundary::{call, direct, unsupported, Scope};",
+        "use crate::ctypes::*;",
+        "use std::ffi::{c_char, c_double, c_int, c_void};",
+        "",
+    ]
+    missing = []
+    for name in exports:
+        f = funcs[name]
+        if f.variadic:
+            continue  # written in C (crates/weft-abi/c/variadic.c)
+        args = ", ".join(f"{rust_ident(p.name)}: {rust_type(p)}" for p in f.params)
+        call_args = ", ".join(rust_ident(p.name) for p in f.params)
+        impl, is_unsafe = impls.get(name.lower(), (None, False))
+        body = f"unsafe {{ {impl}({call_args}) }}" if is_unsafe else f"{impl}({call_args})"
+        out.append("#[no_mangle]")
+        out.append(f"pub unsafe extern \"C\" fn P{name}({args}) -> {rust_ret(f.ret)} {{")
+        if is_direct(f):
+            if impl is None:
+                sys.exit(f"gen.py: {name} returns a value, not an error code: it needs an implementation")
+            if is_unsafe:
+                out.append(f"    // SAFETY: the caller passes arguments as the MPI standard specifies for {name}.")
+            out.append(f"    direct(\"{name}\", || {body})")
+        elif impl is None:
+            missing.append(name)
+            out.append(f"    unsupported(\"{name}\", {error_scope(f)})")
+        else:
+            if is_unsafe:
+                out.append(f"    // SAFETY: the caller passes arguments as the MPI standard specifies for {name}.")
+            out.append(f"    call(\"{name}\", {error_scope(f)}, || {body})")
+        out.append("}")
+        out.append("")
+    stale = set(impls) - {n.lower() for n in exports}
+    if stale:
+        sys.exit(f"gen.py: implementations of functions that are not exported: {sorted(stale)}")
+    out.append("/// Exported functions that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).")
+    out.append("pub const UNIMPLEMENTED: &[&str] = &[")
+    out.extend(f"    \"{n}\"," for n in missing)
+    out.append("];")
+    out.append("")
+    out.append(f"/// Number of exported MPI/MPIX functions.")
+    out.append(f"pub const EXPORTED_FUNCTIONS: usize = {len(exports)};")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- C forwarders, version script
+
+
+def render_forwarders(funcs, exports):
+    out = [
+        "/* Generated by api/gen.py: weak MPI_X symbols forwarding to the strong PMPI_X entry",
+        " * points, so that a profiling tool may define MPI_X and call PMPI_X. Do not edit. */",
+        '#include "mpi.h"',
+        "",
+    ]
+    for name in exports:
+        f = funcs[name]
+        if f.variadic:
+            continue
+        out.append(f"#pragma weak {name}")
+        args = ", ".join(p.name for p in f.params)
+        out.append(f"{f.c_proto(name)} {{ return P{name}({args}); }}")
+        out.append("")
+    return "\n".join(out)
+
+
+def render_version_script(exports):
+    lines = ["/* Generated by api/gen.py: the symbols libmpi_abi.so.1 exports. Do not edit. */", "{", "  global:"]
+    for name in exports:
+        lines.append(f"    {name};")
+        lines.append(f"    P{name};")
+    lines += ["  local:", "    *;", "};", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- main
+
+
+def outputs():
+    funcs = load_standard()
+    mpix = load_mpix()
+    overlap = set(funcs) & set(mpix)
+    if overlap:
+        sys.exit(f"gen.py: MPIX description redefines standard functions: {sorted(overlap)}")
+    funcs.update(mpix)
+    exports = load_exports(funcs)
+    return {
+        ROOT / "include" / "mpi.h": render_header(funcs, exports),
+        ABI_SRC / "generated" / "entry_points.rs": render_rust(funcs, exports),
+        ABI_SRC / "generated" / "constants.rs": rust_constants(),
+        ROOT / "crates" / "weft-abi" / "c" / "forwarders.c": render_forwarders(funcs, exports),
+        ROOT / "crates" / "weft-abi" / "c" / "libmpi_abi.map": render_version_script(exports),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="fail if a generated file would change")
+    args = ap.parse_args()
+    stale = []
+    for path, text in outputs().items():
+        old = path.read_text() if path.exists() else ""
+        if old == text:
+            continue
+        if args.check:
+            stale.append(path)
+            diff = difflib.unified_diff(old.splitlines(), text.splitlines(), str(path), "regenerated", lineterm="", n=1)
+            sys.stderr.write("\n".join(list(diff)[:40]) + "\n")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            print(f"gen.py: wrote {path.relative_to(ROOT)}")
+    if stale:
+        sys.exit("gen.py --check: generated files are out of date: " + ", ".join(str(p.relative_to(ROOT)) for p in stale))
+
+
+if __name__ == "__main__":
+    main()

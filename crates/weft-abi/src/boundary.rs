@@ -1,0 +1,122 @@
+//! Crossing the C boundary: every generated entry point runs its implementation through
+//! `call`, which catches panics (they never unwind into C), turns errors into codes and
+//! invokes the errhandler of the object the call was made on.
+
+use std::ffi::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::{Errhandler, ErrhandlerAction, ErrhandlerKind};
+use weft_core::runtime::{instance, world};
+
+use crate::constants::MPI_SUCCESS;
+use crate::ctypes::*;
+use crate::{error_codes, objects};
+
+/// The object whose errhandler handles a failure of a call.
+#[derive(Clone, Copy, Debug)]
+pub enum Scope {
+    /// No object: `MPI_COMM_SELF`'s errhandler once initialized, else fatal.
+    Default,
+    Comm(MPI_Comm),
+    Win(MPI_Win),
+    File(MPI_File),
+    Session(MPI_Session),
+}
+
+/// Run an implementation that returns success or an error.
+pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => MPI_SUCCESS,
+        Ok(Err(err)) => raise(scope, err),
+        Err(panic) => raise(scope, internal_error(name, panic.as_ref())),
+    }
+}
+
+/// Run an implementation that returns a value rather than an error code.
+pub fn direct<T>(name: &'static str, body: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(value) => value,
+        Err(panic) => {
+            let err = internal_error(name, panic.as_ref());
+            eprintln!("weft: fatal: {}", err.message);
+            instance::abort_without_instance(ErrorClass::Intern as i32)
+        }
+    }
+}
+
+/// The entry point of a function Weft does not implement yet.
+pub fn unsupported(name: &'static str, scope: Scope) -> c_int {
+    raise(
+        scope,
+        MpiError::new(ErrorClass::UnsupportedOperation, format!("{name}: not implemented in Weft yet (see weft-info)")),
+    )
+}
+
+fn internal_error(name: &str, panic: &(dyn std::any::Any + Send)) -> MpiError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    MpiError::new(ErrorClass::Intern, format!("{name}: internal error: {what}"))
+}
+
+/// Hand an error to the errhandler of `scope` and return the code the call returns.
+pub fn raise(scope: Scope, err: MpiError) -> c_int {
+    let code = error_codes::encode(&err);
+    let (errhandler, handle) = errhandler_for(scope);
+    match errhandler.action {
+        ErrhandlerAction::Return => code,
+        ErrhandlerAction::Fatal | ErrhandlerAction::Abort => fatal(&err),
+        ErrhandlerAction::User { kind, callback } => {
+            invoke_user(kind, callback, handle, code);
+            code
+        }
+    }
+}
+
+fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
+    match scope {
+        Scope::Comm(handle) => match objects::comm_for_errors(handle) {
+            Some(comm) => (comm.errhandler(), handle),
+            None => default_errhandler(),
+        },
+        // Windows, files and sessions bring their errhandlers with their issues; until then
+        // their errors go where errors without an object go.
+        Scope::Win(_) | Scope::File(_) | Scope::Session(_) | Scope::Default => default_errhandler(),
+    }
+}
+
+fn default_errhandler() -> (Arc<Errhandler>, usize) {
+    match world::get_any() {
+        Some(w) => (w.self_comm.errhandler(), crate::constants::MPI_COMM_SELF),
+        None => (Arc::new(Errhandler::FATAL), crate::constants::MPI_COMM_NULL),
+    }
+}
+
+/// Report a fatal error and end the job.
+fn fatal(err: &MpiError) -> ! {
+    let rank = world::get_any().map(|w| w.world.rank.to_string()).unwrap_or_else(|| "?".into());
+    eprintln!("Weft fatal error on rank {rank}: {}", err.message);
+    if std::env::var("WEFT_ERROR_BACKTRACE").is_ok_and(|v| v == "1") {
+        eprintln!("{}", std::backtrace::Backtrace::force_capture());
+    }
+    let code = ErrorClass::from_i32(err.class()).map_or(1, |c| c as i32);
+    match world::get_any() {
+        Some(w) => w.session.instance.abort_job(code, &err.message),
+        None => instance::abort_without_instance(code),
+    }
+}
+
+/// Call a user errhandler. Every kind's function has the C shape `(handle*, int*, ...)`.
+fn invoke_user(_kind: ErrhandlerKind, callback: usize, handle: usize, code: c_int) {
+    let mut handle = handle;
+    let mut code = code;
+    // SAFETY: `callback` was stored from a non-null errhandler function pointer by one of the
+    // MPI_*_create_errhandler functions, and all of them take (handle*, int*, ...).
+    let f: MPI_Comm_errhandler_function = unsafe { std::mem::transmute::<usize, _>(callback) };
+    // SAFETY: the user function receives pointers to live locals, as the standard says.
+    unsafe { f(&mut handle, &mut code) };
+}

@@ -1,0 +1,280 @@
+//! Validated handles. A user handle is a pointer-sized value that encodes its kind, a slot in
+//! that kind's table and the slot's generation, so that a garbage, freed or wrong-kind handle
+//! is recognised and rejected with the right error class instead of being dereferenced.
+//!
+//! Layout (64 bits): generation (24) | VCI (8) | kind (8) | slot (24). The generation starts at
+//! 1, so every user handle is at least 2^40, far above the predefined values (< 0x1000).
+//!
+//! Lookups take no global lock: tables are arrays of chunks that never move once allocated,
+//! and each slot has its own reader-writer lock.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+/// Object kinds that have handles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Comm = 1,
+    Group = 2,
+    Datatype = 3,
+    Errhandler = 4,
+    Info = 5,
+    Op = 6,
+    Request = 7,
+    Session = 8,
+    Win = 9,
+    File = 10,
+    Message = 11,
+    Stream = 12,
+    GrequestClass = 13,
+}
+
+const SLOT_BITS: u32 = 24;
+const KIND_SHIFT: u32 = 24;
+const VCI_SHIFT: u32 = 32;
+const GEN_SHIFT: u32 = 40;
+const SLOT_MASK: usize = (1 << SLOT_BITS) - 1;
+const GEN_MASK: u32 = (1 << 24) - 1;
+/// Handles below this value are the standard's predefined ones.
+pub const FIRST_USER_HANDLE: usize = 1 << GEN_SHIFT;
+
+/// The decoded parts of a user handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    pub kind: u8,
+    pub vci: u8,
+    pub slot: u32,
+    pub generation: u32,
+}
+
+pub fn encode(kind: Kind, vci: u8, slot: u32, generation: u32) -> usize {
+    ((generation as usize) << GEN_SHIFT) | ((vci as usize) << VCI_SHIFT) | ((kind as usize) << KIND_SHIFT) | slot as usize
+}
+
+pub fn decode(handle: usize) -> Option<Decoded> {
+    if handle < FIRST_USER_HANDLE {
+        return None;
+    }
+    Some(Decoded {
+        kind: (handle >> KIND_SHIFT) as u8,
+        vci: (handle >> VCI_SHIFT) as u8,
+        slot: (handle & SLOT_MASK) as u32,
+        generation: (handle >> GEN_SHIFT) as u32 & GEN_MASK,
+    })
+}
+
+/// Why a handle was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadHandle {
+    /// Not a handle of this kind at all (garbage, or another kind's handle).
+    Invalid,
+    /// A handle of this kind whose object was freed.
+    Freed,
+}
+
+impl BadHandle {
+    pub fn describe(self) -> &'static str {
+        match self {
+            BadHandle::Invalid => "not a valid handle",
+            BadHandle::Freed => "the object was already freed",
+        }
+    }
+}
+
+struct Slot<T> {
+    generation: AtomicU32,
+    value: RwLock<Option<Arc<T>>>,
+}
+
+/// Chunk k holds `FIRST_CHUNK << k` slots; 19 chunks cover the 24-bit slot space.
+const FIRST_CHUNK: usize = 64;
+const CHUNKS: usize = 19;
+
+fn locate(slot: u32) -> (usize, usize) {
+    let n = slot as usize / FIRST_CHUNK + 1;
+    let chunk = (usize::BITS - 1 - n.leading_zeros()) as usize;
+    let start = FIRST_CHUNK * ((1 << chunk) - 1);
+    (chunk, slot as usize - start)
+}
+
+/// The objects of one kind, by slot.
+pub struct Table<T> {
+    kind: Kind,
+    chunks: [OnceLock<Box<[Slot<T>]>>; CHUNKS],
+    /// Slot allocation (object creation and freeing only, never lookups).
+    free: Mutex<FreeList>,
+}
+
+struct FreeList {
+    released: Vec<u32>,
+    next: u32,
+}
+
+impl<T> Table<T> {
+    pub const fn new(kind: Kind) -> Table<T> {
+        Table {
+            kind,
+            chunks: [const { OnceLock::new() }; CHUNKS],
+            free: Mutex::new(FreeList { released: Vec::new(), next: 0 }),
+        }
+    }
+
+    fn slot(&self, slot: u32) -> Option<&Slot<T>> {
+        let (chunk, offset) = locate(slot);
+        self.chunks.get(chunk)?.get()?.get(offset)
+    }
+
+    fn slot_or_create(&self, slot: u32) -> &Slot<T> {
+        let (chunk, offset) = locate(slot);
+        let slots = self.chunks[chunk].get_or_init(|| {
+            (0..FIRST_CHUNK << chunk)
+                .map(|_| Slot { generation: AtomicU32::new(0), value: RwLock::new(None) })
+                .collect()
+        });
+        &slots[offset]
+    }
+
+    /// Store an object and return its new handle.
+    pub fn insert(&self, value: Arc<T>) -> usize {
+        self.insert_on_vci(value, 0)
+    }
+
+    /// Store an object owned by a VCI (requests) and return its handle.
+    pub fn insert_on_vci(&self, value: Arc<T>, vci: u8) -> usize {
+        let index = {
+            let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+            match free.released.pop() {
+                Some(index) => index,
+                None => {
+                    assert!((free.next as usize) < SLOT_MASK, "handle table for {:?} is full", self.kind);
+                    free.next += 1;
+                    free.next - 1
+                }
+            }
+        };
+        let slot = self.slot_or_create(index);
+        let mut guard = slot.value.write().unwrap_or_else(|p| p.into_inner());
+        let mut generation = (slot.generation.load(Ordering::Relaxed) + 1) & GEN_MASK;
+        if generation == 0 {
+            generation = 1;
+        }
+        slot.generation.store(generation, Ordering::Release);
+        *guard = Some(value);
+        encode(self.kind, vci, index, generation)
+    }
+
+    /// The object a handle names.
+    pub fn get(&self, handle: usize) -> Result<Arc<T>, BadHandle> {
+        let d = decode(handle).ok_or(BadHandle::Invalid)?;
+        if d.kind != self.kind as u8 {
+            return Err(BadHandle::Invalid);
+        }
+        let slot = self.slot(d.slot).ok_or(BadHandle::Invalid)?;
+        let guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
+        let current = slot.generation.load(Ordering::Acquire);
+        match guard.as_ref() {
+            Some(value) if current == d.generation => Ok(value.clone()),
+            _ if current == 0 || d.generation == 0 || d.generation > current => Err(BadHandle::Invalid),
+            _ => Err(BadHandle::Freed),
+        }
+    }
+
+    /// Remove the object a handle names; the handle (and copies of it) become invalid.
+    pub fn remove(&self, handle: usize) -> Result<Arc<T>, BadHandle> {
+        let d = decode(handle).ok_or(BadHandle::Invalid)?;
+        if d.kind != self.kind as u8 {
+            return Err(BadHandle::Invalid);
+        }
+        let slot = self.slot(d.slot).ok_or(BadHandle::Invalid)?;
+        let value = {
+            let mut guard = slot.value.write().unwrap_or_else(|p| p.into_inner());
+            if slot.generation.load(Ordering::Acquire) != d.generation || guard.is_none() {
+                return Err(BadHandle::Freed);
+            }
+            guard.take().expect("checked above")
+        };
+        self.free.lock().unwrap_or_else(|p| p.into_inner()).released.push(d.slot);
+        Ok(value)
+    }
+
+    /// `MPI_X_toint` for a user handle: kind and slot, which fit in a positive C int.
+    pub fn to_int(&self, handle: usize) -> Option<i32> {
+        let d = decode(handle)?;
+        (d.kind == self.kind as u8).then_some(((d.kind as i32) << KIND_SHIFT) | d.slot as i32)
+    }
+
+    /// `MPI_X_fromint` for a user handle's int: the handle of the slot's current object.
+    pub fn from_int(&self, value: i32) -> Option<usize> {
+        if value < 0 || (value >> KIND_SHIFT) as u8 != self.kind as u8 {
+            return None;
+        }
+        let index = value as u32 & SLOT_MASK as u32;
+        let slot = self.slot(index)?;
+        let guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
+        guard.as_ref()?;
+        Some(encode(self.kind, 0, index, slot.generation.load(Ordering::Acquire)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_slots_without_gaps() {
+        assert_eq!(locate(0), (0, 0));
+        assert_eq!(locate(63), (0, 63));
+        assert_eq!(locate(64), (1, 0));
+        assert_eq!(locate(191), (1, 127));
+        assert_eq!(locate(192), (2, 0));
+        let (chunk, offset) = locate(SLOT_MASK as u32 - 1);
+        assert!(chunk < CHUNKS && offset < FIRST_CHUNK << chunk);
+    }
+
+    #[test]
+    fn insert_get_remove_and_reuse() {
+        let table: Table<String> = Table::new(Kind::Info);
+        let h = table.insert(Arc::new("a".into()));
+        assert!(h >= FIRST_USER_HANDLE);
+        assert_eq!(*table.get(h).unwrap(), "a");
+        assert_eq!(table.remove(h).map(|v| (*v).clone()), Ok("a".to_string()));
+        assert_eq!(table.get(h).err(), Some(BadHandle::Freed));
+        assert_eq!(table.remove(h).err(), Some(BadHandle::Freed));
+        let h2 = table.insert(Arc::new("b".into()));
+        assert_ne!(h, h2, "a reused slot gets a new generation");
+        assert_eq!(table.get(h).err(), Some(BadHandle::Freed));
+        assert_eq!(*table.get(h2).unwrap(), "b");
+    }
+
+    #[test]
+    fn garbage_and_wrong_kind_are_invalid() {
+        let infos: Table<u8> = Table::new(Kind::Info);
+        let comms: Table<u8> = Table::new(Kind::Comm);
+        let h = infos.insert(Arc::new(1));
+        assert_eq!(comms.get(h).err(), Some(BadHandle::Invalid));
+        assert_eq!(infos.get(0x101).err(), Some(BadHandle::Invalid));
+        assert_eq!(infos.get(usize::MAX).err(), Some(BadHandle::Invalid));
+        assert_eq!(infos.get(0xdead_beef_0000).err(), Some(BadHandle::Invalid));
+    }
+
+    #[test]
+    fn int_conversion_round_trips() {
+        let table: Table<u8> = Table::new(Kind::Group);
+        let h = table.insert(Arc::new(3));
+        let i = table.to_int(h).unwrap();
+        assert!(i >= 0x1000);
+        assert_eq!(table.from_int(i), Some(h));
+        table.remove(h).unwrap();
+        assert_eq!(table.from_int(i), None);
+    }
+
+    #[test]
+    fn many_handles_span_chunks() {
+        let table: Table<u32> = Table::new(Kind::Op);
+        let handles: Vec<usize> = (0..1000).map(|i| table.insert(Arc::new(i))).collect();
+        for (i, h) in handles.iter().enumerate() {
+            assert_eq!(*table.get(*h).unwrap(), i as u32);
+        }
+    }
+}

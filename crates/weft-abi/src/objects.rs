@@ -1,0 +1,77 @@
+//! Handle -> object resolution for every kind, predefined handles included. Each resolver
+//! returns the error class the standard asks for, with a message naming the function and
+//! the argument.
+
+use std::sync::{Arc, LazyLock};
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::{Comm, Errhandler, Info};
+use weft_core::runtime::world;
+
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::handles::{BadHandle, Kind, Table};
+
+pub static COMMS: Table<Comm> = Table::new(Kind::Comm);
+pub static ERRHANDLERS: Table<Errhandler> = Table::new(Kind::Errhandler);
+pub static INFOS: Table<Info> = Table::new(Kind::Info);
+
+static FATAL: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::FATAL));
+static ABORT: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::ABORT));
+static RETURN: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::RETURN));
+
+fn bad(class: ErrorClass, func: &str, arg: &str, what: &str, handle: usize, why: BadHandle) -> MpiError {
+    MpiError::new(class, format!("{func}({arg}={handle:#x}): {what} {}", why.describe()))
+}
+
+/// The communicator a handle names (`MPI_COMM_NULL` is invalid here).
+pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
+    match handle {
+        MPI_COMM_WORLD => Ok(world::get(func)?.world.clone()),
+        MPI_COMM_SELF => Ok(world::get(func)?.self_comm.clone()),
+        MPI_COMM_NULL => Err(MpiError::new(ErrorClass::Comm, format!("{func}({arg}=MPI_COMM_NULL): a valid communicator is required"))),
+        _ => COMMS.get(handle).map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
+    }
+}
+
+/// The communicator a handle names, without requiring an initialized world for user
+/// communicators or failing (used to find the errhandler of a failed call).
+pub fn comm_for_errors(handle: MPI_Comm) -> Option<Arc<Comm>> {
+    let w = world::get_any();
+    match handle {
+        MPI_COMM_WORLD => w.map(|w| w.world.clone()),
+        MPI_COMM_SELF => w.map(|w| w.self_comm.clone()),
+        _ => COMMS.get(handle).ok(),
+    }
+}
+
+/// The errhandler a handle names.
+pub fn errhandler(handle: MPI_Errhandler, func: &str, arg: &str) -> MpiResult<Arc<Errhandler>> {
+    match handle {
+        MPI_ERRORS_ARE_FATAL => Ok(FATAL.clone()),
+        MPI_ERRORS_ABORT => Ok(ABORT.clone()),
+        MPI_ERRORS_RETURN => Ok(RETURN.clone()),
+        MPI_ERRHANDLER_NULL => Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}({arg}=MPI_ERRHANDLER_NULL): a valid errhandler is required"),
+        )),
+        _ => ERRHANDLERS.get(handle).map_err(|why| bad(ErrorClass::Arg, func, arg, "errhandler:", handle, why)),
+    }
+}
+
+/// A handle for an errhandler object: the predefined value for predefined ones, else a new
+/// handle (each `MPI_Comm_get_errhandler` returns a handle the caller must free).
+pub fn errhandler_handle(errhandler: &Arc<Errhandler>) -> MPI_Errhandler {
+    use weft_core::object::ErrhandlerAction::*;
+    match errhandler.action {
+        Fatal => MPI_ERRORS_ARE_FATAL,
+        Abort => MPI_ERRORS_ABORT,
+        Return => MPI_ERRORS_RETURN,
+        User { .. } => ERRHANDLERS.insert(errhandler.clone()),
+    }
+}
+
+/// Whether a handle is one of the predefined errhandlers (they are never freed).
+pub fn is_predefined_errhandler(handle: MPI_Errhandler) -> bool {
+    matches!(handle, MPI_ERRORS_ARE_FATAL | MPI_ERRORS_ABORT | MPI_ERRORS_RETURN)
+}

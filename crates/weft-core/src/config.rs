@@ -1,0 +1,144 @@
+//! Typed configuration: every tunable is a `WEFT_*` environment variable, parsed once.
+//!
+//! `VARIABLES` is the single list of them; `weft-info` prints it with current values and
+//! `docs/configuration.md` documents it. A malformed value is an error at init that names
+//! the variable, never a silent default.
+#![forbid(unsafe_code)]
+
+use crate::error::{ErrorClass, MpiError, MpiResult};
+
+/// One documented `WEFT_*` variable.
+pub struct Variable {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+}
+
+/// Every variable Weft reads.
+pub const VARIABLES: &[Variable] = &[
+    Variable {
+        name: "WEFT_NUM_VCIS",
+        default: "1",
+        meaning: "number of implicit VCIs (virtual communication interfaces) communicators are hashed onto (1..=64)",
+    },
+    Variable {
+        name: "WEFT_PMI_VERSION",
+        default: "auto",
+        meaning: "PMI wire protocol to speak to the launcher: 1, 2, or auto (PMI-2 under Slurm, PMI-1 otherwise)",
+    },
+    Variable {
+        name: "WEFT_ERROR_BACKTRACE",
+        default: "0",
+        meaning: "1: a fatal MPI error also prints the Rust backtrace of the failing call",
+    },
+];
+
+/// The parsed configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub num_vcis: usize,
+    pub pmi_version: Option<u8>,
+    pub error_backtrace: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { num_vcis: 1, pmi_version: None, error_backtrace: false }
+    }
+}
+
+impl Config {
+    /// Read the configuration from the process environment.
+    pub fn from_env() -> MpiResult<Config> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Read the configuration through `lookup` (the environment, or a test's map).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> MpiResult<Config> {
+        let mut config = Config::default();
+        if let Some(v) = lookup("WEFT_NUM_VCIS") {
+            config.num_vcis = parse_in_range("WEFT_NUM_VCIS", &v, 1, 64)?;
+        }
+        if let Some(v) = lookup("WEFT_PMI_VERSION") {
+            config.pmi_version = match v.trim() {
+                "auto" | "" => None,
+                "1" => Some(1),
+                "2" => Some(2),
+                other => return Err(bad("WEFT_PMI_VERSION", other, "1, 2 or auto")),
+            };
+        }
+        if let Some(v) = lookup("WEFT_ERROR_BACKTRACE") {
+            config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
+        }
+        Ok(config)
+    }
+
+    /// The current value of each variable, as text, in `VARIABLES` order.
+    pub fn describe(&self) -> Vec<(&'static Variable, String)> {
+        VARIABLES
+            .iter()
+            .map(|var| {
+                let value = match var.name {
+                    "WEFT_NUM_VCIS" => self.num_vcis.to_string(),
+                    "WEFT_PMI_VERSION" => self.pmi_version.map_or("auto".into(), |v| v.to_string()),
+                    "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
+                    _ => unreachable!("every variable has a value"),
+                };
+                (var, value)
+            })
+            .collect()
+    }
+}
+
+fn bad(name: &str, value: &str, expected: &str) -> MpiError {
+    MpiError::new(ErrorClass::Arg, format!("{name}={value:?} is not valid: expected {expected}"))
+}
+
+fn parse_in_range(name: &str, value: &str, min: usize, max: usize) -> MpiResult<usize> {
+    match value.trim().parse::<usize>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(bad(name, value, &format!("an integer in {min}..={max}"))),
+    }
+}
+
+fn parse_bool(name: &str, value: &str) -> MpiResult<bool> {
+    match value.trim() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" | "" => Ok(false),
+        _ => Err(bad(name, value, "0 or 1")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(pairs: &[(&str, &str)]) -> MpiResult<Config> {
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_and_values() {
+        assert_eq!(parse(&[]).unwrap(), Config::default());
+        let c = parse(&[("WEFT_NUM_VCIS", "8"), ("WEFT_PMI_VERSION", "2"), ("WEFT_ERROR_BACKTRACE", "1")]).unwrap();
+        assert_eq!(c, Config { num_vcis: 8, pmi_version: Some(2), error_backtrace: true });
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        let e = parse(&[("WEFT_NUM_VCIS", "0")]).unwrap_err();
+        assert!(e.message.contains("WEFT_NUM_VCIS"), "{}", e.message);
+        assert!(parse(&[("WEFT_NUM_VCIS", "65")]).is_err());
+        assert!(parse(&[("WEFT_PMI_VERSION", "3")]).is_err());
+        assert!(parse(&[("WEFT_ERROR_BACKTRACE", "maybe")]).is_err());
+    }
+
+    #[test]
+    fn every_variable_is_described() {
+        let described = Config::default().describe();
+        assert_eq!(described.len(), VARIABLES.len());
+        assert_eq!(described[0].1, "1");
+    }
+}

@@ -1,0 +1,13 @@
+//! Weft's core: every MPI semantic, independent of the C ABI.
+//!
+//! Layering (top to bottom): `runtime` (instances, sessions, bootstrap, configuration),
+//! `object` (communicators, groups, errhandlers), `progress` (VCIs). The ABI crate decodes
+//! and validates C arguments and calls into this crate; nothing here names a C type.
+
+pub mod config;
+pub mod error;
+pub mod object;
+pub mod progress;
+pub mod runtime;
+
+pub use error::{ErrorClass, MpiError, MpiResult};

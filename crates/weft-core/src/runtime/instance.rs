@@ -1,0 +1,184 @@
+//! The instance: everything one process shares between its sessions (configuration, the
+//! launcher connection, job layout, VCIs). It lives while at least one session does; the
+//! last session's finalize tears it down and the next session builds a new one.
+#![forbid(unsafe_code)]
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use weft_pmi::PmiClient;
+
+use crate::config::Config;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::group::ProcId;
+use crate::progress::Vci;
+
+/// The job as the launcher describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobLayout {
+    pub rank: ProcId,
+    pub size: u32,
+    pub appnum: i32,
+    pub universe_size: Option<u32>,
+    /// Name of the job's key-value space (unique per job; names shared-memory segments).
+    pub job_id: String,
+    /// The node index of every rank.
+    pub node_of: Vec<u32>,
+}
+
+impl JobLayout {
+    /// The ranks that share this process's node, in rank order.
+    pub fn local_ranks(&self) -> Vec<ProcId> {
+        let mine = self.node_of[self.rank as usize];
+        (0..self.size).filter(|&r| self.node_of[r as usize] == mine).collect()
+    }
+}
+
+/// State shared by all sessions of this process.
+pub struct Instance {
+    pub config: Config,
+    pub job: JobLayout,
+    pub processor_name: String,
+    pub vcis: Vec<Vci>,
+    pmi: Mutex<PmiClient>,
+}
+
+impl std::fmt::Debug for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Instance").field("job", &self.job).field("vcis", &self.vcis.len()).finish()
+    }
+}
+
+/// The live instance and the number of sessions using it.
+struct Current {
+    instance: Option<Arc<Instance>>,
+    sessions: usize,
+}
+
+static CURRENT: Mutex<Current> = Mutex::new(Current { instance: None, sessions: 0 });
+
+fn current() -> MutexGuard<'static, Current> {
+    CURRENT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Instance {
+    /// Register a new session: the live instance, or a freshly bootstrapped one.
+    pub fn acquire() -> MpiResult<Arc<Instance>> {
+        let mut current = current();
+        let instance = match &current.instance {
+            Some(instance) => instance.clone(),
+            None => Arc::new(Instance::bootstrap()?),
+        };
+        current.instance = Some(instance.clone());
+        current.sessions += 1;
+        Ok(instance)
+    }
+
+    /// A session ended. The last one shuts the instance down: the launcher is told this
+    /// process finished normally, and the next `acquire` bootstraps anew.
+    pub fn release(&self) {
+        let mut current = current();
+        current.sessions = current.sessions.saturating_sub(1);
+        if current.sessions == 0 {
+            current.instance = None;
+            // Nothing useful can be done if the launcher connection fails at this point.
+            let _ = self.pmi().finalize();
+        }
+    }
+
+    fn bootstrap() -> MpiResult<Instance> {
+        let config = Config::from_env()?;
+        let mut pmi = PmiClient::from_env(config.pmi_version)
+            .map_err(|e| MpiError::new(ErrorClass::Other, format!("cannot reach the process manager: {e}")))?;
+        let pmi_err = |e: weft_pmi::PmiError| MpiError::new(ErrorClass::Other, format!("process manager: {e}"));
+        let node_of = pmi.node_of_ranks().map_err(pmi_err)?;
+        let job = JobLayout {
+            rank: pmi.rank(),
+            size: pmi.size(),
+            appnum: pmi.appnum(),
+            universe_size: pmi.universe_size(),
+            job_id: pmi.kvs_name().to_owned(),
+            node_of,
+        };
+        if job.node_of.len() != job.size as usize {
+            return Err(MpiError::new(
+                ErrorClass::Other,
+                format!("process manager described {} ranks for a job of {}", job.node_of.len(), job.size),
+            ));
+        }
+        let vcis = (0..config.num_vcis).map(Vci::new).collect();
+        Ok(Instance { processor_name: hostname(), vcis, config, job, pmi: Mutex::new(pmi) })
+    }
+
+    /// The implicit VCI for a communicator's context id.
+    pub fn vci_for_context(&self, context_id: u32) -> usize {
+        (context_id as usize) % self.vcis.len()
+    }
+
+    /// The launcher connection (bootstrap, fences and aborts; never on a hot path).
+    pub fn pmi(&self) -> MutexGuard<'_, PmiClient> {
+        self.pmi.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// End the whole job: tell the launcher, then exit with `code`.
+    pub fn abort_job(&self, code: i32, message: &str) -> ! {
+        // A process that holds the PMI lock while aborting must not deadlock here.
+        if let Ok(mut pmi) = self.pmi.try_lock() {
+            pmi.abort(code, message);
+        }
+        std::process::exit(exit_status(code))
+    }
+}
+
+/// An exit status for an error or abort code: codes outside 1..=255 become 1.
+pub fn exit_status(code: i32) -> i32 {
+    if (1..=255).contains(&code) {
+        code
+    } else {
+        1
+    }
+}
+
+/// The host's name (for `MPI_Get_processor_name`).
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// Abort without a live instance (errors before init or after teardown).
+pub fn abort_without_instance(code: i32) -> ! {
+    let instance = current().instance.clone();
+    if let Some(instance) = instance {
+        instance.abort_job(code, "aborted")
+    }
+    std::process::exit(exit_status(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_ranks_follow_the_node_map() {
+        let job = JobLayout {
+            rank: 2,
+            size: 5,
+            appnum: 0,
+            universe_size: None,
+            job_id: "j".into(),
+            node_of: vec![0, 1, 1, 0, 1],
+        };
+        assert_eq!(job.local_ranks(), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn exit_status_is_in_range() {
+        assert_eq!(exit_status(7), 7);
+        assert_eq!(exit_status(0), 1);
+        assert_eq!(exit_status(300), 1);
+        assert_eq!(exit_status(-2), 1);
+    }
+}

@@ -1,0 +1,11 @@
+//! The runtime: reference-counted instances, sessions, `MPI_Init`'s world session, bootstrap.
+#![forbid(unsafe_code)]
+
+pub mod instance;
+pub mod session;
+pub mod thread_level;
+pub mod world;
+
+pub use instance::Instance;
+pub use session::Session;
+pub use thread_level::ThreadLevel;

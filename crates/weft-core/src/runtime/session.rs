@@ -1,0 +1,47 @@
+//! Sessions: the unit of initialization (`MPI_Session_init`; `MPI_Init` makes the world one).
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::instance::Instance;
+use super::thread_level::ThreadLevel;
+use crate::error::MpiResult;
+use crate::object::Errhandler;
+
+static NEXT_SESSION_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One session. Objects derived from it carry an `Arc<Session>`, so they know their session.
+#[derive(Debug)]
+pub struct Session {
+    pub id: u64,
+    pub instance: Arc<Instance>,
+    pub thread_level: ThreadLevel,
+    errhandler: Mutex<Arc<Errhandler>>,
+}
+
+impl Session {
+    /// Start a session: acquire (or bootstrap) the instance.
+    pub fn start(thread_level: ThreadLevel, errhandler: Arc<Errhandler>) -> MpiResult<Arc<Session>> {
+        let instance = Instance::acquire()?;
+        Ok(Arc::new(Session {
+            id: NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed),
+            instance,
+            thread_level: ThreadLevel::provide(thread_level),
+            errhandler: Mutex::new(errhandler),
+        }))
+    }
+
+    /// End the session; the last one releases the instance.
+    pub fn finish(&self) {
+        self.instance.release();
+    }
+
+    pub fn errhandler(&self) -> Arc<Errhandler> {
+        self.errhandler.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn set_errhandler(&self, errhandler: Arc<Errhandler>) {
+        *self.errhandler.lock().unwrap_or_else(|p| p.into_inner()) = errhandler;
+    }
+}

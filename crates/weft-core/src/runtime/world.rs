@@ -1,0 +1,123 @@
+//! The world session: `MPI_Init`/`MPI_Finalize`, `MPI_COMM_WORLD` and `MPI_COMM_SELF`.
+//!
+//! `MPI_Init` may run once per process, so the world lives in a `OnceLock` and reading it
+//! takes no lock; an atomic state says whether it is usable.
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::ThreadId;
+
+use super::session::Session;
+use super::thread_level::ThreadLevel;
+use crate::error::{fail, ErrorClass, MpiResult};
+use crate::object::{Comm, CommKind, Errhandler, Group};
+
+/// Context ids of the predefined communicators; user communicators get larger ones.
+pub const WORLD_CONTEXT_ID: u32 = 0;
+pub const SELF_CONTEXT_ID: u32 = 1;
+
+/// What `MPI_Init` built.
+#[derive(Debug)]
+pub struct World {
+    pub session: Arc<Session>,
+    pub world: Arc<Comm>,
+    pub self_comm: Arc<Comm>,
+    pub provided: ThreadLevel,
+    pub main_thread: ThreadId,
+}
+
+const NOT_INITIALIZED: u8 = 0;
+const INITIALIZING: u8 = 1;
+const INITIALIZED: u8 = 2;
+const FINALIZED: u8 = 3;
+
+static STATE: AtomicU8 = AtomicU8::new(NOT_INITIALIZED);
+static WORLD: OnceLock<World> = OnceLock::new();
+
+/// `MPI_Init_thread`: returns the provided level.
+pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
+    match STATE.compare_exchange(NOT_INITIALIZED, INITIALIZING, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => {}
+        Err(FINALIZED) => return fail(ErrorClass::Other, "MPI_Init: MPI was already finalized; it cannot be initialized again"),
+        Err(_) => return fail(ErrorClass::Other, "MPI_Init: MPI is already initialized"),
+    }
+    let session = match Session::start(required, Arc::new(Errhandler::FATAL)) {
+        Ok(session) => session,
+        Err(e) => {
+            STATE.store(NOT_INITIALIZED, Ordering::Release);
+            return Err(e);
+        }
+    };
+    let job = &session.instance.job;
+    let world_group = Group::new((0..job.size).collect());
+    let fatal = Arc::new(Errhandler::FATAL);
+    let world = Comm::new(
+        CommKind::World,
+        world_group,
+        job.rank,
+        WORLD_CONTEXT_ID,
+        session.clone(),
+        fatal.clone(),
+        "MPI_COMM_WORLD",
+    );
+    let self_comm = Comm::new(
+        CommKind::SelfComm,
+        Group::new(vec![job.rank]),
+        0,
+        SELF_CONTEXT_ID,
+        session.clone(),
+        fatal,
+        "MPI_COMM_SELF",
+    );
+    let provided = session.thread_level;
+    let built = World {
+        session,
+        world: Arc::new(world),
+        self_comm: Arc::new(self_comm),
+        provided,
+        main_thread: std::thread::current().id(),
+    };
+    if WORLD.set(built).is_err() {
+        unreachable!("the state machine lets only one thread initialize the world");
+    }
+    STATE.store(INITIALIZED, Ordering::Release);
+    Ok(provided)
+}
+
+/// `MPI_Finalize`.
+pub fn finalize() -> MpiResult<()> {
+    match STATE.compare_exchange(INITIALIZED, FINALIZED, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => {}
+        Err(FINALIZED) => return fail(ErrorClass::Other, "MPI_Finalize: MPI is already finalized"),
+        Err(_) => return fail(ErrorClass::Other, "MPI_Finalize: MPI is not initialized"),
+    }
+    if let Some(world) = WORLD.get() {
+        world.session.finish();
+    }
+    Ok(())
+}
+
+/// `MPI_Initialized`.
+pub fn initialized() -> bool {
+    STATE.load(Ordering::Acquire) >= INITIALIZED
+}
+
+/// `MPI_Finalized`.
+pub fn finalized() -> bool {
+    STATE.load(Ordering::Acquire) == FINALIZED
+}
+
+/// The world, while it is usable (after `MPI_Init`, before `MPI_Finalize`).
+pub fn get(func: &str) -> MpiResult<&'static World> {
+    match STATE.load(Ordering::Acquire) {
+        INITIALIZED => Ok(WORLD.get().expect("initialized implies built")),
+        FINALIZED => fail(ErrorClass::Other, format!("{func}: called after MPI_Finalize")),
+        _ => fail(ErrorClass::Other, format!("{func}: called before MPI_Init")),
+    }
+}
+
+/// The world even after finalize (for errhandler lookups while reporting a late error).
+pub fn get_any() -> Option<&'static World> {
+    WORLD.get()
+}
