@@ -1,0 +1,61 @@
+# Weft build. `make` builds everything and installs it under PREFIX (default: build/ here).
+#   make                 library, headers, mpicc/mpicxx, mpiexec, weft-info under $(PREFIX)
+#   make generate        regenerate the bindings from api/ (needs pympistandard; see api/)
+#   make test            the whole test suite (what .ci/run runs)
+#   make PREFIX=/opt/weft install tree elsewhere
+PREFIX ?= $(CURDIR)/build
+CC ?= cc
+CXX ?= c++
+CARGO ?= cargo
+PYTHON ?= python3
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+
+RUST_OUT := target/release
+ABI_C := crates/weft-abi/c
+NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+LIBDIR := $(PREFIX)/lib
+BINDIR := $(PREFIX)/bin
+INCDIR := $(PREFIX)/include
+OBJDIR := $(PREFIX)/obj
+
+.PHONY: all rust install generate test clean
+all: install
+
+rust:
+	$(CARGO) build --release -p weft-abi -p weft-mpiexec -p weft-tools
+
+$(OBJDIR)/%.o: $(ABI_C)/%.c include/mpi.h
+	@mkdir -p $(OBJDIR)
+	$(CC) -O2 -fPIC -Iinclude -c $< -o $@
+
+install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
+	@mkdir -p $(LIBDIR)/pkgconfig $(BINDIR) $(INCDIR)
+	cp include/mpi.h $(INCDIR)/mpi.h
+	$(CC) -shared -o $(LIBDIR)/libmpi_abi.so.1 -Wl,-soname,libmpi_abi.so.1 \
+		-Wl,--version-script=$(ABI_C)/libmpi_abi.map -Wl,--no-undefined \
+		$(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o $(RUST_OUT)/libweft_abi.a $(NATIVE_LIBS)
+	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi_abi.so
+	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi.so
+	cp $(RUST_OUT)/libweft_abi.a $(LIBDIR)/libmpi_abi.a
+	ar rs $(LIBDIR)/libmpi_abi.a $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o 2>/dev/null
+	ln -sf libmpi_abi.a $(LIBDIR)/libmpi.a
+	cp $(RUST_OUT)/mpiexec $(RUST_OUT)/weft-info $(BINDIR)/
+	ln -sf mpiexec $(BINDIR)/mpirun
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@COMPILER@|$(CC)|' -e 's|@VAR@|CC|' -e 's|@NAME@|mpicc|' \
+		-e 's|@LANG@|C|' -e 's|@VERSION@|$(VERSION)|' tools/mpicc.in > $(BINDIR)/mpicc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@COMPILER@|$(CXX)|' -e 's|@VAR@|CXX|' -e 's|@NAME@|mpicxx|' \
+		-e 's|@LANG@|C++|' -e 's|@VERSION@|$(VERSION)|' tools/mpicc.in > $(BINDIR)/mpicxx
+	chmod +x $(BINDIR)/mpicc $(BINDIR)/mpicxx
+	ln -sf mpicxx $(BINDIR)/mpic++
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|' tools/mpi.pc.in > $(LIBDIR)/pkgconfig/mpi.pc
+	@echo "Weft installed under $(PREFIX)"
+
+generate:
+	$(PYTHON) api/gen.py
+
+test: install
+	$(PYTHON) tests/run.py --prefix $(PREFIX)
+
+clean:
+	$(CARGO) clean
+	rm -rf build
