@@ -50,7 +50,10 @@ pub fn direct<T>(name: &'static str, body: impl FnOnce() -> T) -> T {
 pub fn unsupported(name: &'static str, scope: Scope) -> c_int {
     raise(
         scope,
-        MpiError::new(ErrorClass::UnsupportedOperation, format!("{name}: not implemented in Weft yet (see weft-info)")),
+        MpiError::new(
+            ErrorClass::UnsupportedOperation,
+            format!("{name}: not implemented in Weft yet (see weft-info)"),
+        ),
     )
 }
 
@@ -60,7 +63,10 @@ fn internal_error(name: &str, panic: &(dyn std::any::Any + Send)) -> MpiError {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned());
-    MpiError::new(ErrorClass::Intern, format!("{name}: internal error: {what}"))
+    MpiError::new(
+        ErrorClass::Intern,
+        format!("{name}: internal error: {what}"),
+    )
 }
 
 /// Hand an error to the errhandler of `scope` and return the code the call returns.
@@ -98,9 +104,11 @@ fn default_errhandler() -> (Arc<Errhandler>, usize) {
 
 /// Report a fatal error and end the job.
 fn fatal(err: &MpiError) -> ! {
-    let rank = world::get_any().map(|w| w.world.rank.to_string()).unwrap_or_else(|| "?".into());
+    let rank = world::get_any()
+        .map(|w| w.world.rank.to_string())
+        .unwrap_or_else(|| "?".into());
     eprintln!("Weft fatal error on rank {rank}: {}", err.message);
-    if std::env::var("WEFT_ERROR_BACKTRACE").is_ok_and(|v| v == "1") {
+    if world::get_any().is_some_and(|w| w.session.instance.config.error_backtrace) {
         eprintln!("{}", std::backtrace::Backtrace::force_capture());
     }
     let code = ErrorClass::from_i32(err.class()).map_or(1, |c| c as i32);

