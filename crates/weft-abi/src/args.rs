@@ -8,7 +8,10 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 /// Fail with `MPI_ERR_ARG` if `ptr` is null.
 pub fn non_null<T>(ptr: *const T, func: &str, arg: &str) -> MpiResult<()> {
     if ptr.is_null() {
-        Err(MpiError::new(ErrorClass::Arg, format!("{func}({arg}=NULL): a valid pointer is required")))
+        Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}({arg}=NULL): a valid pointer is required"),
+        ))
     } else {
         Ok(())
     }
@@ -33,7 +36,8 @@ pub unsafe fn c_str<'a>(ptr: *const c_char, func: &str, arg: &str) -> MpiResult<
     non_null(ptr, func, arg)?;
     // SAFETY: non-null and NUL-terminated per the caller's guarantee.
     let s = unsafe { CStr::from_ptr(ptr) };
-    s.to_str().map_err(|_| MpiError::new(ErrorClass::Arg, format!("{func}({arg}): not valid UTF-8")))
+    s.to_str()
+        .map_err(|_| MpiError::new(ErrorClass::Arg, format!("{func}({arg}): not valid UTF-8")))
 }
 
 /// Copy `text` into a caller's buffer of `capacity` bytes (NUL included), truncating at a
@@ -51,7 +55,10 @@ pub unsafe fn copy_out_str(
 ) -> MpiResult<()> {
     non_null(buf, func, arg)?;
     if capacity == 0 {
-        return Err(MpiError::new(ErrorClass::Arg, format!("{func}({arg}): the buffer has no room")));
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}({arg}): the buffer has no room"),
+        ));
     }
     let mut n = text.len().min(capacity.saturating_sub(1));
     while !text.is_char_boundary(n) {

@@ -47,15 +47,19 @@ pub struct MPIX_Iov {
     pub iov_len: MPI_Aint,
 }
 
-pub type MPI_User_function = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
-pub type MPI_User_function_c = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Count, *mut MPI_Datatype);
+pub type MPI_User_function =
+    unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut MPI_Datatype);
+pub type MPI_User_function_c =
+    unsafe extern "C" fn(*mut c_void, *mut c_void, *mut MPI_Count, *mut MPI_Datatype);
 pub type MPI_Grequest_query_function = unsafe extern "C" fn(*mut c_void, *mut MPI_Status) -> c_int;
 pub type MPI_Grequest_free_function = unsafe extern "C" fn(*mut c_void) -> c_int;
 pub type MPI_Grequest_cancel_function = unsafe extern "C" fn(*mut c_void, c_int) -> c_int;
 pub type MPIX_Grequest_poll_function = unsafe extern "C" fn(*mut c_void, *mut MPI_Status) -> c_int;
-pub type MPIX_Grequest_wait_function = unsafe extern "C" fn(c_int, *mut *mut c_void, f64, *mut MPI_Status) -> c_int;
+pub type MPIX_Grequest_wait_function =
+    unsafe extern "C" fn(c_int, *mut *mut c_void, f64, *mut MPI_Status) -> c_int;
 
-type CopyAttr<H> = unsafe extern "C" fn(H, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+type CopyAttr<H> =
+    unsafe extern "C" fn(H, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
 type DeleteAttr<H> = unsafe extern "C" fn(H, c_int, *mut c_void, *mut c_void) -> c_int;
 pub type MPI_Copy_function = CopyAttr<MPI_Comm>;
 pub type MPI_Delete_function = DeleteAttr<MPI_Comm>;
@@ -66,19 +70,37 @@ pub type MPI_Type_delete_attr_function = DeleteAttr<MPI_Datatype>;
 pub type MPI_Win_copy_attr_function = CopyAttr<MPI_Win>;
 pub type MPI_Win_delete_attr_function = DeleteAttr<MPI_Win>;
 
-pub type MPI_Datarep_extent_function = unsafe extern "C" fn(MPI_Datatype, *mut MPI_Aint, *mut c_void) -> c_int;
-pub type MPI_Datarep_conversion_function =
-    unsafe extern "C" fn(*mut c_void, MPI_Datatype, c_int, *mut c_void, MPI_Offset, *mut c_void) -> c_int;
-pub type MPI_Datarep_conversion_function_c =
-    unsafe extern "C" fn(*mut c_void, MPI_Datatype, MPI_Count, *mut c_void, MPI_Offset, *mut c_void) -> c_int;
+pub type MPI_Datarep_extent_function =
+    unsafe extern "C" fn(MPI_Datatype, *mut MPI_Aint, *mut c_void) -> c_int;
+pub type MPI_Datarep_conversion_function = unsafe extern "C" fn(
+    *mut c_void,
+    MPI_Datatype,
+    c_int,
+    *mut c_void,
+    MPI_Offset,
+    *mut c_void,
+) -> c_int;
+pub type MPI_Datarep_conversion_function_c = unsafe extern "C" fn(
+    *mut c_void,
+    MPI_Datatype,
+    MPI_Count,
+    *mut c_void,
+    MPI_Offset,
+    *mut c_void,
+) -> c_int;
 
 pub type MPI_Comm_errhandler_function = unsafe extern "C" fn(*mut MPI_Comm, *mut c_int, ...);
 pub type MPI_File_errhandler_function = unsafe extern "C" fn(*mut MPI_File, *mut c_int, ...);
 pub type MPI_Win_errhandler_function = unsafe extern "C" fn(*mut MPI_Win, *mut c_int, ...);
 pub type MPI_Session_errhandler_function = unsafe extern "C" fn(*mut MPI_Session, *mut c_int, ...);
 
-pub type MPI_T_event_cb_function =
-    unsafe extern "C" fn(MPI_T_event_instance, MPI_T_event_registration, MPI_T_cb_safety, *mut c_void);
-pub type MPI_T_event_free_cb_function = unsafe extern "C" fn(MPI_T_event_registration, MPI_T_cb_safety, *mut c_void);
+pub type MPI_T_event_cb_function = unsafe extern "C" fn(
+    MPI_T_event_instance,
+    MPI_T_event_registration,
+    MPI_T_cb_safety,
+    *mut c_void,
+);
+pub type MPI_T_event_free_cb_function =
+    unsafe extern "C" fn(MPI_T_event_registration, MPI_T_cb_safety, *mut c_void);
 pub type MPI_T_event_dropped_cb_function =
     unsafe extern "C" fn(MPI_Count, MPI_T_event_registration, c_int, MPI_T_cb_safety, *mut c_void);

@@ -16,7 +16,10 @@ struct Ring {
     next: usize,
 }
 
-static MESSAGES: Mutex<Ring> = Mutex::new(Ring { messages: Vec::new(), next: 0 });
+static MESSAGES: Mutex<Ring> = Mutex::new(Ring {
+    messages: Vec::new(),
+    next: 0,
+});
 
 /// The code to hand back for an error.
 pub fn encode(err: &MpiError) -> c_int {
@@ -36,7 +39,11 @@ pub fn encode(err: &MpiError) -> c_int {
 
 /// The class of a code, or `None` if the value is no valid error code.
 pub fn class_of(code: c_int) -> Option<c_int> {
-    let base = if code >> DETAIL_SHIFT != 0 && code > 0 { code & 0xffff } else { code };
+    let base = if code >> DETAIL_SHIFT != 0 && code > 0 {
+        code & 0xffff
+    } else {
+        code
+    };
     if base > error::ERR_LASTCODE && code >> DETAIL_SHIFT != 0 {
         return None;
     }
@@ -60,7 +67,10 @@ pub fn string_of(code: c_int) -> Option<String> {
     }
     match ErrorClass::from_i32(class) {
         Some(c) => Some(format!("{}: {}", c.name(), c.description())),
-        None => Some(error::user_string(class).unwrap_or_else(|| format!("user-defined error class {class}"))),
+        None => Some(
+            error::user_string(class)
+                .unwrap_or_else(|| format!("user-defined error class {class}")),
+        ),
     }
 }
 
@@ -74,7 +84,10 @@ mod tests {
         let code = encode(&e);
         assert_ne!(code, ErrorClass::Count as c_int);
         assert_eq!(class_of(code), Some(ErrorClass::Count as c_int));
-        assert_eq!(string_of(code).unwrap(), "MPI_Send(count=-1): negative count");
+        assert_eq!(
+            string_of(code).unwrap(),
+            "MPI_Send(count=-1): negative count"
+        );
     }
 
     #[test]

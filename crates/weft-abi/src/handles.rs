@@ -49,7 +49,10 @@ pub struct Decoded {
 }
 
 pub fn encode(kind: Kind, vci: u8, slot: u32, generation: u32) -> usize {
-    ((generation as usize) << GEN_SHIFT) | ((vci as usize) << VCI_SHIFT) | ((kind as usize) << KIND_SHIFT) | slot as usize
+    ((generation as usize) << GEN_SHIFT)
+        | ((vci as usize) << VCI_SHIFT)
+        | ((kind as usize) << KIND_SHIFT)
+        | slot as usize
 }
 
 pub fn decode(handle: usize) -> Option<Decoded> {
@@ -116,7 +119,10 @@ impl<T> Table<T> {
         Table {
             kind,
             chunks: [const { OnceLock::new() }; CHUNKS],
-            free: Mutex::new(FreeList { released: Vec::new(), next: 0 }),
+            free: Mutex::new(FreeList {
+                released: Vec::new(),
+                next: 0,
+            }),
         }
     }
 
@@ -129,7 +135,10 @@ impl<T> Table<T> {
         let (chunk, offset) = locate(slot);
         let slots = self.chunks[chunk].get_or_init(|| {
             (0..FIRST_CHUNK << chunk)
-                .map(|_| Slot { generation: AtomicU32::new(0), value: RwLock::new(None) })
+                .map(|_| Slot {
+                    generation: AtomicU32::new(0),
+                    value: RwLock::new(None),
+                })
                 .collect()
         });
         &slots[offset]
@@ -147,7 +156,11 @@ impl<T> Table<T> {
             match free.released.pop() {
                 Some(index) => index,
                 None => {
-                    assert!((free.next as usize) < SLOT_MASK, "handle table for {:?} is full", self.kind);
+                    assert!(
+                        (free.next as usize) < SLOT_MASK,
+                        "handle table for {:?} is full",
+                        self.kind
+                    );
                     free.next += 1;
                     free.next - 1
                 }
@@ -175,7 +188,9 @@ impl<T> Table<T> {
         let current = slot.generation.load(Ordering::Acquire);
         match guard.as_ref() {
             Some(value) if current == d.generation => Ok(value.clone()),
-            _ if current == 0 || d.generation == 0 || d.generation > current => Err(BadHandle::Invalid),
+            _ if current == 0 || d.generation == 0 || d.generation > current => {
+                Err(BadHandle::Invalid)
+            }
             _ => Err(BadHandle::Freed),
         }
     }
@@ -194,7 +209,11 @@ impl<T> Table<T> {
             }
             guard.take().expect("checked above")
         };
-        self.free.lock().unwrap_or_else(|p| p.into_inner()).released.push(d.slot);
+        self.free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .released
+            .push(d.slot);
         Ok(value)
     }
 
@@ -213,7 +232,12 @@ impl<T> Table<T> {
         let slot = self.slot(index)?;
         let guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
         guard.as_ref()?;
-        Some(encode(self.kind, 0, index, slot.generation.load(Ordering::Acquire)))
+        Some(encode(
+            self.kind,
+            0,
+            index,
+            slot.generation.load(Ordering::Acquire),
+        ))
     }
 }
 

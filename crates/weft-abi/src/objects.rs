@@ -20,8 +20,18 @@ static FATAL: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::
 static ABORT: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::ABORT));
 static RETURN: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::RETURN));
 
-fn bad(class: ErrorClass, func: &str, arg: &str, what: &str, handle: usize, why: BadHandle) -> MpiError {
-    MpiError::new(class, format!("{func}({arg}={handle:#x}): {what} {}", why.describe()))
+fn bad(
+    class: ErrorClass,
+    func: &str,
+    arg: &str,
+    what: &str,
+    handle: usize,
+    why: BadHandle,
+) -> MpiError {
+    MpiError::new(
+        class,
+        format!("{func}({arg}={handle:#x}): {what} {}", why.describe()),
+    )
 }
 
 /// The communicator a handle names (`MPI_COMM_NULL` is invalid here).
@@ -29,8 +39,13 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
     match handle {
         MPI_COMM_WORLD => Ok(world::get(func)?.world.clone()),
         MPI_COMM_SELF => Ok(world::get(func)?.self_comm.clone()),
-        MPI_COMM_NULL => Err(MpiError::new(ErrorClass::Comm, format!("{func}({arg}=MPI_COMM_NULL): a valid communicator is required"))),
-        _ => COMMS.get(handle).map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
+        MPI_COMM_NULL => Err(MpiError::new(
+            ErrorClass::Comm,
+            format!("{func}({arg}=MPI_COMM_NULL): a valid communicator is required"),
+        )),
+        _ => COMMS
+            .get(handle)
+            .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
     }
 }
 
@@ -55,7 +70,9 @@ pub fn errhandler(handle: MPI_Errhandler, func: &str, arg: &str) -> MpiResult<Ar
             ErrorClass::Arg,
             format!("{func}({arg}=MPI_ERRHANDLER_NULL): a valid errhandler is required"),
         )),
-        _ => ERRHANDLERS.get(handle).map_err(|why| bad(ErrorClass::Arg, func, arg, "errhandler:", handle, why)),
+        _ => ERRHANDLERS
+            .get(handle)
+            .map_err(|why| bad(ErrorClass::Arg, func, arg, "errhandler:", handle, why)),
     }
 }
 
@@ -73,5 +90,8 @@ pub fn errhandler_handle(errhandler: &Arc<Errhandler>) -> MPI_Errhandler {
 
 /// Whether a handle is one of the predefined errhandlers (they are never freed).
 pub fn is_predefined_errhandler(handle: MPI_Errhandler) -> bool {
-    matches!(handle, MPI_ERRORS_ARE_FATAL | MPI_ERRORS_ABORT | MPI_ERRORS_RETURN)
+    matches!(
+        handle,
+        MPI_ERRORS_ARE_FATAL | MPI_ERRORS_ABORT | MPI_ERRORS_RETURN
+    )
 }

@@ -43,7 +43,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { num_vcis: 1, pmi_version: None, error_backtrace: false }
+        Config {
+            num_vcis: 1,
+            pmi_version: None,
+            error_backtrace: false,
+        }
     }
 }
 
@@ -91,7 +95,10 @@ impl Config {
 }
 
 fn bad(name: &str, value: &str, expected: &str) -> MpiError {
-    MpiError::new(ErrorClass::Arg, format!("{name}={value:?} is not valid: expected {expected}"))
+    MpiError::new(
+        ErrorClass::Arg,
+        format!("{name}={value:?} is not valid: expected {expected}"),
+    )
 }
 
 fn parse_in_range(name: &str, value: &str, min: usize, max: usize) -> MpiResult<usize> {
@@ -115,15 +122,30 @@ mod tests {
     use std::collections::HashMap;
 
     fn parse(pairs: &[(&str, &str)]) -> MpiResult<Config> {
-        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         Config::from_lookup(|k| map.get(k).cloned())
     }
 
     #[test]
     fn defaults_and_values() {
         assert_eq!(parse(&[]).unwrap(), Config::default());
-        let c = parse(&[("WEFT_NUM_VCIS", "8"), ("WEFT_PMI_VERSION", "2"), ("WEFT_ERROR_BACKTRACE", "1")]).unwrap();
-        assert_eq!(c, Config { num_vcis: 8, pmi_version: Some(2), error_backtrace: true });
+        let c = parse(&[
+            ("WEFT_NUM_VCIS", "8"),
+            ("WEFT_PMI_VERSION", "2"),
+            ("WEFT_ERROR_BACKTRACE", "1"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c,
+            Config {
+                num_vcis: 8,
+                pmi_version: Some(2),
+                error_backtrace: true
+            }
+        );
     }
 
     #[test]

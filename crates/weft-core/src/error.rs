@@ -86,19 +86,76 @@ impl ErrorClass {
     pub const ALL: [ErrorClass; 63] = {
         use ErrorClass::*;
         [
-            Success, Buffer, Count, Type, Tag, Comm, Rank, Request, Root, Group, Op, Topology,
-            Dims, Arg, Unknown, Truncate, Other, Intern, Pending, InStatus, Access, Amode,
-            Assert, BadFile, Base, Conversion, Disp, DupDatarep, FileExists, FileInUse, File,
-            InfoKey, InfoNokey, InfoValue, Info, Io, Keyval, Locktype, Name, NoMem, NotSame,
-            NoSpace, NoSuchFile, Port, Quota, ReadOnly, RmaAttach, RmaConflict, RmaRange,
-            RmaShared, RmaSync, Service, Size, Spawn, UnsupportedDatarep,
-            UnsupportedOperation, Win, RmaFlavor, ProcAborted, ValueTooLarge, Session,
-            Errhandler, Abi,
+            Success,
+            Buffer,
+            Count,
+            Type,
+            Tag,
+            Comm,
+            Rank,
+            Request,
+            Root,
+            Group,
+            Op,
+            Topology,
+            Dims,
+            Arg,
+            Unknown,
+            Truncate,
+            Other,
+            Intern,
+            Pending,
+            InStatus,
+            Access,
+            Amode,
+            Assert,
+            BadFile,
+            Base,
+            Conversion,
+            Disp,
+            DupDatarep,
+            FileExists,
+            FileInUse,
+            File,
+            InfoKey,
+            InfoNokey,
+            InfoValue,
+            Info,
+            Io,
+            Keyval,
+            Locktype,
+            Name,
+            NoMem,
+            NotSame,
+            NoSpace,
+            NoSuchFile,
+            Port,
+            Quota,
+            ReadOnly,
+            RmaAttach,
+            RmaConflict,
+            RmaRange,
+            RmaShared,
+            RmaSync,
+            Service,
+            Size,
+            Spawn,
+            UnsupportedDatarep,
+            UnsupportedOperation,
+            Win,
+            RmaFlavor,
+            ProcAborted,
+            ValueTooLarge,
+            Session,
+            Errhandler,
+            Abi,
         ]
     };
 
     pub fn from_i32(value: i32) -> Option<ErrorClass> {
-        usize::try_from(value).ok().and_then(|i| Self::ALL.get(i).copied())
+        usize::try_from(value)
+            .ok()
+            .and_then(|i| Self::ALL.get(i).copied())
     }
 
     /// The `MPI_ERR_*` name of the class.
@@ -167,12 +224,18 @@ const CLASS_TEXT: [(&str, &str); 63] = [
     ("MPI_ERR_SERVICE", "invalid service name"),
     ("MPI_ERR_SIZE", "invalid size argument"),
     ("MPI_ERR_SPAWN", "error spawning processes"),
-    ("MPI_ERR_UNSUPPORTED_DATAREP", "unsupported data representation"),
+    (
+        "MPI_ERR_UNSUPPORTED_DATAREP",
+        "unsupported data representation",
+    ),
     ("MPI_ERR_UNSUPPORTED_OPERATION", "operation not supported"),
     ("MPI_ERR_WIN", "invalid window"),
     ("MPI_ERR_RMA_FLAVOR", "wrong window flavor"),
     ("MPI_ERR_PROC_ABORTED", "a peer process aborted"),
-    ("MPI_ERR_VALUE_TOO_LARGE", "value too large for its output argument"),
+    (
+        "MPI_ERR_VALUE_TOO_LARGE",
+        "value too large for its output argument",
+    ),
     ("MPI_ERR_SESSION", "invalid session"),
     ("MPI_ERR_ERRHANDLER", "invalid errhandler"),
     ("MPI_ERR_ABI", "ABI mismatch"),
@@ -191,12 +254,18 @@ pub type MpiResult<T> = Result<T, MpiError>;
 
 impl MpiError {
     pub fn new(class: ErrorClass, message: impl Into<String>) -> MpiError {
-        MpiError { code: class as i32, message: message.into() }
+        MpiError {
+            code: class as i32,
+            message: message.into(),
+        }
     }
 
     /// An error carrying a user-defined class or code (e.g. from `MPI_Comm_call_errhandler`).
     pub fn with_code(code: i32, message: impl Into<String>) -> MpiError {
-        MpiError { code, message: message.into() }
+        MpiError {
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn class(&self) -> i32 {
@@ -230,11 +299,16 @@ struct UserErrors {
     next: i32,
 }
 
-static USER_ERRORS: Mutex<UserErrors> =
-    Mutex::new(UserErrors { classes: BTreeMap::new(), strings: BTreeMap::new(), next: 0 });
+static USER_ERRORS: Mutex<UserErrors> = Mutex::new(UserErrors {
+    classes: BTreeMap::new(),
+    strings: BTreeMap::new(),
+    next: 0,
+});
 
 fn user_errors() -> std::sync::MutexGuard<'static, UserErrors> {
-    USER_ERRORS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    USER_ERRORS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn allocate(errors: &mut UserErrors) -> i32 {
@@ -259,7 +333,10 @@ pub fn add_error_code(class: i32) -> MpiResult<i32> {
     let mut errors = user_errors();
     let valid = ErrorClass::from_i32(class).is_some() || errors.classes.get(&class) == Some(&class);
     if !valid || class == 0 {
-        return fail(ErrorClass::Arg, format!("MPI_Add_error_code(errorclass={class}): not an error class"));
+        return fail(
+            ErrorClass::Arg,
+            format!("MPI_Add_error_code(errorclass={class}): not an error class"),
+        );
     }
     let value = allocate(&mut errors);
     errors.classes.insert(value, class);
@@ -272,7 +349,9 @@ pub fn add_error_string(code: i32, text: &str) -> MpiResult<()> {
     if code <= ERR_LASTCODE || !errors.classes.contains_key(&code) {
         return fail(
             ErrorClass::Arg,
-            format!("MPI_Add_error_string(errorcode={code}): not a user-defined error class or code"),
+            format!(
+                "MPI_Add_error_string(errorcode={code}): not a user-defined error class or code"
+            ),
         );
     }
     errors.strings.insert(code, text.to_owned());
@@ -283,15 +362,29 @@ pub fn add_error_string(code: i32, text: &str) -> MpiResult<()> {
 pub fn remove_error(value: i32, want_class: bool, func: &str) -> MpiResult<()> {
     let mut errors = user_errors();
     let Some(&class) = errors.classes.get(&value) else {
-        return fail(ErrorClass::Arg, format!("{func}({value}): not a user-defined error value"));
+        return fail(
+            ErrorClass::Arg,
+            format!("{func}({value}): not a user-defined error value"),
+        );
     };
     let is_class = class == value;
     if is_class != want_class {
         let what = if want_class { "class" } else { "code" };
-        return fail(ErrorClass::Arg, format!("{func}({value}): not a user-defined error {what}"));
+        return fail(
+            ErrorClass::Arg,
+            format!("{func}({value}): not a user-defined error {what}"),
+        );
     }
-    if is_class && errors.classes.iter().any(|(&v, &c)| c == value && v != value) {
-        return fail(ErrorClass::Arg, format!("{func}({value}): the class still has error codes"));
+    if is_class
+        && errors
+            .classes
+            .iter()
+            .any(|(&v, &c)| c == value && v != value)
+    {
+        return fail(
+            ErrorClass::Arg,
+            format!("{func}({value}): the class still has error codes"),
+        );
     }
     errors.classes.remove(&value);
     errors.strings.remove(&value);
@@ -302,7 +395,10 @@ pub fn remove_error(value: i32, want_class: bool, func: &str) -> MpiResult<()> {
 pub fn remove_error_string(code: i32) -> MpiResult<()> {
     match user_errors().strings.remove(&code) {
         Some(_) => Ok(()),
-        None => fail(ErrorClass::Arg, format!("MPI_Remove_error_string({code}): no string was added for it")),
+        None => fail(
+            ErrorClass::Arg,
+            format!("MPI_Remove_error_string({code}): no string was added for it"),
+        ),
     }
 }
 
@@ -321,7 +417,13 @@ pub fn user_string(code: i32) -> Option<String> {
 
 /// The largest error value in use (`MPI_LASTUSEDCODE`).
 pub fn last_used_code() -> i32 {
-    user_errors().classes.keys().next_back().copied().unwrap_or(ERR_LASTCODE).max(ERR_LASTCODE)
+    user_errors()
+        .classes
+        .keys()
+        .next_back()
+        .copied()
+        .unwrap_or(ERR_LASTCODE)
+        .max(ERR_LASTCODE)
 }
 
 #[cfg(test)]
@@ -337,7 +439,10 @@ mod tests {
         }
         assert_eq!(ErrorClass::from_i32(63), None);
         assert_eq!(ErrorClass::from_i32(-1), None);
-        assert_eq!(ErrorClass::UnsupportedOperation.name(), "MPI_ERR_UNSUPPORTED_OPERATION");
+        assert_eq!(
+            ErrorClass::UnsupportedOperation.name(),
+            "MPI_ERR_UNSUPPORTED_OPERATION"
+        );
     }
 
     #[test]
@@ -346,12 +451,18 @@ mod tests {
         assert!(class > ERR_LASTCODE);
         let code = add_error_code(class).unwrap();
         assert_eq!(class_of_code(code), Some(class));
-        assert_eq!(add_error_code(ErrorClass::Comm as i32).map(|c| class_of_code(c)), Ok(Some(5)));
+        assert_eq!(
+            add_error_code(ErrorClass::Comm as i32).map(|c| class_of_code(c)),
+            Ok(Some(5))
+        );
         assert!(add_error_code(123_456).is_err());
         add_error_string(code, "my code").unwrap();
         assert_eq!(user_string(code).as_deref(), Some("my code"));
         assert!(add_error_string(ErrorClass::Comm as i32, "no").is_err());
-        assert!(remove_error(class, true, "MPI_Remove_error_class").is_err(), "class still has a code");
+        assert!(
+            remove_error(class, true, "MPI_Remove_error_class").is_err(),
+            "class still has a code"
+        );
         remove_error(code, false, "MPI_Remove_error_code").unwrap();
         remove_error(class, true, "MPI_Remove_error_class").unwrap();
         assert_eq!(class_of_code(code), None);

@@ -29,18 +29,32 @@ pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char)
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
     let name = unsafe { c_str(comm_name, "MPI_Comm_set_name", "comm_name")? };
     if name.len() >= MPI_MAX_OBJECT_NAME as usize {
-        return Err(MpiError::new(ErrorClass::Arg, "MPI_Comm_set_name(comm_name): longer than MPI_MAX_OBJECT_NAME"));
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            "MPI_Comm_set_name(comm_name): longer than MPI_MAX_OBJECT_NAME",
+        ));
     }
     c.set_name(name);
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_comm_get_name(comm: MPI_Comm, comm_name: *mut c_char, resultlen: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_comm_get_name(
+    comm: MPI_Comm,
+    comm_name: *mut c_char,
+    resultlen: *mut c_int,
+) -> MpiResult<()> {
     let c = objects::comm(comm, "MPI_Comm_get_name", "comm")?;
     non_null(resultlen, "MPI_Comm_get_name", "resultlen")?;
     // SAFETY: the standard requires a buffer of MPI_MAX_OBJECT_NAME bytes.
     unsafe {
-        copy_out_str(&c.name(), comm_name, MPI_MAX_OBJECT_NAME as usize, resultlen, "MPI_Comm_get_name", "comm_name")
+        copy_out_str(
+            &c.name(),
+            comm_name,
+            MPI_MAX_OBJECT_NAME as usize,
+            resultlen,
+            "MPI_Comm_get_name",
+            "comm_name",
+        )
     }
 }
 
@@ -76,7 +90,10 @@ fn predefined_attr(keyval: c_int, w: &world::World) -> Option<&'static AtomicI32
         MPI_IO => (&ATTRS.io, MPI_ANY_SOURCE),
         MPI_WTIME_IS_GLOBAL => (&ATTRS.wtime_is_global, 0),
         MPI_APPNUM => (&ATTRS.appnum, job.appnum),
-        MPI_UNIVERSE_SIZE => (&ATTRS.universe_size, job.universe_size.unwrap_or(job.size) as i32),
+        MPI_UNIVERSE_SIZE => (
+            &ATTRS.universe_size,
+            job.universe_size.unwrap_or(job.size) as i32,
+        ),
         MPI_LASTUSEDCODE => (&ATTRS.last_used_code, weft_core::error::last_used_code()),
         _ => return None,
     };

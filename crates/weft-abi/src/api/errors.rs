@@ -12,18 +12,37 @@ use crate::constants::*;
 use crate::ctypes::*;
 use crate::{error_codes, objects};
 
-pub(crate) unsafe fn mpi_error_string(errorcode: c_int, string: *mut c_char, resultlen: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_error_string(
+    errorcode: c_int,
+    string: *mut c_char,
+    resultlen: *mut c_int,
+) -> MpiResult<()> {
     non_null(resultlen, "MPI_Error_string", "resultlen")?;
     let text = error_codes::string_of(errorcode).ok_or_else(|| {
-        MpiError::new(ErrorClass::Arg, format!("MPI_Error_string(errorcode={errorcode}): not a valid error code"))
+        MpiError::new(
+            ErrorClass::Arg,
+            format!("MPI_Error_string(errorcode={errorcode}): not a valid error code"),
+        )
     })?;
     // SAFETY: the standard requires a buffer of MPI_MAX_ERROR_STRING bytes.
-    unsafe { copy_out_str(&text, string, MPI_MAX_ERROR_STRING as usize, resultlen, "MPI_Error_string", "string") }
+    unsafe {
+        copy_out_str(
+            &text,
+            string,
+            MPI_MAX_ERROR_STRING as usize,
+            resultlen,
+            "MPI_Error_string",
+            "string",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_error_class(errorcode: c_int, errorclass: *mut c_int) -> MpiResult<()> {
     let class = error_codes::class_of(errorcode).ok_or_else(|| {
-        MpiError::new(ErrorClass::Arg, format!("MPI_Error_class(errorcode={errorcode}): not a valid error code"))
+        MpiError::new(
+            ErrorClass::Arg,
+            format!("MPI_Error_class(errorcode={errorcode}): not a valid error code"),
+        )
     })?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
     unsafe { write(errorclass, class, "MPI_Error_class", "errorclass") }
@@ -32,7 +51,14 @@ pub(crate) unsafe fn mpi_error_class(errorcode: c_int, errorclass: *mut c_int) -
 pub(crate) unsafe fn mpi_add_error_class(errorclass: *mut c_int) -> MpiResult<()> {
     non_null(errorclass, "MPI_Add_error_class", "errorclass")?;
     // SAFETY: as above.
-    unsafe { write(errorclass, error::add_error_class(), "MPI_Add_error_class", "errorclass") }
+    unsafe {
+        write(
+            errorclass,
+            error::add_error_class(),
+            "MPI_Add_error_class",
+            "errorclass",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_add_error_code(errorclass: c_int, errorcode: *mut c_int) -> MpiResult<()> {
@@ -42,11 +68,17 @@ pub(crate) unsafe fn mpi_add_error_code(errorclass: c_int, errorcode: *mut c_int
     unsafe { write(errorcode, code, "MPI_Add_error_code", "errorcode") }
 }
 
-pub(crate) unsafe fn mpi_add_error_string(errorcode: c_int, string: *const c_char) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_add_error_string(
+    errorcode: c_int,
+    string: *const c_char,
+) -> MpiResult<()> {
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
     let text = unsafe { c_str(string, "MPI_Add_error_string", "string")? };
     if text.len() >= MPI_MAX_ERROR_STRING as usize {
-        return Err(MpiError::new(ErrorClass::Arg, "MPI_Add_error_string(string): longer than MPI_MAX_ERROR_STRING"));
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            "MPI_Add_error_string(string): longer than MPI_MAX_ERROR_STRING",
+        ));
     }
     error::add_error_string(errorcode, text)
 }
@@ -73,7 +105,13 @@ unsafe fn create_errhandler(
 ) -> MpiResult<()> {
     non_null(errhandler, func, "errhandler")?;
     let callback = callback.ok_or_else(|| {
-        MpiError::new(ErrorClass::Arg, format!("{func}({}_errhandler_fn=NULL): a function is required", kind.name()))
+        MpiError::new(
+            ErrorClass::Arg,
+            format!(
+                "{func}({}_errhandler_fn=NULL): a function is required",
+                kind.name()
+            ),
+        )
     })?;
     let handle = objects::ERRHANDLERS.insert(Arc::new(Errhandler::user(kind, callback)));
     // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
@@ -86,7 +124,14 @@ pub(crate) unsafe fn mpi_comm_create_errhandler(
 ) -> MpiResult<()> {
     let f = comm_errhandler_fn.map(|f| f as usize);
     // SAFETY: errhandler is checked inside.
-    unsafe { create_errhandler(ErrhandlerKind::Comm, f, errhandler, "MPI_Comm_create_errhandler") }
+    unsafe {
+        create_errhandler(
+            ErrhandlerKind::Comm,
+            f,
+            errhandler,
+            "MPI_Comm_create_errhandler",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_win_create_errhandler(
@@ -95,7 +140,14 @@ pub(crate) unsafe fn mpi_win_create_errhandler(
 ) -> MpiResult<()> {
     let f = win_errhandler_fn.map(|f| f as usize);
     // SAFETY: errhandler is checked inside.
-    unsafe { create_errhandler(ErrhandlerKind::Win, f, errhandler, "MPI_Win_create_errhandler") }
+    unsafe {
+        create_errhandler(
+            ErrhandlerKind::Win,
+            f,
+            errhandler,
+            "MPI_Win_create_errhandler",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_file_create_errhandler(
@@ -104,7 +156,14 @@ pub(crate) unsafe fn mpi_file_create_errhandler(
 ) -> MpiResult<()> {
     let f = file_errhandler_fn.map(|f| f as usize);
     // SAFETY: errhandler is checked inside.
-    unsafe { create_errhandler(ErrhandlerKind::File, f, errhandler, "MPI_File_create_errhandler") }
+    unsafe {
+        create_errhandler(
+            ErrhandlerKind::File,
+            f,
+            errhandler,
+            "MPI_File_create_errhandler",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_session_create_errhandler(
@@ -113,7 +172,14 @@ pub(crate) unsafe fn mpi_session_create_errhandler(
 ) -> MpiResult<()> {
     let f = session_errhandler_fn.map(|f| f as usize);
     // SAFETY: errhandler is checked inside.
-    unsafe { create_errhandler(ErrhandlerKind::Session, f, errhandler, "MPI_Session_create_errhandler") }
+    unsafe {
+        create_errhandler(
+            ErrhandlerKind::Session,
+            f,
+            errhandler,
+            "MPI_Session_create_errhandler",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> MpiResult<()> {
@@ -123,13 +189,26 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
     if !objects::is_predefined_errhandler(handle) {
         // Objects that use the errhandler keep their own reference; only the handle goes.
         objects::ERRHANDLERS.remove(handle).map_err(|why| {
-            MpiError::new(ErrorClass::Arg, format!("MPI_Errhandler_free(errhandler={handle:#x}): {}", why.describe()))
+            MpiError::new(
+                ErrorClass::Arg,
+                format!(
+                    "MPI_Errhandler_free(errhandler={handle:#x}): {}",
+                    why.describe()
+                ),
+            )
         })?;
     } else {
         objects::errhandler(handle, "MPI_Errhandler_free", "errhandler")?;
     }
     // SAFETY: as above.
-    unsafe { write(errhandler, MPI_ERRHANDLER_NULL, "MPI_Errhandler_free", "errhandler") }
+    unsafe {
+        write(
+            errhandler,
+            MPI_ERRHANDLER_NULL,
+            "MPI_Errhandler_free",
+            "errhandler",
+        )
+    }
 }
 
 pub(crate) fn mpi_comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> MpiResult<()> {
@@ -145,7 +224,10 @@ pub(crate) fn mpi_comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_comm_get_errhandler(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_comm_get_errhandler(
+    comm: MPI_Comm,
+    errhandler: *mut MPI_Errhandler,
+) -> MpiResult<()> {
     let c = objects::comm(comm, "MPI_Comm_get_errhandler", "comm")?;
     non_null(errhandler, "MPI_Comm_get_errhandler", "errhandler")?;
     let handle = objects::errhandler_handle(&c.errhandler());
@@ -163,6 +245,9 @@ pub(crate) fn mpi_comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> MpiR
     }
     // The errhandler runs with the user's code; MPI_Comm_call_errhandler itself succeeds
     // once the handler returns (a fatal handler does not return).
-    raise(Scope::Comm(comm), MpiError::with_code(errorcode, String::new()));
+    raise(
+        Scope::Comm(comm),
+        MpiError::with_code(errorcode, String::new()),
+    );
     Ok(())
 }

@@ -40,7 +40,9 @@ pub(crate) fn mpi_errhandler_toint(errhandler: MPI_Errhandler) -> c_int {
     to_int(errhandler)
 }
 pub(crate) fn mpi_errhandler_fromint(errhandler: c_int) -> MPI_Errhandler {
-    from_int(errhandler, MPI_ERRHANDLER_NULL, |v| objects::ERRHANDLERS.from_int(v))
+    from_int(errhandler, MPI_ERRHANDLER_NULL, |v| {
+        objects::ERRHANDLERS.from_int(v)
+    })
 }
 pub(crate) fn mpi_info_toint(info: MPI_Info) -> c_int {
     to_int(info)

@@ -13,11 +13,17 @@ use crate::objects;
 
 fn info(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
     if handle == MPI_INFO_NULL {
-        return Err(MpiError::new(ErrorClass::Info, format!("{func}(info=MPI_INFO_NULL): a valid info object is required")));
+        return Err(MpiError::new(
+            ErrorClass::Info,
+            format!("{func}(info=MPI_INFO_NULL): a valid info object is required"),
+        ));
     }
-    objects::INFOS
-        .get(handle)
-        .map_err(|why| MpiError::new(ErrorClass::Info, format!("{func}(info={handle:#x}): {}", why.describe())))
+    objects::INFOS.get(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Info,
+            format!("{func}(info={handle:#x}): {}", why.describe()),
+        )
+    })
 }
 
 pub(crate) unsafe fn mpi_info_create(info: *mut MPI_Info) -> MpiResult<()> {
@@ -33,16 +39,28 @@ pub(crate) unsafe fn mpi_info_free(info: *mut MPI_Info) -> MpiResult<()> {
     let handle = unsafe { *info };
     self::info(handle, "MPI_Info_free")?;
     objects::INFOS.remove(handle).map_err(|why| {
-        MpiError::new(ErrorClass::Info, format!("MPI_Info_free(info={handle:#x}): {}", why.describe()))
+        MpiError::new(
+            ErrorClass::Info,
+            format!("MPI_Info_free(info={handle:#x}): {}", why.describe()),
+        )
     })?;
     // SAFETY: as above.
     unsafe { write(info, MPI_INFO_NULL, "MPI_Info_free", "info") }
 }
 
-pub(crate) unsafe fn mpi_info_set(info: MPI_Info, key: *const c_char, value: *const c_char) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_info_set(
+    info: MPI_Info,
+    key: *const c_char,
+    value: *const c_char,
+) -> MpiResult<()> {
     let i = self::info(info, "MPI_Info_set")?;
     // SAFETY: the caller passes NUL-terminated strings (checked for null).
-    let (key, value) = unsafe { (c_str(key, "MPI_Info_set", "key")?, c_str(value, "MPI_Info_set", "value")?) };
+    let (key, value) = unsafe {
+        (
+            c_str(key, "MPI_Info_set", "key")?,
+            c_str(value, "MPI_Info_set", "value")?,
+        )
+    };
     i.set("MPI_Info_set", key, value)
 }
 
@@ -65,7 +83,14 @@ pub(crate) unsafe fn mpi_info_get_string(
             Some(v) => {
                 let capacity = *buflen;
                 if capacity > 0 {
-                    copy_out_str(&v, value, capacity as usize, std::ptr::null_mut(), "MPI_Info_get_string", "value")?;
+                    copy_out_str(
+                        &v,
+                        value,
+                        capacity as usize,
+                        std::ptr::null_mut(),
+                        "MPI_Info_get_string",
+                        "value",
+                    )?;
                 }
                 buflen.write(v.len() as c_int + 1);
                 flag.write(1);
@@ -81,11 +106,33 @@ pub(crate) unsafe fn mpi_info_get_nkeys(info: MPI_Info, nkeys: *mut c_int) -> Mp
     unsafe { write(nkeys, i.len() as c_int, "MPI_Info_get_nkeys", "nkeys") }
 }
 
-pub(crate) unsafe fn mpi_info_get_nthkey(info: MPI_Info, n: c_int, key: *mut c_char) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_info_get_nthkey(
+    info: MPI_Info,
+    n: c_int,
+    key: *mut c_char,
+) -> MpiResult<()> {
     let i = self::info(info, "MPI_Info_get_nthkey")?;
-    let k = usize::try_from(n).ok().and_then(|n| i.nth_key(n)).ok_or_else(|| {
-        MpiError::new(ErrorClass::Arg, format!("MPI_Info_get_nthkey(n={n}): the info object has {} keys", i.len()))
-    })?;
+    let k = usize::try_from(n)
+        .ok()
+        .and_then(|n| i.nth_key(n))
+        .ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Arg,
+                format!(
+                    "MPI_Info_get_nthkey(n={n}): the info object has {} keys",
+                    i.len()
+                ),
+            )
+        })?;
     // SAFETY: the standard requires a buffer of MPI_MAX_INFO_KEY bytes.
-    unsafe { copy_out_str(&k, key, MPI_MAX_INFO_KEY as usize, std::ptr::null_mut(), "MPI_Info_get_nthkey", "key") }
+    unsafe {
+        copy_out_str(
+            &k,
+            key,
+            MPI_MAX_INFO_KEY as usize,
+            std::ptr::null_mut(),
+            "MPI_Info_get_nthkey",
+            "key",
+        )
+    }
 }

@@ -11,7 +11,11 @@ use crate::ctypes::*;
 use crate::objects;
 
 /// Library version text (`MPI_Get_library_version`).
-pub const LIBRARY_VERSION: &str = concat!("Weft ", env!("CARGO_PKG_VERSION"), " (MPI 5.0 standard ABI)");
+pub const LIBRARY_VERSION: &str = concat!(
+    "Weft ",
+    env!("CARGO_PKG_VERSION"),
+    " (MPI 5.0 standard ABI)"
+);
 
 fn thread_level(value: c_int, func: &str) -> MpiResult<ThreadLevel> {
     match value {
@@ -19,7 +23,10 @@ fn thread_level(value: c_int, func: &str) -> MpiResult<ThreadLevel> {
         MPI_THREAD_FUNNELED => Ok(ThreadLevel::Funneled),
         MPI_THREAD_SERIALIZED => Ok(ThreadLevel::Serialized),
         MPI_THREAD_MULTIPLE => Ok(ThreadLevel::Multiple),
-        other => Err(MpiError::new(ErrorClass::Arg, format!("{func}(required={other}): not an MPI_THREAD_* level"))),
+        other => Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(required={other}): not an MPI_THREAD_* level"),
+        )),
     }
 }
 
@@ -45,7 +52,14 @@ pub(crate) unsafe fn mpi_init_thread(
     crate::args::non_null(provided, "MPI_Init_thread", "provided")?;
     let level = world::init(thread_level(required, "MPI_Init_thread")?)?;
     // SAFETY: checked non-null above; the caller passes a valid int pointer.
-    unsafe { write(provided, thread_level_value(level), "MPI_Init_thread", "provided") }
+    unsafe {
+        write(
+            provided,
+            thread_level_value(level),
+            "MPI_Init_thread",
+            "provided",
+        )
+    }
 }
 
 pub(crate) fn mpi_finalize() -> MpiResult<()> {
@@ -54,7 +68,14 @@ pub(crate) fn mpi_finalize() -> MpiResult<()> {
 
 pub(crate) unsafe fn mpi_initialized(flag: *mut c_int) -> MpiResult<()> {
     // SAFETY: the caller passes a valid int pointer (checked for null).
-    unsafe { write(flag, world::initialized() as c_int, "MPI_Initialized", "flag") }
+    unsafe {
+        write(
+            flag,
+            world::initialized() as c_int,
+            "MPI_Initialized",
+            "flag",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_finalized(flag: *mut c_int) -> MpiResult<()> {
@@ -65,7 +86,14 @@ pub(crate) unsafe fn mpi_finalized(flag: *mut c_int) -> MpiResult<()> {
 pub(crate) unsafe fn mpi_query_thread(provided: *mut c_int) -> MpiResult<()> {
     let w = world::get("MPI_Query_thread")?;
     // SAFETY: as above.
-    unsafe { write(provided, thread_level_value(w.provided), "MPI_Query_thread", "provided") }
+    unsafe {
+        write(
+            provided,
+            thread_level_value(w.provided),
+            "MPI_Query_thread",
+            "provided",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_is_thread_main(flag: *mut c_int) -> MpiResult<()> {
@@ -78,7 +106,10 @@ pub(crate) unsafe fn mpi_is_thread_main(flag: *mut c_int) -> MpiResult<()> {
 pub(crate) fn mpi_abort(comm: MPI_Comm, errorcode: c_int) -> MpiResult<()> {
     // An invalid communicator does not stop an abort: the whole job ends either way.
     let comm = objects::comm_for_errors(comm);
-    let rank = comm.as_ref().map(|c| c.rank.to_string()).unwrap_or_else(|| "?".into());
+    let rank = comm
+        .as_ref()
+        .map(|c| c.rank.to_string())
+        .unwrap_or_else(|| "?".into());
     let message = format!("MPI_Abort called on rank {rank} with error code {errorcode}");
     eprintln!("Weft: {message}");
     match comm {
@@ -96,29 +127,64 @@ pub(crate) unsafe fn mpi_get_version(version: *mut c_int, subversion: *mut c_int
     }
 }
 
-pub(crate) unsafe fn mpi_get_library_version(version: *mut c_char, resultlen: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_get_library_version(
+    version: *mut c_char,
+    resultlen: *mut c_int,
+) -> MpiResult<()> {
     crate::args::non_null(resultlen, "MPI_Get_library_version", "resultlen")?;
     let capacity = MPI_MAX_LIBRARY_VERSION_STRING as usize;
     // SAFETY: the standard requires a buffer of MPI_MAX_LIBRARY_VERSION_STRING bytes.
-    unsafe { copy_out_str(LIBRARY_VERSION, version, capacity, resultlen, "MPI_Get_library_version", "version") }
+    unsafe {
+        copy_out_str(
+            LIBRARY_VERSION,
+            version,
+            capacity,
+            resultlen,
+            "MPI_Get_library_version",
+            "version",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_get_processor_name(
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> MpiResult<()> {
     crate::args::non_null(resultlen, "MPI_Get_processor_name", "resultlen")?;
     let w = world::get("MPI_Get_processor_name")?;
     let capacity = MPI_MAX_PROCESSOR_NAME as usize;
     // SAFETY: the standard requires a buffer of MPI_MAX_PROCESSOR_NAME bytes.
     unsafe {
-        copy_out_str(&w.session.instance.processor_name, name, capacity, resultlen, "MPI_Get_processor_name", "name")
+        copy_out_str(
+            &w.session.instance.processor_name,
+            name,
+            capacity,
+            resultlen,
+            "MPI_Get_processor_name",
+            "name",
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_abi_get_version(abi_major: *mut c_int, abi_minor: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_abi_get_version(
+    abi_major: *mut c_int,
+    abi_minor: *mut c_int,
+) -> MpiResult<()> {
     crate::args::non_null(abi_minor, "MPI_Abi_get_version", "abi_minor")?;
     // SAFETY: the caller passes valid int pointers (checked for null).
     unsafe {
-        write(abi_major, MPI_ABI_VERSION, "MPI_Abi_get_version", "abi_major")?;
-        write(abi_minor, MPI_ABI_SUBVERSION, "MPI_Abi_get_version", "abi_minor")
+        write(
+            abi_major,
+            MPI_ABI_VERSION,
+            "MPI_Abi_get_version",
+            "abi_major",
+        )?;
+        write(
+            abi_minor,
+            MPI_ABI_SUBVERSION,
+            "MPI_Abi_get_version",
+            "abi_minor",
+        )
     }
 }
 
@@ -129,7 +195,12 @@ pub(crate) unsafe fn mpi_abi_get_info(info: *mut MPI_Info) -> MpiResult<()> {
         ("mpi_count_size", std::mem::size_of::<MPI_Count>()),
         ("mpi_offset_size", std::mem::size_of::<MPI_Offset>()),
     ];
-    let made = weft_core::object::Info::from_pairs(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+    let made = weft_core::object::Info::from_pairs(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
     let handle = objects::INFOS.insert(std::sync::Arc::new(made));
     // SAFETY: checked non-null; the caller passes a valid MPI_Info pointer.
     unsafe { write(info, handle, "MPI_Abi_get_info", "info") }

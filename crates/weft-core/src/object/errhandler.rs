@@ -31,7 +31,10 @@ pub enum ErrhandlerAction {
     /// `MPI_ERRORS_RETURN`: return the error code.
     Return,
     /// A user function; `callback` is its address, which only the ABI layer interprets.
-    User { kind: ErrhandlerKind, callback: usize },
+    User {
+        kind: ErrhandlerKind,
+        callback: usize,
+    },
 }
 
 /// An errhandler object.
@@ -41,12 +44,20 @@ pub struct Errhandler {
 }
 
 impl Errhandler {
-    pub const FATAL: Errhandler = Errhandler { action: ErrhandlerAction::Fatal };
-    pub const ABORT: Errhandler = Errhandler { action: ErrhandlerAction::Abort };
-    pub const RETURN: Errhandler = Errhandler { action: ErrhandlerAction::Return };
+    pub const FATAL: Errhandler = Errhandler {
+        action: ErrhandlerAction::Fatal,
+    };
+    pub const ABORT: Errhandler = Errhandler {
+        action: ErrhandlerAction::Abort,
+    };
+    pub const RETURN: Errhandler = Errhandler {
+        action: ErrhandlerAction::Return,
+    };
 
     pub fn user(kind: ErrhandlerKind, callback: usize) -> Errhandler {
-        Errhandler { action: ErrhandlerAction::User { kind, callback } }
+        Errhandler {
+            action: ErrhandlerAction::User { kind, callback },
+        }
     }
 
     /// Whether this errhandler may be attached to an object of `kind`.

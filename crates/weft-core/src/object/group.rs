@@ -14,7 +14,9 @@ pub struct Group {
 
 impl Group {
     pub fn new(members: Vec<ProcId>) -> Group {
-        Group { members: members.into() }
+        Group {
+            members: members.into(),
+        }
     }
 
     pub fn empty() -> Group {
@@ -27,7 +29,10 @@ impl Group {
 
     /// The rank of `proc` in this group, if it is a member.
     pub fn rank_of(&self, proc: ProcId) -> Option<u32> {
-        self.members.iter().position(|&p| p == proc).map(|r| r as u32)
+        self.members
+            .iter()
+            .position(|&p| p == proc)
+            .map(|r| r as u32)
     }
 
     /// The process at `rank`.

@@ -20,7 +20,9 @@ impl Info {
     }
 
     pub fn from_pairs(pairs: Vec<(String, String)>) -> Info {
-        Info { entries: Mutex::new(pairs) }
+        Info {
+            entries: Mutex::new(pairs),
+        }
     }
 
     fn entries(&self) -> MutexGuard<'_, Vec<(String, String)>> {
@@ -35,7 +37,10 @@ impl Info {
     pub fn set(&self, func: &str, key: &str, value: &str) -> MpiResult<()> {
         check_key(func, key)?;
         if value.len() > MAX_VALUE {
-            return fail(ErrorClass::InfoValue, format!("{func}(value): longer than MPI_MAX_INFO_VAL"));
+            return fail(
+                ErrorClass::InfoValue,
+                format!("{func}(value): longer than MPI_MAX_INFO_VAL"),
+            );
         }
         let mut entries = self.entries();
         match entries.iter_mut().find(|(k, _)| k == key) {
@@ -46,7 +51,10 @@ impl Info {
     }
 
     pub fn get(&self, key: &str) -> Option<String> {
-        self.entries().iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        self.entries()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
     }
 
     pub fn delete(&self, func: &str, key: &str) -> MpiResult<()> {
@@ -57,7 +65,10 @@ impl Info {
                 entries.remove(i);
                 Ok(())
             }
-            None => fail(ErrorClass::InfoNokey, format!("{func}(key={key:?}): no such key")),
+            None => fail(
+                ErrorClass::InfoNokey,
+                format!("{func}(key={key:?}): no such key"),
+            ),
         }
     }
 
@@ -76,7 +87,10 @@ impl Info {
 
 fn check_key(func: &str, key: &str) -> MpiResult<()> {
     if key.is_empty() || key.len() > MAX_KEY {
-        return fail(ErrorClass::InfoKey, format!("{func}(key): empty or longer than MPI_MAX_INFO_KEY"));
+        return fail(
+            ErrorClass::InfoKey,
+            format!("{func}(key): empty or longer than MPI_MAX_INFO_KEY"),
+        );
     }
     Ok(())
 }
@@ -98,8 +112,17 @@ mod tests {
         info.delete("t", "b").unwrap();
         assert_eq!(info.get("b"), None);
         assert_eq!(copy.get("b").as_deref(), Some("3"));
-        assert_eq!(info.delete("t", "b").unwrap_err().code, ErrorClass::InfoNokey as i32);
-        assert_eq!(info.set("t", "", "x").unwrap_err().code, ErrorClass::InfoKey as i32);
-        assert_eq!(info.set("t", &"k".repeat(256), "x").unwrap_err().code, ErrorClass::InfoKey as i32);
+        assert_eq!(
+            info.delete("t", "b").unwrap_err().code,
+            ErrorClass::InfoNokey as i32
+        );
+        assert_eq!(
+            info.set("t", "", "x").unwrap_err().code,
+            ErrorClass::InfoKey as i32
+        );
+        assert_eq!(
+            info.set("t", &"k".repeat(256), "x").unwrap_err().code,
+            ErrorClass::InfoKey as i32
+        );
     }
 }

@@ -21,14 +21,20 @@ pub struct Vci {
 
 impl Vci {
     pub fn new(index: usize) -> Vci {
-        Vci { index, state: Mutex::new(VciState::default()) }
+        Vci {
+            index,
+            state: Mutex::new(VciState::default()),
+        }
     }
 
     /// Lock this VCI's state. A panic while holding it aborts the process (DESIGN.md point 8),
     /// so a poisoned lock is never observed by the library's own code paths.
     pub fn lock(&self) -> MutexGuard<'_, VciState> {
         self.state.lock().unwrap_or_else(|_| {
-            eprintln!("weft: VCI {} state was left inconsistent by a panic; aborting", self.index);
+            eprintln!(
+                "weft: VCI {} state was left inconsistent by a panic; aborting",
+                self.index
+            );
             std::process::abort()
         })
     }

@@ -29,7 +29,9 @@ impl JobLayout {
     /// The ranks that share this process's node, in rank order.
     pub fn local_ranks(&self) -> Vec<ProcId> {
         let mine = self.node_of[self.rank as usize];
-        (0..self.size).filter(|&r| self.node_of[r as usize] == mine).collect()
+        (0..self.size)
+            .filter(|&r| self.node_of[r as usize] == mine)
+            .collect()
     }
 }
 
@@ -44,7 +46,10 @@ pub struct Instance {
 
 impl std::fmt::Debug for Instance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Instance").field("job", &self.job).field("vcis", &self.vcis.len()).finish()
+        f.debug_struct("Instance")
+            .field("job", &self.job)
+            .field("vcis", &self.vcis.len())
+            .finish()
     }
 }
 
@@ -54,7 +59,10 @@ struct Current {
     sessions: usize,
 }
 
-static CURRENT: Mutex<Current> = Mutex::new(Current { instance: None, sessions: 0 });
+static CURRENT: Mutex<Current> = Mutex::new(Current {
+    instance: None,
+    sessions: 0,
+});
 
 fn current() -> MutexGuard<'static, Current> {
     CURRENT.lock().unwrap_or_else(|p| p.into_inner())
@@ -87,9 +95,15 @@ impl Instance {
 
     fn bootstrap() -> MpiResult<Instance> {
         let config = Config::from_env()?;
-        let mut pmi = PmiClient::from_env(config.pmi_version)
-            .map_err(|e| MpiError::new(ErrorClass::Other, format!("cannot reach the process manager: {e}")))?;
-        let pmi_err = |e: weft_pmi::PmiError| MpiError::new(ErrorClass::Other, format!("process manager: {e}"));
+        let mut pmi = PmiClient::from_env(config.pmi_version).map_err(|e| {
+            MpiError::new(
+                ErrorClass::Other,
+                format!("cannot reach the process manager: {e}"),
+            )
+        })?;
+        let pmi_err = |e: weft_pmi::PmiError| {
+            MpiError::new(ErrorClass::Other, format!("process manager: {e}"))
+        };
         let node_of = pmi.node_of_ranks().map_err(pmi_err)?;
         let job = JobLayout {
             rank: pmi.rank(),
@@ -102,11 +116,21 @@ impl Instance {
         if job.node_of.len() != job.size as usize {
             return Err(MpiError::new(
                 ErrorClass::Other,
-                format!("process manager described {} ranks for a job of {}", job.node_of.len(), job.size),
+                format!(
+                    "process manager described {} ranks for a job of {}",
+                    job.node_of.len(),
+                    job.size
+                ),
             ));
         }
         let vcis = (0..config.num_vcis).map(Vci::new).collect();
-        Ok(Instance { processor_name: hostname(), vcis, config, job, pmi: Mutex::new(pmi) })
+        Ok(Instance {
+            processor_name: hostname(),
+            vcis,
+            config,
+            job,
+            pmi: Mutex::new(pmi),
+        })
     }
 
     /// The implicit VCI for a communicator's context id.

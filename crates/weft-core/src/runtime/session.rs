@@ -22,7 +22,10 @@ pub struct Session {
 
 impl Session {
     /// Start a session: acquire (or bootstrap) the instance.
-    pub fn start(thread_level: ThreadLevel, errhandler: Arc<Errhandler>) -> MpiResult<Arc<Session>> {
+    pub fn start(
+        thread_level: ThreadLevel,
+        errhandler: Arc<Errhandler>,
+    ) -> MpiResult<Arc<Session>> {
         let instance = Instance::acquire()?;
         Ok(Arc::new(Session {
             id: NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed),
@@ -38,7 +41,10 @@ impl Session {
     }
 
     pub fn errhandler(&self) -> Arc<Errhandler> {
-        self.errhandler.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.errhandler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     pub fn set_errhandler(&self, errhandler: Arc<Errhandler>) {

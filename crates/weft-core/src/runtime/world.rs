@@ -37,9 +37,19 @@ static WORLD: OnceLock<World> = OnceLock::new();
 
 /// `MPI_Init_thread`: returns the provided level.
 pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
-    match STATE.compare_exchange(NOT_INITIALIZED, INITIALIZING, Ordering::AcqRel, Ordering::Acquire) {
+    match STATE.compare_exchange(
+        NOT_INITIALIZED,
+        INITIALIZING,
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    ) {
         Ok(_) => {}
-        Err(FINALIZED) => return fail(ErrorClass::Other, "MPI_Init: MPI was already finalized; it cannot be initialized again"),
+        Err(FINALIZED) => {
+            return fail(
+                ErrorClass::Other,
+                "MPI_Init: MPI was already finalized; it cannot be initialized again",
+            )
+        }
         Err(_) => return fail(ErrorClass::Other, "MPI_Init: MPI is already initialized"),
     }
     let session = match Session::start(required, Arc::new(Errhandler::FATAL)) {
@@ -112,7 +122,10 @@ pub fn finalized() -> bool {
 pub fn get(func: &str) -> MpiResult<&'static World> {
     match STATE.load(Ordering::Acquire) {
         INITIALIZED => Ok(WORLD.get().expect("initialized implies built")),
-        FINALIZED => fail(ErrorClass::Other, format!("{func}: called after MPI_Finalize")),
+        FINALIZED => fail(
+            ErrorClass::Other,
+            format!("{func}: called after MPI_Finalize"),
+        ),
         _ => fail(ErrorClass::Other, format!("{func}: called before MPI_Init")),
     }
 }
