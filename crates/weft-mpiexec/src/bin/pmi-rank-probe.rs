@@ -14,6 +14,8 @@
 //! | `stdin`        | print the first line of stdin                                  |
 //! | `env NAME`     | print the variable NAME                                        |
 //! | `fence`        | a fence                                                        |
+//! | `fd`           | print whether the `PMI_FD` socket is close-on-exec             |
+//! | `finalize`     | finalize, print whether `PMI_FD` got closed, exit 0            |
 //! | `abort R CODE` | rank R aborts the job with CODE, then waits                    |
 //! | `exit R CODE`  | rank R finalizes and exits with CODE                           |
 //! | `quit R`       | rank R exits 0 without finalizing                              |
@@ -109,6 +111,14 @@ fn main() {
                 );
             }
             "fence" => pmi.fence().unwrap_or_else(|e| fail(&e.to_string())),
+            "fd" => println!("rank {me} pmi-fd cloexec {}", pmi_fd_is_cloexec()),
+            "finalize" => {
+                pmi.finalize().unwrap_or_else(|e| fail(&e.to_string()));
+                let fd = std::env::var("PMI_FD").unwrap_or_default();
+                let open = std::path::Path::new(&format!("/proc/self/fd/{fd}")).exists();
+                println!("rank {me} pmi-fd open after finalize {open}");
+                exit(0);
+            }
             "abort" => {
                 let (rank, code) = (number(next("a rank")), number(next("a code")));
                 if rank == me as i32 {
@@ -141,6 +151,19 @@ fn main() {
         }
     }
     pmi.finalize().unwrap_or_else(|e| fail(&e.to_string()));
+}
+
+/// Whether the inherited `PMI_FD` descriptor has `O_CLOEXEC` set, from `/proc/self/fdinfo`.
+fn pmi_fd_is_cloexec() -> bool {
+    let fd = std::env::var("PMI_FD").unwrap_or_else(|_| fail("PMI_FD is not set"));
+    let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}"))
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let flags = info
+        .lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .and_then(|f| i64::from_str_radix(f.trim(), 8).ok())
+        .unwrap_or_else(|| fail("no flags in fdinfo"));
+    flags & i64::from(libc::O_CLOEXEC) != 0
 }
 
 /// Waits forever, without using the CPU.
