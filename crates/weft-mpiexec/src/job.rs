@@ -72,6 +72,8 @@ pub struct Job {
     deadline: Option<(Instant, Duration)>,
     grace_end: Option<Instant>,
     ending: Option<Ending>,
+    /// Scratch space for reading the ranks' output.
+    buf: Vec<u8>,
 }
 
 impl Job {
@@ -115,6 +117,7 @@ impl Job {
             deadline: timeout.map(|t| (Instant::now() + t, t)),
             grace_end: None,
             ending: None,
+            buf: vec![0; 64 * 1024],
         }
     }
 
@@ -295,13 +298,12 @@ impl Job {
         let Some(out) = self.ranks[i].outputs[s].as_mut() else {
             return;
         };
-        let mut buf = vec![0u8; 64 * 1024];
-        match out.file.read(&mut buf) {
+        match out.file.read(&mut self.buf) {
             Ok(0) | Err(_) => {
                 forward(out, None);
                 self.ranks[i].outputs[s] = None;
             }
-            Ok(n) => forward(out, Some(&buf[..n])),
+            Ok(n) => forward(out, Some(&self.buf[..n])),
         }
     }
 

@@ -17,8 +17,13 @@ pub struct SignalFd {
 
 impl SignalFd {
     /// Blocks `signals` in this (single-threaded) process and opens a non-blocking,
-    /// close-on-exec `signalfd` for them.
+    /// close-on-exec `signalfd` for them. SIGCHLD gets its default disposition back, as
+    /// an inherited "ignore" would make the kernel discard it and reap the children.
     pub fn new(signals: &[i32]) -> io::Result<SignalFd> {
+        if signals.contains(&libc::SIGCHLD) {
+            // SAFETY: installing the default disposition involves no handler code.
+            unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
+        }
         let mut set = MaybeUninit::<libc::sigset_t>::uninit();
         // SAFETY: sigemptyset initializes the set it is given.
         unsafe { libc::sigemptyset(set.as_mut_ptr()) };

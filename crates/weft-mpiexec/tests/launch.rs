@@ -545,6 +545,14 @@ fn the_probe_runs_under_hydra() {
             assert!(r.stdout.contains("rank 0 nodes [0, 0]\n"));
         }
     }
+    for version in ["--pmi1", "--pmi2"] {
+        let r = run_with(
+            &hydra,
+            &["-n", "2", "{probe}", version, "abort", "1", "7", "fence"],
+            "",
+        );
+        assert_eq!(r.code, 7);
+    }
     // Hydra treats its own host name and "localhost" as two nodes: a multi-node mapping.
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     let hosts = format!("{}:1,localhost:2", host.trim());

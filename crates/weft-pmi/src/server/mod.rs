@@ -106,6 +106,8 @@ impl Server {
     }
 
     /// Sets the application number (MPMD index) of `rank`.
+    ///
+    /// Panics if `rank` is not below [`size`](Self::size).
     pub fn set_appnum(&mut self, rank: u32, appnum: i32) {
         self.appnums[rank as usize] = appnum;
     }
@@ -127,11 +129,15 @@ impl Server {
     }
 
     /// What `rank`'s connection has done so far.
+    ///
+    /// Panics if `rank` is not below [`size`](Self::size).
     pub fn state(&self, rank: u32) -> PeerState {
         self.peers[rank as usize].state
     }
 
     /// Feeds bytes received from `rank` and returns what to do about them.
+    ///
+    /// Panics if `rank` is not below [`size`](Self::size).
     pub fn receive(&mut self, rank: u32, bytes: &[u8]) -> Vec<Event> {
         let mut out = Vec::new();
         let peer = &mut self.peers[rank as usize];
