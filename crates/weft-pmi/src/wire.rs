@@ -200,11 +200,6 @@ impl Decoder {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Whether undecoded bytes are buffered.
-    pub fn has_pending(&self) -> bool {
-        !self.buf.is_empty()
-    }
-
     /// The next complete message, `Ok(None)` when more bytes are needed.
     pub fn next_message(&mut self) -> Result<Option<Message>, PmiError> {
         match self.framing {
@@ -291,7 +286,7 @@ mod tests {
         let m = d.next_message().unwrap().unwrap();
         assert_eq!(m.cmd, "kvs-fence-response");
         assert_eq!(m.get("rc"), Some("0"));
-        assert!(!d.has_pending());
+        assert_eq!(d.next_message().unwrap(), None);
     }
 
     #[test]
