@@ -2,7 +2,7 @@
 //! registry of user-defined classes, codes and strings (`MPI_Add_error_*`).
 #![forbid(unsafe_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Mutex;
 
@@ -290,18 +290,24 @@ pub fn fail<T>(class: ErrorClass, message: impl Into<String>) -> MpiResult<T> {
 
 /// User-defined classes and codes live above `MPI_ERR_LASTCODE`.
 const FIRST_USER_VALUE: i32 = ERR_LASTCODE + 1;
+/// ... and below 2^16: larger values are the library's detailed codes (a message slot in the
+/// upper bits, the class in the lower ones; see weft-abi's `error_codes`).
+pub const LAST_USER_VALUE: i32 = 0xffff;
 
 #[derive(Default)]
 struct UserErrors {
     /// value -> class it belongs to (a class maps to itself).
     classes: BTreeMap<i32, i32>,
     strings: BTreeMap<i32, String>,
+    /// Removed values, reused (lowest first) before `next` grows.
+    free: BTreeSet<i32>,
     next: i32,
 }
 
 static USER_ERRORS: Mutex<UserErrors> = Mutex::new(UserErrors {
     classes: BTreeMap::new(),
     strings: BTreeMap::new(),
+    free: BTreeSet::new(),
     next: 0,
 });
 
@@ -311,21 +317,33 @@ fn user_errors() -> std::sync::MutexGuard<'static, UserErrors> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn allocate(errors: &mut UserErrors) -> i32 {
+fn allocate(errors: &mut UserErrors, func: &str) -> MpiResult<i32> {
+    if let Some(value) = errors.free.pop_first() {
+        return Ok(value);
+    }
     if errors.next < FIRST_USER_VALUE {
         errors.next = FIRST_USER_VALUE;
     }
+    if errors.next > LAST_USER_VALUE {
+        return fail(
+            ErrorClass::NoSpace,
+            format!(
+                "{func}: all {} user-defined error values are in use",
+                LAST_USER_VALUE - ERR_LASTCODE
+            ),
+        );
+    }
     let value = errors.next;
     errors.next += 1;
-    value
+    Ok(value)
 }
 
 /// `MPI_Add_error_class`.
-pub fn add_error_class() -> i32 {
+pub fn add_error_class() -> MpiResult<i32> {
     let mut errors = user_errors();
-    let value = allocate(&mut errors);
+    let value = allocate(&mut errors, "MPI_Add_error_class")?;
     errors.classes.insert(value, value);
-    value
+    Ok(value)
 }
 
 /// `MPI_Add_error_code`: a new code in an existing (standard or user) class.
@@ -338,7 +356,7 @@ pub fn add_error_code(class: i32) -> MpiResult<i32> {
             format!("MPI_Add_error_code(errorclass={class}): not an error class"),
         );
     }
-    let value = allocate(&mut errors);
+    let value = allocate(&mut errors, "MPI_Add_error_code")?;
     errors.classes.insert(value, class);
     Ok(value)
 }
@@ -388,6 +406,7 @@ pub fn remove_error(value: i32, want_class: bool, func: &str) -> MpiResult<()> {
     }
     errors.classes.remove(&value);
     errors.strings.remove(&value);
+    errors.free.insert(value);
     Ok(())
 }
 
@@ -447,7 +466,7 @@ mod tests {
 
     #[test]
     fn user_classes_codes_and_strings() {
-        let class = add_error_class();
+        let class = add_error_class().unwrap();
         assert!(class > ERR_LASTCODE);
         let code = add_error_code(class).unwrap();
         assert_eq!(class_of_code(code), Some(class));
@@ -467,5 +486,17 @@ mod tests {
         remove_error(class, true, "MPI_Remove_error_class").unwrap();
         assert_eq!(class_of_code(code), None);
         assert!(last_used_code() >= ERR_LASTCODE);
+    }
+
+    #[test]
+    fn removed_values_are_reused_so_values_stay_below_2_16() {
+        // MPICH's errhan/adderr adds and removes 1.9 million classes and codes.
+        for _ in 0..100_000 {
+            let class = add_error_class().unwrap();
+            let code = add_error_code(class).unwrap();
+            assert!(class <= LAST_USER_VALUE && code <= LAST_USER_VALUE);
+            remove_error(code, false, "MPI_Remove_error_code").unwrap();
+            remove_error(class, true, "MPI_Remove_error_class").unwrap();
+        }
     }
 }

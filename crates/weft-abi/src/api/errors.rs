@@ -24,6 +24,17 @@ pub(crate) unsafe fn mpi_error_string(
             format!("MPI_Error_string(errorcode={errorcode}): not a valid error code"),
         )
     })?;
+    // A user-defined class or code without an added string has the empty string (MPI 5.0
+    // §9.5, MPI_ADD_ERROR_STRING); its class's string stands in for a code.
+    let text = if errorcode > error::ERR_LASTCODE && errorcode <= error::LAST_USER_VALUE {
+        let class = error_codes::class_of(errorcode).unwrap_or(errorcode);
+        error::user_string(errorcode)
+            .or_else(|| error::user_string(class))
+            .or_else(|| ErrorClass::from_i32(class).map(|_| text))
+            .unwrap_or_default()
+    } else {
+        text
+    };
     // SAFETY: the standard requires a buffer of MPI_MAX_ERROR_STRING bytes.
     unsafe {
         copy_out_str(
@@ -54,7 +65,7 @@ pub(crate) unsafe fn mpi_add_error_class(errorclass: *mut c_int) -> MpiResult<()
     unsafe {
         write(
             errorclass,
-            error::add_error_class(),
+            error::add_error_class()?,
             "MPI_Add_error_class",
             "errorclass",
         )
