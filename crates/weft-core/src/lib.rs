@@ -9,5 +9,6 @@ pub mod error;
 pub mod object;
 pub mod progress;
 pub mod runtime;
+pub mod sync;
 
 pub use error::{ErrorClass, MpiError, MpiResult};

@@ -3,7 +3,7 @@
 //! last session's finalize tears it down and the next session builds a new one.
 #![forbid(unsafe_code)]
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use weft_pmi::PmiClient;
 
@@ -41,7 +41,50 @@ pub struct Instance {
     pub job: JobLayout,
     pub processor_name: String,
     pub vcis: Vec<Vci>,
-    pmi: Mutex<PmiClient>,
+}
+
+/// The launcher connection. `PMI_FD` can be taken over once per process, so the client
+/// outlives instances: it is created by the first bootstrap and finalized (told that this
+/// process ended normally) by the teardown of an instance.
+static PMI: OnceLock<Mutex<PmiClient>> = OnceLock::new();
+
+/// The job layout, learnt from the launcher once per process (a later instance reuses it).
+static JOB: OnceLock<JobLayout> = OnceLock::new();
+
+fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
+    if let Some(job) = JOB.get() {
+        return Ok(job);
+    }
+    let pmi_err =
+        |e: weft_pmi::PmiError| MpiError::new(ErrorClass::Other, format!("process manager: {e}"));
+    let mut pmi = PmiClient::from_env(version).map_err(|e| {
+        MpiError::new(
+            ErrorClass::Other,
+            format!("cannot reach the process manager: {e}"),
+        )
+    })?;
+    let node_of = pmi.node_of_ranks().map_err(pmi_err)?;
+    let job = JobLayout {
+        rank: pmi.rank(),
+        size: pmi.size(),
+        appnum: pmi.appnum(),
+        universe_size: pmi.universe_size(),
+        job_id: pmi.kvs_name().to_owned(),
+        node_of,
+    };
+    if job.node_of.len() != job.size as usize {
+        return Err(MpiError::new(
+            ErrorClass::Other,
+            format!(
+                "process manager described {} ranks for a job of {}",
+                job.node_of.len(),
+                job.size
+            ),
+        ));
+    }
+    // Bootstrap runs under the CURRENT lock, so only one thread gets here.
+    let _ = PMI.set(Mutex::new(pmi));
+    Ok(JOB.get_or_init(|| job))
 }
 
 impl std::fmt::Debug for Instance {
@@ -95,41 +138,13 @@ impl Instance {
 
     fn bootstrap() -> MpiResult<Instance> {
         let config = Config::from_env()?;
-        let mut pmi = PmiClient::from_env(config.pmi_version).map_err(|e| {
-            MpiError::new(
-                ErrorClass::Other,
-                format!("cannot reach the process manager: {e}"),
-            )
-        })?;
-        let pmi_err = |e: weft_pmi::PmiError| {
-            MpiError::new(ErrorClass::Other, format!("process manager: {e}"))
-        };
-        let node_of = pmi.node_of_ranks().map_err(pmi_err)?;
-        let job = JobLayout {
-            rank: pmi.rank(),
-            size: pmi.size(),
-            appnum: pmi.appnum(),
-            universe_size: pmi.universe_size(),
-            job_id: pmi.kvs_name().to_owned(),
-            node_of,
-        };
-        if job.node_of.len() != job.size as usize {
-            return Err(MpiError::new(
-                ErrorClass::Other,
-                format!(
-                    "process manager described {} ranks for a job of {}",
-                    job.node_of.len(),
-                    job.size
-                ),
-            ));
-        }
+        let job = job_layout(config.pmi_version)?.clone();
         let vcis = (0..config.num_vcis).map(Vci::new).collect();
         Ok(Instance {
             processor_name: hostname(),
             vcis,
             config,
             job,
-            pmi: Mutex::new(pmi),
         })
     }
 
@@ -139,14 +154,17 @@ impl Instance {
     }
 
     /// The launcher connection (bootstrap, fences and aborts; never on a hot path).
-    pub fn pmi(&self) -> MutexGuard<'_, PmiClient> {
-        self.pmi.lock().unwrap_or_else(|p| p.into_inner())
+    pub fn pmi(&self) -> MutexGuard<'static, PmiClient> {
+        PMI.get()
+            .expect("an instance exists only after PMI connected")
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// End the whole job: tell the launcher, then exit with `code`.
     pub fn abort_job(&self, code: i32, message: &str) -> ! {
         // A process that holds the PMI lock while aborting must not deadlock here.
-        if let Ok(mut pmi) = self.pmi.try_lock() {
+        if let Some(Ok(mut pmi)) = PMI.get().map(Mutex::try_lock) {
             pmi.abort(code, message);
         }
         std::process::exit(exit_status(code))
