@@ -161,6 +161,9 @@ def main():
                     help="also time Weft's library under Hydra (an extra column, not in ratios)")
     ap.add_argument("--only", default="weft,mpich,ompi",
                     help="subset of weft,mpich,ompi to run")
+    ap.add_argument("--no-ucx-hooks", action="store_true",
+                    help="set UCX_MEM_EVENTS=no for MPICH and Open MPI: both wheels link UCX, "
+                         "whose libucm patches code before main (about 40 ms per process here)")
     ap.add_argument("--details", action="store_true",
                     help="also show where the launch time goes (spawn/init/fin/exit)")
     ap.add_argument("--json", type=Path, help="write all samples here")
@@ -178,8 +181,12 @@ def main():
     if os.geteuid() == 0:
         ompi_env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
+    ref_env = {"UCX_MEM_EVENTS": "no"} if args.no_ucx_hooks else {}
+    ompi_env.update(ref_env)
     mpis = []
     notes = []
+    if ref_env:
+        notes.append("mpich, ompi: UCX_MEM_EVENTS=no (--no-ucx-hooks)")
     if "weft" in only:
         weft = Mpi("weft", args.weft / "bin" / "mpicc", None)
         build(weft, workdir, source)
@@ -200,7 +207,8 @@ def main():
             wh.exe = weft.exe
             mpis.append(wh)
     if "mpich" in only:
-        m = Mpi("mpich", args.mpich / "bin" / "mpicc", hydra_argv(args.mpich / "bin" / "mpiexec"))
+        m = Mpi("mpich", args.mpich / "bin" / "mpicc", hydra_argv(args.mpich / "bin" / "mpiexec"),
+                dict(ref_env))
         build(m, workdir, source)
         mpis.append(m)
     if "ompi" in only:
@@ -209,9 +217,12 @@ def main():
         build(o, workdir, source)
         mpis.append(o)
 
+    def bind_for(n):
+        return args.bind if args.bind != "auto" else ("core" if n <= ncores() else "none")
+
     samples = {}  # (mpi, n) -> list of dicts
     for n in ranks:
-        bind = args.bind if args.bind != "auto" else ("core" if n <= ncores() else "none")
+        bind = bind_for(n)
         for _ in range(args.warmup):
             for mpi in mpis:
                 run_once(mpi, n, bind, args.timeout)
@@ -245,7 +256,7 @@ def main():
     for line in notes:
         print(f"  {line}")
     for mpi in mpis:
-        print(f"  {mpi.name}: {' '.join(mpi.launch(ranks[-1], 'BIND', mpi.exe))}")
+        print(f"  {mpi.name}: {' '.join(mpi.launch(ranks[-1], bind_for(ranks[-1]), mpi.exe))}")
 
     if args.json:
         args.json.write_text(json.dumps({
