@@ -1,7 +1,7 @@
 //! Info objects (the essentials; the whole API arrives with the communicators issue).
 
 use std::ffi::{c_char, c_int};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Info;
@@ -11,7 +11,28 @@ use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
 
+/// `MPI_INFO_ENV`: how the process was started (the standard's reserved keys that a process
+/// knows by itself).
+static INFO_ENV: LazyLock<Arc<Info>> = LazyLock::new(|| {
+    let mut args = std::env::args();
+    let mut pairs = Vec::new();
+    if let Some(command) = args.next() {
+        pairs.push(("command".to_owned(), command));
+    }
+    let rest: Vec<String> = args.collect();
+    if !rest.is_empty() {
+        pairs.push(("argv".to_owned(), rest.join(" ")));
+    }
+    if let Ok(dir) = std::env::current_dir() {
+        pairs.push(("wdir".to_owned(), dir.display().to_string()));
+    }
+    Arc::new(Info::from_pairs(pairs))
+});
+
 fn info(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
+    if handle == MPI_INFO_ENV {
+        return Ok(INFO_ENV.clone());
+    }
     if handle == MPI_INFO_NULL {
         return Err(MpiError::new(
             ErrorClass::Info,
@@ -37,6 +58,12 @@ pub(crate) unsafe fn mpi_info_free(info: *mut MPI_Info) -> MpiResult<()> {
     non_null(info, "MPI_Info_free", "info")?;
     // SAFETY: checked non-null.
     let handle = unsafe { *info };
+    if handle == MPI_INFO_ENV {
+        return Err(MpiError::new(
+            ErrorClass::Info,
+            "MPI_Info_free(info=MPI_INFO_ENV): a predefined info object cannot be freed",
+        ));
+    }
     self::info(handle, "MPI_Info_free")?;
     objects::INFOS.remove(handle).map_err(|why| {
         MpiError::new(
