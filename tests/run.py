@@ -790,7 +790,7 @@ class Checks:
             problems.append("hello without LD_LIBRARY_PATH did not print rank 0 of 1")
         return Outcome(not problems, "\n".join(problems) + "\n" + ldd + r.text())
 
-    def mpicxx(self):
+    def mpicxx_check(self):
         exe, r = self.build("hello_cxx", [os.path.join(TESTS, "check", "hello.cxx")], compiler=self.mpicxx,
                             flags=("-Wall", "-Werror"))
         if r.rc != 0:
@@ -901,7 +901,7 @@ def main():
         runner.test("check/profiling", checks.profiling)
         runner.test("check/mpicc-show", checks.mpicc_show)
         runner.test("check/mpicc-runpath", checks.mpicc_runpath)
-        runner.test("check/mpicxx", checks.mpicxx)
+        runner.test("check/mpicxx", checks.mpicxx_check)
         runner.test("check/pkg-config", checks.pkg_config)
         runner.test("check/interop-mpicc-abi", checks.interop_mpicc_abi)
         runner.test("check/interop-hydra", checks.interop_hydra)
