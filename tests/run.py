@@ -166,14 +166,15 @@ class Run:
         return "\n".join(parts)
 
 
-def run(cmd, timeout=60, env=None, cwd=None, check_leftovers=True):
+def run(cmd, timeout=60, env=None, cwd=None, check_leftovers=True, merge=False):
     """Run `cmd` in its own process group; kill the group on timeout. With check_leftovers,
     processes it left behind (re-parented to us) are killed and listed; only pass it where no
     other command runs at the same time."""
     start = time.monotonic()
     try:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
+                             stderr=subprocess.STDOUT if merge else subprocess.PIPE, env=env, cwd=cwd,
+                             start_new_session=True)
     except OSError as e:
         return Run(cmd, 127, "", f"cannot start: {e}", 0.0, False, [])
     timed_out = False
@@ -204,7 +205,7 @@ def run(cmd, timeout=60, env=None, cwd=None, check_leftovers=True):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    return Run(cmd, p.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
+    return Run(cmd, p.returncode, out.decode(errors="replace"), (err or b"").decode(errors="replace"),
                secs, timed_out, leftovers)
 
 
@@ -288,9 +289,9 @@ def cargo_tests(runner):
         return
     cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
     start = time.monotonic()
-    r = run([cargo, "test", "--release", "--workspace"], timeout=1500, cwd=REPO)
+    r = run([cargo, "test", "--release", "--workspace"], timeout=1500, cwd=REPO, merge=True)
     secs = time.monotonic() - start
-    text = r.out + "\n" + r.err
+    text = r.out
     current = "cargo"
     any_result = False
     cargo_failed = 0
@@ -307,7 +308,10 @@ def cargo_tests(runner):
                 base = os.path.basename(path.group(1)) if path else what
                 base = re.sub(r"-[0-9a-f]{16}$", "", base)
                 src = what.split(" (")[0].strip()
-                current = f"cargo/{base}" + ("" if src.startswith("unittests") else f" [{src}]")
+                if src.startswith("unittests"):
+                    current = f"cargo/{base}"
+                else:  # an integration test: tests/launch.rs -> cargo/tests/launch
+                    current = "cargo/" + re.sub(r"\.rs$", "", src)
             continue
         m = RESULT_RE.search(line)
         if m:
@@ -826,6 +830,65 @@ class Checks:
                     problems.append("the pkg-config-built hello did not run:\n" + h.text())
         return Outcome(not problems, "\n".join(problems + [r.text()]))
 
+    # ---- weft-info and the functions it lists as missing
+    def weft_info(self):
+        info = os.path.join(self.prefix, "bin", "weft-info")
+        problems = []
+        r = run([info], timeout=30)
+        if r.rc != 0:
+            return Outcome(False, r.text())
+        if not r.out.startswith("Weft "):
+            problems.append("weft-info does not start with the version")
+        src = os.path.join(REPO, "crates", "weft-core", "src", "config.rs")
+        documented = sorted(set(re.findall(r'name: "(WEFT_[A-Z0-9_]+)"', open(src).read())))
+        for var in documented:
+            if var not in r.out:
+                problems.append(f"weft-info does not show {var}")
+        if not documented:
+            problems.append(f"no WEFT_* variables found in {src}")
+        m = re.search(r"(\d+) exported, (\d+) implemented, (\d+) not implemented", r.out)
+        missing = run([info, "--missing"], timeout=30)
+        names = missing.out.split()
+        exports = set()
+        with open(os.path.join(REPO, "api", "exports.txt")) as f:
+            for raw in f:
+                line = raw.split("#", 1)[0].strip()
+                if line:
+                    exports.add(line)
+        if missing.rc != 0:
+            problems.append("weft-info --missing failed")
+        unknown = sorted(set(names) - exports)
+        if unknown:
+            problems.append(f"--missing lists names that are not exported: {unknown[:10]}")
+        if not m:
+            problems.append("no 'N exported, N implemented, N not implemented' line")
+        else:
+            total, done, todo = map(int, m.groups())
+            if total != len(exports) or done + todo != total or todo != len(names):
+                problems.append(f"counts {total}/{done}/{todo} disagree with {len(exports)} exports and "
+                                f"{len(names)} listed as missing")
+        for required in ("MPI_Init", "MPI_Comm_rank", "MPI_Error_string", "MPI_Info_create",
+                         "MPI_Comm_call_errhandler", "MPI_Abi_get_info"):
+            if required in names:
+                problems.append(f"{required} is implemented but listed as missing")
+        return Outcome(not problems, "\n".join(problems + [r.text()]))
+
+    def missing_functions(self):
+        info = os.path.join(self.prefix, "bin", "weft-info")
+        missing = run([info, "--missing"], timeout=30)
+        if missing.rc != 0:
+            return Outcome(False, missing.text())
+        exe, b = self.build("call_missing", [os.path.join(TESTS, "check", "call_missing.c")], flags=("-ldl",))
+        if b.rc != 0:
+            return Outcome(False, b.text())
+        listing = os.path.join(self.work, "missing.txt")
+        with open(listing, "w") as f:
+            f.write(missing.out)
+        r = run(["sh", "-c", 'exec "$0" < "$1"', exe, listing], timeout=60, env=self.clean_env())
+        n = len(missing.out.split())
+        ok = r.rc == 0 and " No Errors" in r.out.splitlines() and f"{2 * n} calls" in r.out
+        return Outcome(ok, f"{n} functions listed as missing\n" + r.text())
+
     # ---- interoperability with MPICH
     def interop_mpicc_abi(self):
         mpicc_abi = os.path.join(self.cache, "mpich", "bin", "mpicc_abi")
@@ -903,6 +966,8 @@ def main():
         runner.test("check/mpicc-runpath", checks.mpicc_runpath)
         runner.test("check/mpicxx", checks.mpicxx_check)
         runner.test("check/pkg-config", checks.pkg_config)
+        runner.test("check/weft-info", checks.weft_info)
+        runner.test("check/missing-functions", checks.missing_functions)
         runner.test("check/interop-mpicc-abi", checks.interop_mpicc_abi)
         runner.test("check/interop-hydra", checks.interop_hydra)
 
