@@ -2,6 +2,7 @@
 //! `call`, which catches panics (they never unwind into C), turns errors into codes and
 //! invokes the errhandler of the object the call was made on.
 
+use std::cell::Cell;
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -25,12 +26,29 @@ pub enum Scope {
     Session(MPI_Session),
 }
 
+thread_local! {
+    /// Set by an implementation whose error belongs to another object than the call's
+    /// arguments show (a request's communicator in `MPI_Wait`).
+    static SCOPE_OVERRIDE: Cell<Option<Scope>> = const { Cell::new(None) };
+}
+
+/// Report the error the current call is about to return on `scope`'s errhandler.
+pub fn raise_on(scope: Scope) {
+    SCOPE_OVERRIDE.with(|s| s.set(Some(scope)));
+}
+
 /// Run an implementation that returns success or an error.
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => MPI_SUCCESS,
-        Ok(Err(err)) => raise(scope, err),
-        Err(panic) => raise(scope, internal_error(name, panic.as_ref())),
+        Ok(Err(err)) => {
+            let scope = SCOPE_OVERRIDE.with(|s| s.take()).unwrap_or(scope);
+            raise(scope, err)
+        }
+        Err(panic) => {
+            SCOPE_OVERRIDE.with(|s| s.take());
+            raise(scope, internal_error(name, panic.as_ref()))
+        }
     }
 }
 
@@ -107,13 +125,19 @@ fn fatal(err: &MpiError) -> ! {
     let rank = world::get_any()
         .map(|w| w.world.rank.to_string())
         .unwrap_or_else(|| "?".into());
-    eprintln!("Weft fatal error on rank {rank}: {}", err.message);
+    let text = if err.message.is_empty() {
+        // A user-raised code (MPI_Comm_call_errhandler) carries no message: describe the code.
+        error_codes::string_of(err.code).unwrap_or_else(|| format!("error code {}", err.code))
+    } else {
+        err.message.clone()
+    };
+    eprintln!("Weft fatal error on rank {rank}: {text}");
     if world::get_any().is_some_and(|w| w.session.instance.config.error_backtrace) {
         eprintln!("{}", std::backtrace::Backtrace::force_capture());
     }
     let code = ErrorClass::from_i32(err.class()).map_or(1, |c| c as i32);
     match world::get_any() {
-        Some(w) => w.session.instance.abort_job(code, &err.message),
+        Some(w) => w.session.instance.abort_job(code, &text),
         None => instance::abort_without_instance(code),
     }
 }

@@ -7,9 +7,12 @@ mod api;
 mod args;
 pub mod boundary;
 pub mod ctypes;
+pub mod datatypes;
 pub mod error_codes;
 pub mod handles;
 pub mod objects;
+pub mod requests;
+pub mod status;
 
 /// The standard ABI's constant values, generated from api/abi_constants.txt.
 #[rustfmt::skip]

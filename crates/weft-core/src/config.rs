@@ -27,16 +27,56 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "PMI wire protocol to speak to the launcher: 1, 2, or auto (PMI-2 under Slurm, PMI-1 otherwise)",
     },
     Variable {
+        name: "WEFT_SHM_CELLS",
+        default: "64",
+        meaning: "cells in each shared-memory receive ring (a power of two, 4..=4096)",
+    },
+    Variable {
+        name: "WEFT_SHM_CELL_SIZE",
+        default: "16384",
+        meaning: "bytes per shared-memory cell, header included (a multiple of 64, 256..=1048576)",
+    },
+    Variable {
+        name: "WEFT_EAGER_MAX",
+        default: "cell payload",
+        meaning: "largest message sent eagerly (copied through a cell); larger ones use rendezvous",
+    },
+    Variable {
+        name: "WEFT_SHM_LARGE",
+        default: "pipeline",
+        meaning: "large-message path on a node: pipeline (two copies through cache-resident cells; the faster one measured here) or cma (single copy with process_vm_readv; falls back to pipeline where the kernel refuses)",
+    },
+    Variable {
+        name: "WEFT_PROGRESS_SPIN",
+        default: "20000",
+        meaning: "empty progress polls before a waiting thread starts yielding its core (no system call before that)",
+    },
+    Variable {
         name: "WEFT_ERROR_BACKTRACE",
         default: "0",
         meaning: "1: a fatal MPI error also prints the Rust backtrace of the failing call",
     },
 ];
 
+/// How large messages travel between processes of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LargeMode {
+    /// Two copies through cells that stay in cache (measured faster than single copy here).
+    Pipeline,
+    /// Single copy with cross-memory attach, where the kernel allows it.
+    Cma,
+}
+
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub num_vcis: usize,
+    pub shm_cells: usize,
+    pub shm_cell_size: usize,
+    /// `None`: as much as a cell carries.
+    pub eager_max: Option<usize>,
+    pub shm_large: LargeMode,
+    pub progress_spin: u32,
     pub pmi_version: Option<u8>,
     pub error_backtrace: bool,
 }
@@ -45,6 +85,11 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             num_vcis: 1,
+            shm_cells: 64,
+            shm_cell_size: 16384,
+            eager_max: None,
+            shm_large: LargeMode::Pipeline,
+            progress_spin: 20_000,
             pmi_version: None,
             error_backtrace: false,
         }
@@ -71,6 +116,32 @@ impl Config {
                 other => return Err(bad("WEFT_PMI_VERSION", other, "1, 2 or auto")),
             };
         }
+        if let Some(v) = lookup("WEFT_SHM_CELLS") {
+            config.shm_cells = parse_in_range("WEFT_SHM_CELLS", &v, 4, 4096)?;
+            if !config.shm_cells.is_power_of_two() {
+                return Err(bad("WEFT_SHM_CELLS", &v, "a power of two"));
+            }
+        }
+        if let Some(v) = lookup("WEFT_SHM_CELL_SIZE") {
+            config.shm_cell_size = parse_in_range("WEFT_SHM_CELL_SIZE", &v, 256, 1 << 20)?;
+            if config.shm_cell_size % 64 != 0 {
+                return Err(bad("WEFT_SHM_CELL_SIZE", &v, "a multiple of 64"));
+            }
+        }
+        if let Some(v) = lookup("WEFT_EAGER_MAX") {
+            config.eager_max = Some(parse_in_range("WEFT_EAGER_MAX", &v, 0, 1 << 20)?);
+        }
+        if let Some(v) = lookup("WEFT_SHM_LARGE") {
+            config.shm_large = match v.trim() {
+                "pipeline" | "" => LargeMode::Pipeline,
+                "cma" => LargeMode::Cma,
+                other => return Err(bad("WEFT_SHM_LARGE", other, "pipeline or cma")),
+            };
+        }
+        if let Some(v) = lookup("WEFT_PROGRESS_SPIN") {
+            config.progress_spin =
+                parse_in_range("WEFT_PROGRESS_SPIN", &v, 0, u32::MAX as usize)? as u32;
+        }
         if let Some(v) = lookup("WEFT_ERROR_BACKTRACE") {
             config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
         }
@@ -85,6 +156,16 @@ impl Config {
                 let value = match var.name {
                     "WEFT_NUM_VCIS" => self.num_vcis.to_string(),
                     "WEFT_PMI_VERSION" => self.pmi_version.map_or("auto".into(), |v| v.to_string()),
+                    "WEFT_SHM_CELLS" => self.shm_cells.to_string(),
+                    "WEFT_SHM_CELL_SIZE" => self.shm_cell_size.to_string(),
+                    "WEFT_EAGER_MAX" => self
+                        .eager_max
+                        .map_or("cell payload".into(), |v| v.to_string()),
+                    "WEFT_SHM_LARGE" => match self.shm_large {
+                        LargeMode::Cma => "cma".into(),
+                        LargeMode::Pipeline => "pipeline".into(),
+                    },
+                    "WEFT_PROGRESS_SPIN" => self.progress_spin.to_string(),
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
                     _ => unreachable!("every variable has a value"),
                 };
@@ -136,6 +217,11 @@ mod tests {
             ("WEFT_NUM_VCIS", "8"),
             ("WEFT_PMI_VERSION", "2"),
             ("WEFT_ERROR_BACKTRACE", "1"),
+            ("WEFT_SHM_CELLS", "128"),
+            ("WEFT_SHM_CELL_SIZE", "4096"),
+            ("WEFT_EAGER_MAX", "1000"),
+            ("WEFT_SHM_LARGE", "pipeline"),
+            ("WEFT_PROGRESS_SPIN", "5"),
         ])
         .unwrap();
         assert_eq!(
@@ -143,7 +229,12 @@ mod tests {
             Config {
                 num_vcis: 8,
                 pmi_version: Some(2),
-                error_backtrace: true
+                error_backtrace: true,
+                shm_cells: 128,
+                shm_cell_size: 4096,
+                eager_max: Some(1000),
+                shm_large: LargeMode::Pipeline,
+                progress_spin: 5,
             }
         );
     }
@@ -155,6 +246,15 @@ mod tests {
         assert!(parse(&[("WEFT_NUM_VCIS", "65")]).is_err());
         assert!(parse(&[("WEFT_PMI_VERSION", "3")]).is_err());
         assert!(parse(&[("WEFT_ERROR_BACKTRACE", "maybe")]).is_err());
+        assert!(
+            parse(&[("WEFT_SHM_CELLS", "100")]).is_err(),
+            "not a power of two"
+        );
+        assert!(
+            parse(&[("WEFT_SHM_CELL_SIZE", "1000")]).is_err(),
+            "not a multiple of 64"
+        );
+        assert!(parse(&[("WEFT_SHM_LARGE", "fast")]).is_err());
     }
 
     #[test]

@@ -5,10 +5,14 @@
 //! and validates C arguments and calls into this crate; nothing here names a C type.
 
 pub mod config;
+pub mod datatype;
 pub mod error;
 pub mod object;
 pub mod progress;
+pub mod pt2pt;
+pub mod request;
 pub mod runtime;
 pub mod sync;
+pub mod transport;
 
 pub use error::{ErrorClass, MpiError, MpiResult};

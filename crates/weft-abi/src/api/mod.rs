@@ -5,5 +5,7 @@ pub(crate) mod comm;
 pub(crate) mod errors;
 pub(crate) mod handle_ints;
 pub(crate) mod info;
+pub(crate) mod pt2pt;
+pub(crate) mod requests;
 pub(crate) mod runtime;
 pub(crate) mod time;

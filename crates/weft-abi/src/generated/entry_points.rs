@@ -541,7 +541,8 @@ pub unsafe extern "C" fn PMPI_Buffer_iflush(request: *mut MPI_Request) -> c_int 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cancel(request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Cancel", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cancel.
+    call("MPI_Cancel", Scope::Default, || unsafe { crate::api::requests::mpi_cancel(request) })
 }
 
 #[no_mangle]
@@ -1438,27 +1439,32 @@ pub unsafe extern "C" fn PMPI_Get_c(origin_addr: *mut c_void, origin_count: MPI_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_count(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-    unsupported("MPI_Get_count", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_count.
+    call("MPI_Get_count", Scope::Default, || unsafe { crate::api::requests::mpi_get_count(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_count_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Get_count_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_count_c.
+    call("MPI_Get_count_c", Scope::Default, || unsafe { crate::api::requests::mpi_get_count_c(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-    unsupported("MPI_Get_elements", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements.
+    call("MPI_Get_elements", Scope::Default, || unsafe { crate::api::requests::mpi_get_elements(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Get_elements_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_c.
+    call("MPI_Get_elements_c", Scope::Default, || unsafe { crate::api::requests::mpi_get_elements_c(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_x(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Get_elements_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_x.
+    call("MPI_Get_elements_x", Scope::Default, || unsafe { crate::api::requests::mpi_get_elements_x(status, datatype, count) })
 }
 
 #[no_mangle]
@@ -1885,17 +1891,20 @@ pub unsafe extern "C" fn PMPI_Intercomm_merge(intercomm: MPI_Comm, high: c_int, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iprobe(source: c_int, tag: c_int, comm: MPI_Comm, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Iprobe", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iprobe.
+    call("MPI_Iprobe", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_iprobe(source, tag, comm, flag, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Irecv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Irecv.
+    call("MPI_Irecv", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_irecv(buf, count, datatype, source, tag, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Irecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Irecv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Irecv_c.
+    call("MPI_Irecv_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_irecv_c(buf, count, datatype, source, tag, comm, request) })
 }
 
 #[no_mangle]
@@ -1930,12 +1939,14 @@ pub unsafe extern "C" fn PMPI_Ireduce_scatter_c(sendbuf: *const c_void, recvbuf:
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Irsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Irsend", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Irsend.
+    call("MPI_Irsend", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_irsend(buf, count, datatype, dest, tag, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Irsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Irsend_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Irsend_c.
+    call("MPI_Irsend_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_irsend_c(buf, count, datatype, dest, tag, comm, request) })
 }
 
 #[no_mangle]
@@ -1976,12 +1987,14 @@ pub unsafe extern "C" fn PMPI_Iscatterv_c(sendbuf: *const c_void, sendcounts: *c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Isend", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Isend.
+    call("MPI_Isend", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_isend(buf, count, datatype, dest, tag, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Isend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Isend_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Isend_c.
+    call("MPI_Isend_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_isend_c(buf, count, datatype, dest, tag, comm, request) })
 }
 
 #[no_mangle]
@@ -2006,12 +2019,14 @@ pub unsafe extern "C" fn PMPI_Isendrecv_replace_c(buf: *mut c_void, count: MPI_C
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Issend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Issend", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Issend.
+    call("MPI_Issend", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_issend(buf, count, datatype, dest, tag, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Issend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Issend_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Issend_c.
+    call("MPI_Issend_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_issend_c(buf, count, datatype, dest, tag, comm, request) })
 }
 
 #[no_mangle]
@@ -2256,7 +2271,8 @@ pub unsafe extern "C" fn PMPI_Precv_init(buf: *mut c_void, partitions: c_int, co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Probe(source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Probe", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Probe.
+    call("MPI_Probe", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_probe(source, tag, comm, status) })
 }
 
 #[no_mangle]
@@ -2297,12 +2313,14 @@ pub unsafe extern "C" fn PMPI_Raccumulate_c(origin_addr: *const c_void, origin_c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Recv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Recv.
+    call("MPI_Recv", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_recv(buf, count, datatype, source, tag, comm, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Recv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Recv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Recv_c.
+    call("MPI_Recv_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_recv_c(buf, count, datatype, source, tag, comm, status) })
 }
 
 #[no_mangle]
@@ -2412,7 +2430,8 @@ pub unsafe extern "C" fn PMPI_Remove_error_string(errorcode: c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Request_free(request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Request_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Request_free.
+    call("MPI_Request_free", Scope::Default, || unsafe { crate::api::requests::mpi_request_free(request) })
 }
 
 #[no_mangle]
@@ -2422,7 +2441,8 @@ pub unsafe extern "C" fn PMPI_Request_fromint(request: c_int) -> MPI_Request {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Request_get_status(request: MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Request_get_status", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Request_get_status.
+    call("MPI_Request_get_status", Scope::Default, || unsafe { crate::api::requests::mpi_request_get_status(request, flag, status) })
 }
 
 #[no_mangle]
@@ -2477,12 +2497,12 @@ pub unsafe extern "C" fn PMPI_Rput_c(origin_addr: *const c_void, origin_count: M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Rsend", Scope::Comm(comm))
+    call("MPI_Rsend", Scope::Comm(comm), || crate::api::pt2pt::mpi_rsend(buf, count, datatype, dest, tag, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Rsend_c", Scope::Comm(comm))
+    call("MPI_Rsend_c", Scope::Comm(comm), || crate::api::pt2pt::mpi_rsend_c(buf, count, datatype, dest, tag, comm))
 }
 
 #[no_mangle]
@@ -2557,12 +2577,12 @@ pub unsafe extern "C" fn PMPI_Scatterv_init_c(sendbuf: *const c_void, sendcounts
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Send(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Send", Scope::Comm(comm))
+    call("MPI_Send", Scope::Comm(comm), || crate::api::pt2pt::mpi_send(buf, count, datatype, dest, tag, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Send_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Send_c", Scope::Comm(comm))
+    call("MPI_Send_c", Scope::Comm(comm), || crate::api::pt2pt::mpi_send_c(buf, count, datatype, dest, tag, comm))
 }
 
 #[no_mangle]
@@ -2577,22 +2597,26 @@ pub unsafe extern "C" fn PMPI_Send_init_c(buf: *const c_void, count: MPI_Count, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Sendrecv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Sendrecv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Sendrecv.
+    call("MPI_Sendrecv", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Sendrecv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, dest: c_int, sendtag: c_int, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Sendrecv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Sendrecv_c.
+    call("MPI_Sendrecv_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Sendrecv_replace(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, sendtag: c_int, source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Sendrecv_replace", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Sendrecv_replace.
+    call("MPI_Sendrecv_replace", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Sendrecv_replace_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, sendtag: c_int, source: c_int, recvtag: c_int, comm: MPI_Comm, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Sendrecv_replace_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Sendrecv_replace_c.
+    call("MPI_Sendrecv_replace_c", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status) })
 }
 
 #[no_mangle]
@@ -2688,12 +2712,12 @@ pub unsafe extern "C" fn PMPI_Session_toint(session: MPI_Session) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ssend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Ssend", Scope::Comm(comm))
+    call("MPI_Ssend", Scope::Comm(comm), || crate::api::pt2pt::mpi_ssend(buf, count, datatype, dest, tag, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ssend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Ssend_c", Scope::Comm(comm))
+    call("MPI_Ssend_c", Scope::Comm(comm), || crate::api::pt2pt::mpi_ssend_c(buf, count, datatype, dest, tag, comm))
 }
 
 #[no_mangle]
@@ -2718,52 +2742,62 @@ pub unsafe extern "C" fn PMPI_Startall(count: c_int, array_of_requests: *mut MPI
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_get_error(status: *const MPI_Status, err: *mut c_int) -> c_int {
-    unsupported("MPI_Status_get_error", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_get_error.
+    call("MPI_Status_get_error", Scope::Default, || unsafe { crate::api::requests::mpi_status_get_error(status, err) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_get_source(status: *const MPI_Status, source: *mut c_int) -> c_int {
-    unsupported("MPI_Status_get_source", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_get_source.
+    call("MPI_Status_get_source", Scope::Default, || unsafe { crate::api::requests::mpi_status_get_source(status, source) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_get_tag(status: *const MPI_Status, tag: *mut c_int) -> c_int {
-    unsupported("MPI_Status_get_tag", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_get_tag.
+    call("MPI_Status_get_tag", Scope::Default, || unsafe { crate::api::requests::mpi_status_get_tag(status, tag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_cancelled(status: *mut MPI_Status, flag: c_int) -> c_int {
-    unsupported("MPI_Status_set_cancelled", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_cancelled.
+    call("MPI_Status_set_cancelled", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_cancelled(status, flag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements(status: *mut MPI_Status, datatype: MPI_Datatype, count: c_int) -> c_int {
-    unsupported("MPI_Status_set_elements", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements.
+    call("MPI_Status_set_elements", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_elements(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements_c(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
-    unsupported("MPI_Status_set_elements_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements_c.
+    call("MPI_Status_set_elements_c", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_elements_c(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements_x(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
-    unsupported("MPI_Status_set_elements_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements_x.
+    call("MPI_Status_set_elements_x", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_elements_x(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_error(status: *mut MPI_Status, err: c_int) -> c_int {
-    unsupported("MPI_Status_set_error", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_error.
+    call("MPI_Status_set_error", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_error(status, err) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_source(status: *mut MPI_Status, source: c_int) -> c_int {
-    unsupported("MPI_Status_set_source", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_source.
+    call("MPI_Status_set_source", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_source(status, source) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_tag(status: *mut MPI_Status, tag: c_int) -> c_int {
-    unsupported("MPI_Status_set_tag", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_tag.
+    call("MPI_Status_set_tag", Scope::Default, || unsafe { crate::api::requests::mpi_status_set_tag(status, tag) })
 }
 
 #[no_mangle]
@@ -3023,27 +3057,32 @@ pub unsafe extern "C" fn PMPI_T_source_get_timestamp(source_index: c_int, timest
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Test(request: *mut MPI_Request, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Test", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Test.
+    call("MPI_Test", Scope::Default, || unsafe { crate::api::requests::mpi_test(request, flag, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Test_cancelled(status: *const MPI_Status, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Test_cancelled", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Test_cancelled.
+    call("MPI_Test_cancelled", Scope::Default, || unsafe { crate::api::requests::mpi_test_cancelled(status, flag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Testall(count: c_int, array_of_requests: *mut MPI_Request, flag: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Testall", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Testall.
+    call("MPI_Testall", Scope::Default, || unsafe { crate::api::requests::mpi_testall(count, array_of_requests, flag, array_of_statuses) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Testany(count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, flag: *mut c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Testany", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Testany.
+    call("MPI_Testany", Scope::Default, || unsafe { crate::api::requests::mpi_testany(count, array_of_requests, index, flag, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Testsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Testsome", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Testsome.
+    call("MPI_Testsome", Scope::Default, || unsafe { crate::api::requests::mpi_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) })
 }
 
 #[no_mangle]
@@ -3338,22 +3377,26 @@ pub unsafe extern "C" fn PMPI_Unpublish_name(service_name: *const c_char, info: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Wait(request: *mut MPI_Request, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Wait", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Wait.
+    call("MPI_Wait", Scope::Default, || unsafe { crate::api::requests::mpi_wait(request, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Waitall(count: c_int, array_of_requests: *mut MPI_Request, array_of_statuses: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Waitall", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Waitall.
+    call("MPI_Waitall", Scope::Default, || unsafe { crate::api::requests::mpi_waitall(count, array_of_requests, array_of_statuses) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Waitany(count: c_int, array_of_requests: *mut MPI_Request, index: *mut c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Waitany", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Waitany.
+    call("MPI_Waitany", Scope::Default, || unsafe { crate::api::requests::mpi_waitany(count, array_of_requests, index, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Waitsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
-    unsupported("MPI_Waitsome", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Waitsome.
+    call("MPI_Waitsome", Scope::Default, || unsafe { crate::api::requests::mpi_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) })
 }
 
 #[no_mangle]
@@ -3682,7 +3725,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Buffer_detach_c",
     "MPI_Buffer_flush",
     "MPI_Buffer_iflush",
-    "MPI_Cancel",
     "MPI_Cart_coords",
     "MPI_Cart_create",
     "MPI_Cart_get",
@@ -3838,11 +3880,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Get_accumulate_c",
     "MPI_Get_address",
     "MPI_Get_c",
-    "MPI_Get_count",
-    "MPI_Get_count_c",
-    "MPI_Get_elements",
-    "MPI_Get_elements_c",
-    "MPI_Get_elements_x",
     "MPI_Get_hw_resource_info",
     "MPI_Graph_create",
     "MPI_Graph_get",
@@ -3909,31 +3946,22 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Intercomm_create",
     "MPI_Intercomm_create_from_groups",
     "MPI_Intercomm_merge",
-    "MPI_Iprobe",
-    "MPI_Irecv",
-    "MPI_Irecv_c",
     "MPI_Ireduce",
     "MPI_Ireduce_c",
     "MPI_Ireduce_scatter",
     "MPI_Ireduce_scatter_block",
     "MPI_Ireduce_scatter_block_c",
     "MPI_Ireduce_scatter_c",
-    "MPI_Irsend",
-    "MPI_Irsend_c",
     "MPI_Iscan",
     "MPI_Iscan_c",
     "MPI_Iscatter",
     "MPI_Iscatter_c",
     "MPI_Iscatterv",
     "MPI_Iscatterv_c",
-    "MPI_Isend",
-    "MPI_Isend_c",
     "MPI_Isendrecv",
     "MPI_Isendrecv_c",
     "MPI_Isendrecv_replace",
     "MPI_Isendrecv_replace_c",
-    "MPI_Issend",
-    "MPI_Issend_c",
     "MPI_Keyval_create",
     "MPI_Keyval_free",
     "MPI_Lookup_name",
@@ -3978,15 +4006,12 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Pready_list",
     "MPI_Pready_range",
     "MPI_Precv_init",
-    "MPI_Probe",
     "MPI_Psend_init",
     "MPI_Publish_name",
     "MPI_Put",
     "MPI_Put_c",
     "MPI_Raccumulate",
     "MPI_Raccumulate_c",
-    "MPI_Recv",
-    "MPI_Recv_c",
     "MPI_Recv_init",
     "MPI_Recv_init_c",
     "MPI_Reduce",
@@ -4005,8 +4030,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Reduce_scatter_init_c",
     "MPI_Register_datarep",
     "MPI_Register_datarep_c",
-    "MPI_Request_free",
-    "MPI_Request_get_status",
     "MPI_Request_get_status_all",
     "MPI_Request_get_status_any",
     "MPI_Request_get_status_some",
@@ -4016,8 +4039,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Rget_c",
     "MPI_Rput",
     "MPI_Rput_c",
-    "MPI_Rsend",
-    "MPI_Rsend_c",
     "MPI_Rsend_init",
     "MPI_Rsend_init_c",
     "MPI_Scan",
@@ -4032,14 +4053,8 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Scatterv_c",
     "MPI_Scatterv_init",
     "MPI_Scatterv_init_c",
-    "MPI_Send",
-    "MPI_Send_c",
     "MPI_Send_init",
     "MPI_Send_init_c",
-    "MPI_Sendrecv",
-    "MPI_Sendrecv_c",
-    "MPI_Sendrecv_replace",
-    "MPI_Sendrecv_replace_c",
     "MPI_Session_attach_buffer",
     "MPI_Session_attach_buffer_c",
     "MPI_Session_call_errhandler",
@@ -4055,22 +4070,10 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Session_iflush_buffer",
     "MPI_Session_init",
     "MPI_Session_set_errhandler",
-    "MPI_Ssend",
-    "MPI_Ssend_c",
     "MPI_Ssend_init",
     "MPI_Ssend_init_c",
     "MPI_Start",
     "MPI_Startall",
-    "MPI_Status_get_error",
-    "MPI_Status_get_source",
-    "MPI_Status_get_tag",
-    "MPI_Status_set_cancelled",
-    "MPI_Status_set_elements",
-    "MPI_Status_set_elements_c",
-    "MPI_Status_set_elements_x",
-    "MPI_Status_set_error",
-    "MPI_Status_set_source",
-    "MPI_Status_set_tag",
     "MPI_T_category_changed",
     "MPI_T_category_get_categories",
     "MPI_T_category_get_cvars",
@@ -4122,11 +4125,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_T_source_get_info",
     "MPI_T_source_get_num",
     "MPI_T_source_get_timestamp",
-    "MPI_Test",
-    "MPI_Test_cancelled",
-    "MPI_Testall",
-    "MPI_Testany",
-    "MPI_Testsome",
     "MPI_Topo_test",
     "MPI_Type_commit",
     "MPI_Type_contiguous",
@@ -4183,10 +4181,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Unpack_external",
     "MPI_Unpack_external_c",
     "MPI_Unpublish_name",
-    "MPI_Wait",
-    "MPI_Waitall",
-    "MPI_Waitany",
-    "MPI_Waitsome",
     "MPI_Win_allocate",
     "MPI_Win_allocate_c",
     "MPI_Win_allocate_shared",

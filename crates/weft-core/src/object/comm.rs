@@ -54,6 +54,11 @@ impl Comm {
         }
     }
 
+    /// The context id collective operations on this communicator use.
+    pub fn collective_context(&self) -> u32 {
+        self.context_id + 1
+    }
+
     pub fn size(&self) -> u32 {
         self.group.size()
     }

@@ -1,46 +1,51 @@
 //! A VCI owns one partition of the communication state (matching queues, request pool,
-//! transport endpoints) behind its own lock, so that traffic on different VCIs never
-//! contends. The point-to-point engine fills in the state; the foundation fixes the shape.
+//! transport receive position, queued outgoing messages) behind its own lock, so that
+//! traffic on different VCIs never contends. The lock is an `OptLock`: it really locks only
+//! under `MPI_THREAD_MULTIPLE`.
 #![forbid(unsafe_code)]
 
-use std::sync::{Mutex, MutexGuard};
+use std::collections::VecDeque;
+
+use crate::pt2pt::engine::{Outgoing, Stream};
+use crate::pt2pt::matching::Matching;
+use crate::request::RequestPool;
+use crate::sync::{OptGuard, OptLock};
 
 /// The per-VCI state guarded by the VCI's lock.
-#[derive(Debug, Default)]
 pub struct VciState {
-    /// Number of progress passes made on this VCI (a cheap liveness counter for tests).
-    pub progress_passes: u64,
+    pub requests: RequestPool,
+    pub matching: Matching,
+    /// This process's consumer position in its shared-memory ring for this VCI.
+    pub shm_head: u64,
+    /// Messages waiting for room in a peer's ring, in order.
+    pub pending: VecDeque<Outgoing>,
+    /// Pipelined rendezvous sends still streaming.
+    pub streams: Vec<Stream>,
 }
 
 /// One virtual communication interface.
-#[derive(Debug)]
 pub struct Vci {
     pub index: usize,
-    state: Mutex<VciState>,
+    state: OptLock<VciState>,
 }
 
 impl Vci {
-    pub fn new(index: usize) -> Vci {
+    pub fn new(index: usize, threaded: bool) -> Vci {
+        let state = VciState {
+            requests: RequestPool::new(index as u8),
+            matching: Matching::default(),
+            shm_head: 0,
+            pending: VecDeque::new(),
+            streams: Vec::new(),
+        };
         Vci {
             index,
-            state: Mutex::new(VciState::default()),
+            state: OptLock::new(state, threaded),
         }
     }
 
-    /// Lock this VCI's state. A panic while holding it aborts the process (DESIGN.md point 8),
-    /// so a poisoned lock is never observed by the library's own code paths.
-    pub fn lock(&self) -> MutexGuard<'_, VciState> {
-        self.state.lock().unwrap_or_else(|_| {
-            eprintln!(
-                "weft: VCI {} state was left inconsistent by a panic; aborting",
-                self.index
-            );
-            std::process::abort()
-        })
-    }
-
-    /// Make one progress pass.
-    pub fn progress(&self) {
-        self.lock().progress_passes += 1;
+    /// Lock this VCI's state.
+    pub fn lock(&self) -> OptGuard<'_, VciState> {
+        self.state.lock()
     }
 }

@@ -11,6 +11,8 @@ use crate::config::Config;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::group::ProcId;
 use crate::progress::Vci;
+use crate::runtime::ThreadLevel;
+use crate::transport::Transports;
 
 /// The job as the launcher describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +43,9 @@ pub struct Instance {
     pub job: JobLayout,
     pub processor_name: String,
     pub vcis: Vec<Vci>,
+    pub transports: Transports,
+    /// Whether VCI locks really lock (some session asked for `MPI_THREAD_MULTIPLE`).
+    pub threaded: bool,
 }
 
 /// The launcher connection. `PMI_FD` can be taken over once per process, so the client
@@ -113,11 +118,11 @@ fn current() -> MutexGuard<'static, Current> {
 
 impl Instance {
     /// Register a new session: the live instance, or a freshly bootstrapped one.
-    pub fn acquire() -> MpiResult<Arc<Instance>> {
+    pub fn acquire(level: ThreadLevel) -> MpiResult<Arc<Instance>> {
         let mut current = current();
         let instance = match &current.instance {
             Some(instance) => instance.clone(),
-            None => Arc::new(Instance::bootstrap()?),
+            None => Arc::new(Instance::bootstrap(level)?),
         };
         current.instance = Some(instance.clone());
         current.sessions += 1;
@@ -136,21 +141,38 @@ impl Instance {
         }
     }
 
-    fn bootstrap() -> MpiResult<Instance> {
+    fn bootstrap(level: ThreadLevel) -> MpiResult<Instance> {
         let config = Config::from_env()?;
         let job = job_layout(config.pmi_version)?.clone();
-        let vcis = (0..config.num_vcis).map(Vci::new).collect();
+        let threaded = level.concurrent();
+        let vcis = (0..config.num_vcis)
+            .map(|i| Vci::new(i, threaded))
+            .collect();
+        let node = job.node_of[job.rank as usize];
+        let segment = format!("/weft.{}.{node}", sanitize(&job.job_id));
+        let transports = Transports::open(
+            job.rank,
+            job.size,
+            &job.local_ranks(),
+            &segment,
+            config.num_vcis,
+            &config,
+        )
+        .map_err(|e| MpiError::new(ErrorClass::Other, format!("shared-memory transport: {e}")))?;
         Ok(Instance {
             processor_name: hostname(),
             vcis,
+            transports,
+            threaded,
             config,
             job,
         })
     }
 
     /// The implicit VCI for a communicator's context id.
+    /// Both ids of a communicator (point-to-point and collective) map to the same VCI.
     pub fn vci_for_context(&self, context_id: u32) -> usize {
-        (context_id as usize) % self.vcis.len()
+        (context_id as usize / 2) % self.vcis.len()
     }
 
     /// The launcher connection (bootstrap, fences and aborts; never on a hot path).
@@ -178,6 +200,21 @@ pub fn exit_status(code: i32) -> i32 {
     } else {
         1
     }
+}
+
+/// A job id as it may appear in a shared-memory object name (no '/', short).
+fn sanitize(job_id: &str) -> String {
+    job_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
 }
 
 /// The host's name (for `MPI_Get_processor_name`).

@@ -26,7 +26,7 @@ impl Session {
         thread_level: ThreadLevel,
         errhandler: Arc<Errhandler>,
     ) -> MpiResult<Arc<Session>> {
-        let instance = Instance::acquire()?;
+        let instance = Instance::acquire(thread_level)?;
         Ok(Arc::new(Session {
             id: NEXT_SESSION_ID.fetch_add(1, Ordering::Relaxed),
             instance,

@@ -13,9 +13,11 @@ use super::thread_level::ThreadLevel;
 use crate::error::{fail, ErrorClass, MpiResult};
 use crate::object::{Comm, CommKind, Errhandler, Group};
 
-/// Context ids of the predefined communicators; user communicators get larger ones.
+/// Context ids of the predefined communicators; user communicators get larger ones. Each
+/// communicator owns two ids: its own (point-to-point) and the next one (collectives), so
+/// collective traffic never matches a user's receive.
 pub const WORLD_CONTEXT_ID: u32 = 0;
-pub const SELF_CONTEXT_ID: u32 = 1;
+pub const SELF_CONTEXT_ID: u32 = 2;
 
 /// What `MPI_Init` built.
 #[derive(Debug)]

@@ -28,7 +28,11 @@ unsafe impl<T: Send> Send for OptLock<T> {}
 
 impl<T> OptLock<T> {
     pub fn new(value: T, threaded: bool) -> OptLock<T> {
-        OptLock { held: AtomicBool::new(false), threaded, value: UnsafeCell::new(value) }
+        OptLock {
+            held: AtomicBool::new(false),
+            threaded,
+            value: UnsafeCell::new(value),
+        }
     }
 
     /// Whether this lock really locks.
@@ -50,7 +54,10 @@ impl<T> OptLock<T> {
                 }
             }
         } else {
-            assert!(!self.held.load(Ordering::Relaxed), "OptLock re-entered: a library bug");
+            assert!(
+                !self.held.load(Ordering::Relaxed),
+                "OptLock re-entered: a library bug"
+            );
             self.held.store(true, Ordering::Relaxed);
         }
         OptGuard { lock: self }
@@ -92,7 +99,17 @@ impl<T> DerefMut for OptGuard<'_, T> {
 
 impl<T> Drop for OptGuard<'_, T> {
     fn drop(&mut self) {
-        let order = if self.lock.threaded { Ordering::Release } else { Ordering::Relaxed };
+        if std::thread::panicking() {
+            // A panic inside the critical section may have left the state half-updated; it
+            // must never be resumed (DESIGN.md point 8).
+            eprintln!("weft: internal panic while holding a VCI lock; aborting");
+            std::process::abort();
+        }
+        let order = if self.lock.threaded {
+            Ordering::Release
+        } else {
+            Ordering::Relaxed
+        };
         self.lock.held.store(false, order);
     }
 }

@@ -1,0 +1,859 @@
+//! Point-to-point: sends, receives, probes, and their large-count `_c` forms.
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use weft_core::datatype::Buf;
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::Comm;
+use weft_core::pt2pt::{self, SendMode, SourceSel, TagSel};
+use weft_core::request::Status;
+
+use crate::args::non_null;
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::requests::{completed_request, request_handle};
+use crate::{datatypes, objects, status};
+
+/// The user memory of a message: `count` elements of `datatype` at `buf`.
+pub(crate) fn message_buf(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    func: &str,
+) -> MpiResult<Buf> {
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): negative count"),
+        ));
+    }
+    let dt = datatypes::datatype(datatype, func, "datatype")?;
+    if !dt.is_contiguous() {
+        return Err(MpiError::new(
+            ErrorClass::UnsupportedOperation,
+            format!(
+                "{func}(datatype={}): types with gaps are not supported yet",
+                dt.name
+            ),
+        ));
+    }
+    let bytes = usize::try_from(count)
+        .ok()
+        .and_then(|c| dt.bytes_for(c))
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Count,
+                format!("{func}(count={count}): the message size overflows"),
+            )
+        })?;
+    if buf.is_null() && bytes > 0 {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!("{func}(buf=NULL): a buffer is required for count {count}"),
+        ));
+    }
+    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
+    // and to leave it alone until the operation completes.
+    Ok(unsafe { Buf::new(buf as usize, bytes) })
+}
+
+/// A destination rank: `None` for `MPI_PROC_NULL`.
+pub(crate) fn dest_rank(comm: &Comm, dest: c_int, func: &str) -> MpiResult<Option<u32>> {
+    if dest == MPI_PROC_NULL {
+        return Ok(None);
+    }
+    if dest < 0 || dest as u32 >= comm.size() {
+        return Err(MpiError::new(
+            ErrorClass::Rank,
+            format!(
+                "{func}(dest={dest}): not a rank of the communicator (size {})",
+                comm.size()
+            ),
+        ));
+    }
+    Ok(Some(dest as u32))
+}
+
+/// A source selector: `None` for `MPI_PROC_NULL`.
+pub(crate) fn source_sel(comm: &Comm, source: c_int, func: &str) -> MpiResult<Option<SourceSel>> {
+    match source {
+        MPI_PROC_NULL => Ok(None),
+        MPI_ANY_SOURCE => Ok(Some(SourceSel::Any)),
+        s if s >= 0 && (s as u32) < comm.size() => Ok(Some(SourceSel::Rank(s as u32))),
+        s => Err(MpiError::new(
+            ErrorClass::Rank,
+            format!(
+                "{func}(source={s}): not a rank of the communicator (size {})",
+                comm.size()
+            ),
+        )),
+    }
+}
+
+pub(crate) fn send_tag(tag: c_int, func: &str) -> MpiResult<i32> {
+    if tag < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Tag,
+            format!("{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"),
+        ));
+    }
+    Ok(tag)
+}
+
+pub(crate) fn recv_tag(tag: c_int, func: &str) -> MpiResult<TagSel> {
+    match tag {
+        MPI_ANY_TAG => Ok(TagSel::Any),
+        t if t >= 0 => Ok(TagSel::Tag(t)),
+        t => Err(MpiError::new(
+            ErrorClass::Tag,
+            format!("{func}(tag={t}): tags must be MPI_ANY_TAG or in 0..=MPI_TAG_UB"),
+        )),
+    }
+}
+
+/// Everything a send needs, checked.
+struct SendArgs {
+    comm: Arc<Comm>,
+    dest: Option<u32>,
+    tag: i32,
+    buf: Buf,
+}
+
+fn send_args(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    func: &str,
+) -> MpiResult<SendArgs> {
+    let c = objects::comm(comm, func, "comm")?;
+    let buf = message_buf(buf, count, datatype, func)?;
+    let dest = dest_rank(&c, dest, func)?;
+    let tag = send_tag(tag, func)?;
+    Ok(SendArgs {
+        comm: c,
+        dest,
+        tag,
+        buf,
+    })
+}
+
+fn blocking_send(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    mode: SendMode,
+    func: &str,
+) -> MpiResult<()> {
+    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
+    match a.dest {
+        None => Ok(()),
+        Some(d) => pt2pt::send(&a.comm, d, a.tag, a.buf, mode).map_err(|e| prefix(func, e)),
+    }
+}
+
+unsafe fn nonblocking_send(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    mode: SendMode,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
+    let handle = match a.dest {
+        None => completed_request(&a.comm, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), comm),
+        Some(d) => request_handle(
+            pt2pt::isend(&a.comm, d, a.tag, a.buf, mode, comm).map_err(|e| prefix(func, e))?,
+        ),
+    };
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+/// Name the function in an error from the core.
+pub(crate) fn prefix(func: &str, e: MpiError) -> MpiError {
+    MpiError {
+        message: format!("{func}: {}", e.message),
+        ..e
+    }
+}
+
+/// Finish a receive's status: store it, and turn an error status into the call's error.
+pub(crate) unsafe fn finish_recv(s: Status, out: *mut MPI_Status, func: &str) -> MpiResult<()> {
+    // SAFETY: null (MPI_STATUS_IGNORE) or a writable status per the caller.
+    unsafe { status::store(out, &s, false) };
+    pt2pt::status_result(s)
+        .map(|_| ())
+        .map_err(|e| prefix(func, e))
+}
+
+unsafe fn blocking_recv(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let b = message_buf(buf, count, datatype, func)?;
+    let tag = recv_tag(tag, func)?;
+    let s = match source_sel(&c, source, func)? {
+        None => Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        Some(src) => pt2pt::recv(&c, src, tag, b),
+    };
+    // SAFETY: as the caller's contract for `out`.
+    unsafe { finish_recv(s, out, func) }
+}
+
+unsafe fn nonblocking_recv(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let c = objects::comm(comm, func, "comm")?;
+    let b = message_buf(buf, count, datatype, func)?;
+    let tag = recv_tag(tag, func)?;
+    let handle = match source_sel(&c, source, func)? {
+        None => completed_request(&c, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), comm),
+        Some(src) => request_handle(pt2pt::irecv(&c, src, tag, b, comm)),
+    };
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+// A ready send may be sent as a standard one: the receive is posted, so it behaves the same.
+
+pub(crate) fn mpi_send(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    blocking_send(
+        buf,
+        count as MPI_Count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        "MPI_Send",
+    )
+}
+
+pub(crate) fn mpi_send_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    blocking_send(
+        buf,
+        count as MPI_Count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        "MPI_Send_c",
+    )
+}
+
+pub(crate) fn mpi_ssend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    blocking_send(
+        buf,
+        count as MPI_Count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Synchronous,
+        "MPI_Ssend",
+    )
+}
+
+pub(crate) fn mpi_ssend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    blocking_send(
+        buf,
+        count as MPI_Count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Synchronous,
+        "MPI_Ssend_c",
+    )
+}
+
+pub(crate) fn mpi_rsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    blocking_send(
+        buf,
+        count as MPI_Count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        "MPI_Rsend",
+    )
+}
+
+pub(crate) fn mpi_rsend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    blocking_send(
+        buf,
+        count as MPI_Count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        "MPI_Rsend_c",
+    )
+}
+
+pub(crate) unsafe fn mpi_isend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_send(
+            buf,
+            count as MPI_Count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            SendMode::Standard,
+            "MPI_Isend",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_isend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_send(
+            buf,
+            count as MPI_Count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            SendMode::Standard,
+            "MPI_Isend_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_issend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_send(
+            buf,
+            count as MPI_Count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            SendMode::Synchronous,
+            "MPI_Issend",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_issend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_send(
+            buf,
+            count as MPI_Count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            SendMode::Synchronous,
+            "MPI_Issend_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_irsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_send(
+            buf,
+            count as MPI_Count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            SendMode::Standard,
+            "MPI_Irsend",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_irsend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_send(
+            buf,
+            count as MPI_Count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            SendMode::Standard,
+            "MPI_Irsend_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_recv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        blocking_recv(
+            buf,
+            count as MPI_Count,
+            datatype,
+            source,
+            tag,
+            comm,
+            status,
+            "MPI_Recv",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_recv_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        blocking_recv(
+            buf,
+            count as MPI_Count,
+            datatype,
+            source,
+            tag,
+            comm,
+            status,
+            "MPI_Recv_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_irecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_recv(
+            buf,
+            count as MPI_Count,
+            datatype,
+            source,
+            tag,
+            comm,
+            request,
+            "MPI_Irecv",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_irecv_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        nonblocking_recv(
+            buf,
+            count as MPI_Count,
+            datatype,
+            source,
+            tag,
+            comm,
+            request,
+            "MPI_Irecv_c",
+        )
+    }
+}
+
+unsafe fn sendrecv(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let sbuf = message_buf(sendbuf, sendcount, sendtype, func)?;
+    let rbuf = message_buf(recvbuf, recvcount, recvtype, func)?;
+    let dest = dest_rank(&c, dest, func)?;
+    let sendtag = send_tag(sendtag, func)?;
+    let recvtag = recv_tag(recvtag, func)?;
+    let source = source_sel(&c, source, func)?;
+    // Post the receive first so the exchange cannot deadlock with a peer doing the same.
+    let rreq = source.map(|src| pt2pt::irecv(&c, src, recvtag, rbuf, comm));
+    if let Some(d) = dest {
+        pt2pt::send(&c, d, sendtag, sbuf, SendMode::Standard).map_err(|e| prefix(func, e))?;
+    }
+    let s = match rreq {
+        None => Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        Some(id) => weft_core::progress::wait(&c.session.instance, id).status,
+    };
+    // SAFETY: as the caller's contract for `out`.
+    unsafe { finish_recv(s, out, func) }
+}
+
+pub(crate) unsafe fn mpi_sendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        sendrecv(
+            sendbuf,
+            sendcount.into(),
+            sendtype,
+            dest,
+            sendtag,
+            recvbuf,
+            recvcount.into(),
+            recvtype,
+            source,
+            recvtag,
+            comm,
+            status,
+            "MPI_Sendrecv",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_sendrecv_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        sendrecv(
+            sendbuf,
+            sendcount,
+            sendtype,
+            dest,
+            sendtag,
+            recvbuf,
+            recvcount,
+            recvtype,
+            source,
+            recvtag,
+            comm,
+            status,
+            "MPI_Sendrecv_c",
+        )
+    }
+}
+
+unsafe fn sendrecv_replace(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let b = message_buf(buf, count, datatype, func)?;
+    // Send from a copy so the receive may land in the user's buffer meanwhile.
+    let mut copy = vec![0u8; b.len()];
+    b.pack(0, &mut copy);
+    // SAFETY: forwarded caller contract; `copy` outlives the exchange.
+    unsafe {
+        sendrecv(
+            copy.as_ptr().cast(),
+            b.len() as MPI_Count,
+            MPI_BYTE,
+            dest,
+            sendtag,
+            buf,
+            count,
+            datatype,
+            source,
+            recvtag,
+            comm,
+            out,
+            func,
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_sendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        sendrecv_replace(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            sendtag,
+            source,
+            recvtag,
+            comm,
+            status,
+            "MPI_Sendrecv_replace",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_sendrecv_replace_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        sendrecv_replace(
+            buf,
+            count,
+            datatype,
+            dest,
+            sendtag,
+            source,
+            recvtag,
+            comm,
+            status,
+            "MPI_Sendrecv_replace_c",
+        )
+    }
+}
+
+unsafe fn probe_impl(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: Option<*mut c_int>,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let tag = recv_tag(tag, func)?;
+    if let Some(f) = flag {
+        non_null(f, func, "flag")?;
+    }
+    let found = match source_sel(&c, source, func)? {
+        None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
+        Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
+        Some(src) => Some(pt2pt::probe(&c, src, tag)),
+    };
+    // SAFETY: flag checked non-null above; `out` null or writable per the caller.
+    unsafe {
+        if let Some(f) = flag {
+            f.write(found.is_some() as c_int);
+        }
+        if let Some(s) = found {
+            status::store(out, &s, false);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_probe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { probe_impl(source, tag, comm, None, status, "MPI_Probe") }
+}
+
+pub(crate) unsafe fn mpi_iprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { probe_impl(source, tag, comm, Some(flag), status, "MPI_Iprobe") }
+}

@@ -1,0 +1,759 @@
+//! Completion: wait and test (single, any, some, all), request free and cancel, and status
+//! queries and setters.
+
+use std::ffi::c_int;
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::progress::{self, Backoff, Completed};
+use weft_core::pt2pt;
+use weft_core::request::{ReqId, Status};
+use weft_core::runtime::{world, Instance};
+
+use crate::args::{non_null, write};
+use crate::boundary::{raise_on, Scope};
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::requests::request_id;
+use crate::{datatypes, status};
+
+/// The instance requests live in.
+fn instance(func: &str) -> MpiResult<Arc<Instance>> {
+    Ok(world::get(func)?.session.instance.clone())
+}
+
+/// Decode and check a request handle (the VCI must exist).
+fn live_id(
+    inst: &Instance,
+    handle: MPI_Request,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Option<ReqId>> {
+    let id = request_id(handle, func, arg)?;
+    if let Some(id) = id {
+        if id.vci as usize >= inst.vcis.len() || !progress::exists(inst, id) {
+            return Err(MpiError::new(
+                ErrorClass::Request,
+                format!("{func}({arg}={handle:#x}): not an active request (already completed or freed?)"),
+            ));
+        }
+    }
+    Ok(id)
+}
+
+/// The error a completed operation reports, raised on its communicator's errhandler.
+fn completion_error(done: &Completed, func: &str) -> MpiResult<()> {
+    match pt2pt::status_result(done.status) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            if done.owner != 0 {
+                raise_on(Scope::Comm(done.owner));
+            }
+            Err(MpiError {
+                message: format!("{func}: {}", e.message),
+                ..e
+            })
+        }
+    }
+}
+
+/// # Safety
+/// `requests` and (unless ignored) `statuses` must hold `count` elements.
+unsafe fn slices<'a>(
+    count: c_int,
+    requests: *mut MPI_Request,
+    statuses: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<(&'a mut [MPI_Request], Option<&'a mut [MPI_Status]>)> {
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): negative count"),
+        ));
+    }
+    let n = count as usize;
+    if n > 0 {
+        non_null(requests, func, "array_of_requests")?;
+    }
+    // SAFETY: non-null (or empty) arrays of `count` elements per the caller's contract.
+    unsafe {
+        let reqs = if n == 0 {
+            &mut [][..]
+        } else {
+            std::slice::from_raw_parts_mut(requests, n)
+        };
+        let stats =
+            (!statuses.is_null() && n > 0).then(|| std::slice::from_raw_parts_mut(statuses, n));
+        Ok((reqs, stats))
+    }
+}
+
+// ------------------------------------------------------------------ single
+
+pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -> MpiResult<()> {
+    non_null(request, "MPI_Wait", "request")?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    let handle = unsafe { *request };
+    let inst = instance("MPI_Wait")?;
+    let Some(id) = live_id(&inst, handle, "MPI_Wait", "request")? else {
+        // SAFETY: `out` is null (ignored) or writable.
+        unsafe { status::store(out, &status::EMPTY, false) };
+        return Ok(());
+    };
+    let done = progress::wait(&inst, id);
+    // SAFETY: as above.
+    unsafe {
+        request.write(MPI_REQUEST_NULL);
+        status::store(out, &done.status, false);
+    }
+    completion_error(&done, "MPI_Wait")
+}
+
+pub(crate) unsafe fn mpi_test(
+    request: *mut MPI_Request,
+    flag: *mut c_int,
+    out: *mut MPI_Status,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Test", "request")?;
+    non_null(flag, "MPI_Test", "flag")?;
+    // SAFETY: checked non-null.
+    let handle = unsafe { *request };
+    let inst = instance("MPI_Test")?;
+    let Some(id) = live_id(&inst, handle, "MPI_Test", "request")? else {
+        // SAFETY: checked/caller-guaranteed pointers.
+        unsafe {
+            flag.write(1);
+            status::store(out, &status::EMPTY, false);
+        }
+        return Ok(());
+    };
+    match progress::take_if_complete(&inst, id) {
+        None => {
+            // SAFETY: checked non-null.
+            unsafe { flag.write(0) };
+            Ok(())
+        }
+        Some(done) => {
+            // SAFETY: checked/caller-guaranteed pointers.
+            unsafe {
+                flag.write(1);
+                request.write(MPI_REQUEST_NULL);
+                status::store(out, &done.status, false);
+            }
+            completion_error(&done, "MPI_Test")
+        }
+    }
+}
+
+pub(crate) unsafe fn mpi_request_free(request: *mut MPI_Request) -> MpiResult<()> {
+    non_null(request, "MPI_Request_free", "request")?;
+    // SAFETY: checked non-null.
+    let handle = unsafe { *request };
+    let inst = instance("MPI_Request_free")?;
+    let Some(id) = live_id(&inst, handle, "MPI_Request_free", "request")? else {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            "MPI_Request_free(request=MPI_REQUEST_NULL): nothing to free",
+        ));
+    };
+    progress::detach(&inst, id);
+    // SAFETY: checked non-null.
+    unsafe { request.write(MPI_REQUEST_NULL) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_cancel(request: *mut MPI_Request) -> MpiResult<()> {
+    non_null(request, "MPI_Cancel", "request")?;
+    // SAFETY: checked non-null.
+    let handle = unsafe { *request };
+    let inst = instance("MPI_Cancel")?;
+    match live_id(&inst, handle, "MPI_Cancel", "request")? {
+        Some(id) => pt2pt::cancel(&inst, id),
+        None => {
+            return Err(MpiError::new(
+                ErrorClass::Request,
+                "MPI_Cancel(request=MPI_REQUEST_NULL): nothing to cancel",
+            ))
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_request_get_status(
+    request: MPI_Request,
+    flag: *mut c_int,
+    out: *mut MPI_Status,
+) -> MpiResult<()> {
+    non_null(flag, "MPI_Request_get_status", "flag")?;
+    let inst = instance("MPI_Request_get_status")?;
+    let found = match live_id(&inst, request, "MPI_Request_get_status", "request")? {
+        None => Some(status::EMPTY),
+        Some(id) => progress::peek_status(&inst, id),
+    };
+    // SAFETY: checked non-null; `out` null or writable.
+    unsafe {
+        flag.write(found.is_some() as c_int);
+        if let Some(s) = found {
+            status::store(out, &s, false);
+        }
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------ many
+
+/// Complete every request in `reqs`, writing statuses; `MPI_ERR_IN_STATUS` if one failed.
+fn finish_all(
+    inst: &Instance,
+    reqs: &mut [MPI_Request],
+    stats: &mut Option<&mut [MPI_Status]>,
+    func: &str,
+) -> MpiResult<()> {
+    let ids: Vec<Option<ReqId>> = reqs
+        .iter()
+        .map(|&h| live_id(inst, h, func, "array_of_requests"))
+        .collect::<MpiResult<_>>()?;
+    let mut results = vec![status::EMPTY; ids.len()];
+    let mut pending: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].is_some()).collect();
+    let mut backoff = Backoff::new(inst);
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|&i| {
+            match progress::take_if_complete(inst, ids[i].expect("pending ones are live")) {
+                Some(done) => {
+                    results[i] = done.status;
+                    reqs[i] = MPI_REQUEST_NULL;
+                    false
+                }
+                None => true,
+            }
+        });
+        if pending.len() == before {
+            backoff.idle();
+        } else {
+            backoff.reset();
+        }
+    }
+    let failed = results.iter().any(|s| s.error != MPI_SUCCESS);
+    if let Some(out) = stats {
+        for (o, s) in out.iter_mut().zip(&results) {
+            status::to_c(s, o, failed);
+        }
+    }
+    if failed {
+        return Err(MpiError::new(
+            ErrorClass::InStatus,
+            format!("{func}: an operation failed; see the statuses' MPI_ERROR"),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_waitall(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    array_of_statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: arrays of `count` per the caller's contract.
+    let (reqs, mut stats) =
+        unsafe { slices(count, array_of_requests, array_of_statuses, "MPI_Waitall")? };
+    let inst = instance("MPI_Waitall")?;
+    finish_all(&inst, reqs, &mut stats, "MPI_Waitall")
+}
+
+pub(crate) unsafe fn mpi_testall(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    flag: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    non_null(flag, "MPI_Testall", "flag")?;
+    // SAFETY: arrays of `count` per the caller's contract.
+    let (reqs, mut stats) =
+        unsafe { slices(count, array_of_requests, array_of_statuses, "MPI_Testall")? };
+    let inst = instance("MPI_Testall")?;
+    let mut all = true;
+    for &h in reqs.iter() {
+        if let Some(id) = live_id(&inst, h, "MPI_Testall", "array_of_requests")? {
+            all &= progress::peek_status(&inst, id).is_some();
+        }
+    }
+    // SAFETY: checked non-null.
+    unsafe { flag.write(all as c_int) };
+    if all {
+        finish_all(&inst, reqs, &mut stats, "MPI_Testall")
+    } else {
+        Ok(())
+    }
+}
+
+/// Look once over `reqs` for a completed request; `Some(None)` if all are null/inactive.
+fn any_once(
+    inst: &Instance,
+    reqs: &mut [MPI_Request],
+    func: &str,
+) -> MpiResult<Option<Option<(usize, Completed)>>> {
+    let mut active = false;
+    for (i, h) in reqs.iter_mut().enumerate() {
+        if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+            active = true;
+            if let Some(done) = progress::take_if_complete(inst, id) {
+                *h = MPI_REQUEST_NULL;
+                return Ok(Some(Some((i, done))));
+            }
+        }
+    }
+    Ok(if active { None } else { Some(None) })
+}
+
+unsafe fn any_result(
+    found: Option<(usize, Completed)>,
+    index: *mut c_int,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: index checked by callers; `out` null or writable.
+    unsafe {
+        match found {
+            None => {
+                index.write(MPI_UNDEFINED);
+                status::store(out, &status::EMPTY, false);
+                Ok(())
+            }
+            Some((i, done)) => {
+                index.write(i as c_int);
+                status::store(out, &done.status, false);
+                completion_error(&done, func)
+            }
+        }
+    }
+}
+
+pub(crate) unsafe fn mpi_waitany(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    index: *mut c_int,
+    out: *mut MPI_Status,
+) -> MpiResult<()> {
+    non_null(index, "MPI_Waitany", "index")?;
+    // SAFETY: arrays of `count` per the caller's contract.
+    let (reqs, _) = unsafe {
+        slices(
+            count,
+            array_of_requests,
+            std::ptr::null_mut(),
+            "MPI_Waitany",
+        )?
+    };
+    let inst = instance("MPI_Waitany")?;
+    let mut backoff = Backoff::new(&inst);
+    loop {
+        if let Some(found) = any_once(&inst, reqs, "MPI_Waitany")? {
+            // SAFETY: forwarded pointers.
+            return unsafe { any_result(found, index, out, "MPI_Waitany") };
+        }
+        backoff.idle();
+    }
+}
+
+pub(crate) unsafe fn mpi_testany(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    out: *mut MPI_Status,
+) -> MpiResult<()> {
+    non_null(index, "MPI_Testany", "index")?;
+    non_null(flag, "MPI_Testany", "flag")?;
+    // SAFETY: arrays of `count` per the caller's contract.
+    let (reqs, _) = unsafe {
+        slices(
+            count,
+            array_of_requests,
+            std::ptr::null_mut(),
+            "MPI_Testany",
+        )?
+    };
+    let inst = instance("MPI_Testany")?;
+    match any_once(&inst, reqs, "MPI_Testany")? {
+        None => {
+            // SAFETY: checked non-null.
+            unsafe {
+                flag.write(0);
+                index.write(MPI_UNDEFINED);
+            }
+            Ok(())
+        }
+        Some(found) => {
+            // SAFETY: checked non-null.
+            unsafe { flag.write(1) };
+            // SAFETY: forwarded pointers.
+            unsafe { any_result(found, index, out, "MPI_Testany") }
+        }
+    }
+}
+
+/// Complete whatever is complete now; `None` if every request is null/inactive.
+unsafe fn some_once(
+    inst: &Instance,
+    reqs: &mut [MPI_Request],
+    indices: *mut c_int,
+    stats: &mut Option<&mut [MPI_Status]>,
+    func: &str,
+) -> MpiResult<Option<(usize, bool)>> {
+    let mut active = false;
+    let mut done: Vec<(usize, Completed)> = Vec::new();
+    for (i, h) in reqs.iter_mut().enumerate() {
+        if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+            active = true;
+            if let Some(c) = progress::take_if_complete(inst, id) {
+                *h = MPI_REQUEST_NULL;
+                done.push((i, c));
+            }
+        }
+    }
+    if !active {
+        return Ok(None);
+    }
+    let failed = done.iter().any(|(_, c)| c.status.error != MPI_SUCCESS);
+    for (k, (i, c)) in done.iter().enumerate() {
+        // SAFETY: `indices` holds `count` ints per the caller's contract.
+        unsafe { indices.add(k).write(*i as c_int) };
+        if let Some(out) = stats {
+            status::to_c(&c.status, &mut out[k], failed);
+        }
+    }
+    Ok(Some((done.len(), failed)))
+}
+
+unsafe fn some_impl(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    outcount: *mut c_int,
+    array_of_indices: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+    wait: bool,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(outcount, func, "outcount")?;
+    // SAFETY: arrays of `count` per the caller's contract.
+    let (reqs, mut stats) = unsafe { slices(count, array_of_requests, array_of_statuses, func)? };
+    if count > 0 {
+        non_null(array_of_indices, func, "array_of_indices")?;
+    }
+    let inst = instance(func)?;
+    let mut backoff = Backoff::new(&inst);
+    loop {
+        // SAFETY: forwarded arrays.
+        let got = unsafe { some_once(&inst, reqs, array_of_indices, &mut stats, func)? };
+        match got {
+            None => {
+                // SAFETY: checked non-null.
+                unsafe { outcount.write(MPI_UNDEFINED) };
+                return Ok(());
+            }
+            Some((n, failed)) if n > 0 || !wait => {
+                // SAFETY: checked non-null.
+                unsafe { outcount.write(n as c_int) };
+                if failed {
+                    return Err(MpiError::new(
+                        ErrorClass::InStatus,
+                        format!("{func}: an operation failed; see the statuses' MPI_ERROR"),
+                    ));
+                }
+                return Ok(());
+            }
+            Some(_) => backoff.idle(),
+        }
+    }
+}
+
+pub(crate) unsafe fn mpi_waitsome(
+    incount: c_int,
+    array_of_requests: *mut MPI_Request,
+    outcount: *mut c_int,
+    array_of_indices: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        some_impl(
+            incount,
+            array_of_requests,
+            outcount,
+            array_of_indices,
+            array_of_statuses,
+            true,
+            "MPI_Waitsome",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_testsome(
+    incount: c_int,
+    array_of_requests: *mut MPI_Request,
+    outcount: *mut c_int,
+    array_of_indices: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        some_impl(
+            incount,
+            array_of_requests,
+            outcount,
+            array_of_indices,
+            array_of_statuses,
+            false,
+            "MPI_Testsome",
+        )
+    }
+}
+
+// ------------------------------------------------------------------ status queries
+
+unsafe fn read_status<'a>(s: *const MPI_Status, func: &str) -> MpiResult<&'a MPI_Status> {
+    non_null(s, func, "status")?;
+    // SAFETY: checked non-null; the caller passes a readable status.
+    Ok(unsafe { &*s })
+}
+
+unsafe fn count_in(
+    s: *const MPI_Status,
+    datatype: MPI_Datatype,
+    func: &str,
+) -> MpiResult<Option<MPI_Count>> {
+    // SAFETY: forwarded caller contract.
+    let st = status::from_c(unsafe { read_status(s, func)? });
+    let dt = datatypes::datatype(datatype, func, "datatype")?;
+    if dt.size == 0 {
+        return Ok(Some(0));
+    }
+    Ok((st.bytes % dt.size as u64 == 0).then(|| (st.bytes / dt.size as u64) as MPI_Count))
+}
+
+unsafe fn count_int(
+    s: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut c_int,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(count, func, "count")?;
+    // SAFETY: forwarded caller contract.
+    let n = unsafe { count_in(s, datatype, func)? };
+    let value = match n {
+        None => MPI_UNDEFINED,
+        Some(n) => c_int::try_from(n).map_err(|_| {
+            MpiError::new(
+                ErrorClass::ValueTooLarge,
+                format!("{func}: the count {n} does not fit in an int; use the _c form"),
+            )
+        })?,
+    };
+    // SAFETY: checked non-null.
+    unsafe { write(count, value, func, "count") }
+}
+
+unsafe fn count_large(
+    s: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut MPI_Count,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(count, func, "count")?;
+    // SAFETY: forwarded caller contract.
+    let n = unsafe { count_in(s, datatype, func)? }.unwrap_or(MPI_UNDEFINED as MPI_Count);
+    // SAFETY: checked non-null.
+    unsafe { write(count, n, func, "count") }
+}
+
+pub(crate) unsafe fn mpi_get_count(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { count_int(status, datatype, count, "MPI_Get_count") }
+}
+
+pub(crate) unsafe fn mpi_get_count_c(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut MPI_Count,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { count_large(status, datatype, count, "MPI_Get_count_c") }
+}
+
+// For predefined (single-element) types, elements and count agree.
+pub(crate) unsafe fn mpi_get_elements(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { count_int(status, datatype, count, "MPI_Get_elements") }
+}
+
+pub(crate) unsafe fn mpi_get_elements_c(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut MPI_Count,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { count_large(status, datatype, count, "MPI_Get_elements_c") }
+}
+
+pub(crate) unsafe fn mpi_get_elements_x(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut MPI_Count,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { count_large(status, datatype, count, "MPI_Get_elements_x") }
+}
+
+pub(crate) unsafe fn mpi_test_cancelled(
+    status: *const MPI_Status,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    let st = status::from_c(unsafe { read_status(status, "MPI_Test_cancelled")? });
+    // SAFETY: checked by write.
+    unsafe { write(flag, st.cancelled as c_int, "MPI_Test_cancelled", "flag") }
+}
+
+unsafe fn update_status(
+    s: *mut MPI_Status,
+    func: &str,
+    f: impl FnOnce(&mut Status),
+) -> MpiResult<()> {
+    non_null(s, func, "status")?;
+    // SAFETY: checked non-null; the caller passes a writable status.
+    let c = unsafe { &mut *s };
+    let mut st = status::from_c(c);
+    f(&mut st);
+    status::to_c(&st, c, true);
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_status_set_cancelled(
+    status: *mut MPI_Status,
+    flag: c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        update_status(status, "MPI_Status_set_cancelled", |s| {
+            s.cancelled = flag != 0
+        })
+    }
+}
+
+unsafe fn set_elements(
+    s: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+    func: &str,
+) -> MpiResult<()> {
+    let dt = datatypes::datatype(datatype, func, "datatype")?;
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): negative count"),
+        ));
+    }
+    let bytes = (count as u64).checked_mul(dt.size as u64).ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): too large"),
+        )
+    })?;
+    // SAFETY: forwarded caller contract.
+    unsafe { update_status(s, func, |st| st.bytes = bytes) }
+}
+
+pub(crate) unsafe fn mpi_status_set_elements(
+    status: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { set_elements(status, datatype, count.into(), "MPI_Status_set_elements") }
+}
+
+pub(crate) unsafe fn mpi_status_set_elements_x(
+    status: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_x") }
+}
+
+pub(crate) unsafe fn mpi_status_set_elements_c(
+    status: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_c") }
+}
+
+pub(crate) unsafe fn mpi_status_set_source(
+    status: *mut MPI_Status,
+    source: c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { update_status(status, "MPI_Status_set_source", |s| s.source = source) }
+}
+
+pub(crate) unsafe fn mpi_status_set_tag(status: *mut MPI_Status, tag: c_int) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { update_status(status, "MPI_Status_set_tag", |s| s.tag = tag) }
+}
+
+pub(crate) unsafe fn mpi_status_set_error(status: *mut MPI_Status, err: c_int) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { update_status(status, "MPI_Status_set_error", |s| s.error = err) }
+}
+
+unsafe fn get_field(
+    s: *const MPI_Status,
+    out: *mut c_int,
+    func: &str,
+    arg: &str,
+    f: impl FnOnce(&MPI_Status) -> c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    let st = unsafe { read_status(s, func)? };
+    // SAFETY: checked by write.
+    unsafe { write(out, f(st), func, arg) }
+}
+
+pub(crate) unsafe fn mpi_status_get_source(
+    status: *const MPI_Status,
+    source: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        get_field(status, source, "MPI_Status_get_source", "source", |s| {
+            s.MPI_SOURCE
+        })
+    }
+}
+
+pub(crate) unsafe fn mpi_status_get_tag(
+    status: *const MPI_Status,
+    tag: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { get_field(status, tag, "MPI_Status_get_tag", "tag", |s| s.MPI_TAG) }
+}
+
+pub(crate) unsafe fn mpi_status_get_error(
+    status: *const MPI_Status,
+    err: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { get_field(status, err, "MPI_Status_get_error", "err", |s| s.MPI_ERROR) }
+}

@@ -1,0 +1,44 @@
+//! Request handles: a core request id (VCI, slot, generation) encoded as a handle of kind
+//! `Request`, so a stale or garbage handle is recognised.
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::Comm;
+use weft_core::progress;
+use weft_core::request::{ReqId, Status};
+
+use crate::constants::MPI_REQUEST_NULL;
+use crate::ctypes::*;
+use crate::handles::{self, Kind};
+
+pub fn request_handle(id: ReqId) -> MPI_Request {
+    handles::encode(Kind::Request, id.vci, id.slot, id.gen)
+}
+
+/// The request a handle names; `None` for `MPI_REQUEST_NULL`. Whether the request still
+/// exists is checked where it is used (with its VCI locked).
+pub fn request_id(handle: MPI_Request, func: &str, arg: &str) -> MpiResult<Option<ReqId>> {
+    if handle == MPI_REQUEST_NULL {
+        return Ok(None);
+    }
+    match handles::decode(handle) {
+        Some(d) if d.kind == Kind::Request as u8 => Ok(Some(ReqId {
+            vci: d.vci,
+            slot: d.slot,
+            gen: d.generation,
+        })),
+        _ => Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}({arg}={handle:#x}): not a valid request"),
+        )),
+    }
+}
+
+/// A handle for an operation that completed at once with `status` (peer `MPI_PROC_NULL`).
+pub fn completed_request(comm: &Comm, status: Status, owner: usize) -> MPI_Request {
+    request_handle(progress::completed(
+        &comm.session.instance,
+        comm.vci,
+        status,
+        owner,
+    ))
+}

@@ -1,0 +1,243 @@
+//! Message matching: the posted-receive and unexpected-message queues of one VCI.
+//!
+//! A message matches the first posted receive (in posting order) whose context id is equal
+//! and whose source and tag are equal or wildcards; an arriving receive takes the first
+//! matching unexpected message (in arrival order). Since each sender's messages arrive on a
+//! VCI in order, this keeps MPI's non-overtaking rule.
+#![forbid(unsafe_code)]
+
+use std::collections::VecDeque;
+
+use crate::request::ReqId;
+
+/// Which sources a receive accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceSel {
+    Any,
+    Rank(u32),
+}
+
+/// Which tags a receive accepts (`Any` matches every non-negative tag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagSel {
+    Any,
+    Tag(i32),
+}
+
+/// The part of a message that matching looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub context: u32,
+    /// The sender's rank in the communicator.
+    pub source: u32,
+    pub tag: i32,
+}
+
+/// What a receive asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    pub context: u32,
+    pub source: SourceSel,
+    pub tag: TagSel,
+}
+
+impl Pattern {
+    pub fn matches(&self, key: &Key) -> bool {
+        self.context == key.context
+            && match self.source {
+                SourceSel::Any => true,
+                SourceSel::Rank(r) => r == key.source,
+            }
+            && match self.tag {
+                TagSel::Any => key.tag >= 0,
+                TagSel::Tag(t) => t == key.tag,
+            }
+    }
+}
+
+/// How an unexpected message's data can be had.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Payload {
+    /// The whole message, copied out of the transport.
+    Eager(Vec<u8>),
+    /// Only a rendezvous header: the data stays in the sender's buffer until matched.
+    Rendezvous { total: u64, addr: u64, pid: i32 },
+}
+
+/// A message that arrived before its receive was posted.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Unexpected {
+    pub key: Key,
+    /// The sender's rank in the job (replies go there).
+    pub origin: u32,
+    /// The sender's request token (for synchronous-send acks and rendezvous).
+    pub token: u64,
+    /// The sender waits for an acknowledgement when the message is matched.
+    pub sync: bool,
+    pub payload: Payload,
+}
+
+impl Unexpected {
+    pub fn bytes(&self) -> u64 {
+        match &self.payload {
+            Payload::Eager(data) => data.len() as u64,
+            Payload::Rendezvous { total, .. } => *total,
+        }
+    }
+}
+
+/// A posted receive waiting for its message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Posted {
+    pub pattern: Pattern,
+    pub req: ReqId,
+}
+
+#[derive(Default)]
+pub struct Matching {
+    posted: VecDeque<Posted>,
+    unexpected: VecDeque<Unexpected>,
+}
+
+impl Matching {
+    pub fn post(&mut self, posted: Posted) {
+        self.posted.push_back(posted);
+    }
+
+    /// The first posted receive matching `key`, removed from the queue.
+    pub fn take_posted(&mut self, key: &Key) -> Option<Posted> {
+        let i = self.posted.iter().position(|p| p.pattern.matches(key))?;
+        self.posted.remove(i)
+    }
+
+    /// Remove the posted receive of request `req` (cancel). Returns whether it was there.
+    pub fn cancel_posted(&mut self, req: ReqId) -> bool {
+        match self.posted.iter().position(|p| p.req == req) {
+            Some(i) => {
+                self.posted.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn add_unexpected(&mut self, message: Unexpected) {
+        self.unexpected.push_back(message);
+    }
+
+    /// The first unexpected message matching `pattern`, removed from the queue.
+    pub fn take_unexpected(&mut self, pattern: &Pattern) -> Option<Unexpected> {
+        let i = self
+            .unexpected
+            .iter()
+            .position(|u| pattern.matches(&u.key))?;
+        self.unexpected.remove(i)
+    }
+
+    /// The first unexpected message matching `pattern`, left in place (probe).
+    pub fn peek_unexpected(&self, pattern: &Pattern) -> Option<&Unexpected> {
+        self.unexpected.iter().find(|u| pattern.matches(&u.key))
+    }
+
+    pub fn posted_len(&self) -> usize {
+        self.posted.len()
+    }
+
+    pub fn unexpected_len(&self) -> usize {
+        self.unexpected.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(source: u32, tag: i32) -> Key {
+        Key {
+            context: 0,
+            source,
+            tag,
+        }
+    }
+
+    fn unexpected(source: u32, tag: i32, byte: u8) -> Unexpected {
+        Unexpected {
+            key: key(source, tag),
+            origin: source,
+            token: 0,
+            sync: false,
+            payload: Payload::Eager(vec![byte]),
+        }
+    }
+
+    #[test]
+    fn wildcards_and_order() {
+        let mut m = Matching::default();
+        m.add_unexpected(unexpected(1, 5, 1));
+        m.add_unexpected(unexpected(2, 5, 2));
+        m.add_unexpected(unexpected(1, 6, 3));
+        let any = Pattern {
+            context: 0,
+            source: SourceSel::Any,
+            tag: TagSel::Any,
+        };
+        let from1tag6 = Pattern {
+            context: 0,
+            source: SourceSel::Rank(1),
+            tag: TagSel::Tag(6),
+        };
+        assert_eq!(
+            m.take_unexpected(&from1tag6).unwrap().payload,
+            Payload::Eager(vec![3])
+        );
+        assert_eq!(
+            m.take_unexpected(&any).unwrap().payload,
+            Payload::Eager(vec![1])
+        );
+        let other_context = Pattern { context: 1, ..any };
+        assert!(m.take_unexpected(&other_context).is_none());
+        assert_eq!(m.peek_unexpected(&any).unwrap().key.source, 2);
+        assert_eq!(m.unexpected_len(), 1);
+    }
+
+    #[test]
+    fn any_tag_skips_negative_tags() {
+        let any = Pattern {
+            context: 0,
+            source: SourceSel::Any,
+            tag: TagSel::Any,
+        };
+        assert!(!any.matches(&key(0, -5)));
+        assert!(Pattern {
+            tag: TagSel::Tag(-5),
+            ..any
+        }
+        .matches(&key(0, -5)));
+    }
+
+    #[test]
+    fn posted_in_order_and_cancel() {
+        let mut m = Matching::default();
+        let req = |slot| ReqId {
+            vci: 0,
+            slot,
+            gen: 1,
+        };
+        let p = |source, slot| Posted {
+            pattern: Pattern {
+                context: 0,
+                source,
+                tag: TagSel::Any,
+            },
+            req: req(slot),
+        };
+        m.post(p(SourceSel::Any, 1));
+        m.post(p(SourceSel::Rank(3), 2));
+        m.post(p(SourceSel::Rank(3), 3));
+        assert!(m.cancel_posted(req(1)));
+        assert!(!m.cancel_posted(req(1)));
+        assert_eq!(m.take_posted(&key(3, 0)).unwrap().req, req(2));
+        assert_eq!(m.take_posted(&key(3, 0)).unwrap().req, req(3));
+        assert!(m.take_posted(&key(3, 0)).is_none());
+    }
+}

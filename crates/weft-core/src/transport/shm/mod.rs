@@ -1,0 +1,79 @@
+//! The shared-memory transport between processes of one node: one segment per node holding
+//! an MPSC ring of cells for every (local rank, VCI).
+
+pub mod ring;
+pub mod segment;
+
+use std::io;
+
+pub use ring::{Envelope, Ring};
+use segment::{Segment, HEADER_BYTES};
+
+/// Ring geometry, from the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub cells: usize,
+    pub cell_size: usize,
+}
+
+/// The node's rings, mapped into this process.
+pub struct ShmTransport {
+    segment: Segment,
+    rings: Vec<Ring>,
+    nvcis: usize,
+}
+
+impl ShmTransport {
+    /// Create or attach the node segment `name` for `local_size` ranks and `nvcis` VCIs each.
+    pub fn attach(
+        name: &str,
+        local_size: u32,
+        nvcis: usize,
+        geometry: Geometry,
+    ) -> io::Result<ShmTransport> {
+        let per_ring = ring::ring_bytes(geometry.cells, geometry.cell_size);
+        let nrings = local_size as usize * nvcis;
+        let len = HEADER_BYTES + nrings * per_ring;
+        let segment = Segment::create_or_attach(name, len, local_size, |base| {
+            for i in 0..nrings {
+                // SAFETY: each ring's bytes lie inside the fresh segment, 128-byte aligned
+                // (HEADER_BYTES and ring sizes are multiples of 128); geometry is validated by
+                // the configuration (power-of-two cells, 64-multiple cell size).
+                unsafe {
+                    Ring::init(
+                        base.add(HEADER_BYTES + i * per_ring),
+                        geometry.cells,
+                        geometry.cell_size,
+                    )
+                };
+            }
+        })?;
+        let rings = (0..nrings)
+            .map(|i| {
+                // SAFETY: initialised by the creator with the same geometry (the segment size
+                // check catches disagreement); the segment outlives the views (both owned here).
+                unsafe {
+                    Ring::attach(
+                        segment.base().add(HEADER_BYTES + i * per_ring),
+                        geometry.cells,
+                        geometry.cell_size,
+                    )
+                }
+            })
+            .collect();
+        Ok(ShmTransport {
+            segment,
+            rings,
+            nvcis,
+        })
+    }
+
+    /// The ring that local rank `local` receives on for `vci`.
+    pub fn ring(&self, local: u32, vci: usize) -> &Ring {
+        &self.rings[local as usize * self.nvcis + vci]
+    }
+
+    pub fn segment_bytes(&self) -> usize {
+        self.segment.len()
+    }
+}

@@ -1,0 +1,287 @@
+//! A bounded multi-producer/single-consumer queue of cells in shared memory.
+//!
+//! Each cell carries a sequence number (the Vyukov bounded-queue scheme): cell i of a ring of
+//! capacity C is free for the producer that claimed position p when its sequence equals p,
+//! full (readable by the consumer at position p) when it equals p+1, and is handed back for
+//! position p+C by the consumer. Producers claim positions with one CAS on the shared tail;
+//! the consumer's position is private to it. Message bytes are written straight into the
+//! cell by the producer and read straight out of it by the consumer: two copies in all.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Fields every cell starts with. `seq` is the only one accessed concurrently.
+#[repr(C)]
+pub struct CellHeader {
+    seq: AtomicU64,
+    pub kind: u16,
+    pub flags: u16,
+    /// The sender's rank in the communicator.
+    pub src: u32,
+    pub context: u32,
+    pub tag: i32,
+    /// Payload bytes in this cell.
+    pub len: u32,
+    /// The sender's rank in the job (where replies go).
+    pub origin: u32,
+    /// An id the receiver echoes back (the sender's request) or looks up (its own).
+    pub token: u64,
+}
+
+/// Where the payload starts inside a cell: right after the header, so a small message's
+/// bytes share the header's cache line.
+pub const PAYLOAD_OFFSET: usize = std::mem::size_of::<CellHeader>();
+
+/// The envelope of one cell, as plain values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Envelope {
+    pub kind: u16,
+    pub flags: u16,
+    pub src: u32,
+    pub context: u32,
+    pub tag: i32,
+    pub origin: u32,
+    pub token: u64,
+}
+
+/// The producer-shared tail, alone in its cache line(s) to avoid false sharing.
+#[repr(C, align(128))]
+struct RingHeader {
+    tail: AtomicU64,
+}
+
+/// Bytes a ring of `cells` cells of `cell_size` bytes occupies.
+pub fn ring_bytes(cells: usize, cell_size: usize) -> usize {
+    std::mem::size_of::<RingHeader>() + cells * cell_size
+}
+
+/// A view of one ring inside a mapped segment.
+#[derive(Clone, Copy)]
+pub struct Ring {
+    header: *const RingHeader,
+    cells: *mut u8,
+    mask: u64,
+    cell_size: usize,
+}
+
+// SAFETY: the ring lives in shared memory that outlives every view (the owning transport
+// keeps the segment mapped); concurrent access goes through the sequence protocol.
+unsafe impl Send for Ring {}
+// SAFETY: as above.
+unsafe impl Sync for Ring {}
+
+impl Ring {
+    /// Initialise a ring at `base` (only the segment creator does this, before publishing).
+    ///
+    /// # Safety
+    /// `base` must point to `ring_bytes(cells, cell_size)` writable bytes aligned to 128, with
+    /// `cells` a power of two and `cell_size` a multiple of 64 larger than the header.
+    pub unsafe fn init(base: *mut u8, cells: usize, cell_size: usize) {
+        // SAFETY: per the contract, the memory is ours to initialise.
+        unsafe {
+            (*base.cast::<RingHeader>()).tail = AtomicU64::new(0);
+            let first = base.add(std::mem::size_of::<RingHeader>());
+            for i in 0..cells {
+                let cell = first.add(i * cell_size).cast::<CellHeader>();
+                std::ptr::addr_of_mut!((*cell).seq).write(AtomicU64::new(i as u64));
+            }
+        }
+    }
+
+    /// A view of an initialised ring.
+    ///
+    /// # Safety
+    /// As for `init`, and the ring must have been initialised with the same geometry and stay
+    /// mapped while the view is used.
+    pub unsafe fn attach(base: *mut u8, cells: usize, cell_size: usize) -> Ring {
+        debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0 && cell_size > PAYLOAD_OFFSET);
+        Ring {
+            header: base.cast(),
+            // SAFETY: inside the ring's memory per the contract.
+            cells: unsafe { base.add(std::mem::size_of::<RingHeader>()) },
+            mask: cells as u64 - 1,
+            cell_size,
+        }
+    }
+
+    /// Payload bytes a cell can carry.
+    pub fn payload_capacity(&self) -> usize {
+        self.cell_size - PAYLOAD_OFFSET
+    }
+
+    fn cell(&self, pos: u64) -> *mut CellHeader {
+        // SAFETY: the index is masked into the ring's cells.
+        unsafe {
+            self.cells
+                .add((pos & self.mask) as usize * self.cell_size)
+                .cast()
+        }
+    }
+
+    fn seq(&self, cell: *mut CellHeader) -> &AtomicU64 {
+        // SAFETY: every cell's seq was initialised and lives as long as the mapping.
+        unsafe { &(*cell).seq }
+    }
+
+    /// Claim a cell, let `fill` write `len` payload bytes into it, and publish it. Returns
+    /// false (and does nothing) when the ring is full.
+    pub fn try_push(&self, env: &Envelope, len: usize, fill: impl FnOnce(&mut [u8])) -> bool {
+        assert!(len <= self.payload_capacity(), "payload larger than a cell");
+        // SAFETY: the header is initialised shared memory.
+        let tail = unsafe { &(*self.header).tail };
+        let mut pos = tail.load(Ordering::Relaxed);
+        let cell = loop {
+            let cell = self.cell(pos);
+            let seq = self.seq(cell).load(Ordering::Acquire);
+            let diff = seq.wrapping_sub(pos) as i64;
+            if diff == 0 {
+                match tail.compare_exchange_weak(pos, pos + 1, Ordering::Relaxed, Ordering::Relaxed)
+                {
+                    Ok(_) => break cell,
+                    Err(now) => pos = now,
+                }
+            } else if diff < 0 {
+                return false;
+            } else {
+                pos = tail.load(Ordering::Relaxed);
+            }
+        };
+        // SAFETY: this producer owns the cell from the successful CAS until it publishes the
+        // new sequence; nobody else reads or writes it meanwhile.
+        unsafe {
+            (*cell).kind = env.kind;
+            (*cell).flags = env.flags;
+            (*cell).src = env.src;
+            (*cell).context = env.context;
+            (*cell).tag = env.tag;
+            (*cell).len = len as u32;
+            (*cell).origin = env.origin;
+            (*cell).token = env.token;
+            let payload =
+                std::slice::from_raw_parts_mut(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
+            fill(payload);
+        }
+        self.seq(cell).store(pos + 1, Ordering::Release);
+        true
+    }
+
+    /// If the cell at the consumer's position `*head` is full, hand its envelope and payload
+    /// to `consume`, release the cell and advance `*head`. Only the ring's single consumer
+    /// may call this. Returns whether a cell was consumed.
+    pub fn try_pop(&self, head: &mut u64, consume: impl FnOnce(&Envelope, &[u8])) -> bool {
+        let pos = *head;
+        let cell = self.cell(pos);
+        if self.seq(cell).load(Ordering::Acquire) != pos + 1 {
+            return false;
+        }
+        // SAFETY: the producer published this cell (acquire above) and will not touch it again
+        // until the consumer hands it back below.
+        unsafe {
+            let env = Envelope {
+                kind: (*cell).kind,
+                flags: (*cell).flags,
+                src: (*cell).src,
+                context: (*cell).context,
+                tag: (*cell).tag,
+                origin: (*cell).origin,
+                token: (*cell).token,
+            };
+            let len = ((*cell).len as usize).min(self.payload_capacity());
+            let payload = std::slice::from_raw_parts(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
+            consume(&env, payload);
+        }
+        self.seq(cell).store(pos + self.mask + 1, Ordering::Release);
+        *head = pos + 1;
+        true
+    }
+
+    /// Whether the consumer at `head` would find a message (a cheap poll).
+    pub fn has_message(&self, head: u64) -> bool {
+        self.seq(self.cell(head)).load(Ordering::Acquire) == head + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::alloc::{alloc_zeroed, dealloc, Layout};
+
+    struct Mem(*mut u8, Layout);
+    impl Drop for Mem {
+        fn drop(&mut self) {
+            // SAFETY: allocated in `ring` with this layout.
+            unsafe { dealloc(self.0, self.1) }
+        }
+    }
+
+    fn ring(cells: usize, cell_size: usize) -> (Mem, Ring) {
+        let layout = Layout::from_size_align(ring_bytes(cells, cell_size), 128).unwrap();
+        // SAFETY: non-zero size; freed by Mem.
+        let base = unsafe { alloc_zeroed(layout) };
+        // SAFETY: fresh memory of the right size and alignment.
+        let ring = unsafe {
+            Ring::init(base, cells, cell_size);
+            Ring::attach(base, cells, cell_size)
+        };
+        (Mem(base, layout), ring)
+    }
+
+    #[test]
+    fn fifo_and_full_and_wraparound() {
+        let (_mem, ring) = ring(4, 128);
+        let mut head = 0;
+        for round in 0..3u32 {
+            for i in 0..4u32 {
+                let env = Envelope {
+                    tag: (round * 10 + i) as i32,
+                    ..Default::default()
+                };
+                assert!(ring.try_push(&env, 4, |p| p.copy_from_slice(&i.to_le_bytes())));
+            }
+            assert!(!ring.try_push(&Envelope::default(), 0, |_| {}), "full");
+            for i in 0..4u32 {
+                let mut got = None;
+                assert!(ring.try_pop(&mut head, |env, p| got = Some((env.tag, p.to_vec()))));
+                assert_eq!(
+                    got,
+                    Some(((round * 10 + i) as i32, i.to_le_bytes().to_vec()))
+                );
+            }
+            assert!(!ring.try_pop(&mut head, |_, _| panic!("empty")));
+        }
+    }
+
+    #[test]
+    fn many_producers_one_consumer_keep_per_producer_order() {
+        let (_mem, ring) = ring(8, 128);
+        const PER: u32 = 20_000;
+        let producers: Vec<_> = (0..3u32)
+            .map(|p| {
+                std::thread::spawn(move || {
+                    for i in 0..PER {
+                        let env = Envelope {
+                            src: p,
+                            token: i as u64,
+                            ..Default::default()
+                        };
+                        while !ring.try_push(&env, 0, |_| {}) {
+                            std::hint::spin_loop();
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut next = [0u64; 3];
+        let mut head = 0;
+        let mut seen = 0;
+        while seen < 3 * PER {
+            if ring.try_pop(&mut head, |env, _| {
+                assert_eq!(env.token, next[env.src as usize], "per-producer order");
+                next[env.src as usize] += 1;
+            }) {
+                seen += 1;
+            }
+        }
+        producers.into_iter().for_each(|t| t.join().unwrap());
+        assert_eq!(next, [PER as u64; 3]);
+    }
+}

@@ -1,0 +1,222 @@
+//! The node's shared segment: created by whichever local rank gets there first, attached by
+//! the others, unlinked as soon as every local rank has mapped it (so nothing is left in
+//! /dev/shm even if a rank crashes later). No launcher round trip is needed.
+
+use std::ffi::CString;
+use std::io;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Written last by the creator; attachers wait for it.
+const READY_MAGIC: u64 = 0x5745_4654_5348_4d31; // "WEFTSHM1"
+/// How long an attacher waits for the creator before giving up.
+const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The first bytes of the segment.
+#[repr(C)]
+struct SegmentHeader {
+    magic: AtomicU64,
+    len: u64,
+    attached: AtomicU32,
+}
+
+/// A mapping of the node's shared segment.
+pub struct Segment {
+    base: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the mapping is shared memory whose contents are accessed only through atomics and
+// the protocols built on them; the pointer itself may move between threads.
+unsafe impl Send for Segment {}
+// SAFETY: as above.
+unsafe impl Sync for Segment {}
+
+fn os_error(what: &str, name: &str) -> io::Error {
+    let e = io::Error::last_os_error();
+    io::Error::new(e.kind(), format!("{what} {name}: {e}"))
+}
+
+impl Segment {
+    /// Create or attach the segment `name` of `len` bytes shared by `local_size` ranks.
+    /// `init` runs once, in the creator, before anyone else may use the memory.
+    pub fn create_or_attach(
+        name: &str,
+        len: usize,
+        local_size: u32,
+        init: impl FnOnce(*mut u8),
+    ) -> io::Result<Segment> {
+        assert!(len >= std::mem::size_of::<SegmentHeader>());
+        let cname = CString::new(name)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "segment name has NUL"))?;
+        // SAFETY: plain system calls on a NUL-terminated name; results are checked.
+        let (fd, created) = unsafe {
+            let fd = libc::shm_open(
+                cname.as_ptr(),
+                libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+                0o600,
+            );
+            if fd >= 0 {
+                if libc::ftruncate(fd, len as libc::off_t) != 0 {
+                    let e = os_error("cannot size shared segment", name);
+                    libc::close(fd);
+                    libc::shm_unlink(cname.as_ptr());
+                    return Err(e);
+                }
+                (fd, true)
+            } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
+                let fd = libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0o600);
+                if fd < 0 {
+                    return Err(os_error("cannot open shared segment", name));
+                }
+                (fd, false)
+            } else {
+                return Err(os_error("cannot create shared segment", name));
+            }
+        };
+        let segment = Segment::map(fd, len, name, created);
+        // SAFETY: fd is ours; the mapping (if any) keeps the memory alive.
+        unsafe { libc::close(fd) };
+        let segment = segment?;
+        let header = segment.header();
+        if created {
+            init(segment.base);
+            // SAFETY: `len` is a plain field; nobody reads it before `magic` is published.
+            unsafe {
+                std::ptr::addr_of_mut!((*segment.base.cast::<SegmentHeader>()).len)
+                    .write(len as u64)
+            };
+            header.magic.store(READY_MAGIC, Ordering::Release);
+        } else {
+            let start = Instant::now();
+            while header.magic.load(Ordering::Acquire) != READY_MAGIC {
+                if start.elapsed() > ATTACH_TIMEOUT {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("shared segment {name} never became ready"),
+                    ));
+                }
+                std::thread::yield_now();
+            }
+            // SAFETY: published before `magic` (release/acquire above).
+            let their_len = unsafe { (*segment.base.cast::<SegmentHeader>()).len };
+            if their_len != len as u64 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("shared segment {name} has {their_len} bytes, expected {len}: ranks disagree on WEFT_SHM_* settings"),
+                ));
+            }
+        }
+        if header.attached.fetch_add(1, Ordering::AcqRel) + 1 == local_size {
+            // Everyone has mapped it: remove the name so nothing outlives the job.
+            // SAFETY: plain system call on a NUL-terminated name.
+            unsafe { libc::shm_unlink(cname.as_ptr()) };
+        }
+        Ok(segment)
+    }
+
+    fn map(fd: libc::c_int, len: usize, name: &str, created: bool) -> io::Result<Segment> {
+        if !created {
+            // Wait until the creator has sized the object, or mmap would fault on access.
+            let start = Instant::now();
+            loop {
+                // SAFETY: fstat into a zeroed struct; result checked.
+                let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                // SAFETY: fd is a valid descriptor and st is writable.
+                if unsafe { libc::fstat(fd, &mut st) } != 0 {
+                    return Err(os_error("cannot stat shared segment", name));
+                }
+                if st.st_size as usize >= len {
+                    break;
+                }
+                if start.elapsed() > ATTACH_TIMEOUT {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("shared segment {name} was never sized"),
+                    ));
+                }
+                std::thread::yield_now();
+            }
+        }
+        // SAFETY: mapping a shared object we opened read-write; checked for MAP_FAILED.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(os_error("cannot map shared segment", name));
+        }
+        Ok(Segment {
+            base: base.cast(),
+            len,
+        })
+    }
+
+    fn header(&self) -> &SegmentHeader {
+        // SAFETY: the segment starts with a SegmentHeader (len checked at creation) and is
+        // page-aligned, which satisfies its alignment.
+        unsafe { &*self.base.cast::<SegmentHeader>() }
+    }
+
+    pub fn base(&self) -> *mut u8 {
+        self.base
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping we made; no references outlive the Segment
+        // (rings borrow it through the transport that owns it).
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+    }
+}
+
+/// Bytes reserved at the start of the segment for its header (one cache line, rounded up).
+pub const HEADER_BYTES: usize = 128;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_attachers_share_memory_and_the_name_goes_away() {
+        let name = format!(
+            "/weft.test-{}-{:x}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos()
+        );
+        let a = Segment::create_or_attach(&name, 4096, 2, |base| {
+            // SAFETY: the creator owns the fresh memory; offset 200 is inside 4096 bytes.
+            unsafe { *base.add(200) = 42 };
+        })
+        .unwrap();
+        let b =
+            Segment::create_or_attach(&name, 4096, 2, |_| panic!("only the creator initialises"))
+                .unwrap();
+        // SAFETY: both map the same 4096 bytes.
+        unsafe {
+            assert_eq!(*b.base().add(200), 42);
+            *b.base().add(201) = 7;
+            assert_eq!(*a.base().add(201), 7);
+        }
+        let path = format!("/dev/shm{name}");
+        assert!(
+            !std::path::Path::new(&path).exists(),
+            "unlinked once both attached"
+        );
+    }
+}
