@@ -34,6 +34,23 @@ int main(int argc, char **argv)
     }
     CHECK(len > 0 && len < MPI_MAX_ERROR_STRING, "len %d", len);
 
+    /* Many errors later the first code still has its class and a string (its detailed
+     * message may have been replaced by the class's description). */
+    for (int i = 0; i < 1000; i++) {
+        int r2 = MPI_Comm_size(MPI_COMM_WORLD, NULL), c2 = -1;
+        MPI_Error_class(r2, &c2);
+        if (c2 != MPI_ERR_ARG) {
+            FAIL("error %d: class %d", i, c2);
+            break;
+        }
+    }
+    cls = -1;
+    EXPECT_OK(MPI_Error_class(rc, &cls));
+    CHECK_INT(cls, MPI_ERR_COMM);
+    len = -1;
+    EXPECT_OK(MPI_Error_string(rc, s, &len));
+    CHECK(len > 0 && len == (int)strlen(s), "string of an old code: len %d \"%s\"", len, s);
+
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();
 }

@@ -1,27 +1,44 @@
-/* Functions Weft does not implement yet return MPI_ERR_UNSUPPORTED_OPERATION, naming themselves. */
+/* Functions Weft does not implement return MPI_ERR_UNSUPPORTED_OPERATION with a string naming
+ * them, through the errhandler of their communicator, and write no output. (These are far from
+ * implemented; check/missing-functions calls every function weft-info lists as missing.) */
 #include "wtest.h"
+
+static int calls = 0, last_code = 0;
+static void handler(MPI_Comm *c, int *e, ...)
+{
+    (void)c;
+    calls++;
+    last_code = *e;
+}
 
 int main(int argc, char **argv)
 {
-    int x = 0;
-    MPI_Comm dup = MPI_COMM_NULL;
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    MPI_Request req = MPI_REQUEST_NULL;
+    char port[MPI_MAX_PORT_NAME] = "unchanged";
+    MPI_Comm inter = MPI_COMM_NULL;
+    MPI_Errhandler eh;
+    int errcodes[2] = {-7, -7}, rc;
 
     EXPECT_OK(MPI_Init(&argc, &argv));
     wtest_world_rank();
     wtest_errors_return();
 
-    EXPECT_ERR(MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_SELF), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Send", NULL);
-    EXPECT_ERR(MPI_Isend(&x, 1, MPI_INT, 0, 0, MPI_COMM_SELF, &req), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Isend", NULL);
-    CHECK(req == MPI_REQUEST_NULL, "request written");
-    EXPECT_ERR(MPI_Barrier(MPI_COMM_WORLD), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Barrier", NULL);
-    EXPECT_ERR(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_dup", NULL);
-    CHECK(dup == MPI_COMM_NULL, "output written");
-    EXPECT_ERR(MPI_Type_contiguous(2, MPI_INT, &t), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Type_contiguous", NULL);
-    EXPECT_ERR(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-               MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Allreduce", NULL);
-    EXPECT_ERR(MPI_Send_c(&x, 1, MPI_INT, 0, 0, MPI_COMM_SELF), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Send_c", NULL);
+    EXPECT_ERR(MPI_Open_port(MPI_INFO_NULL, port), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Open_port", NULL);
+    CHECK_STR(port, "unchanged");
+    EXPECT_ERR(MPI_Publish_name("svc", MPI_INFO_NULL, "port"), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Publish_name", NULL);
+    EXPECT_ERR(MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter, errcodes),
+               MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_spawn", NULL);
+    CHECK(inter == MPI_COMM_NULL && errcodes[0] == -7, "outputs written");
+    EXPECT_ERR(MPI_Comm_join(0, &inter), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_join", NULL);
+    EXPECT_ERR(PMPI_Open_port(MPI_INFO_NULL, port), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Open_port", NULL);
+
+    /* The error goes to the communicator's errhandler. */
+    EXPECT_OK(MPI_Comm_create_errhandler(handler, &eh));
+    EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, eh));
+    rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter, errcodes);
+    CHECK_INT(calls, 1);
+    CHECK_INT(last_code, rc);
+    EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    EXPECT_OK(MPI_Errhandler_free(&eh));
 
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();

@@ -51,6 +51,11 @@ int main(int argc, char **argv)
     }
 
     EXPECT_OK(MPI_Finalize());
+    {
+        /* A second MPI_Finalize is an error too, never a crash. */
+        int rc = MPI_Finalize();
+        CHECK(rc != MPI_SUCCESS, "a second MPI_Finalize succeeded");
+    }
     flag = -1;
     EXPECT_OK(MPI_Initialized(&flag));
     CHECK_INT(flag, 1); /* stays true after MPI_Finalize */

@@ -1,0 +1,18 @@
+/* MPI_Abort with an invalid communicator still ends the job, with the given code. */
+#include "wtest.h"
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    int rank = -1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 1)
+        MPI_Abort((MPI_Comm)WTEST_GARBAGE, 9);
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < 60.0)
+        usleep(1000);
+    fprintf(stderr, "rank %d: nobody ended the job\n", rank);
+    MPI_Finalize();
+    return 0;
+}
