@@ -19,6 +19,7 @@ Options:
   -genv NAME VALUE        set NAME=VALUE for every rank
   -l, --tag-output        prefix each output line with \"[rank] \"
   --timeout SECONDS       end the job after SECONDS (exit 124); also WEFT_MPIEXEC_TIMEOUT
+                          (or Hydra's MPIEXEC_TIMEOUT)
   --pset NAME=RANKLIST    define a process set, e.g. app://evens=0,2-3 (repeatable)
   -bind-to, --bind-to core|none
                           pin rank i to the i-th allowed CPU (default: core when the
@@ -167,7 +168,7 @@ pub fn parse(args: &[String], timeout_env: Option<&str>) -> Result<Request, Stri
     opts.timeout = match (timeout_option, timeout_env.filter(|t| !t.trim().is_empty())) {
         (Some(given), _) => given,
         (None, Some(text)) => {
-            parse_timeout(text).map_err(|e| format!("WEFT_MPIEXEC_TIMEOUT: {e}"))?
+            parse_timeout(text).map_err(|e| format!("WEFT_MPIEXEC_TIMEOUT/MPIEXEC_TIMEOUT: {e}"))?
         }
         (None, None) => None,
     };

@@ -30,7 +30,10 @@ fn main() -> ExitCode {
             Err(bad) => return usage_error(&format!("argument {bad:?} is not valid UTF-8")),
         }
     }
-    let timeout_env = std::env::var("WEFT_MPIEXEC_TIMEOUT").ok();
+    // MPIEXEC_TIMEOUT is the name MPICH's Hydra (and test harnesses written for it) use.
+    let timeout_env = std::env::var("WEFT_MPIEXEC_TIMEOUT")
+        .or_else(|_| std::env::var("MPIEXEC_TIMEOUT"))
+        .ok();
     let code = match cli::parse(&args, timeout_env.as_deref()) {
         Ok(Request::Help) => {
             print!("{}", cli::USAGE);
