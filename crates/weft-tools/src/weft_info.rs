@@ -14,11 +14,22 @@ const TRANSPORTS: &[(&str, &str)] = &[
     ("self", "available: messages to the same rank"),
     (
         "shm",
-        "not yet: shared memory between processes of a node (point-to-point issue)",
+        "available: shared-memory cell rings between processes of a node",
     ),
     ("thread", "not yet: thread communicators (MPIX_Threadcomm)"),
     ("ucx", "not built: several nodes over UCX"),
 ];
+
+/// Whether single-copy large messages (cross-memory attach) work on this machine.
+fn cma_state() -> String {
+    match weft_core::transport::cma::probe() {
+        Ok(()) => {
+            "available: this kernel allows process_vm_readv between processes (WEFT_SHM_LARGE=cma)"
+                .into()
+        }
+        Err(e) => format!("refused by this kernel ({e}): large messages use the pipelined path"),
+    }
+}
 
 /// Extensions and the function-name prefixes that make them up.
 const EXTENSIONS: &[(&str, &[&str])] = &[
@@ -136,6 +147,7 @@ fn print_all() -> Result<(), String> {
     for (name, state) in TRANSPORTS {
         println!("  {name:<8} {state}");
     }
+    println!("  {:<8} {}", "cma", cma_state());
     println!();
     println!("Extensions:");
     for (name, prefixes) in EXTENSIONS {
