@@ -364,6 +364,7 @@ def parse_manifest(path, area):
                 errors.append(f"{path}:{no}: RANKS must be a number or `singleton`")
                 continue
             opts = []
+            before = len(errors)
             for w in words[2:]:
                 scope = None
                 m = re.match(r"^(weft|hydra):(.*)$", w)
@@ -375,9 +376,38 @@ def parse_manifest(path, area):
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
+                problem = check_option(key, value if eq else None)
+                if problem:
+                    errors.append(f"{path}:{no}: {key}: {problem}")
+                    continue
                 opts.append((scope, key, value if eq else None))
-            tests.append(CTest(area, name, ranks, opts, no))
+            if len(errors) == before:  # a line with a mistake runs nothing; the mistake fails
+                tests.append(CTest(area, name, ranks, opts, no))
     return tests, errors
+
+
+FLAG_OPTIONS = {"expect-ranks", "no-marker"}
+
+
+def check_option(key, value):
+    """Why an option's value is unusable, or None."""
+    if key in FLAG_OPTIONS:
+        return "takes no value" if value is not None else None
+    if value is None:
+        return "needs a value (KEY=VALUE)"
+    if key in ("timeout", "max-time"):
+        try:
+            if float(value) <= 0:
+                return "must be positive"
+        except ValueError:
+            return f"not a number: {value!r}"
+    if key == "expect-exit" and value != "nonzero" and not re.fullmatch(r"-?\d+", value):
+        return f"a status or `nonzero`, not {value!r}"
+    if key == "env" and "=" not in value:
+        return "K=V expected"
+    if key == "launcher" and value not in LAUNCHERS:
+        return f"one of {', '.join(LAUNCHERS)}"
+    return None
 
 
 def effective(opts, launcher):
@@ -427,7 +457,8 @@ class CSuite:
         for area in areas:
             ts, errs = parse_manifest(os.path.join(TESTS, "c", area, "manifest"), area)
             for e in errs:
-                self.runner.report(f"c/{area}/manifest", Outcome(False, e), 0.0)
+                line = e.split(":")[1] if e.count(":") >= 2 else "?"
+                self.runner.report(f"c/{area}/manifest:{line}", Outcome(False, e), 0.0)
             tests += ts
         tests = [t for t in tests if self.runner.selected(t.full)]
         if not tests:
@@ -452,7 +483,10 @@ class CSuite:
             if build.rc != 0 or build.timed_out:
                 outcome = Outcome(False, "compile failed:\n" + build.text())
             else:
-                outcome = self.run_one(t, opts, exe)
+                try:
+                    outcome = self.run_one(t, opts, exe)
+                except Exception as e:  # a runner bug fails this test, not the run
+                    outcome = Outcome(False, f"runner error: {e!r}")
             self.runner.report(t.full, outcome, time.monotonic() - start)
 
     def run_one(self, t, opts, exe):

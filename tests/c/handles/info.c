@@ -111,9 +111,40 @@ int main(int argc, char **argv)
     }
     EXPECT_OK(MPI_Info_free(&b));
 
+    /* Many live objects at once (the handle table grows): all distinct, all intact. */
+    {
+        enum { MANY = 3000 };
+        static MPI_Info many[MANY];
+        char want[16];
+        for (int i = 0; i < MANY; i++) {
+            snprintf(want, sizeof want, "%d", i);
+            EXPECT_OK(MPI_Info_create(&many[i]));
+            EXPECT_OK(MPI_Info_set(many[i], "i", want));
+        }
+        for (int i = 0; i < MANY; i++) {
+            snprintf(want, sizeof want, "%d", i);
+            buflen = sizeof val;
+            flag = 0;
+            EXPECT_OK(MPI_Info_get_string(many[i], "i", &buflen, val, &flag));
+            if (!flag || strcmp(val, want) != 0) {
+                FAIL("info %d holds \"%s\"", i, val);
+                break;
+            }
+        }
+        for (int i = 0; i < MANY; i++)
+            EXPECT_OK(MPI_Info_free(&many[i]));
+    }
+
     /* MPI_INFO_ENV is a valid info object that cannot be freed. */
     EXPECT_OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
     CHECK(n >= 0, "MPI_INFO_ENV has %d keys", n);
+    for (int i = 0; i < n; i++) {
+        EXPECT_OK(MPI_Info_get_nthkey(MPI_INFO_ENV, i, key));
+        buflen = 0;
+        flag = 0;
+        EXPECT_OK(MPI_Info_get_string(MPI_INFO_ENV, key, &buflen, NULL, &flag));
+        CHECK(flag == 1, "MPI_INFO_ENV key \"%s\" listed but not found", key);
+    }
     {
         MPI_Info env = MPI_INFO_ENV;
         EXPECT_ERR(MPI_Info_free(&env), MPI_ERR_INFO, "MPI_Info_free", "info");

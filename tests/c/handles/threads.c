@@ -37,10 +37,27 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* Failing calls from several threads: each gets its own class and a string. */
+static int error_errs[2];
+static void *errors(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        int rc, cls = -1, len = 0, v = -7;
+        char s[MPI_MAX_ERROR_STRING];
+        rc = id ? MPI_Comm_rank((MPI_Comm)WTEST_GARBAGE, &v) : MPI_Comm_size(MPI_COMM_WORLD, NULL);
+        MPI_Error_class(rc, &cls);
+        MPI_Error_string(rc, s, &len);
+        if (cls != (id ? MPI_ERR_COMM : MPI_ERR_ARG) || len <= 0 || v != -7)
+            error_errs[id]++;
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
-    pthread_t t[THREADS];
+    pthread_t t[THREADS], e[2];
 
     EXPECT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     wtest_world_rank();
@@ -48,9 +65,15 @@ int main(int argc, char **argv)
     CHECK_INT(provided, MPI_THREAD_MULTIPLE);
     for (int i = 0; i < THREADS; i++)
         CHECK_INT(pthread_create(&t[i], NULL, work, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < 2; i++)
+        CHECK_INT(pthread_create(&e[i], NULL, errors, (void *)(intptr_t)i), 0);
     for (int i = 0; i < THREADS; i++) {
         pthread_join(t[i], NULL);
         CHECK(thread_errs[i] == 0, "thread %d: %d errors", i, thread_errs[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(e[i], NULL);
+        CHECK(error_errs[i] == 0, "error thread %d: %d wrong results", i, error_errs[i]);
     }
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();
