@@ -28,8 +28,12 @@ What runs:
               PREFIX/bin/mpicc (-Wall -Werror, tests/c/include on the include path) into
               PREFIX/tests/c/AREA/.
   check/*     script checks: the ABI probe (against api/abi_constants.txt and, when installed,
-              MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, the profiling
-              interface, mpicc/mpicxx/pkg-config, interoperability with MPICH, a clean /dev/shm.
+              MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, mpi.h under
+              strict C/C++ standards, the static library, the profiling interface,
+              mpicc/mpicxx/pkg-config, weft-info and its list of missing functions (each must
+              return MPI_ERR_UNSUPPORTED_OPERATION), interoperability with MPICH, a clean /dev/shm.
+              Checks whose inputs are absent (the mpich venv, pkg-config) print SKIP and are
+              not counted.
 
 Manifest syntax (tests/c/AREA/manifest), one test per line, `#` starts a comment, words split
 like a POSIX shell (quote values that contain spaces):
