@@ -107,9 +107,13 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
             Some(comm) => (comm.errhandler(), handle),
             None => default_errhandler(),
         },
-        // Windows, files and sessions bring their errhandlers with their issues; until then
-        // their errors go where errors without an object go.
-        Scope::Win(_) | Scope::File(_) | Scope::Session(_) | Scope::Default => default_errhandler(),
+        Scope::Session(handle) => match objects::SESSIONS.get(handle) {
+            Ok(session) => (session.errhandler(), handle),
+            Err(_) => default_errhandler(),
+        },
+        // Windows and files bring their errhandlers with their issues; until then their
+        // errors go where errors without an object go.
+        Scope::Win(_) | Scope::File(_) | Scope::Default => default_errhandler(),
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::{Comm, Errhandler, Info};
-use weft_core::runtime::world;
+use weft_core::runtime::{world, Session};
 
 use crate::constants::*;
 use crate::ctypes::*;
@@ -15,6 +15,7 @@ use crate::handles::{BadHandle, Kind, Table};
 pub static COMMS: Table<Comm> = Table::new(Kind::Comm);
 pub static ERRHANDLERS: Table<Errhandler> = Table::new(Kind::Errhandler);
 pub static INFOS: Table<Info> = Table::new(Kind::Info);
+pub static SESSIONS: Table<Session> = Table::new(Kind::Session);
 
 static FATAL: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::FATAL));
 static ABORT: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::ABORT));
@@ -94,4 +95,17 @@ pub fn is_predefined_errhandler(handle: MPI_Errhandler) -> bool {
         handle,
         MPI_ERRORS_ARE_FATAL | MPI_ERRORS_ABORT | MPI_ERRORS_RETURN
     )
+}
+
+/// The session a handle names.
+pub fn session(handle: MPI_Session, func: &str, arg: &str) -> MpiResult<Arc<Session>> {
+    if handle == MPI_SESSION_NULL {
+        return Err(MpiError::new(
+            ErrorClass::Session,
+            format!("{func}({arg}=MPI_SESSION_NULL): a valid session is required"),
+        ));
+    }
+    SESSIONS
+        .get(handle)
+        .map_err(|why| bad(ErrorClass::Session, func, arg, "session:", handle, why))
 }

@@ -8,4 +8,5 @@ pub(crate) mod info;
 pub(crate) mod pt2pt;
 pub(crate) mod requests;
 pub(crate) mod runtime;
+pub(crate) mod session;
 pub(crate) mod time;

@@ -2631,7 +2631,7 @@ pub unsafe extern "C" fn PMPI_Session_attach_buffer_c(session: MPI_Session, buff
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_call_errhandler(session: MPI_Session, errorcode: c_int) -> c_int {
-    unsupported("MPI_Session_call_errhandler", Scope::Session(session))
+    call("MPI_Session_call_errhandler", Scope::Session(session), || crate::api::session::mpi_session_call_errhandler(session, errorcode))
 }
 
 #[no_mangle]
@@ -2652,7 +2652,8 @@ pub unsafe extern "C" fn PMPI_Session_detach_buffer_c(session: MPI_Session, buff
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_finalize(session: *mut MPI_Session) -> c_int {
-    unsupported("MPI_Session_finalize", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_finalize.
+    call("MPI_Session_finalize", Scope::Default, || unsafe { crate::api::session::mpi_session_finalize(session) })
 }
 
 #[no_mangle]
@@ -2667,27 +2668,32 @@ pub unsafe extern "C" fn PMPI_Session_fromint(session: c_int) -> MPI_Session {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_get_errhandler(session: MPI_Session, errhandler: *mut MPI_Errhandler) -> c_int {
-    unsupported("MPI_Session_get_errhandler", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_get_errhandler.
+    call("MPI_Session_get_errhandler", Scope::Session(session), || unsafe { crate::api::session::mpi_session_get_errhandler(session, errhandler) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_get_info(session: MPI_Session, info_used: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Session_get_info", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_get_info.
+    call("MPI_Session_get_info", Scope::Session(session), || unsafe { crate::api::session::mpi_session_get_info(session, info_used) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_get_nth_pset(session: MPI_Session, info: MPI_Info, n: c_int, pset_len: *mut c_int, pset_name: *mut c_char) -> c_int {
-    unsupported("MPI_Session_get_nth_pset", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_get_nth_pset.
+    call("MPI_Session_get_nth_pset", Scope::Session(session), || unsafe { crate::api::session::mpi_session_get_nth_pset(session, info, n, pset_len, pset_name) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_get_num_psets(session: MPI_Session, info: MPI_Info, npset_names: *mut c_int) -> c_int {
-    unsupported("MPI_Session_get_num_psets", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_get_num_psets.
+    call("MPI_Session_get_num_psets", Scope::Session(session), || unsafe { crate::api::session::mpi_session_get_num_psets(session, info, npset_names) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_get_pset_info(session: MPI_Session, pset_name: *const c_char, info: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Session_get_pset_info", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_get_pset_info.
+    call("MPI_Session_get_pset_info", Scope::Session(session), || unsafe { crate::api::session::mpi_session_get_pset_info(session, pset_name, info) })
 }
 
 #[no_mangle]
@@ -2697,12 +2703,13 @@ pub unsafe extern "C" fn PMPI_Session_iflush_buffer(session: MPI_Session, reques
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_init(info: MPI_Info, errhandler: MPI_Errhandler, session: *mut MPI_Session) -> c_int {
-    unsupported("MPI_Session_init", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_init.
+    call("MPI_Session_init", Scope::Default, || unsafe { crate::api::session::mpi_session_init(info, errhandler, session) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_set_errhandler(session: MPI_Session, errhandler: MPI_Errhandler) -> c_int {
-    unsupported("MPI_Session_set_errhandler", Scope::Session(session))
+    call("MPI_Session_set_errhandler", Scope::Session(session), || crate::api::session::mpi_session_set_errhandler(session, errhandler))
 }
 
 #[no_mangle]
@@ -4057,19 +4064,10 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Send_init_c",
     "MPI_Session_attach_buffer",
     "MPI_Session_attach_buffer_c",
-    "MPI_Session_call_errhandler",
     "MPI_Session_detach_buffer",
     "MPI_Session_detach_buffer_c",
-    "MPI_Session_finalize",
     "MPI_Session_flush_buffer",
-    "MPI_Session_get_errhandler",
-    "MPI_Session_get_info",
-    "MPI_Session_get_nth_pset",
-    "MPI_Session_get_num_psets",
-    "MPI_Session_get_pset_info",
     "MPI_Session_iflush_buffer",
-    "MPI_Session_init",
-    "MPI_Session_set_errhandler",
     "MPI_Ssend_init",
     "MPI_Ssend_init_c",
     "MPI_Start",

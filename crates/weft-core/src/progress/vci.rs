@@ -44,6 +44,11 @@ impl Vci {
         }
     }
 
+    /// Make the lock really lock (a session asked for `MPI_THREAD_MULTIPLE`).
+    pub fn enable_threads(&self) {
+        self.state.enable_threads();
+    }
+
     /// Lock this VCI's state.
     pub fn lock(&self) -> OptGuard<'_, VciState> {
         self.state.lock()

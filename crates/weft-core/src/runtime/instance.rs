@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::group::ProcId;
 use crate::progress::Vci;
+use crate::runtime::psets::{self, ProcessSet};
 use crate::runtime::ThreadLevel;
 use crate::transport::Transports;
 
@@ -25,6 +26,8 @@ pub struct JobLayout {
     pub job_id: String,
     /// The node index of every rank.
     pub node_of: Vec<u32>,
+    /// Process sets the launcher defined (`mpiexec --pset`, or `WEFT_PSETS`).
+    pub launcher_psets: Vec<ProcessSet>,
 }
 
 impl JobLayout {
@@ -44,8 +47,6 @@ pub struct Instance {
     pub processor_name: String,
     pub vcis: Vec<Vci>,
     pub transports: Transports,
-    /// Whether VCI locks really lock (some session asked for `MPI_THREAD_MULTIPLE`).
-    pub threaded: bool,
 }
 
 /// The launcher connection. `PMI_FD` can be taken over once per process, so the client
@@ -76,7 +77,10 @@ fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
         universe_size: pmi.universe_size(),
         job_id: pmi.kvs_name().to_owned(),
         node_of,
+        launcher_psets: Vec::new(),
     };
+    let mut job = job;
+    job.launcher_psets = psets::from_launcher(&mut pmi, job.size)?;
     if job.node_of.len() != job.size as usize {
         return Err(MpiError::new(
             ErrorClass::Other,
@@ -124,6 +128,9 @@ impl Instance {
             Some(instance) => instance.clone(),
             None => Arc::new(Instance::bootstrap(level)?),
         };
+        if level.concurrent() {
+            instance.vcis.iter().for_each(Vci::enable_threads);
+        }
         current.instance = Some(instance.clone());
         current.sessions += 1;
         Ok(instance)
@@ -163,7 +170,6 @@ impl Instance {
             processor_name: hostname(),
             vcis,
             transports,
-            threaded,
             config,
             job,
         })
@@ -249,6 +255,7 @@ mod tests {
             universe_size: None,
             job_id: "j".into(),
             node_of: vec![0, 1, 1, 0, 1],
+            launcher_psets: Vec::new(),
         };
         assert_eq!(job.local_ranks(), vec![1, 2, 4]);
     }

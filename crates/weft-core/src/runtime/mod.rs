@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod instance;
+pub mod psets;
 pub mod session;
 pub mod thread_level;
 pub mod world;

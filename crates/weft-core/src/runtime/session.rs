@@ -51,3 +51,10 @@ impl Session {
         *self.errhandler.lock().unwrap_or_else(|p| p.into_inner()) = errhandler;
     }
 }
+
+impl Session {
+    /// The process sets this session sees.
+    pub fn psets(&self) -> Vec<super::psets::ProcessSet> {
+        super::psets::all(&self.instance.job)
+    }
+}

@@ -16,7 +16,10 @@ const SPINS_BEFORE_YIELD: u32 = 64;
 
 pub struct OptLock<T> {
     held: AtomicBool,
-    threaded: bool,
+    /// Switched on (never off) when a session asks for `MPI_THREAD_MULTIPLE`; that happens
+    /// inside an initialization call, when by the lower levels' rules no other thread is in
+    /// the library.
+    threaded: AtomicBool,
     value: UnsafeCell<T>,
 }
 
@@ -30,18 +33,24 @@ impl<T> OptLock<T> {
     pub fn new(value: T, threaded: bool) -> OptLock<T> {
         OptLock {
             held: AtomicBool::new(false),
-            threaded,
+            threaded: AtomicBool::new(threaded),
             value: UnsafeCell::new(value),
         }
     }
 
     /// Whether this lock really locks.
     pub fn is_threaded(&self) -> bool {
-        self.threaded
+        self.threaded.load(Ordering::Relaxed)
+    }
+
+    /// Make the lock really lock from now on.
+    pub fn enable_threads(&self) {
+        self.threaded.store(true, Ordering::SeqCst);
     }
 
     pub fn lock(&self) -> OptGuard<'_, T> {
-        if self.threaded {
+        let threaded = self.is_threaded();
+        if threaded {
             let mut spins = 0;
             while self.held.swap(true, Ordering::Acquire) {
                 while self.held.load(Ordering::Relaxed) {
@@ -60,12 +69,16 @@ impl<T> OptLock<T> {
             );
             self.held.store(true, Ordering::Relaxed);
         }
-        OptGuard { lock: self }
+        OptGuard {
+            lock: self,
+            threaded,
+        }
     }
 
     /// Take the lock if it is free (threaded mode); in unthreaded mode, if not re-entered.
     pub fn try_lock(&self) -> Option<OptGuard<'_, T>> {
-        if self.threaded {
+        let threaded = self.is_threaded();
+        if threaded {
             if self.held.swap(true, Ordering::Acquire) {
                 return None;
             }
@@ -74,12 +87,17 @@ impl<T> OptLock<T> {
         } else {
             self.held.store(true, Ordering::Relaxed);
         }
-        Some(OptGuard { lock: self })
+        Some(OptGuard {
+            lock: self,
+            threaded,
+        })
     }
 }
 
 pub struct OptGuard<'a, T> {
     lock: &'a OptLock<T>,
+    /// How the lock was taken (it must be released the same way).
+    threaded: bool,
 }
 
 impl<T> Deref for OptGuard<'_, T> {
@@ -105,7 +123,7 @@ impl<T> Drop for OptGuard<'_, T> {
             eprintln!("weft: internal panic while holding a VCI lock; aborting");
             std::process::abort();
         }
-        let order = if self.lock.threaded {
+        let order = if self.threaded {
             Ordering::Release
         } else {
             Ordering::Relaxed

@@ -1,0 +1,227 @@
+//! MPI Sessions: init/finalize, process sets, session info and errhandlers.
+
+use std::ffi::{c_char, c_int};
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::{ErrhandlerKind, Info};
+use weft_core::runtime::{psets, Session, ThreadLevel};
+
+use crate::args::{c_str, non_null, write};
+use crate::boundary::{raise, Scope};
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::{error_codes, objects};
+
+/// The thread level asked for in a session's info (`thread_level`), by name.
+fn requested_level(info: MPI_Info, func: &str) -> MpiResult<ThreadLevel> {
+    if info == MPI_INFO_NULL {
+        return Ok(ThreadLevel::Single);
+    }
+    let i = objects::INFOS.get(info).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Info,
+            format!("{func}(info={info:#x}): {}", why.describe()),
+        )
+    })?;
+    Ok(match i.get("thread_level").as_deref().map(str::trim) {
+        None => ThreadLevel::Single,
+        Some("MPI_THREAD_SINGLE") => ThreadLevel::Single,
+        Some("MPI_THREAD_FUNNELED") => ThreadLevel::Funneled,
+        Some("MPI_THREAD_SERIALIZED") => ThreadLevel::Serialized,
+        Some("MPI_THREAD_MULTIPLE") => ThreadLevel::Multiple,
+        Some(other) => {
+            return Err(MpiError::new(
+                ErrorClass::InfoValue,
+                format!("{func}(info): thread_level={other:?} is not an MPI_THREAD_* name"),
+            ))
+        }
+    })
+}
+
+pub(crate) unsafe fn mpi_session_init(
+    info: MPI_Info,
+    errhandler: MPI_Errhandler,
+    session: *mut MPI_Session,
+) -> MpiResult<()> {
+    non_null(session, "MPI_Session_init", "session")?;
+    let level = requested_level(info, "MPI_Session_init")?;
+    let e = objects::errhandler(errhandler, "MPI_Session_init", "errhandler")?;
+    if !e.fits(ErrhandlerKind::Session) {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            "MPI_Session_init(errhandler): not created for sessions (MPI_Session_create_errhandler)",
+        ));
+    }
+    let s = Session::start(level, e)?;
+    let handle = objects::SESSIONS.insert(s);
+    // SAFETY: checked non-null; the caller passes a writable MPI_Session.
+    unsafe { write(session, handle, "MPI_Session_init", "session") }
+}
+
+pub(crate) unsafe fn mpi_session_finalize(session: *mut MPI_Session) -> MpiResult<()> {
+    non_null(session, "MPI_Session_finalize", "session")?;
+    // SAFETY: checked non-null.
+    let handle = unsafe { *session };
+    objects::session(handle, "MPI_Session_finalize", "session")?;
+    let s = objects::SESSIONS.remove(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Session,
+            format!(
+                "MPI_Session_finalize(session={handle:#x}): {}",
+                why.describe()
+            ),
+        )
+    })?;
+    s.finish();
+    // SAFETY: checked non-null.
+    unsafe { write(session, MPI_SESSION_NULL, "MPI_Session_finalize", "session") }
+}
+
+pub(crate) unsafe fn mpi_session_get_num_psets(
+    session: MPI_Session,
+    _info: MPI_Info,
+    npset_names: *mut c_int,
+) -> MpiResult<()> {
+    let s = objects::session(session, "MPI_Session_get_num_psets", "session")?;
+    // SAFETY: checked by write.
+    unsafe {
+        write(
+            npset_names,
+            s.psets().len() as c_int,
+            "MPI_Session_get_num_psets",
+            "npset_names",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_session_get_nth_pset(
+    session: MPI_Session,
+    _info: MPI_Info,
+    n: c_int,
+    pset_len: *mut c_int,
+    pset_name: *mut c_char,
+) -> MpiResult<()> {
+    let s = objects::session(session, "MPI_Session_get_nth_pset", "session")?;
+    non_null(pset_len, "MPI_Session_get_nth_pset", "pset_len")?;
+    let sets = s.psets();
+    let set = usize::try_from(n)
+        .ok()
+        .and_then(|i| sets.get(i))
+        .ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Arg,
+                format!(
+                    "MPI_Session_get_nth_pset(n={n}): the session has {} process sets",
+                    sets.len()
+                ),
+            )
+        })?;
+    let needed = set.name.len() + 1;
+    // SAFETY: checked non-null.
+    let room = unsafe { *pset_len };
+    if room <= 0 {
+        // A length query: report the room the name needs, NUL included.
+        // SAFETY: checked non-null.
+        unsafe { pset_len.write(needed as c_int) };
+        return Ok(());
+    }
+    non_null(pset_name, "MPI_Session_get_nth_pset", "pset_name")?;
+    let n = set.name.len().min(room as usize - 1);
+    // SAFETY: the caller's buffer has `room` bytes; n < room.
+    unsafe {
+        std::ptr::copy_nonoverlapping(set.name.as_ptr(), pset_name.cast::<u8>(), n);
+        *pset_name.add(n) = 0;
+        pset_len.write(needed as c_int);
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_session_get_pset_info(
+    session: MPI_Session,
+    pset_name: *const c_char,
+    info: *mut MPI_Info,
+) -> MpiResult<()> {
+    let s = objects::session(session, "MPI_Session_get_pset_info", "session")?;
+    // SAFETY: the caller passes a NUL-terminated name (checked for null).
+    let name = unsafe { c_str(pset_name, "MPI_Session_get_pset_info", "pset_name")? };
+    non_null(info, "MPI_Session_get_pset_info", "info")?;
+    let set = psets::find(&s.instance.job, name, "MPI_Session_get_pset_info")?;
+    let made = Info::from_pairs(vec![("mpi_size".into(), set.members.len().to_string())]);
+    // SAFETY: checked non-null.
+    unsafe {
+        write(
+            info,
+            objects::INFOS.insert(Arc::new(made)),
+            "MPI_Session_get_pset_info",
+            "info",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_session_get_info(
+    session: MPI_Session,
+    info_used: *mut MPI_Info,
+) -> MpiResult<()> {
+    let s = objects::session(session, "MPI_Session_get_info", "session")?;
+    non_null(info_used, "MPI_Session_get_info", "info_used")?;
+    let made = Info::from_pairs(vec![("thread_level".into(), s.thread_level.name().into())]);
+    // SAFETY: checked non-null.
+    unsafe {
+        write(
+            info_used,
+            objects::INFOS.insert(Arc::new(made)),
+            "MPI_Session_get_info",
+            "info_used",
+        )
+    }
+}
+
+pub(crate) fn mpi_session_set_errhandler(
+    session: MPI_Session,
+    errhandler: MPI_Errhandler,
+) -> MpiResult<()> {
+    let s = objects::session(session, "MPI_Session_set_errhandler", "session")?;
+    let e = objects::errhandler(errhandler, "MPI_Session_set_errhandler", "errhandler")?;
+    if !e.fits(ErrhandlerKind::Session) {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            "MPI_Session_set_errhandler(errhandler): not created for sessions (MPI_Session_create_errhandler)",
+        ));
+    }
+    s.set_errhandler(e);
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_session_get_errhandler(
+    session: MPI_Session,
+    errhandler: *mut MPI_Errhandler,
+) -> MpiResult<()> {
+    let s = objects::session(session, "MPI_Session_get_errhandler", "session")?;
+    non_null(errhandler, "MPI_Session_get_errhandler", "errhandler")?;
+    let handle = objects::errhandler_handle(&s.errhandler());
+    // SAFETY: checked non-null.
+    unsafe {
+        write(
+            errhandler,
+            handle,
+            "MPI_Session_get_errhandler",
+            "errhandler",
+        )
+    }
+}
+
+pub(crate) fn mpi_session_call_errhandler(session: MPI_Session, errorcode: c_int) -> MpiResult<()> {
+    objects::session(session, "MPI_Session_call_errhandler", "session")?;
+    if error_codes::class_of(errorcode).is_none() {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("MPI_Session_call_errhandler(errorcode={errorcode}): not a valid error code"),
+        ));
+    }
+    raise(
+        Scope::Session(session),
+        MpiError::with_code(errorcode, String::new()),
+    );
+    Ok(())
+}
