@@ -54,10 +54,16 @@ fn probe_child(pid: i32) -> io::Result<()> {
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
     let start = maps
         .lines()
-        .find(|l| l.split_whitespace().nth(1).is_some_and(|perms| perms.starts_with('r')))
+        .find(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|perms| perms.starts_with('r'))
+        })
         .and_then(|l| l.split('-').next())
         .and_then(|a| usize::from_str_radix(a, 16).ok())
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no readable mapping in the child"))?;
+        .ok_or_else(|| {
+            io::Error::new(io::ErrorKind::NotFound, "no readable mapping in the child")
+        })?;
     let mut scratch = [0u8; 8];
     // SAFETY: `scratch` is a live, writable local buffer of 8 bytes.
     unsafe { read(pid, start, scratch.as_mut_ptr() as usize, scratch.len()) }
