@@ -10,8 +10,8 @@ Usage:
 --launcher  what starts the C tests: `weft` (PREFIX/bin/mpiexec, the default) or `hydra`
             (CACHE/mpich/bin/mpiexec)
 --only      run only the tests whose name contains PATTERN (or matches it as a glob when it
-            has * ? or [); names look like cargo/weft_abi, c/errhan/user_errhandler,
-            check/abi-probe
+            has * ? or [); several patterns separated by commas; names look like
+            cargo/weft_abi, c/errhan/user_errhandler, check/abi-probe
 -v          print the output of passing tests too
 
 Every test prints one line, `PASS name (1.23s)`, `FAIL name (1.23s)` followed by the tail of its
@@ -239,12 +239,14 @@ class Runner:
         self.failures = []
 
     def selected(self, name):
-        pat = self.args.only
-        if not pat:
+        if not self.args.only:
             return True
-        if any(c in pat for c in "*?["):
-            return fnmatch.fnmatch(name, pat)
-        return pat in name
+        for pat in self.args.only.split(","):
+            if any(c in pat for c in "*?[") and fnmatch.fnmatch(name, pat):
+                return True
+            if not any(c in pat for c in "*?[") and pat in name:
+                return True
+        return False
 
     def report(self, name, outcome, secs):
         if outcome.skipped is not None:
@@ -289,7 +291,7 @@ RUNNING_RE = re.compile(r"^\s*(Running|Doc-tests)\s+(.*)$")
 
 def cargo_tests(runner):
     pat = runner.args.only
-    if pat and "cargo" not in pat and pat != "*":
+    if pat and "cargo" not in pat and "*" not in pat.split(","):
         return
     cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
     start = time.monotonic()
@@ -511,7 +513,10 @@ class CSuite:
         else:
             nranks = int(t.ranks)
             cmd = self.launcher_cmd(nranks, exe, args)
+        shm_before = shm_entries()
         r = run(cmd, timeout=timeout, env=env, cwd=os.path.dirname(exe))
+        for entry in shm_entries() - shm_before:  # for check/dev-shm-clean to name the culprit
+            SHM_APPEARED.setdefault(entry, t.full)
         problems = []
         if r.timed_out:
             problems.append(f"timed out after {timeout:g}s")
@@ -1019,6 +1024,9 @@ class Checks:
         return Outcome(not problems, "\n".join(problems) + "\n" + h.text())
 
 
+SHM_APPEARED = {}  # /dev/shm entry -> the C test during which it appeared
+
+
 def shm_entries():
     try:
         return {e for e in os.listdir("/dev/shm") if e.startswith("weft.")}
@@ -1071,7 +1079,9 @@ def main():
         def shm_clean():
             # Reported, not removed: a job running beside this run may own an entry.
             new = sorted(shm_entries() - shm_before)
-            return Outcome(not new, "new /dev/shm entries: " + " ".join(new) if new else "")
+            text = "\n".join(f"new /dev/shm entry {e}" + (f" (appeared during {SHM_APPEARED[e]})"
+                                                         if e in SHM_APPEARED else "") for e in new)
+            return Outcome(not new, text)
         runner.test("check/dev-shm-clean", shm_clean)
     except KeyboardInterrupt:
         print("interrupted", flush=True)
