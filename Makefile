@@ -31,13 +31,18 @@ $(OBJDIR)/%.o: $(ABI_C)/%.c include/mpi.h
 install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
 	@mkdir -p $(LIBDIR)/pkgconfig $(BINDIR) $(INCDIR)
 	cp include/mpi.h $(INCDIR)/mpi.h
-	$(CC) -shared -o $(LIBDIR)/libmpi_abi.so.1 -Wl,-soname,libmpi_abi.so.1 \
+	$(CC) -shared -fno-use-linker-plugin -o $(LIBDIR)/libmpi_abi.so.1 -Wl,-soname,libmpi_abi.so.1 \
 		-Wl,--version-script=$(ABI_C)/libmpi_abi.map -Wl,--no-undefined \
 		$(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o $(RUST_OUT)/libweft_abi.a $(NATIVE_LIBS)
 	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi_abi.so
 	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi.so
-	cp $(RUST_OUT)/libweft_abi.a $(LIBDIR)/libmpi_abi.a
-	ar rs $(LIBDIR)/libmpi_abi.a $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o 2>/dev/null
+	# The static library: the Rust archive merged into one relocatable object (its members
+	# carry LLVM bitcode sections that GNU ar's indexer cannot read, so strip those), plus the
+	# forwarders.
+	ld -r -o $(OBJDIR)/weft.o --whole-archive $(RUST_OUT)/libweft_abi.a
+	objcopy --remove-section=.llvmbc --remove-section=.llvmcmd $(OBJDIR)/weft.o
+	rm -f $(LIBDIR)/libmpi_abi.a
+	ar rcs $(LIBDIR)/libmpi_abi.a $(OBJDIR)/weft.o $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
 	ln -sf libmpi_abi.a $(LIBDIR)/libmpi.a
 	cp $(RUST_OUT)/mpiexec $(RUST_OUT)/weft-info $(BINDIR)/
 	ln -sf mpiexec $(BINDIR)/mpirun
