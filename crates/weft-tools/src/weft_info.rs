@@ -5,6 +5,8 @@
 //! MPI functions not implemented yet (`--missing` lists them).
 #![forbid(unsafe_code)]
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use weft_core::config::{Config, VARIABLES};
@@ -98,17 +100,18 @@ fn usage() -> &'static str {
      \x20 --config     only the WEFT_* variables with their current values"
 }
 
-fn print_config() -> Result<(), String> {
+fn print_config(out: &mut String) -> Result<(), String> {
     let config = Config::from_env().map_err(|e| e.message)?;
-    println!("Configuration (environment variables):");
+    let _ = writeln!(out, "Configuration (environment variables):");
     for (var, value) in config.describe() {
         let set = std::env::var(var.name).is_ok();
         let origin = if set { "set" } else { "default" };
-        println!(
+        let _ = writeln!(
+            out,
             "  {:<22} = {:<6} ({origin}, default {})",
             var.name, value, var.default
         );
-        println!("      {}", var.meaning);
+        let _ = writeln!(out, "      {}", var.meaning);
     }
     debug_assert_eq!(VARIABLES.len(), config.describe().len());
     Ok(())
@@ -127,8 +130,9 @@ fn extension_state(prefixes: &[&str]) -> &'static str {
     }
 }
 
-fn print_all() -> Result<(), String> {
-    println!(
+fn print_all(out: &mut String) -> Result<(), String> {
+    let _ = writeln!(
+        out,
         "Weft {} — MPI 5.0, standard ABI 1.0 (libmpi_abi.so.1)",
         env!("CARGO_PKG_VERSION")
     );
@@ -137,32 +141,35 @@ fn print_all() -> Result<(), String> {
     } else {
         "release"
     };
-    println!(
+    let _ = writeln!(
+        out,
         "Build: {profile}, {}-{}",
         std::env::consts::ARCH,
         std::env::consts::OS
     );
-    println!();
-    println!("Transports:");
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Transports:");
     for (name, state) in TRANSPORTS {
-        println!("  {name:<8} {state}");
+        let _ = writeln!(out, "  {name:<8} {state}");
     }
-    println!("  {:<8} {}", "cma", cma_state());
-    println!();
-    println!("Extensions:");
+    let _ = writeln!(out, "  {:<8} {}", "cma", cma_state());
+    let _ = writeln!(out);
+    let _ = writeln!(out, "Extensions:");
     for (name, prefixes) in EXTENSIONS {
-        println!(
+        let _ = writeln!(
+            out,
             "  {:<12} {name} ({}*)",
             extension_state(prefixes),
             prefixes.join("*, ")
         );
     }
-    println!();
-    print_config()?;
-    println!();
+    let _ = writeln!(out);
+    print_config(out)?;
+    let _ = writeln!(out);
     let missing = weft_abi::UNIMPLEMENTED.len();
     let total = weft_abi::EXPORTED_FUNCTIONS;
-    println!(
+    let _ = writeln!(
+        out,
         "Functions: {total} exported, {} implemented, {missing} not implemented yet \
          (they return MPI_ERR_UNSUPPORTED_OPERATION; `weft-info --missing` lists them)",
         total - missing
@@ -172,22 +179,23 @@ fn print_all() -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut out = String::new();
     let result = match args
         .iter()
         .map(String::as_str)
         .collect::<Vec<_>>()
         .as_slice()
     {
-        [] => print_all(),
+        [] => print_all(&mut out),
         ["--missing"] => {
-            weft_abi::UNIMPLEMENTED
-                .iter()
-                .for_each(|name| println!("{name}"));
+            weft_abi::UNIMPLEMENTED.iter().for_each(|name| {
+                let _ = writeln!(out, "{name}");
+            });
             Ok(())
         }
-        ["--config"] => print_config(),
+        ["--config"] => print_config(&mut out),
         ["--help"] | ["-h"] => {
-            println!("{}", usage());
+            let _ = writeln!(out, "{}", usage());
             Ok(())
         }
         _ => {
@@ -195,6 +203,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A reader that stops early (`weft-info --missing | head`) is not an error.
+    let _ = std::io::stdout().write_all(out.as_bytes());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
