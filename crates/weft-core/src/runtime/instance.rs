@@ -96,6 +96,11 @@ fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
     Ok(JOB.get_or_init(|| job))
 }
 
+/// The job layout, once any session (or `MPI_Init`) has contacted the launcher.
+pub fn job() -> Option<&'static JobLayout> {
+    JOB.get()
+}
+
 impl std::fmt::Debug for Instance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Instance")
@@ -191,6 +196,7 @@ impl Instance {
 
     /// End the whole job: tell the launcher, then exit with `code`.
     pub fn abort_job(&self, code: i32, message: &str) -> ! {
+        self.transports.release_names();
         // A process that holds the PMI lock while aborting must not deadlock here.
         if let Some(Ok(mut pmi)) = PMI.get().map(Mutex::try_lock) {
             pmi.abort(code, message);

@@ -103,6 +103,13 @@ impl Transports {
         self.cma_allowed.store(false, Ordering::Relaxed);
     }
 
+    /// The job is ending abnormally: remove names other ranks would otherwise leave behind.
+    pub fn release_names(&self) {
+        if let Some(shm) = &self.shm {
+            shm.release_name();
+        }
+    }
+
     /// The ring `local` receives on for `vci`.
     pub fn ring(&self, local: u32, vci: usize) -> Option<&shm::Ring> {
         self.shm.as_ref().map(|s| s.ring(local, vci))

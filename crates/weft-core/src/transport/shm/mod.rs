@@ -73,6 +73,11 @@ impl ShmTransport {
         &self.rings[local as usize * self.nvcis + vci]
     }
 
+    /// See `Segment::unlink_if_pending`.
+    pub fn release_name(&self) {
+        self.segment.unlink_if_pending();
+    }
+
     pub fn segment_bytes(&self) -> usize {
         self.segment.len()
     }

@@ -24,6 +24,8 @@ struct SegmentHeader {
 pub struct Segment {
     base: *mut u8,
     len: usize,
+    name: CString,
+    local_size: u32,
 }
 
 // SAFETY: the mapping is shared memory whose contents are accessed only through atomics and
@@ -74,7 +76,12 @@ impl Segment {
                 return Err(os_error("cannot create shared segment", name));
             }
         };
-        let segment = Segment::map(fd, len, name, created);
+        let segment = Segment::map(fd, len, name, created).map(|(base, len)| Segment {
+            base,
+            len,
+            name: cname.clone(),
+            local_size,
+        });
         // SAFETY: fd is ours; the mapping (if any) keeps the memory alive.
         unsafe { libc::close(fd) };
         let segment = segment?;
@@ -115,7 +122,7 @@ impl Segment {
         Ok(segment)
     }
 
-    fn map(fd: libc::c_int, len: usize, name: &str, created: bool) -> io::Result<Segment> {
+    fn map(fd: libc::c_int, len: usize, name: &str, created: bool) -> io::Result<(*mut u8, usize)> {
         if !created {
             // Wait until the creator has sized the object, or mmap would fault on access.
             let start = Instant::now();
@@ -152,10 +159,17 @@ impl Segment {
         if base == libc::MAP_FAILED {
             return Err(os_error("cannot map shared segment", name));
         }
-        Ok(Segment {
-            base: base.cast(),
-            len,
-        })
+        Ok((base.cast(), len))
+    }
+
+    /// Remove the segment's name if some local rank has not attached yet (this process is
+    /// aborting: the others will be killed before they attach, and the name must not stay
+    /// behind in /dev/shm).
+    pub fn unlink_if_pending(&self) {
+        if self.header().attached.load(Ordering::Acquire) < self.local_size {
+            // SAFETY: plain system call on a NUL-terminated name; failure (already gone) is fine.
+            unsafe { libc::shm_unlink(self.name.as_ptr()) };
+        }
     }
 
     fn header(&self) -> &SegmentHeader {
