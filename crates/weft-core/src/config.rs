@@ -56,6 +56,41 @@ pub const VARIABLES: &[Variable] = &[
         default: "0",
         meaning: "1: a fatal MPI error also prints the Rust backtrace of the failing call",
     },
+    Variable {
+        name: "WEFT_COLL_BARRIER",
+        default: "auto",
+        meaning: "force the barrier algorithm: auto, dissemination or tree",
+    },
+    Variable {
+        name: "WEFT_COLL_BCAST",
+        default: "auto",
+        meaning: "force the broadcast algorithm: auto, binomial, scatter_allgather or linear",
+    },
+    Variable {
+        name: "WEFT_COLL_REDUCE",
+        default: "auto",
+        meaning: "force the reduce algorithm: auto, binomial, rabenseifner (commutative ops) or linear",
+    },
+    Variable {
+        name: "WEFT_COLL_ALLREDUCE",
+        default: "auto",
+        meaning: "force the allreduce algorithm: auto, recursive_doubling, rabenseifner, ring (both commutative ops only) or reduce_bcast",
+    },
+    Variable {
+        name: "WEFT_COLL_ALLGATHER",
+        default: "auto",
+        meaning: "force the allgather algorithm: auto, ring, recursive_doubling or bruck",
+    },
+    Variable {
+        name: "WEFT_COLL_ALLTOALL",
+        default: "auto",
+        meaning: "force the all-to-all algorithm: auto, linear, pairwise or bruck",
+    },
+    Variable {
+        name: "WEFT_COLL_GATHER",
+        default: "auto",
+        meaning: "force the gather and scatter algorithm: auto, linear or binomial",
+    },
 ];
 
 /// How large messages travel between processes of a node.
@@ -79,6 +114,8 @@ pub struct Config {
     pub progress_spin: u32,
     pub pmi_version: Option<u8>,
     pub error_backtrace: bool,
+    /// Forced collective algorithms (`WEFT_COLL_*`).
+    pub coll: crate::coll::CollConfig,
 }
 
 impl Default for Config {
@@ -92,6 +129,7 @@ impl Default for Config {
             progress_spin: 20_000,
             pmi_version: None,
             error_backtrace: false,
+            coll: crate::coll::CollConfig::default(),
         }
     }
 }
@@ -145,6 +183,7 @@ impl Config {
         if let Some(v) = lookup("WEFT_ERROR_BACKTRACE") {
             config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
         }
+        config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
         Ok(config)
     }
 
@@ -167,6 +206,7 @@ impl Config {
                     },
                     "WEFT_PROGRESS_SPIN" => self.progress_spin.to_string(),
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
+                    name if name.starts_with("WEFT_COLL_") => self.coll.describe(name),
                     _ => unreachable!("every variable has a value"),
                 };
                 (var, value)

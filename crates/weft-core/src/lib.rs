@@ -4,10 +4,12 @@
 //! `object` (communicators, groups, errhandlers), `progress` (VCIs). The ABI crate decodes
 //! and validates C arguments and calls into this crate; nothing here names a C type.
 
+pub mod coll;
 pub mod config;
 pub mod datatype;
 pub mod error;
 pub mod object;
+pub mod op;
 pub mod progress;
 pub mod pt2pt;
 pub mod request;

@@ -1,10 +1,12 @@
 //! Hand-written implementations of the entry points, grouped by area. `api/gen.py` finds
 //! every `pub(crate) fn mpi_*`/`mpix_*` here and wires the generated `PMPI_` symbol to it.
 
+pub(crate) mod coll;
 pub(crate) mod comm;
 pub(crate) mod errors;
 pub(crate) mod handle_ints;
 pub(crate) mod info;
+pub(crate) mod op;
 pub(crate) mod pt2pt;
 pub(crate) mod requests;
 pub(crate) mod runtime;

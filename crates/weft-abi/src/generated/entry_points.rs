@@ -321,12 +321,12 @@ pub unsafe extern "C" fn PMPI_Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Allgather", Scope::Comm(comm))
+    call("MPI_Allgather", Scope::Comm(comm), || crate::api::coll::mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Allgather_c", Scope::Comm(comm))
+    call("MPI_Allgather_c", Scope::Comm(comm), || crate::api::coll::mpi_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 }
 
 #[no_mangle]
@@ -341,12 +341,14 @@ pub unsafe extern "C" fn PMPI_Allgather_init_c(sendbuf: *const c_void, sendcount
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Allgatherv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgatherv.
+    call("MPI_Allgatherv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgatherv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, displs: *const MPI_Aint, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Allgatherv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgatherv_c.
+    call("MPI_Allgatherv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm) })
 }
 
 #[no_mangle]
@@ -366,12 +368,12 @@ pub unsafe extern "C" fn PMPI_Alloc_mem(size: MPI_Aint, info: MPI_Info, baseptr:
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Allreduce", Scope::Comm(comm))
+    call("MPI_Allreduce", Scope::Comm(comm), || crate::api::coll::mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Allreduce_c", Scope::Comm(comm))
+    call("MPI_Allreduce_c", Scope::Comm(comm), || crate::api::coll::mpi_allreduce_c(sendbuf, recvbuf, count, datatype, op, comm))
 }
 
 #[no_mangle]
@@ -386,12 +388,12 @@ pub unsafe extern "C" fn PMPI_Allreduce_init_c(sendbuf: *const c_void, recvbuf: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Alltoall", Scope::Comm(comm))
+    call("MPI_Alltoall", Scope::Comm(comm), || crate::api::coll::mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Alltoall_c", Scope::Comm(comm))
+    call("MPI_Alltoall_c", Scope::Comm(comm), || crate::api::coll::mpi_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 }
 
 #[no_mangle]
@@ -406,12 +408,14 @@ pub unsafe extern "C" fn PMPI_Alltoall_init_c(sendbuf: *const c_void, sendcount:
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Alltoallv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallv.
+    call("MPI_Alltoallv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallv_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Alltoallv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallv_c.
+    call("MPI_Alltoallv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm) })
 }
 
 #[no_mangle]
@@ -426,12 +430,14 @@ pub unsafe extern "C" fn PMPI_Alltoallv_init_c(sendbuf: *const c_void, sendcount
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Alltoallw", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallw.
+    call("MPI_Alltoallw", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallw_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Alltoallw_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallw_c.
+    call("MPI_Alltoallw_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm) })
 }
 
 #[no_mangle]
@@ -461,7 +467,7 @@ pub unsafe extern "C" fn PMPI_Attr_put(comm: MPI_Comm, keyval: c_int, attribute_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Barrier(comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Barrier", Scope::Comm(comm))
+    call("MPI_Barrier", Scope::Comm(comm), || crate::api::coll::mpi_barrier(comm))
 }
 
 #[no_mangle]
@@ -471,12 +477,12 @@ pub unsafe extern "C" fn PMPI_Barrier_init(comm: MPI_Comm, info: MPI_Info, reque
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Bcast", Scope::Comm(comm))
+    call("MPI_Bcast", Scope::Comm(comm), || crate::api::coll::mpi_bcast(buffer, count, datatype, root, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bcast_c(buffer: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Bcast_c", Scope::Comm(comm))
+    call("MPI_Bcast_c", Scope::Comm(comm), || crate::api::coll::mpi_bcast_c(buffer, count, datatype, root, comm))
 }
 
 #[no_mangle]
@@ -882,12 +888,12 @@ pub unsafe extern "C" fn PMPI_Error_string(errorcode: c_int, string: *mut c_char
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Exscan", Scope::Comm(comm))
+    call("MPI_Exscan", Scope::Comm(comm), || crate::api::coll::mpi_exscan(sendbuf, recvbuf, count, datatype, op, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Exscan_c", Scope::Comm(comm))
+    call("MPI_Exscan_c", Scope::Comm(comm), || crate::api::coll::mpi_exscan_c(sendbuf, recvbuf, count, datatype, op, comm))
 }
 
 #[no_mangle]
@@ -1374,12 +1380,12 @@ pub unsafe extern "C" fn PMPI_Free_mem(base: *mut c_void) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Gather", Scope::Comm(comm))
+    call("MPI_Gather", Scope::Comm(comm), || crate::api::coll::mpi_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Gather_c", Scope::Comm(comm))
+    call("MPI_Gather_c", Scope::Comm(comm), || crate::api::coll::mpi_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 }
 
 #[no_mangle]
@@ -1394,12 +1400,14 @@ pub unsafe extern "C" fn PMPI_Gather_init_c(sendbuf: *const c_void, sendcount: M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Gatherv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gatherv.
+    call("MPI_Gatherv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gatherv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, displs: *const MPI_Aint, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Gatherv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gatherv_c.
+    call("MPI_Gatherv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm) })
 }
 
 #[no_mangle]
@@ -2171,22 +2179,24 @@ pub unsafe extern "C" fn PMPI_Neighbor_alltoallw_init_c(sendbuf: *const c_void, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Op_commutative(op: MPI_Op, commute: *mut c_int) -> c_int {
-    unsupported("MPI_Op_commutative", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Op_commutative.
+    call("MPI_Op_commutative", Scope::Default, || unsafe { crate::api::op::mpi_op_commutative(op, commute) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Op_create(user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) -> c_int {
-    unsupported("MPI_Op_create", Scope::Default)
+    call("MPI_Op_create", Scope::Default, || crate::api::op::mpi_op_create(user_fn, commute, op))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Op_create_c(user_fn: Option<MPI_User_function_c>, commute: c_int, op: *mut MPI_Op) -> c_int {
-    unsupported("MPI_Op_create_c", Scope::Default)
+    call("MPI_Op_create_c", Scope::Default, || crate::api::op::mpi_op_create_c(user_fn, commute, op))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Op_free(op: *mut MPI_Op) -> c_int {
-    unsupported("MPI_Op_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Op_free.
+    call("MPI_Op_free", Scope::Default, || unsafe { crate::api::op::mpi_op_free(op) })
 }
 
 #[no_mangle]
@@ -2335,12 +2345,12 @@ pub unsafe extern "C" fn PMPI_Recv_init_c(buf: *mut c_void, count: MPI_Count, da
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Reduce", Scope::Comm(comm))
+    call("MPI_Reduce", Scope::Comm(comm), || crate::api::coll::mpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Reduce_c", Scope::Comm(comm))
+    call("MPI_Reduce_c", Scope::Comm(comm), || crate::api::coll::mpi_reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm))
 }
 
 #[no_mangle]
@@ -2355,27 +2365,28 @@ pub unsafe extern "C" fn PMPI_Reduce_init_c(sendbuf: *const c_void, recvbuf: *mu
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op) -> c_int {
-    unsupported("MPI_Reduce_local", Scope::Default)
+    call("MPI_Reduce_local", Scope::Default, || crate::api::coll::mpi_reduce_local(inbuf, inoutbuf, count, datatype, op))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_local_c(inbuf: *const c_void, inoutbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op) -> c_int {
-    unsupported("MPI_Reduce_local_c", Scope::Default)
+    call("MPI_Reduce_local_c", Scope::Default, || crate::api::coll::mpi_reduce_local_c(inbuf, inoutbuf, count, datatype, op))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Reduce_scatter", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter.
+    call("MPI_Reduce_scatter", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Reduce_scatter_block", Scope::Comm(comm))
+    call("MPI_Reduce_scatter_block", Scope::Comm(comm), || crate::api::coll::mpi_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_block_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Reduce_scatter_block_c", Scope::Comm(comm))
+    call("MPI_Reduce_scatter_block_c", Scope::Comm(comm), || crate::api::coll::mpi_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm))
 }
 
 #[no_mangle]
@@ -2390,7 +2401,8 @@ pub unsafe extern "C" fn PMPI_Reduce_scatter_block_init_c(sendbuf: *const c_void
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Reduce_scatter_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_c.
+    call("MPI_Reduce_scatter_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm) })
 }
 
 #[no_mangle]
@@ -2517,12 +2529,12 @@ pub unsafe extern "C" fn PMPI_Rsend_init_c(buf: *const c_void, count: MPI_Count,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Scan", Scope::Comm(comm))
+    call("MPI_Scan", Scope::Comm(comm), || crate::api::coll::mpi_scan(sendbuf, recvbuf, count, datatype, op, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Scan_c", Scope::Comm(comm))
+    call("MPI_Scan_c", Scope::Comm(comm), || crate::api::coll::mpi_scan_c(sendbuf, recvbuf, count, datatype, op, comm))
 }
 
 #[no_mangle]
@@ -2537,12 +2549,12 @@ pub unsafe extern "C" fn PMPI_Scan_init_c(sendbuf: *const c_void, recvbuf: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Scatter", Scope::Comm(comm))
+    call("MPI_Scatter", Scope::Comm(comm), || crate::api::coll::mpi_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatter_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Scatter_c", Scope::Comm(comm))
+    call("MPI_Scatter_c", Scope::Comm(comm), || crate::api::coll::mpi_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 }
 
 #[no_mangle]
@@ -2557,12 +2569,14 @@ pub unsafe extern "C" fn PMPI_Scatter_init_c(sendbuf: *const c_void, sendcount: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Scatterv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatterv.
+    call("MPI_Scatterv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatterv_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, displs: *const MPI_Aint, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Scatterv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatterv_c.
+    call("MPI_Scatterv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm) })
 }
 
 #[no_mangle]
@@ -3688,38 +3702,23 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Abi_set_fortran_info",
     "MPI_Accumulate",
     "MPI_Accumulate_c",
-    "MPI_Allgather",
-    "MPI_Allgather_c",
     "MPI_Allgather_init",
     "MPI_Allgather_init_c",
-    "MPI_Allgatherv",
-    "MPI_Allgatherv_c",
     "MPI_Allgatherv_init",
     "MPI_Allgatherv_init_c",
     "MPI_Alloc_mem",
-    "MPI_Allreduce",
-    "MPI_Allreduce_c",
     "MPI_Allreduce_init",
     "MPI_Allreduce_init_c",
-    "MPI_Alltoall",
-    "MPI_Alltoall_c",
     "MPI_Alltoall_init",
     "MPI_Alltoall_init_c",
-    "MPI_Alltoallv",
-    "MPI_Alltoallv_c",
     "MPI_Alltoallv_init",
     "MPI_Alltoallv_init_c",
-    "MPI_Alltoallw",
-    "MPI_Alltoallw_c",
     "MPI_Alltoallw_init",
     "MPI_Alltoallw_init_c",
     "MPI_Attr_delete",
     "MPI_Attr_get",
     "MPI_Attr_put",
-    "MPI_Barrier",
     "MPI_Barrier_init",
-    "MPI_Bcast",
-    "MPI_Bcast_c",
     "MPI_Bcast_init",
     "MPI_Bcast_init_c",
     "MPI_Bsend",
@@ -3781,8 +3780,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Dist_graph_create_adjacent",
     "MPI_Dist_graph_neighbors",
     "MPI_Dist_graph_neighbors_count",
-    "MPI_Exscan",
-    "MPI_Exscan_c",
     "MPI_Exscan_init",
     "MPI_Exscan_init_c",
     "MPI_Fetch_and_op",
@@ -3874,12 +3871,8 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_File_write_shared",
     "MPI_File_write_shared_c",
     "MPI_Free_mem",
-    "MPI_Gather",
-    "MPI_Gather_c",
     "MPI_Gather_init",
     "MPI_Gather_init_c",
-    "MPI_Gatherv",
-    "MPI_Gatherv_c",
     "MPI_Gatherv_init",
     "MPI_Gatherv_init_c",
     "MPI_Get",
@@ -3995,10 +3988,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Neighbor_alltoallw_c",
     "MPI_Neighbor_alltoallw_init",
     "MPI_Neighbor_alltoallw_init_c",
-    "MPI_Op_commutative",
-    "MPI_Op_create",
-    "MPI_Op_create_c",
-    "MPI_Op_free",
     "MPI_Open_port",
     "MPI_Pack",
     "MPI_Pack_c",
@@ -4021,18 +4010,10 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Raccumulate_c",
     "MPI_Recv_init",
     "MPI_Recv_init_c",
-    "MPI_Reduce",
-    "MPI_Reduce_c",
     "MPI_Reduce_init",
     "MPI_Reduce_init_c",
-    "MPI_Reduce_local",
-    "MPI_Reduce_local_c",
-    "MPI_Reduce_scatter",
-    "MPI_Reduce_scatter_block",
-    "MPI_Reduce_scatter_block_c",
     "MPI_Reduce_scatter_block_init",
     "MPI_Reduce_scatter_block_init_c",
-    "MPI_Reduce_scatter_c",
     "MPI_Reduce_scatter_init",
     "MPI_Reduce_scatter_init_c",
     "MPI_Register_datarep",
@@ -4048,16 +4029,10 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Rput_c",
     "MPI_Rsend_init",
     "MPI_Rsend_init_c",
-    "MPI_Scan",
-    "MPI_Scan_c",
     "MPI_Scan_init",
     "MPI_Scan_init_c",
-    "MPI_Scatter",
-    "MPI_Scatter_c",
     "MPI_Scatter_init",
     "MPI_Scatter_init_c",
-    "MPI_Scatterv",
-    "MPI_Scatterv_c",
     "MPI_Scatterv_init",
     "MPI_Scatterv_init_c",
     "MPI_Send_init",

@@ -6,6 +6,7 @@
 //! `Buf` is contiguous (predefined types and contiguous counts); the datatype issue adds typed
 //! layouts behind the same calls.
 
+pub mod access;
 pub mod buf;
 pub mod predefined;
 

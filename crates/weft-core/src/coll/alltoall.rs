@@ -1,0 +1,172 @@
+//! All-to-all: every receive and send posted at once (linear), pairwise exchange, or Bruck's
+//! algorithm for small blocks; in-place forms exchange pair by pair.
+#![forbid(unsafe_code)]
+
+use super::config::Alltoall;
+use super::gather::exchange;
+use super::link::Link;
+use super::tag;
+use crate::datatype::access::Scratch;
+use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::Comm;
+
+/// Blocks up to this size use Bruck's algorithm on more than 8 ranks.
+const BRUCK_BLOCK: usize = 256;
+/// Exchanges of more than this many bytes in all go pairwise.
+const LINEAR_MAX: usize = 1 << 20;
+
+/// `MPI_Alltoall`: `send` and `recv` hold n blocks; `send` is `None` for `MPI_IN_PLACE`.
+pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let n = link.size as usize;
+    let block = recv.len() / n;
+    let recv_parts: Vec<Buf> = (0..n).map(|i| recv.slice(i * block, block)).collect();
+    let Some(send) = send else {
+        return in_place(&link, &recv_parts);
+    };
+    if send.len() != recv.len() {
+        return Err(MpiError::new(
+            ErrorClass::Truncate,
+            "alltoall: the send and receive blocks differ in size",
+        ));
+    }
+    let send_parts: Vec<Buf> = (0..n).map(|i| send.slice(i * block, block)).collect();
+    let algo = match comm.session.instance.config.coll.alltoall {
+        Alltoall::Auto if n > 8 && block <= BRUCK_BLOCK => Alltoall::Bruck,
+        Alltoall::Bruck if block == 0 => Alltoall::Linear,
+        a => a,
+    };
+    if algo == Alltoall::Bruck {
+        return bruck(&link, send, recv, block);
+    }
+    general(&link, algo, &send_parts, &recv_parts)
+}
+
+/// `MPI_Alltoallv` / `MPI_Alltoallw`: per-rank parts; `send` is `None` for `MPI_IN_PLACE`.
+pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<()> {
+    let link = Link::new(comm);
+    match send {
+        None => in_place(&link, recv),
+        Some(s) => {
+            let algo = comm.session.instance.config.coll.alltoall;
+            general(
+                &link,
+                if algo == Alltoall::Bruck {
+                    Alltoall::Auto
+                } else {
+                    algo
+                },
+                s,
+                recv,
+            )
+        }
+    }
+}
+
+fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult<()> {
+    let (r, n) = (link.rank as usize, link.size as usize);
+    let own = &send[r];
+    if own.len() > recv[r].len() {
+        return Err(MpiError::new(
+            ErrorClass::Truncate,
+            "alltoall: this rank's receive block is smaller than its send block",
+        ));
+    }
+    own.copy_to(&recv[r], own.len());
+    let total: usize = send.iter().map(|b| b.len()).sum();
+    let pairwise = match algo {
+        Alltoall::Pairwise => true,
+        Alltoall::Linear => false,
+        _ => total > LINEAR_MAX,
+    };
+    if pairwise {
+        for step in 1..n {
+            let dst = (r + step) % n;
+            let src = (r + n - step) % n;
+            link.sendrecv(
+                dst as u32,
+                &send[dst],
+                src as u32,
+                &recv[src],
+                tag::ALLTOALL,
+            )?;
+        }
+        return Ok(());
+    }
+    let peers = (1..n).map(|s| (r + s) % n);
+    let recvs: Vec<(u32, Buf)> = (1..n)
+        .map(|s| (r + n - s) % n)
+        .map(|p| (p as u32, recv[p].clone()))
+        .collect();
+    let sends: Vec<(u32, Buf)> = peers.map(|p| (p as u32, send[p].clone())).collect();
+    exchange(link, &sends, &recvs, tag::ALLTOALL)
+}
+
+/// Bruck: rotate, then log2(n) steps each sending the blocks whose index has bit k set to
+/// rank r + k, then rotate back.
+fn bruck(link: &Link, send: &Buf, recv: &Buf, block: usize) -> MpiResult<()> {
+    let (r, n) = (link.rank as usize, link.size as usize);
+    let mut tmp = Scratch::new(n * block);
+    let tb = tmp.buf();
+    // tmp[j] = the block for rank (r + j) % n.
+    for j in 0..n {
+        send.slice(((r + j) % n) * block, block)
+            .copy_to(&tb.slice(j * block, block), block);
+    }
+    let mut pack = Scratch::new(n.div_ceil(2) * block);
+    let mut unpack = Scratch::new(n.div_ceil(2) * block);
+    let (pb, ub) = (pack.buf(), unpack.buf());
+    let mut k = 1;
+    while k < n {
+        let idx: Vec<usize> = (0..n).filter(|j| j & k != 0).collect();
+        for (i, &j) in idx.iter().enumerate() {
+            tb.slice(j * block, block)
+                .copy_to(&pb.slice(i * block, block), block);
+        }
+        let len = idx.len() * block;
+        link.sendrecv(
+            ((r + k) % n) as u32,
+            &pb.slice(0, len),
+            ((r + n - k) % n) as u32,
+            &ub.slice(0, len),
+            tag::ALLTOALL,
+        )?;
+        for (i, &j) in idx.iter().enumerate() {
+            ub.slice(i * block, block)
+                .copy_to(&tb.slice(j * block, block), block);
+        }
+        k <<= 1;
+    }
+    // tmp[j] came from rank (r - j) % n.
+    for j in 0..n {
+        tb.slice(j * block, block)
+            .copy_to(&recv.slice(((r + n - j) % n) * block, block), block);
+    }
+    Ok(())
+}
+
+/// In place: every pair (i, j), i < j, exchanges its blocks in one global order (so the
+/// earliest pending pair always has both ranks ready).
+fn in_place(link: &Link, recv: &[Buf]) -> MpiResult<()> {
+    let (r, n) = (link.rank as usize, link.size as usize);
+    let biggest = recv.iter().map(|b| b.len()).max().unwrap_or(0);
+    let mut tmp = Scratch::new(biggest);
+    let tb = tmp.buf();
+    for i in 0..n {
+        for j in i + 1..n {
+            let peer = if r == i {
+                j
+            } else if r == j {
+                i
+            } else {
+                continue;
+            };
+            let part = &recv[peer];
+            let out = tb.slice(0, part.len());
+            part.copy_to(&out, part.len());
+            link.sendrecv(peer as u32, &out, peer as u32, &part, tag::ALLTOALL)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Broadcast: binomial tree (small messages), scatter + ring allgather (large messages, van
+//! de Geijn), or linear.
+#![forbid(unsafe_code)]
+
+use super::config::Bcast;
+use super::link::{Link, Pending};
+use super::tag;
+use crate::datatype::Buf;
+use crate::error::MpiResult;
+use crate::object::Comm;
+
+/// Messages at least this large use scatter + allgather on more than two ranks.
+const SCATTER_ALLGATHER_MIN: usize = 256 * 1024;
+
+pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
+    let link = Link::new(comm);
+    if link.size == 1 || buf.is_empty() {
+        return Ok(());
+    }
+    let algo = match comm.session.instance.config.coll.bcast {
+        Bcast::Auto if link.size > 2 && buf.len() >= SCATTER_ALLGATHER_MIN => {
+            Bcast::ScatterAllgather
+        }
+        Bcast::Auto => Bcast::Binomial,
+        a => a,
+    };
+    match algo {
+        Bcast::ScatterAllgather if buf.len() >= link.size as usize => {
+            scatter_allgather(&link, buf, root)
+        }
+        Bcast::Linear => linear(&link, buf, root),
+        _ => binomial(&link, buf, root),
+    }
+}
+
+fn linear(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
+    if link.rank != root {
+        return link.recv(root, tag::BCAST, &buf);
+    }
+    let mut ops = Vec::with_capacity(link.size as usize);
+    let mut first_err = Ok(());
+    for r in (0..link.size).filter(|&r| r != root) {
+        match link.isend(r, tag::BCAST, &buf) {
+            Ok(p) => ops.push(p),
+            Err(e) => {
+                first_err = first_err.and(Err(e));
+            }
+        }
+    }
+    link.wait_all(ops).and(first_err)
+}
+
+pub(crate) fn binomial(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
+    let n = link.size;
+    let vr = (link.rank + n - root) % n;
+    let mut mask = 1;
+    while mask < n {
+        if vr & mask != 0 {
+            link.recv((vr - mask + root) % n, tag::BCAST, &buf)?;
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    let mut ops: Vec<Pending> = Vec::new();
+    let mut result = Ok(());
+    while mask > 0 {
+        if vr + mask < n {
+            match link.isend((vr + mask + root) % n, tag::BCAST, &buf) {
+                Ok(p) => ops.push(p),
+                Err(e) => result = result.and(Err(e)),
+            }
+        }
+        mask >>= 1;
+    }
+    link.wait_all(ops).and(result)
+}
+
+/// Block `i` of `n` blocks of a `len`-byte buffer: (offset, length).
+fn block(len: usize, n: usize, i: usize) -> (usize, usize) {
+    let size = len.div_ceil(n);
+    let start = (i * size).min(len);
+    (start, size.min(len - start))
+}
+
+fn scatter_allgather(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
+    let n = link.size as usize;
+    let len = buf.len();
+    let vr = (link.rank as usize + n - root as usize) % n;
+    let real = |v: usize| ((v + root as usize) % n) as u32;
+    // Bytes of relative blocks [a, b).
+    let span = |a: usize, b: usize| -> (usize, usize) {
+        let (s, _) = block(len, n, a.min(n));
+        let e = if b >= n { len } else { block(len, n, b).0 };
+        (s, e - s)
+    };
+    // Binomial scatter: a rank with relative rank vr receives blocks [vr, vr + its subtree).
+    let mut mask = 1;
+    while mask < n {
+        if vr & mask != 0 {
+            let (off, l) = span(vr, vr + mask);
+            if l > 0 {
+                link.recv(real(vr - mask), tag::BCAST, &buf.slice(off, l))?;
+            }
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    while mask > 0 {
+        if vr + mask < n {
+            let (off, l) = span(vr + mask, vr + 2 * mask);
+            if l > 0 {
+                link.send(real(vr + mask), tag::BCAST, &buf.slice(off, l))?;
+            }
+        }
+        mask >>= 1;
+    }
+    // Ring allgather of the blocks, in relative numbering.
+    let right = real((vr + 1) % n);
+    let left = real((vr + n - 1) % n);
+    for step in 0..n - 1 {
+        let send_blk = (vr + n - step) % n;
+        let recv_blk = (vr + n - step - 1) % n;
+        let (so, sl) = block(len, n, send_blk);
+        let (ro, rl) = block(len, n, recv_blk);
+        link.sendrecv(
+            right,
+            &buf.slice(so, sl),
+            left,
+            &buf.slice(ro, rl),
+            tag::BCAST,
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,256 @@
+//! `WEFT_COLL_*`: force a collective algorithm (for testing and measurement).
+#![forbid(unsafe_code)]
+
+use crate::error::{ErrorClass, MpiError, MpiResult};
+
+/// The algorithm a collective uses: `Auto` picks by sizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CollConfig {
+    pub barrier: Barrier,
+    pub bcast: Bcast,
+    pub reduce: Reduce,
+    pub allreduce: Allreduce,
+    pub allgather: Allgather,
+    pub alltoall: Alltoall,
+    pub gather: Tree,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Barrier {
+    #[default]
+    Auto,
+    Dissemination,
+    /// Gather to rank 0 and release along a binomial tree.
+    Tree,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bcast {
+    #[default]
+    Auto,
+    Binomial,
+    ScatterAllgather,
+    /// The root sends to every rank.
+    Linear,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reduce {
+    #[default]
+    Auto,
+    Binomial,
+    /// Reduce-scatter by recursive halving, then gather (commutative ops only).
+    Rabenseifner,
+    /// Every rank sends to the root, which combines in rank order.
+    Linear,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Allreduce {
+    #[default]
+    Auto,
+    RecursiveDoubling,
+    /// Reduce-scatter by recursive halving, allgather by recursive doubling (commutative).
+    Rabenseifner,
+    /// Reduce-scatter and allgather around a ring (commutative).
+    Ring,
+    /// Reduce to rank 0, then broadcast.
+    ReduceBcast,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Allgather {
+    #[default]
+    Auto,
+    Ring,
+    RecursiveDoubling,
+    Bruck,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Alltoall {
+    #[default]
+    Auto,
+    /// Every receive and send posted at once.
+    Linear,
+    /// n-1 exchange steps with one peer each.
+    Pairwise,
+    Bruck,
+}
+
+/// Gather and scatter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tree {
+    #[default]
+    Auto,
+    Linear,
+    Binomial,
+}
+
+fn pick<T: Copy>(name: &str, value: &str, options: &[(&str, T)]) -> MpiResult<T> {
+    let v = value.trim();
+    options
+        .iter()
+        .find(|(n, _)| *n == v)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+            MpiError::new(
+                ErrorClass::Arg,
+                format!(
+                    "{name}={value:?}: not a valid value (expected one of {})",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
+impl CollConfig {
+    pub fn from_lookup(lookup: &impl Fn(&str) -> Option<String>) -> MpiResult<CollConfig> {
+        let mut c = CollConfig::default();
+        if let Some(v) = lookup("WEFT_COLL_BARRIER") {
+            use Barrier::*;
+            c.barrier = pick(
+                "WEFT_COLL_BARRIER",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("dissemination", Dissemination),
+                    ("tree", Tree),
+                ],
+            )?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_BCAST") {
+            use Bcast::*;
+            c.bcast = pick(
+                "WEFT_COLL_BCAST",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("binomial", Binomial),
+                    ("scatter_allgather", ScatterAllgather),
+                    ("linear", Linear),
+                ],
+            )?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_REDUCE") {
+            use Reduce::*;
+            c.reduce = pick(
+                "WEFT_COLL_REDUCE",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("binomial", Binomial),
+                    ("rabenseifner", Rabenseifner),
+                    ("linear", Linear),
+                ],
+            )?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_ALLREDUCE") {
+            use Allreduce::*;
+            c.allreduce = pick(
+                "WEFT_COLL_ALLREDUCE",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("recursive_doubling", RecursiveDoubling),
+                    ("rabenseifner", Rabenseifner),
+                    ("ring", Ring),
+                    ("reduce_bcast", ReduceBcast),
+                ],
+            )?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_ALLGATHER") {
+            use Allgather::*;
+            c.allgather = pick(
+                "WEFT_COLL_ALLGATHER",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("ring", Ring),
+                    ("recursive_doubling", RecursiveDoubling),
+                    ("bruck", Bruck),
+                ],
+            )?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_ALLTOALL") {
+            use Alltoall::*;
+            c.alltoall = pick(
+                "WEFT_COLL_ALLTOALL",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("linear", Linear),
+                    ("pairwise", Pairwise),
+                    ("bruck", Bruck),
+                ],
+            )?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_GATHER") {
+            use Tree::*;
+            c.gather = pick(
+                "WEFT_COLL_GATHER",
+                &v,
+                &[
+                    ("auto", Auto),
+                    ("", Auto),
+                    ("linear", Linear),
+                    ("binomial", Binomial),
+                ],
+            )?;
+        }
+        Ok(c)
+    }
+
+    /// The current value of variable `name`, as `weft-info` prints it.
+    pub fn describe(&self, name: &str) -> String {
+        let debug = match name {
+            "WEFT_COLL_BARRIER" => format!("{:?}", self.barrier),
+            "WEFT_COLL_BCAST" => format!("{:?}", self.bcast),
+            "WEFT_COLL_REDUCE" => format!("{:?}", self.reduce),
+            "WEFT_COLL_ALLREDUCE" => format!("{:?}", self.allreduce),
+            "WEFT_COLL_ALLGATHER" => format!("{:?}", self.allgather),
+            "WEFT_COLL_ALLTOALL" => format!("{:?}", self.alltoall),
+            "WEFT_COLL_GATHER" => format!("{:?}", self.gather),
+            _ => return String::new(),
+        };
+        // CamelCase variant names to the snake_case values the variables take.
+        let mut out = String::new();
+        for (i, ch) in debug.chars().enumerate() {
+            if ch.is_ascii_uppercase() {
+                if i > 0 {
+                    out.push('_');
+                }
+                out.push(ch.to_ascii_lowercase());
+            } else {
+                out.push(ch);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        let c = CollConfig::from_lookup(&|n: &str| {
+            (n == "WEFT_COLL_ALLREDUCE").then(|| "ring".to_owned())
+        })
+        .unwrap();
+        assert_eq!(c.allreduce, Allreduce::Ring);
+        assert_eq!(c.bcast, Bcast::Auto);
+        let e =
+            CollConfig::from_lookup(&|n: &str| (n == "WEFT_COLL_BCAST").then(|| "nope".to_owned()))
+                .unwrap_err();
+        assert!(e.message.contains("WEFT_COLL_BCAST"));
+    }
+}

@@ -1,0 +1,377 @@
+//! Gather, scatter and allgather (regular and `v` forms).
+//!
+//! Regular forms take one buffer of n equal blocks; `v` forms take one `Buf` per rank (the
+//! ABI layer resolves counts and displacements). `MPI_IN_PLACE` is `None` on the side that
+//! the standard lets be in place.
+#![forbid(unsafe_code)]
+
+use super::config::{Allgather, Tree};
+use super::link::{Link, Pending};
+use super::{pof2_floor, tag};
+use crate::datatype::access::Scratch;
+use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::Comm;
+
+/// Regular gathers and scatters whose whole data is below this use binomial trees.
+const SMALL_TREE: usize = 32 * 1024;
+/// Allgathers whose whole result is below this use recursive doubling or Bruck.
+const SMALL_ALLGATHER: usize = 64 * 1024;
+
+fn lowbit(v: u32) -> u32 {
+    v & v.wrapping_neg()
+}
+
+/// Blocks in relative rank `vr`'s binomial subtree.
+fn subtree(vr: u32, n: u32) -> u32 {
+    if vr == 0 {
+        n
+    } else {
+        lowbit(vr).min(n - vr)
+    }
+}
+
+fn blocks(buf: &Buf, n: usize) -> Vec<Buf> {
+    let b = if n == 0 { 0 } else { buf.len() / n };
+    (0..n).map(|i| buf.slice(i * b, b)).collect()
+}
+
+fn use_tree(comm: &Comm, total: usize) -> bool {
+    match comm.session.instance.config.coll.gather {
+        Tree::Binomial => true,
+        Tree::Linear => false,
+        Tree::Auto => total < SMALL_TREE,
+    }
+}
+
+/// `MPI_Gather`: at the root `recv` holds n blocks; `send` is `None` for `MPI_IN_PLACE` (the
+/// root's block is already in place). Elsewhere `recv` is ignored.
+pub fn gather(comm: &Comm, send: Option<&Buf>, recv: &Buf, root: u32) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let n = link.size;
+    let block = match send {
+        Some(s) => s.len(),
+        None => recv.len() / n as usize,
+    };
+    if link.rank == root && recv.len() != block * n as usize {
+        return Err(MpiError::new(
+            ErrorClass::Truncate,
+            "gather: the receive buffer does not match the data sent",
+        ));
+    }
+    if n > 1 && block > 0 && use_tree(comm, block * n as usize) {
+        return binomial_gather(&link, send, recv, root, block);
+    }
+    let parts = if link.rank == root {
+        blocks(recv, n as usize)
+    } else {
+        Vec::new()
+    };
+    gatherv(comm, send, &parts, root)
+}
+
+fn binomial_gather(
+    link: &Link,
+    send: Option<&Buf>,
+    recv: &Buf,
+    root: u32,
+    block: usize,
+) -> MpiResult<()> {
+    let n = link.size;
+    let vr = (link.rank + n - root) % n;
+    let real = |v: u32| (v + root) % n;
+    let mut tmp = Scratch::new(subtree(vr, n) as usize * block);
+    let tb = tmp.buf();
+    match send {
+        Some(s) => s.copy_to(&tb, block),
+        None => recv.slice(root as usize * block, block).copy_to(&tb, block),
+    }
+    let mut held = 1;
+    let mut mask = 1;
+    while mask < n {
+        if vr & mask != 0 {
+            return link.send(
+                real(vr - mask),
+                tag::GATHER,
+                &tb.slice(0, held as usize * block),
+            );
+        }
+        if vr + mask < n {
+            let k = subtree(vr + mask, n);
+            link.recv(
+                real(vr + mask),
+                tag::GATHER,
+                &tb.slice(mask as usize * block, k as usize * block),
+            )?;
+            held = mask + k;
+        }
+        mask <<= 1;
+    }
+    // The root: relative block j belongs to rank (j + root) % n.
+    let split = (n - root) as usize * block;
+    tb.slice(0, split)
+        .copy_to(&recv.slice(root as usize * block, split), split);
+    let rest = root as usize * block;
+    tb.slice(split, rest).copy_to(&recv.slice(0, rest), rest);
+    Ok(())
+}
+
+/// `MPI_Gatherv`: `parts` (root only) says where each rank's data goes.
+pub fn gatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], root: u32) -> MpiResult<()> {
+    let link = Link::new(comm);
+    if link.rank != root {
+        let s = send.unwrap_or(&Buf::EMPTY);
+        return link.send(root, tag::GATHER, &s);
+    }
+    let mut ops = Vec::with_capacity(parts.len());
+    for (i, p) in parts.iter().enumerate() {
+        if i as u32 != root {
+            ops.push(link.irecv(i as u32, tag::GATHER, &*p));
+        }
+    }
+    let own = match send {
+        Some(s) => {
+            let dst = &parts[root as usize];
+            if s.len() > dst.len() {
+                Err(MpiError::new(
+                    ErrorClass::Truncate,
+                    "the root's receive block is smaller than its send buffer",
+                ))
+            } else {
+                s.copy_to(&dst, s.len());
+                Ok(())
+            }
+        }
+        None => Ok(()),
+    };
+    link.wait_all(ops).and(own)
+}
+
+/// `MPI_Scatter`: at the root `send` holds n blocks; `recv` is `None` for `MPI_IN_PLACE`.
+pub fn scatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let n = link.size;
+    let block = match recv {
+        Some(r) => r.len(),
+        None => send.len() / n as usize,
+    };
+    if n > 1 && block > 0 && use_tree(comm, block * n as usize) {
+        return binomial_scatter(&link, send, recv, root, block);
+    }
+    let parts = if link.rank == root {
+        blocks(send, n as usize)
+    } else {
+        Vec::new()
+    };
+    scatterv(comm, &parts, recv, root)
+}
+
+fn binomial_scatter(
+    link: &Link,
+    send: &Buf,
+    recv: Option<&Buf>,
+    root: u32,
+    block: usize,
+) -> MpiResult<()> {
+    let n = link.size;
+    let vr = (link.rank + n - root) % n;
+    let real = |v: u32| (v + root) % n;
+    let mine = subtree(vr, n) as usize;
+    let mut tmp = Scratch::new(mine * block);
+    let tb = tmp.buf();
+    let top;
+    if vr == 0 {
+        if send.len() < n as usize * block {
+            return Err(MpiError::new(
+                ErrorClass::Truncate,
+                "scatter: the send buffer is smaller than the data received",
+            ));
+        }
+        // Relative order: block j goes to rank (j + root) % n.
+        let split = (n - root) as usize * block;
+        send.slice(root as usize * block, split)
+            .copy_to(&tb.slice(0, split), split);
+        let rest = root as usize * block;
+        send.slice(0, rest).copy_to(&tb.slice(split, rest), rest);
+        top = pof2_floor(n - 1);
+    } else {
+        link.recv(real(vr - lowbit(vr)), tag::SCATTER, &tb)?;
+        top = lowbit(vr) >> 1;
+    }
+    let mut mask = top;
+    while mask > 0 {
+        if vr + mask < n {
+            let k = subtree(vr + mask, n) as usize;
+            link.send(
+                real(vr + mask),
+                tag::SCATTER,
+                &tb.slice(mask as usize * block, k * block),
+            )?;
+        }
+        mask >>= 1;
+    }
+    if let Some(r) = recv {
+        tb.slice(0, block).copy_to(&r, block);
+    }
+    Ok(())
+}
+
+/// `MPI_Scatterv`: `parts` (root only) says which data each rank receives.
+pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> MpiResult<()> {
+    let link = Link::new(comm);
+    if link.rank != root {
+        return link.recv(root, tag::SCATTER, recv.unwrap_or(&Buf::EMPTY));
+    }
+    let mut ops = Vec::with_capacity(parts.len());
+    let mut result = Ok(());
+    for (i, p) in parts.iter().enumerate() {
+        if i as u32 != root {
+            match link.isend(i as u32, tag::SCATTER, &*p) {
+                Ok(op) => ops.push(op),
+                Err(e) => result = result.and(Err(e)),
+            }
+        }
+    }
+    if let Some(r) = recv {
+        let src = &parts[root as usize];
+        if src.len() > r.len() {
+            result = result.and(Err(MpiError::new(
+                ErrorClass::Truncate,
+                "the root's receive buffer is smaller than its block",
+            )));
+        } else {
+            src.copy_to(&r, src.len());
+        }
+    }
+    link.wait_all(ops).and(result)
+}
+
+/// `MPI_Allgather`: `recv` holds n blocks; `send` is `None` for `MPI_IN_PLACE`.
+pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let n = link.size;
+    let block = recv.len() / n as usize;
+    if let Some(s) = send {
+        if s.len() != block {
+            return Err(MpiError::new(
+                ErrorClass::Truncate,
+                "allgather: the receive blocks do not match the data sent",
+            ));
+        }
+        s.copy_to(&recv.slice(link.rank as usize * block, block), block);
+    }
+    if n == 1 || block == 0 {
+        return Ok(());
+    }
+    let algo = match comm.session.instance.config.coll.allgather {
+        Allgather::Auto if recv.len() < SMALL_ALLGATHER => {
+            if n.is_power_of_two() {
+                Allgather::RecursiveDoubling
+            } else {
+                Allgather::Bruck
+            }
+        }
+        Allgather::Auto => Allgather::Ring,
+        Allgather::RecursiveDoubling if !n.is_power_of_two() => Allgather::Bruck,
+        a => a,
+    };
+    match algo {
+        Allgather::RecursiveDoubling => {
+            let r = link.rank;
+            let mut mask = 1;
+            while mask < n {
+                let partner = r ^ mask;
+                let mine = (r & !(mask - 1)) as usize;
+                let theirs = (partner & !(mask - 1)) as usize;
+                let len = mask as usize * block;
+                link.sendrecv(
+                    partner,
+                    &recv.slice(mine * block, len),
+                    partner,
+                    &recv.slice(theirs * block, len),
+                    tag::ALLGATHER,
+                )?;
+                mask <<= 1;
+            }
+            Ok(())
+        }
+        Allgather::Bruck => bruck_allgather(&link, recv, block),
+        _ => ring(&link, &blocks(recv, n as usize)),
+    }
+}
+
+fn bruck_allgather(link: &Link, recv: &Buf, block: usize) -> MpiResult<()> {
+    let (r, n) = (link.rank as usize, link.size as usize);
+    let mut tmp = Scratch::new(n * block);
+    let tb = tmp.buf();
+    recv.slice(r * block, block).copy_to(&tb, block);
+    let mut k = 1;
+    while k < n {
+        let cnt = k.min(n - k);
+        link.sendrecv(
+            ((r + n - k) % n) as u32,
+            &tb.slice(0, cnt * block),
+            ((r + k) % n) as u32,
+            &tb.slice(k * block, cnt * block),
+            tag::ALLGATHER,
+        )?;
+        k <<= 1;
+    }
+    // tmp block j is rank (r + j) % n's.
+    let split = (n - r) * block;
+    tb.slice(0, split)
+        .copy_to(&recv.slice(r * block, split), split);
+    tb.slice(split, r * block)
+        .copy_to(&recv.slice(0, r * block), r * block);
+    Ok(())
+}
+
+/// Ring allgather over per-rank parts (this rank's part already in place).
+fn ring(link: &Link, parts: &[Buf]) -> MpiResult<()> {
+    let (r, n) = (link.rank as usize, link.size as usize);
+    let right = ((r + 1) % n) as u32;
+    let left = ((r + n - 1) % n) as u32;
+    for step in 0..n - 1 {
+        let s = (r + n - step) % n;
+        let d = (r + n - step - 1) % n;
+        link.sendrecv(right, &parts[s], left, &parts[d], tag::ALLGATHER)?;
+    }
+    Ok(())
+}
+
+/// `MPI_Allgatherv`: `parts[i]` receives rank i's data; `send` is `None` for `MPI_IN_PLACE`.
+pub fn allgatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf]) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let me = &parts[link.rank as usize];
+    if let Some(s) = send {
+        if s.len() != me.len() {
+            return Err(MpiError::new(
+                ErrorClass::Truncate,
+                "allgatherv: this rank's receive block does not match the data sent",
+            ));
+        }
+        s.copy_to(me, s.len());
+    }
+    if link.size == 1 {
+        return Ok(());
+    }
+    ring(&link, parts)
+}
+
+/// Post receives for `recvs` and sends for `sends` (peer, buffer) and wait for all.
+pub(crate) fn exchange(
+    link: &Link,
+    sends: &[(u32, Buf)],
+    recvs: &[(u32, Buf)],
+    tag: i32,
+) -> MpiResult<()> {
+    let mut ops: Vec<Pending> = recvs.iter().map(|(p, b)| link.irecv(*p, tag, b)).collect();
+    let mut result = Ok(());
+    for (p, b) in sends {
+        match link.isend(*p, tag, b) {
+            Ok(op) => ops.push(op),
+            Err(e) => result = result.and(Err(e)),
+        }
+    }
+    link.wait_all(ops).and(result)
+}

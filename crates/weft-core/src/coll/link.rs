@@ -1,0 +1,131 @@
+//! Point-to-point messages of collectives: sent on the communicator's collective context id
+//! (never the user's point-to-point context), through the same engine and VCI.
+#![forbid(unsafe_code)]
+
+use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::Comm;
+use crate::progress;
+use crate::pt2pt::engine::{self, SendMode, SendStart, Target};
+use crate::pt2pt::{Pattern, SourceSel, TagSel};
+use crate::request::ReqId;
+use crate::runtime::Instance;
+
+/// An operation a collective started and must wait for.
+#[must_use]
+#[derive(Debug)]
+pub enum Pending {
+    Done,
+    Req(ReqId),
+}
+
+/// A communicator as its collectives see it.
+pub struct Link<'a> {
+    pub comm: &'a Comm,
+    pub inst: &'a Instance,
+    pub rank: u32,
+    pub size: u32,
+    context: u32,
+}
+
+impl<'a> Link<'a> {
+    pub fn new(comm: &'a Comm) -> Link<'a> {
+        Link {
+            comm,
+            inst: &comm.session.instance,
+            rank: comm.rank,
+            size: comm.size(),
+            context: comm.collective_context(),
+        }
+    }
+
+    /// Start sending `buf` to rank `dest` of the communicator.
+    pub fn isend(&self, dest: u32, tag: i32, buf: &Buf) -> MpiResult<Pending> {
+        let dest_job = self.comm.group.proc_at(dest).ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Intern,
+                format!("collective peer {dest} out of range"),
+            )
+        })?;
+        let target = Target {
+            context: self.context,
+            my_rank: self.rank,
+            dest: dest_job,
+            tag,
+        };
+        let vci = self.comm.vci;
+        let mut st = self.inst.vcis[vci].lock();
+        match engine::start_send(
+            &self.inst.transports,
+            vci,
+            &mut st,
+            target,
+            buf.clone(),
+            SendMode::Standard,
+            false,
+        )? {
+            SendStart::Done => Ok(Pending::Done),
+            SendStart::Pending(id) => Ok(Pending::Req(id)),
+        }
+    }
+
+    /// Start receiving into `buf` from rank `src` of the communicator.
+    pub fn irecv(&self, src: u32, tag: i32, buf: &Buf) -> Pending {
+        let pattern = Pattern {
+            context: self.context,
+            source: SourceSel::Rank(src),
+            tag: TagSel::Tag(tag),
+        };
+        let vci = self.comm.vci;
+        let mut st = self.inst.vcis[vci].lock();
+        Pending::Req(engine::start_recv(
+            &self.inst.transports,
+            vci,
+            &mut st,
+            pattern,
+            buf.clone(),
+        ))
+    }
+
+    pub fn wait(&self, p: Pending) -> MpiResult<()> {
+        match p {
+            Pending::Done => Ok(()),
+            Pending::Req(id) => {
+                let done = progress::wait(self.inst, id);
+                crate::pt2pt::status_result(done.status).map(|_| ())
+            }
+        }
+    }
+
+    /// Wait for every operation (all of them, even after an error), then report the first
+    /// error.
+    pub fn wait_all(&self, ops: impl IntoIterator<Item = Pending>) -> MpiResult<()> {
+        let mut result = Ok(());
+        for p in ops {
+            let r = self.wait(p);
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result
+    }
+
+    pub fn send(&self, dest: u32, tag: i32, buf: &Buf) -> MpiResult<()> {
+        let p = self.isend(dest, tag, buf)?;
+        self.wait(p)
+    }
+
+    pub fn recv(&self, src: u32, tag: i32, buf: &Buf) -> MpiResult<()> {
+        let p = self.irecv(src, tag, buf);
+        self.wait(p)
+    }
+
+    /// Send `sbuf` to `dest` while receiving `rbuf` from `src`.
+    pub fn sendrecv(&self, dest: u32, sbuf: &Buf, src: u32, rbuf: &Buf, tag: i32) -> MpiResult<()> {
+        let r = self.irecv(src, tag, rbuf);
+        let s = self.isend(dest, tag, sbuf);
+        let rr = self.wait(r);
+        let sr = s.and_then(|s| self.wait(s));
+        rr.and(sr)
+    }
+}

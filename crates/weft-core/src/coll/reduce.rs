@@ -1,0 +1,588 @@
+//! Reductions: reduce, allreduce, reduce-scatter, scan, exscan, reduce_local.
+//!
+//! Order: for a non-commutative op the result is x0 op x1 op ... op x(n-1). Every algorithm
+//! used with such ops combines a block of lower ranks with the adjacent block of higher ranks,
+//! lower first. Ranks that compute the same value compute it in the same order, so allreduce
+//! gives bit-identical results everywhere, floating point included.
+#![forbid(unsafe_code)]
+
+use super::config::{Allreduce, Reduce};
+use super::link::Link;
+use super::{gather, pof2_floor, tag};
+use crate::datatype::access::{with_pair, Scratch};
+use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::Comm;
+use crate::op::Reduction;
+
+/// Allreduce messages at least this large use a reduce-scatter + allgather algorithm.
+const LARGE_ALLREDUCE: usize = 16 * 1024;
+/// Reduce messages at least this large use Rabenseifner's algorithm (commutative ops).
+const LARGE_REDUCE: usize = 64 * 1024;
+
+/// `inout = input op inout`.
+fn combine(red: &Reduction, input: &Buf, inout: &Buf) {
+    with_pair(input, inout, |a, b| red.apply(a, b));
+}
+
+/// `acc = acc op later`: `acc` holds the lower ranks' contribution. Clobbers `later`.
+fn combine_lower_first(red: &Reduction, acc: &Buf, later: &Buf) {
+    if red.commutative() {
+        combine(red, later, acc);
+    } else {
+        combine(red, acc, later);
+        later.copy_to(acc, acc.len());
+    }
+}
+
+fn check_len(what: &str, a: usize, b: usize) -> MpiResult<()> {
+    if a != b {
+        return Err(MpiError::new(
+            ErrorClass::Intern,
+            format!("{what}: buffer sizes differ ({a} and {b} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// `MPI_Reduce_local`: `inout = input op inout`.
+pub fn reduce_local(input: &Buf, inout: &Buf, red: &Reduction) -> MpiResult<()> {
+    check_len("reduce_local", input.len(), inout.len())?;
+    combine(red, &input, &inout);
+    Ok(())
+}
+
+/// `MPI_Reduce`. `send` is `None` for `MPI_IN_PLACE` at the root (the data is in `recv`);
+/// `recv` matters only at the root.
+pub fn reduce(
+    comm: &Comm,
+    send: Option<&Buf>,
+    recv: &Buf,
+    red: &Reduction,
+    root: u32,
+) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let mine = send.unwrap_or(recv);
+    let is_root = link.rank == root;
+    if is_root {
+        check_len("reduce", mine.len(), recv.len())?;
+    }
+    if link.size == 1 {
+        if let Some(s) = send {
+            s.copy_to(&recv, s.len());
+        }
+        return Ok(());
+    }
+    if mine.is_empty() {
+        return Ok(());
+    }
+    let count = mine.len() / red.extent;
+    let pof2 = pof2_floor(link.size) as usize;
+    let algo = match comm.session.instance.config.coll.reduce {
+        Reduce::Auto if red.commutative() && mine.len() >= LARGE_REDUCE && count >= pof2 => {
+            Reduce::Rabenseifner
+        }
+        Reduce::Auto => Reduce::Binomial,
+        Reduce::Rabenseifner if !red.commutative() => Reduce::Binomial,
+        a => a,
+    };
+    // The accumulator: the root's receive buffer, a scratch elsewhere.
+    let mut scratch = Scratch::default();
+    let acc = if is_root {
+        if let Some(s) = send {
+            s.copy_to(&recv, s.len());
+        }
+        recv.clone()
+    } else {
+        scratch = Scratch::copy_of(mine);
+        scratch.buf()
+    };
+    let result = match algo {
+        Reduce::Linear => linear_reduce(&link, &acc, red, root),
+        Reduce::Rabenseifner => {
+            let h = Halving::new(&link, count, red.extent);
+            h.reduce_scatter(&link, &acc, red, tag::REDUCE)
+                .and_then(|h| h.gather_to_root(&link, &acc, root, tag::REDUCE))
+        }
+        _ => binomial_reduce(&link, &acc, red, root),
+    };
+    drop(scratch);
+    result
+}
+
+fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
+    let n = link.size;
+    // Commutative ops reduce along a tree rooted at the root; others along a tree rooted at
+    // rank 0 whose subtrees are contiguous rank ranges, then rank 0 forwards the result.
+    let tree_root = if red.commutative() { root } else { 0 };
+    let vr = (link.rank + n - tree_root) % n;
+    let real = |v: u32| (v + tree_root) % n;
+    let mut tmp = Scratch::new(acc.len());
+    let tb = tmp.buf();
+    let mut mask = 1;
+    while mask < n {
+        if vr & mask != 0 {
+            link.send(real(vr - mask), tag::REDUCE, &acc)?;
+            break;
+        }
+        if vr + mask < n {
+            link.recv(real(vr + mask), tag::REDUCE, &tb)?;
+            combine_lower_first(red, &acc, &tb);
+        }
+        mask <<= 1;
+    }
+    if tree_root != root {
+        if link.rank == tree_root {
+            link.send(root, tag::REDUCE, &acc)?;
+        } else if link.rank == root {
+            link.recv(tree_root, tag::REDUCE, &acc)?;
+        }
+    }
+    Ok(())
+}
+
+fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
+    if link.rank != root {
+        return link.send(root, tag::REDUCE, &acc);
+    }
+    // Combine in rank order: total = x0 op x1 op ... ; acc holds the root's own data.
+    let len = acc.len();
+    let mut total = Scratch::new(len);
+    let mut tmp = Scratch::new(len);
+    let (totb, tb) = (total.buf(), tmp.buf());
+    for i in 0..link.size {
+        let data = if i == root {
+            acc.clone()
+        } else {
+            link.recv(i, tag::REDUCE, &tb)?;
+            tb.clone()
+        };
+        if i == 0 {
+            data.copy_to(&totb, len);
+        } else {
+            let d = if i == root {
+                // Do not clobber the root's data: combine through the scratch.
+                data.copy_to(&tb, len);
+                tb.clone()
+            } else {
+                data
+            };
+            combine_lower_first(red, &totb, &d);
+        }
+    }
+    totb.copy_to(&acc, len);
+    Ok(())
+}
+
+/// `MPI_Allreduce`. `send` is `None` for `MPI_IN_PLACE`.
+pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -> MpiResult<()> {
+    let link = Link::new(comm);
+    if let Some(s) = send {
+        check_len("allreduce", s.len(), recv.len())?;
+        s.copy_to(&recv, s.len());
+    }
+    if link.size == 1 || recv.is_empty() {
+        return Ok(());
+    }
+    let count = recv.len() / red.extent;
+    let pof2 = pof2_floor(link.size) as usize;
+    let algo = match comm.session.instance.config.coll.allreduce {
+        Allreduce::Auto if red.commutative() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 => {
+            Allreduce::Rabenseifner
+        }
+        Allreduce::Auto => Allreduce::RecursiveDoubling,
+        Allreduce::Rabenseifner | Allreduce::Ring if !red.commutative() => {
+            Allreduce::RecursiveDoubling
+        }
+        a => a,
+    };
+    match algo {
+        Allreduce::Rabenseifner => {
+            let h = Halving::new(&link, count, red.extent);
+            h.reduce_scatter(&link, recv, red, tag::ALLREDUCE)
+                .and_then(|h| h.allgather(&link, recv, tag::ALLREDUCE))
+        }
+        Allreduce::Ring => ring_allreduce(&link, recv, red, count),
+        Allreduce::ReduceBcast => {
+            let r = if link.rank == 0 {
+                reduce(comm, None, recv, red, 0)
+            } else {
+                reduce(comm, Some(recv), &Buf::EMPTY, red, 0)
+            };
+            r.and_then(|_| super::bcast(comm, recv, 0))
+        }
+        _ => recursive_doubling(&link, recv, red),
+    }
+}
+
+/// Ranks beyond the largest power of two fold into their neighbours first: of each pair
+/// (2i, 2i+1) below 2*rem, the even rank hands its data to the odd one and waits.
+struct Fold {
+    pof2: u32,
+    rem: u32,
+    /// This rank's number among the pof2 ranks that take part, if it does.
+    newrank: Option<u32>,
+}
+
+impl Fold {
+    fn new(link: &Link) -> Fold {
+        let pof2 = pof2_floor(link.size);
+        let rem = link.size - pof2;
+        let r = link.rank;
+        let newrank = if r < 2 * rem {
+            (r % 2 == 1).then_some(r / 2)
+        } else {
+            Some(r - rem)
+        };
+        Fold { pof2, rem, newrank }
+    }
+
+    fn real(&self, v: u32) -> u32 {
+        if v < self.rem {
+            2 * v + 1
+        } else {
+            v + self.rem
+        }
+    }
+
+    /// The even ranks of the folded pairs send their data; the odd ones combine it.
+    fn fold_in(
+        &self,
+        link: &Link,
+        acc: &Buf,
+        tmp: &Buf,
+        red: &Reduction,
+        tag: i32,
+    ) -> MpiResult<()> {
+        let r = link.rank;
+        if r < 2 * self.rem {
+            if r % 2 == 0 {
+                link.send(r + 1, tag, &acc)?;
+            } else {
+                link.recv(r - 1, tag, &tmp)?;
+                combine(red, &tmp, &acc);
+            }
+        }
+        Ok(())
+    }
+
+    /// The odd ranks of the folded pairs hand the result back.
+    fn fold_out(&self, link: &Link, acc: &Buf, tag: i32) -> MpiResult<()> {
+        let r = link.rank;
+        if r < 2 * self.rem {
+            if r % 2 == 1 {
+                link.send(r - 1, tag, &acc)?;
+            } else {
+                link.recv(r + 1, tag, &acc)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn recursive_doubling(link: &Link, acc: &Buf, red: &Reduction) -> MpiResult<()> {
+    let fold = Fold::new(link);
+    let mut tmp = Scratch::new(acc.len());
+    let tb = tmp.buf();
+    fold.fold_in(link, acc, &tb, red, tag::ALLREDUCE)?;
+    if let Some(nr) = fold.newrank {
+        let mut mask = 1;
+        while mask < fold.pof2 {
+            let partner = nr ^ mask;
+            link.sendrecv(
+                fold.real(partner),
+                &acc,
+                fold.real(partner),
+                &tb,
+                tag::ALLREDUCE,
+            )?;
+            if partner < nr {
+                combine(red, &tb, &acc);
+            } else {
+                combine_lower_first(red, &acc, &tb);
+            }
+            mask <<= 1;
+        }
+    }
+    fold.fold_out(link, acc, tag::ALLREDUCE)
+}
+
+/// Recursive halving over element blocks (commutative ops): after it, participating rank
+/// `newrank` holds the reduced block `newrank` of `pof2` blocks.
+struct Halving {
+    fold: Fold,
+    /// Byte offset of block i (pof2 + 1 entries).
+    offs: Vec<usize>,
+}
+
+impl Halving {
+    fn new(link: &Link, count: usize, extent: usize) -> Halving {
+        let fold = Fold::new(link);
+        let p = fold.pof2 as usize;
+        let (base, extra) = (count / p, count % p);
+        let offs = (0..=p)
+            .map(|i| (i * base + i.min(extra)) * extent)
+            .collect();
+        Halving { fold, offs }
+    }
+
+    fn range(&self, acc: &Buf, lo: u32, hi: u32) -> Buf {
+        let (a, b) = (self.offs[lo as usize], self.offs[hi as usize]);
+        acc.slice(a, b - a)
+    }
+
+    fn reduce_scatter(
+        self,
+        link: &Link,
+        acc: &Buf,
+        red: &Reduction,
+        tag: i32,
+    ) -> MpiResult<HalvingDone> {
+        let mut tmp = Scratch::new(acc.len());
+        let tb = tmp.buf();
+        self.fold.fold_in(link, acc, &tb, red, tag)?;
+        let (mut lo, mut hi) = (0, self.fold.pof2);
+        if let Some(nr) = self.fold.newrank {
+            let mut mask = self.fold.pof2 >> 1;
+            while mask > 0 {
+                let partner = self.fold.real(nr ^ mask);
+                let mid = (lo + hi) / 2;
+                let (keep, give) = if nr & mask == 0 {
+                    ((lo, mid), (mid, hi))
+                } else {
+                    ((mid, hi), (lo, mid))
+                };
+                let kept = self.range(&acc, keep.0, keep.1);
+                let incoming = self.range(&tb, keep.0, keep.1);
+                link.sendrecv(
+                    partner,
+                    &self.range(&acc, give.0, give.1),
+                    partner,
+                    &incoming,
+                    tag,
+                )?;
+                combine(red, &incoming, &kept);
+                (lo, hi) = keep;
+                mask >>= 1;
+            }
+        }
+        Ok(HalvingDone { h: self, lo, hi })
+    }
+}
+
+struct HalvingDone {
+    h: Halving,
+    lo: u32,
+    hi: u32,
+}
+
+impl HalvingDone {
+    /// Recursive doubling of the reduced blocks, so every rank holds the whole result.
+    fn allgather(self, link: &Link, acc: &Buf, tag: i32) -> MpiResult<()> {
+        let fold = &self.h.fold;
+        if let Some(nr) = fold.newrank {
+            let (mut lo, mut hi) = (self.lo, self.hi);
+            let mut mask = 1;
+            while mask < fold.pof2 {
+                let partner = fold.real(nr ^ mask);
+                let (plo, phi) = if nr & mask == 0 {
+                    (hi, hi + mask)
+                } else {
+                    (lo - mask, lo)
+                };
+                link.sendrecv(
+                    partner,
+                    &self.h.range(&acc, lo, hi),
+                    partner,
+                    &self.h.range(&acc, plo, phi),
+                    tag,
+                )?;
+                lo = lo.min(plo);
+                hi = hi.max(phi);
+                mask <<= 1;
+            }
+        }
+        fold.fold_out(link, acc, tag)
+    }
+
+    /// Binomial gather of the reduced blocks to participating rank 0, which passes the
+    /// result to `root` (whose `acc` is its receive buffer).
+    fn gather_to_root(self, link: &Link, acc: &Buf, root: u32, tag: i32) -> MpiResult<()> {
+        let fold = &self.h.fold;
+        if let Some(nr) = fold.newrank {
+            let (lo, mut hi) = (self.lo, self.hi);
+            let mut mask = 1;
+            while mask < fold.pof2 {
+                if nr & mask != 0 {
+                    link.send(fold.real(nr - mask), tag, &self.h.range(&acc, lo, hi))?;
+                    break;
+                }
+                link.recv(
+                    fold.real(nr + mask),
+                    tag,
+                    &self.h.range(&acc, hi, hi + mask),
+                )?;
+                hi += mask;
+                mask <<= 1;
+            }
+        }
+        let holder = fold.real(0);
+        if holder != root {
+            if link.rank == holder {
+                link.send(root, tag, &acc)?;
+            } else if link.rank == root {
+                link.recv(holder, tag, &acc)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Ring allreduce (commutative ops): reduce-scatter then allgather around the ring, n - 1
+/// steps each, every rank sending 1/n of the data per step.
+fn ring_allreduce(link: &Link, acc: &Buf, red: &Reduction, count: usize) -> MpiResult<()> {
+    let n = link.size as usize;
+    let r = link.rank as usize;
+    let (base, extra) = (count / n, count % n);
+    let off = |i: usize| (i * base + i.min(extra)) * red.extent;
+    let blk = |b: &Buf, i: usize| b.slice(off(i), off(i + 1) - off(i));
+    let right = ((r + 1) % n) as u32;
+    let left = ((r + n - 1) % n) as u32;
+    let mut tmp = Scratch::new(off(1));
+    let tb = tmp.buf();
+    for step in 0..n - 1 {
+        let send_blk = (r + n - step) % n;
+        let recv_blk = (r + n - step - 1) % n;
+        let into = tb.slice(0, off(recv_blk + 1) - off(recv_blk));
+        link.sendrecv(right, &blk(&acc, send_blk), left, &into, tag::ALLREDUCE)?;
+        combine(red, &into, &blk(&acc, recv_blk));
+    }
+    // Rank r now holds the reduced block r + 1.
+    for step in 0..n - 1 {
+        let send_blk = (r + 1 + n - step) % n;
+        let recv_blk = (r + n - step) % n;
+        link.sendrecv(
+            right,
+            &blk(&acc, send_blk),
+            left,
+            &blk(&acc, recv_blk),
+            tag::ALLREDUCE,
+        )?;
+    }
+    Ok(())
+}
+
+/// `MPI_Reduce_scatter` / `_block`: `input` is the whole vector (sizes summed), `output` this
+/// rank's block (`sizes[rank]` bytes). They may overlap (`MPI_IN_PLACE`: output is the start
+/// of the input).
+pub fn reduce_scatter(
+    comm: &Comm,
+    input: &Buf,
+    output: &Buf,
+    red: &Reduction,
+    sizes: &[usize],
+) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let n = link.size as usize;
+    let r = link.rank as usize;
+    let mut offs = Vec::with_capacity(n + 1);
+    offs.push(0usize);
+    for s in sizes {
+        offs.push(offs.last().copied().unwrap_or(0) + s);
+    }
+    let total = offs[n];
+    check_len("reduce_scatter", input.len(), total)?;
+    check_len("reduce_scatter", output.len(), sizes[r])?;
+    if n == 1 {
+        input.copy_to(&output, sizes[0]);
+        return Ok(());
+    }
+    if total == 0 {
+        return Ok(());
+    }
+    if red.commutative() {
+        // Pairwise exchange: each rank reduces its own block.
+        let mut acc = Scratch::copy_of(&input.slice(offs[r], sizes[r]));
+        let mut tmp = Scratch::new(sizes[r]);
+        let (ab, tb) = (acc.buf(), tmp.buf());
+        for step in 1..n {
+            let dst = (r + step) % n;
+            let src = (r + n - step) % n;
+            link.sendrecv(
+                dst as u32,
+                &input.slice(offs[dst], sizes[dst]),
+                src as u32,
+                &tb,
+                tag::REDUCE_SCATTER,
+            )?;
+            combine(red, &tb, &ab);
+        }
+        ab.copy_to(&output, sizes[r]);
+        return Ok(());
+    }
+    // Non-commutative: reduce in rank order to rank 0, then scatter the blocks.
+    let mut whole = Scratch::new(if r == 0 { total } else { 0 });
+    let wb = whole.buf();
+    reduce(comm, Some(input), &wb, red, 0)?;
+    let parts: Vec<Buf> = if r == 0 {
+        (0..n).map(|i| wb.slice(offs[i], sizes[i])).collect()
+    } else {
+        Vec::new()
+    };
+    gather::scatterv(comm, &parts, Some(output), 0)
+}
+
+/// `MPI_Scan` (inclusive). `send` is `None` for `MPI_IN_PLACE`.
+pub fn scan(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -> MpiResult<()> {
+    prefix(comm, send, recv, red, true)
+}
+
+/// `MPI_Exscan`: rank 0's receive buffer is left untouched.
+pub fn exscan(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -> MpiResult<()> {
+    prefix(comm, send, recv, red, false)
+}
+
+fn prefix(
+    comm: &Comm,
+    send: Option<&Buf>,
+    recv: &Buf,
+    red: &Reduction,
+    inclusive: bool,
+) -> MpiResult<()> {
+    let link = Link::new(comm);
+    let mine = send.unwrap_or(recv);
+    check_len("scan", mine.len(), recv.len())?;
+    if inclusive {
+        if let Some(s) = send {
+            s.copy_to(&recv, s.len());
+        }
+    }
+    if link.size == 1 || recv.is_empty() {
+        return Ok(());
+    }
+    let (r, n) = (link.rank, link.size);
+    let mut partial = Scratch::copy_of(&mine);
+    let mut tmp = Scratch::new(mine.len());
+    let (pb, tb) = (partial.buf(), tmp.buf());
+    let mut have = inclusive;
+    let mut mask = 1;
+    while mask < n {
+        let dst = r ^ mask;
+        if dst < n {
+            link.sendrecv(dst, &pb, dst, &tb, tag::SCAN)?;
+            if dst < r {
+                if have {
+                    combine(red, &tb, &recv);
+                } else {
+                    tb.copy_to(&recv, recv.len());
+                    have = true;
+                }
+                combine(red, &tb, &pb);
+            } else {
+                combine_lower_first(red, &pb, &tb);
+            }
+        }
+        mask <<= 1;
+    }
+    Ok(())
+}
