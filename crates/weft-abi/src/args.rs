@@ -1,6 +1,7 @@
 //! Reading and writing C arguments safely: null checks that name the argument, C strings in
 //! and out, output arguments written only on success.
 
+use std::borrow::Cow;
 use std::ffi::{c_char, c_int, CStr};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
@@ -28,20 +29,65 @@ pub unsafe fn write<T>(ptr: *mut T, value: T, func: &str, arg: &str) -> MpiResul
     Ok(())
 }
 
-/// Borrow a NUL-terminated C string as UTF-8.
+/// First of the private-use characters that stand for bytes which are not valid UTF-8, so
+/// that any C string round-trips exactly through Rust's UTF-8 strings (names and info values
+/// are byte strings in C).
+const ESCAPE_BASE: u32 = 0x10_FF00;
+
+/// A NUL-terminated C string as text: borrowed when it is valid UTF-8, otherwise with each
+/// invalid byte escaped as a private-use character (`copy_out_str` turns it back).
 ///
 /// # Safety
 /// `ptr` must be null or point to a NUL-terminated string that outlives the borrow.
-pub unsafe fn c_str<'a>(ptr: *const c_char, func: &str, arg: &str) -> MpiResult<&'a str> {
+pub unsafe fn c_str<'a>(ptr: *const c_char, func: &str, arg: &str) -> MpiResult<Cow<'a, str>> {
     non_null(ptr, func, arg)?;
     // SAFETY: non-null and NUL-terminated per the caller's guarantee.
-    let s = unsafe { CStr::from_ptr(ptr) };
-    s.to_str()
-        .map_err(|_| MpiError::new(ErrorClass::Arg, format!("{func}({arg}): not valid UTF-8")))
+    let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
+    Ok(match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(escape_bytes(bytes)),
+    })
 }
 
-/// Copy `text` into a caller's buffer of `capacity` bytes (NUL included), truncating at a
-/// character boundary, and store the copied length (without NUL) in `*len` when not null.
+fn escape_bytes(mut bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    while !bytes.is_empty() {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (good, rest) = bytes.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(good).expect("valid prefix"));
+                let bad = e.error_len().unwrap_or(rest.len());
+                for &b in &rest[..bad] {
+                    out.push(char::from_u32(ESCAPE_BASE + b as u32).expect("a valid private-use char"));
+                }
+                bytes = &rest[bad..];
+            }
+        }
+    }
+    out
+}
+
+/// The C bytes of a text: escaped bytes back to themselves, everything else as UTF-8.
+pub fn text_bytes(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let v = c as u32;
+        if (ESCAPE_BASE..ESCAPE_BASE + 256).contains(&v) {
+            out.push((v - ESCAPE_BASE) as u8);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    out
+}
+
+/// Copy `text` (as C bytes, see `text_bytes`) into a caller's buffer of `capacity` bytes (NUL
+/// included), truncating, and store the copied length (without NUL) in `*len` when not null.
 ///
 /// # Safety
 /// `buf` must be valid for `capacity` bytes; `len` null or valid for one int.
@@ -60,13 +106,11 @@ pub unsafe fn copy_out_str(
             format!("{func}({arg}): the buffer has no room"),
         ));
     }
-    let mut n = text.len().min(capacity.saturating_sub(1));
-    while !text.is_char_boundary(n) {
-        n -= 1;
-    }
+    let bytes = text_bytes(text);
+    let n = bytes.len().min(capacity - 1);
     // SAFETY: buf is valid for `capacity` > n bytes per the caller's guarantee.
     unsafe {
-        std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), n);
         *buf.add(n) = 0;
     }
     if !len.is_null() {
@@ -74,4 +118,21 @@ pub unsafe fn copy_out_str(
         unsafe { *len = n as c_int };
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_c_string_round_trips() {
+        let raw: &[u8] = b"caf\xe9 \xc3\xa9 \xff\xfe ok\0";
+        // SAFETY: a NUL-terminated byte string that outlives the call.
+        let text = unsafe { c_str(raw.as_ptr().cast(), "f", "a") }.unwrap();
+        assert_eq!(text_bytes(&text), &raw[..raw.len() - 1]);
+        assert!(text.contains("é"), "valid UTF-8 stays as it is");
+        let plain = b"plain\0";
+        // SAFETY: as above.
+        assert!(matches!(unsafe { c_str(plain.as_ptr().cast(), "f", "a") }.unwrap(), Cow::Borrowed("plain")));
+    }
 }

@@ -91,7 +91,7 @@ pub(crate) unsafe fn mpi_add_error_string(
             "MPI_Add_error_string(string): longer than MPI_MAX_ERROR_STRING",
         ));
     }
-    error::add_error_string(errorcode, text)
+    error::add_error_string(errorcode, &text)
 }
 
 pub(crate) fn mpi_remove_error_class(errorclass: c_int) -> MpiResult<()> {

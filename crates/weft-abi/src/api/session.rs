@@ -146,7 +146,7 @@ pub(crate) unsafe fn mpi_session_get_pset_info(
     // SAFETY: the caller passes a NUL-terminated name (checked for null).
     let name = unsafe { c_str(pset_name, "MPI_Session_get_pset_info", "pset_name")? };
     non_null(info, "MPI_Session_get_pset_info", "info")?;
-    let set = psets::find(&s.instance.job, name, "MPI_Session_get_pset_info")?;
+    let set = psets::find(&s.instance.job, &name, "MPI_Session_get_pset_info")?;
     let made = Info::from_pairs(vec![("mpi_size".into(), set.members.len().to_string())]);
     // SAFETY: checked non-null.
     unsafe {
