@@ -1,9 +1,11 @@
 //! Hand-written implementations of the entry points, grouped by area. `api/gen.py` finds
 //! every `pub(crate) fn mpi_*`/`mpix_*` here and wires the generated `PMPI_` symbol to it.
 
+pub(crate) mod buffered;
 pub(crate) mod coll;
 pub(crate) mod comm;
 pub(crate) mod errors;
+pub(crate) mod grequest;
 pub(crate) mod handle_ints;
 pub(crate) mod info;
 pub(crate) mod op;

@@ -1,17 +1,18 @@
 //! Point-to-point: sends, receives, probes, and their large-count `_c` forms.
 
 use std::ffi::{c_int, c_void};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
-use weft_core::pt2pt::{self, SendMode, SourceSel, TagSel};
-use weft_core::request::Status;
+use weft_core::pt2pt::{self, Pattern, SendMode, SourceSel, TagSel};
+use weft_core::request::{PersistentOp, Status};
 
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
 use crate::{datatypes, objects, status};
 
@@ -856,4 +857,866 @@ pub(crate) unsafe fn mpi_iprobe(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { probe_impl(source, tag, comm, Some(flag), status, "MPI_Iprobe") }
+}
+
+// ------------------------------------------------------------------ persistent requests
+
+/// Which send a persistent request repeats.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InitMode {
+    Standard,
+    Synchronous,
+    Buffered,
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_init(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    mode: InitMode,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
+    let op = match a.dest {
+        None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
+        Some(d) if mode == InitMode::Buffered => PersistentOp::Buffered {
+            comm: a.comm.clone(),
+            dest: d,
+            tag: a.tag,
+            buf: a.buf,
+        },
+        Some(d) => PersistentOp::Send {
+            target: pt2pt::target(&a.comm, d, a.tag).map_err(|e| prefix(func, e))?,
+            buf: a.buf,
+            mode: if mode == InitMode::Synchronous {
+                SendMode::Synchronous
+            } else {
+                SendMode::Standard
+            },
+        },
+    };
+    let id = pt2pt::persistent_init(&a.comm.session.instance, a.comm.vci, op, comm);
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(request_handle(id)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_send_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Standard,
+            "MPI_Send_init",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_send_init_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Standard,
+            "MPI_Send_init_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_ssend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Synchronous,
+            "MPI_Ssend_init",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_ssend_init_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Synchronous,
+            "MPI_Ssend_init_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_rsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Standard,
+            "MPI_Rsend_init",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_rsend_init_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Standard,
+            "MPI_Rsend_init_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_bsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Buffered,
+            "MPI_Bsend_init",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_bsend_init_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send_init(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            request,
+            InitMode::Buffered,
+            "MPI_Bsend_init_c",
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn recv_init(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let c = objects::comm(comm, func, "comm")?;
+    let b = message_buf(buf, count, datatype, func)?;
+    let tag = recv_tag(tag, func)?;
+    let op = match source_sel(&c, source, func)? {
+        None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
+        Some(src) => PersistentOp::Recv {
+            pattern: Pattern {
+                context: c.context_id,
+                source: src,
+                tag,
+            },
+            buf: b,
+        },
+    };
+    let id = pt2pt::persistent_init(&c.session.instance, c.vci, op, comm);
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(request_handle(id)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_recv_init(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        recv_init(
+            buf,
+            count.into(),
+            datatype,
+            source,
+            tag,
+            comm,
+            request,
+            "MPI_Recv_init",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_recv_init_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        recv_init(
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            request,
+            "MPI_Recv_init_c",
+        )
+    }
+}
+
+// ------------------------------------------------------------------ buffered sends
+
+unsafe fn bsend_impl(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: Option<*mut MPI_Request>,
+    func: &str,
+) -> MpiResult<()> {
+    if let Some(r) = request {
+        non_null(r, func, "request")?;
+    }
+    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
+    if let Some(d) = a.dest {
+        crate::api::buffered::buffered_send(&a.comm, comm, d, a.tag, &a.buf, func)?;
+    }
+    if let Some(r) = request {
+        // The message is in the attached buffer (or went nowhere): the request is complete.
+        let handle = completed_request(&a.comm, Status::default(), comm);
+        // SAFETY: checked non-null above.
+        unsafe { r.write(handle) };
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_bsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        bsend_impl(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            tag,
+            comm,
+            None,
+            "MPI_Bsend",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_bsend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { bsend_impl(buf, count, datatype, dest, tag, comm, None, "MPI_Bsend_c") }
+}
+
+pub(crate) unsafe fn mpi_ibsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        bsend_impl(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            tag,
+            comm,
+            Some(request),
+            "MPI_Ibsend",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_ibsend_c(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        bsend_impl(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            Some(request),
+            "MPI_Ibsend_c",
+        )
+    }
+}
+
+// ------------------------------------------------------------------ matched probes
+
+/// Messages taken by `MPI_Mprobe`/`MPI_Improbe`, until `MPI_Mrecv`/`MPI_Imrecv` receives them.
+static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>>> =
+    Table::new(Kind::Message);
+
+unsafe fn mprobe_impl(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: Option<*mut c_int>,
+    message: *mut MPI_Message,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let tag = recv_tag(tag, func)?;
+    if let Some(f) = flag {
+        non_null(f, func, "flag")?;
+    }
+    non_null(message, func, "message")?;
+    let found = match source_sel(&c, source, func)? {
+        None => Some((
+            Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+            MPI_MESSAGE_NO_PROC,
+        )),
+        Some(src) => {
+            let got = if flag.is_some() {
+                pt2pt::improbe(&c, src, tag)
+            } else {
+                Some(pt2pt::mprobe(&c, src, tag))
+            };
+            got.map(|(s, m)| {
+                (
+                    s,
+                    MESSAGES.insert(Arc::new(Mutex::new(Some((c.clone(), comm, m))))),
+                )
+            })
+        }
+    };
+    // SAFETY: pointers checked non-null above; `out` null or writable per the caller.
+    unsafe {
+        if let Some(f) = flag {
+            f.write(found.is_some() as c_int);
+        }
+        if let Some((s, handle)) = found {
+            message.write(handle);
+            status::store(out, &s, false);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_mprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { mprobe_impl(source, tag, comm, None, message, status, "MPI_Mprobe") }
+}
+
+pub(crate) unsafe fn mpi_improbe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        mprobe_impl(
+            source,
+            tag,
+            comm,
+            Some(flag),
+            message,
+            status,
+            "MPI_Improbe",
+        )
+    }
+}
+
+/// Take the message a handle names: `None` for `MPI_MESSAGE_NO_PROC`.
+fn take_message(
+    handle: MPI_Message,
+    func: &str,
+) -> MpiResult<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>> {
+    if handle == MPI_MESSAGE_NO_PROC {
+        return Ok(None);
+    }
+    if handle == MPI_MESSAGE_NULL {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(message=MPI_MESSAGE_NULL): a matched message is required"),
+        ));
+    }
+    let slot = MESSAGES.remove(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(message={handle:#x}): message {}", why.describe()),
+        )
+    })?;
+    let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok(taken)
+}
+
+unsafe fn mrecv_impl(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    request: Option<*mut MPI_Request>,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(message, func, "message")?;
+    if let Some(r) = request {
+        non_null(r, func, "request")?;
+    }
+    let b = message_buf(buf, count, datatype, func)?;
+    // SAFETY: checked non-null.
+    let handle = unsafe { *message };
+    let taken = take_message(handle, func)?;
+    // SAFETY: checked non-null.
+    unsafe { message.write(MPI_MESSAGE_NULL) };
+    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+    match (taken, request) {
+        (None, Some(r)) => {
+            let inst = weft_core::runtime::world::get(func)?
+                .session
+                .instance
+                .clone();
+            let id = weft_core::progress::completed(&inst, 0, null, 0);
+            // SAFETY: checked non-null.
+            unsafe { r.write(request_handle(id)) };
+            Ok(())
+        }
+        // SAFETY: `out` null or writable per the caller.
+        (None, None) => unsafe { finish_recv(null, out, func) },
+        (Some((c, comm, m)), Some(r)) => {
+            let id = pt2pt::imrecv(&c.session.instance, m, b, comm);
+            // SAFETY: checked non-null.
+            unsafe { r.write(request_handle(id)) };
+            Ok(())
+        }
+        (Some((c, comm, m)), None) => {
+            let inst = &c.session.instance;
+            let id = pt2pt::imrecv(inst, m, b, comm);
+            let s = weft_core::progress::wait(inst, id).status;
+            // SAFETY: `out` null or writable per the caller.
+            unsafe { finish_recv(s, out, func) }
+        }
+    }
+}
+
+pub(crate) unsafe fn mpi_mrecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        mrecv_impl(
+            buf,
+            count.into(),
+            datatype,
+            message,
+            None,
+            status,
+            "MPI_Mrecv",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_mrecv_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { mrecv_impl(buf, count, datatype, message, None, status, "MPI_Mrecv_c") }
+}
+
+pub(crate) unsafe fn mpi_imrecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        mrecv_impl(
+            buf,
+            count.into(),
+            datatype,
+            message,
+            Some(request),
+            std::ptr::null_mut(),
+            "MPI_Imrecv",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_imrecv_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        mrecv_impl(
+            buf,
+            count,
+            datatype,
+            message,
+            Some(request),
+            std::ptr::null_mut(),
+            "MPI_Imrecv_c",
+        )
+    }
+}
+
+// ------------------------------------------------------------------ nonblocking send-receive
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn isendrecv_impl(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    replace: bool,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let c = objects::comm(comm, func, "comm")?;
+    let rbuf = message_buf(recvbuf, recvcount, recvtype, func)?;
+    let mut sbuf = if replace {
+        Buf::EMPTY
+    } else {
+        message_buf(sendbuf, sendcount, sendtype, func)?
+    };
+    let dest = dest_rank(&c, dest, func)?;
+    let sendtag = send_tag(sendtag, func)?;
+    let recvtag = recv_tag(recvtag, func)?;
+    let source = source_sel(&c, source, func)?;
+    let mut keep: Option<Box<dyn std::any::Any + Send>> = None;
+    if replace && dest.is_some() {
+        // Send from a copy so the receive may land in the user's buffer meanwhile; the
+        // schedule owns the copy until it completes.
+        let mut copy = vec![0u8; rbuf.len()].into_boxed_slice();
+        rbuf.pack(0, &mut copy);
+        // SAFETY: the boxed copy moves into the schedule (its heap block does not move) and
+        // lives until the schedule completes, after the send finished.
+        sbuf = unsafe { Buf::new(copy.as_ptr() as usize, copy.len()) };
+        keep = Some(Box::new(copy));
+    }
+    let id = pt2pt::isendrecv(
+        &c,
+        dest.map(|d| (d, sendtag, sbuf)),
+        source.map(|s| (s, recvtag, rbuf)),
+        Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        keep,
+        comm,
+    )
+    .map_err(|e| prefix(func, e))?;
+    // SAFETY: checked non-null.
+    unsafe { request.write(request_handle(id)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_isendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        isendrecv_impl(
+            sendbuf,
+            sendcount.into(),
+            sendtype,
+            dest,
+            sendtag,
+            recvbuf,
+            recvcount.into(),
+            recvtype,
+            source,
+            recvtag,
+            comm,
+            request,
+            false,
+            "MPI_Isendrecv",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_isendrecv_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        isendrecv_impl(
+            sendbuf,
+            sendcount,
+            sendtype,
+            dest,
+            sendtag,
+            recvbuf,
+            recvcount,
+            recvtype,
+            source,
+            recvtag,
+            comm,
+            request,
+            false,
+            "MPI_Isendrecv_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_isendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        isendrecv_impl(
+            buf,
+            count.into(),
+            datatype,
+            dest,
+            sendtag,
+            buf,
+            count.into(),
+            datatype,
+            source,
+            recvtag,
+            comm,
+            request,
+            true,
+            "MPI_Isendrecv_replace",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_isendrecv_replace_c(
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        isendrecv_impl(
+            buf,
+            count,
+            datatype,
+            dest,
+            sendtag,
+            buf,
+            count,
+            datatype,
+            source,
+            recvtag,
+            comm,
+            request,
+            true,
+            "MPI_Isendrecv_replace_c",
+        )
+    }
 }

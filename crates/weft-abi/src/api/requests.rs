@@ -7,7 +7,7 @@ use std::sync::Arc;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::progress::{self, Backoff, Completed};
 use weft_core::pt2pt;
-use weft_core::request::{ReqId, Status};
+use weft_core::request::{PersistentState, ReqId, Status};
 use weft_core::runtime::{world, Instance};
 
 use crate::args::{non_null, write};
@@ -39,6 +39,25 @@ fn live_id(
         }
     }
     Ok(id)
+}
+
+/// The status a completed request reports (the empty status for an inactive persistent one).
+fn done_status(done: &Completed) -> Status {
+    if done.inactive {
+        status::EMPTY
+    } else {
+        done.status
+    }
+}
+
+/// The handle after completion: `MPI_REQUEST_NULL`, except for persistent requests (they
+/// become inactive and keep their handle).
+fn after(handle: MPI_Request, done: &Completed) -> MPI_Request {
+    if done.persistent {
+        handle
+    } else {
+        MPI_REQUEST_NULL
+    }
 }
 
 /// The error a completed operation reports, raised on its communicator's errhandler.
@@ -103,8 +122,8 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
     let done = progress::wait(&inst, id);
     // SAFETY: as above.
     unsafe {
-        request.write(MPI_REQUEST_NULL);
-        status::store(out, &done.status, false);
+        request.write(after(handle, &done));
+        status::store(out, &done_status(&done), false);
     }
     completion_error(&done, "MPI_Wait")
 }
@@ -137,8 +156,8 @@ pub(crate) unsafe fn mpi_test(
             // SAFETY: checked/caller-guaranteed pointers.
             unsafe {
                 flag.write(1);
-                request.write(MPI_REQUEST_NULL);
-                status::store(out, &done.status, false);
+                request.write(after(handle, &done));
+                status::store(out, &done_status(&done), false);
             }
             completion_error(&done, "MPI_Test")
         }
@@ -188,7 +207,7 @@ pub(crate) unsafe fn mpi_request_get_status(
     let inst = instance("MPI_Request_get_status")?;
     let found = match live_id(&inst, request, "MPI_Request_get_status", "request")? {
         None => Some(status::EMPTY),
-        Some(id) => progress::peek_status(&inst, id),
+        Some(id) => progress::peek_status(&inst, id).map(|c| done_status(&c)),
     };
     // SAFETY: checked non-null; `out` null or writable.
     unsafe {
@@ -201,6 +220,20 @@ pub(crate) unsafe fn mpi_request_get_status(
 }
 
 // ------------------------------------------------------------------ many
+
+/// Let the pending generalized requests among `ids[pending]` block in their class's
+/// `wait_fn` (one call for all requests of a class). `greqs` caches whether there are any.
+fn block_on_greqs(
+    inst: &Instance,
+    ids: &[Option<ReqId>],
+    pending: &[usize],
+    greqs: &mut Option<bool>,
+) -> bool {
+    let live: Vec<ReqId> = pending.iter().filter_map(|&i| ids[i]).collect();
+    let any =
+        *greqs.get_or_insert_with(|| live.iter().any(|&id| progress::is_generalized(inst, id)));
+    any && progress::block_on_greqs(inst, &live)
+}
 
 /// Complete every request in `reqs`, writing statuses; `MPI_ERR_IN_STATUS` if one failed.
 fn finish_all(
@@ -216,19 +249,26 @@ fn finish_all(
     let mut results = vec![status::EMPTY; ids.len()];
     let mut pending: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].is_some()).collect();
     let mut backoff = Backoff::new(inst);
+    let mut greqs = None;
     while !pending.is_empty() {
         let before = pending.len();
         pending.retain(|&i| {
             match progress::take_if_complete(inst, ids[i].expect("pending ones are live")) {
                 Some(done) => {
-                    results[i] = done.status;
-                    reqs[i] = MPI_REQUEST_NULL;
+                    results[i] = done_status(&done);
+                    reqs[i] = after(reqs[i], &done);
                     false
                 }
                 None => true,
             }
         });
+        if pending.is_empty() {
+            break;
+        }
         if pending.len() == before {
+            if block_on_greqs(inst, &ids, &pending, &mut greqs) {
+                continue;
+            }
             backoff.idle();
         } else {
             backoff.reset();
@@ -272,12 +312,22 @@ pub(crate) unsafe fn mpi_testall(
     let (reqs, mut stats) =
         unsafe { slices(count, array_of_requests, array_of_statuses, "MPI_Testall")? };
     let inst = instance("MPI_Testall")?;
-    let mut all = true;
-    for &h in reqs.iter() {
-        if let Some(id) = live_id(&inst, h, "MPI_Testall", "array_of_requests")? {
-            all &= progress::peek_status(&inst, id).is_some();
-        }
+    let ids: Vec<ReqId> = reqs
+        .iter()
+        .map(|&h| live_id(&inst, h, "MPI_Testall", "array_of_requests"))
+        .collect::<MpiResult<Vec<_>>>()?
+        .into_iter()
+        .flatten()
+        .collect();
+    // One progress pass, then a look that calls no query_fn (only completing calls do).
+    progress::polled::run();
+    let mut vcis: Vec<usize> = ids.iter().map(|id| id.vci as usize).collect();
+    vcis.sort_unstable();
+    vcis.dedup();
+    for v in vcis {
+        progress::poke(&inst, v);
     }
+    let all = ids.iter().all(|&id| progress::is_complete(&inst, id));
     // SAFETY: checked non-null.
     unsafe { flag.write(all as c_int) };
     if all {
@@ -296,14 +346,27 @@ fn any_once(
     let mut active = false;
     for (i, h) in reqs.iter_mut().enumerate() {
         if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+            if progress::persistent_state(inst, id) == Some(PersistentState::Inactive) {
+                continue;
+            }
             active = true;
             if let Some(done) = progress::take_if_complete(inst, id) {
-                *h = MPI_REQUEST_NULL;
+                *h = after(*h, &done);
                 return Ok(Some(Some((i, done))));
             }
         }
     }
     Ok(if active { None } else { Some(None) })
+}
+
+/// `block_on_greqs` for an array of handles.
+fn wait_in_greqs(inst: &Instance, reqs: &[MPI_Request], greqs: &mut Option<bool>) -> bool {
+    let ids: Vec<Option<ReqId>> = reqs
+        .iter()
+        .map(|&h| request_id(h, "", "").ok().flatten())
+        .collect();
+    let pending: Vec<usize> = (0..ids.len()).collect();
+    block_on_greqs(inst, &ids, &pending, greqs)
 }
 
 unsafe fn any_result(
@@ -322,7 +385,7 @@ unsafe fn any_result(
             }
             Some((i, done)) => {
                 index.write(i as c_int);
-                status::store(out, &done.status, false);
+                status::store(out, &done_status(&done), false);
                 completion_error(&done, func)
             }
         }
@@ -347,10 +410,14 @@ pub(crate) unsafe fn mpi_waitany(
     };
     let inst = instance("MPI_Waitany")?;
     let mut backoff = Backoff::new(&inst);
+    let mut greqs = None;
     loop {
         if let Some(found) = any_once(&inst, reqs, "MPI_Waitany")? {
             // SAFETY: forwarded pointers.
             return unsafe { any_result(found, index, out, "MPI_Waitany") };
+        }
+        if wait_in_greqs(&inst, reqs, &mut greqs) {
+            continue;
         }
         backoff.idle();
     }
@@ -405,9 +472,12 @@ unsafe fn some_once(
     let mut done: Vec<(usize, Completed)> = Vec::new();
     for (i, h) in reqs.iter_mut().enumerate() {
         if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+            if progress::persistent_state(inst, id) == Some(PersistentState::Inactive) {
+                continue;
+            }
             active = true;
             if let Some(c) = progress::take_if_complete(inst, id) {
-                *h = MPI_REQUEST_NULL;
+                *h = after(*h, &c);
                 done.push((i, c));
             }
         }
@@ -443,6 +513,7 @@ unsafe fn some_impl(
     }
     let inst = instance(func)?;
     let mut backoff = Backoff::new(&inst);
+    let mut greqs = None;
     loop {
         // SAFETY: forwarded arrays.
         let got = unsafe { some_once(&inst, reqs, array_of_indices, &mut stats, func)? };
@@ -463,7 +534,11 @@ unsafe fn some_impl(
                 }
                 return Ok(());
             }
-            Some(_) => backoff.idle(),
+            Some(_) => {
+                if !wait_in_greqs(&inst, reqs, &mut greqs) {
+                    backoff.idle();
+                }
+            }
         }
     }
 }
@@ -525,7 +600,7 @@ unsafe fn count_in(
 ) -> MpiResult<Option<MPI_Count>> {
     // SAFETY: forwarded caller contract.
     let st = status::from_c(unsafe { read_status(s, func)? });
-    let dt = datatypes::datatype(datatype, func, "datatype")?;
+    let dt = datatypes::type_of(datatype, func, "datatype")?;
     if dt.size == 0 {
         return Ok(Some(0));
     }
@@ -585,34 +660,6 @@ pub(crate) unsafe fn mpi_get_count_c(
     unsafe { count_large(status, datatype, count, "MPI_Get_count_c") }
 }
 
-// For predefined (single-element) types, elements and count agree.
-pub(crate) unsafe fn mpi_get_elements(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { count_int(status, datatype, count, "MPI_Get_elements") }
-}
-
-pub(crate) unsafe fn mpi_get_elements_c(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { count_large(status, datatype, count, "MPI_Get_elements_c") }
-}
-
-pub(crate) unsafe fn mpi_get_elements_x(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { count_large(status, datatype, count, "MPI_Get_elements_x") }
-}
-
 pub(crate) unsafe fn mpi_test_cancelled(
     status: *const MPI_Status,
     flag: *mut c_int,
@@ -647,56 +694,6 @@ pub(crate) unsafe fn mpi_status_set_cancelled(
             s.cancelled = flag != 0
         })
     }
-}
-
-unsafe fn set_elements(
-    s: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: MPI_Count,
-    func: &str,
-) -> MpiResult<()> {
-    let dt = datatypes::datatype(datatype, func, "datatype")?;
-    if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
-    }
-    let bytes = (count as u64).checked_mul(dt.size as u64).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): too large"),
-        )
-    })?;
-    // SAFETY: forwarded caller contract.
-    unsafe { update_status(s, func, |st| st.bytes = bytes) }
-}
-
-pub(crate) unsafe fn mpi_status_set_elements(
-    status: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: c_int,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count.into(), "MPI_Status_set_elements") }
-}
-
-pub(crate) unsafe fn mpi_status_set_elements_x(
-    status: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_x") }
-}
-
-pub(crate) unsafe fn mpi_status_set_elements_c(
-    status: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_c") }
 }
 
 pub(crate) unsafe fn mpi_status_set_source(
@@ -756,4 +753,209 @@ pub(crate) unsafe fn mpi_status_get_error(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { get_field(status, err, "MPI_Status_get_error", "err", |s| s.MPI_ERROR) }
+}
+
+// ------------------------------------------------------------------ persistent: start
+
+unsafe fn start_one(inst: &Instance, handle: MPI_Request, func: &str, arg: &str) -> MpiResult<()> {
+    let Some(id) = live_id(inst, handle, func, arg)? else {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}({arg}=MPI_REQUEST_NULL): a persistent request is required"),
+        ));
+    };
+    match pt2pt::start(inst, id, func)? {
+        pt2pt::Started::Running => Ok(()),
+        pt2pt::Started::Buffered {
+            comm,
+            dest,
+            tag,
+            buf,
+        } => {
+            crate::api::buffered::buffered_send(&comm, 0, dest, tag, &buf, func)?;
+            pt2pt::start_done(inst, id);
+            Ok(())
+        }
+    }
+}
+
+pub(crate) unsafe fn mpi_start(request: *mut MPI_Request) -> MpiResult<()> {
+    non_null(request, "MPI_Start", "request")?;
+    let inst = instance("MPI_Start")?;
+    // SAFETY: checked non-null.
+    unsafe { start_one(&inst, *request, "MPI_Start", "request") }
+}
+
+pub(crate) unsafe fn mpi_startall(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: an array of `count` per the caller's contract.
+    let (reqs, _) = unsafe {
+        slices(
+            count,
+            array_of_requests,
+            std::ptr::null_mut(),
+            "MPI_Startall",
+        )?
+    };
+    let inst = instance("MPI_Startall")?;
+    for &h in reqs.iter() {
+        // SAFETY: forwarded.
+        unsafe { start_one(&inst, h, "MPI_Startall", "array_of_requests")? };
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------ MPI 4.1 status queries
+
+/// # Safety
+/// `requests` must hold `count` elements.
+unsafe fn const_requests<'a>(
+    count: c_int,
+    requests: *const MPI_Request,
+    func: &str,
+) -> MpiResult<&'a [MPI_Request]> {
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): negative count"),
+        ));
+    }
+    if count == 0 {
+        return Ok(&[]);
+    }
+    non_null(requests, func, "array_of_requests")?;
+    // SAFETY: non-null array of `count` per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(requests, count as usize) })
+}
+
+/// The status of each request: `Some` if complete (or null/inactive: the empty status, with
+/// `false` for "not active").
+fn peek_all(
+    inst: &Instance,
+    reqs: &[MPI_Request],
+    func: &str,
+) -> MpiResult<Vec<(bool, Option<Status>)>> {
+    reqs.iter()
+        .map(|&h| {
+            Ok(match live_id(inst, h, func, "array_of_requests")? {
+                None => (false, Some(status::EMPTY)),
+                Some(id) => match progress::peek_status(inst, id) {
+                    Some(c) if c.inactive => (false, Some(status::EMPTY)),
+                    Some(c) => (true, Some(c.status)),
+                    None => (true, None),
+                },
+            })
+        })
+        .collect()
+}
+
+pub(crate) unsafe fn mpi_request_get_status_any(
+    count: c_int,
+    array_of_requests: *const MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    out: *mut MPI_Status,
+) -> MpiResult<()> {
+    let f = "MPI_Request_get_status_any";
+    non_null(index, f, "index")?;
+    non_null(flag, f, "flag")?;
+    // SAFETY: forwarded caller contract.
+    let reqs = unsafe { const_requests(count, array_of_requests, f)? };
+    let inst = instance(f)?;
+    let found = peek_all(&inst, reqs, f)?;
+    let any_active = found.iter().any(|(a, _)| *a);
+    let hit = found
+        .iter()
+        .enumerate()
+        .find_map(|(i, (a, s))| if *a { s.map(|s| (i, s)) } else { None });
+    // SAFETY: checked non-null; `out` null or writable.
+    unsafe {
+        match (any_active, hit) {
+            (false, _) => {
+                flag.write(1);
+                index.write(MPI_UNDEFINED);
+                status::store(out, &status::EMPTY, false);
+            }
+            (true, Some((i, s))) => {
+                flag.write(1);
+                index.write(i as c_int);
+                status::store(out, &s, false);
+            }
+            (true, None) => {
+                flag.write(0);
+                index.write(MPI_UNDEFINED);
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_request_get_status_some(
+    incount: c_int,
+    array_of_requests: *const MPI_Request,
+    outcount: *mut c_int,
+    array_of_indices: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    let f = "MPI_Request_get_status_some";
+    non_null(outcount, f, "outcount")?;
+    // SAFETY: forwarded caller contract.
+    let reqs = unsafe { const_requests(incount, array_of_requests, f)? };
+    if !reqs.is_empty() {
+        non_null(array_of_indices, f, "array_of_indices")?;
+    }
+    let inst = instance(f)?;
+    let found = peek_all(&inst, reqs, f)?;
+    if !found.iter().any(|(a, _)| *a) {
+        // SAFETY: checked non-null.
+        unsafe { outcount.write(MPI_UNDEFINED) };
+        return Ok(());
+    }
+    let mut n = 0;
+    for (i, (active, s)) in found.iter().enumerate() {
+        if let (true, Some(s)) = (active, s) {
+            // SAFETY: arrays of `incount` per the caller's contract.
+            unsafe {
+                array_of_indices.add(n).write(i as c_int);
+                if !array_of_statuses.is_null() {
+                    status::to_c(s, &mut *array_of_statuses.add(n), true);
+                }
+            }
+            n += 1;
+        }
+    }
+    // SAFETY: checked non-null.
+    unsafe { outcount.write(n as c_int) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_request_get_status_all(
+    count: c_int,
+    array_of_requests: *const MPI_Request,
+    flag: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    let f = "MPI_Request_get_status_all";
+    non_null(flag, f, "flag")?;
+    // SAFETY: forwarded caller contract.
+    let reqs = unsafe { const_requests(count, array_of_requests, f)? };
+    let inst = instance(f)?;
+    let found = peek_all(&inst, reqs, f)?;
+    let all = found.iter().all(|(_, s)| s.is_some());
+    // SAFETY: checked non-null; statuses hold `count` when not ignored.
+    unsafe {
+        flag.write(all as c_int);
+        if all && !array_of_statuses.is_null() {
+            for (i, (_, s)) in found.iter().enumerate() {
+                status::to_c(
+                    s.as_ref().expect("all complete"),
+                    &mut *array_of_statuses.add(i),
+                    true,
+                );
+            }
+        }
+    }
+    Ok(())
 }

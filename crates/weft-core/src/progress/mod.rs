@@ -1,12 +1,20 @@
-//! Progress, partitioned into VCIs (virtual communication interfaces), and waiting.
+//! Progress, partitioned into VCIs (virtual communication interfaces), and completion:
+//! taking finished requests of every kind (point-to-point, persistent, generalized,
+//! schedules) out of their pools.
 #![forbid(unsafe_code)]
 
+pub mod polled;
+pub mod schedule;
 pub mod vci;
 
 pub use vci::Vci;
 
+use std::sync::Arc;
+
+use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::pt2pt::engine;
-use crate::request::{ReqId, Status};
+use crate::request::grequest::{same_class, GreqClass};
+use crate::request::{Ext, Grequest, Kind, PersistentState, ReqId, Request, Status};
 use crate::runtime::Instance;
 
 /// How a waiting thread spends empty polls: spinning (no system call) for the configured
@@ -44,9 +52,15 @@ pub fn poke(inst: &Instance, vci: usize) -> bool {
     engine::progress(&inst.transports, vci, &mut st)
 }
 
-/// One progress pass on every VCI (`MPIX_Stream_progress(MPIX_STREAM_NULL)`).
+/// One progress pass on every VCI.
 pub fn poke_all(inst: &Instance) -> bool {
     (0..inst.vcis.len()).fold(false, |worked, v| poke(inst, v) | worked)
+}
+
+/// `MPIX_Stream_progress(MPIX_STREAM_NULL)`: every implicit VCI and the polled work.
+pub fn progress_all(inst: &Instance) -> bool {
+    let worked = poke_all(inst);
+    polled::run() | worked
 }
 
 /// A finished request: its status and the owner id its creator stored.
@@ -54,42 +68,253 @@ pub fn poke_all(inst: &Instance) -> bool {
 pub struct Completed {
     pub status: Status,
     pub owner: usize,
+    /// A persistent request: its handle stays valid (it became inactive, not freed).
+    pub persistent: bool,
+    /// It was an inactive persistent request: the status is the empty status.
+    pub inactive: bool,
 }
 
-/// If request `id` is complete, release it and return its status.
-pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
-    let vci = id.vci as usize;
-    let mut st = inst.vcis[vci].lock();
-    if !st.requests.get(id).is_some_and(|r| r.complete) {
-        engine::progress(&inst.transports, vci, &mut st);
+impl Completed {
+    fn of(req: &Request, status: Status) -> Completed {
+        Completed {
+            status,
+            owner: req.owner,
+            persistent: req.kind == Kind::Persistent,
+            inactive: false,
+        }
     }
+}
+
+/// What one look at a request found (with its VCI locked).
+enum Look {
+    Pending,
+    Done(Completed),
+    /// A complete generalized request whose slot was released: its `query_fn`/`free_fn` run
+    /// after the lock is dropped.
+    Greq(Arc<Grequest>, usize),
+}
+
+fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress: bool) -> Look {
+    let Some(req) = st.requests.get(id) else {
+        return Look::Pending;
+    };
+    match (&req.kind, &req.ext) {
+        (Kind::Generalized, Ext::Greq(g)) => {
+            if g.is_complete() {
+                let g = g.clone();
+                let owner = req.owner;
+                st.requests.release(id);
+                Look::Greq(g, owner)
+            } else {
+                Look::Pending
+            }
+        }
+        (Kind::Persistent, Ext::Persistent(p)) => match p.state {
+            PersistentState::Inactive => Look::Done(Completed {
+                status: Status::default(),
+                owner: req.owner,
+                persistent: true,
+                inactive: true,
+            }),
+            PersistentState::Done(status) => {
+                let done = Completed::of(req, status);
+                set_inactive(st, id);
+                Look::Done(done)
+            }
+            PersistentState::Running(inner) => {
+                let owner = req.owner;
+                if progress && !st.requests.get(inner).is_some_and(|r| r.complete) {
+                    engine::progress(&inst.transports, vci, st);
+                }
+                match st.requests.get(inner) {
+                    Some(r) if r.complete => {
+                        let status = r.status;
+                        st.requests.release(inner);
+                        set_inactive(st, id);
+                        Look::Done(Completed {
+                            status,
+                            owner,
+                            persistent: true,
+                            inactive: false,
+                        })
+                    }
+                    _ => Look::Pending,
+                }
+            }
+        },
+        _ => {
+            if progress && !req.complete {
+                engine::progress(&inst.transports, vci, st);
+            }
+            match st.requests.get(id) {
+                Some(r) if r.complete => {
+                    let r = st.requests.release(id).expect("just seen");
+                    Look::Done(Completed::of(&r, r.status))
+                }
+                _ => Look::Pending,
+            }
+        }
+    }
+}
+
+fn set_inactive(st: &mut vci::VciState, id: ReqId) {
+    if let Some(Request {
+        ext: Ext::Persistent(p),
+        ..
+    }) = st.requests.get_mut(id)
+    {
+        p.state = PersistentState::Inactive;
+    }
+}
+
+/// Finish a complete generalized request outside every lock: `query_fn` then `free_fn`.
+fn finish_greq(g: &Grequest, owner: usize) -> Completed {
+    let mut status = g.class.query(g.state);
+    let code = g.class.free(g.state);
+    if status.error == 0 && code != 0 {
+        status.error = code;
+    }
+    Completed {
+        status,
+        owner,
+        persistent: false,
+        inactive: false,
+    }
+}
+
+/// If request `id` is complete, release it (persistent ones become inactive) and return its
+/// status. Runs the polled work first, so generalized requests' `poll_fn`s get their turn.
+pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
+    polled::run();
+    let vci = id.vci as usize;
+    let found = {
+        let mut st = inst.vcis[vci].lock();
+        look(inst, &mut st, vci, id, true)
+    };
+    match found {
+        Look::Pending => None,
+        Look::Done(c) => Some(c),
+        Look::Greq(g, owner) => Some(finish_greq(&g, owner)),
+    }
+}
+
+/// The generalized request `id` is, if it is one and still pending.
+fn pending_greq(inst: &Instance, id: ReqId) -> Option<Arc<Grequest>> {
+    let st = inst.vcis[id.vci as usize].lock();
     match st.requests.get(id) {
-        Some(r) if r.complete => st.requests.release(id).map(|r| Completed {
-            status: r.status,
-            owner: r.owner,
-        }),
+        Some(Request {
+            ext: Ext::Greq(g), ..
+        }) if !g.is_complete() => Some(g.clone()),
         _ => None,
     }
+}
+
+/// Seconds a `wait_fn` may block when nothing else waits for progress in the same call.
+pub const GREQ_WAIT_TIMEOUT: f64 = 1.0;
+
+/// Instead of spinning, let pending generalized requests of a class with a `wait_fn` block in
+/// it: one call with the extra states of all of that class's pending requests among `ids`.
+/// The timeout is 0 when anything else among `ids` needs progress (then the call only
+/// checks). Returns whether a `wait_fn` was called.
+pub fn block_on_greqs(inst: &Instance, ids: &[ReqId]) -> bool {
+    let mut greqs: Vec<Arc<Grequest>> = Vec::new();
+    let mut others = false;
+    for &id in ids {
+        match pending_greq(inst, id) {
+            Some(g) => greqs.push(g),
+            None => others = true,
+        }
+    }
+    let Some(first) = greqs.iter().find(|g| g.class.has_wait()) else {
+        return false;
+    };
+    let class: Arc<dyn GreqClass> = first.class.clone();
+    let states: Vec<usize> = greqs
+        .iter()
+        .filter(|g| same_class(&g.class, &class))
+        .map(|g| g.state)
+        .collect();
+    let alone = !others && states.len() == greqs.len();
+    class.wait(&states, if alone { GREQ_WAIT_TIMEOUT } else { 0.0 });
+    true
 }
 
 /// Wait until request `id` completes; release it and return its status.
 pub fn wait(inst: &Instance, id: ReqId) -> Completed {
     let mut backoff = Backoff::new(inst);
+    let mut is_greq = None;
     loop {
         if let Some(done) = take_if_complete(inst, id) {
             return done;
+        }
+        let greq = *is_greq.get_or_insert_with(|| pending_greq(inst, id).is_some());
+        if greq && block_on_greqs(inst, &[id]) {
+            continue;
         }
         backoff.idle();
     }
 }
 
 /// The status of request `id` if it is complete, without releasing it
-/// (`MPI_Request_get_status`). `None` while pending or for an unknown id.
-pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Status> {
+/// (`MPI_Request_get_status`). `None` while pending or for an unknown id. A generalized
+/// request's `query_fn` is called for the status.
+pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Completed> {
+    polled::run();
     let vci = id.vci as usize;
-    let mut st = inst.vcis[vci].lock();
-    engine::progress(&inst.transports, vci, &mut st);
-    st.requests.get(id).filter(|r| r.complete).map(|r| r.status)
+    let greq = {
+        let mut st = inst.vcis[vci].lock();
+        engine::progress(&inst.transports, vci, &mut st);
+        let req = st.requests.get(id)?;
+        match (&req.kind, &req.ext) {
+            (Kind::Generalized, Ext::Greq(g)) => {
+                if !g.is_complete() {
+                    return None;
+                }
+                (g.clone(), req.owner)
+            }
+            (Kind::Persistent, Ext::Persistent(p)) => {
+                let (status, inactive) = match p.state {
+                    PersistentState::Inactive => (Status::default(), true),
+                    PersistentState::Done(s) => (s, false),
+                    PersistentState::Running(inner) => {
+                        (st.requests.get(inner).filter(|r| r.complete)?.status, false)
+                    }
+                };
+                return Some(Completed {
+                    status,
+                    owner: req.owner,
+                    persistent: true,
+                    inactive,
+                });
+            }
+            _ => return req.complete.then(|| Completed::of(req, req.status)),
+        }
+    };
+    let (g, owner) = greq;
+    Some(Completed {
+        status: g.class.query(g.state),
+        owner,
+        persistent: false,
+        inactive: false,
+    })
+}
+
+/// Whether request `id` is complete, without progress (`MPIX_Request_is_complete`).
+pub fn is_complete(inst: &Instance, id: ReqId) -> bool {
+    let st = inst.vcis[id.vci as usize].lock();
+    match st.requests.get(id) {
+        None => false,
+        Some(req) => match &req.ext {
+            Ext::Greq(g) => g.is_complete(),
+            Ext::Persistent(p) => match p.state {
+                PersistentState::Inactive | PersistentState::Done(_) => true,
+                PersistentState::Running(inner) => {
+                    st.requests.get(inner).is_some_and(|r| r.complete)
+                }
+            },
+            Ext::None => req.complete,
+        },
+    }
 }
 
 /// Whether `id` names a live request.
@@ -99,20 +324,59 @@ pub fn exists(inst: &Instance, id: ReqId) -> bool {
         .is_some_and(|v| v.lock().requests.get(id).is_some())
 }
 
-/// `MPI_Request_free`: a complete request goes now, a pending one when it completes.
-pub fn detach(inst: &Instance, id: ReqId) -> bool {
-    let mut st = inst.vcis[id.vci as usize].lock();
-    match st.requests.get_mut(id) {
-        Some(r) if r.complete => {
-            st.requests.release(id);
-            true
-        }
-        Some(r) => {
-            r.detached = true;
-            true
-        }
-        None => false,
+/// Whether `id` names a persistent request (and, if so, whether it is active).
+pub fn persistent_state(inst: &Instance, id: ReqId) -> Option<PersistentState> {
+    let st = inst.vcis[id.vci as usize].lock();
+    match &st.requests.get(id)?.ext {
+        Ext::Persistent(p) => Some(p.state),
+        _ => None,
     }
+}
+
+/// `MPI_Request_free`: a complete request goes now, a pending one when it completes. A
+/// persistent request's running operation continues detached. A generalized request's
+/// `free_fn` runs now if it is complete, else inside `MPI_Grequest_complete`.
+pub fn detach(inst: &Instance, id: ReqId) -> bool {
+    let greq = {
+        let mut st = inst.vcis[id.vci as usize].lock();
+        let Some(r) = st.requests.get_mut(id) else {
+            return false;
+        };
+        match &r.ext {
+            Ext::Greq(g) => {
+                let g = g.clone();
+                if !g.mark_freed() {
+                    r.detached = true;
+                    return true;
+                }
+                st.requests.release(id);
+                g
+            }
+            Ext::Persistent(p) => {
+                if let PersistentState::Running(inner) = p.state {
+                    match st.requests.get_mut(inner) {
+                        Some(i) if i.complete => {
+                            st.requests.release(inner);
+                        }
+                        Some(i) => i.detached = true,
+                        None => {}
+                    }
+                }
+                st.requests.release(id);
+                return true;
+            }
+            Ext::None => {
+                if r.complete {
+                    st.requests.release(id);
+                } else {
+                    r.detached = true;
+                }
+                return true;
+            }
+        }
+    };
+    greq.class.free(greq.state);
+    true
 }
 
 /// A request that is complete from the start (operations with `MPI_PROC_NULL`).
@@ -120,4 +384,91 @@ pub fn completed(inst: &Instance, vci: usize, status: Status, owner: usize) -> R
     let mut req = crate::request::Request::completed(crate::request::Kind::Recv, status);
     req.owner = owner;
     inst.vcis[vci].lock().requests.alloc(req)
+}
+
+// ------------------------------------------------------------------ generalized requests
+
+/// The VCI generalized requests live on.
+const GREQ_VCI: usize = 0;
+
+/// Start a generalized request of `class` with `state`; its `poll_fn` (if any) is polled
+/// from every completion call until it completes.
+pub fn greq_start(inst: &Instance, class: Arc<dyn GreqClass>, state: usize, owner: usize) -> ReqId {
+    let has_poll = class.has_poll();
+    let g = Arc::new(Grequest::new(class, state));
+    let mut req = Request::new(Kind::Generalized, crate::datatype::Buf::EMPTY);
+    req.owner = owner;
+    req.ext = Ext::Greq(g.clone());
+    let id = inst.vcis[GREQ_VCI].lock().requests.alloc(req);
+    let _ = g.id.set(id);
+    if has_poll {
+        polled::register(Arc::new(GreqPoll(g)));
+    }
+    id
+}
+
+struct GreqPoll(Arc<Grequest>);
+
+impl polled::Polled for GreqPoll {
+    fn poll(&self) -> bool {
+        self.0.poll()
+    }
+}
+
+fn not_greq(func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::Request,
+        format!("{func}(request): not a pending generalized request"),
+    )
+}
+
+/// `MPI_Grequest_complete`.
+pub fn greq_complete(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
+    let g = {
+        let st = inst
+            .vcis
+            .get(id.vci as usize)
+            .ok_or_else(|| not_greq(func))?
+            .lock();
+        match st.requests.get(id) {
+            Some(Request {
+                ext: Ext::Greq(g), ..
+            }) => g.clone(),
+            _ => return Err(not_greq(func)),
+        }
+    };
+    match g.mark_complete() {
+        Err(()) => Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(request): the generalized request was already completed"),
+        )),
+        Ok(false) => Ok(()),
+        Ok(true) => {
+            // The user freed it earlier: it goes now, and free_fn runs (no lock held).
+            inst.vcis[id.vci as usize].lock().requests.release(id);
+            g.class.free(g.state);
+            Ok(())
+        }
+    }
+}
+
+/// `MPI_Cancel` of a generalized request: `cancel_fn(state, complete)`. Returns false if
+/// `id` is no generalized request.
+pub fn greq_cancel(inst: &Instance, id: ReqId) -> bool {
+    let g = {
+        let st = inst.vcis[id.vci as usize].lock();
+        match st.requests.get(id) {
+            Some(Request {
+                ext: Ext::Greq(g), ..
+            }) => g.clone(),
+            _ => return false,
+        }
+    };
+    g.class.cancel(g.state, g.is_complete());
+    true
+}
+
+/// Whether `id` is a pending generalized request (its waiters may block in a `wait_fn`).
+pub fn is_generalized(inst: &Instance, id: ReqId) -> bool {
+    pending_greq(inst, id).is_some()
 }

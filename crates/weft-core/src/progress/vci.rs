@@ -6,9 +6,10 @@
 
 use std::collections::VecDeque;
 
+use crate::progress::schedule::Schedule;
 use crate::pt2pt::engine::{Outgoing, Stream};
 use crate::pt2pt::matching::Matching;
-use crate::request::RequestPool;
+use crate::request::{ReqId, RequestPool};
 use crate::sync::{OptGuard, OptLock};
 
 /// The per-VCI state guarded by the VCI's lock.
@@ -21,6 +22,8 @@ pub struct VciState {
     pub pending: VecDeque<Outgoing>,
     /// Pipelined rendezvous sends still streaming.
     pub streams: Vec<Stream>,
+    /// Internal schedules still running (`progress::schedule`), with their requests.
+    pub schedules: Vec<(ReqId, Box<dyn Schedule>)>,
 }
 
 /// One virtual communication interface.
@@ -37,6 +40,7 @@ impl Vci {
             shm_head: 0,
             pending: VecDeque::new(),
             streams: Vec::new(),
+            schedules: Vec::new(),
         };
         Vci {
             index,

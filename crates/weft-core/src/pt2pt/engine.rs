@@ -334,7 +334,10 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, env: &Envelope, p
             };
             let room = (req.buf.len() as u64).saturating_sub(offset);
             let n = (data.len() as u64).min(room) as usize;
-            req.buf.unpack(offset as usize, &data[..n]);
+            if n > 0 {
+                // A truncated receive drops the bytes past its buffer.
+                req.buf.unpack(offset as usize, &data[..n]);
+            }
             req.received += data.len() as u64;
             if req.received >= req.expected {
                 let status = req.status;
@@ -483,6 +486,7 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     }
     worked |= flush_pending(t, vci, st);
     worked |= advance_streams(t, vci, st);
+    worked |= crate::progress::schedule::run(t, vci, st);
     worked
 }
 

@@ -1,12 +1,19 @@
 //! Requests: per-VCI pools of pending operations and their completion status.
 #![forbid(unsafe_code)]
 
+pub mod grequest;
 pub mod pool;
 
+pub use grequest::{GreqClass, Grequest};
 pub use pool::{ReqId, RequestPool};
+
+use std::sync::Arc;
 
 use crate::datatype::Buf;
 use crate::error::ErrorClass;
+use crate::object::Comm;
+use crate::pt2pt::engine::{SendMode, Target};
+use crate::pt2pt::matching::Pattern;
 
 /// What a completed operation reports (`MPI_Status` without the C layout).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,6 +52,63 @@ impl Status {
 pub enum Kind {
     Send,
     Recv,
+    /// A persistent request (`MPI_Send_init`, ...): `ext` holds what `MPI_Start` starts.
+    Persistent,
+    /// A generalized request (`MPI_Grequest_start`, `MPIX_Grequest_*`): `ext` holds it.
+    Generalized,
+    /// An internal schedule driven by the VCI's progress pass (`progress::schedule`).
+    Schedule,
+}
+
+/// What `MPI_Start` starts for a persistent request.
+#[derive(Clone, Debug)]
+pub enum PersistentOp {
+    Send {
+        target: Target,
+        buf: Buf,
+        mode: SendMode,
+    },
+    Recv {
+        pattern: Pattern,
+        buf: Buf,
+    },
+    /// A buffered send: the ABI layer copies the data into the attached buffer at each start.
+    Buffered {
+        comm: Arc<Comm>,
+        dest: u32,
+        tag: i32,
+        buf: Buf,
+    },
+    /// The peer is `MPI_PROC_NULL`: each start completes at once with this status.
+    Null(Status),
+}
+
+/// Where a persistent request is in its cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PersistentState {
+    /// Not started (or completed and waited for): waiting on it returns an empty status.
+    Inactive,
+    /// Started: the operation it runs.
+    Running(ReqId),
+    /// Started and already complete with this status (buffered and `MPI_PROC_NULL` ops).
+    Done(Status),
+}
+
+/// The state of a persistent request.
+#[derive(Clone, Debug)]
+pub struct Persistent {
+    pub op: PersistentOp,
+    pub state: PersistentState,
+}
+
+/// The parts only some kinds of request have (kept out of line so that the common
+/// send/receive request stays small).
+#[derive(Debug, Default)]
+pub enum Ext {
+    #[default]
+    None,
+    Persistent(Box<Persistent>),
+    Greq(Arc<Grequest>),
 }
 
 /// One pending or completed operation.
@@ -62,6 +126,7 @@ pub struct Request {
     /// An opaque id of the object the operation belongs to, chosen by the caller (the ABI
     /// layer stores the communicator handle, whose errhandler reports the request's errors).
     pub owner: usize,
+    pub ext: Ext,
 }
 
 impl Request {
@@ -75,6 +140,7 @@ impl Request {
             expected: 0,
             detached: false,
             owner: 0,
+            ext: Ext::None,
         }
     }
 

@@ -1,0 +1,207 @@
+//! Buffered sends' buffers: `MPI_Buffer_attach`/`detach`/`flush`/`iflush` (the process's
+//! buffer), the MPI 4.1 `MPI_Comm_` forms, and the copy of a buffered message into the
+//! attached buffer (`buffered_send`, used by `MPI_Bsend`, `MPI_Ibsend`, `MPI_Start`).
+//! Session buffers (`MPI_Session_attach_buffer`, ...) plug into `weft_core::pt2pt::buffered`
+//! with the sessions issue.
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use weft_core::datatype::Buf;
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::Comm;
+use weft_core::pt2pt::buffered::{self, Scope, Space};
+use weft_core::pt2pt::{self, SendMode};
+use weft_core::runtime::world;
+
+use crate::args::non_null;
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::objects;
+use crate::requests::request_handle;
+
+/// Copy a message into the buffer that applies to `comm` and send it from there.
+pub(crate) fn buffered_send(
+    comm: &Arc<Comm>,
+    comm_handle: MPI_Comm,
+    dest: u32,
+    tag: i32,
+    buf: &Buf,
+    func: &str,
+) -> MpiResult<()> {
+    let inst = &comm.session.instance;
+    let pool = buffered::pool_for(comm, func)?;
+    let mut p = buffered::lock(&pool);
+    let len = buf.len();
+    let mut space = p.reserve(inst, len, func)?;
+    let addr = match (&mut space, p.region) {
+        (Space::Offset(o), Some((base, _))) => base + *o,
+        (Space::Heap(h), _) => h.as_mut_ptr() as usize,
+        (Space::Offset(_), None) => unreachable!("offsets come from a user region"),
+    };
+    // SAFETY: `addr..addr+len` is free space of the attached buffer (the user promised it
+    // stays valid until detached, and detach waits for this send) or a heap block the pool
+    // keeps with the send's record.
+    let copy = unsafe { Buf::new(addr, len) };
+    buf.copy_to(&copy, len);
+    let id = pt2pt::isend(comm, dest, tag, copy, SendMode::Standard, comm_handle)?;
+    p.commit(space, len, id);
+    Ok(())
+}
+
+fn region(buffer: *mut c_void, size: MPI_Count, func: &str) -> MpiResult<Option<(usize, usize)>> {
+    if buffer as usize == MPI_BUFFER_AUTOMATIC {
+        return Ok(None);
+    }
+    if size < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(size={size}): negative size"),
+        ));
+    }
+    if buffer.is_null() && size > 0 {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!("{func}(buffer=NULL): a buffer is required for size {size}"),
+        ));
+    }
+    Ok(Some((buffer as usize, size as usize)))
+}
+
+fn attach(scope: Scope, buffer: *mut c_void, size: MPI_Count, func: &str) -> MpiResult<()> {
+    let r = region(buffer, size, func)?;
+    buffered::attach(&scope, r, func)
+}
+
+/// Detach and report the buffer: `*buffer_addr` (a `void**` in C) gets its address.
+unsafe fn detach<T: TryFrom<usize>>(
+    scope: Scope,
+    buffer_addr: *mut c_void,
+    size: *mut T,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(buffer_addr, func, "buffer_addr")?;
+    non_null(size, func, "size")?;
+    let inst = world::get(func)?.session.instance.clone();
+    let r = buffered::detach(&inst, &scope, func)?;
+    let (addr, len) = r.unwrap_or((MPI_BUFFER_AUTOMATIC, 0));
+    let len = T::try_from(len).map_err(|_| {
+        MpiError::new(
+            ErrorClass::ValueTooLarge,
+            format!("{func}: the buffer size {len} does not fit in an int; use the _c form"),
+        )
+    })?;
+    // SAFETY: checked non-null; the standard passes a `void**` as `void*` here.
+    unsafe {
+        buffer_addr.cast::<usize>().write(addr);
+        size.write(len);
+    }
+    Ok(())
+}
+
+fn comm_scope(comm: MPI_Comm, func: &str) -> MpiResult<Scope> {
+    Ok(Scope::Comm(objects::comm(comm, func, "comm")?))
+}
+
+pub(crate) fn mpi_buffer_attach(buffer: *mut c_void, size: c_int) -> MpiResult<()> {
+    attach(Scope::Process, buffer, size.into(), "MPI_Buffer_attach")
+}
+
+pub(crate) fn mpi_buffer_attach_c(buffer: *mut c_void, size: MPI_Count) -> MpiResult<()> {
+    attach(Scope::Process, buffer, size, "MPI_Buffer_attach_c")
+}
+
+pub(crate) unsafe fn mpi_buffer_detach(
+    buffer_addr: *mut c_void,
+    size: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(Scope::Process, buffer_addr, size, "MPI_Buffer_detach") }
+}
+
+pub(crate) unsafe fn mpi_buffer_detach_c(
+    buffer_addr: *mut c_void,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(Scope::Process, buffer_addr, size, "MPI_Buffer_detach_c") }
+}
+
+pub(crate) fn mpi_comm_attach_buffer(
+    comm: MPI_Comm,
+    buffer: *mut c_void,
+    size: c_int,
+) -> MpiResult<()> {
+    let f = "MPI_Comm_attach_buffer";
+    attach(comm_scope(comm, f)?, buffer, size.into(), f)
+}
+
+pub(crate) fn mpi_comm_attach_buffer_c(
+    comm: MPI_Comm,
+    buffer: *mut c_void,
+    size: MPI_Count,
+) -> MpiResult<()> {
+    let f = "MPI_Comm_attach_buffer_c";
+    attach(comm_scope(comm, f)?, buffer, size, f)
+}
+
+pub(crate) unsafe fn mpi_comm_detach_buffer(
+    comm: MPI_Comm,
+    buffer_addr: *mut c_void,
+    size: *mut c_int,
+) -> MpiResult<()> {
+    let f = "MPI_Comm_detach_buffer";
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(comm_scope(comm, f)?, buffer_addr, size, f) }
+}
+
+pub(crate) unsafe fn mpi_comm_detach_buffer_c(
+    comm: MPI_Comm,
+    buffer_addr: *mut c_void,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
+    let f = "MPI_Comm_detach_buffer_c";
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(comm_scope(comm, f)?, buffer_addr, size, f) }
+}
+
+pub(crate) fn mpi_buffer_flush() -> MpiResult<()> {
+    let f = "MPI_Buffer_flush";
+    let inst = world::get(f)?.session.instance.clone();
+    buffered::flush(&inst, &Scope::Process, f)
+}
+
+pub(crate) fn mpi_comm_flush_buffer(comm: MPI_Comm) -> MpiResult<()> {
+    let f = "MPI_Comm_flush_buffer";
+    let scope = comm_scope(comm, f)?;
+    let inst = world::get(f)?.session.instance.clone();
+    buffered::flush(&inst, &scope, f)
+}
+
+unsafe fn iflush(
+    scope: Scope,
+    owner: usize,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let inst = world::get(func)?.session.instance.clone();
+    let id = buffered::iflush(&inst, &scope, owner, func)?;
+    // SAFETY: checked non-null.
+    unsafe { request.write(request_handle(id)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_buffer_iflush(request: *mut MPI_Request) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { iflush(Scope::Process, 0, request, "MPI_Buffer_iflush") }
+}
+
+pub(crate) unsafe fn mpi_comm_iflush_buffer(
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    let f = "MPI_Comm_iflush_buffer";
+    // SAFETY: forwarded caller contract.
+    unsafe { iflush(comm_scope(comm, f)?, comm, request, f) }
+}
