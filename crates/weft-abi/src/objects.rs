@@ -5,7 +5,7 @@
 use std::sync::{Arc, LazyLock};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::object::{Comm, Errhandler, Info};
+use weft_core::object::{Comm, Errhandler, Group, Info};
 use weft_core::runtime::{world, Session};
 
 use crate::constants::*;
@@ -15,6 +15,9 @@ use crate::handles::{BadHandle, Kind, Table};
 pub static COMMS: Table<Comm> = Table::new(Kind::Comm);
 pub static ERRHANDLERS: Table<Errhandler> = Table::new(Kind::Errhandler);
 pub static INFOS: Table<Info> = Table::new(Kind::Info);
+pub static GROUPS: Table<Group> = Table::new(Kind::Group);
+
+static GROUP_EMPTY: LazyLock<Arc<Group>> = LazyLock::new(|| Arc::new(Group::empty()));
 pub static SESSIONS: Table<Session> = Table::new(Kind::Session);
 
 static FATAL: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::FATAL));
@@ -108,4 +111,35 @@ pub fn session(handle: MPI_Session, func: &str, arg: &str) -> MpiResult<Arc<Sess
     SESSIONS
         .get(handle)
         .map_err(|why| bad(ErrorClass::Session, func, arg, "session:", handle, why))
+}
+
+/// The group a handle names (`MPI_GROUP_EMPTY` included, `MPI_GROUP_NULL` invalid).
+pub fn group(handle: MPI_Group, func: &str, arg: &str) -> MpiResult<Arc<Group>> {
+    match handle {
+        MPI_GROUP_EMPTY => Ok(GROUP_EMPTY.clone()),
+        MPI_GROUP_NULL => Err(MpiError::new(
+            ErrorClass::Group,
+            format!("{func}({arg}=MPI_GROUP_NULL): a valid group is required"),
+        )),
+        _ => GROUPS
+            .get(handle)
+            .map_err(|why| bad(ErrorClass::Group, func, arg, "group:", handle, why)),
+    }
+}
+
+/// A handle for a new group (`MPI_GROUP_EMPTY` for an empty one).
+pub fn group_handle(group: Group) -> MPI_Group {
+    if group.is_empty() {
+        MPI_GROUP_EMPTY
+    } else {
+        GROUPS.insert(Arc::new(group))
+    }
+}
+
+/// A handle for a new communicator, or `MPI_COMM_NULL`.
+pub fn comm_handle(comm: Option<Arc<Comm>>) -> MPI_Comm {
+    match comm {
+        Some(c) => COMMS.insert(c),
+        None => MPI_COMM_NULL,
+    }
 }

@@ -1,16 +1,23 @@
-//! Communicator queries available from the foundation: size, rank, names and the
-//! predefined attributes of `MPI_COMM_WORLD`.
+//! Communicators: queries, names, info hints, and every constructor and destructor
+//! (attributes are in `attr.rs`, intercommunicators in `intercomm.rs`, topologies in
+//! `topo.rs`).
 
-use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::ffi::{c_char, c_int};
+use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::runtime::world;
+use weft_core::object::comm::{self as core_comm, SplitType};
+use weft_core::object::{Comm, Compare, Info};
+use weft_core::request::Status;
 
+use crate::api::attr::{copy_comm_attrs, free_comm_attrs};
+use crate::api::group::compare_value;
+use crate::api::info::info_object;
 use crate::args::{c_str, copy_out_str, non_null, write};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
+use crate::requests::completed_request;
 
 pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
     let c = objects::comm(comm, "MPI_Comm_size", "comm")?;
@@ -24,6 +31,25 @@ pub(crate) unsafe fn mpi_comm_rank(comm: MPI_Comm, rank: *mut c_int) -> MpiResul
     unsafe { write(rank, c.rank as c_int, "MPI_Comm_rank", "rank") }
 }
 
+pub(crate) unsafe fn mpi_comm_remote_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
+    let func = "MPI_Comm_remote_size";
+    let c = objects::comm(comm, func, "comm")?;
+    let r = c.remote.as_ref().ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Comm,
+            format!("{func}(comm): not an intercommunicator"),
+        )
+    })?;
+    // SAFETY: as above.
+    unsafe { write(size, r.size() as c_int, func, "size") }
+}
+
+pub(crate) unsafe fn mpi_comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> MpiResult<()> {
+    let c = objects::comm(comm, "MPI_Comm_test_inter", "comm")?;
+    // SAFETY: as above.
+    unsafe { write(flag, c.is_inter() as c_int, "MPI_Comm_test_inter", "flag") }
+}
+
 pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char) -> MpiResult<()> {
     let c = objects::comm(comm, "MPI_Comm_set_name", "comm")?;
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
@@ -34,7 +60,7 @@ pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char)
             "MPI_Comm_set_name(comm_name): longer than MPI_MAX_OBJECT_NAME",
         ));
     }
-    c.set_name(name);
+    c.set_name(&name);
     Ok(())
 }
 
@@ -58,75 +84,283 @@ pub(crate) unsafe fn mpi_comm_get_name(
     }
 }
 
-/// Storage for the predefined attribute values: `MPI_Comm_get_attr` hands out pointers to
-/// them, so they must live for the whole process. `AtomicI32` has the layout of a C int.
-struct PredefinedAttrs {
-    tag_ub: AtomicI32,
-    host: AtomicI32,
-    io: AtomicI32,
-    wtime_is_global: AtomicI32,
-    appnum: AtomicI32,
-    universe_size: AtomicI32,
-    last_used_code: AtomicI32,
-}
-
-static ATTRS: PredefinedAttrs = PredefinedAttrs {
-    tag_ub: AtomicI32::new(i32::MAX),
-    host: AtomicI32::new(MPI_PROC_NULL),
-    io: AtomicI32::new(MPI_ANY_SOURCE),
-    wtime_is_global: AtomicI32::new(0),
-    appnum: AtomicI32::new(0),
-    universe_size: AtomicI32::new(1),
-    last_used_code: AtomicI32::new(0),
-};
-
-/// The cell for a predefined keyval, refreshed to its current value, or `None` if the
-/// keyval is not a predefined communicator attribute.
-fn predefined_attr(keyval: c_int, w: &world::World) -> Option<&'static AtomicI32> {
-    let job = &w.session.instance.job;
-    let (cell, value) = match keyval {
-        MPI_TAG_UB => (&ATTRS.tag_ub, i32::MAX),
-        MPI_HOST => (&ATTRS.host, MPI_PROC_NULL),
-        MPI_IO => (&ATTRS.io, MPI_ANY_SOURCE),
-        MPI_WTIME_IS_GLOBAL => (&ATTRS.wtime_is_global, 0),
-        MPI_APPNUM => (&ATTRS.appnum, job.appnum),
-        MPI_UNIVERSE_SIZE => (
-            &ATTRS.universe_size,
-            job.universe_size.unwrap_or(job.size) as i32,
-        ),
-        MPI_LASTUSEDCODE => (&ATTRS.last_used_code, weft_core::error::last_used_code()),
-        _ => return None,
-    };
-    cell.store(value, Ordering::Relaxed);
-    Some(cell)
-}
-
-pub(crate) unsafe fn mpi_comm_get_attr(
-    comm: MPI_Comm,
-    comm_keyval: c_int,
-    attribute_val: *mut c_void,
-    flag: *mut c_int,
+pub(crate) unsafe fn mpi_comm_compare(
+    comm1: MPI_Comm,
+    comm2: MPI_Comm,
+    result: *mut c_int,
 ) -> MpiResult<()> {
-    // Predefined attributes hold the same values on every communicator; the handle is checked.
-    objects::comm(comm, "MPI_Comm_get_attr", "comm")?;
-    non_null(attribute_val, "MPI_Comm_get_attr", "attribute_val")?;
-    non_null(flag, "MPI_Comm_get_attr", "flag")?;
-    let w = world::get("MPI_Comm_get_attr")?;
-    match predefined_attr(comm_keyval, w) {
-        Some(cell) => {
-            // SAFETY: attribute_val points to a void* the standard lets us fill.
-            unsafe {
-                attribute_val.cast::<*mut c_int>().write(cell.as_ptr());
-                flag.write(1);
-            }
-            Ok(())
-        }
-        None if comm_keyval == MPI_KEYVAL_INVALID => {
-            Err(MpiError::new(ErrorClass::Keyval, "MPI_Comm_get_attr(comm_keyval=MPI_KEYVAL_INVALID): invalid keyval"))
-        }
-        None => Err(MpiError::new(
-            ErrorClass::Keyval,
-            format!("MPI_Comm_get_attr(comm_keyval={comm_keyval}): not a keyval (user keyvals are not implemented yet)"),
-        )),
+    let func = "MPI_Comm_compare";
+    let c1 = objects::comm(comm1, func, "comm1")?;
+    let c2 = objects::comm(comm2, func, "comm2")?;
+    let r = if comm1 == comm2 || Arc::ptr_eq(&c1, &c2) {
+        Compare::Ident
+    } else {
+        c1.compare(&c2)
+    };
+    // SAFETY: the caller passes a valid int pointer (checked for null).
+    unsafe { write(result, compare_value(r), func, "result") }
+}
+
+/// Store a new communicator (or `MPI_COMM_NULL`) in an output argument checked beforehand.
+pub(crate) unsafe fn out_comm(out: *mut MPI_Comm, c: Option<Arc<Comm>>) {
+    let h = objects::comm_handle(c);
+    // SAFETY: the caller checked `out` for null.
+    unsafe { out.write(h) };
+}
+
+/// The hints of an info handle (`MPI_INFO_NULL`: none).
+fn hints_of(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, String)>> {
+    if info == MPI_INFO_NULL {
+        return Ok(Vec::new());
     }
+    Ok(info_object(info, func)?.pairs())
+}
+
+/// Duplicate with attributes copied; `hints` replaces the parent's hints when given.
+fn dup_impl(
+    comm: MPI_Comm,
+    hints: Option<Vec<(String, String)>>,
+    func: &str,
+) -> MpiResult<Arc<Comm>> {
+    let c = objects::comm(comm, func, "comm")?;
+    let new = core_comm::dup_named(&c, func)?;
+    if let Some(h) = hints {
+        new.clear_hints();
+        new.set_hints(&h);
+    }
+    copy_comm_attrs(comm, &c, &new, func)?;
+    Ok(new)
+}
+
+pub(crate) unsafe fn mpi_comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> MpiResult<()> {
+    non_null(newcomm, "MPI_Comm_dup", "newcomm")?;
+    let new = dup_impl(comm, None, "MPI_Comm_dup")?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newcomm, Some(new)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_dup_with_info(
+    comm: MPI_Comm,
+    info: MPI_Info,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_dup_with_info";
+    non_null(newcomm, func, "newcomm")?;
+    let hints = hints_of(info, func)?;
+    let new = dup_impl(comm, Some(hints), func)?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newcomm, Some(new)) };
+    Ok(())
+}
+
+/// `MPI_Comm_idup`: the duplicate is agreed at once (the agreement is short), and the
+/// request is complete when returned.
+unsafe fn idup_impl(
+    comm: MPI_Comm,
+    hints: Option<Vec<(String, String)>>,
+    newcomm: *mut MPI_Comm,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(newcomm, func, "newcomm")?;
+    non_null(request, func, "request")?;
+    let new = dup_impl(comm, hints, func)?;
+    let req = completed_request(&new, Status::default(), comm);
+    // SAFETY: both checked non-null.
+    unsafe {
+        out_comm(newcomm, Some(new));
+        request.write(req);
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_idup(
+    comm: MPI_Comm,
+    newcomm: *mut MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe { idup_impl(comm, None, newcomm, request, "MPI_Comm_idup") }
+}
+
+pub(crate) unsafe fn mpi_comm_idup_with_info(
+    comm: MPI_Comm,
+    info: MPI_Info,
+    newcomm: *mut MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_idup_with_info";
+    let hints = hints_of(info, func)?;
+    // SAFETY: pointers checked inside.
+    unsafe { idup_impl(comm, Some(hints), newcomm, request, func) }
+}
+
+pub(crate) unsafe fn mpi_comm_split(
+    comm: MPI_Comm,
+    color: c_int,
+    key: c_int,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_split";
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(newcomm, func, "newcomm")?;
+    let color = match color {
+        MPI_UNDEFINED => None,
+        c if c >= 0 => Some(c as u32),
+        c => {
+            return Err(MpiError::new(
+                ErrorClass::Arg,
+                format!("{func}(color={c}): colours must be non-negative or MPI_UNDEFINED"),
+            ))
+        }
+    };
+    let new = core_comm::split(&c, color, key)?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newcomm, new) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_split_type(
+    comm: MPI_Comm,
+    split_type: c_int,
+    key: c_int,
+    info: MPI_Info,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_split_type";
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(newcomm, func, "newcomm")?;
+    let hints = hints_of(info, func)?;
+    let kind = match split_type {
+        MPI_UNDEFINED => None,
+        MPI_COMM_TYPE_SHARED => Some(SplitType::Shared),
+        MPI_COMM_TYPE_HW_UNGUIDED => Some(SplitType::Unguided),
+        MPI_COMM_TYPE_HW_GUIDED => {
+            let v = hints
+                .iter()
+                .find(|(k, _)| k == "mpi_hw_resource_type")
+                .map(|(_, v)| v.clone());
+            match v {
+                Some(v) => Some(SplitType::Guided(v)),
+                // Without the hint there is nothing to be guided by: no communicator.
+                None => Some(SplitType::Guided(String::new())),
+            }
+        }
+        // A resource-guided split needs resource sets Weft does not describe: none.
+        MPI_COMM_TYPE_RESOURCE_GUIDED => Some(SplitType::Guided(String::new())),
+        t => {
+            return Err(MpiError::new(
+                ErrorClass::Arg,
+                format!("{func}(split_type={t}): not a split type"),
+            ))
+        }
+    };
+    let new = core_comm::split_type(&c, kind, key)?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newcomm, new) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_create(
+    comm: MPI_Comm,
+    group: MPI_Group,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_create";
+    let c = objects::comm(comm, func, "comm")?;
+    let g = objects::group(group, func, "group")?;
+    non_null(newcomm, func, "newcomm")?;
+    let new = if c.is_inter() {
+        crate::api::intercomm::create_on_inter(&c, &g, func)?
+    } else {
+        core_comm::create(&c, &g)?
+    };
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newcomm, new) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_create_group(
+    comm: MPI_Comm,
+    group: MPI_Group,
+    tag: c_int,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_create_group";
+    let c = objects::comm(comm, func, "comm")?;
+    let g = objects::group(group, func, "group")?;
+    non_null(newcomm, func, "newcomm")?;
+    if tag < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Tag,
+            format!("{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"),
+        ));
+    }
+    let new = if g.is_empty() {
+        None
+    } else {
+        core_comm::create_group(&c, &g, tag)?
+    };
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newcomm, new) };
+    Ok(())
+}
+
+unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
+    non_null(comm, func, "comm")?;
+    // SAFETY: checked non-null.
+    let h = unsafe { *comm };
+    if h == MPI_COMM_WORLD || h == MPI_COMM_SELF {
+        let name = if h == MPI_COMM_WORLD {
+            "MPI_COMM_WORLD"
+        } else {
+            "MPI_COMM_SELF"
+        };
+        return Err(MpiError::new(
+            ErrorClass::Comm,
+            format!("{func}(comm={name}): a predefined communicator cannot be freed"),
+        ));
+    }
+    let c = objects::comm(h, func, "comm")?;
+    free_comm_attrs(h, &c, func)?;
+    objects::COMMS.remove(h).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Comm,
+            format!("{func}(comm={h:#x}): {}", why.describe()),
+        )
+    })?;
+    // SAFETY: as above.
+    unsafe { comm.write(MPI_COMM_NULL) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_free(comm: *mut MPI_Comm) -> MpiResult<()> {
+    // SAFETY: checked inside.
+    unsafe { free_impl(comm, "MPI_Comm_free") }
+}
+
+/// `MPI_Comm_disconnect`: like free; this process's operations on the communicator have
+/// completed when the program calls it (pending ones belong to requests it still waits on).
+pub(crate) unsafe fn mpi_comm_disconnect(comm: *mut MPI_Comm) -> MpiResult<()> {
+    // SAFETY: checked inside.
+    unsafe { free_impl(comm, "MPI_Comm_disconnect") }
+}
+
+pub(crate) fn mpi_comm_set_info(comm: MPI_Comm, info: MPI_Info) -> MpiResult<()> {
+    let func = "MPI_Comm_set_info";
+    let c = objects::comm(comm, func, "comm")?;
+    let hints = hints_of(info, func)?;
+    c.set_hints(&hints);
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_get_info(comm: MPI_Comm, info_used: *mut MPI_Info) -> MpiResult<()> {
+    let func = "MPI_Comm_get_info";
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(info_used, func, "info_used")?;
+    let h = objects::INFOS.insert(Arc::new(Info::from_pairs(c.hints())));
+    // SAFETY: checked non-null.
+    unsafe { info_used.write(h) };
+    Ok(())
 }

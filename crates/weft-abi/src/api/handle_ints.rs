@@ -60,7 +60,7 @@ pub(crate) fn mpi_group_toint(group: MPI_Group) -> c_int {
     to_int(group)
 }
 pub(crate) fn mpi_group_fromint(group: c_int) -> MPI_Group {
-    from_int(group, MPI_GROUP_NULL, |_| None)
+    from_int(group, MPI_GROUP_NULL, |v| objects::GROUPS.from_int(v))
 }
 pub(crate) fn mpi_message_toint(message: MPI_Message) -> c_int {
     to_int(message)

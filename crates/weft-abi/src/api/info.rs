@@ -1,4 +1,5 @@
-//! Info objects (the essentials; the whole API arrives with the communicators issue).
+//! Info objects: the whole API, usable before `MPI_Init`, after `MPI_Finalize` and from any
+//! thread (each object has its own lock).
 
 use std::ffi::{c_char, c_int};
 use std::sync::{Arc, LazyLock};
@@ -13,9 +14,15 @@ use crate::objects;
 
 /// `MPI_INFO_ENV`: how the process was started (the standard's reserved keys that a process
 /// knows by itself).
-static INFO_ENV: LazyLock<Arc<Info>> = LazyLock::new(|| {
-    let mut args = std::env::args();
+static INFO_ENV: LazyLock<Arc<Info>> =
+    LazyLock::new(|| Arc::new(Info::from_pairs(env_pairs(std::env::args().collect()))));
+
+/// The reserved keys a process knows by itself: `command`, `argv` (the arguments after the
+/// command, space separated), `maxprocs` (the job's size, when started by a launcher), `wdir`,
+/// `arch`, `host`.
+fn env_pairs(args: Vec<String>) -> Vec<(String, String)> {
     let mut pairs = Vec::new();
+    let mut args = args.into_iter();
     if let Some(command) = args.next() {
         pairs.push(("command".to_owned(), command));
     }
@@ -23,11 +30,33 @@ static INFO_ENV: LazyLock<Arc<Info>> = LazyLock::new(|| {
     if !rest.is_empty() {
         pairs.push(("argv".to_owned(), rest.join(" ")));
     }
+    if let Some(size) = launcher_size() {
+        pairs.push(("maxprocs".to_owned(), size.to_string()));
+    }
     if let Ok(dir) = std::env::current_dir() {
         pairs.push(("wdir".to_owned(), dir.display().to_string()));
     }
-    Arc::new(Info::from_pairs(pairs))
-});
+    pairs.push(("arch".to_owned(), std::env::consts::ARCH.to_owned()));
+    if let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+        pairs.push(("host".to_owned(), host.trim().to_owned()));
+    }
+    pairs
+}
+
+/// The job size the launcher announced (known before `MPI_Init` from the environment).
+fn launcher_size() -> Option<u32> {
+    if let Some(job) = weft_core::runtime::instance::job() {
+        return Some(job.size);
+    }
+    ["PMI_SIZE", "WEFT_SIZE", "OMPI_COMM_WORLD_SIZE"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+}
+
+/// The info object a handle names (`MPI_INFO_ENV` included).
+pub(crate) fn info_object(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
+    info(handle, func)
+}
 
 fn info(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
     if handle == MPI_INFO_ENV {
@@ -81,6 +110,12 @@ pub(crate) unsafe fn mpi_info_set(
     value: *const c_char,
 ) -> MpiResult<()> {
     let i = self::info(info, "MPI_Info_set")?;
+    if info == MPI_INFO_ENV {
+        return Err(MpiError::new(
+            ErrorClass::Info,
+            "MPI_Info_set(info=MPI_INFO_ENV): the predefined info object cannot be changed",
+        ));
+    }
     // SAFETY: the caller passes NUL-terminated strings (checked for null).
     let (key, value) = unsafe {
         (
@@ -88,7 +123,7 @@ pub(crate) unsafe fn mpi_info_set(
             c_str(value, "MPI_Info_set", "value")?,
         )
     };
-    i.set("MPI_Info_set", key, value)
+    i.set("MPI_Info_set", &key, &value)
 }
 
 pub(crate) unsafe fn mpi_info_get_string(
@@ -105,7 +140,7 @@ pub(crate) unsafe fn mpi_info_get_string(
     non_null(flag, "MPI_Info_get_string", "flag")?;
     // SAFETY: buflen and flag are valid pointers (checked for null); value has *buflen bytes.
     unsafe {
-        match i.get(key) {
+        match i.get(&key) {
             None => flag.write(0),
             Some(v) => {
                 let capacity = *buflen;
@@ -162,4 +197,138 @@ pub(crate) unsafe fn mpi_info_get_nthkey(
             "key",
         )
     }
+}
+
+pub(crate) unsafe fn mpi_info_dup(info: MPI_Info, newinfo: *mut MPI_Info) -> MpiResult<()> {
+    let i = self::info(info, "MPI_Info_dup")?;
+    non_null(newinfo, "MPI_Info_dup", "newinfo")?;
+    let handle = objects::INFOS.insert(Arc::new(i.duplicate()));
+    // SAFETY: checked non-null.
+    unsafe { newinfo.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_info_delete(info: MPI_Info, key: *const c_char) -> MpiResult<()> {
+    let i = self::info(info, "MPI_Info_delete")?;
+    if info == MPI_INFO_ENV {
+        return Err(MpiError::new(
+            ErrorClass::Info,
+            "MPI_Info_delete(info=MPI_INFO_ENV): the predefined info object cannot be changed",
+        ));
+    }
+    // SAFETY: the caller passes a NUL-terminated key (checked for null).
+    let key = unsafe { c_str(key, "MPI_Info_delete", "key")? };
+    i.delete("MPI_Info_delete", &key)
+}
+
+fn check_key_len(key: &str, func: &str) -> MpiResult<()> {
+    if key.is_empty() || key.len() >= MPI_MAX_INFO_KEY as usize {
+        return Err(MpiError::new(
+            ErrorClass::InfoKey,
+            format!("{func}(key): empty or longer than MPI_MAX_INFO_KEY"),
+        ));
+    }
+    Ok(())
+}
+
+/// Deprecated `MPI_Info_get`: copies at most `valuelen` characters and a NUL.
+pub(crate) unsafe fn mpi_info_get(
+    info: MPI_Info,
+    key: *const c_char,
+    valuelen: c_int,
+    value: *mut c_char,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    let func = "MPI_Info_get";
+    let i = self::info(info, func)?;
+    // SAFETY: the caller passes a NUL-terminated key (checked for null).
+    let key = unsafe { c_str(key, func, "key")? };
+    check_key_len(&key, func)?;
+    non_null(flag, func, "flag")?;
+    if valuelen < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(valuelen={valuelen}): negative length"),
+        ));
+    }
+    match i.get(&key) {
+        None => {
+            // SAFETY: checked non-null.
+            unsafe { flag.write(0) };
+        }
+        Some(v) => {
+            // SAFETY: value holds valuelen + 1 bytes per the standard.
+            unsafe {
+                copy_out_str(
+                    &v,
+                    value,
+                    valuelen as usize + 1,
+                    std::ptr::null_mut(),
+                    func,
+                    "value",
+                )?;
+                flag.write(1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Deprecated `MPI_Info_get_valuelen`: the value's length without the NUL.
+pub(crate) unsafe fn mpi_info_get_valuelen(
+    info: MPI_Info,
+    key: *const c_char,
+    valuelen: *mut c_int,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    let func = "MPI_Info_get_valuelen";
+    let i = self::info(info, func)?;
+    // SAFETY: the caller passes a NUL-terminated key (checked for null).
+    let key = unsafe { c_str(key, func, "key")? };
+    check_key_len(&key, func)?;
+    non_null(valuelen, func, "valuelen")?;
+    non_null(flag, func, "flag")?;
+    // SAFETY: both checked non-null.
+    unsafe {
+        match i.get(&key) {
+            None => flag.write(0),
+            Some(v) => {
+                valuelen.write(v.len() as c_int);
+                flag.write(1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `MPI_Info_create_env`: the keys of `MPI_INFO_ENV` for the given arguments (or the
+/// process's own when `argv` is NULL). Usable before `MPI_Init`.
+pub(crate) unsafe fn mpi_info_create_env(
+    argc: c_int,
+    argv: *mut c_char,
+    info: *mut MPI_Info,
+) -> MpiResult<()> {
+    let func = "MPI_Info_create_env";
+    non_null(info, func, "info")?;
+    let argv = argv.cast::<*const c_char>();
+    let args: Vec<String> = if argv.is_null() || argc <= 0 {
+        std::env::args().collect()
+    } else {
+        (0..argc as usize)
+            .map(|k| {
+                // SAFETY: the caller passes argc strings (main's argv), each NUL-terminated.
+                let p = unsafe { *argv.add(k) };
+                if p.is_null() {
+                    Ok(String::new())
+                } else {
+                    // SAFETY: as above.
+                    unsafe { c_str(p, func, "argv") }.map(|a| a.into_owned())
+                }
+            })
+            .collect::<MpiResult<_>>()?
+    };
+    let handle = objects::INFOS.insert(Arc::new(Info::from_pairs(env_pairs(args))));
+    // SAFETY: checked non-null.
+    unsafe { info.write(handle) };
+    Ok(())
 }

@@ -1,16 +1,20 @@
 //! Hand-written implementations of the entry points, grouped by area. `api/gen.py` finds
 //! every `pub(crate) fn mpi_*`/`mpix_*` here and wires the generated `PMPI_` symbol to it.
 
+pub(crate) mod attr;
 pub(crate) mod buffered;
 pub(crate) mod coll;
 pub(crate) mod comm;
 pub(crate) mod errors;
 pub(crate) mod grequest;
+pub(crate) mod group;
 pub(crate) mod handle_ints;
 pub(crate) mod info;
+pub(crate) mod intercomm;
 pub(crate) mod op;
 pub(crate) mod pt2pt;
 pub(crate) mod requests;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub(crate) mod time;
+pub(crate) mod topo;

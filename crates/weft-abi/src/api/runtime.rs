@@ -63,6 +63,7 @@ pub(crate) unsafe fn mpi_init_thread(
 }
 
 pub(crate) fn mpi_finalize() -> MpiResult<()> {
+    crate::api::attr::finalize_attrs()?;
     world::finalize()
 }
 

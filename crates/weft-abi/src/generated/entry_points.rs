@@ -455,17 +455,19 @@ pub unsafe extern "C" fn PMPI_Alltoallw_init_c(sendbuf: *const c_void, sendcount
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Attr_delete(comm: MPI_Comm, keyval: c_int) -> c_int {
-    unsupported("MPI_Attr_delete", Scope::Comm(comm))
+    call("MPI_Attr_delete", Scope::Comm(comm), || crate::api::attr::mpi_attr_delete(comm, keyval))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Attr_get(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Attr_get", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Attr_get.
+    call("MPI_Attr_get", Scope::Comm(comm), || unsafe { crate::api::attr::mpi_attr_get(comm, keyval, attribute_val, flag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Attr_put(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void) -> c_int {
-    unsupported("MPI_Attr_put", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Attr_put.
+    call("MPI_Attr_put", Scope::Comm(comm), || unsafe { crate::api::attr::mpi_attr_put(comm, keyval, attribute_val) })
 }
 
 #[no_mangle]
@@ -563,42 +565,50 @@ pub unsafe extern "C" fn PMPI_Cancel(request: *mut MPI_Request) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_coords(comm: MPI_Comm, rank: c_int, maxdims: c_int, coords: *mut c_int) -> c_int {
-    unsupported("MPI_Cart_coords", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_coords.
+    call("MPI_Cart_coords", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cart_coords(comm, rank, maxdims, coords) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_create(comm_old: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, reorder: c_int, comm_cart: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Cart_create", Scope::Comm(comm_old))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_create.
+    call("MPI_Cart_create", Scope::Comm(comm_old), || unsafe { crate::api::topo::mpi_cart_create(comm_old, ndims, dims, periods, reorder, comm_cart) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_get(comm: MPI_Comm, maxdims: c_int, dims: *mut c_int, periods: *mut c_int, coords: *mut c_int) -> c_int {
-    unsupported("MPI_Cart_get", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_get.
+    call("MPI_Cart_get", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cart_get(comm, maxdims, dims, periods, coords) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_map(comm: MPI_Comm, ndims: c_int, dims: *const c_int, periods: *const c_int, newrank: *mut c_int) -> c_int {
-    unsupported("MPI_Cart_map", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_map.
+    call("MPI_Cart_map", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cart_map(comm, ndims, dims, periods, newrank) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_rank(comm: MPI_Comm, coords: *const c_int, rank: *mut c_int) -> c_int {
-    unsupported("MPI_Cart_rank", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_rank.
+    call("MPI_Cart_rank", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cart_rank(comm, coords, rank) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_shift(comm: MPI_Comm, direction: c_int, disp: c_int, rank_source: *mut c_int, rank_dest: *mut c_int) -> c_int {
-    unsupported("MPI_Cart_shift", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_shift.
+    call("MPI_Cart_shift", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cart_shift(comm, direction, disp, rank_source, rank_dest) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cart_sub(comm: MPI_Comm, remain_dims: *const c_int, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Cart_sub", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cart_sub.
+    call("MPI_Cart_sub", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cart_sub(comm, remain_dims, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Cartdim_get(comm: MPI_Comm, ndims: *mut c_int) -> c_int {
-    unsupported("MPI_Cartdim_get", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Cartdim_get.
+    call("MPI_Cartdim_get", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_cartdim_get(comm, ndims) })
 }
 
 #[no_mangle]
@@ -628,7 +638,8 @@ pub unsafe extern "C" fn PMPI_Comm_call_errhandler(comm: MPI_Comm, errorcode: c_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_compare(comm1: MPI_Comm, comm2: MPI_Comm, result: *mut c_int) -> c_int {
-    unsupported("MPI_Comm_compare", Scope::Comm(comm1))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_compare.
+    call("MPI_Comm_compare", Scope::Comm(comm1), || unsafe { crate::api::comm::mpi_comm_compare(comm1, comm2, result) })
 }
 
 #[no_mangle]
@@ -638,7 +649,8 @@ pub unsafe extern "C" fn PMPI_Comm_connect(port_name: *const c_char, info: MPI_I
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create(comm: MPI_Comm, group: MPI_Group, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_create", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create.
+    call("MPI_Comm_create", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_create(comm, group, newcomm) })
 }
 
 #[no_mangle]
@@ -654,17 +666,19 @@ pub unsafe extern "C" fn PMPI_Comm_create_from_group(group: MPI_Group, stringtag
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_group(comm: MPI_Comm, group: MPI_Group, tag: c_int, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_create_group", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_group.
+    call("MPI_Comm_create_group", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_create_group(comm, group, tag, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_keyval(comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>, comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>, comm_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
-    unsupported("MPI_Comm_create_keyval", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_keyval.
+    call("MPI_Comm_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_delete_attr(comm: MPI_Comm, comm_keyval: c_int) -> c_int {
-    unsupported("MPI_Comm_delete_attr", Scope::Comm(comm))
+    call("MPI_Comm_delete_attr", Scope::Comm(comm), || crate::api::attr::mpi_comm_delete_attr(comm, comm_keyval))
 }
 
 #[no_mangle]
@@ -681,17 +695,20 @@ pub unsafe extern "C" fn PMPI_Comm_detach_buffer_c(comm: MPI_Comm, buffer_addr: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_disconnect(comm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_disconnect", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_disconnect.
+    call("MPI_Comm_disconnect", Scope::Default, || unsafe { crate::api::comm::mpi_comm_disconnect(comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_dup", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_dup.
+    call("MPI_Comm_dup", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_dup(comm, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_dup_with_info(comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_dup_with_info", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_dup_with_info.
+    call("MPI_Comm_dup_with_info", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_dup_with_info(comm, info, newcomm) })
 }
 
 #[no_mangle]
@@ -701,12 +718,14 @@ pub unsafe extern "C" fn PMPI_Comm_flush_buffer(comm: MPI_Comm) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_free.
+    call("MPI_Comm_free", Scope::Default, || unsafe { crate::api::comm::mpi_comm_free(comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_free_keyval(comm_keyval: *mut c_int) -> c_int {
-    unsupported("MPI_Comm_free_keyval", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_free_keyval.
+    call("MPI_Comm_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_comm_free_keyval(comm_keyval) })
 }
 
 #[no_mangle]
@@ -717,7 +736,7 @@ pub unsafe extern "C" fn PMPI_Comm_fromint(comm: c_int) -> MPI_Comm {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_get_attr(comm: MPI_Comm, comm_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_get_attr.
-    call("MPI_Comm_get_attr", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_get_attr(comm, comm_keyval, attribute_val, flag) })
+    call("MPI_Comm_get_attr", Scope::Comm(comm), || unsafe { crate::api::attr::mpi_comm_get_attr(comm, comm_keyval, attribute_val, flag) })
 }
 
 #[no_mangle]
@@ -728,7 +747,8 @@ pub unsafe extern "C" fn PMPI_Comm_get_errhandler(comm: MPI_Comm, errhandler: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_get_info(comm: MPI_Comm, info_used: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Comm_get_info", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_get_info.
+    call("MPI_Comm_get_info", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_get_info(comm, info_used) })
 }
 
 #[no_mangle]
@@ -744,17 +764,20 @@ pub unsafe extern "C" fn PMPI_Comm_get_parent(parent: *mut MPI_Comm) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_group(comm: MPI_Comm, group: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Comm_group", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_group.
+    call("MPI_Comm_group", Scope::Comm(comm), || unsafe { crate::api::group::mpi_comm_group(comm, group) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_idup(comm: MPI_Comm, newcomm: *mut MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Comm_idup", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_idup.
+    call("MPI_Comm_idup", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_idup(comm, newcomm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_idup_with_info(comm: MPI_Comm, info: MPI_Info, newcomm: *mut MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Comm_idup_with_info", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_idup_with_info.
+    call("MPI_Comm_idup_with_info", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_idup_with_info(comm, info, newcomm, request) })
 }
 
 #[no_mangle]
@@ -776,17 +799,20 @@ pub unsafe extern "C" fn PMPI_Comm_rank(comm: MPI_Comm, rank: *mut c_int) -> c_i
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_remote_group(comm: MPI_Comm, group: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Comm_remote_group", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_remote_group.
+    call("MPI_Comm_remote_group", Scope::Comm(comm), || unsafe { crate::api::group::mpi_comm_remote_group(comm, group) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_remote_size(comm: MPI_Comm, size: *mut c_int) -> c_int {
-    unsupported("MPI_Comm_remote_size", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_remote_size.
+    call("MPI_Comm_remote_size", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_remote_size(comm, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_set_attr(comm: MPI_Comm, comm_keyval: c_int, attribute_val: *mut c_void) -> c_int {
-    unsupported("MPI_Comm_set_attr", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_set_attr.
+    call("MPI_Comm_set_attr", Scope::Comm(comm), || unsafe { crate::api::attr::mpi_comm_set_attr(comm, comm_keyval, attribute_val) })
 }
 
 #[no_mangle]
@@ -796,7 +822,7 @@ pub unsafe extern "C" fn PMPI_Comm_set_errhandler(comm: MPI_Comm, errhandler: MP
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_set_info(comm: MPI_Comm, info: MPI_Info) -> c_int {
-    unsupported("MPI_Comm_set_info", Scope::Comm(comm))
+    call("MPI_Comm_set_info", Scope::Comm(comm), || crate::api::comm::mpi_comm_set_info(comm, info))
 }
 
 #[no_mangle]
@@ -823,17 +849,20 @@ pub unsafe extern "C" fn PMPI_Comm_spawn_multiple(count: c_int, array_of_command
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_split(comm: MPI_Comm, color: c_int, key: c_int, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_split", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_split.
+    call("MPI_Comm_split", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_split(comm, color, key, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_split_type(comm: MPI_Comm, split_type: c_int, key: c_int, info: MPI_Info, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_split_type", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_split_type.
+    call("MPI_Comm_split_type", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_split_type(comm, split_type, key, info, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Comm_test_inter", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_test_inter.
+    call("MPI_Comm_test_inter", Scope::Comm(comm), || unsafe { crate::api::comm::mpi_comm_test_inter(comm, flag) })
 }
 
 #[no_mangle]
@@ -848,27 +877,32 @@ pub unsafe extern "C" fn PMPI_Compare_and_swap(origin_addr: *const c_void, compa
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Dims_create(nnodes: c_int, ndims: c_int, dims: *mut c_int) -> c_int {
-    unsupported("MPI_Dims_create", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Dims_create.
+    call("MPI_Dims_create", Scope::Default, || unsafe { crate::api::topo::mpi_dims_create(nnodes, ndims, dims) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Dist_graph_create(comm_old: MPI_Comm, n: c_int, sources: *const c_int, degrees: *const c_int, destinations: *const c_int, weights: *const c_int, info: MPI_Info, reorder: c_int, comm_dist_graph: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Dist_graph_create", Scope::Comm(comm_old))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Dist_graph_create.
+    call("MPI_Dist_graph_create", Scope::Comm(comm_old), || unsafe { crate::api::topo::mpi_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Dist_graph_create_adjacent(comm_old: MPI_Comm, indegree: c_int, sources: *const c_int, sourceweights: *const c_int, outdegree: c_int, destinations: *const c_int, destweights: *const c_int, info: MPI_Info, reorder: c_int, comm_dist_graph: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Dist_graph_create_adjacent", Scope::Comm(comm_old))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Dist_graph_create_adjacent.
+    call("MPI_Dist_graph_create_adjacent", Scope::Comm(comm_old), || unsafe { crate::api::topo::mpi_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Dist_graph_neighbors(comm: MPI_Comm, maxindegree: c_int, sources: *mut c_int, sourceweights: *mut c_int, maxoutdegree: c_int, destinations: *mut c_int, destweights: *mut c_int) -> c_int {
-    unsupported("MPI_Dist_graph_neighbors", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Dist_graph_neighbors.
+    call("MPI_Dist_graph_neighbors", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Dist_graph_neighbors_count(comm: MPI_Comm, indegree: *mut c_int, outdegree: *mut c_int, weighted: *mut c_int) -> c_int {
-    unsupported("MPI_Dist_graph_neighbors_count", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Dist_graph_neighbors_count.
+    call("MPI_Dist_graph_neighbors_count", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_dist_graph_neighbors_count(comm, indegree, outdegree, weighted) })
 }
 
 #[no_mangle]
@@ -1510,32 +1544,38 @@ pub unsafe extern "C" fn PMPI_Get_version(version: *mut c_int, subversion: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Graph_create(comm_old: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int, reorder: c_int, comm_graph: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Graph_create", Scope::Comm(comm_old))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Graph_create.
+    call("MPI_Graph_create", Scope::Comm(comm_old), || unsafe { crate::api::topo::mpi_graph_create(comm_old, nnodes, index, edges, reorder, comm_graph) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Graph_get(comm: MPI_Comm, maxindex: c_int, maxedges: c_int, index: *mut c_int, edges: *mut c_int) -> c_int {
-    unsupported("MPI_Graph_get", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Graph_get.
+    call("MPI_Graph_get", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_graph_get(comm, maxindex, maxedges, index, edges) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Graph_map(comm: MPI_Comm, nnodes: c_int, index: *const c_int, edges: *const c_int, newrank: *mut c_int) -> c_int {
-    unsupported("MPI_Graph_map", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Graph_map.
+    call("MPI_Graph_map", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_graph_map(comm, nnodes, index, edges, newrank) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Graph_neighbors(comm: MPI_Comm, rank: c_int, maxneighbors: c_int, neighbors: *mut c_int) -> c_int {
-    unsupported("MPI_Graph_neighbors", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Graph_neighbors.
+    call("MPI_Graph_neighbors", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_graph_neighbors(comm, rank, maxneighbors, neighbors) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Graph_neighbors_count(comm: MPI_Comm, rank: c_int, nneighbors: *mut c_int) -> c_int {
-    unsupported("MPI_Graph_neighbors_count", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Graph_neighbors_count.
+    call("MPI_Graph_neighbors_count", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_graph_neighbors_count(comm, rank, nneighbors) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Graphdims_get(comm: MPI_Comm, nnodes: *mut c_int, nedges: *mut c_int) -> c_int {
-    unsupported("MPI_Graphdims_get", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Graphdims_get.
+    call("MPI_Graphdims_get", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_graphdims_get(comm, nnodes, nedges) })
 }
 
 #[no_mangle]
@@ -1551,22 +1591,26 @@ pub unsafe extern "C" fn PMPI_Grequest_start(query_fn: Option<MPI_Grequest_query
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_compare(group1: MPI_Group, group2: MPI_Group, result: *mut c_int) -> c_int {
-    unsupported("MPI_Group_compare", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_compare.
+    call("MPI_Group_compare", Scope::Default, || unsafe { crate::api::group::mpi_group_compare(group1, group2, result) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_difference(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_difference", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_difference.
+    call("MPI_Group_difference", Scope::Default, || unsafe { crate::api::group::mpi_group_difference(group1, group2, newgroup) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_excl(group: MPI_Group, n: c_int, ranks: *const c_int, newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_excl", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_excl.
+    call("MPI_Group_excl", Scope::Default, || unsafe { crate::api::group::mpi_group_excl(group, n, ranks, newgroup) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_free(group: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_free.
+    call("MPI_Group_free", Scope::Default, || unsafe { crate::api::group::mpi_group_free(group) })
 }
 
 #[no_mangle]
@@ -1581,32 +1625,38 @@ pub unsafe extern "C" fn PMPI_Group_fromint(group: c_int) -> MPI_Group {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_incl(group: MPI_Group, n: c_int, ranks: *const c_int, newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_incl", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_incl.
+    call("MPI_Group_incl", Scope::Default, || unsafe { crate::api::group::mpi_group_incl(group, n, ranks, newgroup) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_intersection(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_intersection", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_intersection.
+    call("MPI_Group_intersection", Scope::Default, || unsafe { crate::api::group::mpi_group_intersection(group1, group2, newgroup) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_range_excl(group: MPI_Group, n: c_int, ranges: *mut [c_int; 3], newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_range_excl", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_range_excl.
+    call("MPI_Group_range_excl", Scope::Default, || unsafe { crate::api::group::mpi_group_range_excl(group, n, ranges, newgroup) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_range_incl(group: MPI_Group, n: c_int, ranges: *mut [c_int; 3], newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_range_incl", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_range_incl.
+    call("MPI_Group_range_incl", Scope::Default, || unsafe { crate::api::group::mpi_group_range_incl(group, n, ranges, newgroup) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_rank(group: MPI_Group, rank: *mut c_int) -> c_int {
-    unsupported("MPI_Group_rank", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_rank.
+    call("MPI_Group_rank", Scope::Default, || unsafe { crate::api::group::mpi_group_rank(group, rank) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_size(group: MPI_Group, size: *mut c_int) -> c_int {
-    unsupported("MPI_Group_size", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_size.
+    call("MPI_Group_size", Scope::Default, || unsafe { crate::api::group::mpi_group_size(group, size) })
 }
 
 #[no_mangle]
@@ -1616,12 +1666,14 @@ pub unsafe extern "C" fn PMPI_Group_toint(group: MPI_Group) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_translate_ranks(group1: MPI_Group, n: c_int, ranks1: *const c_int, group2: MPI_Group, ranks2: *mut c_int) -> c_int {
-    unsupported("MPI_Group_translate_ranks", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_translate_ranks.
+    call("MPI_Group_translate_ranks", Scope::Default, || unsafe { crate::api::group::mpi_group_translate_ranks(group1, n, ranks1, group2, ranks2) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_union(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_union", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_union.
+    call("MPI_Group_union", Scope::Default, || unsafe { crate::api::group::mpi_group_union(group1, group2, newgroup) })
 }
 
 #[no_mangle]
@@ -1817,17 +1869,20 @@ pub unsafe extern "C" fn PMPI_Info_create(info: *mut MPI_Info) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Info_create_env(argc: c_int, argv: *mut c_char, info: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Info_create_env", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Info_create_env.
+    call("MPI_Info_create_env", Scope::Default, || unsafe { crate::api::info::mpi_info_create_env(argc, argv, info) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Info_delete(info: MPI_Info, key: *const c_char) -> c_int {
-    unsupported("MPI_Info_delete", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Info_delete.
+    call("MPI_Info_delete", Scope::Default, || unsafe { crate::api::info::mpi_info_delete(info, key) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Info_dup(info: MPI_Info, newinfo: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Info_dup", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Info_dup.
+    call("MPI_Info_dup", Scope::Default, || unsafe { crate::api::info::mpi_info_dup(info, newinfo) })
 }
 
 #[no_mangle]
@@ -1843,7 +1898,8 @@ pub unsafe extern "C" fn PMPI_Info_fromint(info: c_int) -> MPI_Info {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Info_get(info: MPI_Info, key: *const c_char, valuelen: c_int, value: *mut c_char, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Info_get", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Info_get.
+    call("MPI_Info_get", Scope::Default, || unsafe { crate::api::info::mpi_info_get(info, key, valuelen, value, flag) })
 }
 
 #[no_mangle]
@@ -1866,7 +1922,8 @@ pub unsafe extern "C" fn PMPI_Info_get_string(info: MPI_Info, key: *const c_char
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Info_get_valuelen(info: MPI_Info, key: *const c_char, valuelen: *mut c_int, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Info_get_valuelen", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Info_get_valuelen.
+    call("MPI_Info_get_valuelen", Scope::Default, || unsafe { crate::api::info::mpi_info_get_valuelen(info, key, valuelen, flag) })
 }
 
 #[no_mangle]
@@ -1900,7 +1957,8 @@ pub unsafe extern "C" fn PMPI_Initialized(flag: *mut c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Intercomm_create(local_comm: MPI_Comm, local_leader: c_int, peer_comm: MPI_Comm, remote_leader: c_int, tag: c_int, newintercomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Intercomm_create", Scope::Comm(local_comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Intercomm_create.
+    call("MPI_Intercomm_create", Scope::Comm(local_comm), || unsafe { crate::api::intercomm::mpi_intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm) })
 }
 
 #[no_mangle]
@@ -1910,7 +1968,8 @@ pub unsafe extern "C" fn PMPI_Intercomm_create_from_groups(local_group: MPI_Grou
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Intercomm_merge(intercomm: MPI_Comm, high: c_int, newintracomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Intercomm_merge", Scope::Comm(intercomm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Intercomm_merge.
+    call("MPI_Intercomm_merge", Scope::Comm(intercomm), || unsafe { crate::api::intercomm::mpi_intercomm_merge(intercomm, high, newintracomm) })
 }
 
 #[no_mangle]
@@ -2059,12 +2118,14 @@ pub unsafe extern "C" fn PMPI_Issend_c(buf: *const c_void, count: MPI_Count, dat
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Keyval_create(copy_fn: Option<MPI_Copy_function>, delete_fn: Option<MPI_Delete_function>, keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
-    unsupported("MPI_Keyval_create", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Keyval_create.
+    call("MPI_Keyval_create", Scope::Default, || unsafe { crate::api::attr::mpi_keyval_create(copy_fn, delete_fn, keyval, extra_state) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Keyval_free(keyval: *mut c_int) -> c_int {
-    unsupported("MPI_Keyval_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Keyval_free.
+    call("MPI_Keyval_free", Scope::Default, || unsafe { crate::api::attr::mpi_keyval_free(keyval) })
 }
 
 #[no_mangle]
@@ -3141,7 +3202,8 @@ pub unsafe extern "C" fn PMPI_Testsome(incount: c_int, array_of_requests: *mut M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Topo_test(comm: MPI_Comm, status: *mut c_int) -> c_int {
-    unsupported("MPI_Topo_test", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Topo_test.
+    call("MPI_Topo_test", Scope::Comm(comm), || unsafe { crate::api::topo::mpi_topo_test(comm, status) })
 }
 
 #[no_mangle]
@@ -3226,7 +3288,8 @@ pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, bloc
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_keyval(type_copy_attr_fn: Option<MPI_Type_copy_attr_function>, type_delete_attr_fn: Option<MPI_Type_delete_attr_function>, type_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
-    unsupported("MPI_Type_create_keyval", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_keyval.
+    call("MPI_Type_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state) })
 }
 
 #[no_mangle]
@@ -3261,7 +3324,7 @@ pub unsafe extern "C" fn PMPI_Type_create_subarray_c(ndims: c_int, array_of_size
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_delete_attr(datatype: MPI_Datatype, type_keyval: c_int) -> c_int {
-    unsupported("MPI_Type_delete_attr", Scope::Default)
+    call("MPI_Type_delete_attr", Scope::Default, || crate::api::attr::mpi_type_delete_attr(datatype, type_keyval))
 }
 
 #[no_mangle]
@@ -3276,7 +3339,8 @@ pub unsafe extern "C" fn PMPI_Type_free(datatype: *mut MPI_Datatype) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_free_keyval(type_keyval: *mut c_int) -> c_int {
-    unsupported("MPI_Type_free_keyval", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_free_keyval.
+    call("MPI_Type_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_type_free_keyval(type_keyval) })
 }
 
 #[no_mangle]
@@ -3286,7 +3350,8 @@ pub unsafe extern "C" fn PMPI_Type_fromint(datatype: c_int) -> MPI_Datatype {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_attr(datatype: MPI_Datatype, type_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Type_get_attr", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_attr.
+    call("MPI_Type_get_attr", Scope::Default, || unsafe { crate::api::attr::mpi_type_get_attr(datatype, type_keyval, attribute_val, flag) })
 }
 
 #[no_mangle]
@@ -3366,7 +3431,8 @@ pub unsafe extern "C" fn PMPI_Type_match_size(typeclass: c_int, size: c_int, dat
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_set_attr(datatype: MPI_Datatype, type_keyval: c_int, attribute_val: *mut c_void) -> c_int {
-    unsupported("MPI_Type_set_attr", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_set_attr.
+    call("MPI_Type_set_attr", Scope::Default, || unsafe { crate::api::attr::mpi_type_set_attr(datatype, type_keyval, attribute_val) })
 }
 
 #[no_mangle]
@@ -3511,7 +3577,8 @@ pub unsafe extern "C" fn PMPI_Win_create_errhandler(win_errhandler_fn: Option<MP
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_keyval(win_copy_attr_fn: Option<MPI_Win_copy_attr_function>, win_delete_attr_fn: Option<MPI_Win_delete_attr_function>, win_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
-    unsupported("MPI_Win_create_keyval", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_keyval.
+    call("MPI_Win_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state) })
 }
 
 #[no_mangle]
@@ -3556,7 +3623,8 @@ pub unsafe extern "C" fn PMPI_Win_free(win: *mut MPI_Win) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_free_keyval(win_keyval: *mut c_int) -> c_int {
-    unsupported("MPI_Win_free_keyval", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_free_keyval.
+    call("MPI_Win_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_win_free_keyval(win_keyval) })
 }
 
 #[no_mangle]
@@ -3743,55 +3811,18 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Alltoallv_init_c",
     "MPI_Alltoallw_init",
     "MPI_Alltoallw_init_c",
-    "MPI_Attr_delete",
-    "MPI_Attr_get",
-    "MPI_Attr_put",
     "MPI_Barrier_init",
     "MPI_Bcast_init",
     "MPI_Bcast_init_c",
-    "MPI_Cart_coords",
-    "MPI_Cart_create",
-    "MPI_Cart_get",
-    "MPI_Cart_map",
-    "MPI_Cart_rank",
-    "MPI_Cart_shift",
-    "MPI_Cart_sub",
-    "MPI_Cartdim_get",
     "MPI_Close_port",
     "MPI_Comm_accept",
-    "MPI_Comm_compare",
     "MPI_Comm_connect",
-    "MPI_Comm_create",
     "MPI_Comm_create_from_group",
-    "MPI_Comm_create_group",
-    "MPI_Comm_create_keyval",
-    "MPI_Comm_delete_attr",
-    "MPI_Comm_disconnect",
-    "MPI_Comm_dup",
-    "MPI_Comm_dup_with_info",
-    "MPI_Comm_free",
-    "MPI_Comm_free_keyval",
-    "MPI_Comm_get_info",
     "MPI_Comm_get_parent",
-    "MPI_Comm_group",
-    "MPI_Comm_idup",
-    "MPI_Comm_idup_with_info",
     "MPI_Comm_join",
-    "MPI_Comm_remote_group",
-    "MPI_Comm_remote_size",
-    "MPI_Comm_set_attr",
-    "MPI_Comm_set_info",
     "MPI_Comm_spawn",
     "MPI_Comm_spawn_multiple",
-    "MPI_Comm_split",
-    "MPI_Comm_split_type",
-    "MPI_Comm_test_inter",
     "MPI_Compare_and_swap",
-    "MPI_Dims_create",
-    "MPI_Dist_graph_create",
-    "MPI_Dist_graph_create_adjacent",
-    "MPI_Dist_graph_neighbors",
-    "MPI_Dist_graph_neighbors_count",
     "MPI_Exscan_init",
     "MPI_Exscan_init_c",
     "MPI_Fetch_and_op",
@@ -3896,25 +3927,7 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Get_elements_c",
     "MPI_Get_elements_x",
     "MPI_Get_hw_resource_info",
-    "MPI_Graph_create",
-    "MPI_Graph_get",
-    "MPI_Graph_map",
-    "MPI_Graph_neighbors",
-    "MPI_Graph_neighbors_count",
-    "MPI_Graphdims_get",
-    "MPI_Group_compare",
-    "MPI_Group_difference",
-    "MPI_Group_excl",
-    "MPI_Group_free",
     "MPI_Group_from_session_pset",
-    "MPI_Group_incl",
-    "MPI_Group_intersection",
-    "MPI_Group_range_excl",
-    "MPI_Group_range_incl",
-    "MPI_Group_rank",
-    "MPI_Group_size",
-    "MPI_Group_translate_ranks",
-    "MPI_Group_union",
     "MPI_Iallgather",
     "MPI_Iallgather_c",
     "MPI_Iallgatherv",
@@ -3946,14 +3959,7 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Ineighbor_alltoallv_c",
     "MPI_Ineighbor_alltoallw",
     "MPI_Ineighbor_alltoallw_c",
-    "MPI_Info_create_env",
-    "MPI_Info_delete",
-    "MPI_Info_dup",
-    "MPI_Info_get",
-    "MPI_Info_get_valuelen",
-    "MPI_Intercomm_create",
     "MPI_Intercomm_create_from_groups",
-    "MPI_Intercomm_merge",
     "MPI_Ireduce",
     "MPI_Ireduce_c",
     "MPI_Ireduce_scatter",
@@ -3966,8 +3972,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Iscatter_c",
     "MPI_Iscatterv",
     "MPI_Iscatterv_c",
-    "MPI_Keyval_create",
-    "MPI_Keyval_free",
     "MPI_Lookup_name",
     "MPI_Neighbor_allgather",
     "MPI_Neighbor_allgather_c",
@@ -4089,7 +4093,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_T_source_get_info",
     "MPI_T_source_get_num",
     "MPI_T_source_get_timestamp",
-    "MPI_Topo_test",
     "MPI_Type_commit",
     "MPI_Type_contiguous",
     "MPI_Type_contiguous_c",
@@ -4106,18 +4109,14 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Type_create_hvector_c",
     "MPI_Type_create_indexed_block",
     "MPI_Type_create_indexed_block_c",
-    "MPI_Type_create_keyval",
     "MPI_Type_create_resized",
     "MPI_Type_create_resized_c",
     "MPI_Type_create_struct",
     "MPI_Type_create_struct_c",
     "MPI_Type_create_subarray",
     "MPI_Type_create_subarray_c",
-    "MPI_Type_delete_attr",
     "MPI_Type_dup",
     "MPI_Type_free",
-    "MPI_Type_free_keyval",
-    "MPI_Type_get_attr",
     "MPI_Type_get_contents",
     "MPI_Type_get_contents_c",
     "MPI_Type_get_envelope",
@@ -4133,7 +4132,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Type_indexed",
     "MPI_Type_indexed_c",
     "MPI_Type_match_size",
-    "MPI_Type_set_attr",
     "MPI_Type_set_name",
     "MPI_Type_size",
     "MPI_Type_size_c",
@@ -4155,7 +4153,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Win_create",
     "MPI_Win_create_c",
     "MPI_Win_create_dynamic",
-    "MPI_Win_create_keyval",
     "MPI_Win_delete_attr",
     "MPI_Win_detach",
     "MPI_Win_fence",
@@ -4164,7 +4161,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Win_flush_local",
     "MPI_Win_flush_local_all",
     "MPI_Win_free",
-    "MPI_Win_free_keyval",
     "MPI_Win_get_attr",
     "MPI_Win_get_errhandler",
     "MPI_Win_get_group",

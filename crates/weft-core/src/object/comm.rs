@@ -1,37 +1,62 @@
-//! Communicators.
+//! Communicators: the object, and every way of making one (dup, split, create, create_group,
+//! create_from_group, split_type, intercommunicators, topologies). Context ids are agreed
+//! with `runtime::context_id` over small exchanges (`exchange`) on the parent's collective
+//! context; a communicator gives its pair back when its last reference goes.
 #![forbid(unsafe_code)]
 
 use std::sync::{Arc, Mutex};
 
+use super::attr::AttrList;
 use super::errhandler::Errhandler;
-use super::group::Group;
+use super::exchange::{self, bytes_to_words, tag, words_to_bytes, Channel};
+use super::group::{Compare, Group, ProcId};
+use super::topo::Topology;
+use crate::error::{fail, ErrorClass, MpiError, MpiResult};
+use crate::runtime::context_id::{self, contribution_len, Agreement, Outcome, HEAD_WORDS};
 use crate::runtime::session::Session;
 
-/// Where a communicator came from.
+/// What a communicator is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommKind {
+    /// `MPI_COMM_WORLD`.
     World,
+    /// `MPI_COMM_SELF`.
     SelfComm,
-    User,
+    /// A user intracommunicator (dup, split, create, topologies, merge, ...).
+    Intra,
+    /// An intercommunicator: a local and a remote group.
+    Inter,
 }
 
-/// An intracommunicator: a group, this process's rank in it, a context id, and the VCI its
-/// traffic runs on.
+/// A communicator: a group, this process's rank in it, the remote group of an
+/// intercommunicator, a context id pair, the VCI its traffic runs on, and what is cached on it.
 #[derive(Debug)]
 pub struct Comm {
     pub kind: CommKind,
+    /// The (local) group.
     pub group: Group,
+    /// This process's rank in `group`.
     pub rank: u32,
-    /// The compact context id carried on the wire (agreed collectively for user comms).
+    /// An intercommunicator's remote group: point-to-point ranks name its members.
+    pub remote: Option<Group>,
+    /// The compact context id carried on the wire (point-to-point; `+1` for collectives).
     pub context_id: u32,
     /// Index of the implicit VCI this communicator's traffic uses.
     pub vci: usize,
     pub session: Arc<Session>,
+    pub topo: Option<Arc<Topology>>,
+    /// Cached attributes (the ABI layer runs their callbacks).
+    pub attrs: AttrList,
     errhandler: Mutex<Arc<Errhandler>>,
     name: Mutex<String>,
+    /// Info hints set on the communicator (`MPI_Comm_set_info`, `dup_with_info`), in order.
+    hints: Mutex<Vec<(String, String)>>,
+    /// Whether dropping the communicator gives its context-id pair back.
+    owns_context: bool,
 }
 
 impl Comm {
+    /// A predefined communicator (its context id is fixed, not agreed).
     pub fn new(
         kind: CommKind,
         group: Group,
@@ -46,12 +71,35 @@ impl Comm {
             kind,
             group,
             rank,
+            remote: None,
             context_id,
             vci,
             session,
+            topo: None,
+            attrs: AttrList::new(),
             errhandler: Mutex::new(errhandler),
             name: Mutex::new(name.to_owned()),
+            hints: Mutex::new(Vec::new()),
+            owns_context: false,
         }
+    }
+
+    /// A communicator derived from `parent` with an agreed context id (which it owns). It
+    /// inherits the parent's errhandler and session.
+    fn derived(parent: &Comm, spec: Spec, context_id: u32) -> Comm {
+        let mut c = Comm::new(
+            spec.kind,
+            spec.group,
+            spec.rank,
+            context_id,
+            parent.session.clone(),
+            parent.errhandler(),
+            "",
+        );
+        c.remote = spec.remote;
+        c.topo = spec.topo;
+        c.owns_context = true;
+        c
     }
 
     /// The context id collective operations on this communicator use.
@@ -59,8 +107,31 @@ impl Comm {
         self.context_id + 1
     }
 
+    /// Size of the (local) group.
     pub fn size(&self) -> u32 {
         self.group.size()
+    }
+
+    pub fn is_inter(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// The group point-to-point ranks name: the remote group of an intercommunicator, else
+    /// the group.
+    pub fn peer_group(&self) -> &Group {
+        self.remote.as_ref().unwrap_or(&self.group)
+    }
+
+    /// How many ranks point-to-point operations can address.
+    pub fn peer_size(&self) -> u32 {
+        self.peer_group().size()
+    }
+
+    /// This process's job rank.
+    pub fn my_proc(&self) -> ProcId {
+        self.group
+            .proc_at(self.rank)
+            .expect("a member's rank is in its group")
     }
 
     pub fn errhandler(&self) -> Arc<Errhandler> {
@@ -78,8 +149,770 @@ impl Comm {
     pub fn set_name(&self, name: &str) {
         *lock(&self.name) = name.to_owned();
     }
+
+    /// The hints set on this communicator, in the order first set.
+    pub fn hints(&self) -> Vec<(String, String)> {
+        lock(&self.hints).clone()
+    }
+
+    /// Set (or replace) hints; keys this implementation does not know are kept too.
+    pub fn set_hints(&self, pairs: &[(String, String)]) {
+        let mut h = lock(&self.hints);
+        for (k, v) in pairs {
+            match h.iter_mut().find(|(hk, _)| hk == k) {
+                Some(e) => e.1 = v.clone(),
+                None => h.push((k.clone(), v.clone())),
+            }
+        }
+    }
+
+    /// Forget every hint (before `dup_with_info` sets its own).
+    pub fn clear_hints(&self) {
+        lock(&self.hints).clear();
+    }
+
+    /// The value of hint `key`, if set.
+    pub fn hint(&self, key: &str) -> Option<String> {
+        lock(&self.hints)
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// `MPI_Comm_compare` of two distinct communicator objects (the same object is
+    /// `MPI_IDENT`; the caller checks that).
+    pub fn compare(&self, other: &Comm) -> Compare {
+        let combine = |a: Compare, b: Compare| match (a, b) {
+            (Compare::Ident, Compare::Ident) => Compare::Congruent,
+            (Compare::Unequal, _) | (_, Compare::Unequal) => Compare::Unequal,
+            _ => Compare::Similar,
+        };
+        match (&self.remote, &other.remote) {
+            (None, None) => combine(self.group.compare(&other.group), Compare::Ident),
+            (Some(r1), Some(r2)) => combine(self.group.compare(&other.group), r1.compare(r2)),
+            _ => Compare::Unequal,
+        }
+    }
+}
+
+impl Drop for Comm {
+    fn drop(&mut self) {
+        if self.owns_context {
+            context_id::release(self.context_id);
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What a new communicator looks like, apart from its context id.
+struct Spec {
+    kind: CommKind,
+    group: Group,
+    rank: u32,
+    remote: Option<Group>,
+    topo: Option<Arc<Topology>>,
+}
+
+/// Priority of an agreement (the same on every member): the parent's context id, then a
+/// tag that tells concurrent agreements on one parent apart.
+fn key(parent_context: u32, sub: i32) -> u64 {
+    ((parent_context as u64) << 32) | (sub as u32 as u64)
+}
+
+fn intra_only(comm: &Comm, func: &str) -> MpiResult<()> {
+    if comm.is_inter() {
+        return fail(
+            ErrorClass::Comm,
+            format!("{func}(comm): an intracommunicator is required"),
+        );
+    }
+    Ok(())
+}
+
+/// Agree a context id among all members of an intracommunicator.
+fn agree_intra(parent: &Comm, func: &str) -> MpiResult<u32> {
+    let ch = Channel::collective(parent);
+    let members = exchange::all(parent.size());
+    let me = parent.rank as usize;
+    context_id::agree(key(parent.context_id, 0), func, |buf| {
+        ch.allreduce_and(&members, me, tag::AGREE, buf)
+    })
+}
+
+/// A reduction over two groups joined by their leaders: AND inside the local group, the
+/// leaders swap and AND, the local leader broadcasts the result.
+struct TwoLevel<'a> {
+    local: Channel<'a>,
+    local_tag: i32,
+    members: Vec<u32>,
+    me: usize,
+    leader: usize,
+    /// At the leader: the channel to the other leader, its rank there, the tag.
+    bridge: Option<(Channel<'a>, u32, i32)>,
+}
+
+impl TwoLevel<'_> {
+    fn reduce(&self, data: &mut [u64]) -> MpiResult<()> {
+        self.local
+            .allreduce_and(&self.members, self.me, self.local_tag, data)?;
+        let mut bytes = words_to_bytes(data);
+        if let Some((ch, remote, t)) = &self.bridge {
+            let mut theirs = vec![0u8; bytes.len()];
+            ch.sendrecv(*remote, &bytes, *remote, &mut theirs, *t)?;
+            for (a, b) in bytes.iter_mut().zip(&theirs) {
+                *a &= *b;
+            }
+        }
+        self.local.bcast(
+            &self.members,
+            self.me,
+            self.leader,
+            self.local_tag,
+            &mut bytes,
+        )?;
+        bytes_to_words(&bytes, data);
+        Ok(())
+    }
+
+    /// Swap `data` between the leaders and broadcast the other side's to the local group
+    /// (every member passes a buffer of the other side's length).
+    fn swap(&self, mine: &[u8], theirs: &mut [u8]) -> MpiResult<()> {
+        if let Some((ch, remote, t)) = &self.bridge {
+            ch.sendrecv(*remote, mine, *remote, theirs, *t)?;
+        }
+        self.local
+            .bcast(&self.members, self.me, self.leader, self.local_tag, theirs)
+    }
+}
+
+/// The two-level reduction of an intercommunicator's two groups (leaders: rank 0).
+fn inter_levels(inter: &Comm) -> TwoLevel<'_> {
+    TwoLevel {
+        local: Channel::local(inter),
+        local_tag: tag::LOCAL,
+        members: exchange::all(inter.size()),
+        me: inter.rank as usize,
+        leader: 0,
+        bridge: (inter.rank == 0).then(|| (Channel::collective(inter), 0, tag::LEADERS)),
+    }
+}
+
+// ----------------------------------------------------------------------- constructors
+
+/// `MPI_Comm_dup`: same group(s), new context, topology and hints kept. (Attributes are
+/// copied by the caller, which runs their callbacks.)
+pub fn dup(parent: &Comm) -> MpiResult<Arc<Comm>> {
+    dup_named(parent, "MPI_Comm_dup")
+}
+
+pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
+    let ctx = if parent.is_inter() {
+        let levels = inter_levels(parent);
+        context_id::agree(key(parent.context_id, 0), func, |b| levels.reduce(b))?
+    } else {
+        agree_intra(parent, func)?
+    };
+    let kind = match parent.kind {
+        CommKind::Inter => CommKind::Inter,
+        _ => CommKind::Intra,
+    };
+    let c = Comm::derived(
+        parent,
+        Spec {
+            kind,
+            group: parent.group.clone(),
+            rank: parent.rank,
+            remote: parent.remote.clone(),
+            topo: parent.topo.clone(),
+        },
+        ctx,
+    );
+    c.set_hints(&parent.hints());
+    Ok(Arc::new(c))
+}
+
+/// `MPI_Comm_split`: `color` `None` is `MPI_UNDEFINED` (no new communicator).
+pub fn split(parent: &Comm, color: Option<u32>, key: i32) -> MpiResult<Option<Arc<Comm>>> {
+    split_impl(parent, color, key, None, "MPI_Comm_split")
+}
+
+/// Split with a topology for the new communicators.
+fn split_impl(
+    parent: &Comm,
+    color: Option<u32>,
+    key_: i32,
+    topo: Option<Arc<Topology>>,
+    func: &str,
+) -> MpiResult<Option<Arc<Comm>>> {
+    intra_only(parent, func)?;
+    let n = parent.size() as usize;
+    let ch = Channel::collective(parent);
+    let cw = contribution_len(HEAD_WORDS);
+    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id, 0)));
+    // block: colour (i64, -1 = undefined), key (i64), contribution
+    let mut contrib = vec![0u64; cw];
+    if let Some(a) = agreement.as_mut() {
+        a.contribute(&mut contrib);
+    }
+    let mut block = Vec::with_capacity(16 + cw * 8);
+    block.extend_from_slice(&color.map_or(-1i64, |c| c as i64).to_le_bytes());
+    block.extend_from_slice(&(key_ as i64).to_le_bytes());
+    block.extend_from_slice(&words_to_bytes(&contrib));
+    let bl = block.len();
+    let table = ch.allgather(
+        &exchange::all(n as u32),
+        parent.rank as usize,
+        tag::SPLIT,
+        &block,
+    )?;
+    let (Some(color), Some(mut agreement)) = (color, agreement) else {
+        return Ok(None);
+    };
+    let i64_at = |r: usize, off: usize| {
+        i64::from_le_bytes(table[r * bl + off..r * bl + off + 8].try_into().expect("8"))
+    };
+    let mut mine: Vec<(i64, u32)> = (0..n)
+        .filter(|&r| i64_at(r, 0) == color as i64)
+        .map(|r| (i64_at(r, 8), r as u32))
+        .collect();
+    mine.sort_unstable();
+    let members: Vec<u32> = mine.iter().map(|&(_, r)| r).collect();
+    let me = members
+        .iter()
+        .position(|&r| r == parent.rank)
+        .expect("this process is in its colour");
+    let mut reduced = vec![u64::MAX; cw];
+    for &r in &members {
+        let mut w = vec![0u64; cw];
+        bytes_to_words(&table[r as usize * bl + 16..(r as usize + 1) * bl], &mut w);
+        for (a, b) in reduced.iter_mut().zip(&w) {
+            *a &= *b;
+        }
+    }
+    let ctx = loop {
+        match agreement.settle(&reduced) {
+            Outcome::Got(id) => break id,
+            Outcome::Exhausted => return Err(context_id::exhausted(func)),
+            Outcome::Retry | Outcome::Widen => {
+                reduced = vec![0u64; contribution_len(agreement.words)];
+                agreement.contribute(&mut reduced);
+                ch.allreduce_and(&members, me, tag::SUBSET, &mut reduced)?;
+            }
+        }
+    };
+    drop(agreement);
+    let group = Group::new(
+        members
+            .iter()
+            .map(|&r| parent.group.proc_at(r).expect("parent rank"))
+            .collect(),
+    );
+    Ok(Some(Arc::new(Comm::derived(
+        parent,
+        Spec {
+            kind: CommKind::Intra,
+            group,
+            rank: me as u32,
+            remote: None,
+            topo,
+        },
+        ctx,
+    ))))
+}
+
+/// The parent ranks of `group`'s members (all must be in `parent`).
+fn ranks_in(parent: &Comm, group: &Group, func: &str) -> MpiResult<Vec<u32>> {
+    group
+        .members()
+        .iter()
+        .map(|&p| {
+            parent.group.rank_of(p).ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::Group,
+                    format!("{func}(group): a member of the group is not in the communicator"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// `MPI_Comm_create` on an intracommunicator: collective over `parent`; each process passes
+/// the group it will be in (disjoint groups allowed), or one it is not in.
+pub fn create(parent: &Comm, group: &Group) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Comm_create";
+    intra_only(parent, func)?;
+    let ranks = ranks_in(parent, group, func)?;
+    let me = parent.my_proc();
+    let color = group.rank_of(me).map(|_| ranks[0]);
+    let key_ = group.rank_of(me).map_or(0, |r| r as i32);
+    split_impl(parent, color, key_, None, func)
+}
+
+/// `MPI_Comm_create_group`: collective over the members of `group` only.
+pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Comm_create_group";
+    intra_only(parent, func)?;
+    let members = ranks_in(parent, group, func)?;
+    let Some(me) = group.rank_of(parent.my_proc()) else {
+        return fail(
+            ErrorClass::Group,
+            format!("{func}(group): the calling process is not a member of the group"),
+        );
+    };
+    let ch = Channel::collective(parent);
+    let t = tag::group(user_tag);
+    let ctx = context_id::agree(key(parent.context_id, user_tag), func, |buf| {
+        ch.allreduce_and(&members, me as usize, t, buf)
+    })?;
+    Ok(Some(Arc::new(Comm::derived(
+        parent,
+        Spec {
+            kind: CommKind::Intra,
+            group: group.clone(),
+            rank: me,
+            remote: None,
+            topo: None,
+        },
+        ctx,
+    ))))
+}
+
+/// `MPI_Comm_create_from_group`: a communicator from a group of a session, agreed among the
+/// group's members only, on a bootstrap channel told apart by a hash of the group and tag.
+pub fn create_from_group(
+    session: &Arc<Session>,
+    group: &Group,
+    string_tag: &str,
+    errhandler: Arc<Errhandler>,
+) -> MpiResult<Arc<Comm>> {
+    let func = "MPI_Comm_create_from_group";
+    let job_rank = session.instance.job.rank;
+    let Some(me) = group.rank_of(job_rank) else {
+        return fail(
+            ErrorClass::Group,
+            format!("{func}(group): the calling process is not a member of the group"),
+        );
+    };
+    let h = hash128(group.members(), string_tag);
+    let t = tag::BOOTSTRAP_BASE - ((h as i32) & 0x3fff_ffff);
+    let inst = session.instance.clone();
+    let ch = Channel::raw(&inst, context_id::BOOTSTRAP_CONTEXT, me, group.members());
+    let members = exchange::all(group.size());
+    let ctx = context_id::agree(u64::MAX - (h as u64 >> 1), func, |buf| {
+        ch.allreduce_and(&members, me as usize, t, buf)
+    })?;
+    let mut c = Comm::new(
+        CommKind::Intra,
+        group.clone(),
+        me,
+        ctx,
+        session.clone(),
+        errhandler,
+        "",
+    );
+    c.owns_context = true;
+    Ok(Arc::new(c))
+}
+
+/// A 128-bit FNV-1a hash of a group and a string tag (names the bootstrap exchange).
+fn hash128(members: &[ProcId], tag: &str) -> u128 {
+    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
+    let prime: u128 = 0x0000000001000000000000000000013B;
+    for b in members
+        .iter()
+        .flat_map(|m| m.to_le_bytes())
+        .chain([0xff])
+        .chain(tag.bytes())
+    {
+        h ^= b as u128;
+        h = h.wrapping_mul(prime);
+    }
+    h
+}
+
+/// `MPI_Comm_split_type`'s kinds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SplitType {
+    /// `MPI_COMM_TYPE_SHARED`: processes that can share memory (one node).
+    Shared,
+    /// `MPI_COMM_TYPE_HW_GUIDED` with the `mpi_hw_resource_type` hint's value.
+    Guided(String),
+    /// `MPI_COMM_TYPE_HW_UNGUIDED`: the largest hardware level that splits the parent.
+    Unguided,
+}
+
+/// Hardware levels this implementation knows, largest first, and this process's domain at
+/// each: the node, the NUMA node of the CPU it runs on, the CPU itself.
+fn hw_domains(parent: &Comm) -> [i64; 3] {
+    let job = &parent.session.instance.job;
+    let node = job.node_of[parent.my_proc() as usize] as i64;
+    let cpu = current_cpu();
+    let numa = cpu.and_then(numa_of_cpu);
+    [
+        node,
+        numa.map_or(-1, |n| node * 4096 + n as i64),
+        cpu.map_or(-1, |c| node * 1_000_000 + c as i64),
+    ]
+}
+
+fn current_cpu() -> Option<u32> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split(' ').nth(36)?.parse().ok()
+}
+
+fn numa_of_cpu(cpu: u32) -> Option<u32> {
+    let dir = std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}")).ok()?;
+    dir.filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.strip_prefix("node")?.parse().ok())
+        .next()
+}
+
+/// Whether a `mpi_hw_resource_type` value names the node level.
+fn node_level(value: &str) -> bool {
+    matches!(value, "mpi_shared_memory" | "machine" | "node" | "board")
+}
+
+/// `MPI_Comm_split_type`; `kind` `None` is `MPI_UNDEFINED`.
+pub fn split_type(
+    parent: &Comm,
+    kind: Option<SplitType>,
+    key_: i32,
+) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Comm_split_type";
+    intra_only(parent, func)?;
+    let node = || parent.session.instance.job.node_of[parent.my_proc() as usize];
+    let color = match &kind {
+        None => None,
+        Some(SplitType::Shared) => Some(node()),
+        Some(SplitType::Guided(v)) if node_level(v) => Some(node()),
+        Some(SplitType::Guided(v))
+            if v == "numanode" || v == "numa" || v == "hwthread" || v == "core" || v == "pu" =>
+        {
+            let d = hw_domains(parent);
+            let level = if v.starts_with("numa") { d[1] } else { d[2] };
+            (level >= 0).then_some((level & 0x7fff_ffff) as u32)
+        }
+        Some(SplitType::Guided(_)) => None,
+        Some(SplitType::Unguided) => {
+            // Everyone learns everyone's domains, then all pick the same level: the largest
+            // that splits the parent into more than one part.
+            let ch = Channel::collective(parent);
+            let d = hw_domains(parent);
+            let block: Vec<u8> = d.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let n = parent.size();
+            let table =
+                ch.allgather(&exchange::all(n), parent.rank as usize, tag::SPLIT, &block)?;
+            let at = |r: usize, l: usize| {
+                i64::from_le_bytes(
+                    table[r * 24 + l * 8..r * 24 + l * 8 + 8]
+                        .try_into()
+                        .expect("8"),
+                )
+            };
+            let level = (0..3).find(|&l| {
+                (0..n as usize).all(|r| at(r, l) >= 0)
+                    && (1..n as usize).any(|r| at(r, l) != at(0, l))
+            });
+            level.map(|l| (d[l] & 0x7fff_ffff) as u32)
+        }
+    };
+    split_impl(parent, color, key_, None, func)
+}
+
+// ------------------------------------------------------------------ intercommunicators
+
+/// `MPI_Intercomm_create`: `peer` (and `remote_leader`) matter only at the local leader.
+pub fn intercomm_create(
+    local: &Comm,
+    local_leader: u32,
+    peer: Option<&Comm>,
+    remote_leader: u32,
+    user_tag: i32,
+) -> MpiResult<Arc<Comm>> {
+    let func = "MPI_Intercomm_create";
+    intra_only(local, func)?;
+    let am_leader = local.rank == local_leader;
+    let t = tag::intercomm(user_tag);
+    let levels = TwoLevel {
+        local: Channel::collective(local),
+        local_tag: tag::LOCAL,
+        members: exchange::all(local.size()),
+        me: local.rank as usize,
+        leader: local_leader as usize,
+        bridge: match (am_leader, peer) {
+            (true, Some(p)) => Some((Channel::collective(p), remote_leader, t)),
+            (true, None) => {
+                return fail(
+                    ErrorClass::Comm,
+                    format!("{func}(peer_comm): the local leader needs a peer communicator"),
+                )
+            }
+            (false, _) => None,
+        },
+    };
+    // The leaders swap group sizes, then member lists; each leader broadcasts the other's.
+    let mine_n = (local.size() as u64).to_le_bytes();
+    let mut theirs_n = [0u8; 8];
+    levels.swap(&mine_n, &mut theirs_n)?;
+    let remote_n = u64::from_le_bytes(theirs_n) as usize;
+    let mine: Vec<u8> = local
+        .group
+        .members()
+        .iter()
+        .flat_map(|p| p.to_le_bytes())
+        .collect();
+    let mut theirs = vec![0u8; remote_n * 4];
+    levels.swap(&mine, &mut theirs)?;
+    let remote = Group::new(
+        theirs
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+            .collect(),
+    );
+    if remote.members().iter().any(|&p| local.group.contains(p)) {
+        return fail(
+            ErrorClass::Comm,
+            format!("{func}: the local and remote groups overlap"),
+        );
+    }
+    let ctx = context_id::agree(key(local.context_id, user_tag), func, |b| levels.reduce(b))?;
+    Ok(Arc::new(Comm::derived(
+        local,
+        Spec {
+            kind: CommKind::Inter,
+            group: local.group.clone(),
+            rank: local.rank,
+            remote: Some(remote),
+            topo: None,
+        },
+        ctx,
+    )))
+}
+
+/// `MPI_Intercomm_merge`: an intracommunicator of both groups; the group that passed
+/// `high = false` comes first (if both passed the same, the one holding the lower job rank).
+pub fn intercomm_merge(inter: &Comm, high: bool) -> MpiResult<Arc<Comm>> {
+    let func = "MPI_Intercomm_merge";
+    let remote = inter.remote.clone().ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Comm,
+            format!("{func}(intercomm): an intercommunicator is required"),
+        )
+    })?;
+    let levels = inter_levels(inter);
+    let mut theirs = [0u8; 1];
+    levels.swap(&[high as u8], &mut theirs)?;
+    let remote_high = theirs[0] != 0;
+    let local_first = if high != remote_high {
+        !high
+    } else {
+        inter.group.members().iter().min() < remote.members().iter().min()
+    };
+    let ctx = context_id::agree(key(inter.context_id, 1), func, |b| levels.reduce(b))?;
+    let (group, rank) = if local_first {
+        (inter.group.union(&remote), inter.rank)
+    } else {
+        (remote.union(&inter.group), remote.size() + inter.rank)
+    };
+    Ok(Arc::new(Comm::derived(
+        inter,
+        Spec {
+            kind: CommKind::Intra,
+            group,
+            rank,
+            remote: None,
+            topo: None,
+        },
+        ctx,
+    )))
+}
+
+// -------------------------------------------------------------------------- topologies
+
+/// `MPI_Cart_create`: ranks beyond the grid get no communicator (reordering keeps ranks).
+pub fn cart_create(parent: &Comm, dims: &[i32], periods: &[bool]) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Cart_create";
+    intra_only(parent, func)?;
+    let n = super::topo::cart_size(dims, func)?;
+    if n > parent.size() {
+        return fail(
+            ErrorClass::Arg,
+            format!(
+                "{func}(dims): the grid has {n} processes, more than the communicator's {}",
+                parent.size()
+            ),
+        );
+    }
+    let topo = Arc::new(Topology::Cart {
+        dims: dims.to_vec(),
+        periods: periods.to_vec(),
+    });
+    let color = (parent.rank < n).then_some(0);
+    split_impl(parent, color, parent.rank as i32, Some(topo), func)
+}
+
+/// `MPI_Cart_sub`: the sub-grids that keep the dimensions `remain`.
+pub fn cart_sub(cart: &Comm, remain: &[bool]) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Cart_sub";
+    let Some(Topology::Cart { dims, periods }) = cart.topo.as_deref() else {
+        return fail(
+            ErrorClass::Topology,
+            format!("{func}(comm): not a Cartesian communicator"),
+        );
+    };
+    let coords = Topology::cart_coords(dims, cart.rank);
+    let (mut color, mut key_) = (0i64, 0i64);
+    let (mut sub_dims, mut sub_periods) = (Vec::new(), Vec::new());
+    for i in 0..dims.len() {
+        if remain[i] {
+            key_ = key_ * dims[i] as i64 + coords[i] as i64;
+            sub_dims.push(dims[i]);
+            sub_periods.push(periods[i]);
+        } else {
+            color = color * dims[i] as i64 + coords[i] as i64;
+        }
+    }
+    let topo = Arc::new(Topology::Cart {
+        dims: sub_dims,
+        periods: sub_periods,
+    });
+    split_impl(cart, Some(color as u32), key_ as i32, Some(topo), func)
+}
+
+/// `MPI_Graph_create`: ranks beyond the graph's nodes get no communicator.
+pub fn graph_create(parent: &Comm, index: &[i32], edges: &[i32]) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Graph_create";
+    intra_only(parent, func)?;
+    let n = index.len() as u32;
+    if n > parent.size() {
+        return fail(
+            ErrorClass::Arg,
+            format!(
+                "{func}(nnodes={n}): more nodes than the communicator's {} processes",
+                parent.size()
+            ),
+        );
+    }
+    super::topo::check_graph(n as i32, index, edges, func)?;
+    let topo = Arc::new(Topology::Graph {
+        index: index.to_vec(),
+        edges: edges.to_vec(),
+    });
+    let color = (parent.rank < n).then_some(0);
+    split_impl(parent, color, parent.rank as i32, Some(topo), func)
+}
+
+/// A communicator over all of `parent` with topology `topo` (distributed graphs).
+fn with_topology(parent: &Comm, topo: Topology, func: &str) -> MpiResult<Arc<Comm>> {
+    intra_only(parent, func)?;
+    let ctx = agree_intra(parent, func)?;
+    Ok(Arc::new(Comm::derived(
+        parent,
+        Spec {
+            kind: CommKind::Intra,
+            group: parent.group.clone(),
+            rank: parent.rank,
+            remote: None,
+            topo: Some(Arc::new(topo)),
+        },
+        ctx,
+    )))
+}
+
+/// `MPI_Dist_graph_create_adjacent`.
+pub fn dist_graph_create_adjacent(
+    parent: &Comm,
+    sources: Vec<i32>,
+    source_weights: Vec<i32>,
+    destinations: Vec<i32>,
+    dest_weights: Vec<i32>,
+    weighted: bool,
+) -> MpiResult<Arc<Comm>> {
+    with_topology(
+        parent,
+        Topology::DistGraph {
+            sources,
+            source_weights,
+            destinations,
+            dest_weights,
+            weighted,
+        },
+        "MPI_Dist_graph_create_adjacent",
+    )
+}
+
+/// `MPI_Dist_graph_create`: `edges` are (source, destination, weight) triples this process
+/// specifies; each goes to the two processes it concerns.
+pub fn dist_graph_create(
+    parent: &Comm,
+    edges: &[(i32, i32, i32)],
+    weighted: bool,
+) -> MpiResult<Arc<Comm>> {
+    let func = "MPI_Dist_graph_create";
+    intra_only(parent, func)?;
+    let n = parent.size() as usize;
+    let me = parent.rank as usize;
+    let ch = Channel::collective(parent);
+    // For every process, the edges that concern it, with (origin, position) for a stable order.
+    let mut outbox: Vec<Vec<i32>> = vec![Vec::new(); n];
+    for (pos, &(s, d, w)) in edges.iter().enumerate() {
+        let rec = [s, d, w, me as i32, pos as i32];
+        outbox[s as usize].extend_from_slice(&rec);
+        if d != s {
+            outbox[d as usize].extend_from_slice(&rec);
+        }
+    }
+    let to_bytes = |v: &[i32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let mut mine: Vec<i32> = outbox[me].clone();
+    for step in 1..n {
+        let to = ((me + step) % n) as u32;
+        let from = ((me + n - step) % n) as u32;
+        let len = (outbox[to as usize].len() as u64).to_le_bytes();
+        let mut their_len = [0u8; 8];
+        ch.sendrecv(to, &len, from, &mut their_len, tag::EDGES)?;
+        let mut got = vec![0u8; u64::from_le_bytes(their_len) as usize * 4];
+        ch.sendrecv(
+            to,
+            &to_bytes(&outbox[to as usize]),
+            from,
+            &mut got,
+            tag::EDGES,
+        )?;
+        mine.extend(
+            got.chunks_exact(4)
+                .map(|c| i32::from_le_bytes(c.try_into().expect("4"))),
+        );
+    }
+    let mut recs: Vec<[i32; 5]> = mine
+        .chunks_exact(5)
+        .map(|c| [c[0], c[1], c[2], c[3], c[4]])
+        .collect();
+    recs.sort_by_key(|r| (r[3], r[4]));
+    let (mut sources, mut sw, mut dests, mut dw) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for r in &recs {
+        if r[1] == me as i32 {
+            sources.push(r[0]);
+            sw.push(r[2]);
+        }
+        if r[0] == me as i32 {
+            dests.push(r[1]);
+            dw.push(r[2]);
+        }
+    }
+    with_topology(
+        parent,
+        Topology::DistGraph {
+            sources,
+            source_weights: sw,
+            destinations: dests,
+            dest_weights: dw,
+            weighted,
+        },
+        func,
+    )
 }

@@ -80,6 +80,11 @@ impl Info {
         self.len() == 0
     }
 
+    /// Every (key, value) pair, in order.
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        self.entries().clone()
+    }
+
     pub fn nth_key(&self, n: usize) -> Option<String> {
         self.entries().get(n).map(|(k, _)| k.clone())
     }

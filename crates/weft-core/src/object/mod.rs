@@ -1,12 +1,15 @@
-//! MPI objects: communicators, groups, errhandlers.
+//! MPI objects: communicators, groups, attributes, topologies, errhandlers, info.
 #![forbid(unsafe_code)]
 
+pub mod attr;
 pub mod comm;
 pub mod errhandler;
+pub mod exchange;
 pub mod group;
 pub mod info;
+pub mod topo;
 
 pub use comm::{Comm, CommKind};
 pub use errhandler::{Errhandler, ErrhandlerAction, ErrhandlerKind};
-pub use group::Group;
+pub use group::{Compare, Group};
 pub use info::Info;

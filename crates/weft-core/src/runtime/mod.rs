@@ -1,6 +1,7 @@
 //! The runtime: reference-counted instances, sessions, `MPI_Init`'s world session, bootstrap.
 #![forbid(unsafe_code)]
 
+pub mod context_id;
 pub mod instance;
 pub mod psets;
 pub mod session;

@@ -1,0 +1,536 @@
+//! Attribute caching: keyvals for communicators, datatypes and windows, set/get/delete, the
+//! deprecated MPI-1 calls, and running the copy and delete callbacks when objects are
+//! duplicated or freed. No lock is held while a callback runs (callbacks may call MPI, e.g.
+//! free a communicator cached in an attribute).
+//!
+//! Communicators carry their attribute list; datatypes and windows keep theirs in tables
+//! here, keyed by handle, until their objects carry one (`type_attrs_dup`/`type_attrs_free`
+//! are the hooks `MPI_Type_dup`/`MPI_Type_free` call).
+
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::attr::{self, AttrKind, AttrList, Keyval, DUP_COPY, NULL_COPY, NULL_DELETE};
+use weft_core::object::Comm;
+use weft_core::runtime::world;
+
+use crate::args::{non_null, write};
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::objects;
+
+type CopyFn = unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+type DeleteFn = unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void) -> c_int;
+
+fn callback_error(rc: c_int, func: &str, what: &str, keyval: c_int) -> MpiError {
+    MpiError::with_code(
+        rc,
+        format!("{func}: the {what} callback of keyval {keyval:#x} returned error {rc}"),
+    )
+}
+
+/// Run a keyval's copy callback on `value`: `Some(new value)` to store on the copy.
+fn run_copy(kv: &Keyval, handle: usize, value: usize, func: &str) -> MpiResult<Option<usize>> {
+    match kv.copy {
+        NULL_COPY => Ok(None),
+        DUP_COPY => Ok(Some(value)),
+        f => {
+            // SAFETY: `f` was stored from a non-null copy function pointer of the keyval's
+            // kind; all kinds share this C shape (the handle is pointer-sized).
+            let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(f) };
+            let mut out: *mut c_void = std::ptr::null_mut();
+            let mut flag: c_int = 0;
+            // SAFETY: a user callback with the standard's arguments; out and flag are locals.
+            let rc = unsafe {
+                f(
+                    handle,
+                    kv.id,
+                    kv.extra_state as *mut c_void,
+                    value as *mut c_void,
+                    (&mut out as *mut *mut c_void).cast(),
+                    &mut flag,
+                )
+            };
+            if rc != MPI_SUCCESS {
+                return Err(callback_error(rc, func, "copy", kv.id));
+            }
+            Ok((flag != 0).then_some(out as usize))
+        }
+    }
+}
+
+/// Run a keyval's delete callback on `value`.
+fn run_delete(kv: &Keyval, handle: usize, value: usize, func: &str) -> MpiResult<()> {
+    if kv.delete == NULL_DELETE {
+        return Ok(());
+    }
+    // SAFETY: stored from a non-null delete function pointer of the keyval's kind.
+    let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(kv.delete) };
+    // SAFETY: a user callback with the standard's arguments.
+    let rc = unsafe { f(handle, kv.id, value as *mut c_void, kv.extra_state as *mut c_void) };
+    if rc != MPI_SUCCESS {
+        return Err(callback_error(rc, func, "delete", kv.id));
+    }
+    Ok(())
+}
+
+/// Copy `old`'s attributes onto `new` (in the order they were set) by their copy callbacks.
+/// On a callback error the attributes already copied are deleted again and the error
+/// returned.
+pub fn copy_attrs(old_handle: usize, old: &AttrList, new: &AttrList, func: &str) -> MpiResult<()> {
+    for (kv, value) in old.snapshot() {
+        match run_copy(&kv, old_handle, value, func) {
+            Ok(Some(v)) => {
+                new.set(kv, v);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                // The new object never had a handle; its delete callbacks see the old one.
+                let _ = delete_all(old_handle, new, func);
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Delete every attribute of an object being freed, in the reverse order they were set. On
+/// a callback error the remaining attributes stay and the error is returned.
+pub fn delete_all(handle: usize, list: &AttrList, func: &str) -> MpiResult<()> {
+    for (kv, value) in list.snapshot().into_iter().rev() {
+        run_delete(&kv, handle, value, func)?;
+        list.remove(kv.id);
+    }
+    Ok(())
+}
+
+/// Copy a communicator's attributes onto its duplicate.
+pub fn copy_comm_attrs(old_handle: MPI_Comm, old: &Comm, new: &Comm, func: &str) -> MpiResult<()> {
+    copy_attrs(old_handle, &old.attrs, &new.attrs, func)
+}
+
+/// Delete a communicator's attributes (before it is freed).
+pub fn free_comm_attrs(handle: MPI_Comm, comm: &Comm, func: &str) -> MpiResult<()> {
+    delete_all(handle, &comm.attrs, func)
+}
+
+/// `MPI_Finalize` deletes the attributes of `MPI_COMM_SELF` first (in reverse order of
+/// setting), then those of `MPI_COMM_WORLD`.
+pub fn finalize_attrs() -> MpiResult<()> {
+    if let Ok(w) = world::get("MPI_Finalize") {
+        delete_all(MPI_COMM_SELF, &w.self_comm.attrs, "MPI_Finalize")?;
+        delete_all(MPI_COMM_WORLD, &w.world.attrs, "MPI_Finalize")?;
+    }
+    Ok(())
+}
+
+fn keyval_of(id: c_int, kind: AttrKind, func: &str, arg: &str) -> MpiResult<Arc<Keyval>> {
+    if id == MPI_KEYVAL_INVALID {
+        return Err(MpiError::new(
+            ErrorClass::Keyval,
+            format!("{func}({arg}=MPI_KEYVAL_INVALID): a valid keyval is required"),
+        ));
+    }
+    attr::keyval(id, kind).map_err(|why| {
+        let what = if predefined_kind(id).is_some() {
+            "a predefined keyval (it cannot be set or deleted)".to_owned()
+        } else {
+            why.describe()
+        };
+        MpiError::new(ErrorClass::Keyval, format!("{func}({arg}={id:#x}): {what}"))
+    })
+}
+
+fn predefined_kind(id: c_int) -> Option<AttrKind> {
+    match id {
+        MPI_TAG_UB | MPI_HOST | MPI_IO | MPI_WTIME_IS_GLOBAL | MPI_APPNUM
+        | MPI_LASTUSEDCODE | MPI_UNIVERSE_SIZE => Some(AttrKind::Comm),
+        MPI_WIN_BASE | MPI_WIN_DISP_UNIT | MPI_WIN_SIZE | MPI_WIN_CREATE_FLAVOR | MPI_WIN_MODEL => {
+            Some(AttrKind::Win)
+        }
+        _ => None,
+    }
+}
+
+unsafe fn create_keyval(
+    kind: AttrKind,
+    copy: usize,
+    delete: usize,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(keyval, func, "keyval")?;
+    let id = attr::create_keyval(kind, copy, delete, extra_state as usize)?;
+    // SAFETY: checked non-null.
+    unsafe { keyval.write(id) };
+    Ok(())
+}
+
+unsafe fn free_keyval(kind: AttrKind, keyval: *mut c_int, func: &str) -> MpiResult<()> {
+    non_null(keyval, func, "keyval")?;
+    // SAFETY: checked non-null.
+    let id = unsafe { *keyval };
+    keyval_of(id, kind, func, "keyval")?;
+    attr::free_keyval(id, kind).map_err(|why| {
+        MpiError::new(ErrorClass::Keyval, format!("{func}(keyval={id:#x}): {}", why.describe()))
+    })?;
+    // SAFETY: as above.
+    unsafe { keyval.write(MPI_KEYVAL_INVALID) };
+    Ok(())
+}
+
+/// Store `value` under `keyval` on `list`: an existing value's delete callback runs first.
+fn set_attr(handle: usize, list: &AttrList, kv: Arc<Keyval>, value: usize, func: &str) -> MpiResult<()> {
+    if let Some(old) = list.get(kv.id) {
+        run_delete(&kv, handle, old, func)?;
+    }
+    list.set(kv, value);
+    Ok(())
+}
+
+fn delete_attr(handle: usize, list: &AttrList, kv: &Keyval, func: &str) -> MpiResult<()> {
+    let Some(value) = list.get(kv.id) else {
+        return Err(MpiError::new(
+            ErrorClass::Keyval,
+            format!("{func}(keyval={:#x}): no attribute is set for this keyval", kv.id),
+        ));
+    };
+    run_delete(kv, handle, value, func)?;
+    list.remove(kv.id);
+    Ok(())
+}
+
+/// Write a found attribute (`attribute_val` is a `void**` for the value) or flag 0.
+unsafe fn out_attr(value: Option<usize>, attribute_val: *mut c_void, flag: *mut c_int) {
+    // SAFETY: the caller checked both pointers for null; the standard makes attribute_val a
+    // pointer to a void* the library fills.
+    unsafe {
+        match value {
+            Some(v) => {
+                attribute_val.cast::<usize>().write(v);
+                flag.write(1);
+            }
+            None => flag.write(0),
+        }
+    }
+}
+
+// ------------------------------------------------------------------------ communicators
+
+pub(crate) unsafe fn mpi_comm_create_keyval(
+    comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>,
+    comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>,
+    comm_keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> MpiResult<()> {
+    let copy = comm_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
+    let delete = comm_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
+    // SAFETY: pointers checked inside.
+    unsafe { create_keyval(AttrKind::Comm, copy, delete, comm_keyval, extra_state, "MPI_Comm_create_keyval") }
+}
+
+pub(crate) unsafe fn mpi_comm_free_keyval(comm_keyval: *mut c_int) -> MpiResult<()> {
+    // SAFETY: checked inside.
+    unsafe { free_keyval(AttrKind::Comm, comm_keyval, "MPI_Comm_free_keyval") }
+}
+
+pub(crate) unsafe fn mpi_keyval_create(
+    copy_fn: Option<MPI_Copy_function>,
+    delete_fn: Option<MPI_Delete_function>,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> MpiResult<()> {
+    let copy = copy_fn.map_or(NULL_COPY, |f| f as usize);
+    let delete = delete_fn.map_or(NULL_DELETE, |f| f as usize);
+    // SAFETY: pointers checked inside.
+    unsafe { create_keyval(AttrKind::Comm, copy, delete, keyval, extra_state, "MPI_Keyval_create") }
+}
+
+pub(crate) unsafe fn mpi_keyval_free(keyval: *mut c_int) -> MpiResult<()> {
+    // SAFETY: checked inside.
+    unsafe { free_keyval(AttrKind::Comm, keyval, "MPI_Keyval_free") }
+}
+
+fn comm_set(comm: MPI_Comm, keyval: c_int, value: usize, func: &str) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
+    set_attr(comm, &c.attrs, kv, value, func)
+}
+
+pub(crate) unsafe fn mpi_comm_set_attr(
+    comm: MPI_Comm,
+    comm_keyval: c_int,
+    attribute_val: *mut c_void,
+) -> MpiResult<()> {
+    comm_set(comm, comm_keyval, attribute_val as usize, "MPI_Comm_set_attr")
+}
+
+pub(crate) unsafe fn mpi_attr_put(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void) -> MpiResult<()> {
+    comm_set(comm, keyval, attribute_val as usize, "MPI_Attr_put")
+}
+
+fn comm_delete(comm: MPI_Comm, keyval: c_int, func: &str) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
+    delete_attr(comm, &c.attrs, &kv, func)
+}
+
+pub(crate) fn mpi_comm_delete_attr(comm: MPI_Comm, comm_keyval: c_int) -> MpiResult<()> {
+    comm_delete(comm, comm_keyval, "MPI_Comm_delete_attr")
+}
+
+pub(crate) fn mpi_attr_delete(comm: MPI_Comm, keyval: c_int) -> MpiResult<()> {
+    comm_delete(comm, keyval, "MPI_Attr_delete")
+}
+
+/// Storage for the predefined attribute values: `MPI_Comm_get_attr` hands out pointers to
+/// them, so they live for the whole process. `AtomicI32` has the layout of a C int.
+struct PredefinedAttrs {
+    tag_ub: AtomicI32,
+    host: AtomicI32,
+    io: AtomicI32,
+    wtime_is_global: AtomicI32,
+    appnum: AtomicI32,
+    universe_size: AtomicI32,
+    last_used_code: AtomicI32,
+}
+
+static ATTRS: PredefinedAttrs = PredefinedAttrs {
+    tag_ub: AtomicI32::new(i32::MAX),
+    host: AtomicI32::new(MPI_PROC_NULL),
+    io: AtomicI32::new(MPI_ANY_SOURCE),
+    wtime_is_global: AtomicI32::new(0),
+    appnum: AtomicI32::new(0),
+    universe_size: AtomicI32::new(1),
+    last_used_code: AtomicI32::new(0),
+};
+
+/// The cell for a predefined keyval, refreshed to its current value, or `None` if the
+/// keyval is not a predefined communicator attribute.
+fn predefined_attr(keyval: c_int, w: &world::World) -> Option<&'static AtomicI32> {
+    let job = &w.session.instance.job;
+    let (cell, value) = match keyval {
+        MPI_TAG_UB => (&ATTRS.tag_ub, i32::MAX),
+        MPI_HOST => (&ATTRS.host, MPI_PROC_NULL),
+        MPI_IO => (&ATTRS.io, MPI_ANY_SOURCE),
+        MPI_WTIME_IS_GLOBAL => (&ATTRS.wtime_is_global, 0),
+        MPI_APPNUM => (&ATTRS.appnum, job.appnum),
+        MPI_UNIVERSE_SIZE => (
+            &ATTRS.universe_size,
+            job.universe_size.unwrap_or(job.size) as i32,
+        ),
+        MPI_LASTUSEDCODE => (&ATTRS.last_used_code, weft_core::error::last_used_code()),
+        _ => return None,
+    };
+    cell.store(value, Ordering::Relaxed);
+    Some(cell)
+}
+
+unsafe fn comm_get(
+    comm: MPI_Comm,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(attribute_val, func, "attribute_val")?;
+    non_null(flag, func, "flag")?;
+    if let Some(kind) = predefined_kind(keyval) {
+        if kind != AttrKind::Comm {
+            return Err(MpiError::new(
+                ErrorClass::Keyval,
+                format!("{func}(comm_keyval={keyval}): a window keyval"),
+            ));
+        }
+        let w = world::get(func)?;
+        let cell = predefined_attr(keyval, w).expect("a predefined communicator keyval");
+        // SAFETY: checked non-null above.
+        unsafe { out_attr(Some(cell.as_ptr() as usize), attribute_val, flag) };
+        return Ok(());
+    }
+    let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
+    // SAFETY: checked non-null above.
+    unsafe { out_attr(c.attrs.get(kv.id), attribute_val, flag) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_comm_get_attr(
+    comm: MPI_Comm,
+    comm_keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe { comm_get(comm, comm_keyval, attribute_val, flag, "MPI_Comm_get_attr") }
+}
+
+pub(crate) unsafe fn mpi_attr_get(
+    comm: MPI_Comm,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe { comm_get(comm, keyval, attribute_val, flag, "MPI_Attr_get") }
+}
+
+// ---------------------------------------------------------------------------- datatypes
+
+/// Attribute lists of datatypes, by handle (predefined handles included).
+static TYPE_ATTRS: LazyLock<Mutex<HashMap<usize, Arc<AttrList>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn type_list(handle: MPI_Datatype, create: bool) -> Option<Arc<AttrList>> {
+    let mut t = TYPE_ATTRS.lock().unwrap_or_else(|p| p.into_inner());
+    if create {
+        Some(t.entry(handle).or_default().clone())
+    } else {
+        t.get(&handle).cloned()
+    }
+}
+
+/// `MPI_Type_dup` hook: copy the attributes of `old` onto `new` by their callbacks.
+#[allow(dead_code)] // a hook for the datatype and window functions
+pub fn type_attrs_dup(old: MPI_Datatype, new: MPI_Datatype, func: &str) -> MpiResult<()> {
+    match type_list(old, false) {
+        Some(list) => copy_attrs(old, &list, &type_list(new, true).expect("created"), func),
+        None => Ok(()),
+    }
+}
+
+/// `MPI_Type_free` hook: run the delete callbacks of a datatype's attributes and forget them.
+#[allow(dead_code)] // a hook for the datatype and window functions
+pub fn type_attrs_free(handle: MPI_Datatype, func: &str) -> MpiResult<()> {
+    if let Some(list) = type_list(handle, false) {
+        delete_all(handle, &list, func)?;
+        TYPE_ATTRS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&handle);
+    }
+    Ok(())
+}
+
+fn check_type(handle: MPI_Datatype, func: &str) -> MpiResult<()> {
+    crate::datatypes::type_of(handle, func, "datatype").map(|_| ())
+}
+
+pub(crate) unsafe fn mpi_type_create_keyval(
+    type_copy_attr_fn: Option<MPI_Type_copy_attr_function>,
+    type_delete_attr_fn: Option<MPI_Type_delete_attr_function>,
+    type_keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> MpiResult<()> {
+    let copy = type_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
+    let delete = type_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
+    // SAFETY: pointers checked inside.
+    unsafe { create_keyval(AttrKind::Type, copy, delete, type_keyval, extra_state, "MPI_Type_create_keyval") }
+}
+
+pub(crate) unsafe fn mpi_type_free_keyval(type_keyval: *mut c_int) -> MpiResult<()> {
+    // SAFETY: checked inside.
+    unsafe { free_keyval(AttrKind::Type, type_keyval, "MPI_Type_free_keyval") }
+}
+
+pub(crate) unsafe fn mpi_type_set_attr(
+    datatype: MPI_Datatype,
+    type_keyval: c_int,
+    attribute_val: *mut c_void,
+) -> MpiResult<()> {
+    let func = "MPI_Type_set_attr";
+    check_type(datatype, func)?;
+    let kv = keyval_of(type_keyval, AttrKind::Type, func, "type_keyval")?;
+    let list = type_list(datatype, true).expect("created");
+    set_attr(datatype, &list, kv, attribute_val as usize, func)
+}
+
+pub(crate) unsafe fn mpi_type_get_attr(
+    datatype: MPI_Datatype,
+    type_keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    let func = "MPI_Type_get_attr";
+    check_type(datatype, func)?;
+    non_null(attribute_val, func, "attribute_val")?;
+    non_null(flag, func, "flag")?;
+    let kv = keyval_of(type_keyval, AttrKind::Type, func, "type_keyval")?;
+    let v = type_list(datatype, false).and_then(|l| l.get(kv.id));
+    // SAFETY: checked non-null above.
+    unsafe { out_attr(v, attribute_val, flag) };
+    Ok(())
+}
+
+pub(crate) fn mpi_type_delete_attr(datatype: MPI_Datatype, type_keyval: c_int) -> MpiResult<()> {
+    let func = "MPI_Type_delete_attr";
+    check_type(datatype, func)?;
+    let kv = keyval_of(type_keyval, AttrKind::Type, func, "type_keyval")?;
+    let list = type_list(datatype, true).expect("created");
+    delete_attr(datatype, &list, &kv, func)
+}
+
+// ------------------------------------------------------------------------------ windows
+
+pub(crate) unsafe fn mpi_win_create_keyval(
+    win_copy_attr_fn: Option<MPI_Win_copy_attr_function>,
+    win_delete_attr_fn: Option<MPI_Win_delete_attr_function>,
+    win_keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> MpiResult<()> {
+    let copy = win_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
+    let delete = win_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
+    // SAFETY: pointers checked inside.
+    unsafe { create_keyval(AttrKind::Win, copy, delete, win_keyval, extra_state, "MPI_Win_create_keyval") }
+}
+
+pub(crate) unsafe fn mpi_win_free_keyval(win_keyval: *mut c_int) -> MpiResult<()> {
+    // SAFETY: checked inside.
+    unsafe { free_keyval(AttrKind::Win, win_keyval, "MPI_Win_free_keyval") }
+}
+
+/// Check a window keyval for the window functions (which live with windows): the live
+/// keyval, for `AttrList::set`/`get` on the window's list.
+#[allow(dead_code)] // a hook for the datatype and window functions
+pub fn win_keyval(id: c_int, func: &str) -> MpiResult<Arc<Keyval>> {
+    keyval_of(id, AttrKind::Win, func, "win_keyval")
+}
+
+/// Write a communicator-style attribute output (for the window functions).
+///
+/// # Safety
+/// `attribute_val` and `flag` must be valid for writes (they are checked for null).
+#[allow(dead_code)] // a hook for the datatype and window functions
+pub unsafe fn write_attr(
+    value: Option<usize>,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+    func: &str,
+) -> MpiResult<()> {
+    non_null(attribute_val, func, "attribute_val")?;
+    // SAFETY: flag checked by write; attribute_val checked above.
+    unsafe {
+        write(flag, value.is_some() as c_int, func, "flag")?;
+        if let Some(v) = value {
+            attribute_val.cast::<usize>().write(v);
+        }
+    }
+    Ok(())
+}
+
+/// Set a window attribute (the delete callback of a replaced value runs first).
+#[allow(dead_code)] // a hook for the datatype and window functions
+pub fn win_set(handle: MPI_Win, list: &AttrList, id: c_int, value: usize, func: &str) -> MpiResult<()> {
+    set_attr(handle, list, win_keyval(id, func)?, value, func)
+}
+
+/// Delete a window attribute.
+#[allow(dead_code)] // a hook for the datatype and window functions
+pub fn win_delete(handle: MPI_Win, list: &AttrList, id: c_int, func: &str) -> MpiResult<()> {
+    let kv = win_keyval(id, func)?;
+    delete_attr(handle, list, &kv, func)
+}

@@ -1,0 +1,99 @@
+//! Intercommunicators: creation from two intracommunicators and merging.
+
+use std::ffi::c_int;
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::comm as core_comm;
+use weft_core::object::{Comm, Group};
+
+use crate::api::comm::out_comm;
+use crate::args::non_null;
+use crate::ctypes::*;
+use crate::objects;
+
+pub(crate) unsafe fn mpi_intercomm_create(
+    local_comm: MPI_Comm,
+    local_leader: c_int,
+    peer_comm: MPI_Comm,
+    remote_leader: c_int,
+    tag: c_int,
+    newintercomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Intercomm_create";
+    let local = objects::comm(local_comm, func, "local_comm")?;
+    non_null(newintercomm, func, "newintercomm")?;
+    if local_leader < 0 || local_leader as u32 >= local.size() {
+        return Err(MpiError::new(
+            ErrorClass::Rank,
+            format!(
+                "{func}(local_leader={local_leader}): not a rank of local_comm (size {})",
+                local.size()
+            ),
+        ));
+    }
+    if tag < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Tag,
+            format!("{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"),
+        ));
+    }
+    // peer_comm and remote_leader are significant only at the local leader.
+    let peer = if local.rank == local_leader as u32 {
+        let p = objects::comm(peer_comm, func, "peer_comm")?;
+        if remote_leader < 0 || remote_leader as u32 >= p.peer_size() {
+            return Err(MpiError::new(
+                ErrorClass::Rank,
+                format!(
+                    "{func}(remote_leader={remote_leader}): not a rank of peer_comm (size {})",
+                    p.peer_size()
+                ),
+            ));
+        }
+        if remote_leader as u32 == p.rank && !p.is_inter() {
+            return Err(MpiError::new(
+                ErrorClass::Rank,
+                format!("{func}(remote_leader={remote_leader}): the remote leader is the local leader itself"),
+            ));
+        }
+        Some(p)
+    } else {
+        None
+    };
+    let new = core_comm::intercomm_create(
+        &local,
+        local_leader as u32,
+        peer.as_deref(),
+        remote_leader.max(0) as u32,
+        tag,
+    )?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newintercomm, Some(new)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_intercomm_merge(
+    intercomm: MPI_Comm,
+    high: c_int,
+    newintracomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Intercomm_merge";
+    let c = objects::comm(intercomm, func, "intercomm")?;
+    non_null(newintracomm, func, "newintracomm")?;
+    let new = core_comm::intercomm_merge(&c, high != 0)?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(newintracomm, Some(new)) };
+    Ok(())
+}
+
+/// `MPI_Comm_create` on an intercommunicator (not yet supported).
+pub(crate) fn create_on_inter(
+    _comm: &Arc<Comm>,
+    _group: &Group,
+    func: &str,
+) -> MpiResult<Option<Arc<Comm>>> {
+    Err(MpiError::new(
+        ErrorClass::UnsupportedOperation,
+        format!("{func}(comm): creating communicators from intercommunicators is not implemented in Weft yet"),
+    ))
+}

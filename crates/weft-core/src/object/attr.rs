@@ -1,0 +1,289 @@
+//! Attribute caching: keyvals and the attribute lists of communicators, datatypes and
+//! windows. The core stores callbacks as opaque addresses (only the ABI layer calls them)
+//! and never holds a lock while one runs: callers take a snapshot, call, then update.
+//!
+//! A keyval's int value encodes the object kind, a slot and the slot's generation, so a
+//! keyval of another kind, a freed one or garbage is recognised:
+//! `0x4000_0000 | kind << 28 | generation << 20 | slot` (all above the predefined keyvals).
+#![forbid(unsafe_code)]
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::error::{fail, ErrorClass, MpiResult};
+
+/// The object kind a keyval is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    Comm = 1,
+    Type = 2,
+    Win = 3,
+}
+
+impl AttrKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AttrKind::Comm => "communicator",
+            AttrKind::Type => "datatype",
+            AttrKind::Win => "window",
+        }
+    }
+}
+
+/// Copy callback value meaning "do not copy" (`MPI_*_NULL_COPY_FN`).
+pub const NULL_COPY: usize = 0;
+/// Copy callback value meaning "copy the value" (`MPI_*_DUP_FN`).
+pub const DUP_COPY: usize = 1;
+/// Delete callback value meaning "nothing to do" (`MPI_*_NULL_DELETE_FN`).
+pub const NULL_DELETE: usize = 0;
+
+/// A keyval: what to do with attributes stored under it when their object is duplicated
+/// or freed.
+#[derive(Debug)]
+pub struct Keyval {
+    pub id: i32,
+    pub kind: AttrKind,
+    /// `NULL_COPY`, `DUP_COPY` or a C function address (interpreted by the ABI layer).
+    pub copy: usize,
+    /// `NULL_DELETE` or a C function address.
+    pub delete: usize,
+    pub extra_state: usize,
+}
+
+const MARK: i32 = 0x4000_0000;
+const SLOT_BITS: u32 = 20;
+const SLOT_MASK: i32 = (1 << SLOT_BITS) - 1;
+const GEN_SHIFT: u32 = 20;
+const GEN_MASK: i32 = 0xff;
+const KIND_SHIFT: u32 = 28;
+
+struct Registry {
+    slots: Vec<(u8, Option<Arc<Keyval>>)>,
+    free: Vec<u32>,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    slots: Vec::new(),
+    free: Vec::new(),
+});
+
+fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Why a keyval was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadKeyval {
+    /// Not a keyval at all.
+    Invalid,
+    /// A keyval of another object kind.
+    WrongKind(AttrKind),
+    /// Freed with `MPI_*_free_keyval`.
+    Freed,
+}
+
+impl BadKeyval {
+    pub fn describe(self) -> String {
+        match self {
+            BadKeyval::Invalid => "not a valid keyval".to_owned(),
+            BadKeyval::WrongKind(k) => format!("a {} keyval", k.name()),
+            BadKeyval::Freed => "the keyval was already freed".to_owned(),
+        }
+    }
+}
+
+/// Create a keyval.
+pub fn create_keyval(
+    kind: AttrKind,
+    copy: usize,
+    delete: usize,
+    extra_state: usize,
+) -> MpiResult<i32> {
+    let mut r = registry();
+    let slot = match r.free.pop() {
+        Some(s) => s,
+        None => {
+            if r.slots.len() > SLOT_MASK as usize {
+                return fail(ErrorClass::NoMem, "too many keyvals exist (free some)");
+            }
+            r.slots.push((0, None));
+            (r.slots.len() - 1) as u32
+        }
+    };
+    let entry = &mut r.slots[slot as usize];
+    entry.0 = entry.0.wrapping_add(1).max(1);
+    let id = MARK
+        | ((kind as i32) << KIND_SHIFT)
+        | (((entry.0 as i32) & GEN_MASK) << GEN_SHIFT)
+        | slot as i32;
+    entry.1 = Some(Arc::new(Keyval {
+        id,
+        kind,
+        copy,
+        delete,
+        extra_state,
+    }));
+    Ok(id)
+}
+
+fn decode(id: i32) -> Option<(AttrKind, u8, u32)> {
+    if id & MARK == 0 || id < 0 {
+        return None;
+    }
+    let kind = match (id >> KIND_SHIFT) & 3 {
+        1 => AttrKind::Comm,
+        2 => AttrKind::Type,
+        3 => AttrKind::Win,
+        _ => return None,
+    };
+    Some((
+        kind,
+        ((id >> GEN_SHIFT) & GEN_MASK) as u8,
+        (id & SLOT_MASK) as u32,
+    ))
+}
+
+/// The live keyval `id` of kind `kind`.
+pub fn keyval(id: i32, kind: AttrKind) -> Result<Arc<Keyval>, BadKeyval> {
+    let (k, gen, slot) = decode(id).ok_or(BadKeyval::Invalid)?;
+    let r = registry();
+    let (_, entry) = r.slots.get(slot as usize).ok_or(BadKeyval::Invalid)?;
+    if gen == 0 {
+        return Err(BadKeyval::Invalid);
+    }
+    match entry {
+        Some(kv) if kv.id == id => {
+            if k != kind {
+                Err(BadKeyval::WrongKind(k))
+            } else {
+                Ok(kv.clone())
+            }
+        }
+        _ => Err(BadKeyval::Freed),
+    }
+}
+
+/// Free keyval `id`: it can no longer be used to set or get attributes; attributes already
+/// stored under it keep it (their delete callbacks still run).
+pub fn free_keyval(id: i32, kind: AttrKind) -> Result<(), BadKeyval> {
+    keyval(id, kind)?;
+    let (_, _, slot) = decode(id).ok_or(BadKeyval::Invalid)?;
+    let mut r = registry();
+    r.slots[slot as usize].1 = None;
+    r.free.push(slot);
+    Ok(())
+}
+
+/// The attributes cached on one object, in the order they were first set.
+#[derive(Debug, Default)]
+pub struct AttrList {
+    entries: Mutex<Vec<(Arc<Keyval>, usize)>>,
+}
+
+impl AttrList {
+    pub fn new() -> AttrList {
+        AttrList::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<(Arc<Keyval>, usize)>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The value stored under keyval `id`.
+    pub fn get(&self, id: i32) -> Option<usize> {
+        self.lock()
+            .iter()
+            .find(|(k, _)| k.id == id)
+            .map(|(_, v)| *v)
+    }
+
+    /// Store `value` under `keyval`; an existing value is replaced in place (keeping its
+    /// position in the order). Returns the old value.
+    pub fn set(&self, keyval: Arc<Keyval>, value: usize) -> Option<usize> {
+        let mut e = self.lock();
+        match e.iter_mut().find(|(k, _)| k.id == keyval.id) {
+            Some(entry) => Some(std::mem::replace(&mut entry.1, value)),
+            None => {
+                e.push((keyval, value));
+                None
+            }
+        }
+    }
+
+    /// Remove the value stored under keyval `id`.
+    pub fn remove(&self, id: i32) -> Option<(Arc<Keyval>, usize)> {
+        let mut e = self.lock();
+        let i = e.iter().position(|(k, _)| k.id == id)?;
+        Some(e.remove(i))
+    }
+
+    /// Every attribute, in the order they were set.
+    pub fn snapshot(&self) -> Vec<(Arc<Keyval>, usize)> {
+        self.lock().clone()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyvals_are_checked_by_kind_and_generation() {
+        let a = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 7).unwrap();
+        let t = create_keyval(AttrKind::Type, NULL_COPY, NULL_DELETE, 0).unwrap();
+        assert!(a > 0x1000 && t > 0x1000);
+        assert_eq!(keyval(a, AttrKind::Comm).unwrap().extra_state, 7);
+        assert_eq!(
+            keyval(t, AttrKind::Comm).unwrap_err(),
+            BadKeyval::WrongKind(AttrKind::Type)
+        );
+        assert_eq!(keyval(501, AttrKind::Comm).unwrap_err(), BadKeyval::Invalid);
+        assert_eq!(keyval(0, AttrKind::Comm).unwrap_err(), BadKeyval::Invalid);
+        let kv = keyval(a, AttrKind::Comm).unwrap();
+        free_keyval(a, AttrKind::Comm).unwrap();
+        assert_eq!(keyval(a, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
+        assert_eq!(
+            free_keyval(a, AttrKind::Comm).unwrap_err(),
+            BadKeyval::Freed
+        );
+        let b = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 0).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(keyval(a, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
+        // An attribute keeps its freed keyval.
+        let list = AttrList::new();
+        list.set(kv, 5);
+        assert_eq!(list.get(a), Some(5));
+        free_keyval(t, AttrKind::Type).unwrap();
+        free_keyval(b, AttrKind::Comm).unwrap();
+    }
+
+    #[test]
+    fn lists_keep_set_order_and_replace_in_place() {
+        let k1 = keyval(
+            create_keyval(AttrKind::Comm, NULL_COPY, NULL_DELETE, 0).unwrap(),
+            AttrKind::Comm,
+        )
+        .unwrap();
+        let k2 = keyval(
+            create_keyval(AttrKind::Comm, NULL_COPY, NULL_DELETE, 0).unwrap(),
+            AttrKind::Comm,
+        )
+        .unwrap();
+        let l = AttrList::new();
+        assert_eq!(l.set(k1.clone(), 1), None);
+        assert_eq!(l.set(k2.clone(), 2), None);
+        assert_eq!(l.set(k1.clone(), 3), Some(1));
+        let s: Vec<_> = l.snapshot().iter().map(|(k, v)| (k.id, *v)).collect();
+        assert_eq!(s, vec![(k1.id, 3), (k2.id, 2)]);
+        assert_eq!(l.remove(k1.id).map(|(_, v)| v), Some(3));
+        assert_eq!(l.get(k1.id), None);
+        assert_eq!(l.len(), 1);
+    }
+}
