@@ -65,12 +65,12 @@ pub(crate) fn dest_rank(comm: &Comm, dest: c_int, func: &str) -> MpiResult<Optio
     if dest == MPI_PROC_NULL {
         return Ok(None);
     }
-    if dest < 0 || dest as u32 >= comm.size() {
+    if dest < 0 || dest as u32 >= comm.peer_size() {
         return Err(MpiError::new(
             ErrorClass::Rank,
             format!(
                 "{func}(dest={dest}): not a rank of the communicator (size {})",
-                comm.size()
+                comm.peer_size()
             ),
         ));
     }
@@ -82,12 +82,12 @@ pub(crate) fn source_sel(comm: &Comm, source: c_int, func: &str) -> MpiResult<Op
     match source {
         MPI_PROC_NULL => Ok(None),
         MPI_ANY_SOURCE => Ok(Some(SourceSel::Any)),
-        s if s >= 0 && (s as u32) < comm.size() => Ok(Some(SourceSel::Rank(s as u32))),
+        s if s >= 0 && (s as u32) < comm.peer_size() => Ok(Some(SourceSel::Rank(s as u32))),
         s => Err(MpiError::new(
             ErrorClass::Rank,
             format!(
                 "{func}(source={s}): not a rank of the communicator (size {})",
-                comm.size()
+                comm.peer_size()
             ),
         )),
     }

@@ -24,12 +24,12 @@ use matching::Unexpected;
 
 /// Where a message to rank `dest` of `comm` goes (collectives and schedules use it too).
 pub fn target(comm: &Comm, dest: u32, tag: i32) -> MpiResult<Target> {
-    let dest_job = comm.group.proc_at(dest).ok_or_else(|| {
+    let dest_job = comm.peer_group().proc_at(dest).ok_or_else(|| {
         MpiError::new(
             ErrorClass::Rank,
             format!(
                 "rank {dest} is not in the communicator (size {})",
-                comm.size()
+                comm.peer_size()
             ),
         )
     })?;
