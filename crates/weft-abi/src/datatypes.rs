@@ -1,13 +1,18 @@
-//! Datatype handles: the standard's predefined types (derived types arrive with the
-//! datatype issue) resolved to the core's description.
+//! Datatype handles: the standard's predefined types and derived types (a handle table of
+//! the core's `Type`), resolved with the error class and message the standard asks for.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use weft_core::datatype::{Datatype, TypeClass};
+use weft_core::datatype::{Datatype, Type, TypeClass};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::handles::{BadHandle, Kind, Table, FIRST_USER_HANDLE};
+
+/// Derived datatypes (and the f90 types, which are permanent).
+pub static TYPES: Table<Type> = Table::new(Kind::Datatype);
 
 use TypeClass::*;
 
@@ -138,8 +143,146 @@ fn table() -> &'static [Option<Datatype>; 256] {
     })
 }
 
-/// The datatype a handle names.
+/// The members of the predefined pair types: (pair, first, second, offset of second).
+const PAIRS: &[(MPI_Datatype, MPI_Datatype, MPI_Datatype, isize)] = &[
+    (MPI_FLOAT_INT, MPI_FLOAT, MPI_INT, 4),
+    (MPI_DOUBLE_INT, MPI_DOUBLE, MPI_INT, 8),
+    (MPI_LONG_INT, MPI_LONG, MPI_INT, 8),
+    (MPI_2INT, MPI_INT, MPI_INT, 4),
+    (MPI_SHORT_INT, MPI_SHORT, MPI_INT, 4),
+    (MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, MPI_INT, 16),
+    (MPI_2REAL, MPI_REAL, MPI_REAL, 4),
+    (
+        MPI_2DOUBLE_PRECISION,
+        MPI_DOUBLE_PRECISION,
+        MPI_DOUBLE_PRECISION,
+        8,
+    ),
+    (MPI_2INTEGER, MPI_INTEGER, MPI_INTEGER, 4),
+];
+
+/// The full `Type` of every predefined handle, indexed like `table()`.
+fn types() -> &'static [Option<Arc<Type>>; 256] {
+    static TYPES: OnceLock<[Option<Arc<Type>>; 256]> = OnceLock::new();
+    TYPES.get_or_init(|| {
+        let mut t = [const { None }; 256];
+        for (i, d) in table().iter().enumerate() {
+            if let Some(d) = d {
+                if d.class != TypeClass::Pair {
+                    t[i] = Some(Type::basic(d));
+                }
+            }
+        }
+        for &(pair, a, b, disp) in PAIRS {
+            let d = table()[pair - 0x200]
+                .as_ref()
+                .expect("pairs are predefined");
+            let (a, b) = (
+                t[a - 0x200].clone().expect("pair members are predefined"),
+                t[b - 0x200].clone().expect("pair members are predefined"),
+            );
+            t[pair - 0x200] = Some(Type::pair(d, &a, &b, disp));
+        }
+        t
+    })
+}
+
+fn null_type(func: &str, arg: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::Type,
+        format!("{func}({arg}=MPI_DATATYPE_NULL): a valid datatype is required"),
+    )
+}
+
+/// The datatype object a handle names (predefined or derived, committed or not).
+pub fn type_of(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Type>> {
+    if handle == MPI_DATATYPE_NULL {
+        return Err(null_type(func, arg));
+    }
+    if handle < FIRST_USER_HANDLE {
+        return handle
+            .checked_sub(0x200)
+            .and_then(|i| types().get(i))
+            .and_then(Option::clone)
+            .ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::Type,
+                    format!("{func}({arg}={handle:#x}): not a valid datatype"),
+                )
+            });
+    }
+    TYPES.get(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Type,
+            format!(
+                "{func}({arg}={handle:#x}): datatype: {}",
+                match why {
+                    BadHandle::Invalid => "not a valid handle",
+                    BadHandle::Freed => "the datatype was already freed",
+                }
+            ),
+        )
+    })
+}
+
+/// A datatype usable for communication and packing: it must be committed.
+pub fn committed(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Type>> {
+    let t = type_of(handle, func, arg)?;
+    if !t.is_committed() {
+        return Err(MpiError::new(
+            ErrorClass::Type,
+            format!(
+                "{func}({arg}={handle:#x}): the datatype is not committed (call MPI_Type_commit)"
+            ),
+        ));
+    }
+    Ok(t)
+}
+
+/// The handle of a predefined type's description, by name.
+pub fn predefined_handle(d: &Datatype) -> Option<MPI_Datatype> {
+    PREDEFINED.iter().find(|p| p.1 == d.name).map(|p| p.0)
+}
+
+/// A handle for a type returned to the user (`MPI_Type_get_contents`): the predefined
+/// value for predefined types, the cached handle for f90 types, else a new handle.
+pub fn handle_for(t: &Arc<Type>) -> MPI_Datatype {
+    use weft_core::datatype::Combiner;
+    if t.combiner() == Combiner::Named {
+        if let Some(h) = t.predefined.and_then(predefined_handle) {
+            return h;
+        }
+    }
+    if t.is_permanent() {
+        let cache = F90.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, h)) = cache
+            .iter()
+            .find(|(_, (ty, _))| Arc::ptr_eq(ty, t))
+            .map(|(k, v)| (k, v.1))
+        {
+            return h;
+        }
+    }
+    TYPES.insert(t.clone())
+}
+
+/// The f90 parameterized types made so far, by (combiner, p, r): each is made once and keeps
+/// its handle (the standard treats them as predefined).
+pub static F90: std::sync::LazyLock<Mutex<HashMap<(u8, i32, i32), (Arc<Type>, MPI_Datatype)>>> =
+    std::sync::LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The predefined description of a handle: predefined types, and the f90 types (which stand
+/// for one). Derived types have none; see `type_of`.
 pub fn datatype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<&'static Datatype> {
+    if handle >= FIRST_USER_HANDLE {
+        let t = type_of(handle, func, arg)?;
+        return t.predefined.filter(|_| t.is_permanent()).ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Type,
+                format!("{func}({arg}={handle:#x}): a predefined datatype is required here"),
+            )
+        });
+    }
     if handle == MPI_DATATYPE_NULL {
         return Err(MpiError::new(
             ErrorClass::Type,
@@ -173,6 +316,11 @@ mod tests {
         assert!(datatype(0x1ff, "f", "t").is_err());
         assert!(datatype(0x2ff, "f", "t").is_err());
         assert!(datatype(usize::MAX, "f", "t").is_err());
+        for &(h, _, size, extent, _) in PREDEFINED {
+            let t = type_of(h, "f", "t").unwrap();
+            assert_eq!((t.size, t.extent), (size, extent as isize), "{h:#x}");
+            assert!(t.is_committed());
+        }
         let names: std::collections::HashSet<_> = PREDEFINED.iter().map(|p| p.0).collect();
         assert_eq!(names.len(), PREDEFINED.len(), "no handle listed twice");
     }

@@ -29,35 +29,27 @@ pub(crate) fn message_buf(
             format!("{func}(count={count}): negative count"),
         ));
     }
-    let dt = datatypes::datatype(datatype, func, "datatype")?;
-    if !dt.is_contiguous() {
-        return Err(MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!(
-                "{func}(datatype={}): types with gaps are not supported yet",
-                dt.name
-            ),
-        ));
-    }
+    let dt = datatypes::committed(datatype, func, "datatype")?;
     let bytes = usize::try_from(count)
         .ok()
         .and_then(|c| dt.bytes_for(c))
-        .filter(|&b| b <= isize::MAX as usize)
         .ok_or_else(|| {
             MpiError::new(
                 ErrorClass::Count,
                 format!("{func}(count={count}): the message size overflows"),
             )
         })?;
-    if buf.is_null() && bytes > 0 {
+    // A derived type may address absolute memory from MPI_BOTTOM (null).
+    if buf.is_null() && bytes > 0 && dt.predefined.is_some() {
         return Err(MpiError::new(
             ErrorClass::Buffer,
             format!("{func}(buf=NULL): a buffer is required for count {count}"),
         ));
     }
     // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
-    // and to leave it alone until the operation completes.
-    Ok(unsafe { Buf::new(buf as usize, bytes) })
+    // and to leave it alone until the operation completes; the type stays alive through the
+    // handle table during the call and through the request (`Request::keep`) after it.
+    Ok(unsafe { Buf::typed(buf as usize, count as usize, &dt) })
 }
 
 /// A destination rank: `None` for `MPI_PROC_NULL`.

@@ -214,12 +214,14 @@ pub unsafe extern "C" fn PMPIX_Threadcomm_start(threadcomm: MPI_Comm) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Type_iov(datatype: MPI_Datatype, iov_offset: MPI_Count, iov: *mut MPIX_Iov, max_iov_len: MPI_Count, actual_iov_len: *mut MPI_Count) -> c_int {
-    unsupported("MPIX_Type_iov", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Type_iov.
+    call("MPIX_Type_iov", Scope::Default, || unsafe { crate::api::type_iov::mpix_type_iov(datatype, iov_offset, iov, max_iov_len, actual_iov_len) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Type_iov_len(datatype: MPI_Datatype, max_iov_bytes: MPI_Count, iov_len: *mut MPI_Count, actual_iov_bytes: *mut MPI_Count) -> c_int {
-    unsupported("MPIX_Type_iov_len", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Type_iov_len.
+    call("MPIX_Type_iov_len", Scope::Default, || unsafe { crate::api::type_iov::mpix_type_iov_len(datatype, max_iov_bytes, iov_len, actual_iov_bytes) })
 }
 
 #[no_mangle]
@@ -1484,7 +1486,8 @@ pub unsafe extern "C" fn PMPI_Get_accumulate_c(origin_addr: *const c_void, origi
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_address(location: *const c_void, address: *mut MPI_Aint) -> c_int {
-    unsupported("MPI_Get_address", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_address.
+    call("MPI_Get_address", Scope::Default, || unsafe { crate::api::datatype::mpi_get_address(location, address) })
 }
 
 #[no_mangle]
@@ -1506,17 +1509,20 @@ pub unsafe extern "C" fn PMPI_Get_count_c(status: *const MPI_Status, datatype: M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
-    unsupported("MPI_Get_elements", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements.
+    call("MPI_Get_elements", Scope::Default, || unsafe { crate::api::datatype::mpi_get_elements(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Get_elements_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_c.
+    call("MPI_Get_elements_c", Scope::Default, || unsafe { crate::api::datatype::mpi_get_elements_c(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_x(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Get_elements_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_x.
+    call("MPI_Get_elements_x", Scope::Default, || unsafe { crate::api::datatype::mpi_get_elements_x(status, datatype, count) })
 }
 
 #[no_mangle]
@@ -2300,42 +2306,50 @@ pub unsafe extern "C" fn PMPI_Open_port(info: MPI_Info, port_name: *mut c_char) 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack(inbuf: *const c_void, incount: c_int, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Pack", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack.
+    call("MPI_Pack", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack(inbuf, incount, datatype, outbuf, outsize, position, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_c(inbuf: *const c_void, incount: MPI_Count, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Pack_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_c.
+    call("MPI_Pack_c", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, incount: c_int, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) -> c_int {
-    unsupported("MPI_Pack_external", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external.
+    call("MPI_Pack_external", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external_c(datarep: *const c_char, inbuf: *const c_void, incount: MPI_Count, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Pack_external_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external_c.
+    call("MPI_Pack_external_c", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external_size(datarep: *const c_char, incount: c_int, datatype: MPI_Datatype, size: *mut MPI_Aint) -> c_int {
-    unsupported("MPI_Pack_external_size", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external_size.
+    call("MPI_Pack_external_size", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external_size(datarep, incount, datatype, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external_size_c(datarep: *const c_char, incount: MPI_Count, datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Pack_external_size_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external_size_c.
+    call("MPI_Pack_external_size_c", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external_size_c(datarep, incount, datatype, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_size(incount: c_int, datatype: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) -> c_int {
-    unsupported("MPI_Pack_size", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_size.
+    call("MPI_Pack_size", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack_size(incount, datatype, comm, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_size_c(incount: MPI_Count, datatype: MPI_Datatype, comm: MPI_Comm, size: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Pack_size_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_size_c.
+    call("MPI_Pack_size_c", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack_size_c(incount, datatype, comm, size) })
 }
 
 #[no_mangle]
@@ -2884,17 +2898,20 @@ pub unsafe extern "C" fn PMPI_Status_set_cancelled(status: *mut MPI_Status, flag
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements(status: *mut MPI_Status, datatype: MPI_Datatype, count: c_int) -> c_int {
-    unsupported("MPI_Status_set_elements", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements.
+    call("MPI_Status_set_elements", Scope::Default, || unsafe { crate::api::datatype::mpi_status_set_elements(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements_c(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
-    unsupported("MPI_Status_set_elements_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements_c.
+    call("MPI_Status_set_elements_c", Scope::Default, || unsafe { crate::api::datatype::mpi_status_set_elements_c(status, datatype, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements_x(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
-    unsupported("MPI_Status_set_elements_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements_x.
+    call("MPI_Status_set_elements_x", Scope::Default, || unsafe { crate::api::datatype::mpi_status_set_elements_x(status, datatype, count) })
 }
 
 #[no_mangle]
@@ -3208,82 +3225,98 @@ pub unsafe extern "C" fn PMPI_Topo_test(comm: MPI_Comm, status: *mut c_int) -> c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_commit(datatype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_commit", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_commit.
+    call("MPI_Type_commit", Scope::Default, || unsafe { crate::api::datatype::mpi_type_commit(datatype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_contiguous(count: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_contiguous", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_contiguous.
+    call("MPI_Type_contiguous", Scope::Default, || unsafe { crate::api::datatype::mpi_type_contiguous(count, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_contiguous_c(count: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_contiguous_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_contiguous_c.
+    call("MPI_Type_contiguous_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_contiguous_c(count, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_darray(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const c_int, array_of_distribs: *const c_int, array_of_dargs: *const c_int, array_of_psizes: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_darray", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_darray.
+    call("MPI_Type_create_darray", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_darray_c(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const MPI_Count, array_of_distribs: *const c_int, array_of_dargs: *const c_int, array_of_psizes: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_darray_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_darray_c.
+    call("MPI_Type_create_darray_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_f90_complex(p: c_int, r: c_int, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_f90_complex", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_f90_complex.
+    call("MPI_Type_create_f90_complex", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_f90_complex(p, r, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_f90_integer(r: c_int, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_f90_integer", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_f90_integer.
+    call("MPI_Type_create_f90_integer", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_f90_integer(r, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_f90_real(p: c_int, r: c_int, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_f90_real", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_f90_real.
+    call("MPI_Type_create_f90_real", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_f90_real(p, r, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_hindexed", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed.
+    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_hindexed_block", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block.
+    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_hindexed_block_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block_c.
+    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_hindexed_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_c.
+    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_hvector", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector.
+    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hvector(count, blocklength, stride, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_hvector_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector_c.
+    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hvector_c(count, blocklength, stride, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_indexed_block", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block.
+    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_indexed_block_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block_c.
+    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
@@ -3294,32 +3327,38 @@ pub unsafe extern "C" fn PMPI_Type_create_keyval(type_copy_attr_fn: Option<MPI_T
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_resized(oldtype: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_resized", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_resized.
+    call("MPI_Type_create_resized", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_resized(oldtype, lb, extent, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_resized_c(oldtype: MPI_Datatype, lb: MPI_Count, extent: MPI_Count, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_resized_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_resized_c.
+    call("MPI_Type_create_resized_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_resized_c(oldtype, lb, extent, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_struct", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_struct.
+    call("MPI_Type_create_struct", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_struct_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_struct_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_struct_c.
+    call("MPI_Type_create_struct_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_subarray(ndims: c_int, array_of_sizes: *const c_int, array_of_subsizes: *const c_int, array_of_starts: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_subarray", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_subarray.
+    call("MPI_Type_create_subarray", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_subarray_c(ndims: c_int, array_of_sizes: *const MPI_Count, array_of_subsizes: *const MPI_Count, array_of_starts: *const MPI_Count, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_create_subarray_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_subarray_c.
+    call("MPI_Type_create_subarray_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype) })
 }
 
 #[no_mangle]
@@ -3329,12 +3368,14 @@ pub unsafe extern "C" fn PMPI_Type_delete_attr(datatype: MPI_Datatype, type_keyv
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_dup(oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_dup", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_dup.
+    call("MPI_Type_dup", Scope::Default, || unsafe { crate::api::datatype::mpi_type_dup(oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_free(datatype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_free.
+    call("MPI_Type_free", Scope::Default, || unsafe { crate::api::datatype::mpi_type_free(datatype) })
 }
 
 #[no_mangle]
@@ -3356,77 +3397,92 @@ pub unsafe extern "C" fn PMPI_Type_get_attr(datatype: MPI_Datatype, type_keyval:
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_contents(datatype: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_datatypes: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_get_contents", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_contents.
+    call("MPI_Type_get_contents", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_contents_c(datatype: MPI_Datatype, max_integers: MPI_Count, max_addresses: MPI_Count, max_large_counts: MPI_Count, max_datatypes: MPI_Count, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_large_counts: *mut MPI_Count, array_of_datatypes: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_get_contents_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_contents_c.
+    call("MPI_Type_get_contents_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_envelope(datatype: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, combiner: *mut c_int) -> c_int {
-    unsupported("MPI_Type_get_envelope", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_envelope.
+    call("MPI_Type_get_envelope", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_envelope_c(datatype: MPI_Datatype, num_integers: *mut MPI_Count, num_addresses: *mut MPI_Count, num_large_counts: *mut MPI_Count, num_datatypes: *mut MPI_Count, combiner: *mut c_int) -> c_int {
-    unsupported("MPI_Type_get_envelope_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_envelope_c.
+    call("MPI_Type_get_envelope_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent(datatype: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) -> c_int {
-    unsupported("MPI_Type_get_extent", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent.
+    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_extent(datatype, lb, extent) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Type_get_extent_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_c.
+    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_extent_c(datatype, lb, extent) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Type_get_extent_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_x.
+    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_extent_x(datatype, lb, extent) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_name(datatype: MPI_Datatype, type_name: *mut c_char, resultlen: *mut c_int) -> c_int {
-    unsupported("MPI_Type_get_name", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_name.
+    call("MPI_Type_get_name", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_name(datatype, type_name, resultlen) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut MPI_Aint, true_extent: *mut MPI_Aint) -> c_int {
-    unsupported("MPI_Type_get_true_extent", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent.
+    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_true_extent(datatype, true_lb, true_extent) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Type_get_true_extent_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_c.
+    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_true_extent_c(datatype, true_lb, true_extent) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Type_get_true_extent_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_x.
+    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_true_extent_x(datatype, true_lb, true_extent) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_value_index(value_type: MPI_Datatype, index_type: MPI_Datatype, pair_type: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_get_value_index", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_value_index.
+    call("MPI_Type_get_value_index", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_value_index(value_type, index_type, pair_type) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_indexed", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed.
+    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::mpi_type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_indexed_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed_c.
+    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_match_size(typeclass: c_int, size: c_int, datatype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_match_size", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_match_size.
+    call("MPI_Type_match_size", Scope::Default, || unsafe { crate::api::datatype::mpi_type_match_size(typeclass, size, datatype) })
 }
 
 #[no_mangle]
@@ -3437,22 +3493,26 @@ pub unsafe extern "C" fn PMPI_Type_set_attr(datatype: MPI_Datatype, type_keyval:
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_set_name(datatype: MPI_Datatype, type_name: *const c_char) -> c_int {
-    unsupported("MPI_Type_set_name", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_set_name.
+    call("MPI_Type_set_name", Scope::Default, || unsafe { crate::api::datatype::mpi_type_set_name(datatype, type_name) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_size(datatype: MPI_Datatype, size: *mut c_int) -> c_int {
-    unsupported("MPI_Type_size", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_size.
+    call("MPI_Type_size", Scope::Default, || unsafe { crate::api::datatype::mpi_type_size(datatype, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_size_c(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Type_size_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_size_c.
+    call("MPI_Type_size_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_size_c(datatype, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_size_x(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Type_size_x", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_size_x.
+    call("MPI_Type_size_x", Scope::Default, || unsafe { crate::api::datatype::mpi_type_size_x(datatype, size) })
 }
 
 #[no_mangle]
@@ -3462,32 +3522,38 @@ pub unsafe extern "C" fn PMPI_Type_toint(datatype: MPI_Datatype) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_vector", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector.
+    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::mpi_type_vector(count, blocklength, stride, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
-    unsupported("MPI_Type_vector_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector_c.
+    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_vector_c(count, blocklength, stride, oldtype, newtype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, datatype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Unpack", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack.
+    call("MPI_Unpack", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_unpack(inbuf, insize, position, outbuf, outcount, datatype, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack_c(inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, datatype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    unsupported("MPI_Unpack_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack_c.
+    call("MPI_Unpack_c", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_Unpack_external", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack_external.
+    call("MPI_Unpack_external", Scope::Default, || unsafe { crate::api::pack::mpi_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack_external_c(datarep: *const c_char, inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_Unpack_external_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack_external_c.
+    call("MPI_Unpack_external_c", Scope::Default, || unsafe { crate::api::pack::mpi_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype) })
 }
 
 #[no_mangle]
@@ -3785,8 +3851,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Threadcomm_free",
     "MPIX_Threadcomm_init",
     "MPIX_Threadcomm_start",
-    "MPIX_Type_iov",
-    "MPIX_Type_iov_len",
     "MPIX_Wait_enqueue",
     "MPIX_Waitall_enqueue",
     "MPIX_Win_dup_with_info",
@@ -3921,11 +3985,7 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Get",
     "MPI_Get_accumulate",
     "MPI_Get_accumulate_c",
-    "MPI_Get_address",
     "MPI_Get_c",
-    "MPI_Get_elements",
-    "MPI_Get_elements_c",
-    "MPI_Get_elements_x",
     "MPI_Get_hw_resource_info",
     "MPI_Group_from_session_pset",
     "MPI_Iallgather",
@@ -3994,14 +4054,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Neighbor_alltoallw_init",
     "MPI_Neighbor_alltoallw_init_c",
     "MPI_Open_port",
-    "MPI_Pack",
-    "MPI_Pack_c",
-    "MPI_Pack_external",
-    "MPI_Pack_external_c",
-    "MPI_Pack_external_size",
-    "MPI_Pack_external_size_c",
-    "MPI_Pack_size",
-    "MPI_Pack_size_c",
     "MPI_Parrived",
     "MPI_Pready",
     "MPI_Pready_list",
@@ -4039,9 +4091,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Session_detach_buffer_c",
     "MPI_Session_flush_buffer",
     "MPI_Session_iflush_buffer",
-    "MPI_Status_set_elements",
-    "MPI_Status_set_elements_c",
-    "MPI_Status_set_elements_x",
     "MPI_T_category_changed",
     "MPI_T_category_get_categories",
     "MPI_T_category_get_cvars",
@@ -4093,55 +4142,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_T_source_get_info",
     "MPI_T_source_get_num",
     "MPI_T_source_get_timestamp",
-    "MPI_Type_commit",
-    "MPI_Type_contiguous",
-    "MPI_Type_contiguous_c",
-    "MPI_Type_create_darray",
-    "MPI_Type_create_darray_c",
-    "MPI_Type_create_f90_complex",
-    "MPI_Type_create_f90_integer",
-    "MPI_Type_create_f90_real",
-    "MPI_Type_create_hindexed",
-    "MPI_Type_create_hindexed_block",
-    "MPI_Type_create_hindexed_block_c",
-    "MPI_Type_create_hindexed_c",
-    "MPI_Type_create_hvector",
-    "MPI_Type_create_hvector_c",
-    "MPI_Type_create_indexed_block",
-    "MPI_Type_create_indexed_block_c",
-    "MPI_Type_create_resized",
-    "MPI_Type_create_resized_c",
-    "MPI_Type_create_struct",
-    "MPI_Type_create_struct_c",
-    "MPI_Type_create_subarray",
-    "MPI_Type_create_subarray_c",
-    "MPI_Type_dup",
-    "MPI_Type_free",
-    "MPI_Type_get_contents",
-    "MPI_Type_get_contents_c",
-    "MPI_Type_get_envelope",
-    "MPI_Type_get_envelope_c",
-    "MPI_Type_get_extent",
-    "MPI_Type_get_extent_c",
-    "MPI_Type_get_extent_x",
-    "MPI_Type_get_name",
-    "MPI_Type_get_true_extent",
-    "MPI_Type_get_true_extent_c",
-    "MPI_Type_get_true_extent_x",
-    "MPI_Type_get_value_index",
-    "MPI_Type_indexed",
-    "MPI_Type_indexed_c",
-    "MPI_Type_match_size",
-    "MPI_Type_set_name",
-    "MPI_Type_size",
-    "MPI_Type_size_c",
-    "MPI_Type_size_x",
-    "MPI_Type_vector",
-    "MPI_Type_vector_c",
-    "MPI_Unpack",
-    "MPI_Unpack_c",
-    "MPI_Unpack_external",
-    "MPI_Unpack_external_c",
     "MPI_Unpublish_name",
     "MPI_Win_allocate",
     "MPI_Win_allocate_c",

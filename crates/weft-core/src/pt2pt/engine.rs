@@ -149,7 +149,8 @@ pub fn start_send(
         env.token = req.token();
         let info = RtsInfo {
             total: len as u64,
-            addr: buf.addr() as u64,
+            // 0: not contiguous, so not readable with one copy (the receiver pipelines).
+            addr: if buf.is_contiguous() { buf.addr() as u64 } else { 0 },
             pid: t.pid,
         };
         let mut payload = [0u8; 24];
@@ -420,7 +421,7 @@ pub fn receive_matched(
                 );
                 return;
             }
-            if t.cma_allowed() {
+            if t.cma_allowed() && addr != 0 {
                 match buf.fill_from_process(pid, addr as usize, n) {
                     Ok(()) => {
                         complete(st, id, status);

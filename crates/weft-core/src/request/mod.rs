@@ -126,6 +126,8 @@ pub struct Request {
     /// An opaque id of the object the operation belongs to, chosen by the caller (the ABI
     /// layer stores the communicator handle, whose errhandler reports the request's errors).
     pub owner: usize,
+    /// The buffer's derived type, held while the operation is pending (the user may free it).
+    pub keep: Option<std::sync::Arc<crate::datatype::Type>>,
     pub ext: Ext,
 }
 
@@ -140,6 +142,7 @@ impl Request {
             expected: 0,
             detached: false,
             owner: 0,
+            keep: buf.keep(),
             ext: Ext::None,
         }
     }
