@@ -10,12 +10,14 @@ use weft_core::datatype::{Buf, Datatype, TypeClass};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 use weft_core::op::Reduction;
+use weft_core::request::ReqId;
 
 use crate::api::op::reduction;
 use crate::api::pt2pt::prefix;
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::requests::request_handle;
 use crate::{datatypes, objects};
 
 fn is_in_place(p: *const c_void) -> bool {
@@ -225,6 +227,20 @@ fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {
     r.map_err(|e| prefix(func, e))
 }
 
+/// Run the blocking form, or (`nb` holds the communicator handle, the request's owner) start
+/// the nonblocking one and return its request handle.
+fn finish(
+    func: &str,
+    nb: Option<MPI_Comm>,
+    blocking: impl FnOnce() -> MpiResult<()>,
+    nonblocking: impl FnOnce(usize) -> MpiResult<ReqId>,
+) -> MpiResult<MPI_Request> {
+    match nb {
+        None => core(func, blocking()).map(|_| MPI_REQUEST_NULL),
+        Some(owner) => core(func, nonblocking(owner)).map(request_handle),
+    }
+}
+
 // ------------------------------------------------------------------ barrier, bcast
 
 pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
@@ -239,12 +255,18 @@ fn bcast(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let dt = dtype(datatype, func, "datatype")?;
     let buf = buf_at(buffer as usize, count, dt, func, "buffer", "count")?;
-    core(func, coll::bcast(&c, &buf, root))
+    finish(
+        func,
+        nb,
+        || coll::bcast(&c, &buf, root),
+        |o| coll::ibcast(&c, &buf, root, o),
+    )
 }
 
 pub(crate) fn mpi_bcast(
@@ -254,7 +276,16 @@ pub(crate) fn mpi_bcast(
     root: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    bcast(buffer, count as i64, datatype, root, comm, "MPI_Bcast")
+    bcast(
+        buffer,
+        count as i64,
+        datatype,
+        root,
+        comm,
+        "MPI_Bcast",
+        None,
+    )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_bcast_c(
@@ -264,7 +295,7 @@ pub(crate) fn mpi_bcast_c(
     root: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c")
+    bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c", None).map(|_| ())
 }
 
 // ------------------------------------------------------------------ reductions
@@ -279,7 +310,8 @@ fn reduce(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
@@ -293,7 +325,12 @@ fn reduce(
     if is_root {
         check_alias(&send, &recv, func)?;
     }
-    core(func, coll::reduce(&c, send.as_ref(), &recv, &red, root))
+    finish(
+        func,
+        nb,
+        || coll::reduce(&c, send.as_ref(), &recv, &red, root),
+        |o| coll::ireduce(&c, send.as_ref(), &recv, &red, root, o),
+    )
 }
 
 pub(crate) fn mpi_reduce(
@@ -314,7 +351,9 @@ pub(crate) fn mpi_reduce(
         root,
         comm,
         "MPI_Reduce",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_reduce_c(
@@ -335,7 +374,9 @@ pub(crate) fn mpi_reduce_c(
         root,
         comm,
         "MPI_Reduce_c",
+        None,
     )
+    .map(|_| ())
 }
 
 /// Which all-rank reduction.
@@ -356,18 +397,28 @@ fn all_reduce(
     op: MPI_Op,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
     let send = send_side(sendbuf, count, dt, true, func)?;
     let recv = buf_at(recvbuf as usize, count, dt, func, "recvbuf", "count")?;
     check_alias(&send, &recv, func)?;
-    let r = match kind {
-        AllKind::Allreduce => coll::allreduce(&c, send.as_ref(), &recv, &red),
-        AllKind::Scan => coll::scan(&c, send.as_ref(), &recv, &red),
-        AllKind::Exscan => coll::exscan(&c, send.as_ref(), &recv, &red),
-    };
-    core(func, r)
+    let (send, recv) = (send.as_ref(), &recv);
+    finish(
+        func,
+        nb,
+        || match kind {
+            AllKind::Allreduce => coll::allreduce(&c, send, recv, &red),
+            AllKind::Scan => coll::scan(&c, send, recv, &red),
+            AllKind::Exscan => coll::exscan(&c, send, recv, &red),
+        },
+        |o| match kind {
+            AllKind::Allreduce => coll::iallreduce(&c, send, recv, &red, o),
+            AllKind::Scan => coll::iscan(&c, send, recv, &red, o),
+            AllKind::Exscan => coll::iexscan(&c, send, recv, &red, o),
+        },
+    )
 }
 
 pub(crate) fn mpi_allreduce(
@@ -388,7 +439,9 @@ pub(crate) fn mpi_allreduce(
         op,
         comm,
         "MPI_Allreduce",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_allreduce_c(
@@ -409,7 +462,9 @@ pub(crate) fn mpi_allreduce_c(
         op,
         comm,
         "MPI_Allreduce_c",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_scan(
@@ -430,7 +485,9 @@ pub(crate) fn mpi_scan(
         op,
         comm,
         "MPI_Scan",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_scan_c(
@@ -450,7 +507,9 @@ pub(crate) fn mpi_scan_c(
         op,
         comm,
         "MPI_Scan_c",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_exscan(
@@ -471,7 +530,9 @@ pub(crate) fn mpi_exscan(
         op,
         comm,
         "MPI_Exscan",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_exscan_c(
@@ -492,7 +553,9 @@ pub(crate) fn mpi_exscan_c(
         op,
         comm,
         "MPI_Exscan_c",
+        None,
     )
+    .map(|_| ())
 }
 
 fn reduce_local(
@@ -502,11 +565,17 @@ fn reduce_local(
     datatype: MPI_Datatype,
     op: MPI_Op,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
     let input = buf_at(inbuf as usize, count, dt, func, "inbuf", "count")?;
     let inout = buf_at(inoutbuf as usize, count, dt, func, "inoutbuf", "count")?;
-    core(func, coll::reduce_local(&input, &inout, &red))
+    finish(
+        func,
+        nb,
+        || coll::reduce_local(&input, &inout, &red),
+        |_| unreachable!(),
+    )
 }
 
 pub(crate) fn mpi_reduce_local(
@@ -523,7 +592,9 @@ pub(crate) fn mpi_reduce_local(
         datatype,
         op,
         "MPI_Reduce_local",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_reduce_local_c(
@@ -533,7 +604,16 @@ pub(crate) fn mpi_reduce_local_c(
     datatype: MPI_Datatype,
     op: MPI_Op,
 ) -> MpiResult<()> {
-    reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c")
+    reduce_local(
+        inbuf,
+        inoutbuf,
+        count,
+        datatype,
+        op,
+        "MPI_Reduce_local_c",
+        None,
+    )
+    .map(|_| ())
 }
 
 /// Reduce-scatter with `counts[i]` elements for rank i.
@@ -546,7 +626,8 @@ fn reduce_scatter(
     op: MPI_Op,
     c: &Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
     let mut sizes = Vec::with_capacity(counts.len());
     for (i, &n) in counts.iter().enumerate() {
@@ -563,7 +644,12 @@ fn reduce_scatter(
         check_alias(&Some(s.clone()), &output, func)?;
         s
     };
-    core(func, coll::reduce_scatter(c, &input, &output, &red, &sizes))
+    finish(
+        func,
+        nb,
+        || coll::reduce_scatter(c, &input, &output, &red, &sizes),
+        |o| coll::ireduce_scatter(c, &input, &output, &red, &sizes, o),
+    )
 }
 
 pub(crate) unsafe fn mpi_reduce_scatter(
@@ -578,7 +664,7 @@ pub(crate) unsafe fn mpi_reduce_scatter(
     let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
     let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
-    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func)
+    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func, None).map(|_| ())
 }
 
 pub(crate) unsafe fn mpi_reduce_scatter_c(
@@ -593,7 +679,7 @@ pub(crate) unsafe fn mpi_reduce_scatter_c(
     let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
     let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
-    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func)
+    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func, None).map(|_| ())
 }
 
 fn reduce_scatter_block(
@@ -604,7 +690,8 @@ fn reduce_scatter_block(
     op: MPI_Op,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     if recvcount < 0 {
         return Err(MpiError::new(
@@ -613,7 +700,7 @@ fn reduce_scatter_block(
         ));
     }
     let counts = vec![recvcount; c.size() as usize];
-    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func)
+    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb)
 }
 
 pub(crate) fn mpi_reduce_scatter_block(
@@ -625,7 +712,17 @@ pub(crate) fn mpi_reduce_scatter_block(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     let f = "MPI_Reduce_scatter_block";
-    reduce_scatter_block(sendbuf, recvbuf, recvcount as i64, datatype, op, comm, f)
+    reduce_scatter_block(
+        sendbuf,
+        recvbuf,
+        recvcount as i64,
+        datatype,
+        op,
+        comm,
+        f,
+        None,
+    )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_reduce_scatter_block_c(
@@ -637,7 +734,7 @@ pub(crate) fn mpi_reduce_scatter_block_c(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     let f = "MPI_Reduce_scatter_block_c";
-    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, f)
+    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, f, None).map(|_| ())
 }
 
 // ------------------------------------------------------------------ gather, scatter
@@ -683,7 +780,8 @@ fn gather(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = c.rank == root;
@@ -698,7 +796,12 @@ fn gather(
     } else {
         Buf::EMPTY
     };
-    core(func, coll::gather(&c, send.as_ref(), &recv, root))
+    finish(
+        func,
+        nb,
+        || coll::gather(&c, send.as_ref(), &recv, root),
+        |o| coll::igather(&c, send.as_ref(), &recv, root, o),
+    )
 }
 
 pub(crate) fn mpi_gather(
@@ -722,7 +825,9 @@ pub(crate) fn mpi_gather(
         root,
         comm,
         "MPI_Gather",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_gather_c(
@@ -746,7 +851,9 @@ pub(crate) fn mpi_gather_c(
         root,
         comm,
         "MPI_Gather_c",
+        None,
     )
+    .map(|_| ())
 }
 
 /// # Safety
@@ -763,7 +870,8 @@ unsafe fn gatherv<C: Int, D: Int>(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = c.rank == root;
@@ -795,7 +903,12 @@ unsafe fn gatherv<C: Int, D: Int>(
     } else {
         Vec::new()
     };
-    core(func, coll::gatherv(&c, send.as_ref(), &recv, root))
+    finish(
+        func,
+        nb,
+        || coll::gatherv(&c, send.as_ref(), &recv, root),
+        |o| coll::igatherv(&c, send.as_ref(), &recv, root, o),
+    )
 }
 
 pub(crate) unsafe fn mpi_gatherv(
@@ -823,7 +936,9 @@ pub(crate) unsafe fn mpi_gatherv(
             root,
             comm,
             "MPI_Gatherv",
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -852,7 +967,9 @@ pub(crate) unsafe fn mpi_gatherv_c(
             root,
             comm,
             "MPI_Gatherv_c",
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -867,7 +984,8 @@ fn scatter(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = c.rank == root;
@@ -882,7 +1000,12 @@ fn scatter(
     } else {
         Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
     };
-    core(func, coll::scatter(&c, &send, recv.as_ref(), root))
+    finish(
+        func,
+        nb,
+        || coll::scatter(&c, &send, recv.as_ref(), root),
+        |o| coll::iscatter(&c, &send, recv.as_ref(), root, o),
+    )
 }
 
 pub(crate) fn mpi_scatter(
@@ -906,7 +1029,9 @@ pub(crate) fn mpi_scatter(
         root,
         comm,
         "MPI_Scatter",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_scatter_c(
@@ -930,7 +1055,9 @@ pub(crate) fn mpi_scatter_c(
         root,
         comm,
         "MPI_Scatter_c",
+        None,
     )
+    .map(|_| ())
 }
 
 /// # Safety
@@ -947,7 +1074,8 @@ unsafe fn scatterv<C: Int, D: Int>(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = c.rank == root;
@@ -979,7 +1107,12 @@ unsafe fn scatterv<C: Int, D: Int>(
     } else {
         Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
     };
-    core(func, coll::scatterv(&c, &send, recv.as_ref(), root))
+    finish(
+        func,
+        nb,
+        || coll::scatterv(&c, &send, recv.as_ref(), root),
+        |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o),
+    )
 }
 
 pub(crate) unsafe fn mpi_scatterv(
@@ -1007,7 +1140,9 @@ pub(crate) unsafe fn mpi_scatterv(
             root,
             comm,
             "MPI_Scatterv",
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1036,7 +1171,9 @@ pub(crate) unsafe fn mpi_scatterv_c(
             root,
             comm,
             "MPI_Scatterv_c",
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1052,7 +1189,8 @@ fn allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let n = c.size() as i64;
     let send = if is_in_place(sendbuf) {
@@ -1061,7 +1199,12 @@ fn allgather(
         Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
     };
     let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
-    core(func, coll::allgather(&c, send.as_ref(), &recv))
+    finish(
+        func,
+        nb,
+        || coll::allgather(&c, send.as_ref(), &recv),
+        |o| coll::iallgather(&c, send.as_ref(), &recv, o),
+    )
 }
 
 pub(crate) fn mpi_allgather(
@@ -1083,7 +1226,9 @@ pub(crate) fn mpi_allgather(
         recvtype,
         comm,
         "MPI_Allgather",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_allgather_c(
@@ -1105,7 +1250,9 @@ pub(crate) fn mpi_allgather_c(
         recvtype,
         comm,
         "MPI_Allgather_c",
+        None,
     )
+    .map(|_| ())
 }
 
 /// # Safety
@@ -1121,7 +1268,8 @@ unsafe fn allgatherv<C: Int, D: Int>(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let n = c.size() as usize;
     let send = if is_in_place(sendbuf) {
@@ -1147,7 +1295,12 @@ unsafe fn allgatherv<C: Int, D: Int>(
         "recvbuf",
         "recvcounts",
     )?;
-    core(func, coll::allgatherv(&c, send.as_ref(), &recv))
+    finish(
+        func,
+        nb,
+        || coll::allgatherv(&c, send.as_ref(), &recv),
+        |o| coll::iallgatherv(&c, send.as_ref(), &recv, o),
+    )
 }
 
 pub(crate) unsafe fn mpi_allgatherv(
@@ -1173,7 +1326,9 @@ pub(crate) unsafe fn mpi_allgatherv(
             recvtype,
             comm,
             "MPI_Allgatherv",
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1200,7 +1355,9 @@ pub(crate) unsafe fn mpi_allgatherv_c(
             recvtype,
             comm,
             "MPI_Allgatherv_c",
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1214,7 +1371,8 @@ fn alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let n = c.size() as i64;
     let send = if is_in_place(sendbuf) {
@@ -1223,7 +1381,12 @@ fn alltoall(
         Some(side(sendbuf, sendcount, n, sendtype, func, SEND)?)
     };
     let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
-    core(func, coll::alltoall(&c, send.as_ref(), &recv))
+    finish(
+        func,
+        nb,
+        || coll::alltoall(&c, send.as_ref(), &recv),
+        |o| coll::ialltoall(&c, send.as_ref(), &recv, o),
+    )
 }
 
 pub(crate) fn mpi_alltoall(
@@ -1245,7 +1408,9 @@ pub(crate) fn mpi_alltoall(
         recvtype,
         comm,
         "MPI_Alltoall",
+        None,
     )
+    .map(|_| ())
 }
 
 pub(crate) fn mpi_alltoall_c(
@@ -1267,7 +1432,9 @@ pub(crate) fn mpi_alltoall_c(
         recvtype,
         comm,
         "MPI_Alltoall_c",
+        None,
     )
+    .map(|_| ())
 }
 
 /// Alltoallv and alltoallw: per-rank counts, displacements (in elements for v, bytes for w)
@@ -1288,7 +1455,8 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     byte_displs: bool,
     c: &Comm,
     func: &str,
-) -> MpiResult<()> {
+    nb: Option<MPI_Comm>,
+) -> MpiResult<MPI_Request> {
     let n = c.size() as usize;
     let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<&'static Datatype>> {
         handles.iter().map(|&h| dtype(h, func, arg)).collect()
@@ -1333,7 +1501,12 @@ unsafe fn alltoallvw<C: Int, D: Int>(
         "recvbuf",
         "recvcounts",
     )?;
-    core(func, coll::alltoallv(c, send.as_deref(), &recv))
+    finish(
+        func,
+        nb,
+        || coll::alltoallv(c, send.as_deref(), &recv),
+        |o| coll::ialltoallv(c, send.as_deref(), &recv, o),
+    )
 }
 
 pub(crate) unsafe fn mpi_alltoallv(
@@ -1355,7 +1528,9 @@ pub(crate) unsafe fn mpi_alltoallv(
     unsafe {
         alltoallvw(
             sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, false, &c, func,
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1378,7 +1553,9 @@ pub(crate) unsafe fn mpi_alltoallv_c(
     unsafe {
         alltoallvw(
             sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, false, &c, func,
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1408,7 +1585,9 @@ pub(crate) unsafe fn mpi_alltoallw(
     unsafe {
         alltoallvw(
             sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, true, &c, func,
+            None,
         )
+        .map(|_| ())
     }
 }
 
@@ -1438,6 +1617,1062 @@ pub(crate) unsafe fn mpi_alltoallw_c(
     unsafe {
         alltoallvw(
             sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, true, &c, func,
+            None,
         )
+        .map(|_| ())
     }
+}
+
+// ------------------------------------------------------------------ nonblocking forms
+
+pub(crate) unsafe fn mpi_ibarrier(comm: MPI_Comm, request: *mut MPI_Request) -> MpiResult<()> {
+    non_null(request, "MPI_Ibarrier", "request")?;
+    let c = comm_of(comm, "MPI_Ibarrier")?;
+    let id = core("MPI_Ibarrier", coll::ibarrier(&c, comm))?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(request_handle(id)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ibcast(
+    buffer: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ibcast", "request")?;
+    let handle = {
+        bcast(
+            buffer,
+            count as i64,
+            datatype,
+            root,
+            comm,
+            "MPI_Ibcast",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ibcast_c(
+    buffer: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ibcast_c", "request")?;
+    let handle = {
+        bcast(
+            buffer,
+            count,
+            datatype,
+            root,
+            comm,
+            "MPI_Ibcast_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ireduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ireduce", "request")?;
+    let handle = {
+        reduce(
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            root,
+            comm,
+            "MPI_Ireduce",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ireduce_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ireduce_c", "request")?;
+    let handle = {
+        reduce(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            root,
+            comm,
+            "MPI_Ireduce_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iallreduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iallreduce", "request")?;
+    let handle = {
+        let k = AllKind::Allreduce;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            comm,
+            "MPI_Iallreduce",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iallreduce_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iallreduce_c", "request")?;
+    let handle = {
+        let k = AllKind::Allreduce;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Iallreduce_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iscan", "request")?;
+    let handle = {
+        let k = AllKind::Scan;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            comm,
+            "MPI_Iscan",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iscan_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iscan_c", "request")?;
+    let handle = {
+        all_reduce(
+            AllKind::Scan,
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Iscan_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iexscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iexscan", "request")?;
+    let handle = {
+        let k = AllKind::Exscan;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            comm,
+            "MPI_Iexscan",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iexscan_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iexscan_c", "request")?;
+    let handle = {
+        let k = AllKind::Exscan;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Iexscan_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ireduce_scatter(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ireduce_scatter", "request")?;
+    let handle = {
+        let func = "MPI_Ireduce_scatter";
+        let c = comm_of(comm, func)?;
+        // SAFETY: the caller passes one count per rank.
+        let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
+        reduce_scatter(
+            sendbuf,
+            recvbuf,
+            &counts,
+            datatype,
+            op,
+            &c,
+            func,
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ireduce_scatter_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ireduce_scatter_c", "request")?;
+    let handle = {
+        let func = "MPI_Ireduce_scatter_c";
+        let c = comm_of(comm, func)?;
+        // SAFETY: the caller passes one count per rank.
+        let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
+        reduce_scatter(
+            sendbuf,
+            recvbuf,
+            &counts,
+            datatype,
+            op,
+            &c,
+            func,
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ireduce_scatter_block(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ireduce_scatter_block", "request")?;
+    let handle = {
+        let f = "MPI_Ireduce_scatter_block";
+        reduce_scatter_block(
+            sendbuf,
+            recvbuf,
+            recvcount as i64,
+            datatype,
+            op,
+            comm,
+            f,
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ireduce_scatter_block_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ireduce_scatter_block_c", "request")?;
+    let handle = {
+        let f = "MPI_Ireduce_scatter_block_c";
+        reduce_scatter_block(
+            sendbuf,
+            recvbuf,
+            recvcount,
+            datatype,
+            op,
+            comm,
+            f,
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_igather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Igather", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        gather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Igather",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_igather_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Igather_c", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        gather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Igather_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_igatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Igatherv", "request")?;
+    let handle = {
+        let sc = sendcount as i64;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            gatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                root,
+                comm,
+                "MPI_Igatherv",
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_igatherv_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    displs: *const MPI_Aint,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Igatherv_c", "request")?;
+    let handle = {
+        let sc = sendcount;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            gatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                root,
+                comm,
+                "MPI_Igatherv_c",
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iscatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iscatter", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        scatter(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Iscatter",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iscatter_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iscatter_c", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        scatter(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Iscatter_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iscatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iscatterv", "request")?;
+    let handle = {
+        let rc = recvcount as i64;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            scatterv(
+                sendbuf,
+                sendcounts,
+                displs,
+                sendtype,
+                recvbuf,
+                rc,
+                recvtype,
+                root,
+                comm,
+                "MPI_Iscatterv",
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iscatterv_c(
+    sendbuf: *const c_void,
+    sendcounts: *const MPI_Count,
+    displs: *const MPI_Aint,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iscatterv_c", "request")?;
+    let handle = {
+        let rc = recvcount;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            scatterv(
+                sendbuf,
+                sendcounts,
+                displs,
+                sendtype,
+                recvbuf,
+                rc,
+                recvtype,
+                root,
+                comm,
+                "MPI_Iscatterv_c",
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iallgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iallgather", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        allgather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Iallgather",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iallgather_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iallgather_c", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        allgather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Iallgather_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iallgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iallgatherv", "request")?;
+    let handle = {
+        let sc = sendcount as i64;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            allgatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                comm,
+                "MPI_Iallgatherv",
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_iallgatherv_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    displs: *const MPI_Aint,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Iallgatherv_c", "request")?;
+    let handle = {
+        let sc = sendcount;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            allgatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                comm,
+                "MPI_Iallgatherv_c",
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ialltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ialltoall", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        alltoall(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Ialltoall",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ialltoall_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ialltoall_c", "request")?;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        alltoall(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Ialltoall_c",
+            Some(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ialltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ialltoallv", "request")?;
+    let handle = {
+        let func = "MPI_Ialltoallv";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                false,
+                &c,
+                func,
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ialltoallv_c(
+    sendbuf: *const c_void,
+    sendcounts: *const MPI_Count,
+    sdispls: *const MPI_Aint,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    rdispls: *const MPI_Aint,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ialltoallv_c", "request")?;
+    let handle = {
+        let func = "MPI_Ialltoallv_c";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                false,
+                &c,
+                func,
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ialltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ialltoallw", "request")?;
+    let handle = {
+        let func = "MPI_Ialltoallw";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        // SAFETY: one type per rank, per the caller's contract (send types unused in place).
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            unsafe { types(sendtypes, n, func, "sendtypes")? }
+        };
+        // SAFETY: as above.
+        let rt = unsafe { types(recvtypes, n, func, "recvtypes")? };
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                true,
+                &c,
+                func,
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_ialltoallw_c(
+    sendbuf: *const c_void,
+    sendcounts: *const MPI_Count,
+    sdispls: *const MPI_Aint,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    rdispls: *const MPI_Aint,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Ialltoallw_c", "request")?;
+    let handle = {
+        let func = "MPI_Ialltoallw_c";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        // SAFETY: one type per rank, per the caller's contract (send types unused in place).
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            unsafe { types(sendtypes, n, func, "sendtypes")? }
+        };
+        // SAFETY: as above.
+        let rt = unsafe { types(recvtypes, n, func, "recvtypes")? };
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                true,
+                &c,
+                func,
+                Some(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
 }

@@ -1684,77 +1684,92 @@ pub unsafe extern "C" fn PMPI_Group_union(group1: MPI_Group, group2: MPI_Group, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iallgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iallgather", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iallgather.
+    call("MPI_Iallgather", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iallgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iallgather_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iallgather_c.
+    call("MPI_Iallgather_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iallgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iallgatherv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iallgatherv.
+    call("MPI_Iallgatherv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iallgatherv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, displs: *const MPI_Aint, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iallgatherv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iallgatherv_c.
+    call("MPI_Iallgatherv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iallreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iallreduce", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iallreduce.
+    call("MPI_Iallreduce", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iallreduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iallreduce_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iallreduce_c.
+    call("MPI_Iallreduce_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ialltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ialltoall", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ialltoall.
+    call("MPI_Ialltoall", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ialltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ialltoall_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ialltoall_c.
+    call("MPI_Ialltoall_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ialltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ialltoallv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ialltoallv.
+    call("MPI_Ialltoallv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ialltoallv_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ialltoallv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ialltoallv_c.
+    call("MPI_Ialltoallv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ialltoallw(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ialltoallw", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ialltoallw.
+    call("MPI_Ialltoallw", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ialltoallw_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ialltoallw_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ialltoallw_c.
+    call("MPI_Ialltoallw_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ibarrier(comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ibarrier", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ibarrier.
+    call("MPI_Ibarrier", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ibarrier(comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ibcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ibcast", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ibcast.
+    call("MPI_Ibcast", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ibcast(buffer, count, datatype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ibcast_c(buffer: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ibcast_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ibcast_c.
+    call("MPI_Ibcast_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ibcast_c(buffer, count, datatype, root, comm, request) })
 }
 
 #[no_mangle]
@@ -1771,32 +1786,38 @@ pub unsafe extern "C" fn PMPI_Ibsend_c(buf: *const c_void, count: MPI_Count, dat
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iexscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iexscan", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iexscan.
+    call("MPI_Iexscan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iexscan(sendbuf, recvbuf, count, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iexscan_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iexscan_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iexscan_c.
+    call("MPI_Iexscan_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Igather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Igather", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Igather.
+    call("MPI_Igather", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Igather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Igather_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Igather_c.
+    call("MPI_Igather_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Igatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Igatherv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Igatherv.
+    call("MPI_Igatherv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Igatherv_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, displs: *const MPI_Aint, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Igatherv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Igatherv_c.
+    call("MPI_Igatherv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
@@ -1998,32 +2019,38 @@ pub unsafe extern "C" fn PMPI_Irecv_c(buf: *mut c_void, count: MPI_Count, dataty
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ireduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ireduce", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ireduce.
+    call("MPI_Ireduce", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ireduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ireduce_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ireduce_c.
+    call("MPI_Ireduce_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ireduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ireduce_scatter", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ireduce_scatter.
+    call("MPI_Ireduce_scatter", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ireduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ireduce_scatter_block", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ireduce_scatter_block.
+    call("MPI_Ireduce_scatter_block", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ireduce_scatter_block_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ireduce_scatter_block_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ireduce_scatter_block_c.
+    call("MPI_Ireduce_scatter_block_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ireduce_scatter_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Ireduce_scatter_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ireduce_scatter_c.
+    call("MPI_Ireduce_scatter_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request) })
 }
 
 #[no_mangle]
@@ -2046,32 +2073,38 @@ pub unsafe extern "C" fn PMPI_Is_thread_main(flag: *mut c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iscan", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iscan.
+    call("MPI_Iscan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iscan(sendbuf, recvbuf, count, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iscan_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iscan_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iscan_c.
+    call("MPI_Iscan_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iscatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iscatter", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iscatter.
+    call("MPI_Iscatter", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iscatter_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iscatter_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iscatter_c.
+    call("MPI_Iscatter_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iscatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iscatterv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iscatterv.
+    call("MPI_Iscatterv", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Iscatterv_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, displs: *const MPI_Aint, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Iscatterv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Iscatterv_c.
+    call("MPI_Iscatterv_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request) })
 }
 
 #[no_mangle]
@@ -3988,27 +4021,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Get_c",
     "MPI_Get_hw_resource_info",
     "MPI_Group_from_session_pset",
-    "MPI_Iallgather",
-    "MPI_Iallgather_c",
-    "MPI_Iallgatherv",
-    "MPI_Iallgatherv_c",
-    "MPI_Iallreduce",
-    "MPI_Iallreduce_c",
-    "MPI_Ialltoall",
-    "MPI_Ialltoall_c",
-    "MPI_Ialltoallv",
-    "MPI_Ialltoallv_c",
-    "MPI_Ialltoallw",
-    "MPI_Ialltoallw_c",
-    "MPI_Ibarrier",
-    "MPI_Ibcast",
-    "MPI_Ibcast_c",
-    "MPI_Iexscan",
-    "MPI_Iexscan_c",
-    "MPI_Igather",
-    "MPI_Igather_c",
-    "MPI_Igatherv",
-    "MPI_Igatherv_c",
     "MPI_Ineighbor_allgather",
     "MPI_Ineighbor_allgather_c",
     "MPI_Ineighbor_allgatherv",
@@ -4020,18 +4032,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Ineighbor_alltoallw",
     "MPI_Ineighbor_alltoallw_c",
     "MPI_Intercomm_create_from_groups",
-    "MPI_Ireduce",
-    "MPI_Ireduce_c",
-    "MPI_Ireduce_scatter",
-    "MPI_Ireduce_scatter_block",
-    "MPI_Ireduce_scatter_block_c",
-    "MPI_Ireduce_scatter_c",
-    "MPI_Iscan",
-    "MPI_Iscan_c",
-    "MPI_Iscatter",
-    "MPI_Iscatter_c",
-    "MPI_Iscatterv",
-    "MPI_Iscatterv_c",
     "MPI_Lookup_name",
     "MPI_Neighbor_allgather",
     "MPI_Neighbor_allgather_c",

@@ -15,6 +15,7 @@ pub mod config;
 mod gather;
 pub mod link;
 mod reduce;
+pub mod sched;
 
 pub use alltoall::{alltoall, alltoallv};
 pub use barrier::barrier;
@@ -22,6 +23,10 @@ pub use bcast::bcast;
 pub use config::CollConfig;
 pub use gather::{allgather, allgatherv, gather, gatherv, scatter, scatterv};
 pub use reduce::{allreduce, exscan, reduce, reduce_local, reduce_scatter, scan};
+pub use sched::{
+    iallgather, iallgatherv, iallreduce, ialltoall, ialltoallv, ibarrier, ibcast, iexscan, igather,
+    igatherv, ireduce, ireduce_scatter, iscan, iscatter, iscatterv,
+};
 
 /// Tags of the collectives' messages on the collective context. Blocking collectives on one
 /// communicator run in the same order everywhere and messages between two ranks do not

@@ -53,6 +53,8 @@ pub struct Comm {
     hints: Mutex<Vec<(String, String)>>,
     /// Whether dropping the communicator gives its context-id pair back.
     owns_context: bool,
+    /// Nonblocking collectives started on this communicator (their tags on the wire).
+    pub coll_seq: std::sync::atomic::AtomicU32,
 }
 
 impl Comm {
@@ -81,6 +83,7 @@ impl Comm {
             name: Mutex::new(name.to_owned()),
             hints: Mutex::new(Vec::new()),
             owns_context: false,
+            coll_seq: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
