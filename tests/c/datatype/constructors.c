@@ -3,6 +3,14 @@
 #include <string.h>
 #include "wtest.h"
 
+static int deleted = 0;
+static int count_delete(MPI_Datatype t, int key, void *val, void *extra)
+{
+    (void)t; (void)key; (void)val; (void)extra;
+    deleted++;
+    return MPI_SUCCESS;
+}
+
 static void extent_is(MPI_Datatype t, MPI_Aint size, MPI_Aint lb, MPI_Aint ext, MPI_Aint tlb, MPI_Aint text)
 {
     int s = -1;
@@ -192,7 +200,21 @@ int main(int argc, char **argv)
     EXPECT_ERR(MPI_Type_create_subarray(1, sizes, sizes, starts, MPI_ORDER_C, MPI_INT, &w), MPI_ERR_ARG,
                "MPI_Type_create_subarray", "dimension 0");
 
+    /* Attributes: copied by MPI_Type_dup, deleted by MPI_Type_free. */
+    int key, flag = 0;
+    void *val = NULL;
+    EXPECT_OK(MPI_Type_create_keyval(MPI_TYPE_DUP_FN, count_delete, &key, NULL));
+    EXPECT_OK(MPI_Type_set_attr(t, key, (void *)42));
+    MPI_Datatype td;
+    EXPECT_OK(MPI_Type_dup(t, &td));
+    EXPECT_OK(MPI_Type_get_attr(td, key, &val, &flag));
+    CHECK(flag && val == (void *)42, "dup copies the attribute");
+    MPI_Type_free(&td);
+    CHECK_INT(deleted, 1);
+
     MPI_Type_free(&t);
+    CHECK_INT(deleted, 2);
+    MPI_Type_free_keyval(&key);
     MPI_Type_free(&v);
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();

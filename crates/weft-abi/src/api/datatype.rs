@@ -382,10 +382,15 @@ pub(crate) unsafe fn mpi_type_create_resized_c(oldtype: MPI_Datatype, lb: MPI_Co
 pub(crate) unsafe fn mpi_type_dup(oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
     let f = "MPI_Type_dup";
     let o = type_of(oldtype, f, "oldtype")?;
-    // Type attributes are copied by the communicators' attribute machinery once it covers
-    // datatypes (MPI_Type_create_keyval is not implemented yet, so there are none to copy).
-    // SAFETY: forwarded caller contract.
-    unsafe { store(newtype, Ok(Type::dup(&o)), f) }
+    non_null(newtype, f, "newtype")?;
+    let h = TYPES.insert(Type::dup(&o));
+    // Copy the attributes through their copy callbacks; on failure the new type goes away.
+    if let Err(e) = crate::api::attr::type_attrs_dup(oldtype, h, f) {
+        let _ = TYPES.remove(h);
+        return Err(e);
+    }
+    // SAFETY: checked non-null above.
+    unsafe { write(newtype, h, f, "newtype") }
 }
 
 pub(crate) unsafe fn mpi_type_commit(datatype: *mut MPI_Datatype) -> MpiResult<()> {
@@ -406,6 +411,8 @@ pub(crate) unsafe fn mpi_type_free(datatype: *mut MPI_Datatype) -> MpiResult<()>
     if t.is_permanent() {
         return Err(err(ErrorClass::Type, format!("{f}(datatype={}): predefined datatypes cannot be freed", t.name())));
     }
+    // Delete callbacks run first (they may still query the type through its handle).
+    crate::api::attr::type_attrs_free(h, f)?;
     // Operations in flight hold their own reference (through their buffer's request), and
     // derived types hold their components, so only the handle goes away here.
     TYPES.remove(h).map_err(|_| err(ErrorClass::Type, format!("{f}(datatype={h:#x}): the datatype was already freed")))?;
