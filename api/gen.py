@@ -101,6 +101,8 @@ def load_standard():
             if form is None or text == "None":
                 continue
             text = text.replace("\\ldots", "...")
+            # pympistandard drops a pointer level: the standard has `char *argv[]`.
+            text = text.replace("MPI_Info_create_env(int argc, char argv[]", "MPI_Info_create_env(int argc, char *argv[]")
             f = parse_prototype(text)
             funcs[f.name] = f
     return funcs

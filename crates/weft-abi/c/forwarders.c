@@ -1059,7 +1059,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
 int MPI_Info_create(MPI_Info* info) { return PMPI_Info_create(info); }
 
 #pragma weak MPI_Info_create_env
-int MPI_Info_create_env(int argc, char argv[], MPI_Info* info) { return PMPI_Info_create_env(argc, argv, info); }
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info) { return PMPI_Info_create_env(argc, argv, info); }
 
 #pragma weak MPI_Info_delete
 int MPI_Info_delete(MPI_Info info, const char* key) { return PMPI_Info_delete(info, key); }

@@ -305,12 +305,11 @@ pub(crate) unsafe fn mpi_info_get_valuelen(
 /// process's own when `argv` is NULL). Usable before `MPI_Init`.
 pub(crate) unsafe fn mpi_info_create_env(
     argc: c_int,
-    argv: *mut c_char,
+    argv: *mut *mut c_char,
     info: *mut MPI_Info,
 ) -> MpiResult<()> {
     let func = "MPI_Info_create_env";
     non_null(info, func, "info")?;
-    let argv = argv.cast::<*const c_char>();
     let args: Vec<String> = if argv.is_null() || argc <= 0 {
         std::env::args().collect()
     } else {

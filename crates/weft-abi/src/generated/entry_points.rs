@@ -1895,7 +1895,7 @@ pub unsafe extern "C" fn PMPI_Info_create(info: *mut MPI_Info) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn PMPI_Info_create_env(argc: c_int, argv: *mut c_char, info: *mut MPI_Info) -> c_int {
+pub unsafe extern "C" fn PMPI_Info_create_env(argc: c_int, argv: *mut *mut c_char, info: *mut MPI_Info) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Info_create_env.
     call("MPI_Info_create_env", Scope::Default, || unsafe { crate::api::info::mpi_info_create_env(argc, argv, info) })
 }
