@@ -231,14 +231,29 @@ fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {
 /// the nonblocking one and return its request handle.
 fn finish(
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
+    c: &Arc<Comm>,
     blocking: impl FnOnce() -> MpiResult<()>,
-    nonblocking: impl FnOnce(usize) -> MpiResult<ReqId>,
+    nonblocking: impl Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
 ) -> MpiResult<MPI_Request> {
     match nb {
-        None => core(func, blocking()).map(|_| MPI_REQUEST_NULL),
-        Some(owner) => core(func, nonblocking(owner)).map(request_handle),
+        Mode::Blocking => core(func, blocking()).map(|_| MPI_REQUEST_NULL),
+        Mode::Nonblocking(owner) => core(func, nonblocking(owner)).map(request_handle),
+        Mode::Persistent(owner) => Ok(request_handle(coll::persistent::init(
+            c,
+            owner,
+            nonblocking,
+        ))),
     }
+}
+
+/// How a collective runs: now, started (`I` forms) or bound to a persistent request (`_init`
+/// forms); the latter two carry the communicator handle (the request's owner).
+#[derive(Clone, Copy)]
+enum Mode {
+    Blocking,
+    Nonblocking(MPI_Comm),
+    Persistent(MPI_Comm),
 }
 
 // ------------------------------------------------------------------ barrier, bcast
@@ -255,18 +270,16 @@ fn bcast(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let dt = dtype(datatype, func, "datatype")?;
     let buf = buf_at(buffer as usize, count, dt, func, "buffer", "count")?;
-    finish(
-        func,
-        nb,
-        || coll::bcast(&c, &buf, root),
-        |o| coll::ibcast(&c, &buf, root, o),
-    )
+    finish(func, nb, &c, || coll::bcast(&c, &buf, root), {
+        let (c, buf) = (c.clone(), buf.clone());
+        move |o| coll::ibcast(&c, &buf, root, o)
+    })
 }
 
 pub(crate) fn mpi_bcast(
@@ -283,7 +296,7 @@ pub(crate) fn mpi_bcast(
         root,
         comm,
         "MPI_Bcast",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -295,7 +308,16 @@ pub(crate) fn mpi_bcast_c(
     root: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c", None).map(|_| ())
+    bcast(
+        buffer,
+        count,
+        datatype,
+        root,
+        comm,
+        "MPI_Bcast_c",
+        Mode::Blocking,
+    )
+    .map(|_| ())
 }
 
 // ------------------------------------------------------------------ reductions
@@ -310,7 +332,7 @@ fn reduce(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
@@ -328,8 +350,12 @@ fn reduce(
     finish(
         func,
         nb,
+        &c,
         || coll::reduce(&c, send.as_ref(), &recv, &red, root),
-        |o| coll::ireduce(&c, send.as_ref(), &recv, &red, root, o),
+        {
+            let (c, send, recv, red) = (c.clone(), send.clone(), recv.clone(), red.clone());
+            move |o| coll::ireduce(&c, send.as_ref(), &recv, &red, root, o)
+        },
     )
 }
 
@@ -351,7 +377,7 @@ pub(crate) fn mpi_reduce(
         root,
         comm,
         "MPI_Reduce",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -374,7 +400,7 @@ pub(crate) fn mpi_reduce_c(
         root,
         comm,
         "MPI_Reduce_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -397,26 +423,29 @@ fn all_reduce(
     op: MPI_Op,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
     let send = send_side(sendbuf, count, dt, true, func)?;
     let recv = buf_at(recvbuf as usize, count, dt, func, "recvbuf", "count")?;
     check_alias(&send, &recv, func)?;
-    let (send, recv) = (send.as_ref(), &recv);
     finish(
         func,
         nb,
+        &c,
         || match kind {
-            AllKind::Allreduce => coll::allreduce(&c, send, recv, &red),
-            AllKind::Scan => coll::scan(&c, send, recv, &red),
-            AllKind::Exscan => coll::exscan(&c, send, recv, &red),
+            AllKind::Allreduce => coll::allreduce(&c, send.as_ref(), &recv, &red),
+            AllKind::Scan => coll::scan(&c, send.as_ref(), &recv, &red),
+            AllKind::Exscan => coll::exscan(&c, send.as_ref(), &recv, &red),
         },
-        |o| match kind {
-            AllKind::Allreduce => coll::iallreduce(&c, send, recv, &red, o),
-            AllKind::Scan => coll::iscan(&c, send, recv, &red, o),
-            AllKind::Exscan => coll::iexscan(&c, send, recv, &red, o),
+        {
+            let (c, send, recv, red) = (c.clone(), send.clone(), recv.clone(), red.clone());
+            move |o| match kind {
+                AllKind::Allreduce => coll::iallreduce(&c, send.as_ref(), &recv, &red, o),
+                AllKind::Scan => coll::iscan(&c, send.as_ref(), &recv, &red, o),
+                AllKind::Exscan => coll::iexscan(&c, send.as_ref(), &recv, &red, o),
+            }
         },
     )
 }
@@ -439,7 +468,7 @@ pub(crate) fn mpi_allreduce(
         op,
         comm,
         "MPI_Allreduce",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -462,7 +491,7 @@ pub(crate) fn mpi_allreduce_c(
         op,
         comm,
         "MPI_Allreduce_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -485,7 +514,7 @@ pub(crate) fn mpi_scan(
         op,
         comm,
         "MPI_Scan",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -507,7 +536,7 @@ pub(crate) fn mpi_scan_c(
         op,
         comm,
         "MPI_Scan_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -530,7 +559,7 @@ pub(crate) fn mpi_exscan(
         op,
         comm,
         "MPI_Exscan",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -553,7 +582,7 @@ pub(crate) fn mpi_exscan_c(
         op,
         comm,
         "MPI_Exscan_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -565,7 +594,7 @@ fn reduce_local(
     datatype: MPI_Datatype,
     op: MPI_Op,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
     let input = buf_at(inbuf as usize, count, dt, func, "inbuf", "count")?;
@@ -573,6 +602,7 @@ fn reduce_local(
     finish(
         func,
         nb,
+        &Arc::clone(&objects::comm(MPI_COMM_SELF, func, "comm").unwrap_or_else(|_| unreachable!())),
         || coll::reduce_local(&input, &inout, &red),
         |_| unreachable!(),
     )
@@ -592,7 +622,7 @@ pub(crate) fn mpi_reduce_local(
         datatype,
         op,
         "MPI_Reduce_local",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -611,7 +641,7 @@ pub(crate) fn mpi_reduce_local_c(
         datatype,
         op,
         "MPI_Reduce_local_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -624,9 +654,9 @@ fn reduce_scatter(
     counts: &[i64],
     datatype: MPI_Datatype,
     op: MPI_Op,
-    c: &Comm,
+    c: &Arc<Comm>,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
     let mut sizes = Vec::with_capacity(counts.len());
@@ -647,8 +677,18 @@ fn reduce_scatter(
     finish(
         func,
         nb,
+        &c,
         || coll::reduce_scatter(c, &input, &output, &red, &sizes),
-        |o| coll::ireduce_scatter(c, &input, &output, &red, &sizes, o),
+        {
+            let (c, red, input, output, sizes) = (
+                c.clone(),
+                red.clone(),
+                input.clone(),
+                output.clone(),
+                sizes.clone(),
+            );
+            move |o| coll::ireduce_scatter(&c, &input, &output, &red, &sizes, o)
+        },
     )
 }
 
@@ -664,7 +704,17 @@ pub(crate) unsafe fn mpi_reduce_scatter(
     let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
     let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
-    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func, None).map(|_| ())
+    reduce_scatter(
+        sendbuf,
+        recvbuf,
+        &counts,
+        datatype,
+        op,
+        &c,
+        func,
+        Mode::Blocking,
+    )
+    .map(|_| ())
 }
 
 pub(crate) unsafe fn mpi_reduce_scatter_c(
@@ -679,7 +729,17 @@ pub(crate) unsafe fn mpi_reduce_scatter_c(
     let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
     let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
-    reduce_scatter(sendbuf, recvbuf, &counts, datatype, op, &c, func, None).map(|_| ())
+    reduce_scatter(
+        sendbuf,
+        recvbuf,
+        &counts,
+        datatype,
+        op,
+        &c,
+        func,
+        Mode::Blocking,
+    )
+    .map(|_| ())
 }
 
 fn reduce_scatter_block(
@@ -690,7 +750,7 @@ fn reduce_scatter_block(
     op: MPI_Op,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     if recvcount < 0 {
@@ -720,7 +780,7 @@ pub(crate) fn mpi_reduce_scatter_block(
         op,
         comm,
         f,
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -734,7 +794,17 @@ pub(crate) fn mpi_reduce_scatter_block_c(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     let f = "MPI_Reduce_scatter_block_c";
-    reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, f, None).map(|_| ())
+    reduce_scatter_block(
+        sendbuf,
+        recvbuf,
+        recvcount,
+        datatype,
+        op,
+        comm,
+        f,
+        Mode::Blocking,
+    )
+    .map(|_| ())
 }
 
 // ------------------------------------------------------------------ gather, scatter
@@ -780,7 +850,7 @@ fn gather(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
@@ -799,8 +869,12 @@ fn gather(
     finish(
         func,
         nb,
+        &c,
         || coll::gather(&c, send.as_ref(), &recv, root),
-        |o| coll::igather(&c, send.as_ref(), &recv, root, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::igather(&c, send.as_ref(), &recv, root, o)
+        },
     )
 }
 
@@ -825,7 +899,7 @@ pub(crate) fn mpi_gather(
         root,
         comm,
         "MPI_Gather",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -851,7 +925,7 @@ pub(crate) fn mpi_gather_c(
         root,
         comm,
         "MPI_Gather_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -870,7 +944,7 @@ unsafe fn gatherv<C: Int, D: Int>(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
@@ -906,8 +980,12 @@ unsafe fn gatherv<C: Int, D: Int>(
     finish(
         func,
         nb,
+        &c,
         || coll::gatherv(&c, send.as_ref(), &recv, root),
-        |o| coll::igatherv(&c, send.as_ref(), &recv, root, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::igatherv(&c, send.as_ref(), &recv, root, o)
+        },
     )
 }
 
@@ -936,7 +1014,7 @@ pub(crate) unsafe fn mpi_gatherv(
             root,
             comm,
             "MPI_Gatherv",
-            None,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -967,7 +1045,7 @@ pub(crate) unsafe fn mpi_gatherv_c(
             root,
             comm,
             "MPI_Gatherv_c",
-            None,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -984,7 +1062,7 @@ fn scatter(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
@@ -1003,8 +1081,12 @@ fn scatter(
     finish(
         func,
         nb,
+        &c,
         || coll::scatter(&c, &send, recv.as_ref(), root),
-        |o| coll::iscatter(&c, &send, recv.as_ref(), root, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iscatter(&c, &send, recv.as_ref(), root, o)
+        },
     )
 }
 
@@ -1029,7 +1111,7 @@ pub(crate) fn mpi_scatter(
         root,
         comm,
         "MPI_Scatter",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -1055,7 +1137,7 @@ pub(crate) fn mpi_scatter_c(
         root,
         comm,
         "MPI_Scatter_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -1074,7 +1156,7 @@ unsafe fn scatterv<C: Int, D: Int>(
     root: c_int,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
@@ -1110,8 +1192,12 @@ unsafe fn scatterv<C: Int, D: Int>(
     finish(
         func,
         nb,
+        &c,
         || coll::scatterv(&c, &send, recv.as_ref(), root),
-        |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o)
+        },
     )
 }
 
@@ -1140,7 +1226,7 @@ pub(crate) unsafe fn mpi_scatterv(
             root,
             comm,
             "MPI_Scatterv",
-            None,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1171,7 +1257,7 @@ pub(crate) unsafe fn mpi_scatterv_c(
             root,
             comm,
             "MPI_Scatterv_c",
-            None,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1189,7 +1275,7 @@ fn allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let n = c.size() as i64;
@@ -1202,8 +1288,12 @@ fn allgather(
     finish(
         func,
         nb,
+        &c,
         || coll::allgather(&c, send.as_ref(), &recv),
-        |o| coll::iallgather(&c, send.as_ref(), &recv, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iallgather(&c, send.as_ref(), &recv, o)
+        },
     )
 }
 
@@ -1226,7 +1316,7 @@ pub(crate) fn mpi_allgather(
         recvtype,
         comm,
         "MPI_Allgather",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -1250,7 +1340,7 @@ pub(crate) fn mpi_allgather_c(
         recvtype,
         comm,
         "MPI_Allgather_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -1268,7 +1358,7 @@ unsafe fn allgatherv<C: Int, D: Int>(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let n = c.size() as usize;
@@ -1298,8 +1388,12 @@ unsafe fn allgatherv<C: Int, D: Int>(
     finish(
         func,
         nb,
+        &c,
         || coll::allgatherv(&c, send.as_ref(), &recv),
-        |o| coll::iallgatherv(&c, send.as_ref(), &recv, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iallgatherv(&c, send.as_ref(), &recv, o)
+        },
     )
 }
 
@@ -1326,7 +1420,7 @@ pub(crate) unsafe fn mpi_allgatherv(
             recvtype,
             comm,
             "MPI_Allgatherv",
-            None,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1355,7 +1449,7 @@ pub(crate) unsafe fn mpi_allgatherv_c(
             recvtype,
             comm,
             "MPI_Allgatherv_c",
-            None,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1371,7 +1465,7 @@ fn alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let n = c.size() as i64;
@@ -1381,12 +1475,10 @@ fn alltoall(
         Some(side(sendbuf, sendcount, n, sendtype, func, SEND)?)
     };
     let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
-    finish(
-        func,
-        nb,
-        || coll::alltoall(&c, send.as_ref(), &recv),
-        |o| coll::ialltoall(&c, send.as_ref(), &recv, o),
-    )
+    finish(func, nb, &c, || coll::alltoall(&c, send.as_ref(), &recv), {
+        let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+        move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
+    })
 }
 
 pub(crate) fn mpi_alltoall(
@@ -1408,7 +1500,7 @@ pub(crate) fn mpi_alltoall(
         recvtype,
         comm,
         "MPI_Alltoall",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -1432,7 +1524,7 @@ pub(crate) fn mpi_alltoall_c(
         recvtype,
         comm,
         "MPI_Alltoall_c",
-        None,
+        Mode::Blocking,
     )
     .map(|_| ())
 }
@@ -1453,9 +1545,9 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     rdispls: *const D,
     recvtypes: &[MPI_Datatype],
     byte_displs: bool,
-    c: &Comm,
+    c: &Arc<Comm>,
     func: &str,
-    nb: Option<MPI_Comm>,
+    nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let n = c.size() as usize;
     let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<&'static Datatype>> {
@@ -1504,8 +1596,12 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     finish(
         func,
         nb,
+        &c,
         || coll::alltoallv(c, send.as_deref(), &recv),
-        |o| coll::ialltoallv(c, send.as_deref(), &recv, o),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::ialltoallv(&c, send.as_deref(), &recv, o)
+        },
     )
 }
 
@@ -1527,8 +1623,18 @@ pub(crate) unsafe fn mpi_alltoallv(
     // SAFETY: forwarded caller contract.
     unsafe {
         alltoallvw(
-            sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, false, &c, func,
-            None,
+            sendbuf,
+            sendcounts,
+            sdispls,
+            &st,
+            recvbuf,
+            recvcounts,
+            rdispls,
+            &rt,
+            false,
+            &c,
+            func,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1552,8 +1658,18 @@ pub(crate) unsafe fn mpi_alltoallv_c(
     // SAFETY: forwarded caller contract.
     unsafe {
         alltoallvw(
-            sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, false, &c, func,
-            None,
+            sendbuf,
+            sendcounts,
+            sdispls,
+            &st,
+            recvbuf,
+            recvcounts,
+            rdispls,
+            &rt,
+            false,
+            &c,
+            func,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1584,8 +1700,18 @@ pub(crate) unsafe fn mpi_alltoallw(
     // SAFETY: forwarded caller contract.
     unsafe {
         alltoallvw(
-            sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, true, &c, func,
-            None,
+            sendbuf,
+            sendcounts,
+            sdispls,
+            &st,
+            recvbuf,
+            recvcounts,
+            rdispls,
+            &rt,
+            true,
+            &c,
+            func,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1616,8 +1742,18 @@ pub(crate) unsafe fn mpi_alltoallw_c(
     // SAFETY: forwarded caller contract.
     unsafe {
         alltoallvw(
-            sendbuf, sendcounts, sdispls, &st, recvbuf, recvcounts, rdispls, &rt, true, &c, func,
-            None,
+            sendbuf,
+            sendcounts,
+            sdispls,
+            &st,
+            recvbuf,
+            recvcounts,
+            rdispls,
+            &rt,
+            true,
+            &c,
+            func,
+            Mode::Blocking,
         )
         .map(|_| ())
     }
@@ -1651,7 +1787,7 @@ pub(crate) unsafe fn mpi_ibcast(
             root,
             comm,
             "MPI_Ibcast",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1676,7 +1812,7 @@ pub(crate) unsafe fn mpi_ibcast_c(
             root,
             comm,
             "MPI_Ibcast_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1705,7 +1841,7 @@ pub(crate) unsafe fn mpi_ireduce(
             root,
             comm,
             "MPI_Ireduce",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1734,7 +1870,7 @@ pub(crate) unsafe fn mpi_ireduce_c(
             root,
             comm,
             "MPI_Ireduce_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1763,7 +1899,7 @@ pub(crate) unsafe fn mpi_iallreduce(
             op,
             comm,
             "MPI_Iallreduce",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1792,7 +1928,7 @@ pub(crate) unsafe fn mpi_iallreduce_c(
             op,
             comm,
             "MPI_Iallreduce_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1821,7 +1957,7 @@ pub(crate) unsafe fn mpi_iscan(
             op,
             comm,
             "MPI_Iscan",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1849,7 +1985,7 @@ pub(crate) unsafe fn mpi_iscan_c(
             op,
             comm,
             "MPI_Iscan_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1878,7 +2014,7 @@ pub(crate) unsafe fn mpi_iexscan(
             op,
             comm,
             "MPI_Iexscan",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1907,7 +2043,7 @@ pub(crate) unsafe fn mpi_iexscan_c(
             op,
             comm,
             "MPI_Iexscan_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1938,7 +2074,7 @@ pub(crate) unsafe fn mpi_ireduce_scatter(
             op,
             &c,
             func,
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1969,7 +2105,7 @@ pub(crate) unsafe fn mpi_ireduce_scatter_c(
             op,
             &c,
             func,
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -1997,7 +2133,7 @@ pub(crate) unsafe fn mpi_ireduce_scatter_block(
             op,
             comm,
             f,
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2025,7 +2161,7 @@ pub(crate) unsafe fn mpi_ireduce_scatter_block_c(
             op,
             comm,
             f,
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2057,7 +2193,7 @@ pub(crate) unsafe fn mpi_igather(
             root,
             comm,
             "MPI_Igather",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2089,7 +2225,7 @@ pub(crate) unsafe fn mpi_igather_c(
             root,
             comm,
             "MPI_Igather_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2125,7 +2261,7 @@ pub(crate) unsafe fn mpi_igatherv(
                 root,
                 comm,
                 "MPI_Igatherv",
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2162,7 +2298,7 @@ pub(crate) unsafe fn mpi_igatherv_c(
                 root,
                 comm,
                 "MPI_Igatherv_c",
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2195,7 +2331,7 @@ pub(crate) unsafe fn mpi_iscatter(
             root,
             comm,
             "MPI_Iscatter",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2227,7 +2363,7 @@ pub(crate) unsafe fn mpi_iscatter_c(
             root,
             comm,
             "MPI_Iscatter_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2263,7 +2399,7 @@ pub(crate) unsafe fn mpi_iscatterv(
                 root,
                 comm,
                 "MPI_Iscatterv",
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2300,7 +2436,7 @@ pub(crate) unsafe fn mpi_iscatterv_c(
                 root,
                 comm,
                 "MPI_Iscatterv_c",
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2331,7 +2467,7 @@ pub(crate) unsafe fn mpi_iallgather(
             recvtype,
             comm,
             "MPI_Iallgather",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2361,7 +2497,7 @@ pub(crate) unsafe fn mpi_iallgather_c(
             recvtype,
             comm,
             "MPI_Iallgather_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2395,7 +2531,7 @@ pub(crate) unsafe fn mpi_iallgatherv(
                 recvtype,
                 comm,
                 "MPI_Iallgatherv",
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2430,7 +2566,7 @@ pub(crate) unsafe fn mpi_iallgatherv_c(
                 recvtype,
                 comm,
                 "MPI_Iallgatherv_c",
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2461,7 +2597,7 @@ pub(crate) unsafe fn mpi_ialltoall(
             recvtype,
             comm,
             "MPI_Ialltoall",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2491,7 +2627,7 @@ pub(crate) unsafe fn mpi_ialltoall_c(
             recvtype,
             comm,
             "MPI_Ialltoall_c",
-            Some(comm),
+            Mode::Nonblocking(comm),
         )
     }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
@@ -2531,7 +2667,7 @@ pub(crate) unsafe fn mpi_ialltoallv(
                 false,
                 &c,
                 func,
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2572,7 +2708,7 @@ pub(crate) unsafe fn mpi_ialltoallv_c(
                 false,
                 &c,
                 func,
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2620,7 +2756,7 @@ pub(crate) unsafe fn mpi_ialltoallw(
                 true,
                 &c,
                 func,
-                Some(comm),
+                Mode::Nonblocking(comm),
             )
         }
     }?;
@@ -2668,7 +2804,1133 @@ pub(crate) unsafe fn mpi_ialltoallw_c(
                 true,
                 &c,
                 func,
-                Some(comm),
+                Mode::Nonblocking(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+// ------------------------------------------------------------------ persistent forms
+
+pub(crate) unsafe fn mpi_barrier_init(
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    let _ = info;
+    non_null(request, "MPI_Barrier_init", "request")?;
+    let c = comm_of(comm, "MPI_Barrier_init")?;
+    let id = {
+        let c2 = c.clone();
+        coll::persistent::init(&c, comm, move |o| coll::ibarrier(&c2, o))
+    };
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(request_handle(id)) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_bcast_init(
+    buffer: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Bcast_init", "request")?;
+    let _ = info;
+    let handle = {
+        bcast(
+            buffer,
+            count as i64,
+            datatype,
+            root,
+            comm,
+            "MPI_Bcast_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_bcast_init_c(
+    buffer: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Bcast_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        bcast(
+            buffer,
+            count,
+            datatype,
+            root,
+            comm,
+            "MPI_Bcast_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_reduce_init(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Reduce_init", "request")?;
+    let _ = info;
+    let handle = {
+        reduce(
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            root,
+            comm,
+            "MPI_Reduce_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_reduce_init_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Reduce_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        reduce(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            root,
+            comm,
+            "MPI_Reduce_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_allreduce_init(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Allreduce_init", "request")?;
+    let _ = info;
+    let handle = {
+        let k = AllKind::Allreduce;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            comm,
+            "MPI_Allreduce_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_allreduce_init_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Allreduce_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let k = AllKind::Allreduce;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Allreduce_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_scan_init(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Scan_init", "request")?;
+    let _ = info;
+    let handle = {
+        let k = AllKind::Scan;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            comm,
+            "MPI_Scan_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_scan_init_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Scan_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        all_reduce(
+            AllKind::Scan,
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Scan_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_exscan_init(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Exscan_init", "request")?;
+    let _ = info;
+    let handle = {
+        let k = AllKind::Exscan;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count as i64,
+            datatype,
+            op,
+            comm,
+            "MPI_Exscan_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_exscan_init_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Exscan_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let k = AllKind::Exscan;
+        all_reduce(
+            k,
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Exscan_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_reduce_scatter_init(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Reduce_scatter_init", "request")?;
+    let _ = info;
+    let handle = {
+        let func = "MPI_Reduce_scatter_init";
+        let c = comm_of(comm, func)?;
+        // SAFETY: the caller passes one count per rank.
+        let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
+        reduce_scatter(
+            sendbuf,
+            recvbuf,
+            &counts,
+            datatype,
+            op,
+            &c,
+            func,
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_reduce_scatter_init_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Reduce_scatter_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let func = "MPI_Reduce_scatter_init_c";
+        let c = comm_of(comm, func)?;
+        // SAFETY: the caller passes one count per rank.
+        let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
+        reduce_scatter(
+            sendbuf,
+            recvbuf,
+            &counts,
+            datatype,
+            op,
+            &c,
+            func,
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_reduce_scatter_block_init(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Reduce_scatter_block_init", "request")?;
+    let _ = info;
+    let handle = {
+        let f = "MPI_Reduce_scatter_block_init";
+        reduce_scatter_block(
+            sendbuf,
+            recvbuf,
+            recvcount as i64,
+            datatype,
+            op,
+            comm,
+            f,
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_reduce_scatter_block_init_c(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Reduce_scatter_block_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let f = "MPI_Reduce_scatter_block_init_c";
+        reduce_scatter_block(
+            sendbuf,
+            recvbuf,
+            recvcount,
+            datatype,
+            op,
+            comm,
+            f,
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_gather_init(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Gather_init", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        gather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Gather_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_gather_init_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Gather_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        gather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Gather_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_gatherv_init(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Gatherv_init", "request")?;
+    let _ = info;
+    let handle = {
+        let sc = sendcount as i64;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            gatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                root,
+                comm,
+                "MPI_Gatherv_init",
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_gatherv_init_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    displs: *const MPI_Aint,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Gatherv_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let sc = sendcount;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            gatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                root,
+                comm,
+                "MPI_Gatherv_init_c",
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_scatter_init(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Scatter_init", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        scatter(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Scatter_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_scatter_init_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Scatter_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        scatter(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            root,
+            comm,
+            "MPI_Scatter_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_scatterv_init(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Scatterv_init", "request")?;
+    let _ = info;
+    let handle = {
+        let rc = recvcount as i64;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            scatterv(
+                sendbuf,
+                sendcounts,
+                displs,
+                sendtype,
+                recvbuf,
+                rc,
+                recvtype,
+                root,
+                comm,
+                "MPI_Scatterv_init",
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_scatterv_init_c(
+    sendbuf: *const c_void,
+    sendcounts: *const MPI_Count,
+    displs: *const MPI_Aint,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Scatterv_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let rc = recvcount;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            scatterv(
+                sendbuf,
+                sendcounts,
+                displs,
+                sendtype,
+                recvbuf,
+                rc,
+                recvtype,
+                root,
+                comm,
+                "MPI_Scatterv_init_c",
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_allgather_init(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Allgather_init", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        allgather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Allgather_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_allgather_init_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Allgather_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        allgather(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Allgather_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_allgatherv_init(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Allgatherv_init", "request")?;
+    let _ = info;
+    let handle = {
+        let sc = sendcount as i64;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            allgatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                comm,
+                "MPI_Allgatherv_init",
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_allgatherv_init_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    displs: *const MPI_Aint,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Allgatherv_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let sc = sendcount;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            allgatherv(
+                sendbuf,
+                sc,
+                sendtype,
+                recvbuf,
+                recvcounts,
+                displs,
+                recvtype,
+                comm,
+                "MPI_Allgatherv_init_c",
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_alltoall_init(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Alltoall_init", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount as i64, recvcount as i64);
+        alltoall(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Alltoall_init",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_alltoall_init_c(
+    sendbuf: *const c_void,
+    sendcount: MPI_Count,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: MPI_Count,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Alltoall_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let (sc, rc) = (sendcount, recvcount);
+        alltoall(
+            sendbuf,
+            sc,
+            sendtype,
+            recvbuf,
+            rc,
+            recvtype,
+            comm,
+            "MPI_Alltoall_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_alltoallv_init(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Alltoallv_init", "request")?;
+    let _ = info;
+    let handle = {
+        let func = "MPI_Alltoallv_init";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                false,
+                &c,
+                func,
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_alltoallv_init_c(
+    sendbuf: *const c_void,
+    sendcounts: *const MPI_Count,
+    sdispls: *const MPI_Aint,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    rdispls: *const MPI_Aint,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Alltoallv_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let func = "MPI_Alltoallv_init_c";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                false,
+                &c,
+                func,
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_alltoallw_init(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Alltoallw_init", "request")?;
+    let _ = info;
+    let handle = {
+        let func = "MPI_Alltoallw_init";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        // SAFETY: one type per rank, per the caller's contract (send types unused in place).
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            unsafe { types(sendtypes, n, func, "sendtypes")? }
+        };
+        // SAFETY: as above.
+        let rt = unsafe { types(recvtypes, n, func, "recvtypes")? };
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                true,
+                &c,
+                func,
+                Mode::Persistent(comm),
+            )
+        }
+    }?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+    unsafe { request.write(handle) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_alltoallw_init_c(
+    sendbuf: *const c_void,
+    sendcounts: *const MPI_Count,
+    sdispls: *const MPI_Aint,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const MPI_Count,
+    rdispls: *const MPI_Aint,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    non_null(request, "MPI_Alltoallw_init_c", "request")?;
+    let _ = info;
+    let handle = {
+        let func = "MPI_Alltoallw_init_c";
+        let c = comm_of(comm, func)?;
+        let n = c.size() as usize;
+        // SAFETY: one type per rank, per the caller's contract (send types unused in place).
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            unsafe { types(sendtypes, n, func, "sendtypes")? }
+        };
+        // SAFETY: as above.
+        let rt = unsafe { types(recvtypes, n, func, "recvtypes")? };
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            alltoallvw(
+                sendbuf,
+                sendcounts,
+                sdispls,
+                &st,
+                recvbuf,
+                recvcounts,
+                rdispls,
+                &rt,
+                true,
+                &c,
+                func,
+                Mode::Persistent(comm),
             )
         }
     }?;

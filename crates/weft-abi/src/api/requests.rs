@@ -776,6 +776,11 @@ unsafe fn start_one(inst: &Instance, handle: MPI_Request, func: &str, arg: &str)
             pt2pt::start_done(inst, id);
             Ok(())
         }
+        pt2pt::Started::Collective(c) => {
+            let inner = c.start().map_err(|e| crate::api::pt2pt::prefix(func, e))?;
+            pt2pt::start_running(inst, id, inner);
+            Ok(())
+        }
     }
 }
 

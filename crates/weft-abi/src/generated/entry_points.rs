@@ -336,12 +336,14 @@ pub unsafe extern "C" fn PMPI_Allgather_c(sendbuf: *const c_void, sendcount: MPI
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Allgather_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather_init.
+    call("MPI_Allgather_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Allgather_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather_init_c.
+    call("MPI_Allgather_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
@@ -358,12 +360,14 @@ pub unsafe extern "C" fn PMPI_Allgatherv_c(sendbuf: *const c_void, sendcount: MP
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Allgatherv_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgatherv_init.
+    call("MPI_Allgatherv_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgatherv_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, displs: *const MPI_Aint, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Allgatherv_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgatherv_init_c.
+    call("MPI_Allgatherv_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
@@ -383,12 +387,14 @@ pub unsafe extern "C" fn PMPI_Allreduce_c(sendbuf: *const c_void, recvbuf: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Allreduce_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allreduce_init.
+    call("MPI_Allreduce_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce_init_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Allreduce_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allreduce_init_c.
+    call("MPI_Allreduce_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
@@ -403,12 +409,14 @@ pub unsafe extern "C" fn PMPI_Alltoall_c(sendbuf: *const c_void, sendcount: MPI_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Alltoall_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall_init.
+    call("MPI_Alltoall_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Alltoall_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall_init_c.
+    call("MPI_Alltoall_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
@@ -425,12 +433,14 @@ pub unsafe extern "C" fn PMPI_Alltoallv_c(sendbuf: *const c_void, sendcounts: *c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallv_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Alltoallv_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallv_init.
+    call("MPI_Alltoallv_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallv_init_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Alltoallv_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallv_init_c.
+    call("MPI_Alltoallv_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request) })
 }
 
 #[no_mangle]
@@ -447,12 +457,14 @@ pub unsafe extern "C" fn PMPI_Alltoallw_c(sendbuf: *const c_void, sendcounts: *c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallw_init(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Alltoallw_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallw_init.
+    call("MPI_Alltoallw_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoallw_init_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, sdispls: *const MPI_Aint, sendtypes: *const MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, rdispls: *const MPI_Aint, recvtypes: *const MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Alltoallw_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoallw_init_c.
+    call("MPI_Alltoallw_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request) })
 }
 
 #[no_mangle]
@@ -479,7 +491,8 @@ pub unsafe extern "C" fn PMPI_Barrier(comm: MPI_Comm) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Barrier_init(comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Barrier_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Barrier_init.
+    call("MPI_Barrier_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_barrier_init(comm, info, request) })
 }
 
 #[no_mangle]
@@ -494,12 +507,14 @@ pub unsafe extern "C" fn PMPI_Bcast_c(buffer: *mut c_void, count: MPI_Count, dat
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bcast_init(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Bcast_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Bcast_init.
+    call("MPI_Bcast_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_bcast_init(buffer, count, datatype, root, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bcast_init_c(buffer: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Bcast_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Bcast_init_c.
+    call("MPI_Bcast_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_bcast_init_c(buffer, count, datatype, root, comm, info, request) })
 }
 
 #[no_mangle]
@@ -947,12 +962,14 @@ pub unsafe extern "C" fn PMPI_Exscan_c(sendbuf: *const c_void, recvbuf: *mut c_v
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Exscan_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan_init.
+    call("MPI_Exscan_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan_init_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Exscan_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan_init_c.
+    call("MPI_Exscan_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
@@ -1439,12 +1456,14 @@ pub unsafe extern "C" fn PMPI_Gather_c(sendbuf: *const c_void, sendcount: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Gather_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gather_init.
+    call("MPI_Gather_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Gather_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gather_init_c.
+    call("MPI_Gather_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
@@ -1461,12 +1480,14 @@ pub unsafe extern "C" fn PMPI_Gatherv_c(sendbuf: *const c_void, sendcount: MPI_C
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gatherv_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Gatherv_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gatherv_init.
+    call("MPI_Gatherv_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gatherv_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcounts: *const MPI_Count, displs: *const MPI_Aint, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Gatherv_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gatherv_init_c.
+    call("MPI_Gatherv_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2488,12 +2509,14 @@ pub unsafe extern "C" fn PMPI_Reduce_c(sendbuf: *const c_void, recvbuf: *mut c_v
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Reduce_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_init.
+    call("MPI_Reduce_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_init_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Reduce_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_init_c.
+    call("MPI_Reduce_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2524,12 +2547,14 @@ pub unsafe extern "C" fn PMPI_Reduce_scatter_block_c(sendbuf: *const c_void, rec
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_block_init(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Reduce_scatter_block_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_block_init.
+    call("MPI_Reduce_scatter_block_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_block_init_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Reduce_scatter_block_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_block_init_c.
+    call("MPI_Reduce_scatter_block_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2540,12 +2565,14 @@ pub unsafe extern "C" fn PMPI_Reduce_scatter_c(sendbuf: *const c_void, recvbuf: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_init(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Reduce_scatter_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_init.
+    call("MPI_Reduce_scatter_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_init_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Reduce_scatter_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_init_c.
+    call("MPI_Reduce_scatter_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2677,12 +2704,14 @@ pub unsafe extern "C" fn PMPI_Scan_c(sendbuf: *const c_void, recvbuf: *mut c_voi
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan_init(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Scan_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan_init.
+    call("MPI_Scan_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan_init_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Scan_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan_init_c.
+    call("MPI_Scan_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2697,12 +2726,14 @@ pub unsafe extern "C" fn PMPI_Scatter_c(sendbuf: *const c_void, sendcount: MPI_C
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatter_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Scatter_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatter_init.
+    call("MPI_Scatter_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatter_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Scatter_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatter_init_c.
+    call("MPI_Scatter_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2719,12 +2750,14 @@ pub unsafe extern "C" fn PMPI_Scatterv_c(sendbuf: *const c_void, sendcounts: *co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatterv_init(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Scatterv_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatterv_init.
+    call("MPI_Scatterv_init", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatterv_init_c(sendbuf: *const c_void, sendcounts: *const MPI_Count, displs: *const MPI_Aint, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Scatterv_init_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatterv_init_c.
+    call("MPI_Scatterv_init_c", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request) })
 }
 
 #[no_mangle]
@@ -3895,22 +3928,7 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Abi_set_fortran_info",
     "MPI_Accumulate",
     "MPI_Accumulate_c",
-    "MPI_Allgather_init",
-    "MPI_Allgather_init_c",
-    "MPI_Allgatherv_init",
-    "MPI_Allgatherv_init_c",
     "MPI_Alloc_mem",
-    "MPI_Allreduce_init",
-    "MPI_Allreduce_init_c",
-    "MPI_Alltoall_init",
-    "MPI_Alltoall_init_c",
-    "MPI_Alltoallv_init",
-    "MPI_Alltoallv_init_c",
-    "MPI_Alltoallw_init",
-    "MPI_Alltoallw_init_c",
-    "MPI_Barrier_init",
-    "MPI_Bcast_init",
-    "MPI_Bcast_init_c",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
@@ -3920,8 +3938,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Comm_spawn",
     "MPI_Comm_spawn_multiple",
     "MPI_Compare_and_swap",
-    "MPI_Exscan_init",
-    "MPI_Exscan_init_c",
     "MPI_Fetch_and_op",
     "MPI_File_call_errhandler",
     "MPI_File_close",
@@ -4011,10 +4027,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_File_write_shared",
     "MPI_File_write_shared_c",
     "MPI_Free_mem",
-    "MPI_Gather_init",
-    "MPI_Gather_init_c",
-    "MPI_Gatherv_init",
-    "MPI_Gatherv_init_c",
     "MPI_Get",
     "MPI_Get_accumulate",
     "MPI_Get_accumulate_c",
@@ -4065,12 +4077,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Put_c",
     "MPI_Raccumulate",
     "MPI_Raccumulate_c",
-    "MPI_Reduce_init",
-    "MPI_Reduce_init_c",
-    "MPI_Reduce_scatter_block_init",
-    "MPI_Reduce_scatter_block_init_c",
-    "MPI_Reduce_scatter_init",
-    "MPI_Reduce_scatter_init_c",
     "MPI_Register_datarep",
     "MPI_Register_datarep_c",
     "MPI_Rget",
@@ -4079,12 +4085,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Rget_c",
     "MPI_Rput",
     "MPI_Rput_c",
-    "MPI_Scan_init",
-    "MPI_Scan_init_c",
-    "MPI_Scatter_init",
-    "MPI_Scatter_init_c",
-    "MPI_Scatterv_init",
-    "MPI_Scatterv_init_c",
     "MPI_Session_attach_buffer",
     "MPI_Session_attach_buffer_c",
     "MPI_Session_detach_buffer",

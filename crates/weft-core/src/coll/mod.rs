@@ -14,6 +14,7 @@ mod bcast;
 pub mod config;
 mod gather;
 pub mod link;
+pub mod persistent;
 mod reduce;
 pub mod sched;
 

@@ -200,6 +200,8 @@ pub enum Started {
         tag: i32,
         buf: Buf,
     },
+    /// A persistent collective: the caller starts it (`CollStart`), then `start_running`.
+    Collective(crate::coll::persistent::CollStart),
 }
 
 /// `MPI_Start`: start an inactive persistent request.
@@ -244,6 +246,7 @@ pub fn start(inst: &Instance, id: ReqId, func: &str) -> MpiResult<Started> {
             ))
         }
         PersistentOp::Null(status) => PersistentState::Done(status),
+        PersistentOp::Collective(c) => return Ok(Started::Collective(c)),
         PersistentOp::Buffered {
             comm,
             dest,
@@ -264,6 +267,12 @@ pub fn start(inst: &Instance, id: ReqId, func: &str) -> MpiResult<Started> {
 
 /// A buffered persistent send was carried out by the caller: the request is active and
 /// complete (the data is in the attached buffer).
+/// A persistent collective was started by the caller: its schedule request is `inner`.
+pub fn start_running(inst: &Instance, id: ReqId, inner: ReqId) {
+    let mut st = inst.vcis[id.vci as usize].lock();
+    set_persistent_state(&mut st, id, PersistentState::Running(inner));
+}
+
 pub fn start_done(inst: &Instance, id: ReqId) {
     let mut st = inst.vcis[id.vci as usize].lock();
     set_persistent_state(&mut st, id, PersistentState::Done(Status::default()));

@@ -81,6 +81,9 @@ pub enum PersistentOp {
     },
     /// The peer is `MPI_PROC_NULL`: each start completes at once with this status.
     Null(Status),
+    /// A persistent collective: each start builds and starts a fresh schedule, outside the
+    /// VCI lock (the ABI layer runs it, then `pt2pt::start_running`).
+    Collective(crate::coll::persistent::CollStart),
 }
 
 /// Where a persistent request is in its cycle.

@@ -1,0 +1,41 @@
+//! Persistent collectives (`MPI_Bcast_init`, ...): a persistent request whose every
+//! `MPI_Start` builds and starts a fresh nonblocking collective (`sched.rs`) with the
+//! arguments bound at init. Starts take a new sequence tag each, in the order the ranks
+//! start them, as the standard requires them to be started in the same order everywhere.
+#![forbid(unsafe_code)]
+
+use std::sync::Arc;
+
+use crate::error::MpiResult;
+use crate::object::Comm;
+use crate::pt2pt;
+use crate::request::{PersistentOp, ReqId};
+
+type StartFn = dyn Fn() -> MpiResult<ReqId> + Send + Sync;
+
+/// What `MPI_Start` runs for a persistent collective (outside every lock).
+#[derive(Clone)]
+pub struct CollStart(Arc<StartFn>);
+
+impl std::fmt::Debug for CollStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("persistent collective")
+    }
+}
+
+impl CollStart {
+    /// Start one instance; its request completes when the collective does.
+    pub fn start(&self) -> MpiResult<ReqId> {
+        (self.0)()
+    }
+}
+
+/// An inactive persistent request that starts `start(owner)` at every `MPI_Start`.
+pub fn init(
+    comm: &Arc<Comm>,
+    owner: usize,
+    start: impl Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
+) -> ReqId {
+    let op = PersistentOp::Collective(CollStart(Arc::new(move || start(owner))));
+    pt2pt::persistent_init(&comm.session.instance, comm.vci, op, owner)
+}
