@@ -44,7 +44,7 @@ install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
 	rm -f $(LIBDIR)/libmpi_abi.a
 	ar rcs $(LIBDIR)/libmpi_abi.a $(OBJDIR)/weft.o $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
 	ln -sf libmpi_abi.a $(LIBDIR)/libmpi.a
-	cp $(RUST_OUT)/mpiexec $(RUST_OUT)/weft-info $(BINDIR)/
+	for b in mpiexec weft-info; do cp $(RUST_OUT)/$$b $(BINDIR)/$$b.new && mv -f $(BINDIR)/$$b.new $(BINDIR)/$$b; done
 	ln -sf mpiexec $(BINDIR)/mpirun
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@COMPILER@|$(CC)|' -e 's|@VAR@|CC|' -e 's|@NAME@|mpicc|' \
 		-e 's|@LANG@|C|' -e 's|@VERSION@|$(VERSION)|' tools/mpicc.in > $(BINDIR)/mpicc

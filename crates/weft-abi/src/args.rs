@@ -62,7 +62,9 @@ fn escape_bytes(mut bytes: &[u8]) -> String {
                 out.push_str(std::str::from_utf8(good).expect("valid prefix"));
                 let bad = e.error_len().unwrap_or(rest.len());
                 for &b in &rest[..bad] {
-                    out.push(char::from_u32(ESCAPE_BASE + b as u32).expect("a valid private-use char"));
+                    out.push(
+                        char::from_u32(ESCAPE_BASE + b as u32).expect("a valid private-use char"),
+                    );
                 }
                 bytes = &rest[bad..];
             }
@@ -133,6 +135,9 @@ mod tests {
         assert!(text.contains("é"), "valid UTF-8 stays as it is");
         let plain = b"plain\0";
         // SAFETY: as above.
-        assert!(matches!(unsafe { c_str(plain.as_ptr().cast(), "f", "a") }.unwrap(), Cow::Borrowed("plain")));
+        assert!(matches!(
+            unsafe { c_str(plain.as_ptr().cast(), "f", "a") }.unwrap(),
+            Cow::Borrowed("plain")
+        ));
     }
 }

@@ -143,3 +143,17 @@ pub fn comm_handle(comm: Option<Arc<Comm>>) -> MPI_Comm {
         None => MPI_COMM_NULL,
     }
 }
+
+/// The instance requests and buffers belong to: the world's once `MPI_Init` ran (no lock),
+/// else the live sessions' instance.
+pub fn instance(func: &str) -> MpiResult<Arc<weft_core::runtime::Instance>> {
+    if world::initialized() && !world::finalized() {
+        return Ok(world::get(func)?.session.instance.clone());
+    }
+    weft_core::runtime::Instance::live().ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Other,
+            format!("{func}: called before MPI_Init or MPI_Session_init (or after finalize)"),
+        )
+    })
+}

@@ -22,7 +22,8 @@ use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
 
-type CopyFn = unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
+type CopyFn =
+    unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
 type DeleteFn = unsafe extern "C" fn(usize, c_int, *mut c_void, *mut c_void) -> c_int;
 
 fn callback_error(rc: c_int, func: &str, what: &str, keyval: c_int) -> MpiError {
@@ -70,7 +71,14 @@ fn run_delete(kv: &Keyval, handle: usize, value: usize, func: &str) -> MpiResult
     // SAFETY: stored from a non-null delete function pointer of the keyval's kind.
     let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(kv.delete) };
     // SAFETY: a user callback with the standard's arguments.
-    let rc = unsafe { f(handle, kv.id, value as *mut c_void, kv.extra_state as *mut c_void) };
+    let rc = unsafe {
+        f(
+            handle,
+            kv.id,
+            value as *mut c_void,
+            kv.extra_state as *mut c_void,
+        )
+    };
     if rc != MPI_SUCCESS {
         return Err(callback_error(rc, func, "delete", kv.id));
     }
@@ -146,8 +154,8 @@ fn keyval_of(id: c_int, kind: AttrKind, func: &str, arg: &str) -> MpiResult<Arc<
 
 fn predefined_kind(id: c_int) -> Option<AttrKind> {
     match id {
-        MPI_TAG_UB | MPI_HOST | MPI_IO | MPI_WTIME_IS_GLOBAL | MPI_APPNUM
-        | MPI_LASTUSEDCODE | MPI_UNIVERSE_SIZE => Some(AttrKind::Comm),
+        MPI_TAG_UB | MPI_HOST | MPI_IO | MPI_WTIME_IS_GLOBAL | MPI_APPNUM | MPI_LASTUSEDCODE
+        | MPI_UNIVERSE_SIZE => Some(AttrKind::Comm),
         MPI_WIN_BASE | MPI_WIN_DISP_UNIT | MPI_WIN_SIZE | MPI_WIN_CREATE_FLAVOR | MPI_WIN_MODEL => {
             Some(AttrKind::Win)
         }
@@ -176,7 +184,10 @@ unsafe fn free_keyval(kind: AttrKind, keyval: *mut c_int, func: &str) -> MpiResu
     let id = unsafe { *keyval };
     keyval_of(id, kind, func, "keyval")?;
     attr::free_keyval(id, kind).map_err(|why| {
-        MpiError::new(ErrorClass::Keyval, format!("{func}(keyval={id:#x}): {}", why.describe()))
+        MpiError::new(
+            ErrorClass::Keyval,
+            format!("{func}(keyval={id:#x}): {}", why.describe()),
+        )
     })?;
     // SAFETY: as above.
     unsafe { keyval.write(MPI_KEYVAL_INVALID) };
@@ -184,7 +195,13 @@ unsafe fn free_keyval(kind: AttrKind, keyval: *mut c_int, func: &str) -> MpiResu
 }
 
 /// Store `value` under `keyval` on `list`: an existing value's delete callback runs first.
-fn set_attr(handle: usize, list: &AttrList, kv: Arc<Keyval>, value: usize, func: &str) -> MpiResult<()> {
+fn set_attr(
+    handle: usize,
+    list: &AttrList,
+    kv: Arc<Keyval>,
+    value: usize,
+    func: &str,
+) -> MpiResult<()> {
     if let Some(old) = list.get(kv.id) {
         run_delete(&kv, handle, old, func)?;
     }
@@ -196,7 +213,10 @@ fn delete_attr(handle: usize, list: &AttrList, kv: &Keyval, func: &str) -> MpiRe
     let Some(value) = list.get(kv.id) else {
         return Err(MpiError::new(
             ErrorClass::Keyval,
-            format!("{func}(keyval={:#x}): no attribute is set for this keyval", kv.id),
+            format!(
+                "{func}(keyval={:#x}): no attribute is set for this keyval",
+                kv.id
+            ),
         ));
     };
     run_delete(kv, handle, value, func)?;
@@ -230,7 +250,16 @@ pub(crate) unsafe fn mpi_comm_create_keyval(
     let copy = comm_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
     let delete = comm_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
     // SAFETY: pointers checked inside.
-    unsafe { create_keyval(AttrKind::Comm, copy, delete, comm_keyval, extra_state, "MPI_Comm_create_keyval") }
+    unsafe {
+        create_keyval(
+            AttrKind::Comm,
+            copy,
+            delete,
+            comm_keyval,
+            extra_state,
+            "MPI_Comm_create_keyval",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_comm_free_keyval(comm_keyval: *mut c_int) -> MpiResult<()> {
@@ -247,7 +276,16 @@ pub(crate) unsafe fn mpi_keyval_create(
     let copy = copy_fn.map_or(NULL_COPY, |f| f as usize);
     let delete = delete_fn.map_or(NULL_DELETE, |f| f as usize);
     // SAFETY: pointers checked inside.
-    unsafe { create_keyval(AttrKind::Comm, copy, delete, keyval, extra_state, "MPI_Keyval_create") }
+    unsafe {
+        create_keyval(
+            AttrKind::Comm,
+            copy,
+            delete,
+            keyval,
+            extra_state,
+            "MPI_Keyval_create",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_keyval_free(keyval: *mut c_int) -> MpiResult<()> {
@@ -266,10 +304,19 @@ pub(crate) unsafe fn mpi_comm_set_attr(
     comm_keyval: c_int,
     attribute_val: *mut c_void,
 ) -> MpiResult<()> {
-    comm_set(comm, comm_keyval, attribute_val as usize, "MPI_Comm_set_attr")
+    comm_set(
+        comm,
+        comm_keyval,
+        attribute_val as usize,
+        "MPI_Comm_set_attr",
+    )
 }
 
-pub(crate) unsafe fn mpi_attr_put(comm: MPI_Comm, keyval: c_int, attribute_val: *mut c_void) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_attr_put(
+    comm: MPI_Comm,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+) -> MpiResult<()> {
     comm_set(comm, keyval, attribute_val as usize, "MPI_Attr_put")
 }
 
@@ -429,7 +476,16 @@ pub(crate) unsafe fn mpi_type_create_keyval(
     let copy = type_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
     let delete = type_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
     // SAFETY: pointers checked inside.
-    unsafe { create_keyval(AttrKind::Type, copy, delete, type_keyval, extra_state, "MPI_Type_create_keyval") }
+    unsafe {
+        create_keyval(
+            AttrKind::Type,
+            copy,
+            delete,
+            type_keyval,
+            extra_state,
+            "MPI_Type_create_keyval",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_type_free_keyval(type_keyval: *mut c_int) -> MpiResult<()> {
@@ -485,7 +541,16 @@ pub(crate) unsafe fn mpi_win_create_keyval(
     let copy = win_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
     let delete = win_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
     // SAFETY: pointers checked inside.
-    unsafe { create_keyval(AttrKind::Win, copy, delete, win_keyval, extra_state, "MPI_Win_create_keyval") }
+    unsafe {
+        create_keyval(
+            AttrKind::Win,
+            copy,
+            delete,
+            win_keyval,
+            extra_state,
+            "MPI_Win_create_keyval",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_win_free_keyval(win_keyval: *mut c_int) -> MpiResult<()> {
@@ -524,7 +589,13 @@ pub unsafe fn write_attr(
 
 /// Set a window attribute (the delete callback of a replaced value runs first).
 #[allow(dead_code)] // a hook for the datatype and window functions
-pub fn win_set(handle: MPI_Win, list: &AttrList, id: c_int, value: usize, func: &str) -> MpiResult<()> {
+pub fn win_set(
+    handle: MPI_Win,
+    list: &AttrList,
+    id: c_int,
+    value: usize,
+    func: &str,
+) -> MpiResult<()> {
     set_attr(handle, list, win_keyval(id, func)?, value, func)
 }
 

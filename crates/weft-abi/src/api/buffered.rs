@@ -12,7 +12,6 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 use weft_core::pt2pt::buffered::{self, Scope, Space};
 use weft_core::pt2pt::{self, SendMode};
-use weft_core::runtime::world;
 
 use crate::args::non_null;
 use crate::constants::*;
@@ -82,7 +81,7 @@ unsafe fn detach<T: TryFrom<usize>>(
 ) -> MpiResult<()> {
     non_null(buffer_addr, func, "buffer_addr")?;
     non_null(size, func, "size")?;
-    let inst = world::get(func)?.session.instance.clone();
+    let inst = crate::objects::instance(func)?;
     let r = buffered::detach(&inst, &scope, func)?;
     let (addr, len) = r.unwrap_or((MPI_BUFFER_AUTOMATIC, 0));
     let len = T::try_from(len).map_err(|_| {
@@ -167,14 +166,14 @@ pub(crate) unsafe fn mpi_comm_detach_buffer_c(
 
 pub(crate) fn mpi_buffer_flush() -> MpiResult<()> {
     let f = "MPI_Buffer_flush";
-    let inst = world::get(f)?.session.instance.clone();
+    let inst = crate::objects::instance(f)?;
     buffered::flush(&inst, &Scope::Process, f)
 }
 
 pub(crate) fn mpi_comm_flush_buffer(comm: MPI_Comm) -> MpiResult<()> {
     let f = "MPI_Comm_flush_buffer";
     let scope = comm_scope(comm, f)?;
-    let inst = world::get(f)?.session.instance.clone();
+    let inst = crate::objects::instance(f)?;
     buffered::flush(&inst, &scope, f)
 }
 
@@ -185,7 +184,7 @@ unsafe fn iflush(
     func: &str,
 ) -> MpiResult<()> {
     non_null(request, func, "request")?;
-    let inst = world::get(func)?.session.instance.clone();
+    let inst = crate::objects::instance(func)?;
     let id = buffered::iflush(&inst, &scope, owner, func)?;
     // SAFETY: checked non-null.
     unsafe { request.write(request_handle(id)) };
@@ -204,4 +203,62 @@ pub(crate) unsafe fn mpi_comm_iflush_buffer(
     let f = "MPI_Comm_iflush_buffer";
     // SAFETY: forwarded caller contract.
     unsafe { iflush(comm_scope(comm, f)?, comm, request, f) }
+}
+
+fn session_scope(session: MPI_Session, func: &str) -> MpiResult<Scope> {
+    Ok(Scope::Session(objects::session(session, func, "session")?))
+}
+
+pub(crate) fn mpi_session_attach_buffer(
+    session: MPI_Session,
+    buffer: *mut c_void,
+    size: c_int,
+) -> MpiResult<()> {
+    let f = "MPI_Session_attach_buffer";
+    attach(session_scope(session, f)?, buffer, size.into(), f)
+}
+
+pub(crate) fn mpi_session_attach_buffer_c(
+    session: MPI_Session,
+    buffer: *mut c_void,
+    size: MPI_Count,
+) -> MpiResult<()> {
+    let f = "MPI_Session_attach_buffer_c";
+    attach(session_scope(session, f)?, buffer, size, f)
+}
+
+pub(crate) unsafe fn mpi_session_detach_buffer(
+    session: MPI_Session,
+    buffer_addr: *mut c_void,
+    size: *mut c_int,
+) -> MpiResult<()> {
+    let f = "MPI_Session_detach_buffer";
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(session_scope(session, f)?, buffer_addr, size, f) }
+}
+
+pub(crate) unsafe fn mpi_session_detach_buffer_c(
+    session: MPI_Session,
+    buffer_addr: *mut c_void,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
+    let f = "MPI_Session_detach_buffer_c";
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(session_scope(session, f)?, buffer_addr, size, f) }
+}
+
+pub(crate) fn mpi_session_flush_buffer(session: MPI_Session) -> MpiResult<()> {
+    let f = "MPI_Session_flush_buffer";
+    let scope = session_scope(session, f)?;
+    let inst = crate::objects::instance(f)?;
+    buffered::flush(&inst, &scope, f)
+}
+
+pub(crate) unsafe fn mpi_session_iflush_buffer(
+    session: MPI_Session,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    let f = "MPI_Session_iflush_buffer";
+    // SAFETY: forwarded caller contract.
+    unsafe { iflush(session_scope(session, f)?, 0, request, f) }
 }

@@ -19,13 +19,22 @@ fn err(class: ErrorClass, msg: String) -> MpiError {
 
 /// A count argument: non-negative.
 pub(crate) fn count_arg(v: i64, func: &str, arg: &str) -> MpiResult<usize> {
-    usize::try_from(v).map_err(|_| err(ErrorClass::Count, format!("{func}({arg}={v}): negative count")))
+    usize::try_from(v).map_err(|_| {
+        err(
+            ErrorClass::Count,
+            format!("{func}({arg}={v}): negative count"),
+        )
+    })
 }
 
 /// A block length or size argument: non-negative.
 fn len_arg(v: i64, func: &str, arg: &str) -> MpiResult<usize> {
-    usize::try_from(v)
-        .map_err(|_| err(ErrorClass::Arg, format!("{func}({arg}={v}): must not be negative")))
+    usize::try_from(v).map_err(|_| {
+        err(
+            ErrorClass::Arg,
+            format!("{func}({arg}={v}): must not be negative"),
+        )
+    })
 }
 
 /// A C array argument of `n` elements.
@@ -58,25 +67,48 @@ unsafe fn store(out: *mut MPI_Datatype, t: MpiResult<Arc<Type>>, func: &str) -> 
 
 // ------------------------------------------------------------------ constructors
 
-unsafe fn contiguous(count: i64, old: MPI_Datatype, out: *mut MPI_Datatype, large: bool, func: &str) -> MpiResult<()> {
+unsafe fn contiguous(
+    count: i64,
+    old: MPI_Datatype,
+    out: *mut MPI_Datatype,
+    large: bool,
+    func: &str,
+) -> MpiResult<()> {
     let n = count_arg(count, func, "count")?;
     let o = type_of(old, func, "oldtype")?;
     // SAFETY: forwarded caller contract.
     unsafe { store(out, Type::contiguous(n, &o, large), func) }
 }
 
-pub(crate) unsafe fn mpi_type_contiguous(count: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_contiguous(
+    count: c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { contiguous(count.into(), oldtype, newtype, false, "MPI_Type_contiguous") }
 }
 
-pub(crate) unsafe fn mpi_type_contiguous_c(count: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_contiguous_c(
+    count: MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { contiguous(count, oldtype, newtype, true, "MPI_Type_contiguous_c") }
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn vector(count: i64, bl: i64, stride: i64, bytes: bool, old: MPI_Datatype, out: *mut MPI_Datatype, large: bool, func: &str) -> MpiResult<()> {
+unsafe fn vector(
+    count: i64,
+    bl: i64,
+    stride: i64,
+    bytes: bool,
+    old: MPI_Datatype,
+    out: *mut MPI_Datatype,
+    large: bool,
+    func: &str,
+) -> MpiResult<()> {
     let n = count_arg(count, func, "count")?;
     let bl = len_arg(bl, func, "blocklength")?;
     let o = type_of(old, func, "oldtype")?;
@@ -84,47 +116,149 @@ unsafe fn vector(count: i64, bl: i64, stride: i64, bytes: bool, old: MPI_Datatyp
     unsafe { store(out, Type::vector(n, bl, stride, bytes, &o, large), func) }
 }
 
-pub(crate) unsafe fn mpi_type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_vector(
+    count: c_int,
+    blocklength: c_int,
+    stride: c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { vector(count.into(), blocklength.into(), stride.into(), false, oldtype, newtype, false, "MPI_Type_vector") }
+    unsafe {
+        vector(
+            count.into(),
+            blocklength.into(),
+            stride.into(),
+            false,
+            oldtype,
+            newtype,
+            false,
+            "MPI_Type_vector",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_vector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_vector_c(
+    count: MPI_Count,
+    blocklength: MPI_Count,
+    stride: MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { vector(count, blocklength, stride, false, oldtype, newtype, true, "MPI_Type_vector_c") }
+    unsafe {
+        vector(
+            count,
+            blocklength,
+            stride,
+            false,
+            oldtype,
+            newtype,
+            true,
+            "MPI_Type_vector_c",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_hvector(
+    count: c_int,
+    blocklength: c_int,
+    stride: MPI_Aint,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { vector(count.into(), blocklength.into(), stride as i64, true, oldtype, newtype, false, "MPI_Type_create_hvector") }
+    unsafe {
+        vector(
+            count.into(),
+            blocklength.into(),
+            stride as i64,
+            true,
+            oldtype,
+            newtype,
+            false,
+            "MPI_Type_create_hvector",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_create_hvector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_hvector_c(
+    count: MPI_Count,
+    blocklength: MPI_Count,
+    stride: MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { vector(count, blocklength, stride, true, oldtype, newtype, true, "MPI_Type_create_hvector_c") }
+    unsafe {
+        vector(
+            count,
+            blocklength,
+            stride,
+            true,
+            oldtype,
+            newtype,
+            true,
+            "MPI_Type_create_hvector_c",
+        )
+    }
 }
 
 /// The indexed family, with block lengths and displacements already widened.
 #[allow(clippy::too_many_arguments)]
-unsafe fn indexed(count: i64, lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>, disps: &dyn Fn(usize) -> MpiResult<Vec<i64>>, bytes: bool, block: bool, old: MPI_Datatype, out: *mut MPI_Datatype, large: bool, func: &str) -> MpiResult<()> {
+unsafe fn indexed(
+    count: i64,
+    lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
+    disps: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
+    bytes: bool,
+    block: bool,
+    old: MPI_Datatype,
+    out: *mut MPI_Datatype,
+    large: bool,
+    func: &str,
+) -> MpiResult<()> {
     let n = count_arg(count, func, "count")?;
     let lens = lens(n)?
         .into_iter()
-        .map(|l| len_arg(l, func, if block { "blocklength" } else { "array_of_blocklengths" }))
+        .map(|l| {
+            len_arg(
+                l,
+                func,
+                if block {
+                    "blocklength"
+                } else {
+                    "array_of_blocklengths"
+                },
+            )
+        })
         .collect::<MpiResult<Vec<usize>>>()?;
     let disps = disps(n)?;
     let o = type_of(old, func, "oldtype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { store(out, Type::indexed(&lens, &disps, bytes, block, &o, large), func) }
+    unsafe {
+        store(
+            out,
+            Type::indexed(&lens, &disps, bytes, block, &o, large),
+            func,
+        )
+    }
 }
 
 /// Widen `n` C values at `p` to i64.
 ///
 /// # Safety
 /// `p` null or valid for `n` elements.
-unsafe fn wide<T: Copy + Into<i64>>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
+unsafe fn wide<T: Copy + Into<i64>>(
+    p: *const T,
+    n: usize,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Vec<i64>> {
     // SAFETY: forwarded caller contract.
-    Ok(unsafe { array(p, n, func, arg)? }.iter().map(|&v| v.into()).collect())
+    Ok(unsafe { array(p, n, func, arg)? }
+        .iter()
+        .map(|&v| v.into())
+        .collect())
 }
 
 /// `MPI_Aint` arrays to i64.
@@ -133,74 +267,213 @@ unsafe fn wide<T: Copy + Into<i64>>(p: *const T, n: usize, func: &str, arg: &str
 /// `p` null or valid for `n` elements.
 unsafe fn wide_aint(p: *const MPI_Aint, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
     // SAFETY: forwarded caller contract.
-    Ok(unsafe { array(p, n, func, arg)? }.iter().map(|&v| v as i64).collect())
+    Ok(unsafe { array(p, n, func, arg)? }
+        .iter()
+        .map(|&v| v as i64)
+        .collect())
 }
 
-pub(crate) unsafe fn mpi_type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_indexed(
+    count: c_int,
+    array_of_blocklengths: *const c_int,
+    array_of_displacements: *const c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_indexed";
     // SAFETY: forwarded caller contract (arrays of `count` elements).
     unsafe {
-        indexed(count.into(), &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), false, false, oldtype, newtype, false, f)
+        indexed(
+            count.into(),
+            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            false,
+            false,
+            oldtype,
+            newtype,
+            false,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_indexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_indexed_c(
+    count: MPI_Count,
+    array_of_blocklengths: *const MPI_Count,
+    array_of_displacements: *const MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_indexed_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count, &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), false, false, oldtype, newtype, true, f)
+        indexed(
+            count,
+            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            false,
+            false,
+            oldtype,
+            newtype,
+            true,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_hindexed(
+    count: c_int,
+    array_of_blocklengths: *const c_int,
+    array_of_displacements: *const MPI_Aint,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_hindexed";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count.into(), &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"), &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"), true, false, oldtype, newtype, false, f)
+        indexed(
+            count.into(),
+            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
+            &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"),
+            true,
+            false,
+            oldtype,
+            newtype,
+            false,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_hindexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_hindexed_c(
+    count: MPI_Count,
+    array_of_blocklengths: *const MPI_Count,
+    array_of_displacements: *const MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_hindexed_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count, &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), true, false, oldtype, newtype, true, f)
+        indexed(
+            count,
+            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            true,
+            false,
+            oldtype,
+            newtype,
+            true,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_indexed_block(
+    count: c_int,
+    blocklength: c_int,
+    array_of_displacements: *const c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_indexed_block";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count.into(), &|_| Ok(vec![blocklength.into()]), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), false, true, oldtype, newtype, false, f)
+        indexed(
+            count.into(),
+            &|_| Ok(vec![blocklength.into()]),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            false,
+            true,
+            oldtype,
+            newtype,
+            false,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_indexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_indexed_block_c(
+    count: MPI_Count,
+    blocklength: MPI_Count,
+    array_of_displacements: *const MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_indexed_block_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count, &|_| Ok(vec![blocklength]), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), false, true, oldtype, newtype, true, f)
+        indexed(
+            count,
+            &|_| Ok(vec![blocklength]),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            false,
+            true,
+            oldtype,
+            newtype,
+            true,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_hindexed_block(
+    count: c_int,
+    blocklength: c_int,
+    array_of_displacements: *const MPI_Aint,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_hindexed_block";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count.into(), &|_| Ok(vec![blocklength.into()]), &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"), true, true, oldtype, newtype, false, f)
+        indexed(
+            count.into(),
+            &|_| Ok(vec![blocklength.into()]),
+            &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"),
+            true,
+            true,
+            oldtype,
+            newtype,
+            false,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_hindexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_hindexed_block_c(
+    count: MPI_Count,
+    blocklength: MPI_Count,
+    array_of_displacements: *const MPI_Count,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_hindexed_block_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        indexed(count, &|_| Ok(vec![blocklength]), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), true, true, oldtype, newtype, true, f)
+        indexed(
+            count,
+            &|_| Ok(vec![blocklength]),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            true,
+            true,
+            oldtype,
+            newtype,
+            true,
+            f,
+        )
     }
 }
 
-unsafe fn create_struct(count: i64, lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>, disps: &dyn Fn(usize) -> MpiResult<Vec<i64>>, types: *const MPI_Datatype, out: *mut MPI_Datatype, large: bool, func: &str) -> MpiResult<()> {
+unsafe fn create_struct(
+    count: i64,
+    lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
+    disps: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
+    types: *const MPI_Datatype,
+    out: *mut MPI_Datatype,
+    large: bool,
+    func: &str,
+) -> MpiResult<()> {
     let n = count_arg(count, func, "count")?;
     let lens = lens(n)?
         .into_iter()
@@ -217,19 +490,47 @@ unsafe fn create_struct(count: i64, lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
     unsafe { store(out, Type::create_struct(&lens, &disps, &types, large), func) }
 }
 
-pub(crate) unsafe fn mpi_type_create_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_struct(
+    count: c_int,
+    array_of_blocklengths: *const c_int,
+    array_of_displacements: *const MPI_Aint,
+    array_of_types: *const MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_struct";
     // SAFETY: forwarded caller contract.
     unsafe {
-        create_struct(count.into(), &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"), &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"), array_of_types, newtype, false, f)
+        create_struct(
+            count.into(),
+            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
+            &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"),
+            array_of_types,
+            newtype,
+            false,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_struct_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_struct_c(
+    count: MPI_Count,
+    array_of_blocklengths: *const MPI_Count,
+    array_of_displacements: *const MPI_Count,
+    array_of_types: *const MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_struct_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        create_struct(count, &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"), &|n| wide(array_of_displacements, n, f, "array_of_displacements"), array_of_types, newtype, true, f)
+        create_struct(
+            count,
+            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
+            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            array_of_types,
+            newtype,
+            true,
+            f,
+        )
     }
 }
 
@@ -237,12 +538,25 @@ fn order_arg(order: c_int, func: &str) -> MpiResult<Order> {
     match order {
         MPI_ORDER_C => Ok(Order::C),
         MPI_ORDER_FORTRAN => Ok(Order::Fortran),
-        o => Err(err(ErrorClass::Arg, format!("{func}(order={o}): must be MPI_ORDER_C or MPI_ORDER_FORTRAN"))),
+        o => Err(err(
+            ErrorClass::Arg,
+            format!("{func}(order={o}): must be MPI_ORDER_C or MPI_ORDER_FORTRAN"),
+        )),
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn subarray(ndims: c_int, sizes: Vec<i64>, subs: Vec<i64>, starts: Vec<i64>, order: c_int, old: MPI_Datatype, out: *mut MPI_Datatype, large: bool, func: &str) -> MpiResult<()> {
+unsafe fn subarray(
+    ndims: c_int,
+    sizes: Vec<i64>,
+    subs: Vec<i64>,
+    starts: Vec<i64>,
+    order: c_int,
+    old: MPI_Datatype,
+    out: *mut MPI_Datatype,
+    large: bool,
+    func: &str,
+) -> MpiResult<()> {
     let mut sz = Vec::new();
     let mut su = Vec::new();
     let mut st = Vec::new();
@@ -263,12 +577,23 @@ unsafe fn subarray(ndims: c_int, sizes: Vec<i64>, subs: Vec<i64>, starts: Vec<i6
 
 fn ndims_arg(ndims: c_int, func: &str) -> MpiResult<usize> {
     if ndims < 1 {
-        return Err(err(ErrorClass::Arg, format!("{func}(ndims={ndims}): must be positive")));
+        return Err(err(
+            ErrorClass::Arg,
+            format!("{func}(ndims={ndims}): must be positive"),
+        ));
     }
     Ok(ndims as usize)
 }
 
-pub(crate) unsafe fn mpi_type_create_subarray(ndims: c_int, array_of_sizes: *const c_int, array_of_subsizes: *const c_int, array_of_starts: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_subarray(
+    ndims: c_int,
+    array_of_sizes: *const c_int,
+    array_of_subsizes: *const c_int,
+    array_of_starts: *const c_int,
+    order: c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_subarray";
     let n = ndims_arg(ndims, f)?;
     // SAFETY: forwarded caller contract (arrays of ndims elements).
@@ -280,7 +605,15 @@ pub(crate) unsafe fn mpi_type_create_subarray(ndims: c_int, array_of_sizes: *con
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_subarray_c(ndims: c_int, array_of_sizes: *const MPI_Count, array_of_subsizes: *const MPI_Count, array_of_starts: *const MPI_Count, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_subarray_c(
+    ndims: c_int,
+    array_of_sizes: *const MPI_Count,
+    array_of_subsizes: *const MPI_Count,
+    array_of_starts: *const MPI_Count,
+    order: c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_subarray_c";
     let n = ndims_arg(ndims, f)?;
     // SAFETY: forwarded caller contract.
@@ -293,27 +626,57 @@ pub(crate) unsafe fn mpi_type_create_subarray_c(ndims: c_int, array_of_sizes: *c
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn darray(size: c_int, rank: c_int, gsizes: Vec<i64>, distribs: *const c_int, dargs: *const c_int, psizes: *const c_int, order: c_int, old: MPI_Datatype, out: *mut MPI_Datatype, large: bool, func: &str) -> MpiResult<()> {
+unsafe fn darray(
+    size: c_int,
+    rank: c_int,
+    gsizes: Vec<i64>,
+    distribs: *const c_int,
+    dargs: *const c_int,
+    psizes: *const c_int,
+    order: c_int,
+    old: MPI_Datatype,
+    out: *mut MPI_Datatype,
+    large: bool,
+    func: &str,
+) -> MpiResult<()> {
     let n = gsizes.len();
     if size < 1 || rank < 0 || rank >= size {
-        return Err(err(ErrorClass::Arg, format!("{func}(size={size}, rank={rank}): need 0 <= rank < size")));
+        return Err(err(
+            ErrorClass::Arg,
+            format!("{func}(size={size}, rank={rank}): need 0 <= rank < size"),
+        ));
     }
     // SAFETY: forwarded caller contract (arrays of ndims elements).
     let (ds, da, ps) = unsafe {
-        (array(distribs, n, func, "array_of_distribs")?, array(dargs, n, func, "array_of_dargs")?, array(psizes, n, func, "array_of_psizes")?)
+        (
+            array(distribs, n, func, "array_of_distribs")?,
+            array(dargs, n, func, "array_of_dargs")?,
+            array(psizes, n, func, "array_of_psizes")?,
+        )
     };
     let mut g = Vec::new();
     let mut dist = Vec::new();
     let mut grid: i64 = 1;
     for i in 0..n {
         if gsizes[i] < 1 || ps[i] < 1 {
-            return Err(err(ErrorClass::Arg, format!("{func}: dimension {i}: gsize {} and psize {} must be positive", gsizes[i], ps[i])));
+            return Err(err(
+                ErrorClass::Arg,
+                format!(
+                    "{func}: dimension {i}: gsize {} and psize {} must be positive",
+                    gsizes[i], ps[i]
+                ),
+            ));
         }
         grid = grid.saturating_mul(ps[i] as i64);
         let darg = match da[i] {
             MPI_DISTRIBUTE_DFLT_DARG => None,
             d if d >= 1 => Some(d as usize),
-            d => return Err(err(ErrorClass::Arg, format!("{func}(array_of_dargs[{i}]={d}): must be positive or MPI_DISTRIBUTE_DFLT_DARG"))),
+            d => return Err(err(
+                ErrorClass::Arg,
+                format!(
+                    "{func}(array_of_dargs[{i}]={d}): must be positive or MPI_DISTRIBUTE_DFLT_DARG"
+                ),
+            )),
         };
         dist.push(match ds[i] {
             MPI_DISTRIBUTE_NONE => {
@@ -336,50 +699,134 @@ unsafe fn darray(size: c_int, rank: c_int, gsizes: Vec<i64>, distribs: *const c_
         g.push(gsizes[i] as usize);
     }
     if grid != size as i64 {
-        return Err(err(ErrorClass::Arg, format!("{func}: the process grid has {grid} processes, not size={size}")));
+        return Err(err(
+            ErrorClass::Arg,
+            format!("{func}: the process grid has {grid} processes, not size={size}"),
+        ));
     }
     let order = order_arg(order, func)?;
     let o = type_of(old, func, "oldtype")?;
     let p: Vec<usize> = ps.iter().map(|&v| v as usize).collect();
     // SAFETY: forwarded caller contract.
-    unsafe { store(out, Type::darray(size as usize, rank as usize, &g, &dist, &p, order, &o, (ds, da), large), func) }
+    unsafe {
+        store(
+            out,
+            Type::darray(
+                size as usize,
+                rank as usize,
+                &g,
+                &dist,
+                &p,
+                order,
+                &o,
+                (ds, da),
+                large,
+            ),
+            func,
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_create_darray(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const c_int, array_of_distribs: *const c_int, array_of_dargs: *const c_int, array_of_psizes: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_darray(
+    size: c_int,
+    rank: c_int,
+    ndims: c_int,
+    array_of_gsizes: *const c_int,
+    array_of_distribs: *const c_int,
+    array_of_dargs: *const c_int,
+    array_of_psizes: *const c_int,
+    order: c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_darray";
     let n = ndims_arg(ndims, f)?;
     // SAFETY: forwarded caller contract.
     unsafe {
         let g = wide(array_of_gsizes, n, f, "array_of_gsizes")?;
-        darray(size, rank, g, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, false, f)
+        darray(
+            size,
+            rank,
+            g,
+            array_of_distribs,
+            array_of_dargs,
+            array_of_psizes,
+            order,
+            oldtype,
+            newtype,
+            false,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_darray_c(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const MPI_Count, array_of_distribs: *const c_int, array_of_dargs: *const c_int, array_of_psizes: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_darray_c(
+    size: c_int,
+    rank: c_int,
+    ndims: c_int,
+    array_of_gsizes: *const MPI_Count,
+    array_of_distribs: *const c_int,
+    array_of_dargs: *const c_int,
+    array_of_psizes: *const c_int,
+    order: c_int,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_darray_c";
     let n = ndims_arg(ndims, f)?;
     // SAFETY: forwarded caller contract.
     unsafe {
         let g = wide(array_of_gsizes, n, f, "array_of_gsizes")?;
-        darray(size, rank, g, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, true, f)
+        darray(
+            size,
+            rank,
+            g,
+            array_of_distribs,
+            array_of_dargs,
+            array_of_psizes,
+            order,
+            oldtype,
+            newtype,
+            true,
+            f,
+        )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_resized(oldtype: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_resized(
+    oldtype: MPI_Datatype,
+    lb: MPI_Aint,
+    extent: MPI_Aint,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_resized";
     let o = type_of(oldtype, f, "oldtype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { store(newtype, Type::resized(&o, lb as i64, extent as i64, false), f) }
+    unsafe {
+        store(
+            newtype,
+            Type::resized(&o, lb as i64, extent as i64, false),
+            f,
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_create_resized_c(oldtype: MPI_Datatype, lb: MPI_Count, extent: MPI_Count, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_resized_c(
+    oldtype: MPI_Datatype,
+    lb: MPI_Count,
+    extent: MPI_Count,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_resized_c";
     let o = type_of(oldtype, f, "oldtype")?;
     // SAFETY: forwarded caller contract.
     unsafe { store(newtype, Type::resized(&o, lb, extent, true), f) }
 }
 
-pub(crate) unsafe fn mpi_type_dup(oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_dup(
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_dup";
     let o = type_of(oldtype, f, "oldtype")?;
     non_null(newtype, f, "newtype")?;
@@ -409,13 +856,24 @@ pub(crate) unsafe fn mpi_type_free(datatype: *mut MPI_Datatype) -> MpiResult<()>
     let h = unsafe { *datatype };
     let t = type_of(h, f, "datatype")?;
     if t.is_permanent() {
-        return Err(err(ErrorClass::Type, format!("{f}(datatype={}): predefined datatypes cannot be freed", t.name())));
+        return Err(err(
+            ErrorClass::Type,
+            format!(
+                "{f}(datatype={}): predefined datatypes cannot be freed",
+                t.name()
+            ),
+        ));
     }
     // Delete callbacks run first (they may still query the type through its handle).
     crate::api::attr::type_attrs_free(h, f)?;
     // Operations in flight hold their own reference (through their buffer's request), and
     // derived types hold their components, so only the handle goes away here.
-    TYPES.remove(h).map_err(|_| err(ErrorClass::Type, format!("{f}(datatype={h:#x}): the datatype was already freed")))?;
+    TYPES.remove(h).map_err(|_| {
+        err(
+            ErrorClass::Type,
+            format!("{f}(datatype={h:#x}): the datatype was already freed"),
+        )
+    })?;
     // SAFETY: checked non-null; writable per the caller.
     unsafe { *datatype = MPI_DATATYPE_NULL };
     Ok(())
@@ -445,13 +903,24 @@ fn combiner_value(c: Combiner) -> c_int {
     }
 }
 
-pub(crate) unsafe fn mpi_type_get_envelope(datatype: MPI_Datatype, num_integers: *mut c_int, num_addresses: *mut c_int, num_datatypes: *mut c_int, combiner: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_envelope(
+    datatype: MPI_Datatype,
+    num_integers: *mut c_int,
+    num_addresses: *mut c_int,
+    num_datatypes: *mut c_int,
+    combiner: *mut c_int,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_envelope";
     let t = type_of(datatype, f, "datatype")?;
     if t.is_large() {
         return Err(err(ErrorClass::Type, format!("{f}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c")));
     }
-    for (p, a) in [(num_integers, "num_integers"), (num_addresses, "num_addresses"), (num_datatypes, "num_datatypes"), (combiner, "combiner")] {
+    for (p, a) in [
+        (num_integers, "num_integers"),
+        (num_addresses, "num_addresses"),
+        (num_datatypes, "num_datatypes"),
+        (combiner, "combiner"),
+    ] {
         non_null(p, f, a)?;
     }
     let c = t.contents();
@@ -465,10 +934,22 @@ pub(crate) unsafe fn mpi_type_get_envelope(datatype: MPI_Datatype, num_integers:
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_type_get_envelope_c(datatype: MPI_Datatype, num_integers: *mut MPI_Count, num_addresses: *mut MPI_Count, num_large_counts: *mut MPI_Count, num_datatypes: *mut MPI_Count, combiner: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_envelope_c(
+    datatype: MPI_Datatype,
+    num_integers: *mut MPI_Count,
+    num_addresses: *mut MPI_Count,
+    num_large_counts: *mut MPI_Count,
+    num_datatypes: *mut MPI_Count,
+    combiner: *mut c_int,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_envelope_c";
     let t = type_of(datatype, f, "datatype")?;
-    for (p, a) in [(num_integers, "num_integers"), (num_addresses, "num_addresses"), (num_large_counts, "num_large_counts"), (num_datatypes, "num_datatypes")] {
+    for (p, a) in [
+        (num_integers, "num_integers"),
+        (num_addresses, "num_addresses"),
+        (num_large_counts, "num_large_counts"),
+        (num_datatypes, "num_datatypes"),
+    ] {
         non_null(p, f, a)?;
     }
     non_null(combiner, f, "combiner")?;
@@ -490,7 +971,13 @@ pub(crate) unsafe fn mpi_type_get_envelope_c(datatype: MPI_Datatype, num_integer
 /// `dst` null or valid for `max` elements.
 unsafe fn fill<T: Copy>(dst: *mut T, max: i64, src: &[T], func: &str, arg: &str) -> MpiResult<()> {
     if (max as i128) < src.len() as i128 {
-        return Err(err(ErrorClass::Arg, format!("{func}(max for {arg}={max}): the type has {} of them", src.len())));
+        return Err(err(
+            ErrorClass::Arg,
+            format!(
+                "{func}(max for {arg}={max}): the type has {} of them",
+                src.len()
+            ),
+        ));
     }
     if src.is_empty() {
         return Ok(());
@@ -502,10 +989,28 @@ unsafe fn fill<T: Copy>(dst: *mut T, max: i64, src: &[T], func: &str, arg: &str)
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn contents(datatype: MPI_Datatype, max_i: i64, max_a: i64, max_c: i64, max_d: i64, ints: *mut c_int, addrs: *mut MPI_Aint, counts: *mut MPI_Count, types: *mut MPI_Datatype, func: &str, large_ok: bool) -> MpiResult<()> {
+unsafe fn contents(
+    datatype: MPI_Datatype,
+    max_i: i64,
+    max_a: i64,
+    max_c: i64,
+    max_d: i64,
+    ints: *mut c_int,
+    addrs: *mut MPI_Aint,
+    counts: *mut MPI_Count,
+    types: *mut MPI_Datatype,
+    func: &str,
+    large_ok: bool,
+) -> MpiResult<()> {
     let t = type_of(datatype, func, "datatype")?;
     if t.combiner() == Combiner::Named {
-        return Err(err(ErrorClass::Type, format!("{func}(datatype={}): a predefined datatype has no contents", t.name())));
+        return Err(err(
+            ErrorClass::Type,
+            format!(
+                "{func}(datatype={}): a predefined datatype has no contents",
+                t.name()
+            ),
+        ));
     }
     if t.is_large() && !large_ok {
         return Err(err(ErrorClass::Type, format!("{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_contents_c")));
@@ -513,9 +1018,17 @@ unsafe fn contents(datatype: MPI_Datatype, max_i: i64, max_a: i64, max_c: i64, m
     let c = t.contents();
     let addr_vals: Vec<MPI_Aint> = c.addrs.iter().map(|&a| a as MPI_Aint).collect();
     // Check every capacity before writing anything.
-    for (max, n, a) in [(max_i, c.ints.len(), "max_integers"), (max_a, c.addrs.len(), "max_addresses"), (max_c, c.counts.len(), "max_large_counts"), (max_d, c.types.len(), "max_datatypes")] {
+    for (max, n, a) in [
+        (max_i, c.ints.len(), "max_integers"),
+        (max_a, c.addrs.len(), "max_addresses"),
+        (max_c, c.counts.len(), "max_large_counts"),
+        (max_d, c.types.len(), "max_datatypes"),
+    ] {
         if (max as i128) < n as i128 {
-            return Err(err(ErrorClass::Arg, format!("{func}({a}={max}): the type has {n}")));
+            return Err(err(
+                ErrorClass::Arg,
+                format!("{func}({a}={max}): the type has {n}"),
+            ));
         }
     }
     // SAFETY: forwarded caller contract.
@@ -531,15 +1044,61 @@ unsafe fn contents(datatype: MPI_Datatype, max_i: i64, max_a: i64, max_c: i64, m
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_type_get_contents(datatype: MPI_Datatype, max_integers: c_int, max_addresses: c_int, max_datatypes: c_int, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_datatypes: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_contents(
+    datatype: MPI_Datatype,
+    max_integers: c_int,
+    max_addresses: c_int,
+    max_datatypes: c_int,
+    array_of_integers: *mut c_int,
+    array_of_addresses: *mut MPI_Aint,
+    array_of_datatypes: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { contents(datatype, max_integers.into(), max_addresses.into(), 0, max_datatypes.into(), array_of_integers, array_of_addresses, std::ptr::null_mut(), array_of_datatypes, "MPI_Type_get_contents", false) }
+    unsafe {
+        contents(
+            datatype,
+            max_integers.into(),
+            max_addresses.into(),
+            0,
+            max_datatypes.into(),
+            array_of_integers,
+            array_of_addresses,
+            std::ptr::null_mut(),
+            array_of_datatypes,
+            "MPI_Type_get_contents",
+            false,
+        )
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn mpi_type_get_contents_c(datatype: MPI_Datatype, max_integers: MPI_Count, max_addresses: MPI_Count, max_large_counts: MPI_Count, max_datatypes: MPI_Count, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_large_counts: *mut MPI_Count, array_of_datatypes: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_contents_c(
+    datatype: MPI_Datatype,
+    max_integers: MPI_Count,
+    max_addresses: MPI_Count,
+    max_large_counts: MPI_Count,
+    max_datatypes: MPI_Count,
+    array_of_integers: *mut c_int,
+    array_of_addresses: *mut MPI_Aint,
+    array_of_large_counts: *mut MPI_Count,
+    array_of_datatypes: *mut MPI_Datatype,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, "MPI_Type_get_contents_c", true) }
+    unsafe {
+        contents(
+            datatype,
+            max_integers,
+            max_addresses,
+            max_large_counts,
+            max_datatypes,
+            array_of_integers,
+            array_of_addresses,
+            array_of_large_counts,
+            array_of_datatypes,
+            "MPI_Type_get_contents_c",
+            true,
+        )
+    }
 }
 
 // ------------------------------------------------------------------ size, extent, name
@@ -552,13 +1111,19 @@ pub(crate) unsafe fn mpi_type_size(datatype: MPI_Datatype, size: *mut c_int) -> 
     unsafe { write(size, v, f, "size") }
 }
 
-pub(crate) unsafe fn mpi_type_size_c(datatype: MPI_Datatype, size: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_size_c(
+    datatype: MPI_Datatype,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
     let t = type_of(datatype, "MPI_Type_size_c", "datatype")?;
     // SAFETY: checked by write.
     unsafe { write(size, t.size as MPI_Count, "MPI_Type_size_c", "size") }
 }
 
-pub(crate) unsafe fn mpi_type_size_x(datatype: MPI_Datatype, size: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_size_x(
+    datatype: MPI_Datatype,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
     let t = type_of(datatype, "MPI_Type_size_x", "datatype")?;
     // SAFETY: checked by write.
     unsafe { write(size, t.size as MPI_Count, "MPI_Type_size_x", "size") }
@@ -568,7 +1133,15 @@ pub(crate) unsafe fn mpi_type_size_x(datatype: MPI_Datatype, size: *mut MPI_Coun
 ///
 /// # Safety
 /// Both null or writable.
-unsafe fn pair<T>(a: *mut T, av: T, b: *mut T, bv: T, func: &str, an: &str, bn: &str) -> MpiResult<()> {
+unsafe fn pair<T>(
+    a: *mut T,
+    av: T,
+    b: *mut T,
+    bv: T,
+    func: &str,
+    an: &str,
+    bn: &str,
+) -> MpiResult<()> {
     non_null(a, func, an)?;
     non_null(b, func, bn)?;
     // SAFETY: checked non-null; writable per the caller.
@@ -579,49 +1152,136 @@ unsafe fn pair<T>(a: *mut T, av: T, b: *mut T, bv: T, func: &str, an: &str, bn: 
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_type_get_extent(datatype: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_extent(
+    datatype: MPI_Datatype,
+    lb: *mut MPI_Aint,
+    extent: *mut MPI_Aint,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_extent";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { pair(lb, t.lb as MPI_Aint, extent, t.extent as MPI_Aint, f, "lb", "extent") }
+    unsafe {
+        pair(
+            lb,
+            t.lb as MPI_Aint,
+            extent,
+            t.extent as MPI_Aint,
+            f,
+            "lb",
+            "extent",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_extent_c(
+    datatype: MPI_Datatype,
+    lb: *mut MPI_Count,
+    extent: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_extent_c";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { pair(lb, t.lb as MPI_Count, extent, t.extent as MPI_Count, f, "lb", "extent") }
+    unsafe {
+        pair(
+            lb,
+            t.lb as MPI_Count,
+            extent,
+            t.extent as MPI_Count,
+            f,
+            "lb",
+            "extent",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_extent_x(
+    datatype: MPI_Datatype,
+    lb: *mut MPI_Count,
+    extent: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_extent_x";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { pair(lb, t.lb as MPI_Count, extent, t.extent as MPI_Count, f, "lb", "extent") }
+    unsafe {
+        pair(
+            lb,
+            t.lb as MPI_Count,
+            extent,
+            t.extent as MPI_Count,
+            f,
+            "lb",
+            "extent",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut MPI_Aint, true_extent: *mut MPI_Aint) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_true_extent(
+    datatype: MPI_Datatype,
+    true_lb: *mut MPI_Aint,
+    true_extent: *mut MPI_Aint,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_true_extent";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { pair(true_lb, t.true_lb as MPI_Aint, true_extent, t.true_extent as MPI_Aint, f, "true_lb", "true_extent") }
+    unsafe {
+        pair(
+            true_lb,
+            t.true_lb as MPI_Aint,
+            true_extent,
+            t.true_extent as MPI_Aint,
+            f,
+            "true_lb",
+            "true_extent",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_true_extent_c(
+    datatype: MPI_Datatype,
+    true_lb: *mut MPI_Count,
+    true_extent: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_true_extent_c";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { pair(true_lb, t.true_lb as MPI_Count, true_extent, t.true_extent as MPI_Count, f, "true_lb", "true_extent") }
+    unsafe {
+        pair(
+            true_lb,
+            t.true_lb as MPI_Count,
+            true_extent,
+            t.true_extent as MPI_Count,
+            f,
+            "true_lb",
+            "true_extent",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_true_extent_x(
+    datatype: MPI_Datatype,
+    true_lb: *mut MPI_Count,
+    true_extent: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_true_extent_x";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { pair(true_lb, t.true_lb as MPI_Count, true_extent, t.true_extent as MPI_Count, f, "true_lb", "true_extent") }
+    unsafe {
+        pair(
+            true_lb,
+            t.true_lb as MPI_Count,
+            true_extent,
+            t.true_extent as MPI_Count,
+            f,
+            "true_lb",
+            "true_extent",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_type_set_name(datatype: MPI_Datatype, type_name: *const c_char) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_set_name(
+    datatype: MPI_Datatype,
+    type_name: *const c_char,
+) -> MpiResult<()> {
     let f = "MPI_Type_set_name";
     let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
@@ -635,29 +1295,72 @@ pub(crate) unsafe fn mpi_type_set_name(datatype: MPI_Datatype, type_name: *const
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_type_get_name(datatype: MPI_Datatype, type_name: *mut c_char, resultlen: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_name(
+    datatype: MPI_Datatype,
+    type_name: *mut c_char,
+    resultlen: *mut c_int,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_name";
     let t = type_of(datatype, f, "datatype")?;
     non_null(resultlen, f, "resultlen")?;
     // SAFETY: the standard gives the buffer MPI_MAX_OBJECT_NAME bytes.
-    unsafe { copy_out_str(&t.name(), type_name, MPI_MAX_OBJECT_NAME as usize, resultlen, f, "type_name") }
+    unsafe {
+        copy_out_str(
+            &t.name(),
+            type_name,
+            MPI_MAX_OBJECT_NAME as usize,
+            resultlen,
+            f,
+            "type_name",
+        )
+    }
 }
 
 // ------------------------------------------------------------------ predefined lookups
 
-pub(crate) unsafe fn mpi_type_match_size(typeclass: c_int, size: c_int, datatype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_match_size(
+    typeclass: c_int,
+    size: c_int,
+    datatype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_match_size";
     let list: &[(c_int, MPI_Datatype)] = match typeclass {
-        MPI_TYPECLASS_INTEGER => &[(1, MPI_INTEGER1), (2, MPI_INTEGER2), (4, MPI_INTEGER4), (8, MPI_INTEGER8), (16, MPI_INTEGER16)],
-        MPI_TYPECLASS_REAL => &[(2, MPI_REAL2), (4, MPI_REAL4), (8, MPI_REAL8), (16, MPI_REAL16)],
-        MPI_TYPECLASS_COMPLEX => &[(4, MPI_COMPLEX4), (8, MPI_COMPLEX8), (16, MPI_COMPLEX16), (32, MPI_COMPLEX32)],
-        c => return Err(err(ErrorClass::Arg, format!("{f}(typeclass={c}): not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX"))),
+        MPI_TYPECLASS_INTEGER => &[
+            (1, MPI_INTEGER1),
+            (2, MPI_INTEGER2),
+            (4, MPI_INTEGER4),
+            (8, MPI_INTEGER8),
+            (16, MPI_INTEGER16),
+        ],
+        MPI_TYPECLASS_REAL => &[
+            (2, MPI_REAL2),
+            (4, MPI_REAL4),
+            (8, MPI_REAL8),
+            (16, MPI_REAL16),
+        ],
+        MPI_TYPECLASS_COMPLEX => &[
+            (4, MPI_COMPLEX4),
+            (8, MPI_COMPLEX8),
+            (16, MPI_COMPLEX16),
+            (32, MPI_COMPLEX32),
+        ],
+        c => {
+            return Err(err(
+                ErrorClass::Arg,
+                format!("{f}(typeclass={c}): not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX"),
+            ))
+        }
     };
     let h = list
         .iter()
         .find(|p| p.0 == size)
         .map(|p| p.1)
-        .ok_or_else(|| err(ErrorClass::Arg, format!("{f}(size={size}): no type of that class has that size")))?;
+        .ok_or_else(|| {
+            err(
+                ErrorClass::Arg,
+                format!("{f}(size={size}): no type of that class has that size"),
+            )
+        })?;
     // SAFETY: checked by write.
     unsafe { write(datatype, h, f, "datatype") }
 }
@@ -666,7 +1369,15 @@ pub(crate) unsafe fn mpi_type_match_size(typeclass: c_int, size: c_int, datatype
 ///
 /// # Safety
 /// `out` null or writable.
-unsafe fn f90(kind: Combiner, p: c_int, r: c_int, base: MPI_Datatype, ints: Vec<i32>, out: *mut MPI_Datatype, func: &str) -> MpiResult<()> {
+unsafe fn f90(
+    kind: Combiner,
+    p: c_int,
+    r: c_int,
+    base: MPI_Datatype,
+    ints: Vec<i32>,
+    out: *mut MPI_Datatype,
+    func: &str,
+) -> MpiResult<()> {
     non_null(out, func, "newtype")?;
     let key = (kind as u8, p, r);
     let h = {
@@ -690,41 +1401,75 @@ fn real_kind(p: c_int, r: c_int, func: &str, names: [MPI_Datatype; 3]) -> MpiRes
     let p_ok = |max| p == MPI_UNDEFINED || (0..=max).contains(&p);
     let r_ok = |max| r == MPI_UNDEFINED || (0..=max).contains(&r);
     if p == MPI_UNDEFINED && r == MPI_UNDEFINED {
-        return Err(err(ErrorClass::Arg, format!("{func}(p=MPI_UNDEFINED, r=MPI_UNDEFINED): at least one must be given")));
+        return Err(err(
+            ErrorClass::Arg,
+            format!("{func}(p=MPI_UNDEFINED, r=MPI_UNDEFINED): at least one must be given"),
+        ));
     }
     [(6, 37), (15, 307), (33, 4931)]
         .iter()
         .position(|&(mp, mr)| p_ok(mp) && r_ok(mr))
         .map(|i| names[i])
-        .ok_or_else(|| err(ErrorClass::Arg, format!("{func}(p={p}, r={r}): no real type has that precision and range")))
+        .ok_or_else(|| {
+            err(
+                ErrorClass::Arg,
+                format!("{func}(p={p}, r={r}): no real type has that precision and range"),
+            )
+        })
 }
 
-pub(crate) unsafe fn mpi_type_create_f90_real(p: c_int, r: c_int, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_f90_real(
+    p: c_int,
+    r: c_int,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_f90_real";
     let base = real_kind(p, r, f, [MPI_REAL4, MPI_REAL8, MPI_REAL16])?;
     // SAFETY: forwarded caller contract.
     unsafe { f90(Combiner::F90Real, p, r, base, vec![p, r], newtype, f) }
 }
 
-pub(crate) unsafe fn mpi_type_create_f90_complex(p: c_int, r: c_int, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_f90_complex(
+    p: c_int,
+    r: c_int,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_f90_complex";
     let base = real_kind(p, r, f, [MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32])?;
     // SAFETY: forwarded caller contract.
     unsafe { f90(Combiner::F90Complex, p, r, base, vec![p, r], newtype, f) }
 }
 
-pub(crate) unsafe fn mpi_type_create_f90_integer(r: c_int, newtype: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_create_f90_integer(
+    r: c_int,
+    newtype: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_create_f90_integer";
-    let base = [(2, MPI_INTEGER1), (4, MPI_INTEGER2), (9, MPI_INTEGER4), (18, MPI_INTEGER8), (38, MPI_INTEGER16)]
-        .iter()
-        .find(|&&(max, _)| r != MPI_UNDEFINED && (0..=max).contains(&r))
-        .map(|&(_, h)| h)
-        .ok_or_else(|| err(ErrorClass::Arg, format!("{f}(r={r}): no integer type has that range")))?;
+    let base = [
+        (2, MPI_INTEGER1),
+        (4, MPI_INTEGER2),
+        (9, MPI_INTEGER4),
+        (18, MPI_INTEGER8),
+        (38, MPI_INTEGER16),
+    ]
+    .iter()
+    .find(|&&(max, _)| r != MPI_UNDEFINED && (0..=max).contains(&r))
+    .map(|&(_, h)| h)
+    .ok_or_else(|| {
+        err(
+            ErrorClass::Arg,
+            format!("{f}(r={r}): no integer type has that range"),
+        )
+    })?;
     // SAFETY: forwarded caller contract.
     unsafe { f90(Combiner::F90Integer, 0, r, base, vec![r], newtype, f) }
 }
 
-pub(crate) unsafe fn mpi_type_get_value_index(value_type: MPI_Datatype, index_type: MPI_Datatype, pair_type: *mut MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_type_get_value_index(
+    value_type: MPI_Datatype,
+    index_type: MPI_Datatype,
+    pair_type: *mut MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Type_get_value_index";
     type_of(value_type, f, "value_type")?;
     type_of(index_type, f, "index_type")?;
@@ -744,14 +1489,21 @@ pub(crate) unsafe fn mpi_type_get_value_index(value_type: MPI_Datatype, index_ty
     unsafe { write(pair_type, h, f, "pair_type") }
 }
 
-pub(crate) unsafe fn mpi_get_address(location: *const std::ffi::c_void, address: *mut MPI_Aint) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_get_address(
+    location: *const std::ffi::c_void,
+    address: *mut MPI_Aint,
+) -> MpiResult<()> {
     // SAFETY: checked by write.
     unsafe { write(address, location as MPI_Aint, "MPI_Get_address", "address") }
 }
 
 // ------------------------------------------------------------------ elements
 
-unsafe fn elements(s: *const MPI_Status, datatype: MPI_Datatype, func: &str) -> MpiResult<Option<u64>> {
+unsafe fn elements(
+    s: *const MPI_Status,
+    datatype: MPI_Datatype,
+    func: &str,
+) -> MpiResult<Option<u64>> {
     non_null(s, func, "status")?;
     // SAFETY: checked non-null; readable per the caller.
     let st = status::from_c(unsafe { &*s });
@@ -759,38 +1511,76 @@ unsafe fn elements(s: *const MPI_Status, datatype: MPI_Datatype, func: &str) -> 
     Ok(t.elements_in(st.bytes))
 }
 
-pub(crate) unsafe fn mpi_get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_get_elements(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut c_int,
+) -> MpiResult<()> {
     let f = "MPI_Get_elements";
     non_null(count, f, "count")?;
     // SAFETY: forwarded caller contract.
     let n = unsafe { elements(status, datatype, f)? };
-    let v = n.and_then(|n| c_int::try_from(n).ok()).unwrap_or(MPI_UNDEFINED);
+    let v = n
+        .and_then(|n| c_int::try_from(n).ok())
+        .unwrap_or(MPI_UNDEFINED);
     // SAFETY: checked by write.
     unsafe { write(count, v, f, "count") }
 }
 
-pub(crate) unsafe fn mpi_get_elements_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_get_elements_c(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Get_elements_c";
     non_null(count, f, "count")?;
     // SAFETY: forwarded caller contract.
     let n = unsafe { elements(status, datatype, f)? };
     // SAFETY: checked by write.
-    unsafe { write(count, n.map_or(MPI_UNDEFINED as MPI_Count, |n| n as MPI_Count), f, "count") }
+    unsafe {
+        write(
+            count,
+            n.map_or(MPI_UNDEFINED as MPI_Count, |n| n as MPI_Count),
+            f,
+            "count",
+        )
+    }
 }
 
-pub(crate) unsafe fn mpi_get_elements_x(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_get_elements_x(
+    status: *const MPI_Status,
+    datatype: MPI_Datatype,
+    count: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Get_elements_x";
     non_null(count, f, "count")?;
     // SAFETY: forwarded caller contract.
     let n = unsafe { elements(status, datatype, f)? };
     // SAFETY: checked by write.
-    unsafe { write(count, n.map_or(MPI_UNDEFINED as MPI_Count, |n| n as MPI_Count), f, "count") }
+    unsafe {
+        write(
+            count,
+            n.map_or(MPI_UNDEFINED as MPI_Count, |n| n as MPI_Count),
+            f,
+            "count",
+        )
+    }
 }
 
-unsafe fn set_elements(s: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count, func: &str) -> MpiResult<()> {
+unsafe fn set_elements(
+    s: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+    func: &str,
+) -> MpiResult<()> {
     let t = type_of(datatype, func, "datatype")?;
     let n = count_arg(count, func, "count")? as u64;
-    let bytes = t.bytes_of_elements(n).ok_or_else(|| err(ErrorClass::Count, format!("{func}(count={count}): the byte count overflows")))?;
+    let bytes = t.bytes_of_elements(n).ok_or_else(|| {
+        err(
+            ErrorClass::Count,
+            format!("{func}(count={count}): the byte count overflows"),
+        )
+    })?;
     non_null(s, func, "status")?;
     // SAFETY: checked non-null; writable per the caller.
     let c = unsafe { &mut *s };
@@ -800,17 +1590,29 @@ unsafe fn set_elements(s: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Co
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_status_set_elements(status: *mut MPI_Status, datatype: MPI_Datatype, count: c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_status_set_elements(
+    status: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: c_int,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { set_elements(status, datatype, count.into(), "MPI_Status_set_elements") }
 }
 
-pub(crate) unsafe fn mpi_status_set_elements_x(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_status_set_elements_x(
+    status: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_x") }
 }
 
-pub(crate) unsafe fn mpi_status_set_elements_c(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_status_set_elements_c(
+    status: *mut MPI_Status,
+    datatype: MPI_Datatype,
+    count: MPI_Count,
+) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_c") }
 }

@@ -93,7 +93,7 @@ unsafe fn start(
     func: &str,
 ) -> MpiResult<()> {
     non_null(request, func, "request")?;
-    let inst = world::get(func)?.session.instance.clone();
+    let inst = crate::objects::instance(func)?;
     let id = progress::greq_start(&inst, class, state as usize, 0);
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(request_handle(id)) };
@@ -182,7 +182,7 @@ pub(crate) unsafe fn mpix_grequest_class_allocate(
 
 pub(crate) fn mpi_grequest_complete(request: MPI_Request) -> MpiResult<()> {
     let f = "MPI_Grequest_complete";
-    let inst = world::get(f)?.session.instance.clone();
+    let inst = crate::objects::instance(f)?;
     let id = request_id(request, f, "request")?.ok_or_else(|| {
         MpiError::new(
             ErrorClass::Request,
@@ -216,7 +216,7 @@ pub(crate) fn mpix_stream_progress(stream: MPIX_Stream) -> MpiResult<()> {
             format!("{f}(stream={stream:#x}): only MPIX_STREAM_NULL (the implicit VCIs) is supported until MPIX streams exist"),
         ));
     }
-    let inst = world::get(f)?.session.instance.clone();
+    let inst = crate::objects::instance(f)?;
     progress::progress_all(&inst);
     Ok(())
 }

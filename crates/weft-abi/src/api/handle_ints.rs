@@ -90,7 +90,9 @@ pub(crate) fn mpi_type_toint(datatype: MPI_Datatype) -> c_int {
     to_int(datatype)
 }
 pub(crate) fn mpi_type_fromint(datatype: c_int) -> MPI_Datatype {
-    from_int(datatype, MPI_DATATYPE_NULL, |v| crate::datatypes::TYPES.from_int(v))
+    from_int(datatype, MPI_DATATYPE_NULL, |v| {
+        crate::datatypes::TYPES.from_int(v)
+    })
 }
 pub(crate) fn mpi_win_toint(win: MPI_Win) -> c_int {
     to_int(win)

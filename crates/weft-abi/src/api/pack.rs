@@ -17,7 +17,10 @@ fn err(class: ErrorClass, msg: String) -> MpiError {
 }
 
 fn overflow(func: &str, count: i64) -> MpiError {
-    err(ErrorClass::Count, format!("{func}(count={count}): the packed size overflows"))
+    err(
+        ErrorClass::Count,
+        format!("{func}(count={count}): the packed size overflows"),
+    )
 }
 
 /// Read `*position` (non-negative).
@@ -28,21 +31,48 @@ unsafe fn read_position<T: Copy + Into<i64>>(position: *const T, func: &str) -> 
     non_null(position, func, "position")?;
     // SAFETY: checked non-null; readable per the caller.
     let p: i64 = unsafe { *position }.into();
-    usize::try_from(p).map_err(|_| err(ErrorClass::Arg, format!("{func}(*position={p}): must not be negative")))
+    usize::try_from(p).map_err(|_| {
+        err(
+            ErrorClass::Arg,
+            format!("{func}(*position={p}): must not be negative"),
+        )
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn pack(inbuf: *const c_void, incount: i64, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: i64, position: usize, comm: Option<MPI_Comm>, func: &str) -> MpiResult<usize> {
+unsafe fn pack(
+    inbuf: *const c_void,
+    incount: i64,
+    datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: i64,
+    position: usize,
+    comm: Option<MPI_Comm>,
+    func: &str,
+) -> MpiResult<usize> {
     if let Some(c) = comm {
         objects::comm(c, func, "comm")?;
     }
     let n = count_arg(incount, func, "incount")?;
     let t = committed_type(datatype, func)?;
     let bytes = t.bytes_for(n).ok_or_else(|| overflow(func, incount))?;
-    let outsize = usize::try_from(outsize).map_err(|_| err(ErrorClass::Arg, format!("{func}(outsize={outsize}): must not be negative")))?;
-    let end = position.checked_add(bytes).filter(|&e| e <= outsize).ok_or_else(|| {
-        err(ErrorClass::Truncate, format!("{func}(outsize={outsize}): {bytes} bytes do not fit at position {position}"))
+    let outsize = usize::try_from(outsize).map_err(|_| {
+        err(
+            ErrorClass::Arg,
+            format!("{func}(outsize={outsize}): must not be negative"),
+        )
     })?;
+    let end = position
+        .checked_add(bytes)
+        .filter(|&e| e <= outsize)
+        .ok_or_else(|| {
+            err(
+                ErrorClass::Truncate,
+                format!(
+                    "{func}(outsize={outsize}): {bytes} bytes do not fit at position {position}"
+                ),
+            )
+        })?;
     if bytes == 0 {
         return Ok(end);
     }
@@ -59,17 +89,39 @@ unsafe fn pack(inbuf: *const c_void, incount: i64, datatype: MPI_Datatype, outbu
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn unpack(inbuf: *const c_void, insize: i64, position: usize, outbuf: *mut c_void, outcount: i64, datatype: MPI_Datatype, comm: Option<MPI_Comm>, func: &str) -> MpiResult<usize> {
+unsafe fn unpack(
+    inbuf: *const c_void,
+    insize: i64,
+    position: usize,
+    outbuf: *mut c_void,
+    outcount: i64,
+    datatype: MPI_Datatype,
+    comm: Option<MPI_Comm>,
+    func: &str,
+) -> MpiResult<usize> {
     if let Some(c) = comm {
         objects::comm(c, func, "comm")?;
     }
     let n = count_arg(outcount, func, "outcount")?;
     let t = committed_type(datatype, func)?;
     let bytes = t.bytes_for(n).ok_or_else(|| overflow(func, outcount))?;
-    let insize = usize::try_from(insize).map_err(|_| err(ErrorClass::Arg, format!("{func}(insize={insize}): must not be negative")))?;
-    let end = position.checked_add(bytes).filter(|&e| e <= insize).ok_or_else(|| {
-        err(ErrorClass::Truncate, format!("{func}(insize={insize}): {bytes} bytes are not there at position {position}"))
+    let insize = usize::try_from(insize).map_err(|_| {
+        err(
+            ErrorClass::Arg,
+            format!("{func}(insize={insize}): must not be negative"),
+        )
     })?;
+    let end = position
+        .checked_add(bytes)
+        .filter(|&e| e <= insize)
+        .ok_or_else(|| {
+            err(
+                ErrorClass::Truncate,
+                format!(
+                    "{func}(insize={insize}): {bytes} bytes are not there at position {position}"
+                ),
+            )
+        })?;
     if bytes == 0 {
         return Ok(end);
     }
@@ -84,18 +136,43 @@ unsafe fn unpack(inbuf: *const c_void, insize: i64, position: usize, outbuf: *mu
     Ok(end)
 }
 
-pub(crate) unsafe fn mpi_pack(inbuf: *const c_void, incount: c_int, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack(
+    inbuf: *const c_void,
+    incount: c_int,
+    datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: c_int,
+    position: *mut c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
     let f = "MPI_Pack";
     // SAFETY: forwarded caller contract.
     unsafe {
         let p = read_position(position, f)?;
-        let end = pack(inbuf, incount.into(), datatype, outbuf, outsize.into(), p, Some(comm), f)?;
+        let end = pack(
+            inbuf,
+            incount.into(),
+            datatype,
+            outbuf,
+            outsize.into(),
+            p,
+            Some(comm),
+            f,
+        )?;
         *position = end as c_int;
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_pack_c(inbuf: *const c_void, incount: MPI_Count, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count, comm: MPI_Comm) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_c(
+    inbuf: *const c_void,
+    incount: MPI_Count,
+    datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: MPI_Count,
+    position: *mut MPI_Count,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
     let f = "MPI_Pack_c";
     // SAFETY: forwarded caller contract.
     unsafe {
@@ -106,18 +183,43 @@ pub(crate) unsafe fn mpi_pack_c(inbuf: *const c_void, incount: MPI_Count, dataty
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, datatype: MPI_Datatype, comm: MPI_Comm) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_unpack(
+    inbuf: *const c_void,
+    insize: c_int,
+    position: *mut c_int,
+    outbuf: *mut c_void,
+    outcount: c_int,
+    datatype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
     let f = "MPI_Unpack";
     // SAFETY: forwarded caller contract.
     unsafe {
         let p = read_position(position, f)?;
-        let end = unpack(inbuf, insize.into(), p, outbuf, outcount.into(), datatype, Some(comm), f)?;
+        let end = unpack(
+            inbuf,
+            insize.into(),
+            p,
+            outbuf,
+            outcount.into(),
+            datatype,
+            Some(comm),
+            f,
+        )?;
         *position = end as c_int;
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_unpack_c(inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, datatype: MPI_Datatype, comm: MPI_Comm) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_unpack_c(
+    inbuf: *const c_void,
+    insize: MPI_Count,
+    position: *mut MPI_Count,
+    outbuf: *mut c_void,
+    outcount: MPI_Count,
+    datatype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
     let f = "MPI_Unpack_c";
     // SAFETY: forwarded caller contract.
     unsafe {
@@ -135,14 +237,24 @@ fn pack_size(incount: i64, datatype: MPI_Datatype, comm: MPI_Comm, func: &str) -
     t.bytes_for(n).ok_or_else(|| overflow(func, incount))
 }
 
-pub(crate) unsafe fn mpi_pack_size(incount: c_int, datatype: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_size(
+    incount: c_int,
+    datatype: MPI_Datatype,
+    comm: MPI_Comm,
+    size: *mut c_int,
+) -> MpiResult<()> {
     let f = "MPI_Pack_size";
     let n = pack_size(incount.into(), datatype, comm, f)?;
     // SAFETY: checked by write.
     unsafe { write(size, c_int::try_from(n).unwrap_or(MPI_UNDEFINED), f, "size") }
 }
 
-pub(crate) unsafe fn mpi_pack_size_c(incount: MPI_Count, datatype: MPI_Datatype, comm: MPI_Comm, size: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_size_c(
+    incount: MPI_Count,
+    datatype: MPI_Datatype,
+    comm: MPI_Comm,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Pack_size_c";
     let n = pack_size(incount, datatype, comm, f)?;
     // SAFETY: checked by write.
@@ -157,7 +269,10 @@ unsafe fn check_datarep(datarep: *const c_char, func: &str) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     let d = unsafe { c_str(datarep, func, "datarep")? };
     if d != "external32" {
-        return Err(err(ErrorClass::UnsupportedDatarep, format!("{func}(datarep=\"{d}\"): only \"external32\" is supported")));
+        return Err(err(
+            ErrorClass::UnsupportedDatarep,
+            format!("{func}(datarep=\"{d}\"): only \"external32\" is supported"),
+        ));
     }
     Ok(())
 }
@@ -168,7 +283,12 @@ fn external_size(incount: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<
     external32::size(&t, n).ok_or_else(|| overflow(func, incount))
 }
 
-pub(crate) unsafe fn mpi_pack_external_size(datarep: *const c_char, incount: c_int, datatype: MPI_Datatype, size: *mut MPI_Aint) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_external_size(
+    datarep: *const c_char,
+    incount: c_int,
+    datatype: MPI_Datatype,
+    size: *mut MPI_Aint,
+) -> MpiResult<()> {
     let f = "MPI_Pack_external_size";
     // SAFETY: forwarded caller contract.
     unsafe { check_datarep(datarep, f)? };
@@ -177,7 +297,12 @@ pub(crate) unsafe fn mpi_pack_external_size(datarep: *const c_char, incount: c_i
     unsafe { write(size, n as MPI_Aint, f, "size") }
 }
 
-pub(crate) unsafe fn mpi_pack_external_size_c(datarep: *const c_char, incount: MPI_Count, datatype: MPI_Datatype, size: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_external_size_c(
+    datarep: *const c_char,
+    incount: MPI_Count,
+    datatype: MPI_Datatype,
+    size: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Pack_external_size_c";
     // SAFETY: forwarded caller contract.
     unsafe { check_datarep(datarep, f)? };
@@ -187,15 +312,32 @@ pub(crate) unsafe fn mpi_pack_external_size_c(datarep: *const c_char, incount: M
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn pack_external(datarep: *const c_char, inbuf: *const c_void, incount: i64, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: i64, position: usize, func: &str) -> MpiResult<usize> {
+unsafe fn pack_external(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    incount: i64,
+    datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: i64,
+    position: usize,
+    func: &str,
+) -> MpiResult<usize> {
     // SAFETY: forwarded caller contract.
     unsafe { check_datarep(datarep, func)? };
     let n = count_arg(incount, func, "incount")?;
     let t = committed_type(datatype, func)?;
     let bytes = external32::size(&t, n).ok_or_else(|| overflow(func, incount))?;
-    let end = position.checked_add(bytes).filter(|&e| e as i128 <= outsize as i128).ok_or_else(|| {
-        err(ErrorClass::Truncate, format!("{func}(outsize={outsize}): {bytes} bytes do not fit at position {position}"))
-    })?;
+    let end = position
+        .checked_add(bytes)
+        .filter(|&e| e as i128 <= outsize as i128)
+        .ok_or_else(|| {
+            err(
+                ErrorClass::Truncate,
+                format!(
+                    "{func}(outsize={outsize}): {bytes} bytes do not fit at position {position}"
+                ),
+            )
+        })?;
     if bytes > 0 {
         non_null(inbuf, func, "inbuf")?;
         non_null(outbuf, func, "outbuf")?;
@@ -209,15 +351,32 @@ unsafe fn pack_external(datarep: *const c_char, inbuf: *const c_void, incount: i
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: i64, position: usize, outbuf: *mut c_void, outcount: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<usize> {
+unsafe fn unpack_external(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    insize: i64,
+    position: usize,
+    outbuf: *mut c_void,
+    outcount: i64,
+    datatype: MPI_Datatype,
+    func: &str,
+) -> MpiResult<usize> {
     // SAFETY: forwarded caller contract.
     unsafe { check_datarep(datarep, func)? };
     let n = count_arg(outcount, func, "outcount")?;
     let t = committed_type(datatype, func)?;
     let bytes = external32::size(&t, n).ok_or_else(|| overflow(func, outcount))?;
-    let end = position.checked_add(bytes).filter(|&e| e as i128 <= insize as i128).ok_or_else(|| {
-        err(ErrorClass::Truncate, format!("{func}(insize={insize}): {bytes} bytes are not there at position {position}"))
-    })?;
+    let end = position
+        .checked_add(bytes)
+        .filter(|&e| e as i128 <= insize as i128)
+        .ok_or_else(|| {
+            err(
+                ErrorClass::Truncate,
+                format!(
+                    "{func}(insize={insize}): {bytes} bytes are not there at position {position}"
+                ),
+            )
+        })?;
     if bytes > 0 {
         non_null(inbuf, func, "inbuf")?;
         non_null(outbuf, func, "outbuf")?;
@@ -230,18 +389,43 @@ unsafe fn unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: 
     Ok(end)
 }
 
-pub(crate) unsafe fn mpi_pack_external(datarep: *const c_char, inbuf: *const c_void, incount: c_int, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_external(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    incount: c_int,
+    datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: MPI_Aint,
+    position: *mut MPI_Aint,
+) -> MpiResult<()> {
     let f = "MPI_Pack_external";
     // SAFETY: forwarded caller contract.
     unsafe {
         let p = read_position(position as *const i64, f)?;
-        let end = pack_external(datarep, inbuf, incount.into(), datatype, outbuf, outsize as i64, p, f)?;
+        let end = pack_external(
+            datarep,
+            inbuf,
+            incount.into(),
+            datatype,
+            outbuf,
+            outsize as i64,
+            p,
+            f,
+        )?;
         *position = end as MPI_Aint;
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_pack_external_c(datarep: *const c_char, inbuf: *const c_void, incount: MPI_Count, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_pack_external_c(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    incount: MPI_Count,
+    datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: MPI_Count,
+    position: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPI_Pack_external_c";
     // SAFETY: forwarded caller contract.
     unsafe {
@@ -252,18 +436,43 @@ pub(crate) unsafe fn mpi_pack_external_c(datarep: *const c_char, inbuf: *const c
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, datatype: MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_unpack_external(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    insize: MPI_Aint,
+    position: *mut MPI_Aint,
+    outbuf: *mut c_void,
+    outcount: c_int,
+    datatype: MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Unpack_external";
     // SAFETY: forwarded caller contract.
     unsafe {
         let p = read_position(position as *const i64, f)?;
-        let end = unpack_external(datarep, inbuf, insize as i64, p, outbuf, outcount.into(), datatype, f)?;
+        let end = unpack_external(
+            datarep,
+            inbuf,
+            insize as i64,
+            p,
+            outbuf,
+            outcount.into(),
+            datatype,
+            f,
+        )?;
         *position = end as MPI_Aint;
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_unpack_external_c(datarep: *const c_char, inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, datatype: MPI_Datatype) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_unpack_external_c(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    insize: MPI_Count,
+    position: *mut MPI_Count,
+    outbuf: *mut c_void,
+    outcount: MPI_Count,
+    datatype: MPI_Datatype,
+) -> MpiResult<()> {
     let f = "MPI_Unpack_external_c";
     // SAFETY: forwarded caller contract.
     unsafe {

@@ -1422,10 +1422,7 @@ unsafe fn mrecv_impl(
     let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
     match (taken, request) {
         (None, Some(r)) => {
-            let inst = weft_core::runtime::world::get(func)?
-                .session
-                .instance
-                .clone();
+            let inst = crate::objects::instance(func)?;
             let id = weft_core::progress::completed(&inst, 0, null, 0);
             // SAFETY: checked non-null.
             unsafe { r.write(request_handle(id)) };

@@ -8,7 +8,7 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::progress::{self, Backoff, Completed};
 use weft_core::pt2pt;
 use weft_core::request::{PersistentState, ReqId, Status};
-use weft_core::runtime::{world, Instance};
+use weft_core::runtime::Instance;
 
 use crate::args::{non_null, write};
 use crate::boundary::{raise_on, Scope};
@@ -19,7 +19,7 @@ use crate::{datatypes, status};
 
 /// The instance requests live in.
 fn instance(func: &str) -> MpiResult<Arc<Instance>> {
-    Ok(world::get(func)?.session.instance.clone())
+    crate::objects::instance(func)
 }
 
 /// Decode and check a request handle (the VCI must exist).

@@ -4,7 +4,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::object::{ErrhandlerKind, Info};
+use weft_core::object::{comm, ErrhandlerKind, Group, Info};
 use weft_core::runtime::{psets, Session, ThreadLevel};
 
 use crate::args::{c_str, non_null, write};
@@ -224,4 +224,141 @@ pub(crate) fn mpi_session_call_errhandler(session: MPI_Session, errorcode: c_int
         MpiError::with_code(errorcode, String::new()),
     );
     Ok(())
+}
+
+// ------------------------------------------------------------------ groups and communicators
+
+pub(crate) unsafe fn mpi_group_from_session_pset(
+    session: MPI_Session,
+    pset_name: *const c_char,
+    newgroup: *mut MPI_Group,
+) -> MpiResult<()> {
+    let func = "MPI_Group_from_session_pset";
+    let s = objects::session(session, func, "session")?;
+    // SAFETY: the caller passes a NUL-terminated name (checked for null).
+    let name = unsafe { c_str(pset_name, func, "pset_name")? };
+    non_null(newgroup, func, "newgroup")?;
+    let set = psets::find(&s.instance.job, &name, func)?;
+    let group = Group::with_origin(set.members, Some(s));
+    // SAFETY: checked non-null.
+    unsafe { write(newgroup, objects::group_handle(group), func, "newgroup") }
+}
+
+/// The session a group belongs to, for the `*_from_group(s)` calls (which take no session).
+fn session_of(group: &Group, func: &str, arg: &str) -> MpiResult<Arc<Session>> {
+    group.origin().cloned().ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Group,
+            format!("{func}({arg}): the group belongs to no session (use MPI_Group_from_session_pset or a session communicator's group)"),
+        )
+    })
+}
+
+fn session_errhandler(
+    errhandler: MPI_Errhandler,
+    func: &str,
+) -> MpiResult<Arc<weft_core::object::Errhandler>> {
+    let e = objects::errhandler(errhandler, func, "errhandler")?;
+    if !e.fits(ErrhandlerKind::Comm) {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!(
+                "{func}(errhandler): not created for communicators (MPI_Comm_create_errhandler)"
+            ),
+        ));
+    }
+    Ok(e)
+}
+
+fn string_tag<'a>(stringtag: *const c_char, func: &str) -> MpiResult<std::borrow::Cow<'a, str>> {
+    // SAFETY: the caller passes a NUL-terminated tag (checked for null).
+    let tag = unsafe { c_str(stringtag, func, "stringtag")? };
+    if tag.len() >= MPI_MAX_STRINGTAG_LEN as usize {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(stringtag): longer than MPI_MAX_STRINGTAG_LEN"),
+        ));
+    }
+    Ok(tag)
+}
+
+pub(crate) unsafe fn mpi_comm_create_from_group(
+    group: MPI_Group,
+    stringtag: *const c_char,
+    _info: MPI_Info,
+    errhandler: MPI_Errhandler,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Comm_create_from_group";
+    let g = objects::group(group, func, "group")?;
+    let tag = string_tag(stringtag, func)?;
+    non_null(newcomm, func, "newcomm")?;
+    let e = session_errhandler(errhandler, func)?;
+    if g.is_empty() {
+        // SAFETY: checked non-null.
+        return unsafe { write(newcomm, MPI_COMM_NULL, func, "newcomm") };
+    }
+    let s = session_of(&g, func, "group")?;
+    let c = comm::create_from_group(&s, &g, &tag, e)?;
+    // SAFETY: checked non-null.
+    unsafe { write(newcomm, objects::comm_handle(Some(c)), func, "newcomm") }
+}
+
+pub(crate) unsafe fn mpi_intercomm_create_from_groups(
+    local_group: MPI_Group,
+    local_leader: c_int,
+    remote_group: MPI_Group,
+    remote_leader: c_int,
+    stringtag: *const c_char,
+    _info: MPI_Info,
+    errhandler: MPI_Errhandler,
+    newintercomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPI_Intercomm_create_from_groups";
+    let lg = objects::group(local_group, func, "local_group")?;
+    let rg = objects::group(remote_group, func, "remote_group")?;
+    let tag = string_tag(stringtag, func)?;
+    non_null(newintercomm, func, "newintercomm")?;
+    let e = session_errhandler(errhandler, func)?;
+    let s = session_of(&lg, func, "local_group")?;
+    let local_leader_proc = lg.checked_rank(local_leader, func, "local_leader")?;
+    let remote_leader_proc = rg.checked_rank(remote_leader, func, "remote_leader")?;
+    // The local group's communicator, then (leaders only) a two-process bridge between the
+    // leaders; both are agreed among their members alone, told apart by derived tags.
+    let local = comm::create_from_group(&s, &lg, &format!("{tag}\u{0}local"), e.clone())?;
+    let mut leaders = vec![local_leader_proc, remote_leader_proc];
+    leaders.sort_unstable();
+    let am_leader = local.rank == local_leader as u32;
+    let bridge = if am_leader {
+        let g = Group::with_origin(leaders.clone(), Some(s.clone()));
+        Some(comm::create_from_group(
+            &s,
+            &g,
+            &format!("{tag}\u{0}leaders"),
+            e.clone(),
+        )?)
+    } else {
+        None
+    };
+    let remote_in_bridge = leaders
+        .iter()
+        .position(|&p| p == remote_leader_proc)
+        .unwrap_or(0) as u32;
+    let inter = comm::intercomm_create(
+        &local,
+        local_leader as u32,
+        bridge.as_deref(),
+        remote_in_bridge,
+        0,
+    )?;
+    inter.set_errhandler(e);
+    // SAFETY: checked non-null.
+    unsafe {
+        write(
+            newintercomm,
+            objects::comm_handle(Some(inter)),
+            func,
+            "newintercomm",
+        )
+    }
 }

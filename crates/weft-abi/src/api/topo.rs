@@ -124,7 +124,10 @@ pub(crate) unsafe fn mpi_cart_get(
     if maxdims < d.len() as c_int {
         return Err(err(
             ErrorClass::Arg,
-            format!("{func}(maxdims={maxdims}): the grid has {} dimensions", d.len()),
+            format!(
+                "{func}(maxdims={maxdims}): the grid has {} dimensions",
+                d.len()
+            ),
         ));
     }
     let pv: Vec<i32> = p.iter().map(|&x| x as i32).collect();
@@ -167,13 +170,19 @@ pub(crate) unsafe fn mpi_cart_coords(
     if rank < 0 || rank as u32 >= c.size() {
         return Err(err(
             ErrorClass::Rank,
-            format!("{func}(rank={rank}): not a rank of the communicator (size {})", c.size()),
+            format!(
+                "{func}(rank={rank}): not a rank of the communicator (size {})",
+                c.size()
+            ),
         ));
     }
     if maxdims < d.len() as c_int {
         return Err(err(
             ErrorClass::Arg,
-            format!("{func}(maxdims={maxdims}): the grid has {} dimensions", d.len()),
+            format!(
+                "{func}(maxdims={maxdims}): the grid has {} dimensions",
+                d.len()
+            ),
         ));
     }
     let cv = Topology::cart_coords(&d, rank as u32);
@@ -196,7 +205,10 @@ pub(crate) unsafe fn mpi_cart_shift(
     if direction < 0 || direction as usize >= d.len() {
         return Err(err(
             ErrorClass::Arg,
-            format!("{func}(direction={direction}): the grid has {} dimensions", d.len()),
+            format!(
+                "{func}(direction={direction}): the grid has {} dimensions",
+                d.len()
+            ),
         ));
     }
     let (s, t) = Topology::cart_shift(&d, &p, c.rank, direction as usize, disp);
@@ -244,16 +256,27 @@ pub(crate) unsafe fn mpi_cart_map(
     if n > c.size() {
         return Err(err(
             ErrorClass::Dims,
-            format!("{func}(dims): the grid has {n} processes, more than the communicator's {}", c.size()),
+            format!(
+                "{func}(dims): the grid has {n} processes, more than the communicator's {}",
+                c.size()
+            ),
         ));
     }
-    let r = if c.rank < n { c.rank as c_int } else { MPI_UNDEFINED };
+    let r = if c.rank < n {
+        c.rank as c_int
+    } else {
+        MPI_UNDEFINED
+    };
     // SAFETY: checked non-null.
     unsafe { newrank.write(r) };
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_dims_create(nnodes: c_int, ndims: c_int, dims: *mut c_int) -> MpiResult<()> {
+pub(crate) unsafe fn mpi_dims_create(
+    nnodes: c_int,
+    ndims: c_int,
+    dims: *mut c_int,
+) -> MpiResult<()> {
     let func = "MPI_Dims_create";
     if ndims < 0 {
         return Err(err(
@@ -396,10 +419,17 @@ pub(crate) unsafe fn mpi_graph_map(
     if nnodes as u32 > c.size() {
         return Err(err(
             ErrorClass::Arg,
-            format!("{func}(nnodes={nnodes}): more nodes than the communicator's {} processes", c.size()),
+            format!(
+                "{func}(nnodes={nnodes}): more nodes than the communicator's {} processes",
+                c.size()
+            ),
         ));
     }
-    let r = if (c.rank as c_int) < nnodes { c.rank as c_int } else { MPI_UNDEFINED };
+    let r = if (c.rank as c_int) < nnodes {
+        c.rank as c_int
+    } else {
+        MPI_UNDEFINED
+    };
     // SAFETY: checked non-null.
     unsafe { newrank.write(r) };
     Ok(())
@@ -605,7 +635,9 @@ pub(crate) unsafe fn mpi_dist_graph_neighbors(
     };
     let mi = (maxindegree.max(0) as usize).min(s.len());
     let mo = (maxoutdegree.max(0) as usize).min(d.len());
-    let is_array = |p: *mut c_int| !p.is_null() && p as usize != MPI_UNWEIGHTED && p as usize != MPI_WEIGHTS_EMPTY;
+    let is_array = |p: *mut c_int| {
+        !p.is_null() && p as usize != MPI_UNWEIGHTED && p as usize != MPI_WEIGHTS_EMPTY
+    };
     // SAFETY: each array holds max{in,out}degree ints.
     unsafe {
         write_ints(sources, &s[..mi], func, "sources")?;

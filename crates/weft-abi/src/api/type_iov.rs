@@ -9,15 +9,27 @@ use crate::args::non_null;
 use crate::ctypes::*;
 use crate::datatypes::type_of;
 
-pub(crate) unsafe fn mpix_type_iov_len(datatype: MPI_Datatype, max_iov_bytes: MPI_Count, iov_len: *mut MPI_Count, actual_iov_bytes: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpix_type_iov_len(
+    datatype: MPI_Datatype,
+    max_iov_bytes: MPI_Count,
+    iov_len: *mut MPI_Count,
+    actual_iov_bytes: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPIX_Type_iov_len";
     let t = type_of(datatype, f, "datatype")?;
     if max_iov_bytes < -1 {
-        return Err(MpiError::new(ErrorClass::Arg, format!("{f}(max_iov_bytes={max_iov_bytes}): must be -1 (no limit) or non-negative")));
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{f}(max_iov_bytes={max_iov_bytes}): must be -1 (no limit) or non-negative"),
+        ));
     }
     non_null(iov_len, f, "iov_len")?;
     non_null(actual_iov_bytes, f, "actual_iov_bytes")?;
-    let max = if max_iov_bytes == -1 { u64::MAX } else { max_iov_bytes as u64 };
+    let max = if max_iov_bytes == -1 {
+        u64::MAX
+    } else {
+        max_iov_bytes as u64
+    };
     let (n, bytes) = t.compiled_layout().segments_within(max);
     // SAFETY: both checked non-null; writable per the caller.
     unsafe {
@@ -27,14 +39,26 @@ pub(crate) unsafe fn mpix_type_iov_len(datatype: MPI_Datatype, max_iov_bytes: MP
     Ok(())
 }
 
-pub(crate) unsafe fn mpix_type_iov(datatype: MPI_Datatype, iov_offset: MPI_Count, iov: *mut MPIX_Iov, max_iov_len: MPI_Count, actual_iov_len: *mut MPI_Count) -> MpiResult<()> {
+pub(crate) unsafe fn mpix_type_iov(
+    datatype: MPI_Datatype,
+    iov_offset: MPI_Count,
+    iov: *mut MPIX_Iov,
+    max_iov_len: MPI_Count,
+    actual_iov_len: *mut MPI_Count,
+) -> MpiResult<()> {
     let f = "MPIX_Type_iov";
     let t = type_of(datatype, f, "datatype")?;
     if iov_offset < 0 {
-        return Err(MpiError::new(ErrorClass::Arg, format!("{f}(iov_offset={iov_offset}): must not be negative")));
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{f}(iov_offset={iov_offset}): must not be negative"),
+        ));
     }
     if max_iov_len < 0 {
-        return Err(MpiError::new(ErrorClass::Arg, format!("{f}(max_iov_len={max_iov_len}): must not be negative")));
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{f}(max_iov_len={max_iov_len}): must not be negative"),
+        ));
     }
     non_null(actual_iov_len, f, "actual_iov_len")?;
     let c = t.compiled_layout();

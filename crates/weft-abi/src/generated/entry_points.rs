@@ -678,7 +678,8 @@ pub unsafe extern "C" fn PMPI_Comm_create_errhandler(comm_errhandler_fn: Option<
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_from_group(group: MPI_Group, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_create_from_group", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_from_group.
+    call("MPI_Comm_create_from_group", Scope::Default, || unsafe { crate::api::session::mpi_comm_create_from_group(group, stringtag, info, errhandler, newcomm) })
 }
 
 #[no_mangle]
@@ -1642,7 +1643,8 @@ pub unsafe extern "C" fn PMPI_Group_free(group: *mut MPI_Group) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_from_session_pset(session: MPI_Session, pset_name: *const c_char, newgroup: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Group_from_session_pset", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_from_session_pset.
+    call("MPI_Group_from_session_pset", Scope::Session(session), || unsafe { crate::api::session::mpi_group_from_session_pset(session, pset_name, newgroup) })
 }
 
 #[no_mangle]
@@ -2011,7 +2013,8 @@ pub unsafe extern "C" fn PMPI_Intercomm_create(local_comm: MPI_Comm, local_leade
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Intercomm_create_from_groups(local_group: MPI_Group, local_leader: c_int, remote_group: MPI_Group, remote_leader: c_int, stringtag: *const c_char, info: MPI_Info, errhandler: MPI_Errhandler, newintercomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Intercomm_create_from_groups", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Intercomm_create_from_groups.
+    call("MPI_Intercomm_create_from_groups", Scope::Default, || unsafe { crate::api::session::mpi_intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm) })
 }
 
 #[no_mangle]
@@ -2808,12 +2811,12 @@ pub unsafe extern "C" fn PMPI_Sendrecv_replace_c(buf: *mut c_void, count: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer(session: MPI_Session, buffer: *mut c_void, size: c_int) -> c_int {
-    unsupported("MPI_Session_attach_buffer", Scope::Session(session))
+    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::mpi_session_attach_buffer(session, buffer, size))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer_c(session: MPI_Session, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    unsupported("MPI_Session_attach_buffer_c", Scope::Session(session))
+    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::mpi_session_attach_buffer_c(session, buffer, size))
 }
 
 #[no_mangle]
@@ -2829,12 +2832,14 @@ pub unsafe extern "C" fn PMPI_Session_create_errhandler(session_errhandler_fn: O
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer(session: MPI_Session, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
-    unsupported("MPI_Session_detach_buffer", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer.
+    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_detach_buffer(session, buffer_addr, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer_c(session: MPI_Session, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
-    unsupported("MPI_Session_detach_buffer_c", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer_c.
+    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_detach_buffer_c(session, buffer_addr, size) })
 }
 
 #[no_mangle]
@@ -2845,7 +2850,7 @@ pub unsafe extern "C" fn PMPI_Session_finalize(session: *mut MPI_Session) -> c_i
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_flush_buffer(session: MPI_Session) -> c_int {
-    unsupported("MPI_Session_flush_buffer", Scope::Session(session))
+    call("MPI_Session_flush_buffer", Scope::Session(session), || crate::api::buffered::mpi_session_flush_buffer(session))
 }
 
 #[no_mangle]
@@ -2885,7 +2890,8 @@ pub unsafe extern "C" fn PMPI_Session_get_pset_info(session: MPI_Session, pset_n
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_iflush_buffer(session: MPI_Session, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Session_iflush_buffer", Scope::Session(session))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_iflush_buffer.
+    call("MPI_Session_iflush_buffer", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_iflush_buffer(session, request) })
 }
 
 #[no_mangle]
@@ -3932,7 +3938,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
-    "MPI_Comm_create_from_group",
     "MPI_Comm_get_parent",
     "MPI_Comm_join",
     "MPI_Comm_spawn",
@@ -4032,7 +4037,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Get_accumulate_c",
     "MPI_Get_c",
     "MPI_Get_hw_resource_info",
-    "MPI_Group_from_session_pset",
     "MPI_Ineighbor_allgather",
     "MPI_Ineighbor_allgather_c",
     "MPI_Ineighbor_allgatherv",
@@ -4043,7 +4047,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Ineighbor_alltoallv_c",
     "MPI_Ineighbor_alltoallw",
     "MPI_Ineighbor_alltoallw_c",
-    "MPI_Intercomm_create_from_groups",
     "MPI_Lookup_name",
     "MPI_Neighbor_allgather",
     "MPI_Neighbor_allgather_c",
@@ -4085,12 +4088,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Rget_c",
     "MPI_Rput",
     "MPI_Rput_c",
-    "MPI_Session_attach_buffer",
-    "MPI_Session_attach_buffer_c",
-    "MPI_Session_detach_buffer",
-    "MPI_Session_detach_buffer_c",
-    "MPI_Session_flush_buffer",
-    "MPI_Session_iflush_buffer",
     "MPI_T_category_changed",
     "MPI_T_category_get_categories",
     "MPI_T_category_get_cvars",

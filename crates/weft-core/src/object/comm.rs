@@ -442,11 +442,23 @@ fn ranks_in(parent: &Comm, group: &Group, func: &str) -> MpiResult<Vec<u32>> {
         .collect()
 }
 
+/// Sessions are isolated: a group of one session cannot make a communicator of another.
+fn same_session(parent: &Comm, group: &Group, func: &str) -> MpiResult<()> {
+    match group.origin() {
+        Some(s) if !Arc::ptr_eq(s, &parent.session) => fail(
+            ErrorClass::Group,
+            format!("{func}(group): the group belongs to another session than the communicator"),
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// `MPI_Comm_create` on an intracommunicator: collective over `parent`; each process passes
 /// the group it will be in (disjoint groups allowed), or one it is not in.
 pub fn create(parent: &Comm, group: &Group) -> MpiResult<Option<Arc<Comm>>> {
     let func = "MPI_Comm_create";
     intra_only(parent, func)?;
+    same_session(parent, group, func)?;
     let ranks = ranks_in(parent, group, func)?;
     let me = parent.my_proc();
     let color = group.rank_of(me).map(|_| ranks[0]);
@@ -458,6 +470,7 @@ pub fn create(parent: &Comm, group: &Group) -> MpiResult<Option<Arc<Comm>>> {
 pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Option<Arc<Comm>>> {
     let func = "MPI_Comm_create_group";
     intra_only(parent, func)?;
+    same_session(parent, group, func)?;
     let members = ranks_in(parent, group, func)?;
     let Some(me) = group.rank_of(parent.my_proc()) else {
         return fail(

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::{fail, ErrorClass, MpiResult};
+use crate::runtime::Session;
 
 /// A process's rank in the job (its PMI rank): the identity groups are made of.
 pub type ProcId = u32;
@@ -16,6 +17,9 @@ const SCAN_MAX: usize = 32;
 struct Inner {
     members: Vec<ProcId>,
     index: OnceLock<HashMap<ProcId, u32>>,
+    /// The session the group comes from (a process set, or a session communicator's group);
+    /// groups made from it inherit it. `None`: from the world (or built without one).
+    origin: Option<Arc<Session>>,
 }
 
 /// An ordered set of processes (cheap to clone: the members are shared).
@@ -43,12 +47,34 @@ pub enum Compare {
 
 impl Group {
     pub fn new(members: Vec<ProcId>) -> Group {
+        Group::with_origin(members, None)
+    }
+
+    /// A group of `members` that belongs to `origin`.
+    pub fn with_origin(members: Vec<ProcId>, origin: Option<Arc<Session>>) -> Group {
         Group {
             inner: Arc::new(Inner {
                 members,
                 index: OnceLock::new(),
+                origin,
             }),
         }
+    }
+
+    /// A group made from this one: it keeps this one's session.
+    fn derived(&self, members: Vec<ProcId>) -> Group {
+        Group::with_origin(members, self.inner.origin.clone())
+    }
+
+    /// This group, marked as belonging to `session` (`MPI_Comm_group` of a session
+    /// communicator).
+    pub fn in_session(&self, session: Option<Arc<Session>>) -> Group {
+        Group::with_origin(self.members().to_vec(), session)
+    }
+
+    /// The session this group belongs to, if any.
+    pub fn origin(&self) -> Option<&Arc<Session>> {
+        self.inner.origin.as_ref()
     }
 
     pub fn empty() -> Group {
@@ -122,7 +148,8 @@ impl Group {
             .collect()
     }
 
-    fn checked_rank(&self, r: i32, func: &str, arg: &str) -> MpiResult<ProcId> {
+    /// The process at rank `r`, or `MPI_ERR_RANK` naming `func` and `arg`.
+    pub fn checked_rank(&self, r: i32, func: &str, arg: &str) -> MpiResult<ProcId> {
         if r < 0 || r as u32 >= self.size() {
             return fail(
                 ErrorClass::Rank,
@@ -139,12 +166,12 @@ impl Group {
     pub fn union(&self, other: &Group) -> Group {
         let mut m = self.members().to_vec();
         m.extend(other.members().iter().filter(|&&p| !self.contains(p)));
-        Group::new(m)
+        self.derived(m)
     }
 
     /// `MPI_Group_intersection`: this group's members that are in `other`, in this order.
     pub fn intersection(&self, other: &Group) -> Group {
-        Group::new(
+        self.derived(
             self.members()
                 .iter()
                 .copied()
@@ -155,7 +182,7 @@ impl Group {
 
     /// `MPI_Group_difference`: this group's members that are not in `other`.
     pub fn difference(&self, other: &Group) -> Group {
-        Group::new(
+        self.derived(
             self.members()
                 .iter()
                 .copied()
@@ -178,7 +205,7 @@ impl Group {
             }
             m.push(p);
         }
-        Ok(Group::new(m))
+        Ok(self.derived(m))
     }
 
     /// `MPI_Group_excl`: the members not at `ranks`, in group order (distinct, in range).
@@ -193,7 +220,7 @@ impl Group {
                 );
             }
         }
-        Ok(Group::new(
+        Ok(self.derived(
             self.members()
                 .iter()
                 .zip(&drop)

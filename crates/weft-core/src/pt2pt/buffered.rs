@@ -8,9 +8,8 @@
 //! below the ABI's `MPI_BSEND_OVERHEAD` (512), so a buffer sized by the standard's rule always
 //! suffices. The per-message records live outside the user's buffer, bounded by its size.
 //!
-//! Session buffers (`MPI_Session_attach_buffer`) come with the sessions issue: they plug in
-//! as `Scope::Session` and `pool_for` consults them between the communicator and the process
-//! (see `session_pool`).
+//! Session buffers (`MPI_Session_attach_buffer`) are consulted between the communicator's and
+//! the process's.
 #![forbid(unsafe_code)]
 
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -20,7 +19,7 @@ use crate::object::Comm;
 use crate::progress::{self, Backoff};
 use crate::request::grequest::GreqClass;
 use crate::request::{ReqId, Status};
-use crate::runtime::Instance;
+use crate::runtime::{Instance, Session};
 
 /// Bytes charged per message on top of its rounded size.
 pub const OVERHEAD: usize = 64;
@@ -35,8 +34,8 @@ pub fn charge(len: usize) -> usize {
 pub enum Scope {
     Process,
     Comm(Arc<Comm>),
-    /// Reserved for `MPI_Session_attach_buffer` (sessions issue).
-    Session,
+    /// `MPI_Session_attach_buffer`: used by communicators derived from the session.
+    Session(Arc<Session>),
 }
 
 /// Where a message's copy lives.
@@ -140,6 +139,7 @@ pub fn lock(pool: &PoolRef) -> MutexGuard<'_, Pool> {
 
 static PROCESS: Mutex<Option<PoolRef>> = Mutex::new(None);
 static COMMS: Mutex<Vec<(Weak<Comm>, PoolRef)>> = Mutex::new(Vec::new());
+static SESSIONS: Mutex<Vec<(Weak<Session>, PoolRef)>> = Mutex::new(Vec::new());
 
 fn guard<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -153,16 +153,19 @@ fn comm_pool(comm: &Arc<Comm>) -> Option<PoolRef> {
         .map(|(_, p)| p.clone())
 }
 
-/// The hook for session buffers: the buffer attached to the session `comm` was derived from.
-/// Sessions issue: look it up here.
-fn session_pool(_comm: &Comm) -> Option<PoolRef> {
-    None
+/// The buffer attached to `session`, if any.
+fn session_pool(session: &Arc<Session>) -> Option<PoolRef> {
+    let mut list = guard(&SESSIONS);
+    list.retain(|(w, _)| w.strong_count() > 0);
+    list.iter()
+        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(session)))
+        .map(|(_, p)| p.clone())
 }
 
 /// The buffer a buffered send on `comm` uses.
 pub fn pool_for(comm: &Arc<Comm>, func: &str) -> MpiResult<PoolRef> {
     comm_pool(comm)
-        .or_else(|| session_pool(comm))
+        .or_else(|| session_pool(&comm.session))
         .or_else(|| guard(&PROCESS).clone())
         .ok_or_else(|| {
             MpiError::new(
@@ -201,23 +204,21 @@ pub fn attach(scope: &Scope, region: Option<(usize, usize)>, func: &str) -> MpiR
             }
             guard(&COMMS).push((Arc::downgrade(comm), pool));
         }
-        Scope::Session => return Err(unsupported_session(func)),
+        Scope::Session(session) => {
+            if session_pool(session).is_some() {
+                return Err(already(func));
+            }
+            guard(&SESSIONS).push((Arc::downgrade(session), pool));
+        }
     }
     Ok(())
-}
-
-fn unsupported_session(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::UnsupportedOperation,
-        format!("{func}: session buffers come with MPI Sessions"),
-    )
 }
 
 fn attached(scope: &Scope, func: &str) -> MpiResult<PoolRef> {
     let found = match scope {
         Scope::Process => guard(&PROCESS).clone(),
         Scope::Comm(comm) => comm_pool(comm),
-        Scope::Session => return Err(unsupported_session(func)),
+        Scope::Session(session) => session_pool(session),
     };
     found.ok_or_else(|| MpiError::new(ErrorClass::Buffer, format!("{func}: no buffer is attached")))
 }
@@ -247,7 +248,9 @@ pub fn detach(inst: &Instance, scope: &Scope, func: &str) -> MpiResult<Option<(u
         Scope::Comm(comm) => {
             guard(&COMMS).retain(|(w, _)| !std::ptr::eq(w.as_ptr(), Arc::as_ptr(comm)))
         }
-        Scope::Session => {}
+        Scope::Session(session) => {
+            guard(&SESSIONS).retain(|(w, _)| !std::ptr::eq(w.as_ptr(), Arc::as_ptr(session)))
+        }
     }
     let region = lock(&pool).region;
     Ok(region)

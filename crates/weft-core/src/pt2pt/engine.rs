@@ -150,7 +150,11 @@ pub fn start_send(
         let info = RtsInfo {
             total: len as u64,
             // 0: not contiguous, so not readable with one copy (the receiver pipelines).
-            addr: if buf.is_contiguous() { buf.addr() as u64 } else { 0 },
+            addr: if buf.is_contiguous() {
+                buf.addr() as u64
+            } else {
+                0
+            },
             pid: t.pid,
         };
         let mut payload = [0u8; 24];

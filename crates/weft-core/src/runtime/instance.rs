@@ -126,6 +126,11 @@ fn current() -> MutexGuard<'static, Current> {
 }
 
 impl Instance {
+    /// The live instance, if any session (or the world) is initialized.
+    pub fn live() -> Option<Arc<Instance>> {
+        current().instance.clone()
+    }
+
     /// Register a new session: the live instance, or a freshly bootstrapped one.
     pub fn acquire(level: ThreadLevel) -> MpiResult<Arc<Instance>> {
         let mut current = current();

@@ -62,7 +62,7 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
         }
     };
     let job = &session.instance.job;
-    let world_group = Group::new((0..job.size).collect());
+    let world_group = Group::with_origin((0..job.size).collect(), Some(session.clone()));
     let fatal = Arc::new(Errhandler::FATAL);
     let world = Comm::new(
         CommKind::World,
@@ -75,7 +75,7 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
     );
     let self_comm = Comm::new(
         CommKind::SelfComm,
-        Group::new(vec![job.rank]),
+        Group::with_origin(vec![job.rank], Some(session.clone())),
         0,
         SELF_CONTEXT_ID,
         session.clone(),
