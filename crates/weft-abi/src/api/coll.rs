@@ -25,7 +25,14 @@ fn is_in_place(p: *const c_void) -> bool {
 }
 
 fn comm_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
-    objects::comm(comm, func, "comm")
+    let c = objects::comm(comm, func, "comm")?;
+    if c.remote.is_some() {
+        return Err(MpiError::new(
+            ErrorClass::UnsupportedOperation,
+            format!("{func}(comm): collectives on intercommunicators are not supported yet"),
+        ));
+    }
+    Ok(c)
 }
 
 fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {

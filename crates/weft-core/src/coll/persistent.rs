@@ -1,7 +1,7 @@
 //! Persistent collectives (`MPI_Bcast_init`, ...): a persistent request whose every
 //! `MPI_Start` builds and starts a fresh nonblocking collective (`sched.rs`) with the
-//! arguments bound at init. Starts take a new sequence tag each, in the order the ranks
-//! start them, as the standard requires them to be started in the same order everywhere.
+//! arguments bound at init. Persistent collectives match in the order of their init calls
+//! (ranks may start them in different orders), so each takes its tag at init and keeps it.
 #![forbid(unsafe_code)]
 
 use std::sync::Arc;
@@ -36,6 +36,12 @@ pub fn init(
     owner: usize,
     start: impl Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
 ) -> ReqId {
-    let op = PersistentOp::Collective(CollStart(Arc::new(move || start(owner))));
+    // Persistent collectives match in the order of their init calls: fix the tag now.
+    let seq = comm
+        .coll_seq
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let op = PersistentOp::Collective(CollStart(Arc::new(move || {
+        super::sched::with_seq(seq, || start(owner))
+    })));
     pt2pt::persistent_init(&comm.session.instance, comm.vci, op, owner)
 }

@@ -54,9 +54,25 @@ pub(crate) struct Plan {
     pub size: u32,
 }
 
+thread_local! {
+    /// The sequence number a persistent collective fixed at its init (`with_seq`).
+    static FIXED_SEQ: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Build a collective with sequence number `seq` instead of the next one (persistent
+/// collectives are matched in the order of their init calls, not of their starts).
+pub(crate) fn with_seq<R>(seq: u32, f: impl FnOnce() -> R) -> R {
+    FIXED_SEQ.with(|s| s.set(Some(seq)));
+    let r = f();
+    FIXED_SEQ.with(|s| s.set(None));
+    r
+}
+
 impl Plan {
     fn new(comm: &Comm, red: Option<&Reduction>) -> Plan {
-        let seq = comm.coll_seq.fetch_add(1, Ordering::Relaxed);
+        let seq = FIXED_SEQ
+            .with(|s| s.take())
+            .unwrap_or_else(|| comm.coll_seq.fetch_add(1, Ordering::Relaxed));
         Plan {
             rounds: Vec::new(),
             scratch: Vec::new(),
@@ -293,7 +309,9 @@ pub fn ireduce(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if let Some(r) = run_or_block(comm, red, owner, || super::reduce(comm, send, recv, red, root)) {
+    if let Some(r) = run_or_block(comm, red, owner, || {
+        super::reduce(comm, send, recv, red, root)
+    }) {
         return r;
     }
     let mut p = Plan::new(comm, Some(red));
@@ -390,7 +408,10 @@ fn blocks(buf: &Buf, n: usize) -> Vec<Buf> {
 }
 
 fn truncated(what: &str) -> MpiError {
-    MpiError::new(ErrorClass::Truncate, format!("{what}: the buffers do not match"))
+    MpiError::new(
+        ErrorClass::Truncate,
+        format!("{what}: the buffers do not match"),
+    )
 }
 
 pub fn igatherv(
@@ -415,12 +436,21 @@ pub fn igatherv(
             .collect();
         p.round(msgs, vec![]);
     } else {
-        p.round(vec![Msg::Send(root, send.cloned().unwrap_or(Buf::EMPTY))], vec![]);
+        p.round(
+            vec![Msg::Send(root, send.cloned().unwrap_or(Buf::EMPTY))],
+            vec![],
+        );
     }
     Ok(p.start(comm, owner))
 }
 
-pub fn igather(comm: &Comm, send: Option<&Buf>, recv: &Buf, root: u32, owner: usize) -> MpiResult<ReqId> {
+pub fn igather(
+    comm: &Comm,
+    send: Option<&Buf>,
+    recv: &Buf,
+    root: u32,
+    owner: usize,
+) -> MpiResult<ReqId> {
     let parts = if comm.rank == root {
         blocks(recv, comm.size() as usize)
     } else {
@@ -451,12 +481,21 @@ pub fn iscatterv(
             .collect();
         p.round(msgs, vec![]);
     } else {
-        p.round(vec![Msg::Recv(root, recv.cloned().unwrap_or(Buf::EMPTY))], vec![]);
+        p.round(
+            vec![Msg::Recv(root, recv.cloned().unwrap_or(Buf::EMPTY))],
+            vec![],
+        );
     }
     Ok(p.start(comm, owner))
 }
 
-pub fn iscatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32, owner: usize) -> MpiResult<ReqId> {
+pub fn iscatter(
+    comm: &Comm,
+    send: &Buf,
+    recv: Option<&Buf>,
+    root: u32,
+    owner: usize,
+) -> MpiResult<ReqId> {
     let parts = if comm.rank == root {
         blocks(send, comm.size() as usize)
     } else {
@@ -465,7 +504,12 @@ pub fn iscatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32, owner: u
     iscatterv(comm, &parts, recv, root, owner)
 }
 
-pub fn iallgatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], owner: usize) -> MpiResult<ReqId> {
+pub fn iallgatherv(
+    comm: &Comm,
+    send: Option<&Buf>,
+    parts: &[Buf],
+    owner: usize,
+) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
     let (r, n) = (p.rank as usize, p.size as usize);
     if let Some(s) = send {
@@ -480,7 +524,10 @@ pub fn iallgatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], owner: usize)
         let s = (r + n - step) % n;
         let d = (r + n - step - 1) % n;
         p.round(
-            vec![Msg::Recv(left, parts[d].clone()), Msg::Send(right, parts[s].clone())],
+            vec![
+                Msg::Recv(left, parts[d].clone()),
+                Msg::Send(right, parts[s].clone()),
+            ],
             vec![],
         );
     }
@@ -491,7 +538,12 @@ pub fn iallgather(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> 
     iallgatherv(comm, send, &blocks(recv, comm.size() as usize), owner)
 }
 
-pub fn ialltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf], owner: usize) -> MpiResult<ReqId> {
+pub fn ialltoallv(
+    comm: &Comm,
+    send: Option<&[Buf]>,
+    recv: &[Buf],
+    owner: usize,
+) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
     let (r, n) = (p.rank as usize, p.size as usize);
     match send {
@@ -504,7 +556,11 @@ pub fn ialltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf], owner: usize)
                 .map(|s| (r + n - s) % n)
                 .map(|q| Msg::Recv(q as u32, recv[q].clone()))
                 .collect();
-            msgs.extend((1..n).map(|s| (r + s) % n).map(|q| Msg::Send(q as u32, send[q].clone())));
+            msgs.extend(
+                (1..n)
+                    .map(|s| (r + s) % n)
+                    .map(|q| Msg::Send(q as u32, send[q].clone())),
+            );
             p.round(msgs, vec![]);
         }
         None => {
@@ -520,7 +576,10 @@ pub fn ialltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf], owner: usize)
                     };
                     let copy = p.copy_of(&recv[peer]);
                     p.round(
-                        vec![Msg::Recv(peer as u32, recv[peer].clone()), Msg::Send(peer as u32, copy)],
+                        vec![
+                            Msg::Recv(peer as u32, recv[peer].clone()),
+                            Msg::Send(peer as u32, copy),
+                        ],
                         vec![],
                     );
                 }
@@ -632,17 +691,28 @@ fn iprefix(
     Ok(p.start(comm, owner))
 }
 
-pub fn iscan(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction, owner: usize) -> MpiResult<ReqId> {
+pub fn iscan(
+    comm: &Comm,
+    send: Option<&Buf>,
+    recv: &Buf,
+    red: &Reduction,
+    owner: usize,
+) -> MpiResult<ReqId> {
     if let Some(r) = run_or_block(comm, red, owner, || super::scan(comm, send, recv, red)) {
         return r;
     }
     iprefix(comm, send, recv, red, true, owner)
 }
 
-pub fn iexscan(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction, owner: usize) -> MpiResult<ReqId> {
+pub fn iexscan(
+    comm: &Comm,
+    send: Option<&Buf>,
+    recv: &Buf,
+    red: &Reduction,
+    owner: usize,
+) -> MpiResult<ReqId> {
     if let Some(r) = run_or_block(comm, red, owner, || super::exscan(comm, send, recv, red)) {
         return r;
     }
     iprefix(comm, send, recv, red, false, owner)
 }
-
