@@ -247,25 +247,25 @@ fn finish_all(
         .map(|&h| live_id(inst, h, func, "array_of_requests"))
         .collect::<MpiResult<_>>()?;
     let mut results = vec![status::EMPTY; ids.len()];
-    let mut pending: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].is_some()).collect();
+    let mut open = ids.clone();
+    let mut done: Vec<Option<Completed>> = vec![None; ids.len()];
+    let mut left = open.iter().filter(|id| id.is_some()).count();
     let mut backoff = Backoff::new(inst);
     let mut greqs = None;
-    while !pending.is_empty() {
-        let before = pending.len();
-        pending.retain(|&i| {
-            match progress::take_if_complete(inst, ids[i].expect("pending ones are live")) {
-                Some(done) => {
-                    results[i] = done_status(&done);
-                    reqs[i] = after(reqs[i], &done);
-                    false
-                }
-                None => true,
+    while left > 0 {
+        let got = progress::sweep(inst, &mut open, &mut done);
+        for (i, d) in done.iter_mut().enumerate() {
+            if let Some(c) = d.take() {
+                results[i] = done_status(&c);
+                reqs[i] = after(reqs[i], &c);
             }
-        });
-        if pending.is_empty() {
+        }
+        left -= got;
+        if left == 0 {
             break;
         }
-        if pending.len() == before {
+        if got == 0 {
+            let pending: Vec<usize> = (0..open.len()).filter(|&i| open[i].is_some()).collect();
             if block_on_greqs(inst, &ids, &pending, &mut greqs) {
                 continue;
             }

@@ -198,6 +198,59 @@ pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
     }
 }
 
+/// One pass over many requests: run the polled work, make one progress pass on each VCI
+/// involved, and take every request that is complete (each VCI locked once). `ids[i]` that
+/// completed get `done[i] = Some(..)` and become `None`; returns how many completed.
+pub fn sweep(inst: &Instance, ids: &mut [Option<ReqId>], done: &mut [Option<Completed>]) -> usize {
+    polled::run();
+    let mut count = 0;
+    let mut greqs: Vec<(usize, Arc<Grequest>, usize)> = Vec::new();
+    let mut vci_done = 0u64; // bit v: VCI v (< 64) already handled in this pass
+    let mut i = 0;
+    while i < ids.len() {
+        let Some(first) = ids[i] else {
+            i += 1;
+            continue;
+        };
+        let vci = first.vci as usize;
+        if vci < 64 && vci_done & (1 << vci) != 0 {
+            i += 1;
+            continue;
+        }
+        if vci < 64 {
+            vci_done |= 1 << vci;
+        }
+        let mut st = inst.vcis[vci].lock();
+        engine::progress(&inst.transports, vci, &mut st);
+        for (j, slot) in ids.iter_mut().enumerate().skip(i) {
+            let Some(id) = *slot else { continue };
+            if id.vci as usize != vci {
+                continue;
+            }
+            match look(inst, &mut st, vci, id, false) {
+                Look::Pending => {}
+                Look::Done(c) => {
+                    done[j] = Some(c);
+                    *slot = None;
+                    count += 1;
+                }
+                Look::Greq(g, owner) => {
+                    greqs.push((j, g, owner));
+                    *slot = None;
+                }
+            }
+        }
+        drop(st);
+        i += 1;
+    }
+    // Generalized requests' query_fn/free_fn run with no lock held.
+    for (j, g, owner) in greqs {
+        done[j] = Some(finish_greq(&g, owner));
+        count += 1;
+    }
+    count
+}
+
 /// The generalized request `id` is, if it is one and still pending.
 fn pending_greq(inst: &Instance, id: ReqId) -> Option<Arc<Grequest>> {
     let st = inst.vcis[id.vci as usize].lock();
