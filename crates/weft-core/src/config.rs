@@ -275,6 +275,7 @@ mod tests {
                 eager_max: Some(1000),
                 shm_large: LargeMode::Pipeline,
                 progress_spin: 5,
+                coll: crate::coll::CollConfig::default(),
             }
         );
     }
