@@ -48,8 +48,8 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: "WEFT_PROGRESS_SPIN",
-        default: "20000",
-        meaning: "empty progress polls before a waiting thread starts yielding its core (no system call before that)",
+        default: "auto",
+        meaning: "empty progress polls before a waiting thread starts yielding its core (no system call before that); auto: 20000, or 16 when the node runs more ranks than CPUs",
     },
     Variable {
         name: "WEFT_ERROR_BACKTRACE",
@@ -111,7 +111,8 @@ pub struct Config {
     /// `None`: as much as a cell carries.
     pub eager_max: Option<usize>,
     pub shm_large: LargeMode,
-    pub progress_spin: u32,
+    /// `None`: chosen at init from the node's load (see `Instance`).
+    pub progress_spin: Option<u32>,
     pub pmi_version: Option<u8>,
     pub error_backtrace: bool,
     /// Forced collective algorithms (`WEFT_COLL_*`).
@@ -126,7 +127,7 @@ impl Default for Config {
             shm_cell_size: 16384,
             eager_max: None,
             shm_large: LargeMode::Pipeline,
-            progress_spin: 20_000,
+            progress_spin: None,
             pmi_version: None,
             error_backtrace: false,
             coll: crate::coll::CollConfig::default(),
@@ -177,8 +178,10 @@ impl Config {
             };
         }
         if let Some(v) = lookup("WEFT_PROGRESS_SPIN") {
-            config.progress_spin =
-                parse_in_range("WEFT_PROGRESS_SPIN", &v, 0, u32::MAX as usize)? as u32;
+            config.progress_spin = match v.trim() {
+                "auto" | "" => None,
+                _ => Some(parse_in_range("WEFT_PROGRESS_SPIN", &v, 0, u32::MAX as usize)? as u32),
+            };
         }
         if let Some(v) = lookup("WEFT_ERROR_BACKTRACE") {
             config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
@@ -204,7 +207,9 @@ impl Config {
                         LargeMode::Cma => "cma".into(),
                         LargeMode::Pipeline => "pipeline".into(),
                     },
-                    "WEFT_PROGRESS_SPIN" => self.progress_spin.to_string(),
+                    "WEFT_PROGRESS_SPIN" => {
+                        self.progress_spin.map_or("auto".into(), |n| n.to_string())
+                    }
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
                     name if name.starts_with("WEFT_COLL_") => self.coll.describe(name),
                     _ => unreachable!("every variable has a value"),
@@ -274,7 +279,7 @@ mod tests {
                 shm_cell_size: 4096,
                 eager_max: Some(1000),
                 shm_large: LargeMode::Pipeline,
-                progress_spin: 5,
+                progress_spin: Some(5),
                 coll: crate::coll::CollConfig::default(),
             }
         );
@@ -296,6 +301,18 @@ mod tests {
             "not a multiple of 64"
         );
         assert!(parse(&[("WEFT_SHM_LARGE", "fast")]).is_err());
+    }
+
+    #[test]
+    fn every_variable_is_documented() {
+        let doc = include_str!("../../../docs/configuration.md");
+        for var in VARIABLES {
+            assert!(
+                doc.contains(&format!("| `{}` |", var.name)),
+                "{} missing from docs/configuration.md",
+                var.name
+            );
+        }
     }
 
     #[test]

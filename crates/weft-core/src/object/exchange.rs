@@ -139,7 +139,7 @@ impl<'a> Channel<'a> {
     }
 
     fn wait(&self, id: ReqId, expect: Option<usize>) -> MpiResult<()> {
-        let done = wait_for(self.inst, id);
+        let done = progress::wait(self.inst, id);
         let status = crate::pt2pt::status_result(done.status)?;
         match expect {
             Some(n) if status.bytes != n as u64 => Err(MpiError::new(
@@ -199,7 +199,7 @@ impl<'a> Channel<'a> {
     pub fn recv_any_len(&self, src: u32, tag: i32, max: usize) -> MpiResult<Vec<u8>> {
         let mut rbuf = Scratch::new(max);
         let id = self.irecv(src, tag, rbuf.buf());
-        let done = wait_for(self.inst, id);
+        let done = progress::wait(self.inst, id);
         let status = crate::pt2pt::status_result(done.status)?;
         Ok(rbuf.bytes()[..status.bytes as usize].to_vec())
     }
@@ -295,66 +295,6 @@ impl<'a> Channel<'a> {
             mask >>= 1;
         }
         Ok(())
-    }
-}
-
-/// Wait for an exchange's request. The exchanges are chains of short messages, each waiting
-/// for a peer: when the node runs more ranks than it has CPUs, the peer may be descheduled,
-/// so the waiter yields its CPU after a few empty polls instead of spinning for its slice.
-fn wait_for(inst: &Instance, id: ReqId) -> progress::Completed {
-    let spin = if oversubscribed(inst) {
-        OVERSUBSCRIBED_SPIN
-    } else {
-        inst.config.progress_spin
-    };
-    let mut idle = 0u32;
-    loop {
-        if let Some(done) = progress::take_if_complete(inst, id) {
-            return done;
-        }
-        if idle < spin {
-            idle += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
-
-/// Empty polls before yielding when ranks outnumber CPUs (measured: 4 ranks on 2 CPUs take
-/// about 40 us per `MPI_Comm_dup` with 10 polls, 8 ms with 20000).
-const OVERSUBSCRIBED_SPIN: u32 = 16;
-
-/// Whether this node runs more ranks than it has CPUs online.
-fn oversubscribed(inst: &Instance) -> bool {
-    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cpus = *CPUS.get_or_init(online_cpus);
-    let job = &inst.job;
-    let mine = job.node_of[job.rank as usize];
-    job.node_of.iter().filter(|&&n| n == mine).count() > cpus
-}
-
-/// CPUs online (`/sys/devices/system/cpu/online`: ranges like `0-3,8`), not this process's
-/// affinity (a rank bound to one core is not oversubscribed).
-fn online_cpus() -> usize {
-    let count = std::fs::read_to_string("/sys/devices/system/cpu/online")
-        .ok()
-        .map(|s| {
-            s.trim()
-                .split(',')
-                .filter_map(|r| {
-                    let mut it = r.split('-');
-                    let a: usize = it.next()?.parse().ok()?;
-                    let b: usize = it.next().map_or(Some(a), |x| x.parse().ok())?;
-                    Some(b.saturating_sub(a) + 1)
-                })
-                .sum::<usize>()
-        })
-        .unwrap_or(0);
-    if count > 0 {
-        count
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 }
 

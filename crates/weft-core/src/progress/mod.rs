@@ -28,7 +28,7 @@ impl Backoff {
     pub fn new(inst: &Instance) -> Backoff {
         Backoff {
             idle: 0,
-            spin: inst.config.progress_spin,
+            spin: inst.spin,
         }
     }
 

@@ -47,6 +47,8 @@ pub struct Instance {
     pub processor_name: String,
     pub vcis: Vec<Vci>,
     pub transports: Transports,
+    /// Empty progress polls before a waiting thread yields (see `spin_polls`).
+    pub spin: u32,
 }
 
 /// The launcher connection. `PMI_FD` can be taken over once per process, so the client
@@ -176,7 +178,9 @@ impl Instance {
             &config,
         )
         .map_err(|e| MpiError::new(ErrorClass::Other, format!("shared-memory transport: {e}")))?;
+        let spin = spin_polls(&config, job.local_ranks().len());
         Ok(Instance {
+            spin,
             processor_name: hostname(),
             vcis,
             transports,
@@ -216,6 +220,48 @@ pub fn exit_status(code: i32) -> i32 {
         code
     } else {
         1
+    }
+}
+
+/// Empty polls before yielding when ranks outnumber CPUs (measured: 4 ranks on 2 CPUs take
+/// about 40 us per `MPI_Comm_dup` with 10 polls, 8 ms with 20000).
+const OVERSUBSCRIBED_SPIN: u32 = 16;
+
+/// Empty polls before a waiting thread yields: `WEFT_PROGRESS_SPIN` if set; otherwise long
+/// spins (no system call while a peer on another core is about to answer) unless this node
+/// runs more ranks than it has CPUs, where the peer may need this CPU to answer at all.
+fn spin_polls(config: &Config, local_ranks: usize) -> u32 {
+    match config.progress_spin {
+        Some(n) => n,
+        None if local_ranks > online_cpus() => OVERSUBSCRIBED_SPIN,
+        None => DEDICATED_SPIN,
+    }
+}
+
+/// Empty polls before yielding when every rank has a CPU (about 1 ms of polling).
+const DEDICATED_SPIN: u32 = 20_000;
+
+/// CPUs online (`/sys/devices/system/cpu/online`: ranges like `0-3,8`), not this process's
+/// affinity (a rank bound to one core is not oversubscribed).
+fn online_cpus() -> usize {
+    let count = std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .map(|s| {
+            s.trim()
+                .split(',')
+                .filter_map(|r| {
+                    let mut it = r.split('-');
+                    let a: usize = it.next()?.parse().ok()?;
+                    let b: usize = it.next().map_or(Some(a), |x| x.parse().ok())?;
+                    Some(b.saturating_sub(a) + 1)
+                })
+                .sum::<usize>()
+        })
+        .unwrap_or(0);
+    if count > 0 {
+        count
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 }
 
