@@ -239,6 +239,32 @@ pub fn committed(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<T
     Ok(t)
 }
 
+/// A datatype borrowed for one call: predefined types without touching a reference count.
+pub enum TypeRef {
+    Static(&'static Arc<Type>),
+    Owned(Arc<Type>),
+}
+
+impl std::ops::Deref for TypeRef {
+    type Target = Arc<Type>;
+    fn deref(&self) -> &Arc<Type> {
+        match self {
+            TypeRef::Static(t) => t,
+            TypeRef::Owned(t) => t,
+        }
+    }
+}
+
+/// `committed` for the hot paths (send, receive): predefined types are borrowed.
+pub fn committed_ref(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<TypeRef> {
+    if (0x200..0x300).contains(&handle) {
+        if let Some(t) = types()[handle - 0x200].as_ref() {
+            return Ok(TypeRef::Static(t));
+        }
+    }
+    committed(handle, func, arg).map(TypeRef::Owned)
+}
+
 /// The handle of a predefined type's description, by name.
 pub fn predefined_handle(d: &Datatype) -> Option<MPI_Datatype> {
     PREDEFINED.iter().find(|p| p.1 == d.name).map(|p| p.0)

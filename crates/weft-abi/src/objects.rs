@@ -53,6 +53,33 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
     }
 }
 
+/// A communicator borrowed for one call: the predefined ones without touching a reference
+/// count (they live as long as the world), user ones through the handle table's `Arc`.
+pub enum CommRef {
+    Static(&'static Arc<Comm>),
+    Owned(Arc<Comm>),
+}
+
+impl std::ops::Deref for CommRef {
+    type Target = Arc<Comm>;
+    fn deref(&self) -> &Arc<Comm> {
+        match self {
+            CommRef::Static(c) => c,
+            CommRef::Owned(c) => c,
+        }
+    }
+}
+
+/// `comm` for the hot paths (send, receive): same checks and errors, no reference count for
+/// `MPI_COMM_WORLD`/`MPI_COMM_SELF`.
+pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
+    match handle {
+        MPI_COMM_WORLD => Ok(CommRef::Static(&world::get(func)?.world)),
+        MPI_COMM_SELF => Ok(CommRef::Static(&world::get(func)?.self_comm)),
+        _ => comm(handle, func, arg).map(CommRef::Owned),
+    }
+}
+
 /// The communicator a handle names, without requiring an initialized world for user
 /// communicators or failing (used to find the errhandler of a failed call).
 pub fn comm_for_errors(handle: MPI_Comm) -> Option<Arc<Comm>> {

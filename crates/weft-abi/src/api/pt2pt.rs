@@ -29,7 +29,7 @@ pub(crate) fn message_buf(
             format!("{func}(count={count}): negative count"),
         ));
     }
-    let dt = datatypes::committed(datatype, func, "datatype")?;
+    let dt = datatypes::committed_ref(datatype, func, "datatype")?;
     let bytes = usize::try_from(count)
         .ok()
         .and_then(|c| dt.bytes_for(c))
@@ -108,7 +108,7 @@ pub(crate) fn recv_tag(tag: c_int, func: &str) -> MpiResult<TagSel> {
 
 /// Everything a send needs, checked.
 struct SendArgs {
-    comm: Arc<Comm>,
+    comm: objects::CommRef,
     dest: Option<u32>,
     tag: i32,
     buf: Buf,
@@ -123,7 +123,7 @@ fn send_args(
     comm: MPI_Comm,
     func: &str,
 ) -> MpiResult<SendArgs> {
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_ref(comm, func, "comm")?;
     let buf = message_buf(buf, count, datatype, func)?;
     let dest = dest_rank(&c, dest, func)?;
     let tag = send_tag(tag, func)?;
@@ -203,7 +203,7 @@ unsafe fn blocking_recv(
     out: *mut MPI_Status,
     func: &str,
 ) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_ref(comm, func, "comm")?;
     let b = message_buf(buf, count, datatype, func)?;
     let tag = recv_tag(tag, func)?;
     let s = match source_sel(&c, source, func)? {
@@ -225,7 +225,7 @@ unsafe fn nonblocking_recv(
     func: &str,
 ) -> MpiResult<()> {
     non_null(request, func, "request")?;
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_ref(comm, func, "comm")?;
     let b = message_buf(buf, count, datatype, func)?;
     let tag = recv_tag(tag, func)?;
     let handle = match source_sel(&c, source, func)? {

@@ -242,9 +242,11 @@ fn finish_all(
     stats: &mut Option<&mut [MPI_Status]>,
     func: &str,
 ) -> MpiResult<()> {
+    // Handles are decoded here; whether each names a live request is checked by the first
+    // sweep (with its VCI locked anyway), not by a separate lookup per request.
     let ids: Vec<Option<ReqId>> = reqs
         .iter()
-        .map(|&h| live_id(inst, h, func, "array_of_requests"))
+        .map(|&h| request_id(h, func, "array_of_requests"))
         .collect::<MpiResult<_>>()?;
     let mut results = vec![status::EMPTY; ids.len()];
     let mut open = ids.clone();
@@ -253,7 +255,15 @@ fn finish_all(
     let mut backoff = Backoff::new(inst);
     let mut greqs = None;
     while left > 0 {
-        let got = progress::sweep(inst, &mut open, &mut done);
+        let got = progress::sweep(inst, &mut open, &mut done).map_err(|i| {
+            MpiError::new(
+                ErrorClass::Request,
+                format!(
+                    "{func}(array_of_requests[{i}]={:#x}): not an active request (already completed or freed?)",
+                    reqs[i]
+                ),
+            )
+        })?;
         for (i, d) in done.iter_mut().enumerate() {
             if let Some(c) = d.take() {
                 results[i] = done_status(&c);

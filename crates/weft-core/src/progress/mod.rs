@@ -200,8 +200,13 @@ pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
 
 /// One pass over many requests: run the polled work, make one progress pass on each VCI
 /// involved, and take every request that is complete (each VCI locked once). `ids[i]` that
-/// completed get `done[i] = Some(..)` and become `None`; returns how many completed.
-pub fn sweep(inst: &Instance, ids: &mut [Option<ReqId>], done: &mut [Option<Completed>]) -> usize {
+/// completed get `done[i] = Some(..)` and become `None`; returns how many completed, or
+/// `Err(i)` if `ids[i]` names no request (a stale or forged handle).
+pub fn sweep(
+    inst: &Instance,
+    ids: &mut [Option<ReqId>],
+    done: &mut [Option<Completed>],
+) -> Result<usize, usize> {
     polled::run();
     let mut count = 0;
     let mut greqs: Vec<(usize, Arc<Grequest>, usize)> = Vec::new();
@@ -213,6 +218,9 @@ pub fn sweep(inst: &Instance, ids: &mut [Option<ReqId>], done: &mut [Option<Comp
             continue;
         };
         let vci = first.vci as usize;
+        if vci >= inst.vcis.len() {
+            return Err(i);
+        }
         if vci < 64 && vci_done & (1 << vci) != 0 {
             i += 1;
             continue;
@@ -226,6 +234,9 @@ pub fn sweep(inst: &Instance, ids: &mut [Option<ReqId>], done: &mut [Option<Comp
             let Some(id) = *slot else { continue };
             if id.vci as usize != vci {
                 continue;
+            }
+            if st.requests.get(id).is_none() {
+                return Err(j);
             }
             match look(inst, &mut st, vci, id, false) {
                 Look::Pending => {}
@@ -248,7 +259,7 @@ pub fn sweep(inst: &Instance, ids: &mut [Option<ReqId>], done: &mut [Option<Comp
         done[j] = Some(finish_greq(&g, owner));
         count += 1;
     }
-    count
+    Ok(count)
 }
 
 /// The generalized request `id` is, if it is one and still pending.

@@ -94,8 +94,9 @@ pub fn irecv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, owner: usize
         source,
         tag,
     };
+    // No progress pass here: arrivals still in the ring are matched against this receive when
+    // they are drained, and polling a ring the sender is writing costs a cache-line transfer.
     let mut st = inst.vcis[comm.vci].lock();
-    engine::progress(&inst.transports, comm.vci, &mut st);
     let id = engine::start_recv(&inst.transports, comm.vci, &mut st, pattern, buf);
     if let Some(req) = st.requests.get_mut(id) {
         req.owner = owner;
