@@ -6,7 +6,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::coll;
-use weft_core::datatype::{Buf, Datatype, TypeClass};
+use weft_core::datatype::{Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 use weft_core::op::Reduction;
@@ -20,22 +20,45 @@ use crate::ctypes::*;
 use crate::requests::request_handle;
 use crate::{datatypes, objects};
 
-fn is_in_place(p: *const c_void) -> bool {
+pub(crate) fn is_in_place(p: *const c_void) -> bool {
     p as usize == MPI_IN_PLACE
 }
 
 fn comm_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
+    objects::comm(comm, func, "comm")
+}
+
+/// A communicator for an operation the standard defines on intracommunicators only.
+pub(crate) fn intra_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
     let c = objects::comm(comm, func, "comm")?;
-    if c.remote.is_some() {
+    if c.is_inter() {
         return Err(MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!("{func}(comm): collectives on intercommunicators are not supported yet"),
+            ErrorClass::Comm,
+            format!("{func}(comm): not defined on an intercommunicator"),
         ));
     }
     Ok(c)
 }
 
+/// The root argument: a rank of the communicator, or on an intercommunicator `MPI_ROOT`
+/// (`coll::ROOT`), `MPI_PROC_NULL` (`coll::PROC_NULL`) or a rank of the remote group.
 fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {
+    if c.is_inter() {
+        match root {
+            MPI_ROOT => return Ok(coll::ROOT),
+            MPI_PROC_NULL => return Ok(coll::PROC_NULL),
+            r if r >= 0 && (r as u32) < c.peer_size() => return Ok(r as u32),
+            _ => {
+                return Err(MpiError::new(
+                    ErrorClass::Root,
+                    format!(
+                        "{func}(root={root}): not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group (size {})",
+                        c.peer_size()
+                    ),
+                ))
+            }
+        }
+    }
     if root < 0 || root as u32 >= c.size() {
         return Err(MpiError::new(
             ErrorClass::Root,
@@ -48,27 +71,30 @@ fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {
     Ok(root as u32)
 }
 
-/// A datatype collectives can move: predefined, contiguous or a value-index pair (moved with
-/// its padding).
-fn dtype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<&'static Datatype> {
-    let dt = datatypes::datatype(handle, func, arg)?;
-    if !dt.is_contiguous() && dt.class != TypeClass::Pair {
-        return Err(MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!(
-                "{func}({arg}={}): types with gaps are not supported yet",
-                dt.name
-            ),
-        ));
+/// Whether this process holds the root's buffers (the root, or `MPI_ROOT`).
+fn at_root(c: &Comm, root: u32) -> bool {
+    if c.is_inter() {
+        root == coll::ROOT
+    } else {
+        c.rank == root
     }
-    Ok(dt)
 }
 
-/// `count` elements of `dt` at address `addr`.
-fn buf_at(
+/// Whether this process takes part with data (not `MPI_PROC_NULL` on an intercommunicator).
+fn takes_part(c: &Comm, root: u32) -> bool {
+    !(c.is_inter() && root == coll::PROC_NULL)
+}
+
+/// A committed datatype.
+pub(crate) fn dtype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Type>> {
+    datatypes::committed(handle, func, arg)
+}
+
+/// `count` instances of `t` at address `addr`.
+pub(crate) fn buf_at(
     addr: usize,
     count: i64,
-    dt: &Datatype,
+    t: &Arc<Type>,
     func: &str,
     buf_arg: &str,
     count_arg: &str,
@@ -81,15 +107,18 @@ fn buf_at(
     }
     let bytes = usize::try_from(count)
         .ok()
-        .and_then(|c| c.checked_mul(dt.extent))
-        .filter(|&b| b <= isize::MAX as usize)
+        .and_then(|c| t.bytes_for(c))
+        .filter(|&b| {
+            b == 0 || (count as u128) * (t.extent.unsigned_abs() as u128) <= isize::MAX as u128
+        })
         .ok_or_else(|| {
             MpiError::new(
                 ErrorClass::Count,
                 format!("{func}({count_arg}={count}): the message size overflows"),
             )
         })?;
-    if addr == 0 && bytes > 0 {
+    // A derived type may address absolute memory from MPI_BOTTOM (null).
+    if addr == 0 && bytes > 0 && t.predefined.is_some() {
         return Err(MpiError::new(
             ErrorClass::Buffer,
             format!("{func}({buf_arg}=NULL): a buffer is required for count {count}"),
@@ -101,13 +130,47 @@ fn buf_at(
             format!("{func}({buf_arg}=MPI_IN_PLACE): not allowed here"),
         ));
     }
-    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
-    // and to leave it alone until the collective completes.
-    Ok(unsafe { Buf::new(addr, bytes) })
+    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` instances
+    // and to leave it alone until the collective completes; the type stays alive through
+    // the handle table during the call and through `finish`'s `keep` (and the core's plans
+    // and requests) after it.
+    Ok(unsafe { Buf::typed(addr, count as usize, t) })
+}
+
+/// The types of typed buffers, for whoever holds the buffers past the call.
+pub(crate) trait Keep {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>);
+}
+impl Keep for Buf {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        out.extend(self.keep());
+    }
+}
+impl<T: Keep> Keep for Option<T> {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        if let Some(b) = self {
+            b.keep_into(out)
+        }
+    }
+}
+impl<T: Keep> Keep for Vec<T> {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        for b in self {
+            b.keep_into(out)
+        }
+    }
+}
+
+pub(crate) fn keep(bufs: &[&dyn Keep]) -> Vec<Arc<Type>> {
+    let mut out = Vec::new();
+    for b in bufs {
+        b.keep_into(&mut out);
+    }
+    out
 }
 
 /// An integer type of count and displacement arrays.
-trait Int: Copy {
+pub(crate) trait Int: Copy {
     fn get(self) -> i64;
 }
 impl Int for i32 {
@@ -130,7 +193,7 @@ impl Int for isize {
 ///
 /// # Safety
 /// `p` must be null or point to `n` readable integers.
-unsafe fn array<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
+pub(crate) unsafe fn array<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -146,7 +209,7 @@ unsafe fn array<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResu
 ///
 /// # Safety
 /// `p` must be null or point to `n` readable handles.
-unsafe fn types(
+pub(crate) unsafe fn types(
     p: *const MPI_Datatype,
     n: usize,
     func: &str,
@@ -160,13 +223,14 @@ unsafe fn types(
     Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
 }
 
-/// Per-rank parts of a `v` buffer: `counts[i]` elements at `base + displs[i] * scale`.
+/// Per-rank parts of a `v` buffer: `counts[i]` instances at `base + displs[i] * extent`
+/// (bytes for `byte_displs`).
 #[allow(clippy::too_many_arguments)]
-fn parts(
+pub(crate) fn parts(
     base: *const c_void,
     counts: &[i64],
     displs: &[i64],
-    dts: &[&Datatype],
+    dts: &[Arc<Type>],
     byte_displs: bool,
     func: &str,
     buf_arg: &str,
@@ -186,21 +250,17 @@ fn parts(
         .collect()
 }
 
-fn op_for(
-    op: MPI_Op,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<(&'static Datatype, Reduction)> {
-    let dt = dtype(datatype, func, "datatype")?;
-    let red = reduction(op, datatype, dt, func)?;
-    Ok((dt, red))
+fn op_for(op: MPI_Op, datatype: MPI_Datatype, func: &str) -> MpiResult<(Arc<Type>, Reduction)> {
+    let t = dtype(datatype, func, "datatype")?;
+    let red = reduction(op, datatype, &t, func)?;
+    Ok((t, red))
 }
 
 /// The send side of a reduction: `None` for `MPI_IN_PLACE`.
 fn send_side(
     sendbuf: *const c_void,
     count: i64,
-    dt: &Datatype,
+    dt: &Arc<Type>,
     allowed: bool,
     func: &str,
 ) -> MpiResult<Option<Buf>> {
@@ -230,16 +290,18 @@ fn check_alias(send: &Option<Buf>, recv: &Buf, func: &str) -> MpiResult<()> {
     Ok(())
 }
 
-fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {
+pub(crate) fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {
     r.map_err(|e| prefix(func, e))
 }
 
 /// Run the blocking form, or (`nb` holds the communicator handle, the request's owner) start
-/// the nonblocking one and return its request handle.
-fn finish(
+/// the nonblocking one and return its request handle. `keep` holds the buffers' types for
+/// as long as a persistent request may start the operation again.
+pub(crate) fn finish(
     func: &str,
     nb: Mode,
     c: &Arc<Comm>,
+    keep: Vec<Arc<Type>>,
     blocking: impl FnOnce() -> MpiResult<()>,
     nonblocking: impl Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
 ) -> MpiResult<MPI_Request> {
@@ -249,7 +311,10 @@ fn finish(
         Mode::Persistent(owner) => Ok(request_handle(coll::persistent::init(
             c,
             owner,
-            nonblocking,
+            move |o| {
+                let _types = &keep;
+                nonblocking(o)
+            },
         ))),
     }
 }
@@ -257,7 +322,7 @@ fn finish(
 /// How a collective runs: now, started (`I` forms) or bound to a persistent request (`_init`
 /// forms); the latter two carry the communicator handle (the request's owner).
 #[derive(Clone, Copy)]
-enum Mode {
+pub(crate) enum Mode {
     Blocking,
     Nonblocking(MPI_Comm),
     Persistent(MPI_Comm),
@@ -282,8 +347,12 @@ fn bcast(
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let dt = dtype(datatype, func, "datatype")?;
-    let buf = buf_at(buffer as usize, count, dt, func, "buffer", "count")?;
-    finish(func, nb, &c, || coll::bcast(&c, &buf, root), {
+    let buf = if takes_part(&c, root) {
+        buf_at(buffer as usize, count, &dt, func, "buffer", "count")?
+    } else {
+        Buf::EMPTY
+    };
+    finish(func, nb, &c, keep(&[&buf]), || coll::bcast(&c, &buf, root), {
         let (c, buf) = (c.clone(), buf.clone());
         move |o| coll::ibcast(&c, &buf, root, o)
     })
@@ -344,10 +413,18 @@ fn reduce(
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
-    let is_root = c.rank == root;
-    let send = send_side(sendbuf, count, dt, is_root, func)?;
+    let is_root = at_root(&c, root);
+    let send = if c.is_inter() {
+        if is_root || !takes_part(&c, root) {
+            None
+        } else {
+            Some(buf_at(sendbuf as usize, count, &dt, func, "sendbuf", "count")?)
+        }
+    } else {
+        send_side(sendbuf, count, &dt, is_root, func)?
+    };
     let recv = if is_root {
-        buf_at(recvbuf as usize, count, dt, func, "recvbuf", "count")?
+        buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count")?
     } else {
         Buf::EMPTY
     };
@@ -358,6 +435,7 @@ fn reduce(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::reduce(&c, send.as_ref(), &recv, &red, root),
         {
             let (c, send, recv, red) = (c.clone(), send.clone(), recv.clone(), red.clone());
@@ -432,15 +510,19 @@ fn all_reduce(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = comm_of(comm, func)?;
+    let c = match kind {
+        AllKind::Allreduce => comm_of(comm, func)?,
+        _ => intra_of(comm, func)?,
+    };
     let (dt, red) = op_for(op, datatype, func)?;
-    let send = send_side(sendbuf, count, dt, true, func)?;
-    let recv = buf_at(recvbuf as usize, count, dt, func, "recvbuf", "count")?;
+    let send = send_side(sendbuf, count, &dt, !c.is_inter(), func)?;
+    let recv = buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count")?;
     check_alias(&send, &recv, func)?;
     finish(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || match kind {
             AllKind::Allreduce => coll::allreduce(&c, send.as_ref(), &recv, &red),
             AllKind::Scan => coll::scan(&c, send.as_ref(), &recv, &red),
@@ -604,12 +686,13 @@ fn reduce_local(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
-    let input = buf_at(inbuf as usize, count, dt, func, "inbuf", "count")?;
-    let inout = buf_at(inoutbuf as usize, count, dt, func, "inoutbuf", "count")?;
+    let input = buf_at(inbuf as usize, count, &dt, func, "inbuf", "count")?;
+    let inout = buf_at(inoutbuf as usize, count, &dt, func, "inoutbuf", "count")?;
     finish(
         func,
         nb,
         &Arc::clone(&objects::comm(MPI_COMM_SELF, func, "comm").unwrap_or_else(|_| unreachable!())),
+        Vec::new(),
         || coll::reduce_local(&input, &inout, &red),
         |_| unreachable!(),
     )
@@ -668,16 +751,21 @@ fn reduce_scatter(
     let (dt, red) = op_for(op, datatype, func)?;
     let mut sizes = Vec::with_capacity(counts.len());
     for (i, &n) in counts.iter().enumerate() {
-        let b = buf_at(1 << 12, n, dt, func, "recvbuf", &format!("recvcounts[{i}]"))?;
-        sizes.push(b.len());
+        let b = usize::try_from(n).ok().and_then(|n| dt.bytes_for(n)).ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Count,
+                format!("{func}(recvcounts[{i}]={n}): negative or too large"),
+            )
+        })?;
+        sizes.push(b);
     }
     let total: i64 = counts.iter().sum();
     let mine = counts[c.rank as usize];
-    let output = buf_at(recvbuf as usize, mine, dt, func, "recvbuf", "recvcount")?;
-    let input = if is_in_place(sendbuf) {
-        buf_at(recvbuf as usize, total, dt, func, "recvbuf", "recvcounts")?
+    let output = buf_at(recvbuf as usize, mine, &dt, func, "recvbuf", "recvcount")?;
+    let input = if is_in_place(sendbuf) && !c.is_inter() {
+        buf_at(recvbuf as usize, total, &dt, func, "recvbuf", "recvcounts")?
     } else {
-        let s = buf_at(sendbuf as usize, total, dt, func, "sendbuf", "recvcounts")?;
+        let s = buf_at(sendbuf as usize, total, &dt, func, "sendbuf", "recvcounts")?;
         check_alias(&Some(s.clone()), &output, func)?;
         s
     };
@@ -685,6 +773,7 @@ fn reduce_scatter(
         func,
         nb,
         &c,
+        keep(&[&input, &output]),
         || coll::reduce_scatter(c, &input, &output, &red, &sizes),
         {
             let (c, red, input, output, sizes) = (
@@ -818,7 +907,7 @@ pub(crate) fn mpi_reduce_scatter_block_c(
 
 /// One side of a regular gather/scatter/allgather/alltoall: `count` elements (times `times`
 /// blocks) of `datatype` at `buf`.
-fn side(
+pub(crate) fn side(
     buf: *const c_void,
     count: i64,
     times: i64,
@@ -836,15 +925,15 @@ fn side(
     buf_at(
         buf as usize,
         count.saturating_mul(times),
-        dt,
+        &dt,
         func,
         names.0,
         names.1,
     )
 }
 
-const SEND: (&str, &str, &str) = ("sendbuf", "sendcount", "sendtype");
-const RECV: (&str, &str, &str) = ("recvbuf", "recvcount", "recvtype");
+pub(crate) const SEND: (&str, &str, &str) = ("sendbuf", "sendcount", "sendtype");
+pub(crate) const RECV: (&str, &str, &str) = ("recvbuf", "recvcount", "recvtype");
 
 #[allow(clippy::too_many_arguments)]
 fn gather(
@@ -861,9 +950,9 @@ fn gather(
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
-    let is_root = c.rank == root;
-    let n = c.size() as i64;
-    let send = if is_in_place(sendbuf) && is_root {
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as i64;
+    let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
         Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
@@ -877,6 +966,7 @@ fn gather(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::gather(&c, send.as_ref(), &recv, root),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -955,9 +1045,9 @@ unsafe fn gatherv<C: Int, D: Int>(
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
-    let is_root = c.rank == root;
-    let n = c.size() as usize;
-    let send = if is_in_place(sendbuf) && is_root {
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as usize;
+    let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
         Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
@@ -988,6 +1078,7 @@ unsafe fn gatherv<C: Int, D: Int>(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::gatherv(&c, send.as_ref(), &recv, root),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -1073,14 +1164,14 @@ fn scatter(
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
-    let is_root = c.rank == root;
-    let n = c.size() as i64;
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as i64;
     let send = if is_root {
         side(sendbuf, sendcount, n, sendtype, func, SEND)?
     } else {
         Buf::EMPTY
     };
-    let recv = if is_in_place(recvbuf) && is_root {
+    let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
         Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
@@ -1089,6 +1180,7 @@ fn scatter(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::scatter(&c, &send, recv.as_ref(), root),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -1167,8 +1259,8 @@ unsafe fn scatterv<C: Int, D: Int>(
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
-    let is_root = c.rank == root;
-    let n = c.size() as usize;
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as usize;
     let send = if is_root {
         let dt = dtype(sendtype, func, "sendtype")?;
         // SAFETY: one entry per rank at the root, per the caller's contract.
@@ -1191,7 +1283,7 @@ unsafe fn scatterv<C: Int, D: Int>(
     } else {
         Vec::new()
     };
-    let recv = if is_in_place(recvbuf) && is_root {
+    let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
         Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
@@ -1200,6 +1292,7 @@ unsafe fn scatterv<C: Int, D: Int>(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::scatterv(&c, &send, recv.as_ref(), root),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -1285,8 +1378,8 @@ fn allgather(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
-    let n = c.size() as i64;
-    let send = if is_in_place(sendbuf) {
+    let n = c.peer_size() as i64;
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
         Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
@@ -1296,6 +1389,7 @@ fn allgather(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::allgather(&c, send.as_ref(), &recv),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -1368,8 +1462,8 @@ unsafe fn allgatherv<C: Int, D: Int>(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
-    let n = c.size() as usize;
-    let send = if is_in_place(sendbuf) {
+    let n = c.peer_size() as usize;
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
         Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
@@ -1396,6 +1490,7 @@ unsafe fn allgatherv<C: Int, D: Int>(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::allgatherv(&c, send.as_ref(), &recv),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -1475,14 +1570,14 @@ fn alltoall(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = comm_of(comm, func)?;
-    let n = c.size() as i64;
-    let send = if is_in_place(sendbuf) {
+    let n = c.peer_size() as i64;
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
         Some(side(sendbuf, sendcount, n, sendtype, func, SEND)?)
     };
     let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
-    finish(func, nb, &c, || coll::alltoall(&c, send.as_ref(), &recv), {
+    finish(func, nb, &c, keep(&[&send, &recv]), || coll::alltoall(&c, send.as_ref(), &recv), {
         let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
         move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
     })
@@ -1556,11 +1651,11 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let n = c.size() as usize;
-    let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<&'static Datatype>> {
+    let n = c.peer_size() as usize;
+    let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<Arc<Type>>> {
         handles.iter().map(|&h| dtype(h, func, arg)).collect()
     };
-    let send = if is_in_place(sendbuf) {
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
         let dts = resolve(sendtypes, "sendtype")?;
@@ -1604,6 +1699,7 @@ unsafe fn alltoallvw<C: Int, D: Int>(
         func,
         nb,
         &c,
+        keep(&[&send, &recv]),
         || coll::alltoallv(c, send.as_deref(), &recv),
         {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
@@ -1625,7 +1721,7 @@ pub(crate) unsafe fn mpi_alltoallv(
 ) -> MpiResult<()> {
     let func = "MPI_Alltoallv";
     let c = comm_of(comm, func)?;
-    let n = c.size() as usize;
+    let n = c.peer_size() as usize;
     let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
     // SAFETY: forwarded caller contract.
     unsafe {
@@ -1660,7 +1756,7 @@ pub(crate) unsafe fn mpi_alltoallv_c(
 ) -> MpiResult<()> {
     let func = "MPI_Alltoallv_c";
     let c = comm_of(comm, func)?;
-    let n = c.size() as usize;
+    let n = c.peer_size() as usize;
     let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
     // SAFETY: forwarded caller contract.
     unsafe {
@@ -1695,7 +1791,7 @@ pub(crate) unsafe fn mpi_alltoallw(
 ) -> MpiResult<()> {
     let func = "MPI_Alltoallw";
     let c = comm_of(comm, func)?;
-    let n = c.size() as usize;
+    let n = c.peer_size() as usize;
     // SAFETY: one type per rank, per the caller's contract (send types unused in place).
     let st = if is_in_place(sendbuf) {
         Vec::new()
@@ -1737,7 +1833,7 @@ pub(crate) unsafe fn mpi_alltoallw_c(
 ) -> MpiResult<()> {
     let func = "MPI_Alltoallw_c";
     let c = comm_of(comm, func)?;
-    let n = c.size() as usize;
+    let n = c.peer_size() as usize;
     // SAFETY: one type per rank, per the caller's contract (send types unused in place).
     let st = if is_in_place(sendbuf) {
         Vec::new()
@@ -2658,7 +2754,7 @@ pub(crate) unsafe fn mpi_ialltoallv(
     let handle = {
         let func = "MPI_Ialltoallv";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
         // SAFETY: forwarded caller contract.
         unsafe {
@@ -2699,7 +2795,7 @@ pub(crate) unsafe fn mpi_ialltoallv_c(
     let handle = {
         let func = "MPI_Ialltoallv_c";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
         // SAFETY: forwarded caller contract.
         unsafe {
@@ -2740,7 +2836,7 @@ pub(crate) unsafe fn mpi_ialltoallw(
     let handle = {
         let func = "MPI_Ialltoallw";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         // SAFETY: one type per rank, per the caller's contract (send types unused in place).
         let st = if is_in_place(sendbuf) {
             Vec::new()
@@ -2788,7 +2884,7 @@ pub(crate) unsafe fn mpi_ialltoallw_c(
     let handle = {
         let func = "MPI_Ialltoallw_c";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         // SAFETY: one type per rank, per the caller's contract (send types unused in place).
         let st = if is_in_place(sendbuf) {
             Vec::new()
@@ -3778,7 +3874,7 @@ pub(crate) unsafe fn mpi_alltoallv_init(
     let handle = {
         let func = "MPI_Alltoallv_init";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
         // SAFETY: forwarded caller contract.
         unsafe {
@@ -3821,7 +3917,7 @@ pub(crate) unsafe fn mpi_alltoallv_init_c(
     let handle = {
         let func = "MPI_Alltoallv_init_c";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
         // SAFETY: forwarded caller contract.
         unsafe {
@@ -3864,7 +3960,7 @@ pub(crate) unsafe fn mpi_alltoallw_init(
     let handle = {
         let func = "MPI_Alltoallw_init";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         // SAFETY: one type per rank, per the caller's contract (send types unused in place).
         let st = if is_in_place(sendbuf) {
             Vec::new()
@@ -3914,7 +4010,7 @@ pub(crate) unsafe fn mpi_alltoallw_init_c(
     let handle = {
         let func = "MPI_Alltoallw_init_c";
         let c = comm_of(comm, func)?;
-        let n = c.size() as usize;
+        let n = c.peer_size() as usize;
         // SAFETY: one type per rank, per the caller's contract (send types unused in place).
         let st = if is_in_place(sendbuf) {
             Vec::new()

@@ -11,6 +11,7 @@ pub(crate) mod grequest;
 pub(crate) mod group;
 pub(crate) mod handle_ints;
 pub(crate) mod info;
+pub(crate) mod neighbor;
 pub(crate) mod intercomm;
 pub(crate) mod op;
 pub(crate) mod pack;

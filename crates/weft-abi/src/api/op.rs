@@ -4,7 +4,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-use weft_core::datatype::Datatype;
+use weft_core::datatype::{Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::op::{OpKind, Reduction, UserFn};
 
@@ -68,14 +68,26 @@ pub fn user_op(op: MPI_Op, func: &str) -> MpiResult<Arc<UserOp>> {
     OPS.get(op).map_err(|why| bad_op(func, op, why))
 }
 
-/// Bind op handle `op` to the elements of `datatype` (`dt` is its description).
+/// Bind op handle `op` to datatype `t` (handle `datatype`). Buffers reach the reduction
+/// packed: a predefined op works on the type's one element type (`Type::element`), a user
+/// op on whole instances of the type, laid out again as the user function expects them
+/// when the type is not contiguous.
 pub fn reduction(
     op: MPI_Op,
     datatype: MPI_Datatype,
-    dt: &Datatype,
+    t: &Arc<Type>,
     func: &str,
 ) -> MpiResult<Reduction> {
     if let Some(kind) = predefined(op) {
+        let dt = t.element().ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Op,
+                format!(
+                    "{func}(op={}, datatype): the datatype mixes element types; predefined ops need one",
+                    kind.name()
+                ),
+            )
+        })?;
         return Reduction::predefined(kind, dt).map_err(|e| MpiError {
             message: format!("{func}(op={}): {}", kind.name(), e.message),
             ..e
@@ -83,42 +95,101 @@ pub fn reduction(
     }
     let user = user_op(op, func)?;
     let function = user.function;
+    let size = t.size;
+    let t = t.clone();
+    let contiguous = t.is_contiguous();
     let f: UserFn = Arc::new(move |input: &[u8], inout: &mut [u8], count: usize| {
-        let mut dtype = datatype;
-        let (inp, out) = (
-            input.as_ptr() as *mut c_void,
-            inout.as_mut_ptr() as *mut c_void,
-        );
-        match function {
-            UserFunction::Count(f) => {
-                let mut len = count as MPI_Count;
-                // SAFETY: the buffers hold `count` elements of the datatype, as the user
-                // function expects; the pointers are valid for the call.
-                unsafe { f(inp, out, &mut len, &mut dtype) }
-            }
-            UserFunction::Int(f) => {
-                // An int count: call in pieces of at most INT_MAX elements.
-                let elem = if count == 0 { 0 } else { input.len() / count };
-                let mut done = 0;
-                while done < count {
-                    let n = (count - done).min(c_int::MAX as usize);
-                    let mut len = n as c_int;
-                    let off = done * elem;
-                    // SAFETY: as above, for elements done..done+n.
-                    unsafe {
-                        f(
-                            (inp as *mut u8).add(off) as *mut c_void,
-                            (out as *mut u8).add(off) as *mut c_void,
-                            &mut len,
-                            &mut dtype,
-                        )
-                    }
-                    done += n;
-                }
-            }
+        if contiguous {
+            // Instance i's bytes are at true_lb + i * size from the buffer address.
+            let lb = t.true_lb;
+            call_user(
+                function,
+                (input.as_ptr() as usize).wrapping_add_signed(-lb),
+                (inout.as_mut_ptr() as usize).wrapping_add_signed(-lb),
+                count,
+                t.extent,
+                datatype,
+            );
+        } else {
+            in_layout(&t, function, datatype, input, inout, count);
         }
     });
-    Ok(Reduction::user(f, user.commutative, dt.extent))
+    Ok(Reduction::user(f, user.commutative, size))
+}
+
+/// Run a user function on packed `input`/`inout` of a non-contiguous type: unpack both into
+/// memory laid out as the type describes, call, pack the result back.
+fn in_layout(
+    t: &Arc<Type>,
+    function: UserFunction,
+    datatype: MPI_Datatype,
+    input: &[u8],
+    inout: &mut [u8],
+    count: usize,
+) {
+    if count == 0 {
+        return;
+    }
+    // The bytes `count` instances touch, relative to the buffer address.
+    let last = (count as isize - 1) * t.extent;
+    let lo = t.true_lb.min(t.true_lb + last);
+    let hi = (t.true_lb + t.true_extent).max(t.true_lb + t.true_extent + last);
+    let span = (hi - lo).max(0) as usize;
+    let mut a = vec![0u8; span];
+    let mut b = vec![0u8; span];
+    let base_a = (a.as_mut_ptr() as usize).wrapping_add_signed(-lo);
+    let base_b = (b.as_mut_ptr() as usize).wrapping_add_signed(-lo);
+    // SAFETY: `count` instances at base_a/base_b touch exactly `lo..hi` relative to the
+    // base, which is the vectors' memory; the vectors outlive the Bufs; `t` is alive.
+    let (ba, bb) = unsafe {
+        (
+            Buf::typed(base_a, count, t),
+            Buf::typed(base_b, count, t),
+        )
+    };
+    ba.unpack(0, &input[..ba.len()]);
+    bb.unpack(0, &inout[..bb.len()]);
+    call_user(function, base_a, base_b, count, t.extent, datatype);
+    bb.pack(0, &mut inout[..bb.len()]);
+}
+
+/// Call a user function on `count` instances at `inp`/`out` (`stride` bytes apart), in
+/// pieces of at most `INT_MAX` for int-count functions.
+fn call_user(
+    function: UserFunction,
+    inp: usize,
+    out: usize,
+    count: usize,
+    stride: isize,
+    datatype: MPI_Datatype,
+) {
+    let mut dtype = datatype;
+    match function {
+        UserFunction::Count(f) => {
+            let mut len = count as MPI_Count;
+            // SAFETY: the buffers hold `count` instances of the datatype as the user function
+            // expects them; the addresses are valid for the call.
+            unsafe { f(inp as *mut c_void, out as *mut c_void, &mut len, &mut dtype) }
+        }
+        UserFunction::Int(f) => {
+            let mut done = 0;
+            while done < count {
+                let n = (count - done).min(c_int::MAX as usize);
+                let mut len = n as c_int;
+                let off = done as isize * stride;
+                // SAFETY: as above, for instances done..done+n.
+                unsafe {
+                    f(
+                        inp.wrapping_add_signed(off) as *mut c_void,
+                        out.wrapping_add_signed(off) as *mut c_void,
+                        &mut len,
+                        &mut dtype,
+                    )
+                }
+                done += n;
+            }
+        }
+    }
 }
 
 fn create(function: UserFunction, commute: c_int, op: *mut MPI_Op, func: &str) -> MpiResult<()> {

@@ -6,7 +6,9 @@ use super::config::Alltoall;
 use super::gather::exchange;
 use super::link::Link;
 use super::tag;
-use crate::datatype::access::Scratch;
+use super::flat;
+use super::sched::{self, block_on};
+use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::Comm;
@@ -18,6 +20,18 @@ const LINEAR_MAX: usize = 1 << 20;
 
 /// `MPI_Alltoall`: `send` and `recv` hold n blocks; `send` is `None` for `MPI_IN_PLACE`.
 pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::ialltoall(comm, send, recv, 0));
+    }
+    let mut hold = Vec::new();
+    let send = send.map(|s| flat(s, &mut hold));
+    let send = send.as_ref();
+    if !recv.is_contiguous() {
+        let st = Staged::new(recv, send.is_none());
+        alltoall(comm, send, &st.buf())?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let n = link.size as usize;
     let block = recv.len() / n;
@@ -45,6 +59,9 @@ pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
 
 /// `MPI_Alltoallv` / `MPI_Alltoallw`: per-rank parts; `send` is `None` for `MPI_IN_PLACE`.
 pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::ialltoallv(comm, send, recv, 0));
+    }
     let link = Link::new(comm);
     match send {
         None => in_place(&link, recv),

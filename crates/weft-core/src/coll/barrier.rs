@@ -10,6 +10,9 @@ use crate::error::MpiResult;
 use crate::object::Comm;
 
 pub fn barrier(comm: &Comm) -> MpiResult<()> {
+    if comm.is_inter() {
+        return super::sched::block_on(comm, super::sched::ibarrier(comm, 0));
+    }
     let link = Link::new(comm);
     if link.size == 1 {
         return Ok(());

@@ -5,6 +5,7 @@
 use super::config::Bcast;
 use super::link::{Link, Pending};
 use super::tag;
+use crate::datatype::access::Staged;
 use crate::datatype::Buf;
 use crate::error::MpiResult;
 use crate::object::Comm;
@@ -13,6 +14,17 @@ use crate::object::Comm;
 const SCATTER_ALLGATHER_MIN: usize = 256 * 1024;
 
 pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
+    if comm.is_inter() {
+        return super::sched::block_on(comm, super::sched::ibcast(comm, buf, root, 0));
+    }
+    if !buf.is_contiguous() {
+        let st = Staged::new(buf, comm.rank == root);
+        bcast(comm, &st.buf(), root)?;
+        if comm.rank != root {
+            st.store();
+        }
+        return Ok(());
+    }
     let link = Link::new(comm);
     if link.size == 1 || buf.is_empty() {
         return Ok(());

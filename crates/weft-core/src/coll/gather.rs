@@ -8,7 +8,9 @@
 use super::config::{Allgather, Tree};
 use super::link::{Link, Pending};
 use super::{pof2_floor, tag};
-use crate::datatype::access::Scratch;
+use super::sched::{self, block_on};
+use super::flat;
+use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::Comm;
@@ -47,6 +49,18 @@ fn use_tree(comm: &Comm, total: usize) -> bool {
 /// `MPI_Gather`: at the root `recv` holds n blocks; `send` is `None` for `MPI_IN_PLACE` (the
 /// root's block is already in place). Elsewhere `recv` is ignored.
 pub fn gather(comm: &Comm, send: Option<&Buf>, recv: &Buf, root: u32) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::igather(comm, send, recv, root, 0));
+    }
+    let mut hold = Vec::new();
+    let send = send.map(|s| flat(s, &mut hold));
+    let send = send.as_ref();
+    if comm.rank == root && !recv.is_contiguous() {
+        let st = Staged::new(recv, send.is_none());
+        gather(comm, send, &st.buf(), root)?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let n = link.size;
     let block = match send {
@@ -118,6 +132,9 @@ fn binomial_gather(
 
 /// `MPI_Gatherv`: `parts` (root only) says where each rank's data goes.
 pub fn gatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], root: u32) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::igatherv(comm, send, parts, root, 0));
+    }
     let link = Link::new(comm);
     if link.rank != root {
         let s = send.unwrap_or(&Buf::EMPTY);
@@ -149,6 +166,17 @@ pub fn gatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], root: u32) -> Mpi
 
 /// `MPI_Scatter`: at the root `send` holds n blocks; `recv` is `None` for `MPI_IN_PLACE`.
 pub fn scatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::iscatter(comm, send, recv, root, 0));
+    }
+    let mut hold = Vec::new();
+    let send = &flat(send, &mut hold);
+    if let Some(r) = recv.filter(|r| !r.is_contiguous()) {
+        let st = Staged::new(r, false);
+        scatter(comm, send, Some(&st.buf()), root)?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let n = link.size;
     let block = match recv {
@@ -218,6 +246,9 @@ fn binomial_scatter(
 
 /// `MPI_Scatterv`: `parts` (root only) says which data each rank receives.
 pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::iscatterv(comm, parts, recv, root, 0));
+    }
     let link = Link::new(comm);
     if link.rank != root {
         return link.recv(root, tag::SCATTER, recv.unwrap_or(&Buf::EMPTY));
@@ -248,6 +279,15 @@ pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> Mp
 
 /// `MPI_Allgather`: `recv` holds n blocks; `send` is `None` for `MPI_IN_PLACE`.
 pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::iallgather(comm, send, recv, 0));
+    }
+    if !recv.is_contiguous() {
+        let st = Staged::new(recv, send.is_none());
+        allgather(comm, send, &st.buf())?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let n = link.size;
     let block = recv.len() / n as usize;
@@ -341,6 +381,9 @@ fn ring(link: &Link, parts: &[Buf]) -> MpiResult<()> {
 
 /// `MPI_Allgatherv`: `parts[i]` receives rank i's data; `send` is `None` for `MPI_IN_PLACE`.
 pub fn allgatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf]) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::iallgatherv(comm, send, parts, 0));
+    }
     let link = Link::new(comm);
     let me = &parts[link.rank as usize];
     if let Some(s) = send {

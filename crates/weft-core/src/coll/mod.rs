@@ -1,11 +1,16 @@
-//! Collective operations on intracommunicators: algorithms chosen by communicator and message
-//! size (or forced with `WEFT_COLL_*`), built on point-to-point messages on the
-//! communicator's collective context id.
+//! Collective operations: algorithms chosen by communicator and message size (or forced with
+//! `WEFT_COLL_*`), built on point-to-point messages on the communicator's collective context
+//! id.
 //!
-//! Buffers are `Buf`s: contiguous user memory (the ABI layer resolves `MPI_IN_PLACE`, passed
-//! here as `None` for the send side) and library-owned `Scratch`. Every function waits for all
-//! of the operations it started before returning, also on error, so scratch memory is never
-//! freed under a pending receive.
+//! Buffers are `Buf`s: user memory of any committed datatype (the ABI layer resolves
+//! `MPI_IN_PLACE`, passed here as `None` for the send side) and library-owned `Scratch`.
+//! Algorithms that slice or compute on bytes get contiguous views: a non-contiguous input is
+//! packed into scratch (`flat`), a non-contiguous output is staged and unpacked at the end
+//! (`Staged`). Every function waits for all of the operations it started before returning,
+//! also on error, so scratch memory is never freed under a pending receive.
+//!
+//! Intercommunicators (rooted forms take `ROOT`/`PROC_NULL` or a remote rank) and the
+//! neighbourhood collectives run as plans (`sched.rs`); their blocking forms wait for one.
 #![forbid(unsafe_code)]
 
 mod alltoall;
@@ -14,6 +19,7 @@ mod bcast;
 pub mod config;
 mod gather;
 pub mod link;
+mod neighbor;
 pub mod persistent;
 mod reduce;
 pub mod sched;
@@ -24,6 +30,7 @@ pub use bcast::bcast;
 pub use config::CollConfig;
 pub use gather::{allgather, allgatherv, gather, gatherv, scatter, scatterv};
 pub use reduce::{allreduce, exscan, reduce, reduce_local, reduce_scatter, scan};
+pub use neighbor::{ineighbor_alltoallv, neighbor_alltoallv, Neighbors};
 pub use sched::{
     iallgather, iallgatherv, iallreduce, ialltoall, ialltoallv, ibarrier, ibcast, iexscan, igather,
     igatherv, ireduce, ireduce_scatter, iscan, iscatter, iscatterv,
@@ -43,6 +50,25 @@ pub(crate) mod tag {
     pub const ALLTOALL: i32 = 8;
     pub const REDUCE_SCATTER: i32 = 9;
     pub const SCAN: i32 = 10;
+}
+
+/// The root argument `MPI_ROOT` on an intercommunicator (this process is the root).
+pub const ROOT: u32 = u32::MAX;
+/// The root argument `MPI_PROC_NULL` on an intercommunicator (the root's group, not the root).
+pub const PROC_NULL: u32 = u32::MAX - 1;
+
+use crate::datatype::access::Scratch;
+use crate::datatype::Buf;
+
+/// `b` as contiguous bytes: itself, or a packed copy held by `hold`.
+pub(crate) fn flat(b: &Buf, hold: &mut Vec<Scratch>) -> Buf {
+    if b.is_contiguous() {
+        return b.clone();
+    }
+    let mut s = Scratch::copy_of(b);
+    let f = s.buf();
+    hold.push(s);
+    f
 }
 
 /// Largest power of two not above `n` (n >= 1).

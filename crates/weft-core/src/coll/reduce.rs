@@ -9,7 +9,9 @@
 use super::config::{Allreduce, Reduce};
 use super::link::Link;
 use super::{gather, pof2_floor, tag};
-use crate::datatype::access::{with_pair, Scratch};
+use super::flat;
+use super::sched::{self, block_on};
+use crate::datatype::access::{with_pair, Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::Comm;
@@ -48,7 +50,11 @@ fn check_len(what: &str, a: usize, b: usize) -> MpiResult<()> {
 /// `MPI_Reduce_local`: `inout = input op inout`.
 pub fn reduce_local(input: &Buf, inout: &Buf, red: &Reduction) -> MpiResult<()> {
     check_len("reduce_local", input.len(), inout.len())?;
-    combine(red, &input, &inout);
+    let mut hold = Vec::new();
+    let input = flat(input, &mut hold);
+    let st = Staged::new(inout, true);
+    combine(red, &input, &st.buf());
+    st.store();
     Ok(())
 }
 
@@ -61,6 +67,18 @@ pub fn reduce(
     red: &Reduction,
     root: u32,
 ) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::ireduce(comm, send, recv, red, root, 0));
+    }
+    let mut hold = Vec::new();
+    let send = send.map(|s| flat(s, &mut hold));
+    let send = send.as_ref();
+    if comm.rank == root && !recv.is_contiguous() {
+        let st = Staged::new(recv, send.is_none());
+        reduce(comm, send, &st.buf(), red, root)?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let mine = send.unwrap_or(recv);
     let is_root = link.rank == root;
@@ -176,6 +194,18 @@ fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResul
 
 /// `MPI_Allreduce`. `send` is `None` for `MPI_IN_PLACE`.
 pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::iallreduce(comm, send, recv, red, 0));
+    }
+    let mut hold = Vec::new();
+    let send = send.map(|s| flat(s, &mut hold));
+    let send = send.as_ref();
+    if !recv.is_contiguous() {
+        let st = Staged::new(recv, send.is_none());
+        allreduce(comm, send, &st.buf(), red)?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     if let Some(s) = send {
         check_len("allreduce", s.len(), recv.len())?;
@@ -482,6 +512,17 @@ pub fn reduce_scatter(
     red: &Reduction,
     sizes: &[usize],
 ) -> MpiResult<()> {
+    if comm.is_inter() {
+        return block_on(comm, sched::ireduce_scatter(comm, input, output, red, sizes, 0));
+    }
+    let mut hold = Vec::new();
+    let input = &flat(input, &mut hold);
+    if !output.is_contiguous() {
+        let st = Staged::new(output, false);
+        reduce_scatter(comm, input, &st.buf(), red, sizes)?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let n = link.size as usize;
     let r = link.rank as usize;
@@ -549,6 +590,15 @@ fn prefix(
     red: &Reduction,
     inclusive: bool,
 ) -> MpiResult<()> {
+    let mut hold = Vec::new();
+    let send = send.map(|s| flat(s, &mut hold));
+    let send = send.as_ref();
+    if !recv.is_contiguous() {
+        let st = Staged::new(recv, true);
+        prefix(comm, send, &st.buf(), red, inclusive)?;
+        st.store();
+        return Ok(());
+    }
     let link = Link::new(comm);
     let mine = send.unwrap_or(recv);
     check_len("scan", mine.len(), recv.len())?;

@@ -4,30 +4,86 @@
 //!
 //! Data that exists when the call is made is copied at the call (in the caller's thread);
 //! everything later happens in rounds. Each nonblocking collective on a communicator gets a
-//! tag from the communicator's sequence counter, so any number can be outstanding. Rounds
-//! run predefined reductions only: a user op must not run under the VCI lock, so those
-//! collectives run to completion at the call (see `run_or_block`).
+//! tag from the communicator's sequence counter, so any number can be outstanding.
+//!
+//! - Non-contiguous user buffers: plans compute on contiguous bytes. `Plan::flat_in` packs
+//!   an input at the call; `Plan::flat_out` gives a scratch that a last round unpacks into
+//!   the user's buffer. Every typed `Buf` a plan touches keeps its type alive (`Plan::keep`).
+//! - Intercommunicators: plain ranks in a plan name the local group (on a tag of their own,
+//!   `LOCAL_TAG`), `Msg::*_remote` ranks the remote group.
+//! - User reduction operators never run under the VCI lock: a round whose local work needs
+//!   one hands it to a polled-work item (`progress::polled`), which runs it outside every
+//!   lock from the next completion call of any thread; the schedule continues after it.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::pof2_floor;
 use crate::datatype::access::{with_pair, Scratch};
-use crate::datatype::Buf;
+use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::Comm;
 use crate::op::Reduction;
+use crate::progress::polled::{self, Polled};
 use crate::progress::schedule::{self, Cx, Step};
 use crate::pt2pt::engine::{SendMode, Target};
 use crate::pt2pt::{Pattern, SourceSel, TagSel};
 use crate::request::{ReqId, Status};
 
-enum Msg {
-    Send(u32, Buf),
-    Recv(u32, Buf),
+/// Tag bit of messages inside the local group of an intercommunicator.
+const LOCAL_TAG: i32 = 0x4000_0000;
+/// Sub-tags (neighbourhood directions) live above the sequence number.
+const SUB_SHIFT: u32 = 24;
+pub(crate) const MAX_SUB: u32 = 63;
+
+#[derive(Clone)]
+pub(crate) struct Msg {
+    send: bool,
+    /// Rank in the local group, or in the remote group when `remote`.
+    peer: u32,
+    remote: bool,
+    /// Sub-tag: distinguishes messages between the same pair in one collective.
+    sub: u32,
+    buf: Buf,
 }
 
-enum Local {
+impl Msg {
+    pub(crate) fn send(peer: u32, buf: Buf) -> Msg {
+        Msg {
+            send: true,
+            peer,
+            remote: false,
+            sub: 0,
+            buf,
+        }
+    }
+    pub(crate) fn recv(peer: u32, buf: Buf) -> Msg {
+        Msg {
+            send: false,
+            ..Msg::send(peer, buf)
+        }
+    }
+    pub(crate) fn send_remote(peer: u32, buf: Buf) -> Msg {
+        Msg {
+            remote: true,
+            ..Msg::send(peer, buf)
+        }
+    }
+    pub(crate) fn recv_remote(peer: u32, buf: Buf) -> Msg {
+        Msg {
+            remote: true,
+            ..Msg::recv(peer, buf)
+        }
+    }
+    pub(crate) fn sub(self, sub: u32) -> Msg {
+        debug_assert!(sub <= MAX_SUB);
+        Msg { sub, ..self }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) enum Local {
     Copy(Buf, Buf),
     /// inout = input op inout
     Combine(Buf, Buf),
@@ -35,23 +91,57 @@ enum Local {
     LowerFirst(Buf, Buf),
 }
 
+impl Local {
+    fn run(&self, red: Option<&Reduction>) {
+        match self {
+            Local::Copy(src, dst) => src.copy_to(dst, src.len()),
+            Local::Combine(input, inout) => {
+                if let Some(r) = red {
+                    with_pair(input, inout, |a, b| r.apply(a, b));
+                }
+            }
+            Local::LowerFirst(acc, later) => {
+                if let Some(r) = red {
+                    if r.commutative() {
+                        with_pair(later, acc, |a, b| r.apply(a, b));
+                    } else {
+                        with_pair(acc, later, |a, b| r.apply(a, b));
+                        later.copy_to(acc, acc.len());
+                    }
+                }
+            }
+        }
+    }
+
+    fn reduces(&self) -> bool {
+        !matches!(self, Local::Copy(..))
+    }
+}
+
 #[derive(Default)]
 struct Round {
     msgs: Vec<Msg>,
-    after: Vec<Local>,
 }
 
 /// A nonblocking collective being built.
 pub(crate) struct Plan {
     rounds: Vec<Round>,
+    after: Vec<Vec<Local>>,
     scratch: Vec<Scratch>,
+    /// Types of the typed buffers the plan touches.
+    keep: Vec<Arc<Type>>,
+    /// Scratch copies to unpack into user buffers at the end.
+    outs: Vec<(Buf, Buf)>,
     red: Option<Reduction>,
+    /// Job ranks of the local group (plain ranks) and of the remote group.
     peers: Vec<u32>,
+    remote: Vec<u32>,
     context: u32,
-    my_rank: u32,
     tag: i32,
+    local_tag: i32,
     pub rank: u32,
     pub size: u32,
+    pub remote_size: u32,
 }
 
 thread_local! {
@@ -69,46 +159,115 @@ pub(crate) fn with_seq<R>(seq: u32, f: impl FnOnce() -> R) -> R {
 }
 
 impl Plan {
-    fn new(comm: &Comm, red: Option<&Reduction>) -> Plan {
+    pub(crate) fn new(comm: &Comm, red: Option<&Reduction>) -> Plan {
         let seq = FIXED_SEQ
             .with(|s| s.take())
             .unwrap_or_else(|| comm.coll_seq.fetch_add(1, Ordering::Relaxed));
+        // Above the blocking collectives' tags, distinct for 2^23 outstanding ones.
+        let tag = 64 + (seq & 0x7f_ffff) as i32;
+        let inter = comm.is_inter();
         Plan {
             rounds: Vec::new(),
+            after: Vec::new(),
             scratch: Vec::new(),
+            keep: Vec::new(),
+            outs: Vec::new(),
             red: red.cloned(),
             peers: comm.group.members().to_vec(),
+            remote: comm.remote.as_ref().map_or(Vec::new(), |g| g.members().to_vec()),
             context: comm.collective_context(),
-            my_rank: comm.rank,
-            // Above the blocking collectives' tags, distinct for 2^30 outstanding ones.
-            tag: 64 + (seq & 0x3fff_ffff) as i32,
+            tag,
+            local_tag: if inter { tag | LOCAL_TAG } else { tag },
             rank: comm.rank,
             size: comm.size(),
+            remote_size: comm.peer_size(),
         }
     }
 
-    fn scratch(&mut self, len: usize) -> Buf {
+    pub(crate) fn scratch(&mut self, len: usize) -> Buf {
         let mut s = Scratch::new(len);
         let b = s.buf();
         self.scratch.push(s);
         b
     }
 
-    fn copy_of(&mut self, src: &Buf) -> Buf {
+    /// A contiguous copy of `src` taken now.
+    pub(crate) fn copy_of(&mut self, src: &Buf) -> Buf {
         let mut s = Scratch::copy_of(src);
         let b = s.buf();
         self.scratch.push(s);
         b
     }
 
-    fn round(&mut self, msgs: Vec<Msg>, after: Vec<Local>) {
-        self.rounds.push(Round { msgs, after });
+    /// `src` as contiguous bytes: itself, or a packed copy taken now.
+    pub(crate) fn flat_in(&mut self, src: &Buf) -> Buf {
+        if src.is_contiguous() {
+            src.clone()
+        } else {
+            self.copy_of(src)
+        }
     }
 
-    fn start(self, comm: &Comm, owner: usize) -> ReqId {
+    /// `dst` as contiguous bytes that the plan writes: itself, or a scratch (holding the
+    /// packed current contents when `load`) unpacked into `dst` when the plan ends.
+    pub(crate) fn flat_out(&mut self, dst: &Buf, load: bool) -> Buf {
+        if dst.is_contiguous() {
+            return dst.clone();
+        }
+        let s = if load {
+            self.copy_of(dst)
+        } else {
+            self.scratch(dst.len())
+        };
+        self.keep_buf(dst);
+        self.outs.push((s.clone(), dst.clone()));
+        s
+    }
+
+    fn keep_buf(&mut self, b: &Buf) {
+        if let Some(t) = b.keep() {
+            self.keep.push(t);
+        }
+    }
+
+    pub(crate) fn round(&mut self, msgs: Vec<Msg>, after: Vec<Local>) {
+        for m in &msgs {
+            self.keep_buf(&m.buf);
+        }
+        for l in &after {
+            let (Local::Copy(a, b) | Local::Combine(a, b) | Local::LowerFirst(a, b)) = l;
+            self.keep_buf(a);
+            self.keep_buf(b);
+        }
+        self.rounds.push(Round { msgs });
+        self.after.push(after);
+    }
+
+    pub(crate) fn start(mut self, comm: &Comm, owner: usize) -> ReqId {
+        if !self.outs.is_empty() {
+            let copies = std::mem::take(&mut self.outs)
+                .into_iter()
+                .map(|(s, d)| Local::Copy(s, d))
+                .collect();
+            self.round(vec![], copies);
+        }
         let inst = &comm.session.instance;
+        let user = self.red.as_ref().is_some_and(|r| r.is_user());
+        let after = Arc::new(std::mem::take(&mut self.after));
+        let shared = user.then(|| {
+            let s = Arc::new(UserWork {
+                phase: AtomicUsize::new(RUN),
+                after: after.clone(),
+                red: self.red.clone(),
+            });
+            polled::register(s.clone());
+            s
+        });
         let runner = Runner {
             plan: self,
+            after,
+            shared,
+            awaiting: false,
             next: 0,
             pending: Vec::new(),
             status: Status::default(),
@@ -117,8 +276,50 @@ impl Plan {
     }
 }
 
+// Phases of the user-op hand-off.
+const RUN: usize = 0;
+const BUSY: usize = 1;
+const LOCAL_DONE: usize = 2;
+const FINISHED: usize = 3;
+/// `LOCAL + i`: round i's local work waits for the polled item.
+const LOCAL: usize = 4;
+
+/// The local work of a plan with a user reduction operator, run outside every lock.
+struct UserWork {
+    phase: AtomicUsize,
+    after: Arc<Vec<Vec<Local>>>,
+    red: Option<Reduction>,
+}
+
+impl Polled for UserWork {
+    fn poll(&self) -> bool {
+        let p = self.phase.load(Ordering::Acquire);
+        if p == FINISHED {
+            return true;
+        }
+        if p >= LOCAL
+            && self
+                .phase
+                .compare_exchange(p, BUSY, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            // The schedule waits for LOCAL_DONE, so the scratch these buffers name stays
+            // alive while the operator runs.
+            for l in &self.after[p - LOCAL] {
+                l.run(self.red.as_ref());
+            }
+            self.phase.store(LOCAL_DONE, Ordering::Release);
+        }
+        false
+    }
+}
+
 struct Runner {
     plan: Plan,
+    after: Arc<Vec<Vec<Local>>>,
+    shared: Option<Arc<UserWork>>,
+    /// Waiting for the polled item to run a round's local work.
+    awaiting: bool,
     /// The round to start next; `pending` holds the started round's requests.
     next: usize,
     pending: Vec<ReqId>,
@@ -129,51 +330,27 @@ impl Runner {
     fn start_round(&mut self, cx: &mut Cx<'_>, i: usize) {
         let p = &self.plan;
         for m in &p.rounds[i].msgs {
-            match m {
-                Msg::Send(peer, buf) => {
-                    let target = Target {
-                        context: p.context,
-                        my_rank: p.my_rank,
-                        dest: p.peers[*peer as usize],
-                        tag: p.tag,
-                    };
-                    match cx.isend(target, buf.clone(), SendMode::Standard) {
-                        Ok(id) => self.pending.push(id),
-                        Err(e) => self.status.error = e.class(),
-                    }
+            let base = if m.remote { p.tag } else { p.local_tag };
+            let tag = base | ((m.sub as i32) << SUB_SHIFT);
+            if m.send {
+                let dest = if m.remote { &p.remote } else { &p.peers }[m.peer as usize];
+                let target = Target {
+                    context: p.context,
+                    my_rank: p.rank,
+                    dest,
+                    tag,
+                };
+                match cx.isend(target, m.buf.clone(), SendMode::Standard) {
+                    Ok(id) => self.pending.push(id),
+                    Err(e) => self.status.error = e.class(),
                 }
-                Msg::Recv(peer, buf) => {
-                    let pattern = Pattern {
-                        context: p.context,
-                        source: SourceSel::Rank(*peer),
-                        tag: TagSel::Tag(p.tag),
-                    };
-                    self.pending.push(cx.irecv(pattern, buf.clone()));
-                }
-            }
-        }
-    }
-
-    fn finish_round(&mut self, i: usize) {
-        let red = self.plan.red.as_ref();
-        for l in &self.plan.rounds[i].after {
-            match l {
-                Local::Copy(src, dst) => src.copy_to(dst, src.len()),
-                Local::Combine(input, inout) => {
-                    if let Some(r) = red {
-                        with_pair(input, inout, |a, b| r.apply(a, b));
-                    }
-                }
-                Local::LowerFirst(acc, later) => {
-                    if let Some(r) = red {
-                        if r.commutative() {
-                            with_pair(later, acc, |a, b| r.apply(a, b));
-                        } else {
-                            with_pair(acc, later, |a, b| r.apply(a, b));
-                            later.copy_to(acc, acc.len());
-                        }
-                    }
-                }
+            } else {
+                let pattern = Pattern {
+                    context: p.context,
+                    source: SourceSel::Rank(m.peer),
+                    tag: TagSel::Tag(tag),
+                };
+                self.pending.push(cx.irecv(pattern, m.buf.clone()));
             }
         }
     }
@@ -182,20 +359,45 @@ impl Runner {
 impl schedule::Schedule for Runner {
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         loop {
-            if !self.pending.iter().all(|&id| cx.is_complete(id)) {
-                return Step::Pending;
-            }
-            for id in std::mem::take(&mut self.pending) {
-                if let Some(s) = cx.take(id) {
-                    if s.error != 0 && self.status.error == 0 {
-                        self.status.error = s.error;
+            if self.awaiting {
+                let shared = self.shared.as_ref().expect("user work is shared");
+                if shared.phase.load(Ordering::Acquire) != LOCAL_DONE {
+                    return Step::Pending;
+                }
+                shared.phase.store(RUN, Ordering::Release);
+                self.awaiting = false;
+            } else {
+                if !self.pending.iter().all(|&id| cx.is_complete(id)) {
+                    return Step::Pending;
+                }
+                for id in std::mem::take(&mut self.pending) {
+                    if let Some(s) = cx.take(id) {
+                        if s.error != 0 && self.status.error == 0 {
+                            self.status.error = s.error;
+                        }
+                    }
+                }
+                if self.next > 0 {
+                    let i = self.next - 1;
+                    let after = &self.after[i];
+                    match &self.shared {
+                        Some(sh) if after.iter().any(Local::reduces) => {
+                            sh.phase.store(LOCAL + i, Ordering::Release);
+                            self.awaiting = true;
+                            return Step::Pending;
+                        }
+                        _ => {
+                            for l in after {
+                                l.run(self.plan.red.as_ref());
+                            }
+                        }
                     }
                 }
             }
-            if self.next > 0 {
-                self.finish_round(self.next - 1);
-            }
             if self.next == self.plan.rounds.len() {
+                if let Some(sh) = &self.shared {
+                    sh.phase.store(FINISHED, Ordering::Release);
+                }
                 return Step::Done(self.status);
             }
             let i = self.next;
@@ -205,33 +407,63 @@ impl schedule::Schedule for Runner {
     }
 }
 
+/// Wait for a started plan's request (the blocking forms built on plans).
+pub(crate) fn block_on(comm: &Comm, id: MpiResult<ReqId>) -> MpiResult<()> {
+    let id = id?;
+    let done = crate::progress::wait(&comm.session.instance, id);
+    crate::pt2pt::status_result(done.status).map(|_| ())
+}
+
 // ------------------------------------------------------------------ plans
 
-pub fn ibarrier(comm: &Comm, owner: usize) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
+use super::{PROC_NULL, ROOT};
+
+fn barrier_rounds(p: &mut Plan) {
     let (r, n) = (p.rank, p.size);
     let mut k = 1;
     while k < n {
         p.round(
             vec![
-                Msg::Recv((r + n - k) % n, Buf::EMPTY),
-                Msg::Send((r + k) % n, Buf::EMPTY),
+                Msg::recv((r + n - k) % n, Buf::EMPTY),
+                Msg::send((r + k) % n, Buf::EMPTY),
             ],
             vec![],
         );
         k <<= 1;
     }
+}
+
+pub fn ibarrier(comm: &Comm, owner: usize) -> MpiResult<ReqId> {
+    let mut p = Plan::new(comm, None);
+    barrier_rounds(&mut p);
+    if comm.is_inter() {
+        // Everyone here has entered; the leaders tell each other; then release the group.
+        if p.rank == 0 {
+            p.round(
+                vec![
+                    Msg::recv_remote(0, Buf::EMPTY),
+                    Msg::send_remote(0, Buf::EMPTY),
+                ],
+                vec![],
+            );
+        }
+        bcast_rounds(&mut p, &Buf::EMPTY, 0, true);
+    }
     Ok(p.start(comm, owner))
 }
 
-fn bcast_rounds(p: &mut Plan, buf: &Buf, root: u32) {
+/// Binomial broadcast over the local group (`always`: also for empty buffers, as a release).
+fn bcast_rounds(p: &mut Plan, buf: &Buf, root: u32, always: bool) {
     let (r, n) = (p.rank, p.size);
+    if n == 1 || (buf.is_empty() && !always) {
+        return;
+    }
     let vr = (r + n - root) % n;
     let real = |v: u32| (v + root) % n;
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            p.round(vec![Msg::Recv(real(vr - mask), buf.clone())], vec![]);
+            p.round(vec![Msg::recv(real(vr - mask), buf.clone())], vec![]);
             break;
         }
         mask <<= 1;
@@ -240,7 +472,7 @@ fn bcast_rounds(p: &mut Plan, buf: &Buf, root: u32) {
     let mut sends = Vec::new();
     while mask > 0 {
         if vr + mask < n {
-            sends.push(Msg::Send(real(vr + mask), buf.clone()));
+            sends.push(Msg::send(real(vr + mask), buf.clone()));
         }
         mask >>= 1;
     }
@@ -249,13 +481,25 @@ fn bcast_rounds(p: &mut Plan, buf: &Buf, root: u32) {
 
 pub fn ibcast(comm: &Comm, buf: &Buf, root: u32, owner: usize) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
-    if p.size > 1 && !buf.is_empty() {
-        bcast_rounds(&mut p, buf, root);
+    if comm.is_inter() {
+        match root {
+            PROC_NULL => {}
+            ROOT => {
+                let msgs = (0..p.remote_size)
+                    .map(|j| Msg::send_remote(j, buf.clone()))
+                    .collect();
+                p.round(msgs, vec![]);
+            }
+            r => p.round(vec![Msg::recv_remote(r, buf.clone())], vec![]),
+        }
+    } else {
+        bcast_rounds(&mut p, buf, root, false);
     }
     Ok(p.start(comm, owner))
 }
 
-/// Binomial reduce of `acc` (this rank's data; the result at the root).
+/// Binomial reduce of `acc` (this rank's data, contiguous; the result at the root) over
+/// the local group.
 fn reduce_rounds(p: &mut Plan, acc: &Buf, commutative: bool, root: u32) {
     let n = p.size;
     let tree_root = if commutative { root } else { 0 };
@@ -264,13 +508,13 @@ fn reduce_rounds(p: &mut Plan, acc: &Buf, commutative: bool, root: u32) {
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            p.round(vec![Msg::Send(real(vr - mask), acc.clone())], vec![]);
+            p.round(vec![Msg::send(real(vr - mask), acc.clone())], vec![]);
             break;
         }
         if vr + mask < n {
             let tmp = p.scratch(acc.len());
             p.round(
-                vec![Msg::Recv(real(vr + mask), tmp.clone())],
+                vec![Msg::recv(real(vr + mask), tmp.clone())],
                 vec![Local::LowerFirst(acc.clone(), tmp)],
             );
         }
@@ -278,27 +522,11 @@ fn reduce_rounds(p: &mut Plan, acc: &Buf, commutative: bool, root: u32) {
     }
     if tree_root != root {
         if p.rank == tree_root {
-            p.round(vec![Msg::Send(root, acc.clone())], vec![]);
+            p.round(vec![Msg::send(root, acc.clone())], vec![]);
         } else if p.rank == root {
-            p.round(vec![Msg::Recv(tree_root, acc.clone())], vec![]);
+            p.round(vec![Msg::recv(tree_root, acc.clone())], vec![]);
         }
     }
-}
-
-/// Run a reduction with a user op to completion now (user code never runs under the VCI
-/// lock); its request is complete from the start.
-fn run_or_block(
-    comm: &Comm,
-    red: &Reduction,
-    owner: usize,
-    blocking: impl FnOnce() -> MpiResult<()>,
-) -> Option<MpiResult<ReqId>> {
-    if !red.is_user() {
-        return None;
-    }
-    Some(blocking().map(|_| {
-        crate::progress::completed(&comm.session.instance, comm.vci, Status::default(), owner)
-    }))
 }
 
 pub fn ireduce(
@@ -309,28 +537,39 @@ pub fn ireduce(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if let Some(r) = run_or_block(comm, red, owner, || {
-        super::reduce(comm, send, recv, red, root)
-    }) {
-        return r;
-    }
     let mut p = Plan::new(comm, Some(red));
-    let is_root = p.rank == root;
-    if p.size == 1 || (send.map_or(recv.len(), |s| s.len()) == 0) {
-        if let (Some(s), true) = (send, is_root) {
-            s.copy_to(recv, s.len());
+    if comm.is_inter() {
+        match root {
+            PROC_NULL => {}
+            ROOT => p.round(vec![Msg::recv_remote(0, recv.clone())], vec![]),
+            r => {
+                let acc = p.copy_of(send.unwrap_or(&Buf::EMPTY));
+                if !acc.is_empty() {
+                    reduce_rounds(&mut p, &acc, red.commutative(), 0);
+                }
+                if p.rank == 0 {
+                    p.round(vec![Msg::send_remote(r, acc)], vec![]);
+                }
+            }
         }
         return Ok(p.start(comm, owner));
     }
+    let is_root = p.rank == root;
     let acc = if is_root {
+        let acc = p.flat_out(recv, send.is_none());
         if let Some(s) = send {
-            s.copy_to(recv, s.len());
+            if s.len() != acc.len() {
+                return Err(truncated("reduce"));
+            }
+            s.copy_to(&acc, s.len());
         }
-        recv.clone()
+        acc
     } else {
         p.copy_of(send.unwrap_or(recv))
     };
-    reduce_rounds(&mut p, &acc, red.commutative(), root);
+    if p.size > 1 && !acc.is_empty() {
+        reduce_rounds(&mut p, &acc, red.commutative(), root);
+    }
     Ok(p.start(comm, owner))
 }
 
@@ -339,15 +578,15 @@ fn allreduce_rounds(p: &mut Plan, acc: &Buf) {
     let pof2 = pof2_floor(n);
     let rem = n - pof2;
     let real = |v: u32| if v < rem { 2 * v + 1 } else { v + rem };
-    let tmp = p.scratch(acc.len());
     let newrank = if r < 2 * rem {
         if r % 2 == 0 {
-            p.round(vec![Msg::Send(r + 1, acc.clone())], vec![]);
+            p.round(vec![Msg::send(r + 1, acc.clone())], vec![]);
             None
         } else {
+            let tmp = p.scratch(acc.len());
             p.round(
-                vec![Msg::Recv(r - 1, tmp.clone())],
-                vec![Local::Combine(tmp.clone(), acc.clone())],
+                vec![Msg::recv(r - 1, tmp.clone())],
+                vec![Local::Combine(tmp, acc.clone())],
             );
             Some(r / 2)
         }
@@ -358,26 +597,27 @@ fn allreduce_rounds(p: &mut Plan, acc: &Buf) {
         let mut mask = 1;
         while mask < pof2 {
             let partner = nr ^ mask;
+            let tmp = p.scratch(acc.len());
             let after = if partner < nr {
-                Local::Combine(tmp.clone(), acc.clone())
+                vec![Local::Combine(tmp.clone(), acc.clone())]
             } else {
-                Local::LowerFirst(acc.clone(), tmp.clone())
+                vec![Local::LowerFirst(acc.clone(), tmp.clone())]
             };
             p.round(
                 vec![
-                    Msg::Recv(real(partner), tmp.clone()),
-                    Msg::Send(real(partner), acc.clone()),
+                    Msg::recv(real(partner), tmp),
+                    Msg::send(real(partner), acc.clone()),
                 ],
-                vec![after],
+                after,
             );
             mask <<= 1;
         }
     }
     if r < 2 * rem {
         if r % 2 == 1 {
-            p.round(vec![Msg::Send(r - 1, acc.clone())], vec![]);
+            p.round(vec![Msg::send(r - 1, acc.clone())], vec![]);
         } else {
-            p.round(vec![Msg::Recv(r + 1, acc.clone())], vec![]);
+            p.round(vec![Msg::recv(r + 1, acc.clone())], vec![]);
         }
     }
 }
@@ -389,15 +629,33 @@ pub fn iallreduce(
     red: &Reduction,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if let Some(r) = run_or_block(comm, red, owner, || super::allreduce(comm, send, recv, red)) {
-        return r;
-    }
     let mut p = Plan::new(comm, Some(red));
-    if let Some(s) = send {
-        s.copy_to(recv, s.len());
+    if comm.is_inter() {
+        // Reduce each group to its rank 0, swap the results, broadcast in each group.
+        let s = send.unwrap_or(&Buf::EMPTY);
+        let acc = p.copy_of(s);
+        if !acc.is_empty() {
+            reduce_rounds(&mut p, &acc, red.commutative(), 0);
+        }
+        let out = p.flat_out(recv, false);
+        if p.rank == 0 {
+            p.round(
+                vec![Msg::recv_remote(0, out.clone()), Msg::send_remote(0, acc)],
+                vec![],
+            );
+        }
+        bcast_rounds(&mut p, &out, 0, false);
+        return Ok(p.start(comm, owner));
     }
-    if p.size > 1 && !recv.is_empty() {
-        allreduce_rounds(&mut p, recv);
+    let acc = p.flat_out(recv, send.is_none());
+    if let Some(s) = send {
+        if s.len() != acc.len() {
+            return Err(truncated("allreduce"));
+        }
+        s.copy_to(&acc, s.len());
+    }
+    if p.size > 1 && !acc.is_empty() {
+        allreduce_rounds(&mut p, &acc);
     }
     Ok(p.start(comm, owner))
 }
@@ -422,6 +680,22 @@ pub fn igatherv(
     owner: usize,
 ) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
+    if comm.is_inter() {
+        match root {
+            PROC_NULL => {}
+            ROOT => {
+                let msgs = (0..p.remote_size)
+                    .map(|j| Msg::recv_remote(j, parts[j as usize].clone()))
+                    .collect();
+                p.round(msgs, vec![]);
+            }
+            r => p.round(
+                vec![Msg::send_remote(r, send.cloned().unwrap_or(Buf::EMPTY))],
+                vec![],
+            ),
+        }
+        return Ok(p.start(comm, owner));
+    }
     if p.rank == root {
         if let Some(s) = send {
             let dst = &parts[root as usize];
@@ -432,12 +706,12 @@ pub fn igatherv(
         }
         let msgs = (0..p.size)
             .filter(|&i| i != root)
-            .map(|i| Msg::Recv(i, parts[i as usize].clone()))
+            .map(|i| Msg::recv(i, parts[i as usize].clone()))
             .collect();
         p.round(msgs, vec![]);
     } else {
         p.round(
-            vec![Msg::Send(root, send.cloned().unwrap_or(Buf::EMPTY))],
+            vec![Msg::send(root, send.cloned().unwrap_or(Buf::EMPTY))],
             vec![],
         );
     }
@@ -451,12 +725,45 @@ pub fn igather(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let parts = if comm.rank == root {
-        blocks(recv, comm.size() as usize)
-    } else {
-        Vec::new()
-    };
-    igatherv(comm, send, &parts, root, owner)
+    let collects = if comm.is_inter() { root == ROOT } else { comm.rank == root };
+    if !collects {
+        return igatherv(comm, send, &[], root, owner);
+    }
+    let mut p = Plan::new(comm, None);
+    let flat = p.flat_out(recv, send.is_none());
+    let parts = blocks(&flat, p.remote_size as usize);
+    gatherv_into(p, comm, send, &parts, root, owner)
+}
+
+/// `igatherv` on a plan already made (its staging recorded).
+fn gatherv_into(
+    mut p: Plan,
+    comm: &Comm,
+    send: Option<&Buf>,
+    parts: &[Buf],
+    root: u32,
+    owner: usize,
+) -> MpiResult<ReqId> {
+    if comm.is_inter() {
+        let msgs = (0..p.remote_size)
+            .map(|j| Msg::recv_remote(j, parts[j as usize].clone()))
+            .collect();
+        p.round(msgs, vec![]);
+        return Ok(p.start(comm, owner));
+    }
+    if let Some(s) = send {
+        let dst = &parts[root as usize];
+        if s.len() > dst.len() {
+            return Err(truncated("gather"));
+        }
+        s.copy_to(dst, s.len());
+    }
+    let msgs = (0..p.size)
+        .filter(|&i| i != root)
+        .map(|i| Msg::recv(i, parts[i as usize].clone()))
+        .collect();
+    p.round(msgs, vec![]);
+    Ok(p.start(comm, owner))
 }
 
 pub fn iscatterv(
@@ -467,6 +774,22 @@ pub fn iscatterv(
     owner: usize,
 ) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
+    if comm.is_inter() {
+        match root {
+            PROC_NULL => {}
+            ROOT => {
+                let msgs = (0..p.remote_size)
+                    .map(|j| Msg::send_remote(j, parts[j as usize].clone()))
+                    .collect();
+                p.round(msgs, vec![]);
+            }
+            r => p.round(
+                vec![Msg::recv_remote(r, recv.cloned().unwrap_or(Buf::EMPTY))],
+                vec![],
+            ),
+        }
+        return Ok(p.start(comm, owner));
+    }
     if p.rank == root {
         if let Some(r) = recv {
             let src = &parts[root as usize];
@@ -477,12 +800,12 @@ pub fn iscatterv(
         }
         let msgs = (0..p.size)
             .filter(|&i| i != root)
-            .map(|i| Msg::Send(i, parts[i as usize].clone()))
+            .map(|i| Msg::send(i, parts[i as usize].clone()))
             .collect();
         p.round(msgs, vec![]);
     } else {
         p.round(
-            vec![Msg::Recv(root, recv.cloned().unwrap_or(Buf::EMPTY))],
+            vec![Msg::recv(root, recv.cloned().unwrap_or(Buf::EMPTY))],
             vec![],
         );
     }
@@ -496,21 +819,48 @@ pub fn iscatter(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let parts = if comm.rank == root {
-        blocks(send, comm.size() as usize)
-    } else {
-        Vec::new()
-    };
-    iscatterv(comm, &parts, recv, root, owner)
+    let sends = if comm.is_inter() { root == ROOT } else { comm.rank == root };
+    if !sends {
+        return iscatterv(comm, &[], recv, root, owner);
+    }
+    // Each part is packed at the call (sends read the data only once the round starts).
+    let n = comm.peer_size() as usize;
+    let b = if n == 0 { 0 } else { send.len() / n };
+    let mut p = Plan::new(comm, None);
+    let flat = p.flat_in(send);
+    let parts: Vec<Buf> = (0..n).map(|i| flat.slice(i * b, b)).collect();
+    if comm.is_inter() {
+        let msgs = (0..n as u32)
+            .map(|j| Msg::send_remote(j, parts[j as usize].clone()))
+            .collect();
+        p.round(msgs, vec![]);
+        return Ok(p.start(comm, owner));
+    }
+    if let Some(r) = recv {
+        let src = &parts[root as usize];
+        if src.len() > r.len() {
+            return Err(truncated("scatter"));
+        }
+        src.copy_to(r, src.len());
+    }
+    let msgs = (0..p.size)
+        .filter(|&i| i != root)
+        .map(|i| Msg::send(i, parts[i as usize].clone()))
+        .collect();
+    p.round(msgs, vec![]);
+    Ok(p.start(comm, owner))
 }
 
-pub fn iallgatherv(
-    comm: &Comm,
-    send: Option<&Buf>,
-    parts: &[Buf],
-    owner: usize,
-) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
+fn allgatherv_rounds(p: &mut Plan, comm: &Comm, send: Option<&Buf>, parts: &[Buf]) -> MpiResult<()> {
+    if comm.is_inter() {
+        let s = send.cloned().unwrap_or(Buf::EMPTY);
+        let mut msgs: Vec<Msg> = (0..p.remote_size)
+            .map(|j| Msg::recv_remote(j, parts[j as usize].clone()))
+            .collect();
+        msgs.extend((0..p.remote_size).map(|j| Msg::send_remote(j, s.clone())));
+        p.round(msgs, vec![]);
+        return Ok(());
+    }
     let (r, n) = (p.rank as usize, p.size as usize);
     if let Some(s) = send {
         if s.len() != parts[r].len() {
@@ -525,27 +875,46 @@ pub fn iallgatherv(
         let d = (r + n - step - 1) % n;
         p.round(
             vec![
-                Msg::Recv(left, parts[d].clone()),
-                Msg::Send(right, parts[s].clone()),
+                Msg::recv(left, parts[d].clone()),
+                Msg::send(right, parts[s].clone()),
             ],
             vec![],
         );
     }
+    Ok(())
+}
+
+pub fn iallgatherv(
+    comm: &Comm,
+    send: Option<&Buf>,
+    parts: &[Buf],
+    owner: usize,
+) -> MpiResult<ReqId> {
+    let mut p = Plan::new(comm, None);
+    allgatherv_rounds(&mut p, comm, send, parts)?;
     Ok(p.start(comm, owner))
 }
 
 pub fn iallgather(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> MpiResult<ReqId> {
-    iallgatherv(comm, send, &blocks(recv, comm.size() as usize), owner)
+    let mut p = Plan::new(comm, None);
+    let flat = p.flat_out(recv, send.is_none());
+    let parts = blocks(&flat, p.remote_size as usize);
+    allgatherv_rounds(&mut p, comm, send, &parts)?;
+    Ok(p.start(comm, owner))
 }
 
-pub fn ialltoallv(
-    comm: &Comm,
-    send: Option<&[Buf]>,
-    recv: &[Buf],
-    owner: usize,
-) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
+fn alltoallv_rounds(p: &mut Plan, comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<()> {
     let (r, n) = (p.rank as usize, p.size as usize);
+    if comm.is_inter() {
+        let send = send.unwrap_or(&[]);
+        let m = p.remote_size as usize;
+        let mut msgs: Vec<Msg> = (0..m)
+            .map(|j| Msg::recv_remote(j as u32, recv[j].clone()))
+            .collect();
+        msgs.extend((0..m).map(|j| Msg::send_remote(j as u32, send[j].clone())));
+        p.round(msgs, vec![]);
+        return Ok(());
+    }
     match send {
         Some(send) => {
             if send[r].len() > recv[r].len() {
@@ -554,12 +923,12 @@ pub fn ialltoallv(
             send[r].copy_to(&recv[r], send[r].len());
             let mut msgs: Vec<Msg> = (1..n)
                 .map(|s| (r + n - s) % n)
-                .map(|q| Msg::Recv(q as u32, recv[q].clone()))
+                .map(|q| Msg::recv(q as u32, recv[q].clone()))
                 .collect();
             msgs.extend(
                 (1..n)
                     .map(|s| (r + s) % n)
-                    .map(|q| Msg::Send(q as u32, send[q].clone())),
+                    .map(|q| Msg::send(q as u32, send[q].clone())),
             );
             p.round(msgs, vec![]);
         }
@@ -577,8 +946,8 @@ pub fn ialltoallv(
                     let copy = p.copy_of(&recv[peer]);
                     p.round(
                         vec![
-                            Msg::Recv(peer as u32, recv[peer].clone()),
-                            Msg::Send(peer as u32, copy),
+                            Msg::recv(peer as u32, recv[peer].clone()),
+                            Msg::send(peer as u32, copy),
                         ],
                         vec![],
                     );
@@ -586,20 +955,47 @@ pub fn ialltoallv(
             }
         }
     }
+    Ok(())
+}
+
+pub fn ialltoallv(
+    comm: &Comm,
+    send: Option<&[Buf]>,
+    recv: &[Buf],
+    owner: usize,
+) -> MpiResult<ReqId> {
+    let mut p = Plan::new(comm, None);
+    alltoallv_rounds(&mut p, comm, send, recv)?;
     Ok(p.start(comm, owner))
 }
 
 pub fn ialltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> MpiResult<ReqId> {
-    let n = comm.size() as usize;
-    let recv_parts = blocks(recv, n);
+    let mut p = Plan::new(comm, None);
+    let n = p.remote_size as usize;
+    let flat = p.flat_out(recv, send.is_none());
+    let recv_parts = blocks(&flat, n);
     match send {
         Some(s) => {
             if s.len() != recv.len() {
                 return Err(truncated("alltoall"));
             }
-            ialltoallv(comm, Some(&blocks(s, n)), &recv_parts, owner)
+            let sflat = p.flat_in(s);
+            alltoallv_rounds(&mut p, comm, Some(&blocks(&sflat, n)), &recv_parts)?;
         }
-        None => ialltoallv(comm, None, &recv_parts, owner),
+        None => alltoallv_rounds(&mut p, comm, None, &recv_parts)?,
+    }
+    Ok(p.start(comm, owner))
+}
+
+/// Scatter `whole` (contiguous, at local rank 0) in blocks of `sizes` over the local group.
+fn scatter_rounds(p: &mut Plan, whole: &Buf, out: &Buf, offs: &[usize], sizes: &[usize]) {
+    if p.rank == 0 {
+        let msgs = (1..p.size)
+            .map(|i| Msg::send(i, whole.slice(offs[i as usize], sizes[i as usize])))
+            .collect();
+        p.round(msgs, vec![Local::Copy(whole.slice(0, sizes[0]), out.clone())]);
+    } else {
+        p.round(vec![Msg::recv(0, out.clone())], vec![]);
     }
 }
 
@@ -611,35 +1007,58 @@ pub fn ireduce_scatter(
     sizes: &[usize],
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if let Some(r) = run_or_block(comm, red, owner, || {
-        super::reduce_scatter(comm, input, output, red, sizes)
-    }) {
-        return r;
-    }
     let mut p = Plan::new(comm, Some(red));
     let (r, n) = (p.rank as usize, p.size as usize);
     let mut offs = vec![0usize];
     for s in sizes {
         offs.push(offs.last().copied().unwrap_or(0) + s);
     }
-    if input.len() != offs[n] || output.len() != sizes[r] {
+    let total = offs[n];
+    if input.len() != total || output.len() != sizes[r] {
         return Err(truncated("reduce_scatter"));
     }
-    // Pairwise exchange (predefined ops are commutative).
-    let acc = p.copy_of(&input.slice(offs[r], sizes[r]));
-    for step in 1..n {
-        let dst = (r + step) % n;
-        let src = (r + n - step) % n;
-        let tmp = p.scratch(sizes[r]);
-        p.round(
-            vec![
-                Msg::Recv(src as u32, tmp.clone()),
-                Msg::Send(dst as u32, input.slice(offs[dst], sizes[dst])),
-            ],
-            vec![Local::Combine(tmp, acc.clone())],
-        );
+    let out = p.flat_out(output, false);
+    if comm.is_inter() {
+        // Reduce the whole vector to rank 0 of each group, swap, scatter in each group.
+        let acc = p.copy_of(input);
+        if total > 0 {
+            reduce_rounds(&mut p, &acc, red.commutative(), 0);
+        }
+        let whole = p.scratch(total);
+        if p.rank == 0 {
+            p.round(
+                vec![Msg::recv_remote(0, whole.clone()), Msg::send_remote(0, acc)],
+                vec![],
+            );
+        }
+        scatter_rounds(&mut p, &whole, &out, &offs, sizes);
+        return Ok(p.start(comm, owner));
     }
-    p.round(vec![], vec![Local::Copy(acc, output.clone())]);
+    if red.commutative() {
+        // Pairwise exchange: each rank reduces its own block.
+        let inp = p.flat_in(input);
+        let acc = p.copy_of(&inp.slice(offs[r], sizes[r]));
+        for step in 1..n {
+            let dst = (r + step) % n;
+            let src = (r + n - step) % n;
+            let tmp = p.scratch(sizes[r]);
+            p.round(
+                vec![
+                    Msg::recv(src as u32, tmp.clone()),
+                    Msg::send(dst as u32, inp.slice(offs[dst], sizes[dst])),
+                ],
+                vec![Local::Combine(tmp, acc.clone())],
+            );
+        }
+        p.round(vec![], vec![Local::Copy(acc, out)]);
+    } else {
+        // Reduce in rank order to rank 0, then scatter.
+        let acc = p.copy_of(input);
+        if n > 1 && total > 0 {
+            reduce_rounds(&mut p, &acc, false, 0);
+        }
+        scatter_rounds(&mut p, &acc, &out, &offs, sizes);
+    }
     Ok(p.start(comm, owner))
 }
 
@@ -657,9 +1076,10 @@ fn iprefix(
         return Err(truncated("scan"));
     }
     let partial = p.copy_of(mine);
+    let out = p.flat_out(recv, true);
     if inclusive {
         if let Some(s) = send {
-            s.copy_to(recv, s.len());
+            s.copy_to(&out, s.len());
         }
     }
     let (r, n) = (p.rank, p.size);
@@ -672,9 +1092,9 @@ fn iprefix(
             let mut after = Vec::new();
             if dst < r {
                 if have {
-                    after.push(Local::Combine(tmp.clone(), recv.clone()));
+                    after.push(Local::Combine(tmp.clone(), out.clone()));
                 } else {
-                    after.push(Local::Copy(tmp.clone(), recv.clone()));
+                    after.push(Local::Copy(tmp.clone(), out.clone()));
                     have = true;
                 }
                 after.push(Local::Combine(tmp.clone(), partial.clone()));
@@ -682,7 +1102,7 @@ fn iprefix(
                 after.push(Local::LowerFirst(partial.clone(), tmp.clone()));
             }
             p.round(
-                vec![Msg::Recv(dst, tmp.clone()), Msg::Send(dst, partial.clone())],
+                vec![Msg::recv(dst, tmp.clone()), Msg::send(dst, partial.clone())],
                 after,
             );
         }
@@ -698,9 +1118,6 @@ pub fn iscan(
     red: &Reduction,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if let Some(r) = run_or_block(comm, red, owner, || super::scan(comm, send, recv, red)) {
-        return r;
-    }
     iprefix(comm, send, recv, red, true, owner)
 }
 
@@ -711,8 +1128,5 @@ pub fn iexscan(
     red: &Reduction,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if let Some(r) = run_or_block(comm, red, owner, || super::exscan(comm, send, recv, red)) {
-        return r;
-    }
     iprefix(comm, send, recv, red, false, owner)
 }

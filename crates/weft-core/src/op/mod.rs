@@ -154,11 +154,13 @@ impl Elem {
                     "MPI_2DOUBLE_PRECISION" => (F64, F64, 8),
                     _ => return None,
                 };
+                // Packed, as collectives hand them over: the index right after the value.
+                let _ = index_at;
                 Elem::Pair {
                     value,
                     index,
-                    index_at,
-                    extent: dt.extent,
+                    index_at: value.size(),
+                    extent: value.size() + index.size(),
                 }
             }
         })
@@ -204,7 +206,8 @@ pub struct Reduction {
     pub op: Op,
     /// The layout the predefined kernel uses (`None` for user ops).
     elem: Option<Elem>,
-    /// Bytes per element (the datatype's extent): buffers are split only at multiples of it.
+    /// Bytes per packed element (a predefined element, or a user op's whole datatype
+    /// instance): buffers are split only at multiples of it.
     pub extent: usize,
 }
 
@@ -231,11 +234,11 @@ impl Reduction {
         Ok(Reduction {
             op: Op::Predefined(kind),
             elem: Some(elem),
-            extent: dt.extent.max(1),
+            extent: dt.size.max(1),
         })
     }
 
-    /// A user op on elements of `extent` bytes.
+    /// A user op on packed instances of `extent` bytes.
     pub fn user(func: UserFn, commutative: bool, extent: usize) -> Reduction {
         Reduction {
             op: Op::User { func, commutative },
