@@ -24,6 +24,9 @@ pub enum Scope {
     Win(MPI_Win),
     File(MPI_File),
     Session(MPI_Session),
+    /// An errhandler given as an argument (`MPI_Session_init`, `MPI_Comm_create_from_group`):
+    /// the call fails before the object it is meant for exists.
+    Errhandler(MPI_Errhandler),
 }
 
 thread_local! {
@@ -35,6 +38,22 @@ thread_local! {
 /// Report the error the current call is about to return on `scope`'s errhandler.
 pub fn raise_on(scope: Scope) {
     SCOPE_OVERRIDE.with(|s| s.set(Some(scope)));
+}
+
+/// The handle behind a pointer argument, or 0 (no object) for a null pointer: the object a
+/// releasing call (`MPI_Comm_free`, `MPI_Session_finalize`, ...) reports errors on.
+pub fn read_handle(ptr: *mut usize) -> usize {
+    if ptr.is_null() {
+        0
+    } else {
+        // SAFETY: non-null; the standard makes these arguments point to a valid handle.
+        unsafe { ptr.read() }
+    }
+}
+
+/// Forget a `raise_on` (the call got past the point where it applied).
+pub fn clear_raise_on() {
+    SCOPE_OVERRIDE.with(|s| s.set(None));
 }
 
 /// Run an implementation that returns success or an error.
@@ -106,6 +125,10 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
         Scope::Comm(handle) => match objects::comm_for_errors(handle) {
             Some(comm) => (comm.errhandler(), handle),
             None => default_errhandler(),
+        },
+        Scope::Errhandler(handle) => match objects::errhandler(handle, "", "") {
+            Ok(e) => (e, crate::constants::MPI_COMM_NULL),
+            Err(_) => default_errhandler(),
         },
         Scope::Session(handle) => match objects::SESSIONS.get(handle) {
             Ok(session) => (session.errhandler(), handle),

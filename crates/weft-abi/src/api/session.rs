@@ -8,15 +8,25 @@ use weft_core::object::{comm, ErrhandlerKind, Group, Info};
 use weft_core::runtime::{psets, Session, ThreadLevel};
 
 use crate::args::{c_str, non_null, write};
-use crate::boundary::{raise, Scope};
+use crate::boundary::{clear_raise_on, raise, raise_on, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::{error_codes, objects};
 
-/// The thread level asked for in a session's info (`thread_level`), by name.
-fn requested_level(info: MPI_Info, func: &str) -> MpiResult<ThreadLevel> {
+/// The thread level a session gets when its info does not ask: the world's, if `MPI_Init`
+/// ran (a library inside a threaded program expects the program's level), else single.
+fn default_level() -> ThreadLevel {
+    match weft_core::runtime::world::get_any() {
+        Some(w) if weft_core::runtime::world::initialized() => w.provided,
+        _ => ThreadLevel::Single,
+    }
+}
+
+/// The thread level asked for in a session's info (`thread_level`), by name, and whether
+/// `strict_finalize` is on.
+fn requested(info: MPI_Info, func: &str) -> MpiResult<(ThreadLevel, bool)> {
     if info == MPI_INFO_NULL {
-        return Ok(ThreadLevel::Single);
+        return Ok((default_level(), false));
     }
     let i = objects::INFOS.get(info).map_err(|why| {
         MpiError::new(
@@ -24,8 +34,12 @@ fn requested_level(info: MPI_Info, func: &str) -> MpiResult<ThreadLevel> {
             format!("{func}(info={info:#x}): {}", why.describe()),
         )
     })?;
-    Ok(match i.get("thread_level").as_deref().map(str::trim) {
-        None => ThreadLevel::Single,
+    let strict = matches!(
+        i.get("strict_finalize").as_deref().map(str::trim),
+        Some("true" | "1")
+    );
+    let level = match i.get("thread_level").as_deref().map(str::trim) {
+        None => default_level(),
         Some("MPI_THREAD_SINGLE") => ThreadLevel::Single,
         Some("MPI_THREAD_FUNNELED") => ThreadLevel::Funneled,
         Some("MPI_THREAD_SERIALIZED") => ThreadLevel::Serialized,
@@ -36,7 +50,8 @@ fn requested_level(info: MPI_Info, func: &str) -> MpiResult<ThreadLevel> {
                 format!("{func}(info): thread_level={other:?} is not an MPI_THREAD_* name"),
             ))
         }
-    })
+    };
+    Ok((level, strict))
 }
 
 pub(crate) unsafe fn mpi_session_init(
@@ -44,8 +59,10 @@ pub(crate) unsafe fn mpi_session_init(
     errhandler: MPI_Errhandler,
     session: *mut MPI_Session,
 ) -> MpiResult<()> {
+    // Until the session exists, its errors go to the errhandler passed in.
+    raise_on(Scope::Errhandler(errhandler));
     non_null(session, "MPI_Session_init", "session")?;
-    let level = requested_level(info, "MPI_Session_init")?;
+    let (level, strict) = requested(info, "MPI_Session_init")?;
     let e = objects::errhandler(errhandler, "MPI_Session_init", "errhandler")?;
     if !e.fits(ErrhandlerKind::Session) {
         return Err(MpiError::new(
@@ -54,7 +71,9 @@ pub(crate) unsafe fn mpi_session_init(
         ));
     }
     let s = Session::start(level, e)?;
+    s.set_strict_finalize(strict);
     let handle = objects::SESSIONS.insert(s);
+    clear_raise_on();
     // SAFETY: checked non-null; the caller passes a writable MPI_Session.
     unsafe { write(session, handle, "MPI_Session_init", "session") }
 }
@@ -63,7 +82,15 @@ pub(crate) unsafe fn mpi_session_finalize(session: *mut MPI_Session) -> MpiResul
     non_null(session, "MPI_Session_finalize", "session")?;
     // SAFETY: checked non-null.
     let handle = unsafe { *session };
-    objects::session(handle, "MPI_Session_finalize", "session")?;
+    let live = objects::session(handle, "MPI_Session_finalize", "session")?;
+    // The handle table and `live` hold the session; anything more is a derived object.
+    if live.strict_finalize() && Arc::strong_count(&live) > 2 {
+        return Err(MpiError::new(
+            ErrorClass::Other,
+            "MPI_Session_finalize(session): strict_finalize is set and groups or communicators derived from the session are still alive",
+        ));
+    }
+    drop(live);
     let s = objects::SESSIONS.remove(handle).map_err(|why| {
         MpiError::new(
             ErrorClass::Session,
@@ -290,6 +317,8 @@ pub(crate) unsafe fn mpi_comm_create_from_group(
     newcomm: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Comm_create_from_group";
+    // Until the communicator exists, its errors go to the errhandler passed in.
+    raise_on(Scope::Errhandler(errhandler));
     let g = objects::group(group, func, "group")?;
     let tag = string_tag(stringtag, func)?;
     non_null(newcomm, func, "newcomm")?;
@@ -300,6 +329,7 @@ pub(crate) unsafe fn mpi_comm_create_from_group(
     }
     let s = session_of(&g, func, "group")?;
     let c = comm::create_from_group(&s, &g, &tag, e)?;
+    clear_raise_on();
     // SAFETY: checked non-null.
     unsafe { write(newcomm, objects::comm_handle(Some(c)), func, "newcomm") }
 }
@@ -315,6 +345,7 @@ pub(crate) unsafe fn mpi_intercomm_create_from_groups(
     newintercomm: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Intercomm_create_from_groups";
+    raise_on(Scope::Errhandler(errhandler));
     let lg = objects::group(local_group, func, "local_group")?;
     let rg = objects::group(remote_group, func, "remote_group")?;
     let tag = string_tag(stringtag, func)?;
@@ -352,6 +383,7 @@ pub(crate) unsafe fn mpi_intercomm_create_from_groups(
         0,
     )?;
     inter.set_errhandler(e);
+    clear_raise_on();
     // SAFETY: checked non-null.
     unsafe {
         write(

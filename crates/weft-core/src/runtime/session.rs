@@ -1,7 +1,7 @@
 //! Sessions: the unit of initialization (`MPI_Session_init`; `MPI_Init` makes the world one).
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::instance::Instance;
@@ -18,6 +18,8 @@ pub struct Session {
     pub instance: Arc<Instance>,
     pub thread_level: ThreadLevel,
     errhandler: Mutex<Arc<Errhandler>>,
+    /// Info `strict_finalize`: finalizing fails while objects derived from the session live.
+    strict_finalize: AtomicBool,
 }
 
 impl Session {
@@ -32,12 +34,21 @@ impl Session {
             instance,
             thread_level: ThreadLevel::provide(thread_level),
             errhandler: Mutex::new(errhandler),
+            strict_finalize: AtomicBool::new(false),
         }))
     }
 
     /// End the session; the last one releases the instance.
     pub fn finish(&self) {
         self.instance.release();
+    }
+
+    pub fn set_strict_finalize(&self, on: bool) {
+        self.strict_finalize.store(on, Ordering::Relaxed);
+    }
+
+    pub fn strict_finalize(&self) -> bool {
+        self.strict_finalize.load(Ordering::Relaxed)
     }
 
     pub fn errhandler(&self) -> Arc<Errhandler> {
