@@ -1,0 +1,87 @@
+/* Sessions benchmark (seed 003's measurements): how long it takes to reach a world-sized
+ * communicator through MPI_Init or through the session path (MPI_Session_init +
+ * MPI_Group_from_session_pset + MPI_Comm_create_from_group), then MPI_Comm_dup per call and
+ * 8-byte ping-pong latency on that communicator.
+ *
+ * usage: session init|session   -> rank 0 prints "path_us X", "dup_us X", "latency_us X"
+ * (path: max over ranks; every rank starts its clock at the same moment after a launcher
+ * barrier is impossible before init, so each rank times its own path and the maximum is
+ * reported). */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
+}
+
+#define DUPS 200
+#define PINGS 20000
+
+int main(int argc, char **argv)
+{
+    int use_session = argc > 1 && !strcmp(argv[1], "session");
+    MPI_Session s = MPI_SESSION_NULL;
+    MPI_Comm comm;
+    double t0 = now_us(), path, worst, t;
+    int rank, size, i;
+    if (use_session) {
+        MPI_Group g;
+        MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &s);
+        MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
+        MPI_Comm_create_from_group(g, "weft.bench.session", MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &comm);
+        MPI_Group_free(&g);
+    } else {
+        MPI_Init(&argc, &argv);
+        comm = MPI_COMM_WORLD;
+    }
+    path = now_us() - t0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Reduce(&path, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+
+    /* MPI_Comm_dup per call (max over ranks). */
+    MPI_Comm dups[DUPS];
+    MPI_Barrier(comm);
+    t = now_us();
+    for (i = 0; i < DUPS; i++)
+        MPI_Comm_dup(comm, &dups[i]);
+    t = (now_us() - t) / DUPS;
+    for (i = 0; i < DUPS; i++)
+        MPI_Comm_free(&dups[i]);
+    double dup_worst;
+    MPI_Reduce(&t, &dup_worst, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+
+    /* 8-byte ping-pong between ranks 0 and 1 (one-way latency). */
+    double lat = 0;
+    char buf[8] = {0};
+    MPI_Barrier(comm);
+    if (size >= 2 && rank < 2) {
+        for (int warm = 0; warm < 2; warm++) {
+            t = now_us();
+            for (i = 0; i < PINGS; i++) {
+                if (rank == 0) {
+                    MPI_Send(buf, 8, MPI_BYTE, 1, 1, comm);
+                    MPI_Recv(buf, 8, MPI_BYTE, 1, 1, comm, MPI_STATUS_IGNORE);
+                } else {
+                    MPI_Recv(buf, 8, MPI_BYTE, 0, 1, comm, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, 8, MPI_BYTE, 0, 1, comm);
+                }
+            }
+            lat = (now_us() - t) / (2.0 * PINGS);
+        }
+    }
+    if (rank == 0)
+        printf("path_us %.1f\ndup_us %.3f\nlatency_us %.3f\n", worst, dup_worst, lat);
+    if (use_session) {
+        MPI_Comm_free(&comm);
+        MPI_Session_finalize(&s);
+    } else {
+        MPI_Finalize();
+    }
+    return 0;
+}
