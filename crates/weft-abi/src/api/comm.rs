@@ -6,18 +6,19 @@ use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::attr::AttrList;
 use weft_core::object::comm::{self as core_comm, SplitType};
+use weft_core::object::idup;
 use weft_core::object::{Comm, Compare, Info};
-use weft_core::request::Status;
 
-use crate::api::attr::{copy_comm_attrs, free_comm_attrs};
+use crate::api::attr::{copy_attrs, copy_comm_attrs, free_comm_attrs};
 use crate::api::group::compare_value;
 use crate::api::info::info_object;
 use crate::args::{c_str, copy_out_str, non_null, write};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
-use crate::requests::completed_request;
+use crate::requests::request_handle;
 
 pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
     let c = objects::comm(comm, "MPI_Comm_size", "comm")?;
@@ -134,7 +135,9 @@ fn dup_impl(
 
 pub(crate) unsafe fn mpi_comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> MpiResult<()> {
     non_null(newcomm, "MPI_Comm_dup", "newcomm")?;
-    let new = dup_impl(comm, None, "MPI_Comm_dup")?;
+    // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL (as MPICH does).
+    let new = dup_impl(comm, None, "MPI_Comm_dup")
+        .inspect_err(|_| unsafe { newcomm.write(MPI_COMM_NULL) })?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, Some(new)) };
     Ok(())
@@ -148,29 +151,50 @@ pub(crate) unsafe fn mpi_comm_dup_with_info(
     let func = "MPI_Comm_dup_with_info";
     non_null(newcomm, func, "newcomm")?;
     let hints = hints_of(info, func)?;
-    let new = dup_impl(comm, Some(hints), func)?;
+    // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL.
+    let new = dup_impl(comm, Some(hints), func)
+        .inspect_err(|_| unsafe { newcomm.write(MPI_COMM_NULL) })?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, Some(new)) };
     Ok(())
 }
 
-/// `MPI_Comm_idup`: the duplicate is agreed at once (the agreement is short), and the
-/// request is complete when returned.
+/// `MPI_Comm_idup`: attributes are copied (their callbacks run) at the call; the handle is
+/// returned at once and names the new communicator when the request completes (the
+/// context-id agreement runs in the progress engine: `weft_core::object::idup`).
 unsafe fn idup_impl(
     comm: MPI_Comm,
     hints: Option<Vec<(String, String)>>,
     newcomm: *mut MPI_Comm,
     request: *mut MPI_Request,
-    func: &str,
+    func: &'static str,
 ) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
     non_null(newcomm, func, "newcomm")?;
     non_null(request, func, "request")?;
-    let new = dup_impl(comm, hints, func)?;
-    let req = completed_request(&new, Status::default(), comm);
+    let attrs = AttrList::new();
+    copy_attrs(comm, &c.attrs, &attrs, func)?;
+    let handle = objects::COMMS.reserve();
+    let deliver: idup::Deliver = Box::new(move |result| match result {
+        Ok(new) => {
+            if let Some(h) = hints {
+                new.clear_hints();
+                new.set_hints(&h);
+            }
+            for (kv, v) in attrs.snapshot() {
+                new.attrs.set(kv, v);
+            }
+            objects::COMMS.fill(handle, new);
+        }
+        // The attributes copied at the call are dropped without their delete callbacks
+        // (callbacks cannot run inside the progress engine).
+        Err(_) => objects::COMMS.unreserve(handle),
+    });
+    let id = idup::idup(c, comm, func, deliver);
     // SAFETY: both checked non-null.
     unsafe {
-        out_comm(newcomm, Some(new));
-        request.write(req);
+        newcomm.write(handle);
+        request.write(request_handle(id));
     }
     Ok(())
 }

@@ -86,14 +86,11 @@ pub(crate) unsafe fn mpi_intercomm_merge(
     Ok(())
 }
 
-/// `MPI_Comm_create` on an intercommunicator (not yet supported).
+/// `MPI_Comm_create` on an intercommunicator.
 pub(crate) fn create_on_inter(
-    _comm: &Arc<Comm>,
-    _group: &Group,
-    func: &str,
+    comm: &Arc<Comm>,
+    group: &Group,
+    _func: &str,
 ) -> MpiResult<Option<Arc<Comm>>> {
-    Err(MpiError::new(
-        ErrorClass::UnsupportedOperation,
-        format!("{func}(comm): creating communicators from intercommunicators is not implemented in Weft yet"),
-    ))
+    core_comm::create_inter(comm, group)
 }

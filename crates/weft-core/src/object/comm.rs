@@ -89,7 +89,7 @@ impl Comm {
 
     /// A communicator derived from `parent` with an agreed context id (which it owns). It
     /// inherits the parent's errhandler and session.
-    fn derived(parent: &Comm, spec: Spec, context_id: u32) -> Comm {
+    pub(super) fn derived(parent: &Comm, spec: Spec, context_id: u32) -> Comm {
         let mut c = Comm::new(
             spec.kind,
             spec.group,
@@ -211,17 +211,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What a new communicator looks like, apart from its context id.
-struct Spec {
-    kind: CommKind,
-    group: Group,
-    rank: u32,
-    remote: Option<Group>,
-    topo: Option<Arc<Topology>>,
+pub(super) struct Spec {
+    pub(super) kind: CommKind,
+    pub(super) group: Group,
+    pub(super) rank: u32,
+    pub(super) remote: Option<Group>,
+    pub(super) topo: Option<Arc<Topology>>,
 }
 
 /// Priority of an agreement (the same on every member): the parent's context id, then a
 /// tag that tells concurrent agreements on one parent apart.
-fn key(parent_context: u32, sub: i32) -> u64 {
+pub(super) fn key(parent_context: u32, sub: i32) -> u64 {
     ((parent_context as u64) << 32) | (sub as u32 as u64)
 }
 
@@ -339,7 +339,132 @@ pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
 
 /// `MPI_Comm_split`: `color` `None` is `MPI_UNDEFINED` (no new communicator).
 pub fn split(parent: &Comm, color: Option<u32>, key: i32) -> MpiResult<Option<Arc<Comm>>> {
+    if parent.is_inter() {
+        return split_inter(parent, color, key, "MPI_Comm_split");
+    }
     split_impl(parent, color, key, None, "MPI_Comm_split")
+}
+
+/// `MPI_Comm_split` on an intercommunicator: the processes of one colour on each side form
+/// a new intercommunicator (local group ordered by key, then old rank); a colour present
+/// on only one side gives `None`. Each side allgathers (colour, key, mask head) inside
+/// itself, the leaders swap the tables and broadcast them, so every process knows both
+/// sides' colours; retry rounds of the agreement run two-level among the colour's members
+/// (their lowest-key members bridge the sides).
+fn split_inter(
+    parent: &Comm,
+    color: Option<u32>,
+    key_: i32,
+    func: &str,
+) -> MpiResult<Option<Arc<Comm>>> {
+    let remote = parent.remote.as_ref().expect("an intercommunicator");
+    let n = parent.size() as usize;
+    let rn = remote.size() as usize;
+    let cw = contribution_len(HEAD_WORDS);
+    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id, 0)));
+    let mut contrib = vec![0u64; cw];
+    if let Some(a) = agreement.as_mut() {
+        a.contribute(&mut contrib);
+    }
+    let mut block = Vec::with_capacity(16 + cw * 8);
+    block.extend_from_slice(&color.map_or(-1i64, |c| c as i64).to_le_bytes());
+    block.extend_from_slice(&(key_ as i64).to_le_bytes());
+    block.extend_from_slice(&words_to_bytes(&contrib));
+    let bl = block.len();
+    let local = Channel::local(parent);
+    let table = local.allgather(
+        &exchange::all(n as u32),
+        parent.rank as usize,
+        tag::SPLIT,
+        &block,
+    )?;
+    let mut rtable = vec![0u8; rn * bl];
+    inter_levels(parent).swap(&table, &mut rtable)?;
+    let (Some(color), Some(mut agreement)) = (color, agreement) else {
+        return Ok(None);
+    };
+    let i64_at = |t: &[u8], r: usize, off: usize| {
+        i64::from_le_bytes(t[r * bl + off..r * bl + off + 8].try_into().expect("8"))
+    };
+    let members_of = |t: &[u8], count: usize| -> Vec<u32> {
+        let mut m: Vec<(i64, u32)> = (0..count)
+            .filter(|&r| i64_at(t, r, 0) == color as i64)
+            .map(|r| (i64_at(t, r, 8), r as u32))
+            .collect();
+        m.sort_unstable();
+        m.into_iter().map(|(_, r)| r).collect()
+    };
+    let mine = members_of(&table, n);
+    let theirs = members_of(&rtable, rn);
+    if theirs.is_empty() {
+        return Ok(None);
+    }
+    let me = mine
+        .iter()
+        .position(|&r| r == parent.rank)
+        .expect("this process is in its colour");
+    let mut reduced = vec![u64::MAX; cw];
+    for (t, list) in [(&table, &mine), (&rtable, &theirs)] {
+        for &r in list.iter() {
+            let mut w = vec![0u64; cw];
+            bytes_to_words(&t[r as usize * bl + 16..(r as usize + 1) * bl], &mut w);
+            for (a, b) in reduced.iter_mut().zip(&w) {
+                *a &= *b;
+            }
+        }
+    }
+    let levels = TwoLevel {
+        local: Channel::local(parent),
+        local_tag: tag::SUBSET,
+        members: mine.clone(),
+        me,
+        leader: 0,
+        bridge: (me == 0).then(|| (Channel::collective(parent), theirs[0], tag::LEADERS)),
+    };
+    let ctx = loop {
+        match agreement.settle(&reduced) {
+            Outcome::Got(id) => break id,
+            Outcome::Exhausted => return Err(context_id::exhausted(func)),
+            Outcome::Retry | Outcome::Widen => {
+                reduced = vec![0u64; contribution_len(agreement.words)];
+                agreement.contribute(&mut reduced);
+                levels.reduce(&mut reduced)?;
+            }
+        }
+    };
+    drop(agreement);
+    let group_of = |g: &Group, list: &[u32]| {
+        Group::new(list.iter().map(|&r| g.proc_at(r).expect("rank")).collect())
+    };
+    Ok(Some(Arc::new(Comm::derived(
+        parent,
+        Spec {
+            kind: CommKind::Inter,
+            group: group_of(&parent.group, &mine),
+            rank: me as u32,
+            remote: Some(group_of(remote, &theirs)),
+            topo: None,
+        },
+        ctx,
+    ))))
+}
+
+/// `MPI_Comm_create` on an intercommunicator: `group` is a subgroup of the local group
+/// (empty, or not containing the caller, gives `None`); the result joins it with the
+/// group the other side passed, or is `None` everywhere if either side's group is empty.
+pub fn create_inter(parent: &Comm, group: &Group) -> MpiResult<Option<Arc<Comm>>> {
+    let func = "MPI_Comm_create";
+    same_session(parent, group, func)?;
+    for &p in group.members() {
+        if !parent.group.contains(p) {
+            return fail(
+                ErrorClass::Group,
+                format!("{func}(group): a member of the group is not in the local group of the intercommunicator"),
+            );
+        }
+    }
+    let me = group.rank_of(parent.my_proc());
+    split_inter(parent, me.map(|_| 0), me.map_or(0, |r| r as i32), func)
 }
 
 /// Split with a topology for the new communicators.

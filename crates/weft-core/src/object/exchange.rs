@@ -41,6 +41,15 @@ pub mod tag {
     /// Bootstrap of `MPI_Comm_create_from_group`: `BOOTSTRAP_BASE - (hash & 0x3fff_ffff)`.
     pub const BOOTSTRAP_BASE: i32 = -0x4000_0000;
 
+    /// `MPI_Comm_idup` number `seq` on a communicator: `IDUP_BASE - 2 * (seq & 0x7f_ffff)`
+    /// inside a group, one less between the leaders of an intercommunicator's groups.
+    pub const IDUP_BASE: i32 = -0x1100_0000;
+
+    pub fn idup(seq: u32) -> (i32, i32) {
+        let t = IDUP_BASE - 2 * (seq & 0x7f_ffff) as i32;
+        (t, t - 1)
+    }
+
     pub fn group(user_tag: i32) -> i32 {
         GROUP_BASE - (user_tag & 0x0fff_ffff)
     }

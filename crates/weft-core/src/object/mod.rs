@@ -6,6 +6,7 @@ pub mod comm;
 pub mod errhandler;
 pub mod exchange;
 pub mod group;
+pub mod idup;
 pub mod info;
 pub mod topo;
 

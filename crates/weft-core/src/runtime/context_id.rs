@@ -42,6 +42,12 @@ struct Allocator {
     free: [u64; WORDS],
     /// The agreement (ticket) that owns the mask for its current round.
     owner: Option<u64>,
+    /// When the owner is a nonblocking agreement (its round may wait on processes that are
+    /// blocked in another agreement first), the mask words it contributed; a blocking
+    /// agreement may then co-own the mask, contributing only pairs outside these.
+    owner_nb: Option<Vec<u64>>,
+    /// The co-owner of the current round (see `owner_nb`).
+    co_owner: Option<u64>,
     /// Agreements in progress: (key, ticket).
     waiting: BTreeSet<(u64, u64)>,
     in_use: usize,
@@ -50,6 +56,8 @@ struct Allocator {
 static ALLOC: Mutex<Allocator> = Mutex::new(Allocator {
     free: initial_mask(),
     owner: None,
+    owner_nb: None,
+    co_owner: None,
     waiting: BTreeSet::new(),
     in_use: 0,
 });
@@ -111,6 +119,8 @@ pub struct Agreement {
     /// Words the next round sends.
     pub words: usize,
     rounds: u32,
+    /// Whether the rounds run in the progress engine (`MPI_Comm_idup`).
+    nonblocking: bool,
 }
 
 /// Length in words of a contribution of `words` mask words (mask plus the owner word).
@@ -128,7 +138,16 @@ impl Agreement {
             ticket,
             words: HEAD_WORDS,
             rounds: 0,
+            nonblocking: false,
         }
+    }
+
+    /// An agreement whose rounds run in the progress engine: while it owns the mask, the
+    /// first blocking agreement in key order may co-own it.
+    pub fn begin_nonblocking(key: u64) -> Agreement {
+        let mut a = Agreement::begin(key);
+        a.nonblocking = true;
+        a
     }
 
     /// Fill `out` (`contribution_len(self.words)` words) with this process's contribution:
@@ -144,6 +163,26 @@ impl Agreement {
         if a.owner == Some(self.ticket) {
             out[..words].copy_from_slice(&a.free[..words]);
             out[words] = u64::MAX;
+            if self.nonblocking {
+                a.owner_nb = Some(out[..words].to_vec());
+            }
+        } else if !self.nonblocking
+            && a.co_owner.is_none()
+            && a.owner_nb.is_some()
+            && a.waiting
+                .iter()
+                .find(|&&(_, t)| Some(t) != a.owner)
+                .copied()
+                == Some((self.key, self.ticket))
+        {
+            // Co-own: pairs the nonblocking owner did not contribute. The owner word says
+            // "partial" (bit 0 clear), so an empty result means retry, not exhausted.
+            let taken = a.owner_nb.as_ref().expect("checked");
+            for (i, o) in out[..words].iter_mut().enumerate() {
+                *o = a.free[i] & !taken.get(i).copied().unwrap_or(0);
+            }
+            out[words] = u64::MAX - 1;
+            a.co_owner = Some(self.ticket);
         } else {
             out.fill(0);
         }
@@ -152,11 +191,16 @@ impl Agreement {
     /// Settle a round given the AND of every member's contribution.
     pub fn settle(&mut self, reduced: &[u64]) -> Outcome {
         let words = self.words;
-        let all_owned = reduced[words] == u64::MAX;
+        let all_owned = reduced[words] | 1 == u64::MAX;
+        let partial = reduced[words] & 1 == 0;
         let mut a = alloc();
-        let owned = a.owner == Some(self.ticket);
-        if owned {
+        let owned = a.owner == Some(self.ticket) || a.co_owner == Some(self.ticket);
+        if a.owner == Some(self.ticket) {
             a.owner = None;
+            a.owner_nb = None;
+        }
+        if a.co_owner == Some(self.ticket) {
+            a.co_owner = None;
         }
         self.rounds += 1;
         if !all_owned {
@@ -188,6 +232,7 @@ impl Agreement {
                 self.words = WORDS;
                 Outcome::Widen
             }
+            None if partial => Outcome::Retry,
             None => Outcome::Exhausted,
         }
     }
@@ -199,6 +244,10 @@ impl Drop for Agreement {
         a.waiting.remove(&(self.key, self.ticket));
         if a.owner == Some(self.ticket) {
             a.owner = None;
+            a.owner_nb = None;
+        }
+        if a.co_owner == Some(self.ticket) {
+            a.co_owner = None;
         }
     }
 }
@@ -299,6 +348,43 @@ mod tests {
         ag.contribute(&mut c);
         c[..WORDS].fill(0);
         assert_eq!(ag.settle(&c), Outcome::Exhausted);
+    }
+
+    #[test]
+    fn a_blocking_agreement_co_owns_beside_a_nonblocking_owner() {
+        let _s = serial();
+        let mut nb = Agreement::begin_nonblocking(9);
+        let mut c1 = vec![0; contribution_len(nb.words)];
+        nb.contribute(&mut c1);
+        assert_eq!(c1[HEAD_WORDS], u64::MAX);
+        // A blocking agreement with a smaller key arrives while the idup round is in flight.
+        let mut b = Agreement::begin(1);
+        let mut c2 = vec![0; contribution_len(b.words)];
+        b.contribute(&mut c2);
+        assert_eq!(
+            c2[HEAD_WORDS],
+            u64::MAX - 1,
+            "co-owner reports a partial mask"
+        );
+        for i in 0..HEAD_WORDS {
+            assert_eq!(c1[i] & c2[i], 0, "disjoint contributions");
+        }
+        // The head was all the idup's: the co-owner widens and finds a pair outside it.
+        assert_eq!(b.settle(&c2), Outcome::Widen);
+        let mut c3 = vec![0; contribution_len(b.words)];
+        b.contribute(&mut c3);
+        let got_b = match b.settle(&c3) {
+            Outcome::Got(id) => id,
+            other => panic!("{other:?}"),
+        };
+        let got_nb = match nb.settle(&c1) {
+            Outcome::Got(id) => id,
+            other => panic!("{other:?}"),
+        };
+        assert_ne!(got_b, got_nb);
+        drop((b, nb));
+        release(got_b);
+        release(got_nb);
     }
 
     #[test]

@@ -1,0 +1,342 @@
+//! `MPI_Comm_idup`: the context-id agreement of a duplicate run as an internal schedule
+//! (`progress::schedule`), so the call returns at once and the agreement advances in every
+//! progress pass of the parent's VCI, whatever the program waits on. Overlapping idups
+//! (two communicators duplicated in different orders on different processes, idup followed
+//! by point-to-point traffic the peer needs before it calls idup) cannot deadlock.
+//!
+//! The agreement is the same as the blocking one (`runtime::context_id`): rounds of an
+//! AND-reduction of every member's contribution, repeated until one settles. A round is a
+//! list of stages, each a few messages on the parent's collective context:
+//! - intracommunicator: dissemination (`ceil(log2 n)` exchanges);
+//! - intercommunicator: dissemination inside the local group, the two leaders (rank 0 of
+//!   each group) swap and AND, then a binomial broadcast from the leader.
+//!
+//! Tags come from the parent's nonblocking-collective sequence (`Comm::coll_seq`), so any
+//! number of idups (and nonblocking collectives) can be outstanding on one communicator;
+//! they are started in the same order everywhere, as the standard requires.
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::comm::{key, CommKind, Spec};
+use super::exchange::tag;
+use super::group::ProcId;
+use super::Comm;
+use crate::datatype::access::Scratch;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::progress::schedule::{self, Cx, Schedule, Step};
+use crate::pt2pt::engine::{SendMode, Target};
+use crate::pt2pt::{Pattern, SourceSel, TagSel};
+use crate::request::{ReqId, Status};
+use crate::runtime::context_id::{self, contribution_len, Agreement, Outcome};
+
+/// Called once when the duplicate exists (or the agreement failed), inside the progress
+/// pass (the VCI lock is held: it must not block or call MPI).
+pub type Deliver = Box<dyn FnOnce(MpiResult<Arc<Comm>>) + Send>;
+
+/// Where a stage's messages go: a context, this process's rank as receivers see it, and the
+/// job rank of each peer rank.
+struct Link {
+    context: u32,
+    my_rank: u32,
+    peers: Vec<ProcId>,
+}
+
+enum Stage {
+    /// Send the data to `to`, receive a block of the same length from `from`, AND it in.
+    Exchange {
+        link: usize,
+        to: u32,
+        from: u32,
+        tag: i32,
+    },
+    /// Receive the data from `from` (it replaces ours).
+    Recv { link: usize, from: u32, tag: i32 },
+    /// Send the data to each of `to`.
+    Send { link: usize, to: Vec<u32>, tag: i32 },
+}
+
+struct Idup {
+    parent: Arc<Comm>,
+    links: Vec<Link>,
+    stages: Vec<Stage>,
+    agreement: Agreement,
+    /// The contribution being reduced in the current round.
+    data: Vec<u8>,
+    /// Index of the stage in flight (`stages.len()`: the round is reduced).
+    stage: usize,
+    /// Requests of the stage in flight, with the memory they use.
+    sends: Vec<(ReqId, Scratch)>,
+    recv: Option<(ReqId, Scratch, bool)>,
+    error: Option<MpiError>,
+    deliver: Option<Deliver>,
+    func: &'static str,
+}
+
+/// Start duplicating `parent`; returns the request that completes when `deliver` has been
+/// given the new communicator. `owner` is stored in the request (the ABI's handle).
+pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Deliver) -> ReqId {
+    let seq = parent.coll_seq.fetch_add(1, Ordering::Relaxed);
+    let (t_local, t_bridge) = tag::idup(seq);
+    let ctx = parent.collective_context();
+    let me = parent.rank;
+    let n = parent.size();
+    let mut links = vec![Link {
+        context: ctx,
+        my_rank: me,
+        peers: parent.group.members().to_vec(),
+    }];
+    let mut stages = Vec::new();
+    let mut dist = 1;
+    while dist < n {
+        stages.push(Stage::Exchange {
+            link: 0,
+            to: (me + dist) % n,
+            from: (me + n - dist) % n,
+            tag: t_local,
+        });
+        dist *= 2;
+    }
+    if let Some(remote) = &parent.remote {
+        links.push(Link {
+            context: ctx,
+            my_rank: me,
+            peers: remote.members().to_vec(),
+        });
+        if me == 0 {
+            stages.push(Stage::Exchange {
+                link: 1,
+                to: 0,
+                from: 0,
+                tag: t_bridge,
+            });
+        }
+        // Binomial broadcast from local rank 0.
+        let mut mask = 1;
+        while mask < n {
+            if me & mask != 0 {
+                stages.push(Stage::Recv {
+                    link: 0,
+                    from: me - mask,
+                    tag: t_local,
+                });
+                break;
+            }
+            mask <<= 1;
+        }
+        let mut children = Vec::new();
+        mask >>= 1;
+        while mask > 0 {
+            if me + mask < n {
+                children.push(me + mask);
+            }
+            mask >>= 1;
+        }
+        if !children.is_empty() {
+            stages.push(Stage::Send {
+                link: 0,
+                to: children,
+                tag: t_local,
+            });
+        }
+    }
+    let agreement =
+        Agreement::begin_nonblocking(key(parent.context_id, -1 - (seq & 0x3fff_ffff) as i32));
+    let inst = parent.session.instance.clone();
+    let vci = parent.vci;
+    let sched = Idup {
+        parent,
+        links,
+        stages,
+        agreement,
+        data: Vec::new(),
+        stage: 0,
+        sends: Vec::new(),
+        recv: None,
+        error: None,
+        deliver: Some(deliver),
+        func,
+    };
+    let mut sched = sched;
+    sched.new_round();
+    schedule::start(&inst, vci, owner, Box::new(sched))
+}
+
+impl Idup {
+    fn new_round(&mut self) {
+        let mut words = vec![0u64; contribution_len(self.agreement.words)];
+        self.agreement.contribute(&mut words);
+        self.data = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.stage = 0;
+    }
+
+    /// Start the messages of stage `self.stage`.
+    fn start_stage(&mut self, cx: &mut Cx<'_>) -> MpiResult<()> {
+        let pattern = |link: &Link, from: u32, tag: i32| Pattern {
+            context: link.context,
+            source: SourceSel::Rank(from),
+            tag: TagSel::Tag(tag),
+        };
+        let (link, recv_from, sends, tag) = match &self.stages[self.stage] {
+            Stage::Exchange {
+                link,
+                to,
+                from,
+                tag,
+            } => (*link, Some((*from, true)), vec![*to], *tag),
+            Stage::Recv { link, from, tag } => (*link, Some((*from, false)), Vec::new(), *tag),
+            Stage::Send { link, to, tag } => (*link, None, to.clone(), *tag),
+        };
+        let l = &self.links[link];
+        if let Some((from, and)) = recv_from {
+            let mut rbuf = Scratch::new(self.data.len());
+            let id = cx.irecv(pattern(l, from, tag), rbuf.buf());
+            self.recv = Some((id, rbuf, and));
+        }
+        for to in sends {
+            let mut sbuf = Scratch::new(self.data.len());
+            sbuf.bytes_mut().copy_from_slice(&self.data);
+            let target = Target {
+                context: l.context,
+                my_rank: l.my_rank,
+                dest: l.peers[to as usize],
+                tag,
+            };
+            let id = cx.isend(target, sbuf.buf(), SendMode::Standard)?;
+            self.sends.push((id, sbuf));
+        }
+        Ok(())
+    }
+
+    /// Finish the stage in flight if all its requests are complete.
+    fn finish_stage(&mut self, cx: &mut Cx<'_>) -> Option<MpiResult<()>> {
+        if self.sends.iter().any(|(id, _)| !cx.is_complete(*id))
+            || self
+                .recv
+                .as_ref()
+                .is_some_and(|(id, _, _)| !cx.is_complete(*id))
+        {
+            return None;
+        }
+        let mut result = Ok(());
+        for (id, _) in std::mem::take(&mut self.sends) {
+            if let Some(st) = cx.take(id) {
+                if st.error != 0 && result.is_ok() {
+                    result = crate::pt2pt::status_result(st).map(|_| ());
+                }
+            }
+        }
+        if let Some((id, rbuf, and)) = self.recv.take() {
+            let st = cx.take(id).unwrap_or_default();
+            match crate::pt2pt::status_result(st) {
+                Err(e) => result = result.and(Err(e)),
+                Ok(s) if s.bytes != self.data.len() as u64 => {
+                    result = result.and(Err(MpiError::new(
+                        ErrorClass::Intern,
+                        format!(
+                            "{}: expected {} bytes from a peer, got {} (do all members \
+                             call the same functions in the same order?)",
+                            self.func,
+                            self.data.len(),
+                            s.bytes
+                        ),
+                    )))
+                }
+                Ok(_) if and => {
+                    for (a, b) in self.data.iter_mut().zip(rbuf.bytes()) {
+                        *a &= *b;
+                    }
+                }
+                Ok(_) => self.data.copy_from_slice(rbuf.bytes()),
+            }
+        }
+        Some(result)
+    }
+
+    fn finish(&mut self, result: MpiResult<Arc<Comm>>) -> Step {
+        let status = match &result {
+            Ok(_) => Status::default(),
+            Err(e) => Status {
+                error: e.class(),
+                ..Status::default()
+            },
+        };
+        if let Some(d) = self.deliver.take() {
+            d(result);
+        }
+        Step::Done(status)
+    }
+}
+
+impl Schedule for Idup {
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        loop {
+            let in_flight = !self.sends.is_empty() || self.recv.is_some();
+            if in_flight {
+                match self.finish_stage(cx) {
+                    None => return Step::Pending,
+                    Some(Err(e)) => {
+                        self.error.get_or_insert(e);
+                    }
+                    Some(Ok(())) => {}
+                }
+                self.stage += 1;
+            }
+            if let Some(e) = &self.error {
+                let e = e.clone();
+                return self.finish(Err(e));
+            }
+            if self.stage < self.stages.len() {
+                if let Err(e) = self.start_stage(cx) {
+                    self.error = Some(e);
+                    if self.sends.is_empty() && self.recv.is_none() {
+                        let e = self.error.clone().expect("set");
+                        return self.finish(Err(e));
+                    }
+                    // Let what was started complete before reporting the error.
+                    self.stage = self.stages.len();
+                }
+                continue;
+            }
+            // The round is reduced.
+            let mut words = vec![0u64; contribution_len(self.agreement.words)];
+            for (w, c) in words.iter_mut().zip(self.data.chunks_exact(8)) {
+                *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            }
+            match self.agreement.settle(&words) {
+                Outcome::Got(id) => {
+                    let p = &self.parent;
+                    let kind = match p.kind {
+                        CommKind::Inter => CommKind::Inter,
+                        _ => CommKind::Intra,
+                    };
+                    let c = Comm::derived(
+                        p,
+                        Spec {
+                            kind,
+                            group: p.group.clone(),
+                            rank: p.rank,
+                            remote: p.remote.clone(),
+                            topo: p.topo.clone(),
+                        },
+                        id,
+                    );
+                    c.set_hints(&p.hints());
+                    return self.finish(Ok(Arc::new(c)));
+                }
+                Outcome::Exhausted => {
+                    return self.finish(Err(context_id::exhausted(self.func)));
+                }
+                Outcome::Retry | Outcome::Widen => {
+                    self.new_round();
+                    if self.stages.is_empty() {
+                        // A single member: nothing to exchange, but another agreement
+                        // owns the mask; try again in the next progress pass.
+                        return Step::Pending;
+                    }
+                }
+            }
+        }
+    }
+}
