@@ -136,13 +136,34 @@ pub fn finalize_attrs() -> MpiResult<()> {
 }
 
 fn keyval_of(id: c_int, kind: AttrKind, func: &str, arg: &str) -> MpiResult<Arc<Keyval>> {
+    keyval_lookup(id, kind, func, arg, false)
+}
+
+/// `keyval_of` that also accepts a keyval the program freed while attributes still hold it
+/// (getting or deleting those attributes, freeing it again).
+fn keyval_held(id: c_int, kind: AttrKind, func: &str, arg: &str) -> MpiResult<Arc<Keyval>> {
+    keyval_lookup(id, kind, func, arg, true)
+}
+
+fn keyval_lookup(
+    id: c_int,
+    kind: AttrKind,
+    func: &str,
+    arg: &str,
+    held_ok: bool,
+) -> MpiResult<Arc<Keyval>> {
     if id == MPI_KEYVAL_INVALID {
         return Err(MpiError::new(
             ErrorClass::Keyval,
             format!("{func}({arg}=MPI_KEYVAL_INVALID): a valid keyval is required"),
         ));
     }
-    attr::keyval(id, kind).map_err(|why| {
+    let found = if held_ok {
+        attr::keyval_held(id, kind)
+    } else {
+        attr::keyval(id, kind)
+    };
+    found.map_err(|why| {
         let what = if predefined_kind(id).is_some() {
             "a predefined keyval (it cannot be set or deleted)".to_owned()
         } else {
@@ -182,7 +203,7 @@ unsafe fn free_keyval(kind: AttrKind, keyval: *mut c_int, func: &str) -> MpiResu
     non_null(keyval, func, "keyval")?;
     // SAFETY: checked non-null.
     let id = unsafe { *keyval };
-    keyval_of(id, kind, func, "keyval")?;
+    keyval_held(id, kind, func, "keyval")?;
     attr::free_keyval(id, kind).map_err(|why| {
         MpiError::new(
             ErrorClass::Keyval,
@@ -322,7 +343,7 @@ pub(crate) unsafe fn mpi_attr_put(
 
 fn comm_delete(comm: MPI_Comm, keyval: c_int, func: &str) -> MpiResult<()> {
     let c = objects::comm(comm, func, "comm")?;
-    let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
+    let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
     delete_attr(comm, &c.attrs, &kv, func)
 }
 
@@ -400,7 +421,7 @@ unsafe fn comm_get(
         unsafe { out_attr(Some(cell.as_ptr() as usize), attribute_val, flag) };
         return Ok(());
     }
-    let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
+    let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
     // SAFETY: checked non-null above.
     unsafe { out_attr(c.attrs.get(kv.id), attribute_val, flag) };
     Ok(())
@@ -515,7 +536,7 @@ pub(crate) unsafe fn mpi_type_get_attr(
     check_type(datatype, func)?;
     non_null(attribute_val, func, "attribute_val")?;
     non_null(flag, func, "flag")?;
-    let kv = keyval_of(type_keyval, AttrKind::Type, func, "type_keyval")?;
+    let kv = keyval_held(type_keyval, AttrKind::Type, func, "type_keyval")?;
     let v = type_list(datatype, false).and_then(|l| l.get(kv.id));
     // SAFETY: checked non-null above.
     unsafe { out_attr(v, attribute_val, flag) };
@@ -525,7 +546,7 @@ pub(crate) unsafe fn mpi_type_get_attr(
 pub(crate) fn mpi_type_delete_attr(datatype: MPI_Datatype, type_keyval: c_int) -> MpiResult<()> {
     let func = "MPI_Type_delete_attr";
     check_type(datatype, func)?;
-    let kv = keyval_of(type_keyval, AttrKind::Type, func, "type_keyval")?;
+    let kv = keyval_held(type_keyval, AttrKind::Type, func, "type_keyval")?;
     let list = type_list(datatype, true).expect("created");
     delete_attr(datatype, &list, &kv, func)
 }

@@ -109,12 +109,27 @@ pub(crate) unsafe fn out_comm(out: *mut MPI_Comm, c: Option<Arc<Comm>>) {
     unsafe { out.write(h) };
 }
 
-/// The hints of an info handle (`MPI_INFO_NULL`: none).
+/// The info hints Weft understands on communicators; others are ignored (not stored, not
+/// returned by `MPI_Comm_get_info`), as the standard allows and MPICH does.
+pub(crate) const COMM_HINTS: &[&str] = &[
+    "mpi_assert_no_any_tag",
+    "mpi_assert_no_any_source",
+    "mpi_assert_exact_length",
+    "mpi_assert_allow_overtaking",
+    "mpi_assert_strict_persistent_collective_ordering",
+];
+
+/// The hints of an info handle (`MPI_INFO_NULL`: none) this implementation understands on
+/// a communicator; an assertion's value must be "true" or "false".
 fn hints_of(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, String)>> {
     if info == MPI_INFO_NULL {
         return Ok(Vec::new());
     }
-    Ok(info_object(info, func)?.pairs())
+    Ok(info_object(info, func)?
+        .pairs()
+        .into_iter()
+        .filter(|(k, v)| COMM_HINTS.contains(&k.as_str()) && (v == "true" || v == "false"))
+        .collect())
 }
 
 /// Duplicate with attributes copied; `hints` replaces the parent's hints when given.
@@ -255,7 +270,11 @@ pub(crate) unsafe fn mpi_comm_split_type(
     let func = "MPI_Comm_split_type";
     let c = objects::comm(comm, func, "comm")?;
     non_null(newcomm, func, "newcomm")?;
-    let hints = hints_of(info, func)?;
+    let hints = if info == MPI_INFO_NULL {
+        Vec::new()
+    } else {
+        info_object(info, func)?.pairs()
+    };
     let kind = match split_type {
         MPI_UNDEFINED => None,
         MPI_COMM_TYPE_SHARED => Some(SplitType::Shared),
@@ -280,7 +299,14 @@ pub(crate) unsafe fn mpi_comm_split_type(
             ))
         }
     };
-    let new = core_comm::split_type(&c, kind, key)?;
+    let unguided = kind == Some(SplitType::Unguided);
+    let (new, level) = core_comm::split_type_level(&c, kind, key)?;
+    // An unguided split reports the level it chose in the info argument (MPI 4.0 7.4.2).
+    if let (true, Some(l), true) = (unguided, level, new.is_some()) {
+        if info != MPI_INFO_NULL {
+            info_object(info, func)?.set(func, "mpi_hw_resource_type", l)?;
+        }
+    }
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, new) };
     Ok(())

@@ -56,9 +56,25 @@ const GEN_SHIFT: u32 = 20;
 const GEN_MASK: i32 = 0xff;
 const KIND_SHIFT: u32 = 28;
 
+/// One keyval slot: generation, the keyval, and whether the program freed it (a freed
+/// keyval stays, usable for the attributes stored under it, until no attribute holds it).
 struct Registry {
-    slots: Vec<(u8, Option<Arc<Keyval>>)>,
+    slots: Vec<(u8, Option<Arc<Keyval>>, bool)>,
     free: Vec<u32>,
+}
+
+impl Registry {
+    /// Give back slot `slot` if its keyval was freed and no attribute holds it any more.
+    fn reclaim(&mut self, slot: usize) -> bool {
+        let e = &mut self.slots[slot];
+        if e.2 && e.1.as_ref().is_some_and(|k| Arc::strong_count(k) == 1) {
+            e.1 = None;
+            e.2 = false;
+            self.free.push(slot as u32);
+            return true;
+        }
+        false
+    }
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -99,13 +115,18 @@ pub fn create_keyval(
     extra_state: usize,
 ) -> MpiResult<i32> {
     let mut r = registry();
+    if r.free.is_empty() {
+        for i in 0..r.slots.len() {
+            r.reclaim(i);
+        }
+    }
     let slot = match r.free.pop() {
         Some(s) => s,
         None => {
             if r.slots.len() > SLOT_MASK as usize {
                 return fail(ErrorClass::NoMem, "too many keyvals exist (free some)");
             }
-            r.slots.push((0, None));
+            r.slots.push((0, None, false));
             (r.slots.len() - 1) as u32
         }
     };
@@ -142,16 +163,27 @@ fn decode(id: i32) -> Option<(AttrKind, u8, u32)> {
     ))
 }
 
-/// The live keyval `id` of kind `kind`.
+/// The live keyval `id` of kind `kind`, not freed by the program (to set attributes).
 pub fn keyval(id: i32, kind: AttrKind) -> Result<Arc<Keyval>, BadKeyval> {
+    lookup(id, kind, false)
+}
+
+/// The keyval `id` of kind `kind`, also one the program freed while attributes still hold it
+/// (to get or delete those attributes, and to free it again, harmlessly).
+pub fn keyval_held(id: i32, kind: AttrKind) -> Result<Arc<Keyval>, BadKeyval> {
+    lookup(id, kind, true)
+}
+
+fn lookup(id: i32, kind: AttrKind, held_ok: bool) -> Result<Arc<Keyval>, BadKeyval> {
     let (k, gen, slot) = decode(id).ok_or(BadKeyval::Invalid)?;
-    let r = registry();
-    let (_, entry) = r.slots.get(slot as usize).ok_or(BadKeyval::Invalid)?;
-    if gen == 0 {
+    let mut r = registry();
+    if slot as usize >= r.slots.len() || gen == 0 {
         return Err(BadKeyval::Invalid);
     }
+    r.reclaim(slot as usize);
+    let (_, entry, freed) = &r.slots[slot as usize];
     match entry {
-        Some(kv) if kv.id == id => {
+        Some(kv) if kv.id == id && (held_ok || !freed) => {
             if k != kind {
                 Err(BadKeyval::WrongKind(k))
             } else {
@@ -162,14 +194,16 @@ pub fn keyval(id: i32, kind: AttrKind) -> Result<Arc<Keyval>, BadKeyval> {
     }
 }
 
-/// Free keyval `id`: it can no longer be used to set or get attributes; attributes already
-/// stored under it keep it (their delete callbacks still run).
+/// Free keyval `id`. Attributes already stored under it keep it (their copy and delete
+/// callbacks still run, and the keyval's value still names it for them, e.g. in
+/// `MPI_Comm_delete_attr`); it is gone once no attribute holds it. Freeing it again while
+/// attributes hold it does nothing (MPICH accepts that too).
 pub fn free_keyval(id: i32, kind: AttrKind) -> Result<(), BadKeyval> {
-    keyval(id, kind)?;
+    keyval_held(id, kind)?;
     let (_, _, slot) = decode(id).ok_or(BadKeyval::Invalid)?;
     let mut r = registry();
-    r.slots[slot as usize].1 = None;
-    r.free.push(slot);
+    r.slots[slot as usize].2 = true;
+    r.reclaim(slot as usize);
     Ok(())
 }
 
@@ -247,7 +281,12 @@ mod tests {
         assert_eq!(keyval(501, AttrKind::Comm).unwrap_err(), BadKeyval::Invalid);
         assert_eq!(keyval(0, AttrKind::Comm).unwrap_err(), BadKeyval::Invalid);
         let kv = keyval(a, AttrKind::Comm).unwrap();
+        // Held by `kv` (as an attribute would hold it): still usable, freeing again is a no-op.
         free_keyval(a, AttrKind::Comm).unwrap();
+        assert!(keyval_held(a, AttrKind::Comm).is_ok());
+        assert_eq!(keyval(a, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
+        free_keyval(a, AttrKind::Comm).unwrap();
+        drop(kv);
         assert_eq!(keyval(a, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
         assert_eq!(
             free_keyval(a, AttrKind::Comm).unwrap_err(),
@@ -257,9 +296,14 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(keyval(a, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
         // An attribute keeps its freed keyval.
+        let c = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 0).unwrap();
         let list = AttrList::new();
-        list.set(kv, 5);
-        assert_eq!(list.get(a), Some(5));
+        list.set(keyval(c, AttrKind::Comm).unwrap(), 5);
+        free_keyval(c, AttrKind::Comm).unwrap();
+        assert_eq!(list.get(c), Some(5));
+        assert!(keyval_held(c, AttrKind::Comm).is_ok());
+        list.remove(c);
+        assert_eq!(keyval(c, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
         free_keyval(t, AttrKind::Type).unwrap();
         free_keyval(b, AttrKind::Comm).unwrap();
     }

@@ -724,7 +724,21 @@ pub fn split_type(
     kind: Option<SplitType>,
     key_: i32,
 ) -> MpiResult<Option<Arc<Comm>>> {
+    split_type_level(parent, kind, key_).map(|(c, _)| c)
+}
+
+/// Names of the hardware levels `hw_domains` reports (`mpi_hw_resource_type` values).
+pub const HW_LEVELS: [&str; 3] = ["mpi_shared_memory", "numanode", "pu"];
+
+/// `split_type`, also returning the level an unguided split chose (its
+/// `mpi_hw_resource_type` value, which the caller reports in the info argument).
+pub fn split_type_level(
+    parent: &Comm,
+    kind: Option<SplitType>,
+    key_: i32,
+) -> MpiResult<(Option<Arc<Comm>>, Option<&'static str>)> {
     let func = "MPI_Comm_split_type";
+    let mut chosen = None;
     intra_only(parent, func)?;
     let node = || parent.session.instance.job.node_of[parent.my_proc() as usize];
     let color = match &kind {
@@ -759,10 +773,11 @@ pub fn split_type(
                 (0..n as usize).all(|r| at(r, l) >= 0)
                     && (1..n as usize).any(|r| at(r, l) != at(0, l))
             });
+            chosen = level.map(|l| HW_LEVELS[l]);
             level.map(|l| (d[l] & 0x7fff_ffff) as u32)
         }
     };
-    split_impl(parent, color, key_, None, func)
+    Ok((split_impl(parent, color, key_, None, func)?, chosen))
 }
 
 // ------------------------------------------------------------------ intercommunicators
