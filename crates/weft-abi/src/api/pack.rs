@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use weft_core::datatype::{external32, Buf};
+use weft_core::datatype::{external32, Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 
 use crate::api::datatype::{committed_type, count_arg};
@@ -37,6 +37,15 @@ unsafe fn read_position<T: Copy + Into<i64>>(position: *const T, func: &str) -> 
             format!("{func}(*position={p}): must not be negative"),
         )
     })
+}
+
+/// The typed side of a pack or unpack: a derived type may address absolute memory, so
+/// `MPI_BOTTOM` (null) is a valid buffer for it; a predefined type needs a real pointer.
+fn typed_buf(buf: *const c_void, t: &Type, func: &str, arg: &str) -> MpiResult<()> {
+    if t.predefined.is_some() {
+        non_null(buf, func, arg)?;
+    }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -76,7 +85,7 @@ unsafe fn pack(
     if bytes == 0 {
         return Ok(end);
     }
-    non_null(inbuf, func, "inbuf")?;
+    typed_buf(inbuf, &t, func, "inbuf")?;
     non_null(outbuf, func, "outbuf")?;
     // SAFETY: the caller passes `incount` instances at inbuf and `outsize` bytes at outbuf;
     // the type is held by `t` for the duration.
@@ -126,7 +135,7 @@ unsafe fn unpack(
         return Ok(end);
     }
     non_null(inbuf, func, "inbuf")?;
-    non_null(outbuf, func, "outbuf")?;
+    typed_buf(outbuf as *const c_void, &t, func, "outbuf")?;
     // SAFETY: as in `pack`, reversed.
     unsafe {
         let b = Buf::typed(outbuf as usize, n, &t);
@@ -339,7 +348,7 @@ unsafe fn pack_external(
             )
         })?;
     if bytes > 0 {
-        non_null(inbuf, func, "inbuf")?;
+        typed_buf(inbuf, &t, func, "inbuf")?;
         non_null(outbuf, func, "outbuf")?;
         // SAFETY: the caller passes the instances at inbuf and outsize bytes at outbuf.
         unsafe {
@@ -379,7 +388,7 @@ unsafe fn unpack_external(
         })?;
     if bytes > 0 {
         non_null(inbuf, func, "inbuf")?;
-        non_null(outbuf, func, "outbuf")?;
+        typed_buf(outbuf as *const c_void, &t, func, "outbuf")?;
         // SAFETY: the caller passes insize bytes at inbuf and the instances at outbuf.
         unsafe {
             let src = std::slice::from_raw_parts((inbuf as *const u8).add(position), bytes);

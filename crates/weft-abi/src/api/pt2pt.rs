@@ -29,7 +29,13 @@ pub(crate) fn message_buf(
             format!("{func}(count={count}): negative count"),
         ));
     }
-    let dt = datatypes::committed_ref(datatype, func, "datatype")?;
+    let dt = match datatypes::committed_ref(datatype, func, "datatype") {
+        Ok(t) => t,
+        // An empty message needs no type: MPI_DATATYPE_NULL with count 0 is accepted (as
+        // MPICH does), e.g. `MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, MPI_PROC_NULL, ...)`.
+        Err(_) if count == 0 && datatype == MPI_DATATYPE_NULL => return Ok(Buf::EMPTY),
+        Err(e) => return Err(e),
+    };
     let bytes = usize::try_from(count)
         .ok()
         .and_then(|c| dt.bytes_for(c))
