@@ -3,11 +3,11 @@
 #![forbid(unsafe_code)]
 
 use super::config::Alltoall;
+use super::flat;
 use super::gather::exchange;
 use super::link::Link;
-use super::tag;
-use super::flat;
 use super::sched::{self, block_on};
+use super::tag;
 use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};

@@ -6,10 +6,10 @@
 #![forbid(unsafe_code)]
 
 use super::config::{Allgather, Tree};
-use super::link::{Link, Pending};
-use super::{pof2_floor, tag};
-use super::sched::{self, block_on};
 use super::flat;
+use super::link::{Link, Pending};
+use super::sched::{self, block_on};
+use super::{pof2_floor, tag};
 use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};

@@ -29,8 +29,8 @@ pub use barrier::barrier;
 pub use bcast::bcast;
 pub use config::CollConfig;
 pub use gather::{allgather, allgatherv, gather, gatherv, scatter, scatterv};
-pub use reduce::{allreduce, exscan, reduce, reduce_local, reduce_scatter, scan};
 pub use neighbor::{ineighbor_alltoallv, neighbor_alltoallv, Neighbors};
+pub use reduce::{allreduce, exscan, reduce, reduce_local, reduce_scatter, scan};
 pub use sched::{
     iallgather, iallgatherv, iallreduce, ialltoall, ialltoallv, ibarrier, ibcast, iexscan, igather,
     igatherv, ireduce, ireduce_scatter, iscan, iscatter, iscatterv,

@@ -7,10 +7,10 @@
 #![forbid(unsafe_code)]
 
 use super::config::{Allreduce, Reduce};
-use super::link::Link;
-use super::{gather, pof2_floor, tag};
 use super::flat;
+use super::link::Link;
 use super::sched::{self, block_on};
+use super::{gather, pof2_floor, tag};
 use crate::datatype::access::{with_pair, Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -513,7 +513,10 @@ pub fn reduce_scatter(
     sizes: &[usize],
 ) -> MpiResult<()> {
     if comm.is_inter() {
-        return block_on(comm, sched::ireduce_scatter(comm, input, output, red, sizes, 0));
+        return block_on(
+            comm,
+            sched::ireduce_scatter(comm, input, output, red, sizes, 0),
+        );
     }
     let mut hold = Vec::new();
     let input = &flat(input, &mut hold);

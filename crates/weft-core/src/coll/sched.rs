@@ -174,7 +174,10 @@ impl Plan {
             outs: Vec::new(),
             red: red.cloned(),
             peers: comm.group.members().to_vec(),
-            remote: comm.remote.as_ref().map_or(Vec::new(), |g| g.members().to_vec()),
+            remote: comm
+                .remote
+                .as_ref()
+                .map_or(Vec::new(), |g| g.members().to_vec()),
             context: comm.collective_context(),
             tag,
             local_tag: if inter { tag | LOCAL_TAG } else { tag },
@@ -725,7 +728,11 @@ pub fn igather(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let collects = if comm.is_inter() { root == ROOT } else { comm.rank == root };
+    let collects = if comm.is_inter() {
+        root == ROOT
+    } else {
+        comm.rank == root
+    };
     if !collects {
         return igatherv(comm, send, &[], root, owner);
     }
@@ -819,7 +826,11 @@ pub fn iscatter(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let sends = if comm.is_inter() { root == ROOT } else { comm.rank == root };
+    let sends = if comm.is_inter() {
+        root == ROOT
+    } else {
+        comm.rank == root
+    };
     if !sends {
         return iscatterv(comm, &[], recv, root, owner);
     }
@@ -851,7 +862,12 @@ pub fn iscatter(
     Ok(p.start(comm, owner))
 }
 
-fn allgatherv_rounds(p: &mut Plan, comm: &Comm, send: Option<&Buf>, parts: &[Buf]) -> MpiResult<()> {
+fn allgatherv_rounds(
+    p: &mut Plan,
+    comm: &Comm,
+    send: Option<&Buf>,
+    parts: &[Buf],
+) -> MpiResult<()> {
     if comm.is_inter() {
         let s = send.cloned().unwrap_or(Buf::EMPTY);
         let mut msgs: Vec<Msg> = (0..p.remote_size)
@@ -903,7 +919,12 @@ pub fn iallgather(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> 
     Ok(p.start(comm, owner))
 }
 
-fn alltoallv_rounds(p: &mut Plan, comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<()> {
+fn alltoallv_rounds(
+    p: &mut Plan,
+    comm: &Comm,
+    send: Option<&[Buf]>,
+    recv: &[Buf],
+) -> MpiResult<()> {
     let (r, n) = (p.rank as usize, p.size as usize);
     if comm.is_inter() {
         let send = send.unwrap_or(&[]);
@@ -976,7 +997,8 @@ pub fn ialltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> M
     let recv_parts = blocks(&flat, n);
     match send {
         Some(s) => {
-            if s.len() != recv.len() {
+            // Intercommunicators: each direction has its own counts.
+            if s.len() != recv.len() && !comm.is_inter() {
                 return Err(truncated("alltoall"));
             }
             let sflat = p.flat_in(s);
@@ -993,7 +1015,10 @@ fn scatter_rounds(p: &mut Plan, whole: &Buf, out: &Buf, offs: &[usize], sizes: &
         let msgs = (1..p.size)
             .map(|i| Msg::send(i, whole.slice(offs[i as usize], sizes[i as usize])))
             .collect();
-        p.round(msgs, vec![Local::Copy(whole.slice(0, sizes[0]), out.clone())]);
+        p.round(
+            msgs,
+            vec![Local::Copy(whole.slice(0, sizes[0]), out.clone())],
+        );
     } else {
         p.round(vec![Msg::recv(0, out.clone())], vec![]);
     }

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 use super::float16::{f16_to_f32, f32_to_f16};
+use super::softfloat::{self, Format};
 use super::{Elem, OpKind, Scalar};
 
 /// A fixed-size number loaded from native-endian bytes.
@@ -70,9 +71,11 @@ pub fn supported(op: OpKind, elem: Elem) -> bool {
     use Scalar::*;
     match (op, elem) {
         (OpKind::Replace | OpKind::NoOp, _) => true,
-        // Extended and quadruple precision: comparisons are exact, arithmetic is not
-        // implemented yet.
-        (OpKind::Max | OpKind::Min, Elem::Float(F80 | F128)) => true,
+        // Extended and quadruple precision: exact comparisons, soft-float arithmetic.
+        (OpKind::Max | OpKind::Min | OpKind::Sum | OpKind::Prod, Elem::Float(F80 | F128)) => {
+            true
+        }
+        (OpKind::Sum | OpKind::Prod, Elem::Complex(F80 | F128)) => true,
         (_, Elem::Float(F80 | F128) | Elem::Complex(F80 | F128)) => false,
         (_, Elem::Pair { value, index, .. }) => {
             !matches!(index, F80 | F128 | F16) && value != F128 && value != F16
@@ -143,7 +146,10 @@ pub fn apply(op: OpKind, elem: Elem, input: &[u8], inout: &mut [u8]) {
             F32 => float_op!(f32, op, input, inout),
             F64 => float_op!(f64, op, input, inout),
             F16 => half(op, input, inout),
-            F80 | F128 => extended_minmax(op, s, input, inout),
+            F80 | F128 => match op {
+                OpKind::Sum | OpKind::Prod => soft(op, s, 16, input, inout),
+                _ => extended_minmax(op, s, input, inout),
+            },
             _ => unreachable!("floats are float scalars"),
         },
         Elem::Complex(s) => complex(op, s, input, inout),
@@ -210,8 +216,30 @@ fn extended_minmax(op: OpKind, s: Scalar, input: &[u8], inout: &mut [u8]) {
     }
 }
 
+/// Sums and products of 16-byte floats (`width` 16) or complex pairs of them (32).
+fn soft(op: OpKind, s: Scalar, width: usize, input: &[u8], inout: &mut [u8]) {
+    let f = if s == Scalar::F80 {
+        Format::X87
+    } else {
+        Format::Quad
+    };
+    for (a, b) in input.chunks_exact(width).zip(inout.chunks_exact_mut(width)) {
+        match (op, width) {
+            (OpKind::Sum, _) => {
+                for k in (0..width).step_by(16) {
+                    softfloat::add(f, &a[k..k + 16], &mut b[k..k + 16]);
+                }
+            }
+            (OpKind::Prod, 16) => softfloat::mul(f, a, b),
+            (OpKind::Prod, _) => softfloat::complex_mul(f, a, b),
+            _ => unreachable!("checked by supported()"),
+        }
+    }
+}
+
 fn complex(op: OpKind, s: Scalar, input: &[u8], inout: &mut [u8]) {
     match (s, op) {
+        (Scalar::F80 | Scalar::F128, _) => soft(op, s, 32, input, inout),
         (Scalar::F32, OpKind::Sum) => map::<f32>(input, inout, |a, b| a + b),
         (Scalar::F64, OpKind::Sum) => map::<f64>(input, inout, |a, b| a + b),
         (Scalar::F16, OpKind::Sum) => half(OpKind::Sum, input, inout),

@@ -5,6 +5,7 @@
 
 mod float16;
 pub mod kernels;
+pub mod softfloat;
 
 use std::sync::Arc;
 
