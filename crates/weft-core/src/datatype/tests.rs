@@ -278,6 +278,11 @@ fn check_type(r: &mut Rng, t: &Arc<Type>) {
         "elements in {bytes} of {t:?}"
     );
 
+    // Bytes of a prefix of elements (MPI_Status_set_elements), against the reference.
+    let k = r.below(raw.len() as u64 + 1);
+    let want: u64 = raw[..k as usize].iter().map(|p| p.1 as u64).sum();
+    assert_eq!(t.bytes_of_elements(k), Some(want), "bytes of {k} elements of {t:?}");
+
     // Envelope and contents rebuild an equal type.
     if !matches!(t.combiner(), Combiner::Named) {
         let again = Type::from_contents(t.combiner(), t.contents(), t.is_large()).unwrap();
@@ -358,6 +363,21 @@ fn joins_across_repeats_and_lists() {
     let segs: Vec<_> = (0..c.segments()).map(|k| c.segment(k).0).collect();
     let got: Vec<(isize, usize)> = segs.iter().map(|s| (s.start, s.len)).collect();
     assert_eq!(got, vec![(0, 4), (8, 8), (20, 8), (32, 4)]);
+}
+
+#[test]
+fn bytes_of_elements_walks_the_tree_not_the_elements() {
+    // 2^34 ints (a vector of contiguous blocks, with a struct tail): answered at once.
+    let int = Type::basic(&INT);
+    let dbl = Type::basic(&DOUBLE);
+    let block = Type::contiguous(1 << 20, &int, false).unwrap();
+    let v = Type::vector(1 << 14, 1, 2, false, &block, false).unwrap();
+    let s = Type::create_struct(&[1, 3], &[0, 1 << 40], &[v.clone(), dbl], false).unwrap();
+    s.commit();
+    let n = (1u64 << 34) + 2;
+    assert_eq!(s.bytes_of_elements(n), Some((1u64 << 36) + 16));
+    assert_eq!(s.bytes_of_elements((1u64 << 34) - 1), Some((1u64 << 36) - 4));
+    assert_eq!(s.bytes_of_elements(3 * ((1u64 << 34) + 3) + 1), Some(3 * s.size as u64 + 4));
 }
 
 #[test]

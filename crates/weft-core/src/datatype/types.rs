@@ -887,15 +887,63 @@ impl Type {
             return (n == 0).then_some(0);
         }
         let whole = n / self.elements;
-        let mut rest = n % self.elements;
-        let mut bytes = 0u64;
-        self.for_each_basic(0, &mut |_, d| {
-            if rest > 0 {
-                rest -= 1;
-                bytes += d.size as u64;
+        let rest = n % self.elements;
+        whole
+            .checked_mul(self.size as u64)?
+            .checked_add(self.prefix_bytes(rest))
+    }
+
+    /// Bytes of the first `n` (< `elements`) basic elements of one instance, walking the
+    /// type's tree (cost: its depth times the blocks of a level), not its elements.
+    fn prefix_bytes(&self, mut n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        // `k` instances of `child`: consume them whole, or stop inside them.
+        let run = |child: &Type, k: usize, n: &mut u64, acc: &mut u64| -> bool {
+            let total = k as u64 * child.elements;
+            if *n >= total {
+                *n -= total;
+                *acc += k as u64 * child.size as u64;
+                false
+            } else {
+                *acc += *n / child.elements * child.size as u64
+                    + child.prefix_bytes(*n % child.elements);
+                *n = 0;
+                true
             }
-        });
-        whole.checked_mul(self.size as u64)?.checked_add(bytes)
+        };
+        let mut acc = 0;
+        match &self.shape {
+            // A basic type is one element (n < 1 returned above); split evenly otherwise.
+            Shape::Basic => n * (self.size as u64 / self.elements.max(1)),
+            Shape::Vector {
+                count,
+                blocklen,
+                child,
+                ..
+            } => {
+                run(child, count * blocklen, &mut n, &mut acc);
+                acc
+            }
+            Shape::Blocks { lens, child, .. } => {
+                for &k in lens {
+                    if run(child, k, &mut n, &mut acc) {
+                        break;
+                    }
+                }
+                acc
+            }
+            Shape::Struct { lens, children, .. } => {
+                for (&k, c) in lens.iter().zip(children) {
+                    if run(c, k, &mut n, &mut acc) {
+                        break;
+                    }
+                }
+                acc
+            }
+            Shape::Same { child } => child.prefix_bytes(n),
+        }
     }
 
     /// Basic elements in the first `bytes` (< size) bytes of one instance.
