@@ -193,7 +193,12 @@ impl Int for isize {
 ///
 /// # Safety
 /// `p` must be null or point to `n` readable integers.
-pub(crate) unsafe fn array<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
+pub(crate) unsafe fn array<T: Int>(
+    p: *const T,
+    n: usize,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Vec<i64>> {
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -308,14 +313,10 @@ pub(crate) fn finish(
     match nb {
         Mode::Blocking => core(func, blocking()).map(|_| MPI_REQUEST_NULL),
         Mode::Nonblocking(owner) => core(func, nonblocking(owner)).map(request_handle),
-        Mode::Persistent(owner) => Ok(request_handle(coll::persistent::init(
-            c,
-            owner,
-            move |o| {
-                let _types = &keep;
-                nonblocking(o)
-            },
-        ))),
+        Mode::Persistent(owner) => Ok(request_handle(coll::persistent::init(c, owner, move |o| {
+            let _types = &keep;
+            nonblocking(o)
+        }))),
     }
 }
 
@@ -352,10 +353,17 @@ fn bcast(
     } else {
         Buf::EMPTY
     };
-    finish(func, nb, &c, keep(&[&buf]), || coll::bcast(&c, &buf, root), {
-        let (c, buf) = (c.clone(), buf.clone());
-        move |o| coll::ibcast(&c, &buf, root, o)
-    })
+    finish(
+        func,
+        nb,
+        &c,
+        keep(&[&buf]),
+        || coll::bcast(&c, &buf, root),
+        {
+            let (c, buf) = (c.clone(), buf.clone());
+            move |o| coll::ibcast(&c, &buf, root, o)
+        },
+    )
 }
 
 pub(crate) fn mpi_bcast(
@@ -418,7 +426,14 @@ fn reduce(
         if is_root || !takes_part(&c, root) {
             None
         } else {
-            Some(buf_at(sendbuf as usize, count, &dt, func, "sendbuf", "count")?)
+            Some(buf_at(
+                sendbuf as usize,
+                count,
+                &dt,
+                func,
+                "sendbuf",
+                "count",
+            )?)
         }
     } else {
         send_side(sendbuf, count, &dt, is_root, func)?
@@ -751,12 +766,15 @@ fn reduce_scatter(
     let (dt, red) = op_for(op, datatype, func)?;
     let mut sizes = Vec::with_capacity(counts.len());
     for (i, &n) in counts.iter().enumerate() {
-        let b = usize::try_from(n).ok().and_then(|n| dt.bytes_for(n)).ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Count,
-                format!("{func}(recvcounts[{i}]={n}): negative or too large"),
-            )
-        })?;
+        let b = usize::try_from(n)
+            .ok()
+            .and_then(|n| dt.bytes_for(n))
+            .ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::Count,
+                    format!("{func}(recvcounts[{i}]={n}): negative or too large"),
+                )
+            })?;
         sizes.push(b);
     }
     let total: i64 = counts.iter().sum();
@@ -1577,10 +1595,17 @@ fn alltoall(
         Some(side(sendbuf, sendcount, n, sendtype, func, SEND)?)
     };
     let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
-    finish(func, nb, &c, keep(&[&send, &recv]), || coll::alltoall(&c, send.as_ref(), &recv), {
-        let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
-        move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
-    })
+    finish(
+        func,
+        nb,
+        &c,
+        keep(&[&send, &recv]),
+        || coll::alltoall(&c, send.as_ref(), &recv),
+        {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
+        },
+    )
 }
 
 pub(crate) fn mpi_alltoall(

@@ -71,7 +71,16 @@ fn blocks(
         ));
     }
     let displs: Vec<i64> = (0..n as i64).map(|k| k * count).collect();
-    parts(buf, &vec![count; n], &displs, &vec![t; n], false, func, names.0, names.1)
+    parts(
+        buf,
+        &vec![count; n],
+        &displs,
+        &vec![t; n],
+        false,
+        func,
+        names.0,
+        names.1,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -125,7 +134,16 @@ unsafe fn allgatherv<C: Int, D: Int>(
             array(displs, k, func, "displs")?,
         )
     };
-    let recv = parts(recvbuf, &counts, &displs, &vec![t; k], false, func, "recvbuf", "recvcounts")?;
+    let recv = parts(
+        recvbuf,
+        &counts,
+        &displs,
+        &vec![t; k],
+        false,
+        func,
+        "recvbuf",
+        "recvcounts",
+    )?;
     run(func, nb, c, n, send, recv)
 }
 
@@ -143,7 +161,14 @@ fn alltoall(
 ) -> MpiResult<MPI_Request> {
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
-    let send = blocks(sendbuf, sendcount, sendtype, n.destinations.len(), func, SEND3)?;
+    let send = blocks(
+        sendbuf,
+        sendcount,
+        sendtype,
+        n.destinations.len(),
+        func,
+        SEND3,
+    )?;
     let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV3)?;
     run(func, nb, c, n, send, recv)
 }
@@ -199,8 +224,26 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             array(rdispls, inn, func, "rdispls")?,
         )
     };
-    let send = parts(sendbuf, &sc, &sd, &st, byte_displs, func, "sendbuf", "sendcounts")?;
-    let recv = parts(recvbuf, &rc, &rd, &rt, byte_displs, func, "recvbuf", "recvcounts")?;
+    let send = parts(
+        sendbuf,
+        &sc,
+        &sd,
+        &st,
+        byte_displs,
+        func,
+        "sendbuf",
+        "sendcounts",
+    )?;
+    let recv = parts(
+        recvbuf,
+        &rc,
+        &rd,
+        &rt,
+        byte_displs,
+        func,
+        "recvbuf",
+        "recvcounts",
+    )?;
     run(func, nb, c, n, send, recv)
 }
 
@@ -213,7 +256,17 @@ pub(crate) fn mpi_neighbor_allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    let handle = allgather(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_allgather", Mode::Blocking)?;
+    let handle = allgather(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_allgather",
+        Mode::Blocking,
+    )?;
     let _ = handle;
     Ok(())
 }
@@ -227,7 +280,17 @@ pub(crate) fn mpi_neighbor_allgather_c(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    let handle = allgather(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_allgather_c", Mode::Blocking)?;
+    let handle = allgather(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_allgather_c",
+        Mode::Blocking,
+    )?;
     let _ = handle;
     Ok(())
 }
@@ -243,7 +306,17 @@ pub(crate) unsafe fn mpi_ineighbor_allgather(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_allgather", "request")?;
-    let handle = allgather(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Ineighbor_allgather", Mode::Nonblocking(comm))?;
+    let handle = allgather(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Ineighbor_allgather",
+        Mode::Nonblocking(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -260,7 +333,17 @@ pub(crate) unsafe fn mpi_ineighbor_allgather_c(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_allgather_c", "request")?;
-    let handle = allgather(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Ineighbor_allgather_c", Mode::Nonblocking(comm))?;
+    let handle = allgather(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Ineighbor_allgather_c",
+        Mode::Nonblocking(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -279,7 +362,17 @@ pub(crate) unsafe fn mpi_neighbor_allgather_init(
 ) -> MpiResult<()> {
     let _ = info;
     non_null(request, "MPI_Neighbor_allgather_init", "request")?;
-    let handle = allgather(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_allgather_init", Mode::Persistent(comm))?;
+    let handle = allgather(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_allgather_init",
+        Mode::Persistent(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -298,7 +391,17 @@ pub(crate) unsafe fn mpi_neighbor_allgather_init_c(
 ) -> MpiResult<()> {
     let _ = info;
     non_null(request, "MPI_Neighbor_allgather_init_c", "request")?;
-    let handle = allgather(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_allgather_init_c", Mode::Persistent(comm))?;
+    let handle = allgather(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_allgather_init_c",
+        Mode::Persistent(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -315,7 +418,20 @@ pub(crate) unsafe fn mpi_neighbor_allgatherv(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { allgatherv(sendbuf, sendcount as i64, sendtype, recvbuf, recvcounts, displs, recvtype, comm, "MPI_Neighbor_allgatherv", Mode::Blocking) }?;
+    let handle = unsafe {
+        allgatherv(
+            sendbuf,
+            sendcount as i64,
+            sendtype,
+            recvbuf,
+            recvcounts,
+            displs,
+            recvtype,
+            comm,
+            "MPI_Neighbor_allgatherv",
+            Mode::Blocking,
+        )
+    }?;
     let _ = handle;
     Ok(())
 }
@@ -331,7 +447,20 @@ pub(crate) unsafe fn mpi_neighbor_allgatherv_c(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { allgatherv(sendbuf, sendcount as i64, sendtype, recvbuf, recvcounts, displs, recvtype, comm, "MPI_Neighbor_allgatherv_c", Mode::Blocking) }?;
+    let handle = unsafe {
+        allgatherv(
+            sendbuf,
+            sendcount as i64,
+            sendtype,
+            recvbuf,
+            recvcounts,
+            displs,
+            recvtype,
+            comm,
+            "MPI_Neighbor_allgatherv_c",
+            Mode::Blocking,
+        )
+    }?;
     let _ = handle;
     Ok(())
 }
@@ -349,7 +478,20 @@ pub(crate) unsafe fn mpi_ineighbor_allgatherv(
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_allgatherv", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { allgatherv(sendbuf, sendcount as i64, sendtype, recvbuf, recvcounts, displs, recvtype, comm, "MPI_Ineighbor_allgatherv", Mode::Nonblocking(comm)) }?;
+    let handle = unsafe {
+        allgatherv(
+            sendbuf,
+            sendcount as i64,
+            sendtype,
+            recvbuf,
+            recvcounts,
+            displs,
+            recvtype,
+            comm,
+            "MPI_Ineighbor_allgatherv",
+            Mode::Nonblocking(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -368,7 +510,20 @@ pub(crate) unsafe fn mpi_ineighbor_allgatherv_c(
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_allgatherv_c", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { allgatherv(sendbuf, sendcount as i64, sendtype, recvbuf, recvcounts, displs, recvtype, comm, "MPI_Ineighbor_allgatherv_c", Mode::Nonblocking(comm)) }?;
+    let handle = unsafe {
+        allgatherv(
+            sendbuf,
+            sendcount as i64,
+            sendtype,
+            recvbuf,
+            recvcounts,
+            displs,
+            recvtype,
+            comm,
+            "MPI_Ineighbor_allgatherv_c",
+            Mode::Nonblocking(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -389,7 +544,20 @@ pub(crate) unsafe fn mpi_neighbor_allgatherv_init(
     let _ = info;
     non_null(request, "MPI_Neighbor_allgatherv_init", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { allgatherv(sendbuf, sendcount as i64, sendtype, recvbuf, recvcounts, displs, recvtype, comm, "MPI_Neighbor_allgatherv_init", Mode::Persistent(comm)) }?;
+    let handle = unsafe {
+        allgatherv(
+            sendbuf,
+            sendcount as i64,
+            sendtype,
+            recvbuf,
+            recvcounts,
+            displs,
+            recvtype,
+            comm,
+            "MPI_Neighbor_allgatherv_init",
+            Mode::Persistent(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -410,7 +578,20 @@ pub(crate) unsafe fn mpi_neighbor_allgatherv_init_c(
     let _ = info;
     non_null(request, "MPI_Neighbor_allgatherv_init_c", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { allgatherv(sendbuf, sendcount as i64, sendtype, recvbuf, recvcounts, displs, recvtype, comm, "MPI_Neighbor_allgatherv_init_c", Mode::Persistent(comm)) }?;
+    let handle = unsafe {
+        allgatherv(
+            sendbuf,
+            sendcount as i64,
+            sendtype,
+            recvbuf,
+            recvcounts,
+            displs,
+            recvtype,
+            comm,
+            "MPI_Neighbor_allgatherv_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -425,7 +606,17 @@ pub(crate) fn mpi_neighbor_alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    let handle = alltoall(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_alltoall", Mode::Blocking)?;
+    let handle = alltoall(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_alltoall",
+        Mode::Blocking,
+    )?;
     let _ = handle;
     Ok(())
 }
@@ -439,7 +630,17 @@ pub(crate) fn mpi_neighbor_alltoall_c(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    let handle = alltoall(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_alltoall_c", Mode::Blocking)?;
+    let handle = alltoall(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_alltoall_c",
+        Mode::Blocking,
+    )?;
     let _ = handle;
     Ok(())
 }
@@ -455,7 +656,17 @@ pub(crate) unsafe fn mpi_ineighbor_alltoall(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_alltoall", "request")?;
-    let handle = alltoall(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Ineighbor_alltoall", Mode::Nonblocking(comm))?;
+    let handle = alltoall(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Ineighbor_alltoall",
+        Mode::Nonblocking(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -472,7 +683,17 @@ pub(crate) unsafe fn mpi_ineighbor_alltoall_c(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_alltoall_c", "request")?;
-    let handle = alltoall(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Ineighbor_alltoall_c", Mode::Nonblocking(comm))?;
+    let handle = alltoall(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Ineighbor_alltoall_c",
+        Mode::Nonblocking(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -491,7 +712,17 @@ pub(crate) unsafe fn mpi_neighbor_alltoall_init(
 ) -> MpiResult<()> {
     let _ = info;
     non_null(request, "MPI_Neighbor_alltoall_init", "request")?;
-    let handle = alltoall(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_alltoall_init", Mode::Persistent(comm))?;
+    let handle = alltoall(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_alltoall_init",
+        Mode::Persistent(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -510,7 +741,17 @@ pub(crate) unsafe fn mpi_neighbor_alltoall_init_c(
 ) -> MpiResult<()> {
     let _ = info;
     non_null(request, "MPI_Neighbor_alltoall_init_c", "request")?;
-    let handle = alltoall(sendbuf, sendcount as i64, sendtype, recvbuf, recvcount as i64, recvtype, comm, "MPI_Neighbor_alltoall_init_c", Mode::Persistent(comm))?;
+    let handle = alltoall(
+        sendbuf,
+        sendcount as i64,
+        sendtype,
+        recvbuf,
+        recvcount as i64,
+        recvtype,
+        comm,
+        "MPI_Neighbor_alltoall_init_c",
+        Mode::Persistent(comm),
+    )?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -528,7 +769,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallv(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Err(sendtype), recvbuf, recvcounts, rdispls, Err(recvtype), comm, "MPI_Neighbor_alltoallv", Mode::Blocking) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Err(sendtype),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Err(recvtype),
+            comm,
+            "MPI_Neighbor_alltoallv",
+            Mode::Blocking,
+        )
+    }?;
     let _ = handle;
     Ok(())
 }
@@ -545,7 +800,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallv_c(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Err(sendtype), recvbuf, recvcounts, rdispls, Err(recvtype), comm, "MPI_Neighbor_alltoallv_c", Mode::Blocking) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Err(sendtype),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Err(recvtype),
+            comm,
+            "MPI_Neighbor_alltoallv_c",
+            Mode::Blocking,
+        )
+    }?;
     let _ = handle;
     Ok(())
 }
@@ -564,7 +833,21 @@ pub(crate) unsafe fn mpi_ineighbor_alltoallv(
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_alltoallv", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Err(sendtype), recvbuf, recvcounts, rdispls, Err(recvtype), comm, "MPI_Ineighbor_alltoallv", Mode::Nonblocking(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Err(sendtype),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Err(recvtype),
+            comm,
+            "MPI_Ineighbor_alltoallv",
+            Mode::Nonblocking(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -584,7 +867,21 @@ pub(crate) unsafe fn mpi_ineighbor_alltoallv_c(
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_alltoallv_c", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Err(sendtype), recvbuf, recvcounts, rdispls, Err(recvtype), comm, "MPI_Ineighbor_alltoallv_c", Mode::Nonblocking(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Err(sendtype),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Err(recvtype),
+            comm,
+            "MPI_Ineighbor_alltoallv_c",
+            Mode::Nonblocking(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -606,7 +903,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallv_init(
     let _ = info;
     non_null(request, "MPI_Neighbor_alltoallv_init", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Err(sendtype), recvbuf, recvcounts, rdispls, Err(recvtype), comm, "MPI_Neighbor_alltoallv_init", Mode::Persistent(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Err(sendtype),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Err(recvtype),
+            comm,
+            "MPI_Neighbor_alltoallv_init",
+            Mode::Persistent(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -628,7 +939,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallv_init_c(
     let _ = info;
     non_null(request, "MPI_Neighbor_alltoallv_init_c", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Err(sendtype), recvbuf, recvcounts, rdispls, Err(recvtype), comm, "MPI_Neighbor_alltoallv_init_c", Mode::Persistent(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Err(sendtype),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Err(recvtype),
+            comm,
+            "MPI_Neighbor_alltoallv_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -646,7 +971,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallw(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Ok(sendtypes), recvbuf, recvcounts, rdispls, Ok(recvtypes), comm, "MPI_Neighbor_alltoallw", Mode::Blocking) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Ok(sendtypes),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Ok(recvtypes),
+            comm,
+            "MPI_Neighbor_alltoallw",
+            Mode::Blocking,
+        )
+    }?;
     let _ = handle;
     Ok(())
 }
@@ -663,7 +1002,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallw_c(
     comm: MPI_Comm,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Ok(sendtypes), recvbuf, recvcounts, rdispls, Ok(recvtypes), comm, "MPI_Neighbor_alltoallw_c", Mode::Blocking) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Ok(sendtypes),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Ok(recvtypes),
+            comm,
+            "MPI_Neighbor_alltoallw_c",
+            Mode::Blocking,
+        )
+    }?;
     let _ = handle;
     Ok(())
 }
@@ -682,7 +1035,21 @@ pub(crate) unsafe fn mpi_ineighbor_alltoallw(
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_alltoallw", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Ok(sendtypes), recvbuf, recvcounts, rdispls, Ok(recvtypes), comm, "MPI_Ineighbor_alltoallw", Mode::Nonblocking(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Ok(sendtypes),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Ok(recvtypes),
+            comm,
+            "MPI_Ineighbor_alltoallw",
+            Mode::Nonblocking(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -702,7 +1069,21 @@ pub(crate) unsafe fn mpi_ineighbor_alltoallw_c(
 ) -> MpiResult<()> {
     non_null(request, "MPI_Ineighbor_alltoallw_c", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Ok(sendtypes), recvbuf, recvcounts, rdispls, Ok(recvtypes), comm, "MPI_Ineighbor_alltoallw_c", Mode::Nonblocking(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Ok(sendtypes),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Ok(recvtypes),
+            comm,
+            "MPI_Ineighbor_alltoallw_c",
+            Mode::Nonblocking(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -724,7 +1105,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallw_init(
     let _ = info;
     non_null(request, "MPI_Neighbor_alltoallw_init", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Ok(sendtypes), recvbuf, recvcounts, rdispls, Ok(recvtypes), comm, "MPI_Neighbor_alltoallw_init", Mode::Persistent(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Ok(sendtypes),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Ok(recvtypes),
+            comm,
+            "MPI_Neighbor_alltoallw_init",
+            Mode::Persistent(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())
@@ -746,7 +1141,21 @@ pub(crate) unsafe fn mpi_neighbor_alltoallw_init_c(
     let _ = info;
     non_null(request, "MPI_Neighbor_alltoallw_init_c", "request")?;
     // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe { alltoallvw(sendbuf, sendcounts, sdispls, Ok(sendtypes), recvbuf, recvcounts, rdispls, Ok(recvtypes), comm, "MPI_Neighbor_alltoallw_init_c", Mode::Persistent(comm)) }?;
+    let handle = unsafe {
+        alltoallvw(
+            sendbuf,
+            sendcounts,
+            sdispls,
+            Ok(sendtypes),
+            recvbuf,
+            recvcounts,
+            rdispls,
+            Ok(recvtypes),
+            comm,
+            "MPI_Neighbor_alltoallw_init_c",
+            Mode::Persistent(comm),
+        )
+    }?;
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(handle) };
     Ok(())

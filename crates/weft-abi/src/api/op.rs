@@ -141,12 +141,7 @@ fn in_layout(
     let base_b = (b.as_mut_ptr() as usize).wrapping_add_signed(-lo);
     // SAFETY: `count` instances at base_a/base_b touch exactly `lo..hi` relative to the
     // base, which is the vectors' memory; the vectors outlive the Bufs; `t` is alive.
-    let (ba, bb) = unsafe {
-        (
-            Buf::typed(base_a, count, t),
-            Buf::typed(base_b, count, t),
-        )
-    };
+    let (ba, bb) = unsafe { (Buf::typed(base_a, count, t), Buf::typed(base_b, count, t)) };
     ba.unpack(0, &input[..ba.len()]);
     bb.unpack(0, &inout[..bb.len()]);
     call_user(function, base_a, base_b, count, t.extent, datatype);
