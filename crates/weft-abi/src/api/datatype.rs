@@ -671,12 +671,14 @@ unsafe fn darray(
         let darg = match da[i] {
             MPI_DISTRIBUTE_DFLT_DARG => None,
             d if d >= 1 => Some(d as usize),
-            d => return Err(err(
-                ErrorClass::Arg,
-                format!(
+            d => {
+                return Err(err(
+                    ErrorClass::Arg,
+                    format!(
                     "{func}(array_of_dargs[{i}]={d}): must be positive or MPI_DISTRIBUTE_DFLT_DARG"
                 ),
-            )),
+                ))
+            }
         };
         dist.push(match ds[i] {
             MPI_DISTRIBUTE_NONE => {

@@ -281,7 +281,11 @@ fn check_type(r: &mut Rng, t: &Arc<Type>) {
     // Bytes of a prefix of elements (MPI_Status_set_elements), against the reference.
     let k = r.below(raw.len() as u64 + 1);
     let want: u64 = raw[..k as usize].iter().map(|p| p.1 as u64).sum();
-    assert_eq!(t.bytes_of_elements(k), Some(want), "bytes of {k} elements of {t:?}");
+    assert_eq!(
+        t.bytes_of_elements(k),
+        Some(want),
+        "bytes of {k} elements of {t:?}"
+    );
 
     // Envelope and contents rebuild an equal type.
     if !matches!(t.combiner(), Combiner::Named) {
@@ -376,8 +380,14 @@ fn bytes_of_elements_walks_the_tree_not_the_elements() {
     s.commit();
     let n = (1u64 << 34) + 2;
     assert_eq!(s.bytes_of_elements(n), Some((1u64 << 36) + 16));
-    assert_eq!(s.bytes_of_elements((1u64 << 34) - 1), Some((1u64 << 36) - 4));
-    assert_eq!(s.bytes_of_elements(3 * ((1u64 << 34) + 3) + 1), Some(3 * s.size as u64 + 4));
+    assert_eq!(
+        s.bytes_of_elements((1u64 << 34) - 1),
+        Some((1u64 << 36) - 4)
+    );
+    assert_eq!(
+        s.bytes_of_elements(3 * ((1u64 << 34) + 3) + 1),
+        Some(3 * s.size as u64 + 4)
+    );
 }
 
 #[test]

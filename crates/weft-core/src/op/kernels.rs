@@ -72,9 +72,7 @@ pub fn supported(op: OpKind, elem: Elem) -> bool {
     match (op, elem) {
         (OpKind::Replace | OpKind::NoOp, _) => true,
         // Extended and quadruple precision: exact comparisons, soft-float arithmetic.
-        (OpKind::Max | OpKind::Min | OpKind::Sum | OpKind::Prod, Elem::Float(F80 | F128)) => {
-            true
-        }
+        (OpKind::Max | OpKind::Min | OpKind::Sum | OpKind::Prod, Elem::Float(F80 | F128)) => true,
         (OpKind::Sum | OpKind::Prod, Elem::Complex(F80 | F128)) => true,
         (_, Elem::Float(F80 | F128) | Elem::Complex(F80 | F128)) => false,
         (_, Elem::Pair { value, index, .. }) => {

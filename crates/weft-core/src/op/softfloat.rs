@@ -61,7 +61,11 @@ fn decode(f: Format, b: &[u8]) -> Val {
             let sig = u64::from_le_bytes(m) as u128;
             if exp == EXP_MAX {
                 // Infinity has the integer bit and nothing else; everything else is a NaN.
-                return if sig << 65 == 0 { Val::Inf(sign) } else { Val::Nan };
+                return if sig << 65 == 0 {
+                    Val::Inf(sign)
+                } else {
+                    Val::Nan
+                };
             }
             // Denormals (and pseudo-denormals) use the minimum exponent.
             let e = exp.max(1) as i32 - BIAS - 63;
@@ -226,9 +230,9 @@ fn mul_vals(f: Format, a: Val, b: Val) -> Val {
     match (a, b) {
         (Val::Nan, _) | (_, Val::Nan) => Val::Nan,
         (Val::Inf(_), Val::Fin(_, 0, _)) | (Val::Fin(_, 0, _), Val::Inf(_)) => Val::Nan,
-        (Val::Inf(x), Val::Inf(y)) | (Val::Inf(x), Val::Fin(y, _, _)) | (Val::Fin(x, _, _), Val::Inf(y)) => {
-            Val::Inf(x != y)
-        }
+        (Val::Inf(x), Val::Inf(y))
+        | (Val::Inf(x), Val::Fin(y, _, _))
+        | (Val::Fin(x, _, _), Val::Inf(y)) => Val::Inf(x != y),
         (Val::Fin(sa, 0, _), Val::Fin(sb, _, _)) | (Val::Fin(sa, _, _), Val::Fin(sb, 0, _)) => {
             Val::Fin(sa != sb, 0, 0)
         }
@@ -365,14 +369,14 @@ mod tests {
         assert_eq!(acc, x87(1.0));
         let mut acc = x87(1.0);
         add(Format::X87, &x87(3.0 * 2f64.powi(-65)), &mut acc);
-        assert_eq!(decode(Format::X87, &acc), Val::Fin(false, (1u128 << 63) | 1, -63));
+        assert_eq!(
+            decode(Format::X87, &acc),
+            Val::Fin(false, (1u128 << 63) | 1, -63)
+        );
         // binary128 keeps 2^-100 next to 1.
         let mut q = quad(1.0);
         add(Format::Quad, &quad(2f64.powi(-100)), &mut q);
-        assert_eq!(
-            u128::from_le_bytes(q),
-            (0x3fffu128 << 112) | (1u128 << 12)
-        );
+        assert_eq!(u128::from_le_bytes(q), (0x3fffu128 << 112) | (1u128 << 12));
     }
 
     #[test]
