@@ -8,7 +8,7 @@
 //! Lookups take no global lock: tables are arrays of chunks that never move once allocated,
 //! and each slot has its own reader-writer lock.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Object kinds that have handles.
@@ -88,6 +88,8 @@ impl BadHandle {
 struct Slot<T> {
     generation: AtomicU32,
     value: RwLock<Option<Arc<T>>>,
+    /// The object `value` holds, or null: read by `borrow` without taking the lock.
+    raw: AtomicPtr<T>,
 }
 
 /// Chunk k holds `FIRST_CHUNK << k` slots; 19 chunks cover the 24-bit slot space.
@@ -99,6 +101,12 @@ fn locate(slot: u32) -> (usize, usize) {
     let chunk = (usize::BITS - 1 - n.leading_zeros()) as usize;
     let start = FIRST_CHUNK * ((1 << chunk) - 1);
     (chunk, slot as usize - start)
+}
+
+fn raw_of<T>(value: &Option<Arc<T>>) -> *mut T {
+    value
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |v| Arc::as_ptr(v).cast_mut())
 }
 
 /// The objects of one kind, by slot.
@@ -138,6 +146,7 @@ impl<T> Table<T> {
                 .map(|_| Slot {
                     generation: AtomicU32::new(0),
                     value: RwLock::new(None),
+                    raw: AtomicPtr::new(std::ptr::null_mut()),
                 })
                 .collect()
         });
@@ -177,6 +186,7 @@ impl<T> Table<T> {
             generation = 1;
         }
         slot.generation.store(generation, Ordering::Release);
+        slot.raw.store(raw_of(&value), Ordering::Release);
         *guard = value;
         encode(self.kind, vci, index, generation)
     }
@@ -205,6 +215,8 @@ impl<T> Table<T> {
         {
             return false;
         }
+        slot.raw
+            .store(Arc::as_ptr(&value).cast_mut(), Ordering::Release);
         *guard = Some(value);
         true
     }
@@ -245,6 +257,33 @@ impl<T> Table<T> {
         }
     }
 
+    /// The object a handle names, borrowed without a lock or a reference count (the send and
+    /// receive paths). Errors are those of `get`.
+    ///
+    /// # Safety
+    /// The object must not be removed from the table and dropped while the reference lives:
+    /// the caller knows no other thread calls MPI at the same time (thread level below
+    /// `MPI_THREAD_MULTIPLE`) and defers the drop of objects removed while it may hold one
+    /// (see `objects::CommRef`).
+    pub unsafe fn borrow(&self, handle: usize) -> Result<&T, BadHandle> {
+        if let Some(d) = decode(handle) {
+            if d.kind == self.kind as u8 {
+                if let Some(slot) = self.slot(d.slot) {
+                    let raw = slot.raw.load(Ordering::Acquire);
+                    if !raw.is_null() && slot.generation.load(Ordering::Acquire) == d.generation {
+                        // SAFETY: `raw` is the object an `Arc` in the slot keeps alive, and
+                        // by the caller's contract it is not dropped while borrowed.
+                        return Ok(unsafe { &*raw });
+                    }
+                }
+            }
+        }
+        // A bad handle (or one filled since the check above): the locked lookup decides.
+        let value = self.get(handle)?;
+        // SAFETY: the slot's `Arc` keeps the object alive, as above.
+        Ok(unsafe { &*Arc::as_ptr(&value) })
+    }
+
     /// Remove the object a handle names; the handle (and copies of it) become invalid.
     pub fn remove(&self, handle: usize) -> Result<Arc<T>, BadHandle> {
         let d = decode(handle).ok_or(BadHandle::Invalid)?;
@@ -257,6 +296,7 @@ impl<T> Table<T> {
             if slot.generation.load(Ordering::Acquire) != d.generation || guard.is_none() {
                 return Err(BadHandle::Freed);
             }
+            slot.raw.store(std::ptr::null_mut(), Ordering::Release);
             guard.take().expect("checked above")
         };
         self.free

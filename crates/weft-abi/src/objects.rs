@@ -2,10 +2,12 @@
 //! returns the error class the standard asks for, with a message naming the function and
 //! the argument.
 
-use std::sync::{Arc, LazyLock};
+use std::cell::Cell;
+use std::sync::{Arc, LazyLock, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::{Comm, Errhandler, Group, Info};
+use weft_core::runtime::instance::calls_may_overlap;
 use weft_core::runtime::{world, Session};
 
 use crate::constants::*;
@@ -54,29 +56,94 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
 }
 
 /// A communicator borrowed for one call: the predefined ones without touching a reference
-/// count (they live as long as the world), user ones through the handle table's `Arc`.
+/// count (they live as long as the world); user ones the same way while calls cannot overlap
+/// (below `MPI_THREAD_MULTIPLE`), else through the handle table's `Arc`.
 pub enum CommRef {
     Static(&'static Arc<Comm>),
+    Borrowed(&'static Comm),
     Owned(Arc<Comm>),
 }
 
+thread_local! {
+    /// User communicators this thread has borrowed (`CommRef::Borrowed`) and not released:
+    /// non-zero while a blocking call runs a callback that frees a communicator.
+    static BORROWED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Freed communicators that a borrowing call on this thread may still be using; dropped by
+/// the next `MPI_Comm_free` that holds no borrow (callbacks freeing communicators are rare).
+static FREED_WHILE_BORROWED: Mutex<Vec<Arc<Comm>>> = Mutex::new(Vec::new());
+
 impl std::ops::Deref for CommRef {
-    type Target = Arc<Comm>;
-    fn deref(&self) -> &Arc<Comm> {
+    type Target = Comm;
+    fn deref(&self) -> &Comm {
         match self {
             CommRef::Static(c) => c,
+            CommRef::Borrowed(c) => c,
             CommRef::Owned(c) => c,
         }
     }
 }
 
-/// `comm` for the hot paths (send, receive): same checks and errors, no reference count for
-/// `MPI_COMM_WORLD`/`MPI_COMM_SELF`.
+impl CommRef {
+    /// A counted reference, for a communicator an operation keeps beyond the call.
+    pub fn to_arc(&self) -> Arc<Comm> {
+        match self {
+            CommRef::Static(c) => Arc::clone(c),
+            CommRef::Owned(c) => c.clone(),
+            CommRef::Borrowed(c) => {
+                let raw: *const Comm = *c;
+                // SAFETY: `raw` is the object of an `Arc` the handle table holds (see
+                // `Table::borrow`), so taking one more count on it is valid.
+                unsafe {
+                    Arc::increment_strong_count(raw);
+                    Arc::from_raw(raw)
+                }
+            }
+        }
+    }
+}
+
+impl Drop for CommRef {
+    fn drop(&mut self) {
+        if let CommRef::Borrowed(_) = self {
+            BORROWED.with(|b| b.set(b.get() - 1));
+        }
+    }
+}
+
+/// `comm` for the hot paths (send, receive): same checks and errors, no reference count or
+/// lock unless calls may overlap.
 pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
     match handle {
         MPI_COMM_WORLD => Ok(CommRef::Static(&world::get(func)?.world)),
         MPI_COMM_SELF => Ok(CommRef::Static(&world::get(func)?.self_comm)),
+        MPI_COMM_NULL => comm(handle, func, arg).map(CommRef::Owned),
+        _ if !calls_may_overlap() => {
+            // SAFETY: no other thread is in MPI (thread level below MULTIPLE), and a
+            // communicator freed while this thread borrows one is kept alive
+            // (`release_comm`).
+            let c = unsafe { COMMS.borrow(handle) }
+                .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))?;
+            BORROWED.with(|b| b.set(b.get() + 1));
+            Ok(CommRef::Borrowed(c))
+        }
         _ => comm(handle, func, arg).map(CommRef::Owned),
+    }
+}
+
+/// Let go of a communicator removed from the table by `MPI_Comm_free`/`disconnect`. If a
+/// call on this thread may still be borrowing it (the free ran inside a callback of that
+/// call), it is kept until a later free finds no borrow.
+pub fn release_comm(comm: Arc<Comm>) {
+    let mut freed = FREED_WHILE_BORROWED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    freed.push(comm);
+    if BORROWED.with(Cell::get) == 0 {
+        let drained = std::mem::take(&mut *freed);
+        drop(freed);
+        drop(drained);
     }
 }
 

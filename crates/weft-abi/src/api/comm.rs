@@ -379,12 +379,14 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     }
     let c = objects::comm(h, func, "comm")?;
     free_comm_attrs(h, &c, func)?;
-    objects::COMMS.remove(h).map_err(|why| {
+    let removed = objects::COMMS.remove(h).map_err(|why| {
         MpiError::new(
             ErrorClass::Comm,
             format!("{func}(comm={h:#x}): {}", why.describe()),
         )
     })?;
+    drop(c);
+    objects::release_comm(removed);
     // SAFETY: as above.
     unsafe { comm.write(MPI_COMM_NULL) };
     Ok(())

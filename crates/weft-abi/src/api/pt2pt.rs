@@ -884,7 +884,7 @@ unsafe fn send_init(
     let op = match a.dest {
         None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
         Some(d) if mode == InitMode::Buffered => PersistentOp::Buffered {
-            comm: a.comm.clone(),
+            comm: a.comm.to_arc(),
             dest: d,
             tag: a.tag,
             buf: a.buf,
@@ -1202,7 +1202,7 @@ unsafe fn bsend_impl(
     }
     let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
     if let Some(d) = a.dest {
-        crate::api::buffered::buffered_send(&a.comm, comm, d, a.tag, &a.buf, func)?;
+        crate::api::buffered::buffered_send(&a.comm.to_arc(), comm, d, a.tag, &a.buf, func)?;
     }
     if let Some(r) = request {
         // The message is in the attached buffer (or went nowhere): the request is complete.

@@ -3,6 +3,7 @@
 //! last session's finalize tears it down and the next session builds a new one.
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use weft_pmi::PmiClient;
@@ -123,6 +124,16 @@ static CURRENT: Mutex<Current> = Mutex::new(Current {
     sessions: 0,
 });
 
+/// Whether any session or `MPI_Init_thread` of this process asked for `MPI_THREAD_MULTIPLE`
+/// (never reset: a later instance may still have threads inside from before).
+static CONCURRENT_CALLS: AtomicBool = AtomicBool::new(false);
+
+/// Whether MPI calls of this process may overlap in time (some caller asked for
+/// `MPI_THREAD_MULTIPLE`). Below that level the application calls one at a time.
+pub fn calls_may_overlap() -> bool {
+    CONCURRENT_CALLS.load(Ordering::Relaxed)
+}
+
 fn current() -> MutexGuard<'static, Current> {
     CURRENT.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -141,6 +152,7 @@ impl Instance {
             None => Arc::new(Instance::bootstrap(level)?),
         };
         if level.concurrent() {
+            CONCURRENT_CALLS.store(true, Ordering::SeqCst);
             instance.vcis.iter().for_each(Vci::enable_threads);
         }
         current.instance = Some(instance.clone());
