@@ -105,6 +105,20 @@ pub fn start_send(
     };
     let len = buf.len();
     if len <= t.eager_max {
+        // A standard send that goes straight into the peer's ring has nothing left to wait
+        // for: it needs no request of its own (a nonblocking one gets the shared completed
+        // one).
+        if !sync && st.pending.is_empty() {
+            if let Route::Shm { local } = route {
+                if push_eager(t, vci, local, &env, &buf) {
+                    return Ok(if force_request {
+                        SendStart::Pending(st.requests.completed_send())
+                    } else {
+                        SendStart::Done
+                    });
+                }
+            }
+        }
         // The request is needed only if something remains to wait for.
         let needs_req = sync || force_request || !st.pending.is_empty();
         let req = needs_req.then(|| st.requests.alloc(Request::new(Kind::Send, buf)));
@@ -119,7 +133,8 @@ pub fn start_send(
                 Ok(complete_send_if_eager_done(st, req, sync))
             }
             Route::Shm { local } => {
-                if st.pending.is_empty() && push_eager(t, vci, local, &env, &buf) {
+                // (A standard send found the ring full above.)
+                if sync && st.pending.is_empty() && push_eager(t, vci, local, &env, &buf) {
                     return Ok(complete_send_if_eager_done(st, req, sync));
                 }
                 let req = match req {

@@ -55,8 +55,10 @@ pub fn isend(
     let mut st = inst.vcis[comm.vci].lock();
     match engine::start_send(&inst.transports, comm.vci, &mut st, target, buf, mode, true)? {
         SendStart::Pending(id) => {
-            if let Some(req) = st.requests.get_mut(id) {
-                req.owner = owner;
+            if id != st.requests.completed_send() {
+                if let Some(req) = st.requests.get_mut(id) {
+                    req.owner = owner;
+                }
             }
             Ok(id)
         }

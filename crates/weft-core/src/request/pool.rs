@@ -2,7 +2,7 @@
 //! (a request already completed and released) is recognised instead of aliasing a new one.
 #![forbid(unsafe_code)]
 
-use super::Request;
+use super::{Kind, Request, Status};
 
 /// Generations and slots use 24 bits each, matching the handle encoding.
 const GEN_MASK: u32 = (1 << 24) - 1;
@@ -30,6 +30,12 @@ impl ReqId {
     }
 }
 
+/// Slot 0 of every pool: a send that completed when it started (an eager message already in
+/// the peer's ring). Nonblocking sends of that kind all return it instead of allocating a
+/// request, as MPICH does with its built-in completed request: waiting on it or freeing it
+/// takes nothing away.
+const COMPLETED_SEND_SLOT: u32 = 0;
+
 struct Slot {
     gen: u32,
     req: Option<Request>,
@@ -44,10 +50,24 @@ pub struct RequestPool {
 
 impl RequestPool {
     pub fn new(vci: u8) -> RequestPool {
+        let done = Request::completed(Kind::Send, Status::default());
         RequestPool {
-            slots: Vec::new(),
+            slots: vec![Slot {
+                gen: 1,
+                req: Some(done),
+            }],
             free: Vec::new(),
             vci,
+        }
+    }
+
+    /// The shared request of sends that completed when they started (see
+    /// `COMPLETED_SEND_SLOT`).
+    pub fn completed_send(&self) -> ReqId {
+        ReqId {
+            vci: self.vci,
+            slot: COMPLETED_SEND_SLOT,
+            gen: 1,
         }
     }
 
@@ -103,14 +123,17 @@ impl RequestPool {
         if entry.gen != id.gen || id.vci != vci {
             return None;
         }
+        if id.slot == COMPLETED_SEND_SLOT {
+            return Some(Request::completed(Kind::Send, Status::default()));
+        }
         let req = entry.req.take()?;
         self.free.push(id.slot);
         Some(req)
     }
 
-    /// Number of live requests (for leak checks).
+    /// Number of live requests (for leak checks; the shared completed send is not counted).
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.slots.len() - self.free.len() - 1
     }
 }
 
@@ -118,7 +141,6 @@ impl RequestPool {
 mod tests {
     use super::*;
     use crate::datatype::Buf;
-    use crate::request::Kind;
 
     #[test]
     fn stale_ids_do_not_alias() {
@@ -134,6 +156,23 @@ mod tests {
         assert!(pool.get(a).is_none());
         assert_eq!(pool.get(b).map(|r| r.kind), Some(Kind::Recv));
         assert_eq!(ReqId::from_token(3, b.token()), b);
+        assert_eq!(pool.live(), 1);
+    }
+
+    #[test]
+    fn the_completed_send_outlives_every_release() {
+        let mut pool = RequestPool::new(2);
+        let done = pool.completed_send();
+        assert_eq!(done.vci, 2);
+        for _ in 0..3 {
+            let r = pool.release(done).expect("always there");
+            assert!(r.complete);
+            assert_eq!(r.kind, Kind::Send);
+            assert_eq!(r.status, Status::default());
+        }
+        assert!(pool.get(done).is_some_and(|r| r.complete));
+        let a = pool.alloc(Request::new(Kind::Recv, Buf::EMPTY));
+        assert_ne!(a.slot, done.slot, "never handed out to another request");
         assert_eq!(pool.live(), 1);
     }
 }
