@@ -238,16 +238,34 @@ pub fn comm_handle(comm: Option<Arc<Comm>>) -> MPI_Comm {
     }
 }
 
+/// The live instance for one call: the world's without touching a reference count.
+pub enum InstanceRef {
+    World(&'static Arc<weft_core::runtime::Instance>),
+    Live(Arc<weft_core::runtime::Instance>),
+}
+
+impl std::ops::Deref for InstanceRef {
+    type Target = Arc<weft_core::runtime::Instance>;
+    fn deref(&self) -> &Arc<weft_core::runtime::Instance> {
+        match self {
+            InstanceRef::World(i) => i,
+            InstanceRef::Live(i) => i,
+        }
+    }
+}
+
 /// The instance requests and buffers belong to: the world's once `MPI_Init` ran (no lock),
 /// else the live sessions' instance.
-pub fn instance(func: &str) -> MpiResult<Arc<weft_core::runtime::Instance>> {
+pub fn instance(func: &str) -> MpiResult<InstanceRef> {
     if world::initialized() && !world::finalized() {
-        return Ok(world::get(func)?.session.instance.clone());
+        return Ok(InstanceRef::World(&world::get(func)?.session.instance));
     }
-    weft_core::runtime::Instance::live().ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Other,
-            format!("{func}: called before MPI_Init or MPI_Session_init (or after finalize)"),
-        )
-    })
+    weft_core::runtime::Instance::live()
+        .map(InstanceRef::Live)
+        .ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Other,
+                format!("{func}: called before MPI_Init or MPI_Session_init (or after finalize)"),
+            )
+        })
 }

@@ -2,7 +2,6 @@
 //! queries and setters.
 
 use std::ffi::c_int;
-use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::progress::{self, Backoff, Completed};
@@ -18,8 +17,15 @@ use crate::requests::request_id;
 use crate::{datatypes, status};
 
 /// The instance requests live in.
-fn instance(func: &str) -> MpiResult<Arc<Instance>> {
+fn instance(func: &str) -> MpiResult<crate::objects::InstanceRef> {
     crate::objects::instance(func)
+}
+
+fn not_active(handle: MPI_Request, func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::Request,
+        format!("{func}(request={handle:#x}): not an active request (already completed or freed?)"),
+    )
 }
 
 /// Decode and check a request handle (the VCI must exist).
@@ -34,7 +40,9 @@ fn live_id(
         if id.vci as usize >= inst.vcis.len() || !progress::exists(inst, id) {
             return Err(MpiError::new(
                 ErrorClass::Request,
-                format!("{func}({arg}={handle:#x}): not an active request (already completed or freed?)"),
+                format!(
+                    "{func}({arg}={handle:#x}): not an active request (already completed or freed?)"
+                ),
             ));
         }
     }
@@ -114,12 +122,12 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     let handle = unsafe { *request };
     let inst = instance("MPI_Wait")?;
-    let Some(id) = live_id(&inst, handle, "MPI_Wait", "request")? else {
+    let Some(id) = request_id(handle, "MPI_Wait", "request")? else {
         // SAFETY: `out` is null (ignored) or writable.
         unsafe { status::store(out, &status::EMPTY, false) };
         return Ok(());
     };
-    let done = progress::wait(&inst, id);
+    let done = progress::wait_for(&inst, id).map_err(|_| not_active(handle, "MPI_Wait"))?;
     // SAFETY: as above.
     unsafe {
         request.write(after(handle, &done));
@@ -138,7 +146,7 @@ pub(crate) unsafe fn mpi_test(
     // SAFETY: checked non-null.
     let handle = unsafe { *request };
     let inst = instance("MPI_Test")?;
-    let Some(id) = live_id(&inst, handle, "MPI_Test", "request")? else {
+    let Some(id) = request_id(handle, "MPI_Test", "request")? else {
         // SAFETY: checked/caller-guaranteed pointers.
         unsafe {
             flag.write(1);
@@ -146,7 +154,7 @@ pub(crate) unsafe fn mpi_test(
         }
         return Ok(());
     };
-    match progress::take_if_complete(&inst, id) {
+    match progress::try_take(&inst, id).map_err(|_| not_active(handle, "MPI_Test"))? {
         None => {
             // SAFETY: checked non-null.
             unsafe { flag.write(0) };
@@ -221,18 +229,31 @@ pub(crate) unsafe fn mpi_request_get_status(
 
 // ------------------------------------------------------------------ many
 
-/// Let the pending generalized requests among `ids[pending]` block in their class's
-/// `wait_fn` (one call for all requests of a class). `greqs` caches whether there are any.
-fn block_on_greqs(
-    inst: &Instance,
-    ids: &[Option<ReqId>],
-    pending: &[usize],
-    greqs: &mut Option<bool>,
-) -> bool {
-    let live: Vec<ReqId> = pending.iter().filter_map(|&i| ids[i]).collect();
+/// Let the pending generalized requests among `open` block in their class's `wait_fn` (one
+/// call for all requests of a class). `greqs` caches whether there are any.
+fn block_on_greqs(inst: &Instance, open: &[Option<ReqId>], greqs: &mut Option<bool>) -> bool {
+    let live: Vec<ReqId> = open.iter().flatten().copied().collect();
     let any =
         *greqs.get_or_insert_with(|| live.iter().any(|&id| progress::is_generalized(inst, id)));
     any && progress::block_on_greqs(inst, &live)
+}
+
+/// Multi-request calls keep their scratch arrays on the stack up to this many requests.
+const STACK_REQUESTS: usize = 64;
+
+/// `n` elements of scratch space: `stack` when it is large enough, else `heap`.
+fn scratch<'a, T: Copy>(
+    stack: &'a mut [T],
+    heap: &'a mut Vec<T>,
+    n: usize,
+    fill: T,
+) -> &'a mut [T] {
+    if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, fill);
+        heap
+    }
 }
 
 /// Complete every request in `reqs`, writing statuses; `MPI_ERR_IN_STATUS` if one failed.
@@ -242,20 +263,31 @@ fn finish_all(
     stats: &mut Option<&mut [MPI_Status]>,
     func: &str,
 ) -> MpiResult<()> {
+    let n = reqs.len();
+    let (mut open_stack, mut open_heap) = ([None; STACK_REQUESTS], Vec::new());
+    let open = scratch(&mut open_stack, &mut open_heap, n, None);
+    let (mut done_stack, mut done_heap) = ([None; STACK_REQUESTS], Vec::new());
+    let done = scratch(&mut done_stack, &mut done_heap, n, None);
     // Handles are decoded here; whether each names a live request is checked by the first
     // sweep (with its VCI locked anyway), not by a separate lookup per request.
-    let ids: Vec<Option<ReqId>> = reqs
-        .iter()
-        .map(|&h| request_id(h, func, "array_of_requests"))
-        .collect::<MpiResult<_>>()?;
-    let mut results = vec![status::EMPTY; ids.len()];
-    let mut open = ids.clone();
-    let mut done: Vec<Option<Completed>> = vec![None; ids.len()];
-    let mut left = open.iter().filter(|id| id.is_some()).count();
+    let mut left = 0;
+    for (slot, &h) in open.iter_mut().zip(reqs.iter()) {
+        *slot = request_id(h, func, "array_of_requests")?;
+        left += slot.is_some() as usize;
+    }
+    if let Some(out) = stats {
+        for (o, slot) in out.iter_mut().zip(open.iter()) {
+            if slot.is_none() {
+                status::to_c(&status::EMPTY, o, false);
+            }
+        }
+    }
+    // (index, error) of the operations that failed: rare, so kept apart.
+    let mut failed: Vec<(usize, i32)> = Vec::new();
     let mut backoff = Backoff::new(inst);
     let mut greqs = None;
     while left > 0 {
-        let got = progress::sweep(inst, &mut open, &mut done).map_err(|i| {
+        let got = progress::sweep(inst, open, done).map_err(|i| {
             MpiError::new(
                 ErrorClass::Request,
                 format!(
@@ -264,10 +296,18 @@ fn finish_all(
                 ),
             )
         })?;
-        for (i, d) in done.iter_mut().enumerate() {
-            if let Some(c) = d.take() {
-                results[i] = done_status(&c);
-                reqs[i] = after(reqs[i], &c);
+        if got > 0 {
+            for (i, d) in done.iter_mut().enumerate() {
+                if let Some(c) = d.take() {
+                    let s = done_status(&c);
+                    if s.error != MPI_SUCCESS {
+                        failed.push((i, s.error));
+                    }
+                    if let Some(out) = stats {
+                        status::to_c(&s, &mut out[i], false);
+                    }
+                    reqs[i] = after(reqs[i], &c);
+                }
             }
         }
         left -= got;
@@ -275,8 +315,7 @@ fn finish_all(
             break;
         }
         if got == 0 {
-            let pending: Vec<usize> = (0..open.len()).filter(|&i| open[i].is_some()).collect();
-            if block_on_greqs(inst, &ids, &pending, &mut greqs) {
+            if block_on_greqs(inst, open, &mut greqs) {
                 continue;
             }
             backoff.idle();
@@ -284,19 +323,19 @@ fn finish_all(
             backoff.reset();
         }
     }
-    let failed = results.iter().any(|s| s.error != MPI_SUCCESS);
+    if failed.is_empty() {
+        return Ok(());
+    }
     if let Some(out) = stats {
-        for (o, s) in out.iter_mut().zip(&results) {
-            status::to_c(s, o, failed);
+        out.iter_mut().for_each(|o| o.MPI_ERROR = MPI_SUCCESS);
+        for &(i, error) in &failed {
+            out[i].MPI_ERROR = error;
         }
     }
-    if failed {
-        return Err(MpiError::new(
-            ErrorClass::InStatus,
-            format!("{func}: an operation failed; see the statuses' MPI_ERROR"),
-        ));
-    }
-    Ok(())
+    Err(MpiError::new(
+        ErrorClass::InStatus,
+        format!("{func}: an operation failed; see the statuses' MPI_ERROR"),
+    ))
 }
 
 pub(crate) unsafe fn mpi_waitall(
@@ -375,8 +414,7 @@ fn wait_in_greqs(inst: &Instance, reqs: &[MPI_Request], greqs: &mut Option<bool>
         .iter()
         .map(|&h| request_id(h, "", "").ok().flatten())
         .collect();
-    let pending: Vec<usize> = (0..ids.len()).collect();
-    block_on_greqs(inst, &ids, &pending, greqs)
+    block_on_greqs(inst, &ids, greqs)
 }
 
 unsafe fn any_result(

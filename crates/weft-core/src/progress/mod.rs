@@ -34,8 +34,9 @@ impl Backoff {
 
     pub fn idle(&mut self) {
         if self.idle < self.spin {
+            // No `pause` here: a poll is itself a few dozen cycles, and `pause` (about 140
+            // cycles on recent x86 cores) would delay noticing an arrival by as much.
             self.idle += 1;
-            std::hint::spin_loop();
         } else {
             std::thread::yield_now();
         }
@@ -75,6 +76,20 @@ pub struct Completed {
 }
 
 impl Completed {
+    /// A standard send that completed when it started.
+    const SEND: Completed = Completed {
+        status: Status {
+            source: 0,
+            tag: 0,
+            error: 0,
+            bytes: 0,
+            cancelled: false,
+        },
+        owner: 0,
+        persistent: false,
+        inactive: false,
+    };
+
     fn of(req: &Request, status: Status) -> Completed {
         Completed {
             status,
@@ -87,6 +102,8 @@ impl Completed {
 
 /// What one look at a request found (with its VCI locked).
 enum Look {
+    /// No request has this id (stale or forged).
+    Unknown,
     Pending,
     Done(Completed),
     /// A complete generalized request whose slot was released: its `query_fn`/`free_fn` run
@@ -95,8 +112,11 @@ enum Look {
 }
 
 fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress: bool) -> Look {
+    if id == st.requests.completed_send() {
+        return Look::Done(Completed::SEND);
+    }
     let Some(req) = st.requests.get(id) else {
-        return Look::Pending;
+        return Look::Unknown;
     };
     match (&req.kind, &req.ext) {
         (Kind::Generalized, Ext::Greq(g)) => {
@@ -182,20 +202,30 @@ fn finish_greq(g: &Grequest, owner: usize) -> Completed {
     }
 }
 
+/// `id` names no live request (a stale or forged handle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoSuchRequest;
+
 /// If request `id` is complete, release it (persistent ones become inactive) and return its
 /// status. Runs the polled work first, so generalized requests' `poll_fn`s get their turn.
-pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
+pub fn try_take(inst: &Instance, id: ReqId) -> Result<Option<Completed>, NoSuchRequest> {
     polled::run();
     let vci = id.vci as usize;
     let found = {
-        let mut st = inst.vcis[vci].lock();
+        let mut st = inst.vcis.get(vci).ok_or(NoSuchRequest)?.lock();
         look(inst, &mut st, vci, id, true)
     };
     match found {
-        Look::Pending => None,
-        Look::Done(c) => Some(c),
-        Look::Greq(g, owner) => Some(finish_greq(&g, owner)),
+        Look::Unknown => Err(NoSuchRequest),
+        Look::Pending => Ok(None),
+        Look::Done(c) => Ok(Some(c)),
+        Look::Greq(g, owner) => Ok(Some(finish_greq(&g, owner))),
     }
+}
+
+/// `try_take` for an id the library itself holds (it always names a live request).
+pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
+    try_take(inst, id).expect("an internal request id names a live request")
 }
 
 /// One pass over many requests: run the polled work, make one progress pass on each VCI
@@ -235,10 +265,8 @@ pub fn sweep(
             if id.vci as usize != vci {
                 continue;
             }
-            if st.requests.get(id).is_none() {
-                return Err(j);
-            }
             match look(inst, &mut st, vci, id, false) {
+                Look::Unknown => return Err(j),
                 Look::Pending => {}
                 Look::Done(c) => {
                     done[j] = Some(c);
@@ -304,12 +332,12 @@ pub fn block_on_greqs(inst: &Instance, ids: &[ReqId]) -> bool {
 }
 
 /// Wait until request `id` completes; release it and return its status.
-pub fn wait(inst: &Instance, id: ReqId) -> Completed {
+pub fn wait_for(inst: &Instance, id: ReqId) -> Result<Completed, NoSuchRequest> {
     let mut backoff = Backoff::new(inst);
     let mut is_greq = None;
     loop {
-        if let Some(done) = take_if_complete(inst, id) {
-            return done;
+        if let Some(done) = try_take(inst, id)? {
+            return Ok(done);
         }
         let greq = *is_greq.get_or_insert_with(|| pending_greq(inst, id).is_some());
         if greq && block_on_greqs(inst, &[id]) {
@@ -317,6 +345,11 @@ pub fn wait(inst: &Instance, id: ReqId) -> Completed {
         }
         backoff.idle();
     }
+}
+
+/// `wait_for` for an id the library itself holds.
+pub fn wait(inst: &Instance, id: ReqId) -> Completed {
+    wait_for(inst, id).expect("an internal request id names a live request")
 }
 
 /// The status of request `id` if it is complete, without releasing it
