@@ -255,6 +255,27 @@ impl std::ops::Deref for TypeRef {
     }
 }
 
+/// Bytes per element of a predefined type whose elements are plain contiguous bytes (size
+/// equals extent), for the send/receive fast path; 0 for any other handle.
+pub fn contiguous_predefined_size(handle: MPI_Datatype) -> usize {
+    static SIZES: OnceLock<[u32; 256]> = OnceLock::new();
+    let sizes = SIZES.get_or_init(|| {
+        let mut sizes = [0; 256];
+        for (i, d) in table().iter().enumerate() {
+            if let Some(d) = d {
+                if d.class != TypeClass::Pair && d.size == d.extent {
+                    sizes[i] = d.size as u32;
+                }
+            }
+        }
+        sizes
+    });
+    match handle.checked_sub(0x200) {
+        Some(i) if i < 256 => sizes[i] as usize,
+        _ => 0,
+    }
+}
+
 /// `committed` for the hot paths (send, receive): predefined types are borrowed.
 pub fn committed_ref(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<TypeRef> {
     if (0x200..0x300).contains(&handle) {

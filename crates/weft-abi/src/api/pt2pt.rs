@@ -29,6 +29,17 @@ pub(crate) fn message_buf(
             format!("{func}(count={count}): negative count"),
         ));
     }
+    // Fast path: a predefined type of plain bytes needs no type object.
+    let size = datatypes::contiguous_predefined_size(datatype);
+    if size != 0 && (!buf.is_null() || count == 0) {
+        if let Some(bytes) = (count as usize)
+            .checked_mul(size)
+            .filter(|&b| b <= isize::MAX as usize)
+        {
+            // SAFETY: as below; the bytes are the elements themselves.
+            return Ok(unsafe { Buf::new(buf as usize, bytes) });
+        }
+    }
     let dt = match datatypes::committed_ref(datatype, func, "datatype") {
         Ok(t) => t,
         // An empty message needs no type: MPI_DATATYPE_NULL with count 0 is accepted (as

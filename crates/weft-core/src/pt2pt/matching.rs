@@ -106,6 +106,10 @@ impl Matching {
 
     /// The first posted receive matching `key`, removed from the queue.
     pub fn take_posted(&mut self, key: &Key) -> Option<Posted> {
+        // Usually the oldest receive matches (messages arrive in the order they are awaited).
+        if self.posted.front()?.pattern.matches(key) {
+            return self.posted.pop_front();
+        }
         let i = self.posted.iter().position(|p| p.pattern.matches(key))?;
         self.posted.remove(i)
     }
@@ -127,6 +131,9 @@ impl Matching {
 
     /// The first unexpected message matching `pattern`, removed from the queue.
     pub fn take_unexpected(&mut self, pattern: &Pattern) -> Option<Unexpected> {
+        if pattern.matches(&self.unexpected.front()?.key) {
+            return self.unexpected.pop_front();
+        }
         let i = self
             .unexpected
             .iter()
