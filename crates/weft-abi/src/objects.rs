@@ -132,6 +132,21 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
     }
 }
 
+/// `comm_ref` for fast paths: `None` instead of an error (the general path then reports it).
+pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
+    match handle {
+        MPI_COMM_WORLD => Some(CommRef::Static(&world::get_initialized()?.world)),
+        MPI_COMM_SELF => Some(CommRef::Static(&world::get_initialized()?.self_comm)),
+        _ if handle >= crate::handles::FIRST_USER_HANDLE && !calls_may_overlap() => {
+            // SAFETY: as in `comm_ref`.
+            let c = unsafe { COMMS.borrow(handle) }.ok()?;
+            BORROWED.with(|b| b.set(b.get() + 1));
+            Some(CommRef::Borrowed(c))
+        }
+        _ => None,
+    }
+}
+
 /// Let go of a communicator removed from the table by `MPI_Comm_free`/`disconnect`. If a
 /// call on this thread may still be borrowing it (the free ran inside a callback of that
 /// call), it is kept until a later free finds no borrow.

@@ -193,6 +193,31 @@ unsafe fn nonblocking_send(
     Ok(())
 }
 
+/// The fast path of `MPI_Send`/`MPI_Isend`: a small message of a predefined byte-contiguous
+/// type with valid arguments, sent at once into a peer's ring (`pt2pt::try_send_now`). `None`
+/// when anything is unusual, including every error: the general path then checks and reports.
+fn send_now(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> Option<weft_core::request::ReqId> {
+    let size = datatypes::contiguous_predefined_size(datatype);
+    if size == 0 || count <= 0 || buf.is_null() || tag < 0 || dest < 0 {
+        return None;
+    }
+    let c = objects::comm_ref_quiet(comm)?;
+    if dest as u32 >= c.peer_size() {
+        return None;
+    }
+    // SAFETY: as in `message_buf`: `count` elements of a byte-contiguous type at `buf`
+    // (count < 2^31 and sizes are small, so the product does not overflow).
+    let data = unsafe { Buf::new(buf as usize, count as usize * size) };
+    pt2pt::try_send_now(&c, dest as u32, tag, &data)
+}
+
 /// Name the function in an error from the core.
 pub(crate) fn prefix(func: &str, e: MpiError) -> MpiError {
     MpiError {
@@ -264,6 +289,9 @@ pub(crate) fn mpi_send(
     tag: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
+    if send_now(buf, count, datatype, dest, tag, comm).is_some() {
+        return Ok(());
+    }
     blocking_send(
         buf,
         count as MPI_Count,
@@ -385,6 +413,13 @@ pub(crate) unsafe fn mpi_isend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
+    if !request.is_null() {
+        if let Some(id) = send_now(buf, count, datatype, dest, tag, comm) {
+            // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+            unsafe { request.write(request_handle(id)) };
+            return Ok(());
+        }
+    }
     // SAFETY: forwarded caller contract.
     unsafe {
         nonblocking_send(

@@ -21,6 +21,11 @@ fn instance(func: &str) -> MpiResult<crate::objects::InstanceRef> {
     crate::objects::instance(func)
 }
 
+/// Whether `id` is a VCI's shared completed send (waiting on it takes nothing).
+fn is_completed_send(inst: &Instance, id: ReqId) -> bool {
+    id.is_completed_send() && (id.vci as usize) < inst.vcis.len()
+}
+
 fn not_active(handle: MPI_Request, func: &str) -> MpiError {
     MpiError::new(
         ErrorClass::Request,
@@ -127,7 +132,11 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
         unsafe { status::store(out, &status::EMPTY, false) };
         return Ok(());
     };
-    let done = progress::wait_for(&inst, id).map_err(|_| not_active(handle, "MPI_Wait"))?;
+    let done = if is_completed_send(&inst, id) {
+        Completed::SEND
+    } else {
+        progress::wait_for(&inst, id).map_err(|_| not_active(handle, "MPI_Wait"))?
+    };
     // SAFETY: as above.
     unsafe {
         request.write(after(handle, &done));
@@ -271,15 +280,22 @@ fn finish_all(
     // Handles are decoded here; whether each names a live request is checked by the first
     // sweep (with its VCI locked anyway), not by a separate lookup per request.
     let mut left = 0;
-    for (slot, &h) in open.iter_mut().zip(reqs.iter()) {
-        *slot = request_id(h, func, "array_of_requests")?;
-        left += slot.is_some() as usize;
-    }
-    if let Some(out) = stats {
-        for (o, slot) in out.iter_mut().zip(open.iter()) {
-            if slot.is_none() {
-                status::to_c(&status::EMPTY, o, false);
+    for (i, slot) in open.iter_mut().enumerate() {
+        let id = request_id(reqs[i], func, "array_of_requests")?;
+        let status = match id {
+            None => &status::EMPTY,
+            Some(id) if is_completed_send(inst, id) => {
+                reqs[i] = MPI_REQUEST_NULL;
+                &Completed::SEND.status
             }
+            Some(id) => {
+                *slot = Some(id);
+                left += 1;
+                continue;
+            }
+        };
+        if let Some(out) = stats {
+            status::to_c(status, &mut out[i], false);
         }
     }
     // (index, error) of the operations that failed: rare, so kept apart.

@@ -77,7 +77,7 @@ pub struct Completed {
 
 impl Completed {
     /// A standard send that completed when it started.
-    const SEND: Completed = Completed {
+    pub const SEND: Completed = Completed {
         status: Status {
             source: 0,
             tag: 0,

@@ -190,6 +190,28 @@ fn complete_send_if_eager_done(st: &mut VciState, req: Option<ReqId>, sync: bool
     }
 }
 
+/// The fast path of a standard-mode send: put the whole message into the destination's ring
+/// now if it is small enough, the destination shares this node, nothing is queued ahead of it
+/// and the ring has room. Returns false (having done nothing) otherwise.
+pub fn try_send_now(t: &Transports, vci: usize, st: &VciState, target: &Target, buf: &Buf) -> bool {
+    if buf.len() > t.eager_max || !st.pending.is_empty() {
+        return false;
+    }
+    let Route::Shm { local } = t.route(target.dest) else {
+        return false;
+    };
+    let env = Envelope {
+        kind: protocol::EAGER,
+        flags: 0,
+        src: target.my_rank,
+        context: target.context,
+        tag: target.tag,
+        origin: t.my_rank,
+        token: 0,
+    };
+    push_eager(t, vci, local, &env, buf)
+}
+
 fn push_eager(t: &Transports, vci: usize, local: u32, env: &Envelope, buf: &Buf) -> bool {
     let ring = t
         .ring(local, vci)

@@ -66,6 +66,23 @@ pub fn isend(
     }
 }
 
+/// A standard-mode send of `buf` to rank `dest`, if it can be done at once (see
+/// `engine::try_send_now`): then the send is complete and the VCI's shared completed request
+/// is returned for callers that need a request. `None`: nothing was done.
+pub fn try_send_now(comm: &Comm, dest: u32, tag: i32, buf: &Buf) -> Option<ReqId> {
+    let dest_job = comm.peer_group().proc_at(dest)?;
+    let target = Target {
+        context: comm.context_id,
+        my_rank: comm.rank,
+        dest: dest_job,
+        tag,
+    };
+    let inst = &comm.session.instance;
+    let st = inst.vcis[comm.vci].lock();
+    engine::try_send_now(&inst.transports, comm.vci, &st, &target, buf)
+        .then(|| st.requests.completed_send())
+}
+
 /// A blocking send.
 pub fn send(comm: &Comm, dest: u32, tag: i32, buf: Buf, mode: SendMode) -> MpiResult<()> {
     let target = target(comm, dest, tag)?;

@@ -21,6 +21,11 @@ impl ReqId {
         ((self.gen as u64) << 32) | self.slot as u64
     }
 
+    /// Whether this is a pool's shared completed send (see `COMPLETED_SEND_SLOT`).
+    pub fn is_completed_send(self) -> bool {
+        self.slot == COMPLETED_SEND_SLOT && self.gen == 1
+    }
+
     pub fn from_token(vci: u8, token: u64) -> ReqId {
         ReqId {
             vci,

@@ -132,6 +132,14 @@ pub fn get(func: &str) -> MpiResult<&'static World> {
     }
 }
 
+/// The world while it is usable (between `MPI_Init` and `MPI_Finalize`).
+pub fn get_initialized() -> Option<&'static World> {
+    match STATE.load(Ordering::Acquire) {
+        INITIALIZED => WORLD.get(),
+        _ => None,
+    }
+}
+
 /// The world even after finalize (for errhandler lookups while reporting a late error).
 pub fn get_any() -> Option<&'static World> {
     WORLD.get()
