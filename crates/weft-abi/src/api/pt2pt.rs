@@ -218,6 +218,49 @@ fn send_now(
     pt2pt::try_send_now(&c, dest as u32, tag, &data)
 }
 
+/// A receive's arguments when they are plain (as `send_now` for sends): a byte-contiguous
+/// predefined type, a real source or `MPI_ANY_SOURCE`, a tag or `MPI_ANY_TAG`. `None` for
+/// anything else, errors included (the general path checks and reports them).
+struct PlainRecv {
+    comm: objects::CommRef,
+    source: SourceSel,
+    tag: TagSel,
+    buf: Buf,
+}
+
+fn plain_recv_args(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> Option<PlainRecv> {
+    let size = datatypes::contiguous_predefined_size(datatype);
+    if size == 0 || count <= 0 || buf.is_null() {
+        return None;
+    }
+    let tag = match tag {
+        MPI_ANY_TAG => TagSel::Any,
+        t if t >= 0 => TagSel::Tag(t),
+        _ => return None,
+    };
+    let c = objects::comm_ref_quiet(comm)?;
+    let source = match source {
+        MPI_ANY_SOURCE => SourceSel::Any,
+        s if s >= 0 && (s as u32) < c.peer_size() => SourceSel::Rank(s as u32),
+        _ => return None,
+    };
+    // SAFETY: as in `message_buf` (count < 2^31 and sizes are small: no overflow).
+    let buf = unsafe { Buf::new(buf as usize, count as usize * size) };
+    Some(PlainRecv {
+        comm: c,
+        source,
+        tag,
+        buf,
+    })
+}
+
 /// Name the function in an error from the core.
 pub(crate) fn prefix(func: &str, e: MpiError) -> MpiError {
     MpiError {
@@ -570,6 +613,11 @@ pub(crate) unsafe fn mpi_recv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> MpiResult<()> {
+    if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
+        let s = pt2pt::recv(&a.comm, a.source, a.tag, a.buf);
+        // SAFETY: as the caller's contract for `status`.
+        return unsafe { finish_recv(s, status, "MPI_Recv") };
+    }
     // SAFETY: forwarded caller contract.
     unsafe {
         blocking_recv(
@@ -618,6 +666,14 @@ pub(crate) unsafe fn mpi_irecv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
+    if !request.is_null() {
+        if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
+            let id = pt2pt::irecv(&a.comm, a.source, a.tag, a.buf, comm);
+            // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+            unsafe { request.write(request_handle(id)) };
+            return Ok(());
+        }
+    }
     // SAFETY: forwarded caller contract.
     unsafe {
         nonblocking_recv(

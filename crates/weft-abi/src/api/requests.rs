@@ -241,6 +241,9 @@ pub(crate) unsafe fn mpi_request_get_status(
 /// Let the pending generalized requests among `open` block in their class's `wait_fn` (one
 /// call for all requests of a class). `greqs` caches whether there are any.
 fn block_on_greqs(inst: &Instance, open: &[Option<ReqId>], greqs: &mut Option<bool>) -> bool {
+    if *greqs == Some(false) {
+        return false;
+    }
     let live: Vec<ReqId> = open.iter().flatten().copied().collect();
     let any =
         *greqs.get_or_insert_with(|| live.iter().any(|&id| progress::is_generalized(inst, id)));
@@ -302,8 +305,9 @@ fn finish_all(
     let mut failed: Vec<(usize, i32)> = Vec::new();
     let mut backoff = Backoff::new(inst);
     let mut greqs = None;
+    let mut first = true;
     while left > 0 {
-        let got = progress::sweep(inst, open, done).map_err(|i| {
+        let got = progress::sweep(inst, open, done, first).map_err(|i| {
             MpiError::new(
                 ErrorClass::Request,
                 format!(
@@ -327,6 +331,7 @@ fn finish_all(
             }
         }
         left -= got;
+        first = false;
         if left == 0 {
             break;
         }
@@ -426,6 +431,9 @@ fn any_once(
 
 /// `block_on_greqs` for an array of handles.
 fn wait_in_greqs(inst: &Instance, reqs: &[MPI_Request], greqs: &mut Option<bool>) -> bool {
+    if *greqs == Some(false) {
+        return false;
+    }
     let ids: Vec<Option<ReqId>> = reqs
         .iter()
         .map(|&h| request_id(h, "", "").ok().flatten())

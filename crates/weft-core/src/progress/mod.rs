@@ -168,8 +168,8 @@ fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress
             }
             match st.requests.get(id) {
                 Some(r) if r.complete => {
-                    let r = st.requests.release(id).expect("just seen");
-                    Look::Done(Completed::of(&r, r.status))
+                    let done = st.requests.release_with(id, |r| Completed::of(r, r.status));
+                    Look::Done(done.expect("just seen"))
                 }
                 _ => Look::Pending,
             }
@@ -228,14 +228,20 @@ pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
     try_take(inst, id).expect("an internal request id names a live request")
 }
 
-/// One pass over many requests: run the polled work, make one progress pass on each VCI
-/// involved, and take every request that is complete (each VCI locked once). `ids[i]` that
-/// completed get `done[i] = Some(..)` and become `None`; returns how many completed, or
-/// `Err(i)` if `ids[i]` names no request (a stale or forged handle).
+/// One pass over many requests (`MPI_Waitall`): run the polled work, make one progress pass
+/// on each VCI involved, and take the complete requests of each VCI in order up to its first
+/// pending one (each VCI locked once). Requests mostly complete in the order they were
+/// started, so later ones are looked at in a later pass rather than again and again in
+/// every pass; progress itself does not depend on being looked at. With `full`, every
+/// request is looked at (the first pass, so that a stale handle is reported at once).
+/// `ids[i]` that completed
+/// get `done[i] = Some(..)` and become `None`; returns how many completed, or `Err(i)` if
+/// `ids[i]` names no request (a stale or forged handle).
 pub fn sweep(
     inst: &Instance,
     ids: &mut [Option<ReqId>],
     done: &mut [Option<Completed>],
+    full: bool,
 ) -> Result<usize, usize> {
     polled::run();
     let mut count = 0;
@@ -267,7 +273,8 @@ pub fn sweep(
             }
             match look(inst, &mut st, vci, id, false) {
                 Look::Unknown => return Err(j),
-                Look::Pending => {}
+                Look::Pending if full => {}
+                Look::Pending => break,
                 Look::Done(c) => {
                     done[j] = Some(c);
                     *slot = None;

@@ -136,6 +136,22 @@ impl RequestPool {
         Some(req)
     }
 
+    /// Remove a request, returning what `read` takes from it (the request itself is dropped
+    /// where it lies, not moved out).
+    pub fn release_with<R>(&mut self, id: ReqId, read: impl FnOnce(&Request) -> R) -> Option<R> {
+        let vci = self.vci;
+        let entry = self.slots.get_mut(id.slot as usize)?;
+        if entry.gen != id.gen || id.vci != vci {
+            return None;
+        }
+        let value = read(entry.req.as_ref()?);
+        if id.slot != COMPLETED_SEND_SLOT {
+            entry.req = None;
+            self.free.push(id.slot);
+        }
+        Some(value)
+    }
+
     /// Number of live requests (for leak checks; the shared completed send is not counted).
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len() - 1
