@@ -350,7 +350,32 @@ pub fn wait_for(inst: &Instance, id: ReqId) -> Result<Completed, NoSuchRequest> 
         if greq && block_on_greqs(inst, &[id]) {
             continue;
         }
-        backoff.idle();
+        watch_arrivals(inst, id.vci as usize, &mut backoff);
+    }
+}
+
+/// Full passes between arrivals cost dozens of instructions each; when only an arrival can
+/// change anything, poll the ring's next cell with single loads for a while instead.
+const WATCH_POLLS: u32 = 256;
+
+/// Idle until something may have changed on VCI `vci`: a message in its ring, or (after
+/// `WATCH_POLLS` polls, or at once when there is other work) time for a full pass. Not
+/// under `MPI_THREAD_MULTIPLE`, where another thread may take the arrival meanwhile.
+fn watch_arrivals(inst: &Instance, vci: usize, backoff: &mut Backoff) {
+    let watch = if polled::any() || inst.vcis[vci].is_threaded() {
+        None
+    } else {
+        let st = inst.vcis[vci].lock();
+        engine::arrival_watch(&inst.transports, vci, &st)
+    };
+    backoff.idle();
+    if let Some((ring, head)) = watch {
+        for _ in 0..WATCH_POLLS {
+            if ring.has_message(head) {
+                return;
+            }
+            backoff.idle();
+        }
     }
 }
 

@@ -53,6 +53,11 @@ impl Vci {
         self.state.enable_threads();
     }
 
+    /// Whether several threads may use this VCI at once.
+    pub fn is_threaded(&self) -> bool {
+        self.state.is_threaded()
+    }
+
     /// Lock this VCI's state.
     pub fn lock(&self) -> OptGuard<'_, VciState> {
         self.state.lock()

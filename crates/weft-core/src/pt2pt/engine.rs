@@ -9,7 +9,7 @@ use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress::vci::VciState;
 use crate::request::{Kind, ReqId, Request, Status};
-use crate::transport::shm::Envelope;
+use crate::transport::shm::{Envelope, Ring};
 use crate::transport::{Route, Transports};
 
 /// A message that found no room in its destination ring yet.
@@ -507,6 +507,16 @@ pub fn start_recv(
         None => st.matching.post(Posted { pattern, req: id }),
     }
     id
+}
+
+/// When the only thing this VCI can be waiting for is an arrival in its ring (nothing queued
+/// to send, no stream, no schedule), the ring and the position to watch: a waiter can then
+/// poll it with single loads between full progress passes.
+pub fn arrival_watch(t: &Transports, vci: usize, st: &VciState) -> Option<(Ring, u64)> {
+    if !st.pending.is_empty() || !st.streams.is_empty() || !st.schedules.is_empty() {
+        return None;
+    }
+    t.ring(t.my_local, vci).map(|r| (*r, st.shm_head))
 }
 
 /// One progress pass: drain arrivals, then push queued messages and stream data. Returns
