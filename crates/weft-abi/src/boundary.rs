@@ -134,9 +134,13 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
             Ok(session) => (session.errhandler(), handle),
             Err(_) => default_errhandler(),
         },
-        // Windows and files bring their errhandlers with their issues; until then their
-        // errors go where errors without an object go.
-        Scope::Win(_) | Scope::File(_) | Scope::Default => default_errhandler(),
+        Scope::Win(handle) => match objects::WINS.get(handle) {
+            Ok(win) => (win.errhandler(), handle),
+            Err(_) => default_errhandler(),
+        },
+        // Files bring their errhandlers with their issue; until then their errors go where
+        // errors without an object go.
+        Scope::File(_) | Scope::Default => default_errhandler(),
     }
 }
 
