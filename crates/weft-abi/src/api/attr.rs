@@ -462,17 +462,23 @@ fn type_list(handle: MPI_Datatype, create: bool) -> Option<Arc<AttrList>> {
     }
 }
 
-/// `MPI_Type_dup` hook: copy the attributes of `old` onto `new` by their callbacks.
-#[allow(dead_code)] // a hook for the datatype and window functions
+/// `MPI_Type_dup` hook: copy the attributes of `old` onto `new` by their callbacks. On a
+/// callback error `new` keeps no attributes.
 pub fn type_attrs_dup(old: MPI_Datatype, new: MPI_Datatype, func: &str) -> MpiResult<()> {
-    match type_list(old, false) {
-        Some(list) => copy_attrs(old, &list, &type_list(new, true).expect("created"), func),
-        None => Ok(()),
+    let Some(list) = type_list(old, false) else {
+        return Ok(());
+    };
+    let result = copy_attrs(old, &list, &type_list(new, true).expect("created"), func);
+    if result.is_err() {
+        TYPE_ATTRS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&new);
     }
+    result
 }
 
 /// `MPI_Type_free` hook: run the delete callbacks of a datatype's attributes and forget them.
-#[allow(dead_code)] // a hook for the datatype and window functions
 pub fn type_attrs_free(handle: MPI_Datatype, func: &str) -> MpiResult<()> {
     if let Some(list) = type_list(handle, false) {
         delete_all(handle, &list, func)?;
