@@ -134,14 +134,26 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
             Ok(session) => (session.errhandler(), handle),
             Err(_) => default_errhandler(),
         },
-        // Windows and files bring their errhandlers with their issues; until then their
-        // errors go where errors without an object go.
-        Scope::Win(_) | Scope::File(_) | Scope::Default => default_errhandler(),
+        Scope::Win(handle) => match objects::WINS.get(handle) {
+            Ok(win) => (win.errhandler(), handle),
+            Err(_) => default_errhandler(),
+        },
+        // Files bring their errhandlers with their issue; until then their errors go where
+        // errors without an object go.
+        Scope::File(_) | Scope::Default => default_errhandler(),
     }
 }
 
+/// The errhandler of an error tied to no (valid) communicator, window, file or session:
+/// `MPI_COMM_SELF`'s (MPI 4.1 §2.8, §9.3) — unless the program never set one on
+/// `MPI_COMM_SELF` but did set one on `MPI_COMM_WORLD`, which then applies, as it did up to
+/// MPI 3.1 (MPICH 5 and Open MPI 5 do the same, and programs written for MPI 3 rely on it).
+/// Before `MPI_Init` (or with sessions only): fatal.
 fn default_errhandler() -> (Arc<Errhandler>, usize) {
     match world::get_any() {
+        Some(w) if !w.self_comm.errhandler_was_set() && w.world.errhandler_was_set() => {
+            (w.world.errhandler(), crate::constants::MPI_COMM_WORLD)
+        }
         Some(w) => (w.self_comm.errhandler(), crate::constants::MPI_COMM_SELF),
         None => (Arc::new(Errhandler::FATAL), crate::constants::MPI_COMM_NULL),
     }

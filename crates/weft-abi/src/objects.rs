@@ -10,6 +10,7 @@ use weft_core::object::{Comm, Errhandler, Group, Info};
 use weft_core::runtime::instance::calls_may_overlap;
 use weft_core::runtime::{world, Session};
 
+use crate::api::win::WinObject;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::handles::{BadHandle, Kind, Table};
@@ -21,6 +22,7 @@ pub static GROUPS: Table<Group> = Table::new(Kind::Group);
 
 static GROUP_EMPTY: LazyLock<Arc<Group>> = LazyLock::new(|| Arc::new(Group::empty()));
 pub static SESSIONS: Table<Session> = Table::new(Kind::Session);
+pub static WINS: Table<WinObject> = Table::new(Kind::Win);
 
 static FATAL: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::FATAL));
 static ABORT: LazyLock<Arc<Errhandler>> = LazyLock::new(|| Arc::new(Errhandler::ABORT));
@@ -220,6 +222,18 @@ pub fn session(handle: MPI_Session, func: &str, arg: &str) -> MpiResult<Arc<Sess
     SESSIONS
         .get(handle)
         .map_err(|why| bad(ErrorClass::Session, func, arg, "session:", handle, why))
+}
+
+/// The window a handle names (`MPI_WIN_NULL` is invalid here).
+pub fn win(handle: MPI_Win, func: &str, arg: &str) -> MpiResult<Arc<WinObject>> {
+    if handle == MPI_WIN_NULL {
+        return Err(MpiError::new(
+            ErrorClass::Win,
+            format!("{func}({arg}=MPI_WIN_NULL): a valid window is required"),
+        ));
+    }
+    WINS.get(handle)
+        .map_err(|why| bad(ErrorClass::Win, func, arg, "window:", handle, why))
 }
 
 /// The group a handle names (`MPI_GROUP_EMPTY` included, `MPI_GROUP_NULL` invalid).

@@ -3,7 +3,7 @@
 //! duplicated or freed. No lock is held while a callback runs (callbacks may call MPI, e.g.
 //! free a communicator cached in an attribute).
 //!
-//! Communicators carry their attribute list; datatypes and windows keep theirs in tables
+//! Communicators and windows carry their attribute lists; datatypes keep theirs in a table
 //! here, keyed by handle, until their objects carry one (`type_attrs_dup`/`type_attrs_free`
 //! are the hooks `MPI_Type_dup`/`MPI_Type_free` call).
 
@@ -17,7 +17,7 @@ use weft_core::object::attr::{self, AttrKind, AttrList, Keyval, DUP_COPY, NULL_C
 use weft_core::object::Comm;
 use weft_core::runtime::world;
 
-use crate::args::{non_null, write};
+use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
@@ -462,17 +462,23 @@ fn type_list(handle: MPI_Datatype, create: bool) -> Option<Arc<AttrList>> {
     }
 }
 
-/// `MPI_Type_dup` hook: copy the attributes of `old` onto `new` by their callbacks.
-#[allow(dead_code)] // a hook for the datatype and window functions
+/// `MPI_Type_dup` hook: copy the attributes of `old` onto `new` by their callbacks. On a
+/// callback error `new` keeps no attributes.
 pub fn type_attrs_dup(old: MPI_Datatype, new: MPI_Datatype, func: &str) -> MpiResult<()> {
-    match type_list(old, false) {
-        Some(list) => copy_attrs(old, &list, &type_list(new, true).expect("created"), func),
-        None => Ok(()),
+    let Some(list) = type_list(old, false) else {
+        return Ok(());
+    };
+    let result = copy_attrs(old, &list, &type_list(new, true).expect("created"), func);
+    if result.is_err() {
+        TYPE_ATTRS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&new);
     }
+    result
 }
 
 /// `MPI_Type_free` hook: run the delete callbacks of a datatype's attributes and forget them.
-#[allow(dead_code)] // a hook for the datatype and window functions
 pub fn type_attrs_free(handle: MPI_Datatype, func: &str) -> MpiResult<()> {
     if let Some(list) = type_list(handle, false) {
         delete_all(handle, &list, func)?;
@@ -579,50 +585,55 @@ pub(crate) unsafe fn mpi_win_free_keyval(win_keyval: *mut c_int) -> MpiResult<()
     unsafe { free_keyval(AttrKind::Win, win_keyval, "MPI_Win_free_keyval") }
 }
 
-/// Check a window keyval for the window functions (which live with windows): the live
-/// keyval, for `AttrList::set`/`get` on the window's list.
-#[allow(dead_code)] // a hook for the datatype and window functions
-pub fn win_keyval(id: c_int, func: &str) -> MpiResult<Arc<Keyval>> {
-    keyval_of(id, AttrKind::Win, func, "win_keyval")
+/// Delete a window's attributes (before it is freed).
+pub fn free_win_attrs(handle: MPI_Win, list: &AttrList, func: &str) -> MpiResult<()> {
+    delete_all(handle, list, func)
 }
 
-/// Write a communicator-style attribute output (for the window functions).
-///
-/// # Safety
-/// `attribute_val` and `flag` must be valid for writes (they are checked for null).
-#[allow(dead_code)] // a hook for the datatype and window functions
-pub unsafe fn write_attr(
-    value: Option<usize>,
+pub(crate) unsafe fn mpi_win_set_attr(
+    win: MPI_Win,
+    win_keyval: c_int,
+    attribute_val: *mut c_void,
+) -> MpiResult<()> {
+    let func = "MPI_Win_set_attr";
+    let w = objects::win(win, func, "win")?;
+    let kv = keyval_of(win_keyval, AttrKind::Win, func, "win_keyval")?;
+    set_attr(win, &w.attrs, kv, attribute_val as usize, func)
+}
+
+/// `MPI_Win_get_attr`: the predefined keyvals give the window's base address
+/// (`MPI_WIN_BASE`) or a pointer to its size, displacement unit, flavor or model.
+pub(crate) unsafe fn mpi_win_get_attr(
+    win: MPI_Win,
+    win_keyval: c_int,
     attribute_val: *mut c_void,
     flag: *mut c_int,
-    func: &str,
 ) -> MpiResult<()> {
+    let func = "MPI_Win_get_attr";
+    let w = objects::win(win, func, "win")?;
     non_null(attribute_val, func, "attribute_val")?;
-    // SAFETY: flag checked by write; attribute_val checked above.
-    unsafe {
-        write(flag, value.is_some() as c_int, func, "flag")?;
-        if let Some(v) = value {
-            attribute_val.cast::<usize>().write(v);
+    non_null(flag, func, "flag")?;
+    if let Some(kind) = predefined_kind(win_keyval) {
+        if kind != AttrKind::Win {
+            return Err(MpiError::new(
+                ErrorClass::Keyval,
+                format!("{func}(win_keyval={win_keyval}): a communicator keyval"),
+            ));
         }
+        let value = w.predefined_attr(win_keyval);
+        // SAFETY: checked non-null above.
+        unsafe { out_attr(value, attribute_val, flag) };
+        return Ok(());
     }
+    let kv = keyval_held(win_keyval, AttrKind::Win, func, "win_keyval")?;
+    // SAFETY: checked non-null above.
+    unsafe { out_attr(w.attrs.get(kv.id), attribute_val, flag) };
     Ok(())
 }
 
-/// Set a window attribute (the delete callback of a replaced value runs first).
-#[allow(dead_code)] // a hook for the datatype and window functions
-pub fn win_set(
-    handle: MPI_Win,
-    list: &AttrList,
-    id: c_int,
-    value: usize,
-    func: &str,
-) -> MpiResult<()> {
-    set_attr(handle, list, win_keyval(id, func)?, value, func)
-}
-
-/// Delete a window attribute.
-#[allow(dead_code)] // a hook for the datatype and window functions
-pub fn win_delete(handle: MPI_Win, list: &AttrList, id: c_int, func: &str) -> MpiResult<()> {
-    let kv = win_keyval(id, func)?;
-    delete_attr(handle, list, &kv, func)
+pub(crate) fn mpi_win_delete_attr(win: MPI_Win, win_keyval: c_int) -> MpiResult<()> {
+    let func = "MPI_Win_delete_attr";
+    let w = objects::win(win, func, "win")?;
+    let kv = keyval_held(win_keyval, AttrKind::Win, func, "win_keyval")?;
+    delete_attr(win, &w.attrs, &kv, func)
 }

@@ -833,9 +833,13 @@ pub(crate) unsafe fn mpi_type_dup(
     let o = type_of(oldtype, f, "oldtype")?;
     non_null(newtype, f, "newtype")?;
     let h = TYPES.insert(Type::dup(&o));
-    // Copy the attributes through their copy callbacks; on failure the new type goes away.
+    // Copy the attributes through their copy callbacks; on failure the new type goes away
+    // and newtype is MPI_DATATYPE_NULL (as MPICH does, and its test suite checks; the same
+    // as MPI_Comm_dup).
     if let Err(e) = crate::api::attr::type_attrs_dup(oldtype, h, f) {
         let _ = TYPES.remove(h);
+        // SAFETY: checked non-null above.
+        unsafe { newtype.write(MPI_DATATYPE_NULL) };
         return Err(e);
     }
     // SAFETY: checked non-null above.

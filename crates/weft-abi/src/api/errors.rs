@@ -1,4 +1,5 @@
-//! Error classes, codes and strings; errhandler objects and their use on communicators.
+//! Error classes, codes and strings; errhandler objects and their use on communicators and
+//! windows.
 
 use std::ffi::{c_char, c_int};
 use std::sync::Arc;
@@ -258,6 +259,52 @@ pub(crate) fn mpi_comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> MpiR
     // once the handler returns (a fatal handler does not return).
     raise(
         Scope::Comm(comm),
+        MpiError::with_code(errorcode, String::new()),
+    );
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------ windows
+
+pub(crate) fn mpi_win_set_errhandler(win: MPI_Win, errhandler: MPI_Errhandler) -> MpiResult<()> {
+    let func = "MPI_Win_set_errhandler";
+    let w = objects::win(win, func, "win")?;
+    let e = objects::errhandler(errhandler, func, "errhandler")?;
+    if !e.fits(ErrhandlerKind::Win) {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(errhandler): not created for windows (MPI_Win_create_errhandler)"),
+        ));
+    }
+    w.set_errhandler(e);
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_win_get_errhandler(
+    win: MPI_Win,
+    errhandler: *mut MPI_Errhandler,
+) -> MpiResult<()> {
+    let func = "MPI_Win_get_errhandler";
+    let w = objects::win(win, func, "win")?;
+    non_null(errhandler, func, "errhandler")?;
+    let handle = objects::errhandler_handle(&w.errhandler());
+    // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
+    unsafe { write(errhandler, handle, func, "errhandler") }
+}
+
+pub(crate) fn mpi_win_call_errhandler(win: MPI_Win, errorcode: c_int) -> MpiResult<()> {
+    let func = "MPI_Win_call_errhandler";
+    objects::win(win, func, "win")?;
+    if error_codes::class_of(errorcode).is_none() {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(errorcode={errorcode}): not a valid error code"),
+        ));
+    }
+    // As for communicators: the handler runs with the user's code, and the call succeeds once
+    // it returns.
+    raise(
+        Scope::Win(win),
         MpiError::with_code(errorcode, String::new()),
     );
     Ok(())

@@ -98,5 +98,5 @@ pub(crate) fn mpi_win_toint(win: MPI_Win) -> c_int {
     to_int(win)
 }
 pub(crate) fn mpi_win_fromint(win: c_int) -> MPI_Win {
-    from_int(win, MPI_WIN_NULL, |_| None)
+    from_int(win, MPI_WIN_NULL, |v| objects::WINS.from_int(v))
 }

@@ -372,7 +372,8 @@ pub unsafe extern "C" fn PMPI_Allgatherv_init_c(sendbuf: *const c_void, sendcoun
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alloc_mem(size: MPI_Aint, info: MPI_Info, baseptr: *mut c_void) -> c_int {
-    unsupported("MPI_Alloc_mem", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alloc_mem.
+    call("MPI_Alloc_mem", Scope::Default, || unsafe { crate::api::mem::mpi_alloc_mem(size, info, baseptr) })
 }
 
 #[no_mangle]
@@ -1442,7 +1443,7 @@ pub unsafe extern "C" fn PMPI_Finalized(flag: *mut c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Free_mem(base: *mut c_void) -> c_int {
-    unsupported("MPI_Free_mem", Scope::Default)
+    call("MPI_Free_mem", Scope::Default, || crate::api::mem::mpi_free_mem(base))
 }
 
 #[no_mangle]
@@ -3685,12 +3686,14 @@ pub unsafe extern "C" fn PMPI_Waitsome(incount: c_int, array_of_requests: *mut M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_allocate", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate.
+    call("MPI_Win_allocate", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_allocate(size, disp_unit, info, comm, baseptr, win) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_c(size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_allocate_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_c.
+    call("MPI_Win_allocate_c", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_allocate_c(size, disp_unit, info, comm, baseptr, win) })
 }
 
 #[no_mangle]
@@ -3705,12 +3708,12 @@ pub unsafe extern "C" fn PMPI_Win_allocate_shared_c(size: MPI_Aint, disp_unit: M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_attach(win: MPI_Win, base: *mut c_void, size: MPI_Aint) -> c_int {
-    unsupported("MPI_Win_attach", Scope::Win(win))
+    call("MPI_Win_attach", Scope::Win(win), || crate::api::win::mpi_win_attach(win, base, size))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_call_errhandler(win: MPI_Win, errorcode: c_int) -> c_int {
-    unsupported("MPI_Win_call_errhandler", Scope::Win(win))
+    call("MPI_Win_call_errhandler", Scope::Win(win), || crate::api::errors::mpi_win_call_errhandler(win, errorcode))
 }
 
 #[no_mangle]
@@ -3720,17 +3723,20 @@ pub unsafe extern "C" fn PMPI_Win_complete(win: MPI_Win) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_create", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create.
+    call("MPI_Win_create", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_create(base, size, disp_unit, info, comm, win) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_c(base: *mut c_void, size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_create_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_c.
+    call("MPI_Win_create_c", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_create_c(base, size, disp_unit, info, comm, win) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_dynamic(info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_create_dynamic", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_dynamic.
+    call("MPI_Win_create_dynamic", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_create_dynamic(info, comm, win) })
 }
 
 #[no_mangle]
@@ -3747,12 +3753,12 @@ pub unsafe extern "C" fn PMPI_Win_create_keyval(win_copy_attr_fn: Option<MPI_Win
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_delete_attr(win: MPI_Win, win_keyval: c_int) -> c_int {
-    unsupported("MPI_Win_delete_attr", Scope::Win(win))
+    call("MPI_Win_delete_attr", Scope::Win(win), || crate::api::attr::mpi_win_delete_attr(win, win_keyval))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_detach(win: MPI_Win, base: *const c_void) -> c_int {
-    unsupported("MPI_Win_detach", Scope::Win(win))
+    call("MPI_Win_detach", Scope::Win(win), || crate::api::win::mpi_win_detach(win, base))
 }
 
 #[no_mangle]
@@ -3782,7 +3788,8 @@ pub unsafe extern "C" fn PMPI_Win_flush_local_all(win: MPI_Win) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_free(win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_free", Scope::Win(read_handle(win)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_free.
+    call("MPI_Win_free", Scope::Win(read_handle(win)), || unsafe { crate::api::win::mpi_win_free(win) })
 }
 
 #[no_mangle]
@@ -3798,27 +3805,32 @@ pub unsafe extern "C" fn PMPI_Win_fromint(win: c_int) -> MPI_Win {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_get_attr(win: MPI_Win, win_keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Win_get_attr", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_get_attr.
+    call("MPI_Win_get_attr", Scope::Win(win), || unsafe { crate::api::attr::mpi_win_get_attr(win, win_keyval, attribute_val, flag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_get_errhandler(win: MPI_Win, errhandler: *mut MPI_Errhandler) -> c_int {
-    unsupported("MPI_Win_get_errhandler", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_get_errhandler.
+    call("MPI_Win_get_errhandler", Scope::Win(win), || unsafe { crate::api::errors::mpi_win_get_errhandler(win, errhandler) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_get_group(win: MPI_Win, group: *mut MPI_Group) -> c_int {
-    unsupported("MPI_Win_get_group", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_get_group.
+    call("MPI_Win_get_group", Scope::Win(win), || unsafe { crate::api::win::mpi_win_get_group(win, group) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_get_info(win: MPI_Win, info_used: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Win_get_info", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_get_info.
+    call("MPI_Win_get_info", Scope::Win(win), || unsafe { crate::api::win::mpi_win_get_info(win, info_used) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_get_name(win: MPI_Win, win_name: *mut c_char, resultlen: *mut c_int) -> c_int {
-    unsupported("MPI_Win_get_name", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_get_name.
+    call("MPI_Win_get_name", Scope::Win(win), || unsafe { crate::api::win::mpi_win_get_name(win, win_name, resultlen) })
 }
 
 #[no_mangle]
@@ -3838,22 +3850,24 @@ pub unsafe extern "C" fn PMPI_Win_post(group: MPI_Group, assert: c_int, win: MPI
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_set_attr(win: MPI_Win, win_keyval: c_int, attribute_val: *mut c_void) -> c_int {
-    unsupported("MPI_Win_set_attr", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_set_attr.
+    call("MPI_Win_set_attr", Scope::Win(win), || unsafe { crate::api::attr::mpi_win_set_attr(win, win_keyval, attribute_val) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_set_errhandler(win: MPI_Win, errhandler: MPI_Errhandler) -> c_int {
-    unsupported("MPI_Win_set_errhandler", Scope::Win(win))
+    call("MPI_Win_set_errhandler", Scope::Win(win), || crate::api::errors::mpi_win_set_errhandler(win, errhandler))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_set_info(win: MPI_Win, info: MPI_Info) -> c_int {
-    unsupported("MPI_Win_set_info", Scope::Win(win))
+    call("MPI_Win_set_info", Scope::Win(win), || crate::api::win::mpi_win_set_info(win, info))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_set_name(win: MPI_Win, win_name: *const c_char) -> c_int {
-    unsupported("MPI_Win_set_name", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_set_name.
+    call("MPI_Win_set_name", Scope::Win(win), || unsafe { crate::api::win::mpi_win_set_name(win, win_name) })
 }
 
 #[no_mangle]
@@ -3960,7 +3974,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Abi_set_fortran_info",
     "MPI_Accumulate",
     "MPI_Accumulate_c",
-    "MPI_Alloc_mem",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
@@ -4057,7 +4070,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_File_write_ordered_end",
     "MPI_File_write_shared",
     "MPI_File_write_shared_c",
-    "MPI_Free_mem",
     "MPI_Get",
     "MPI_Get_accumulate",
     "MPI_Get_accumulate_c",
@@ -4136,36 +4148,17 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_T_source_get_num",
     "MPI_T_source_get_timestamp",
     "MPI_Unpublish_name",
-    "MPI_Win_allocate",
-    "MPI_Win_allocate_c",
     "MPI_Win_allocate_shared",
     "MPI_Win_allocate_shared_c",
-    "MPI_Win_attach",
-    "MPI_Win_call_errhandler",
     "MPI_Win_complete",
-    "MPI_Win_create",
-    "MPI_Win_create_c",
-    "MPI_Win_create_dynamic",
-    "MPI_Win_delete_attr",
-    "MPI_Win_detach",
     "MPI_Win_fence",
     "MPI_Win_flush",
     "MPI_Win_flush_all",
     "MPI_Win_flush_local",
     "MPI_Win_flush_local_all",
-    "MPI_Win_free",
-    "MPI_Win_get_attr",
-    "MPI_Win_get_errhandler",
-    "MPI_Win_get_group",
-    "MPI_Win_get_info",
-    "MPI_Win_get_name",
     "MPI_Win_lock",
     "MPI_Win_lock_all",
     "MPI_Win_post",
-    "MPI_Win_set_attr",
-    "MPI_Win_set_errhandler",
-    "MPI_Win_set_info",
-    "MPI_Win_set_name",
     "MPI_Win_shared_query",
     "MPI_Win_shared_query_c",
     "MPI_Win_start",

@@ -4,6 +4,7 @@
 //! context; a communicator gives its pair back when its last reference goes.
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::attr::AttrList;
@@ -48,6 +49,9 @@ pub struct Comm {
     /// Cached attributes (the ABI layer runs their callbacks).
     pub attrs: AttrList,
     errhandler: Mutex<Arc<Errhandler>>,
+    /// Whether the program set an errhandler on this communicator (`set_errhandler`): errors
+    /// without an object fall back from `MPI_COMM_SELF` to `MPI_COMM_WORLD` on it.
+    errhandler_set: AtomicBool,
     name: Mutex<String>,
     /// Info hints set on the communicator (`MPI_Comm_set_info`, `dup_with_info`), in order.
     hints: Mutex<Vec<(String, String)>>,
@@ -80,6 +84,7 @@ impl Comm {
             topo: None,
             attrs: AttrList::new(),
             errhandler: Mutex::new(errhandler),
+            errhandler_set: AtomicBool::new(false),
             name: Mutex::new(name.to_owned()),
             hints: Mutex::new(Vec::new()),
             owns_context: false,
@@ -143,6 +148,13 @@ impl Comm {
 
     pub fn set_errhandler(&self, errhandler: Arc<Errhandler>) {
         *lock(&self.errhandler) = errhandler;
+        self.errhandler_set.store(true, Ordering::Release);
+    }
+
+    /// Whether `set_errhandler` was ever called on this communicator (an inherited or initial
+    /// errhandler does not count).
+    pub fn errhandler_was_set(&self) -> bool {
+        self.errhandler_set.load(Ordering::Acquire)
     }
 
     pub fn name(&self) -> String {

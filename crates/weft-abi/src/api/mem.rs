@@ -1,0 +1,121 @@
+//! Memory the library allocates for the program: `MPI_Alloc_mem`/`MPI_Free_mem`, and the
+//! memory of `MPI_Win_allocate` windows. Blocks are aligned to at least a cache line (more
+//! with the `mpi_minimum_memory_alignment` hint); `MPI_Free_mem` accepts only the address of a
+//! live block from `MPI_Alloc_mem` (anything else is `MPI_ERR_BASE`).
+
+use std::alloc::{self, Layout};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::ptr::NonNull;
+use std::sync::{LazyLock, Mutex};
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::win::alignment_hint;
+
+use crate::api::info::info_object;
+use crate::args::non_null;
+use crate::constants::*;
+use crate::ctypes::*;
+
+/// The alignment of every block unless a hint asks for more.
+const MIN_ALIGN: usize = 64;
+
+/// A block of memory owned by the library, released when dropped.
+#[derive(Debug)]
+pub(crate) struct Allocation {
+    ptr: NonNull<u8>,
+    layout: Layout,
+}
+
+// SAFETY: the block is plain memory owned by this value; the program accesses it through the
+// address, never through this value, so moving or sharing it between threads is harmless.
+unsafe impl Send for Allocation {}
+// SAFETY: as above; `&Allocation` only reads the address.
+unsafe impl Sync for Allocation {}
+
+impl Allocation {
+    /// `size` bytes (at least one, so every block has its own address) aligned to `align`.
+    pub(crate) fn new(size: u64, align: usize, func: &str) -> MpiResult<Allocation> {
+        let no_mem = || {
+            MpiError::new(
+                ErrorClass::NoMem,
+                format!("{func}(size={size}): cannot allocate that much memory"),
+            )
+        };
+        let bytes = usize::try_from(size.max(1)).map_err(|_| no_mem())?;
+        let layout = Layout::from_size_align(bytes, align.max(MIN_ALIGN)).map_err(|_| no_mem())?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { alloc::alloc(layout) };
+        let ptr = NonNull::new(ptr).ok_or_else(no_mem)?;
+        Ok(Allocation { ptr, layout })
+    }
+
+    pub(crate) fn addr(&self) -> usize {
+        self.ptr.as_ptr() as usize
+    }
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout and not freed before.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+    }
+}
+
+/// The alignment an info argument asks for (`MPI_INFO_NULL`: the default).
+pub(crate) fn info_alignment(info: MPI_Info, func: &str) -> MpiResult<usize> {
+    if info == MPI_INFO_NULL {
+        return Ok(MIN_ALIGN);
+    }
+    let pairs = info_object(info, func)?.pairs();
+    Ok(alignment_hint(&pairs).unwrap_or(MIN_ALIGN).max(MIN_ALIGN))
+}
+
+/// Blocks from `MPI_Alloc_mem`, by address.
+static BLOCKS: LazyLock<Mutex<HashMap<usize, Allocation>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn blocks() -> std::sync::MutexGuard<'static, HashMap<usize, Allocation>> {
+    BLOCKS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub(crate) unsafe fn mpi_alloc_mem(
+    size: MPI_Aint,
+    info: MPI_Info,
+    baseptr: *mut c_void,
+) -> MpiResult<()> {
+    let func = "MPI_Alloc_mem";
+    if size < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(size={size}): the size must not be negative"),
+        ));
+    }
+    non_null(baseptr, func, "baseptr")?;
+    let align = info_alignment(info, func)?;
+    let block = Allocation::new(size as u64, align, func)?;
+    let addr = block.addr();
+    blocks().insert(addr, block);
+    // SAFETY: checked non-null; the standard makes baseptr the address of a pointer.
+    unsafe { baseptr.cast::<*mut c_void>().write(addr as *mut c_void) };
+    Ok(())
+}
+
+pub(crate) fn mpi_free_mem(base: *mut c_void) -> MpiResult<()> {
+    if base.is_null() {
+        return Ok(());
+    }
+    let removed = blocks().remove(&(base as usize));
+    match removed {
+        Some(block) => {
+            drop(block);
+            Ok(())
+        }
+        None => Err(MpiError::new(
+            ErrorClass::Base,
+            format!(
+                "MPI_Free_mem(base={base:p}): not memory from MPI_Alloc_mem (or already freed)"
+            ),
+        )),
+    }
+}

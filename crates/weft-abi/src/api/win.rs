@@ -1,0 +1,383 @@
+//! Windows: creation (`MPI_Win_create[_c]`, `MPI_Win_allocate[_c]`,
+//! `MPI_Win_create_dynamic`), `MPI_Win_free`, group, name, info, and the memory regions of
+//! dynamic windows. Window attributes are in `attr.rs`, window errhandlers in `errors.rs`.
+//! The RMA operations and synchronisation calls are not implemented yet.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::win::{self as core_win, Flavor, Memory, Model};
+use weft_core::object::{Comm, Info, Win};
+
+use crate::api::attr::free_win_attrs;
+use crate::api::info::info_object;
+use crate::api::mem::{info_alignment, Allocation};
+use crate::args::{c_str, copy_out_str, non_null, write};
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::objects;
+
+/// The values the predefined attributes point to (`MPI_WIN_SIZE` is an `MPI_Aint*`, the
+/// others `int*`): fixed at creation, alive as long as the window.
+#[derive(Debug)]
+struct Cells {
+    size: MPI_Aint,
+    disp_unit: c_int,
+    flavor: c_int,
+    model: c_int,
+}
+
+/// What a window handle names: the window, the C-shaped values of its predefined
+/// attributes, and the memory the library allocated for it (`MPI_Win_allocate`).
+#[derive(Debug)]
+pub struct WinObject {
+    pub win: Win,
+    cells: Cells,
+    _memory: Option<Allocation>,
+}
+
+impl std::ops::Deref for WinObject {
+    type Target = Win;
+    fn deref(&self) -> &Win {
+        &self.win
+    }
+}
+
+impl WinObject {
+    fn new(win: Win, memory: Option<Allocation>) -> WinObject {
+        let cells = Cells {
+            size: win.memory.size as MPI_Aint,
+            disp_unit: win.memory.disp_unit as c_int,
+            flavor: match win.flavor {
+                Flavor::Create => MPI_WIN_FLAVOR_CREATE,
+                Flavor::Allocate => MPI_WIN_FLAVOR_ALLOCATE,
+                Flavor::Dynamic => MPI_WIN_FLAVOR_DYNAMIC,
+                Flavor::Shared => MPI_WIN_FLAVOR_SHARED,
+            },
+            model: match win.model {
+                Model::Unified => MPI_WIN_UNIFIED,
+                Model::Separate => MPI_WIN_SEPARATE,
+            },
+        };
+        WinObject {
+            win,
+            cells,
+            _memory: memory,
+        }
+    }
+
+    /// The value `MPI_Win_get_attr` returns for a predefined window keyval: the base address
+    /// itself for `MPI_WIN_BASE`, a pointer to the value for the others.
+    pub(crate) fn predefined_attr(&self, keyval: c_int) -> Option<usize> {
+        let c = &self.cells;
+        Some(match keyval {
+            MPI_WIN_BASE => self.win.memory.base,
+            MPI_WIN_SIZE => &c.size as *const MPI_Aint as usize,
+            MPI_WIN_DISP_UNIT => &c.disp_unit as *const c_int as usize,
+            MPI_WIN_CREATE_FLAVOR => &c.flavor as *const c_int as usize,
+            MPI_WIN_MODEL => &c.model as *const c_int as usize,
+            _ => return None,
+        })
+    }
+}
+
+/// The (key, value) pairs of an info argument; `MPI_INFO_NULL` has none.
+fn info_pairs(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, String)>> {
+    if info == MPI_INFO_NULL {
+        return Ok(Vec::new());
+    }
+    Ok(info_object(info, func)?.pairs())
+}
+
+/// Create a window of `flavor` over `comm` and store its handle in `*win` (checked).
+fn finish_create(
+    c: &Comm,
+    memory: Memory,
+    flavor: Flavor,
+    hints: &[(String, String)],
+    allocation: Option<Allocation>,
+    win: *mut MPI_Win,
+    func: &str,
+) -> MpiResult<MPI_Win> {
+    let w = core_win::create(c, memory, flavor, hints, func)?;
+    let h = objects::WINS.insert(Arc::new(WinObject::new(w, allocation)));
+    // SAFETY: the callers checked `win` for null; the caller of the MPI function passes a
+    // valid MPI_Win pointer.
+    unsafe { win.write(h) };
+    Ok(h)
+}
+
+unsafe fn create_impl(
+    base: *mut c_void,
+    size: MPI_Aint,
+    disp_unit: i64,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    win: *mut MPI_Win,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(win, func, "win")?;
+    let size = core_win::check_size(size as i64, func, "size")?;
+    let disp_unit = core_win::check_disp_unit(disp_unit, func)?;
+    if base.is_null() && size > 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(base=NULL, size={size}): the memory of a window needs an address"),
+        ));
+    }
+    let hints = info_pairs(info, func)?;
+    let memory = Memory {
+        base: base as usize,
+        size,
+        disp_unit,
+    };
+    finish_create(&c, memory, Flavor::Create, &hints, None, win, func).map(|_| ())
+}
+
+pub(crate) unsafe fn mpi_win_create(
+    base: *mut c_void,
+    size: MPI_Aint,
+    disp_unit: c_int,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    win: *mut MPI_Win,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe {
+        create_impl(
+            base,
+            size,
+            disp_unit as i64,
+            info,
+            comm,
+            win,
+            "MPI_Win_create",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_win_create_c(
+    base: *mut c_void,
+    size: MPI_Aint,
+    disp_unit: MPI_Aint,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    win: *mut MPI_Win,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe {
+        create_impl(
+            base,
+            size,
+            disp_unit as i64,
+            info,
+            comm,
+            win,
+            "MPI_Win_create_c",
+        )
+    }
+}
+
+unsafe fn allocate_impl(
+    size: MPI_Aint,
+    disp_unit: i64,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    baseptr: *mut c_void,
+    win: *mut MPI_Win,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(baseptr, func, "baseptr")?;
+    non_null(win, func, "win")?;
+    let size = core_win::check_size(size as i64, func, "size")?;
+    let disp_unit = core_win::check_disp_unit(disp_unit, func)?;
+    let hints = info_pairs(info, func)?;
+    let block = Allocation::new(size, info_alignment(info, func)?, func)?;
+    let memory = Memory {
+        base: block.addr(),
+        size,
+        disp_unit,
+    };
+    finish_create(&c, memory, Flavor::Allocate, &hints, Some(block), win, func)?;
+    // SAFETY: checked non-null; the standard makes baseptr the address of a pointer.
+    unsafe {
+        baseptr
+            .cast::<*mut c_void>()
+            .write(memory.base as *mut c_void)
+    };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_win_allocate(
+    size: MPI_Aint,
+    disp_unit: c_int,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    baseptr: *mut c_void,
+    win: *mut MPI_Win,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe {
+        allocate_impl(
+            size,
+            disp_unit as i64,
+            info,
+            comm,
+            baseptr,
+            win,
+            "MPI_Win_allocate",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_win_allocate_c(
+    size: MPI_Aint,
+    disp_unit: MPI_Aint,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    baseptr: *mut c_void,
+    win: *mut MPI_Win,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe {
+        allocate_impl(
+            size,
+            disp_unit as i64,
+            info,
+            comm,
+            baseptr,
+            win,
+            "MPI_Win_allocate_c",
+        )
+    }
+}
+
+pub(crate) unsafe fn mpi_win_create_dynamic(
+    info: MPI_Info,
+    comm: MPI_Comm,
+    win: *mut MPI_Win,
+) -> MpiResult<()> {
+    let func = "MPI_Win_create_dynamic";
+    let c = objects::comm(comm, func, "comm")?;
+    non_null(win, func, "win")?;
+    let hints = info_pairs(info, func)?;
+    // MPI_BOTTOM, no bytes, unit 1: addresses in a dynamic window are absolute.
+    let memory = Memory {
+        base: 0,
+        size: 0,
+        disp_unit: 1,
+    };
+    finish_create(&c, memory, Flavor::Dynamic, &hints, None, win, func).map(|_| ())
+}
+
+/// `MPI_Win_free`: the attributes' delete callbacks run (in reverse order of setting; an
+/// error stops the free), then every process of the group waits for the others, then the
+/// handle goes (with the memory of an allocated window).
+pub(crate) unsafe fn mpi_win_free(win: *mut MPI_Win) -> MpiResult<()> {
+    let func = "MPI_Win_free";
+    non_null(win, func, "win")?;
+    // SAFETY: checked non-null; the caller passes a valid MPI_Win pointer.
+    let h = unsafe { *win };
+    let w = objects::win(h, func, "win")?;
+    free_win_attrs(h, &w.attrs, func)?;
+    w.free_sync()?;
+    objects::WINS.remove(h).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Win,
+            format!("{func}(win={h:#x}): {}", why.describe()),
+        )
+    })?;
+    // SAFETY: as above.
+    unsafe { win.write(MPI_WIN_NULL) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_win_get_group(win: MPI_Win, group: *mut MPI_Group) -> MpiResult<()> {
+    let func = "MPI_Win_get_group";
+    let w = objects::win(win, func, "win")?;
+    non_null(group, func, "group")?;
+    let h = objects::group_handle(w.group().clone());
+    // SAFETY: checked non-null.
+    unsafe { group.write(h) };
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_win_set_name(win: MPI_Win, win_name: *const c_char) -> MpiResult<()> {
+    let func = "MPI_Win_set_name";
+    let w = objects::win(win, func, "win")?;
+    // SAFETY: the caller passes a NUL-terminated string (checked for null).
+    let name = unsafe { c_str(win_name, func, "win_name")? };
+    if name.len() >= MPI_MAX_OBJECT_NAME as usize {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(win_name): longer than MPI_MAX_OBJECT_NAME"),
+        ));
+    }
+    w.set_name(&name);
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_win_get_name(
+    win: MPI_Win,
+    win_name: *mut c_char,
+    resultlen: *mut c_int,
+) -> MpiResult<()> {
+    let func = "MPI_Win_get_name";
+    non_null(resultlen, func, "resultlen")?;
+    // The null handle is named too, as for communicators (MPICH does the same).
+    let name = if win == MPI_WIN_NULL {
+        "MPI_WIN_NULL".to_owned()
+    } else {
+        objects::win(win, func, "win")?.name()
+    };
+    // SAFETY: the standard requires a buffer of MPI_MAX_OBJECT_NAME bytes.
+    unsafe {
+        copy_out_str(
+            &name,
+            win_name,
+            MPI_MAX_OBJECT_NAME as usize,
+            resultlen,
+            func,
+            "win_name",
+        )
+    }
+}
+
+pub(crate) fn mpi_win_set_info(win: MPI_Win, info: MPI_Info) -> MpiResult<()> {
+    let func = "MPI_Win_set_info";
+    let w = objects::win(win, func, "win")?;
+    let hints = info_pairs(info, func)?;
+    w.set_hints(&hints);
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_win_get_info(win: MPI_Win, info_used: *mut MPI_Info) -> MpiResult<()> {
+    let func = "MPI_Win_get_info";
+    let w = objects::win(win, func, "win")?;
+    non_null(info_used, func, "info_used")?;
+    let h = objects::INFOS.insert(Arc::new(Info::from_pairs(w.hints())));
+    // SAFETY: checked non-null.
+    unsafe { write(info_used, h, func, "info_used") }
+}
+
+pub(crate) fn mpi_win_attach(win: MPI_Win, base: *mut c_void, size: MPI_Aint) -> MpiResult<()> {
+    let func = "MPI_Win_attach";
+    let w = objects::win(win, func, "win")?;
+    let size = core_win::check_size(size as i64, func, "size")?;
+    if base.is_null() && size > 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(base=NULL, size={size}): attached memory needs an address"),
+        ));
+    }
+    w.attach(base as usize, size, func)
+}
+
+pub(crate) fn mpi_win_detach(win: MPI_Win, base: *const c_void) -> MpiResult<()> {
+    let func = "MPI_Win_detach";
+    let w = objects::win(win, func, "win")?;
+    w.detach(base as usize, func)
+}
