@@ -255,23 +255,27 @@ impl std::ops::Deref for TypeRef {
     }
 }
 
+/// Bytes per element of each predefined handle (`handle - 0x200`) whose elements are plain
+/// contiguous bytes (size equals extent, not a pair type); 0 for the others. Built at compile
+/// time, so the send/receive fast path reads one array element.
+const CONTIGUOUS_SIZES: [u8; 256] = {
+    let mut sizes = [0u8; 256];
+    let mut i = 0;
+    while i < PREDEFINED.len() {
+        let (handle, _, size, extent, class) = PREDEFINED[i];
+        if size == extent && size < 256 && !matches!(class, TypeClass::Pair) {
+            sizes[handle - 0x200] = size as u8;
+        }
+        i += 1;
+    }
+    sizes
+};
+
 /// Bytes per element of a predefined type whose elements are plain contiguous bytes (size
 /// equals extent), for the send/receive fast path; 0 for any other handle.
 pub fn contiguous_predefined_size(handle: MPI_Datatype) -> usize {
-    static SIZES: OnceLock<[u32; 256]> = OnceLock::new();
-    let sizes = SIZES.get_or_init(|| {
-        let mut sizes = [0; 256];
-        for (i, d) in table().iter().enumerate() {
-            if let Some(d) = d {
-                if d.class != TypeClass::Pair && d.size == d.extent {
-                    sizes[i] = d.size as u32;
-                }
-            }
-        }
-        sizes
-    });
     match handle.checked_sub(0x200) {
-        Some(i) if i < 256 => sizes[i] as usize,
+        Some(i) if i < 256 => CONTIGUOUS_SIZES[i] as usize,
         _ => 0,
     }
 }
@@ -351,6 +355,32 @@ pub fn datatype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<&'stat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contiguous_sizes_agree_with_the_type_table() {
+        assert_eq!(contiguous_predefined_size(MPI_INT), 4);
+        assert_eq!(contiguous_predefined_size(MPI_DOUBLE), 8);
+        assert_eq!(contiguous_predefined_size(MPI_BYTE), 1);
+        assert_eq!(
+            contiguous_predefined_size(MPI_DOUBLE_INT),
+            0,
+            "pairs have gaps"
+        );
+        assert_eq!(contiguous_predefined_size(MPI_DATATYPE_NULL), 0);
+        assert_eq!(
+            contiguous_predefined_size(crate::handles::FIRST_USER_HANDLE),
+            0
+        );
+        for (i, d) in table().iter().enumerate() {
+            let size = contiguous_predefined_size(0x200 + i);
+            match d {
+                Some(d) if d.class != TypeClass::Pair && d.size == d.extent => {
+                    assert_eq!(size, d.size, "{}", d.name)
+                }
+                _ => assert_eq!(size, 0),
+            }
+        }
+    }
 
     #[test]
     fn predefined_types_resolve() {

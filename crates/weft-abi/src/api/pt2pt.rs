@@ -205,7 +205,7 @@ fn send_now(
     comm: MPI_Comm,
 ) -> Option<weft_core::request::ReqId> {
     let size = datatypes::contiguous_predefined_size(datatype);
-    if size == 0 || count <= 0 || buf.is_null() || tag < 0 || dest < 0 {
+    if size == 0 || count < 0 || (buf.is_null() && count > 0) || tag < 0 || dest < 0 {
         return None;
     }
     let c = objects::comm_ref_quiet(comm)?;
@@ -237,7 +237,7 @@ fn plain_recv_args(
     comm: MPI_Comm,
 ) -> Option<PlainRecv> {
     let size = datatypes::contiguous_predefined_size(datatype);
-    if size == 0 || count <= 0 || buf.is_null() {
+    if size == 0 || count < 0 || (buf.is_null() && count > 0) {
         return None;
     }
     let tag = match tag {

@@ -163,15 +163,16 @@ fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress
             }
         },
         _ => {
-            if progress && !req.complete {
+            let mut complete = req.complete;
+            if progress && !complete {
                 engine::progress(&inst.transports, vci, st);
+                complete = st.requests.get(id).is_some_and(|r| r.complete);
             }
-            match st.requests.get(id) {
-                Some(r) if r.complete => {
-                    let done = st.requests.release_with(id, |r| Completed::of(r, r.status));
-                    Look::Done(done.expect("just seen"))
-                }
-                _ => Look::Pending,
+            if complete {
+                let done = st.requests.release_with(id, |r| Completed::of(r, r.status));
+                Look::Done(done.expect("just seen"))
+            } else {
+                Look::Pending
             }
         }
     }

@@ -412,8 +412,12 @@ fn deliver_eager(st: &mut VciState, id: ReqId, key: &Key, data: &[u8]) {
     };
     let n = data.len().min(req.buf.len());
     req.buf.unpack(0, &data[..n]);
-    let status = delivered(key, data.len() as u64, req.buf.len());
-    complete(st, id, status);
+    // `complete`, without looking the request up again.
+    req.status = delivered(key, data.len() as u64, req.buf.len());
+    req.complete = true;
+    if req.detached {
+        st.requests.release(id);
+    }
 }
 
 /// A receive `id` matched `message` (from the unexpected queue or just arrived).
