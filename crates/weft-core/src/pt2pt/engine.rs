@@ -505,7 +505,21 @@ pub fn start_recv(
     pattern: Pattern,
     buf: Buf,
 ) -> ReqId {
-    let id = st.requests.alloc(Request::new(Kind::Recv, buf));
+    start_recv_owned(t, vci, st, pattern, buf, 0)
+}
+
+/// `start_recv` with the request's `owner` (see `Request::owner`).
+pub fn start_recv_owned(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    pattern: Pattern,
+    buf: Buf,
+    owner: usize,
+) -> ReqId {
+    let mut req = Request::new(Kind::Recv, buf);
+    req.owner = owner;
+    let id = st.requests.alloc(req);
     match st.matching.take_unexpected(&pattern) {
         Some(message) => receive_matched(t, vci, st, id, message),
         None => st.matching.post(Posted { pattern, req: id }),

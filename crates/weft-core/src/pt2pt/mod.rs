@@ -116,11 +116,7 @@ pub fn irecv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, owner: usize
     // No progress pass here: arrivals still in the ring are matched against this receive when
     // they are drained, and polling a ring the sender is writing costs a cache-line transfer.
     let mut st = inst.vcis[comm.vci].lock();
-    let id = engine::start_recv(&inst.transports, comm.vci, &mut st, pattern, buf);
-    if let Some(req) = st.requests.get_mut(id) {
-        req.owner = owner;
-    }
-    id
+    engine::start_recv_owned(&inst.transports, comm.vci, &mut st, pattern, buf, owner)
 }
 
 /// A blocking receive. The status is returned even on truncation (as an error status).
