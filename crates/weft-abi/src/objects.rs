@@ -2,13 +2,13 @@
 //! returns the error class the standard asks for, with a message naming the function and
 //! the argument.
 
-use std::cell::Cell;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::cell::{Cell, RefCell};
+use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::{Comm, Errhandler, Group, Info};
 use weft_core::runtime::instance::calls_may_overlap;
-use weft_core::runtime::{world, Session};
+use weft_core::runtime::{world, Instance, Session};
 
 use crate::api::win::WinObject;
 use crate::constants::*;
@@ -267,6 +267,29 @@ pub fn comm_handle(comm: Option<Arc<Comm>>) -> MPI_Comm {
     }
 }
 
+thread_local! {
+    /// This thread's view of the live instance (for sessions-only programs), valid while the
+    /// instance epoch is unchanged. Weak, so that it never keeps a finalized instance alive.
+    static LIVE: RefCell<(u64, Weak<Instance>)> = const { RefCell::new((u64::MAX, Weak::new())) };
+}
+
+/// The live instance without the process-wide lock: the cached weak reference if the
+/// instance has not changed since, else a fresh look.
+fn live_instance() -> Option<Arc<Instance>> {
+    let epoch = Instance::live_epoch();
+    LIVE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.0 == epoch {
+            if let Some(instance) = cache.1.upgrade() {
+                return Some(instance);
+            }
+        }
+        let live = Instance::live();
+        *cache = (epoch, live.as_ref().map_or_else(Weak::new, Arc::downgrade));
+        live
+    })
+}
+
 /// The live instance for one call: the world's without touching a reference count.
 pub enum InstanceRef {
     World(&'static Arc<weft_core::runtime::Instance>),
@@ -289,12 +312,10 @@ pub fn instance(func: &str) -> MpiResult<InstanceRef> {
     if world::initialized() && !world::finalized() {
         return Ok(InstanceRef::World(&world::get(func)?.session.instance));
     }
-    weft_core::runtime::Instance::live()
-        .map(InstanceRef::Live)
-        .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Other,
-                format!("{func}: called before MPI_Init or MPI_Session_init (or after finalize)"),
-            )
-        })
+    live_instance().map(InstanceRef::Live).ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Other,
+            format!("{func}: called before MPI_Init or MPI_Session_init (or after finalize)"),
+        )
+    })
 }

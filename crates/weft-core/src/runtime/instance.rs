@@ -3,7 +3,7 @@
 //! last session's finalize tears it down and the next session builds a new one.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use weft_pmi::PmiClient;
@@ -124,6 +124,10 @@ static CURRENT: Mutex<Current> = Mutex::new(Current {
     sessions: 0,
 });
 
+/// Changes whenever the live instance does (bootstrap, last release), so that callers may
+/// cache a weak reference to it and know when the cache is stale.
+static LIVE_EPOCH: AtomicU64 = AtomicU64::new(0);
+
 /// Whether any session or `MPI_Init_thread` of this process asked for `MPI_THREAD_MULTIPLE`
 /// (never reset: a later instance may still have threads inside from before).
 static CONCURRENT_CALLS: AtomicBool = AtomicBool::new(false);
@@ -144,12 +148,21 @@ impl Instance {
         current().instance.clone()
     }
 
+    /// See `LIVE_EPOCH`.
+    pub fn live_epoch() -> u64 {
+        LIVE_EPOCH.load(Ordering::Acquire)
+    }
+
     /// Register a new session: the live instance, or a freshly bootstrapped one.
     pub fn acquire(level: ThreadLevel) -> MpiResult<Arc<Instance>> {
         let mut current = current();
         let instance = match &current.instance {
             Some(instance) => instance.clone(),
-            None => Arc::new(Instance::bootstrap(level)?),
+            None => {
+                let fresh = Arc::new(Instance::bootstrap(level)?);
+                LIVE_EPOCH.fetch_add(1, Ordering::AcqRel);
+                fresh
+            }
         };
         if level.concurrent() {
             CONCURRENT_CALLS.store(true, Ordering::SeqCst);
@@ -167,6 +180,7 @@ impl Instance {
         current.sessions = current.sessions.saturating_sub(1);
         if current.sessions == 0 {
             current.instance = None;
+            LIVE_EPOCH.fetch_add(1, Ordering::AcqRel);
             // Nothing useful can be done if the launcher connection fails at this point.
             let _ = self.pmi().finalize();
         }
