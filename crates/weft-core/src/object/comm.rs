@@ -4,7 +4,7 @@
 //! context; a communicator gives its pair back when its last reference goes.
 #![forbid(unsafe_code)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::attr::AttrList;
 use super::errhandler::Errhandler;
@@ -14,6 +14,7 @@ use super::topo::Topology;
 use crate::error::{fail, ErrorClass, MpiError, MpiResult};
 use crate::runtime::context_id::{self, contribution_len, Agreement, Outcome, HEAD_WORDS};
 use crate::runtime::session::Session;
+use crate::transport::shm::coll_area::CollArea;
 
 /// What a communicator is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,10 @@ pub struct Comm {
     owns_context: bool,
     /// Nonblocking collectives started on this communicator (their tags on the wire).
     pub coll_seq: std::sync::atomic::AtomicU32,
+    /// The shared memory of node-level collectives (`coll::shm`), set up by the first
+    /// collective that can use it; `None` once decided that this communicator cannot.
+    /// Unmapped when the communicator goes.
+    pub coll_area: OnceLock<Option<CollArea>>,
 }
 
 impl Comm {
@@ -84,6 +89,7 @@ impl Comm {
             hints: Mutex::new(Vec::new()),
             owns_context: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
+            coll_area: OnceLock::new(),
         }
     }
 
