@@ -72,6 +72,13 @@ static unsigned char pattern(int root, int len, int i, int salt)
     return (unsigned char)(root * 31 + len * 7 + i * 13 + salt);
 }
 
+static void spin(double seconds)
+{
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < seconds)
+        ;
+}
+
 /* A rank leaving a barrier implies every rank entered it. The late rank of round i takes a
  * while, sends tag i to every other rank (small: it is in their receive rings when MPI_Send
  * returns) and only then enters the barrier; so the others must find it right after the
@@ -84,9 +91,7 @@ static void barrier_order(MPI_Comm comm, int rounds)
     for (int i = 0; i < rounds; i++) {
         int late = i % n, flag = 0, v = -1;
         if (r == late) {
-            double t0 = MPI_Wtime();
-            while (MPI_Wtime() - t0 < 50e-6)
-                ;
+            spin(50e-6);
             for (int d = 0; d < n; d++)
                 if (d != r)
                     EXPECT_OK(MPI_Send(&i, 1, MPI_INT, d, i, comm));
@@ -338,6 +343,46 @@ static void mixed(MPI_Comm comm, int i)
     }
 }
 
+/* Ranks that need not wait (a broadcast root, reduce contributors) run ahead of a slow rank
+ * by many turns: they must never overwrite what it has not read yet. Small payloads (in the
+ * slot line) and larger ones (in a region) alternate. */
+static void run_ahead(MPI_Comm comm)
+{
+    int r, n;
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &n);
+    int slow = n - 1;
+    for (int i = 0; i < 3000; i++) {
+        if (r == slow && i % 97 == 0)
+            spin(300e-6);
+        long long small = r == 0 ? 7LL * i + 1 : -1;
+        unsigned char big[300];
+        switch (i % 3) {
+        case 0:
+            EXPECT_OK(MPI_Bcast(&small, 1, MPI_LONG_LONG, 0, comm));
+            CHECK(small == 7LL * i + 1, "round %d: bcast got %lld", i, small);
+            break;
+        case 1:
+            for (int k = 0; k < 300; k++)
+                big[k] = r == 0 ? pattern(0, 300, k, i) : 0;
+            EXPECT_OK(MPI_Bcast(big, 300, MPI_BYTE, 0, comm));
+            int bad = 0;
+            for (int k = 0; k < 300; k++)
+                bad += big[k] != pattern(0, 300, k, i);
+            CHECK(bad == 0, "round %d: 300-byte bcast: %d wrong", i, bad);
+            break;
+        case 2: {
+            int v[2] = {r + i, 1}, sum[2] = {-1, -1};
+            EXPECT_OK(MPI_Reduce(v, sum, 2, MPI_INT, MPI_SUM, slow, comm));
+            if (r == slow)
+                CHECK(sum[0] == n * (n - 1) / 2 + n * i && sum[1] == n,
+                      "round %d: reduce got %d %d", i, sum[0], sum[1]);
+            break;
+        }
+        }
+    }
+}
+
 /* Several communicators (dups, splits with other rank orders and sizes) used in turn, each
  * with its own area; freeing one unmaps its area. */
 static void many_comms(void)
@@ -435,6 +480,7 @@ int main(int argc, char **argv)
     allreduce_sums(MPI_COMM_WORLD);
     noncommutative(MPI_COMM_WORLD, 0);
     derived(MPI_COMM_WORLD);
+    run_ahead(MPI_COMM_WORLD);
     many_comms();
     for (int i = 0; i < 10000; i++)
         mixed(MPI_COMM_WORLD, i);

@@ -153,7 +153,7 @@ pub(super) fn barrier(comm: &Comm, area: &CollArea) {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     turn.arrive();
-    turn.wait_all(&mut || idle.poll());
+    turn.wait_all_arrived(&mut || idle.poll());
 }
 
 /// `buf` of any layout: the root packs into its slot, the others unpack from it.
@@ -163,7 +163,7 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) {
     if comm.rank == root {
         turn.contribute(buf, &mut || idle.poll());
     } else {
-        // Arrival tells the next writer of this parity that this rank is done with the last.
+        // Arrival tells the next writer of a slot that this rank is done with earlier turns.
         turn.arrive();
         turn.wait_for(root, &mut || idle.poll());
         turn.read(root, buf.len(), |data| buf.unpack(0, data));
@@ -176,7 +176,7 @@ pub(super) fn allreduce(comm: &Comm, area: &CollArea, recv: &Buf, red: &Reductio
     let turn = area.begin();
     turn.contribute(recv, &mut || idle.poll());
     turn.wait_all(&mut || idle.poll());
-    combine_all(&turn, comm.size(), recv, red);
+    combine_all(&turn, comm, recv, true, red);
 }
 
 /// `mine` is this rank's contribution; the root's contiguous `recv` receives the result.
@@ -193,17 +193,19 @@ pub(super) fn reduce(
     turn.contribute(mine, &mut || idle.poll());
     if comm.rank == root {
         turn.wait_all(&mut || idle.poll());
-        combine_all(&turn, comm.size(), recv, red);
+        combine_all(&turn, comm, recv, mine == recv, red);
     }
 }
 
 /// `acc = x0 op (x1 op (... op x(n-1)))` from the published contributions: rank order, so
 /// non-commutative ops are right, and the same steps on every rank, so every rank gets the
 /// same bits. Each step is `inout = input op inout` with the lower rank as input, which needs
-/// no copies.
-fn combine_all(turn: &Turn, n: u32, acc: &Buf, red: &Reduction) {
-    let len = acc.len();
-    turn.read(n - 1, len, |last| acc.unpack(0, last));
+/// no copies. `holds_mine`: `acc` holds this rank's contribution already.
+fn combine_all(turn: &Turn, comm: &Comm, acc: &Buf, holds_mine: bool, red: &Reduction) {
+    let (len, n) = (acc.len(), comm.size());
+    if !(holds_mine && comm.rank == n - 1) {
+        turn.read(n - 1, len, |last| acc.unpack(0, last));
+    }
     for r in (0..n - 1).rev() {
         turn.read(r, len, |x| acc.with_bytes_mut(|a| red.apply(x, a)));
     }
