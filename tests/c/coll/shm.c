@@ -383,6 +383,40 @@ static void run_ahead(MPI_Comm comm)
     }
 }
 
+/* A rank waiting in a shared-memory collective keeps its other operations moving: rank 1
+ * joins the collective only after receiving rank 0's large message (rendezvous: rank 0's
+ * engine must act while rank 0 waits in the collective). */
+static void progress_while_waiting(void)
+{
+    enum { N = 1 << 20 };
+    if (size < 2)
+        return;
+    char *big = malloc(N);
+    MPI_Comm other;
+    EXPECT_OK(MPI_Comm_dup(MPI_COMM_WORLD, &other));
+    for (int round = 0; round < 4; round++) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        memset(big, rank == 0 ? 'a' + round : 0, N);
+        if (rank == 0)
+            EXPECT_OK(MPI_Isend(big, N, MPI_CHAR, 1, round, other, &req));
+        if (rank == 1) {
+            EXPECT_OK(MPI_Recv(big, N, MPI_CHAR, 0, round, other, MPI_STATUS_IGNORE));
+            CHECK(big[0] == 'a' + round && big[N - 1] == 'a' + round, "round %d: payload",
+                  round);
+        }
+        if (round % 2 == 0) {
+            EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+        } else {
+            int v = rank == 1 ? round : -1;
+            EXPECT_OK(MPI_Bcast(&v, 1, MPI_INT, 1, MPI_COMM_WORLD));
+            CHECK_INT(v, round);
+        }
+        EXPECT_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    EXPECT_OK(MPI_Comm_free(&other));
+    free(big);
+}
+
 /* Several communicators (dups, splits with other rank orders and sizes) used in turn, each
  * with its own area; freeing one unmaps its area. */
 static void many_comms(void)
@@ -481,6 +515,7 @@ int main(int argc, char **argv)
     noncommutative(MPI_COMM_WORLD, 0);
     derived(MPI_COMM_WORLD);
     run_ahead(MPI_COMM_WORLD);
+    progress_while_waiting();
     many_comms();
     for (int i = 0; i < 10000; i++)
         mixed(MPI_COMM_WORLD, i);

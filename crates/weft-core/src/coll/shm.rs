@@ -17,7 +17,7 @@ use crate::error::MpiResult;
 use crate::object::exchange::{self, Channel};
 use crate::object::Comm;
 use crate::op::Reduction;
-use crate::progress::{self, polled, Backoff};
+use crate::progress::{self, Backoff};
 use crate::runtime::Instance;
 use crate::transport::shm::coll_area::{CollArea, Turn, MAX_RANKS};
 use crate::transport::Route;
@@ -120,10 +120,10 @@ fn share(
 }
 
 /// How a rank waits for the others: the instance's backoff, and now and then a progress pass
-/// so this rank's pending point-to-point operations and schedules keep moving.
+/// (every VCI and the polled work) so this rank's pending point-to-point operations and
+/// schedules keep moving: a peer may need them before it can join the collective.
 struct Idle<'a> {
     inst: &'a Instance,
-    vci: usize,
     backoff: Backoff,
     polls: u32,
 }
@@ -133,7 +133,6 @@ impl<'a> Idle<'a> {
         let inst = &comm.session.instance;
         Idle {
             inst,
-            vci: comm.vci,
             backoff: Backoff::new(inst),
             polls: 0,
         }
@@ -142,8 +141,7 @@ impl<'a> Idle<'a> {
     fn poll(&mut self) {
         self.polls += 1;
         if self.polls % PROGRESS_EVERY == 0 {
-            progress::poke(self.inst, self.vci);
-            polled::run();
+            progress::progress_all(self.inst);
         }
         self.backoff.idle();
     }
