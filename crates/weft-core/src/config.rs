@@ -59,22 +59,22 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "WEFT_COLL_BARRIER",
         default: "auto",
-        meaning: "force the barrier algorithm: auto, dissemination or tree",
+        meaning: "force the barrier algorithm: auto, dissemination, tree or shm (shared-memory flags; ranks on one node)",
     },
     Variable {
         name: "WEFT_COLL_BCAST",
         default: "auto",
-        meaning: "force the broadcast algorithm: auto, binomial, scatter_allgather or linear",
+        meaning: "force the broadcast algorithm: auto, binomial, scatter_allgather, linear or shm (ranks on one node, messages up to WEFT_COLL_SHM_MAX)",
     },
     Variable {
         name: "WEFT_COLL_REDUCE",
         default: "auto",
-        meaning: "force the reduce algorithm: auto, binomial, rabenseifner (commutative ops) or linear",
+        meaning: "force the reduce algorithm: auto, binomial, rabenseifner (commutative ops), linear or shm (ranks on one node, messages up to WEFT_COLL_SHM_MAX)",
     },
     Variable {
         name: "WEFT_COLL_ALLREDUCE",
         default: "auto",
-        meaning: "force the allreduce algorithm: auto, recursive_doubling, rabenseifner, ring (both commutative ops only) or reduce_bcast",
+        meaning: "force the allreduce algorithm: auto, recursive_doubling, rabenseifner, ring (both commutative ops only), reduce_bcast or shm (ranks on one node, messages up to WEFT_COLL_SHM_MAX)",
     },
     Variable {
         name: "WEFT_COLL_ALLGATHER",
@@ -90,6 +90,11 @@ pub const VARIABLES: &[Variable] = &[
         name: "WEFT_COLL_GATHER",
         default: "auto",
         meaning: "force the gather and scatter algorithm: auto, linear or binomial",
+    },
+    Variable {
+        name: "WEFT_COLL_SHM_MAX",
+        default: "2048",
+        meaning: "largest message (bytes) of the node-level shared-memory barrier, bcast, reduce and allreduce on communicators of 2..=64 ranks on one node (0..=65536; 0 turns the path off)",
     },
 ];
 

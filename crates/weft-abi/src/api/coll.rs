@@ -17,6 +17,8 @@ use crate::api::pt2pt::prefix;
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::datatypes::TypeRef;
+use crate::objects::CommRef;
 use crate::requests::request_handle;
 use crate::{datatypes, objects};
 
@@ -28,16 +30,27 @@ fn comm_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
     objects::comm(comm, func, "comm")
 }
 
+/// `comm_of` for the blocking paths of the small collectives: no reference count or lock
+/// unless calls may overlap (`objects::comm_ref`).
+fn comm_ref(comm: MPI_Comm, func: &str) -> MpiResult<CommRef> {
+    objects::comm_ref(comm, func, "comm")
+}
+
 /// A communicator for an operation the standard defines on intracommunicators only.
 pub(crate) fn intra_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
     let c = objects::comm(comm, func, "comm")?;
+    intra_only(&c, func)?;
+    Ok(c)
+}
+
+fn intra_only(c: &Comm, func: &str) -> MpiResult<()> {
     if c.is_inter() {
         return Err(MpiError::new(
             ErrorClass::Comm,
             format!("{func}(comm): not defined on an intercommunicator"),
         ));
     }
-    Ok(c)
+    Ok(())
 }
 
 /// The root argument: a rank of the communicator, or on an intercommunicator `MPI_ROOT`
@@ -255,8 +268,8 @@ pub(crate) fn parts(
         .collect()
 }
 
-fn op_for(op: MPI_Op, datatype: MPI_Datatype, func: &str) -> MpiResult<(Arc<Type>, Reduction)> {
-    let t = dtype(datatype, func, "datatype")?;
+fn op_for(op: MPI_Op, datatype: MPI_Datatype, func: &str) -> MpiResult<(TypeRef, Reduction)> {
+    let t = datatypes::committed_ref(datatype, func, "datatype")?;
     let red = reduction(op, datatype, &t, func)?;
     Ok((t, red))
 }
@@ -300,23 +313,30 @@ pub(crate) fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {
 }
 
 /// Run the blocking form, or (`nb` holds the communicator handle, the request's owner) start
-/// the nonblocking one and return its request handle. `keep` holds the buffers' types for
-/// as long as a persistent request may start the operation again.
-pub(crate) fn finish(
+/// the nonblocking one (made by `nonblocking`) and return its request handle. `keep` gives
+/// the buffers' types, held for as long as a persistent request may start the operation
+/// again. Both are built only when needed: the blocking form takes no reference counts.
+pub(crate) fn finish<F>(
     func: &str,
     nb: Mode,
-    c: &Arc<Comm>,
-    keep: Vec<Arc<Type>>,
+    c: &Comm,
+    keep: impl FnOnce() -> Vec<Arc<Type>>,
     blocking: impl FnOnce() -> MpiResult<()>,
-    nonblocking: impl Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
-) -> MpiResult<MPI_Request> {
+    nonblocking: impl FnOnce() -> F,
+) -> MpiResult<MPI_Request>
+where
+    F: Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
+{
     match nb {
         Mode::Blocking => core(func, blocking()).map(|_| MPI_REQUEST_NULL),
-        Mode::Nonblocking(owner) => core(func, nonblocking(owner)).map(request_handle),
-        Mode::Persistent(owner) => Ok(request_handle(coll::persistent::init(c, owner, move |o| {
-            let _types = &keep;
-            nonblocking(o)
-        }))),
+        Mode::Nonblocking(owner) => core(func, nonblocking()(owner)).map(request_handle),
+        Mode::Persistent(owner) => {
+            let (types, start) = (keep(), nonblocking());
+            Ok(request_handle(coll::persistent::init(c, owner, move |o| {
+                let _types = &types;
+                start(o)
+            })))
+        }
     }
 }
 
@@ -332,7 +352,7 @@ pub(crate) enum Mode {
 // ------------------------------------------------------------------ barrier, bcast
 
 pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
-    let c = comm_of(comm, "MPI_Barrier")?;
+    let c = comm_ref(comm, "MPI_Barrier")?;
     core("MPI_Barrier", coll::barrier(&c))
 }
 
@@ -345,9 +365,9 @@ fn bcast(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
-    let dt = dtype(datatype, func, "datatype")?;
+    let dt = datatypes::committed_ref(datatype, func, "datatype")?;
     let buf = if takes_part(&c, root) {
         buf_at(buffer as usize, count, &dt, func, "buffer", "count")?
     } else {
@@ -357,10 +377,10 @@ fn bcast(
         func,
         nb,
         &c,
-        keep(&[&buf]),
+        || keep(&[&buf]),
         || coll::bcast(&c, &buf, root),
-        {
-            let (c, buf) = (c.clone(), buf.clone());
+        || {
+            let (c, buf) = (c.to_arc(), buf.clone());
             move |o| coll::ibcast(&c, &buf, root, o)
         },
     )
@@ -418,7 +438,7 @@ fn reduce(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
     let is_root = at_root(&c, root);
@@ -450,10 +470,10 @@ fn reduce(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::reduce(&c, send.as_ref(), &recv, &red, root),
-        {
-            let (c, send, recv, red) = (c.clone(), send.clone(), recv.clone(), red.clone());
+        || {
+            let (c, send, recv, red) = (c.to_arc(), send.clone(), recv.clone(), red.clone());
             move |o| coll::ireduce(&c, send.as_ref(), &recv, &red, root, o)
         },
     )
@@ -525,10 +545,10 @@ fn all_reduce(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = match kind {
-        AllKind::Allreduce => comm_of(comm, func)?,
-        _ => intra_of(comm, func)?,
-    };
+    let c = comm_ref(comm, func)?;
+    if !matches!(kind, AllKind::Allreduce) {
+        intra_only(&c, func)?;
+    }
     let (dt, red) = op_for(op, datatype, func)?;
     let send = send_side(sendbuf, count, &dt, !c.is_inter(), func)?;
     let recv = buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count")?;
@@ -537,14 +557,14 @@ fn all_reduce(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || match kind {
             AllKind::Allreduce => coll::allreduce(&c, send.as_ref(), &recv, &red),
             AllKind::Scan => coll::scan(&c, send.as_ref(), &recv, &red),
             AllKind::Exscan => coll::exscan(&c, send.as_ref(), &recv, &red),
         },
-        {
-            let (c, send, recv, red) = (c.clone(), send.clone(), recv.clone(), red.clone());
+        || {
+            let (c, send, recv, red) = (c.to_arc(), send.clone(), recv.clone(), red.clone());
             move |o| match kind {
                 AllKind::Allreduce => coll::iallreduce(&c, send.as_ref(), &recv, &red, o),
                 AllKind::Scan => coll::iscan(&c, send.as_ref(), &recv, &red, o),
@@ -707,9 +727,9 @@ fn reduce_local(
         func,
         nb,
         &Arc::clone(&objects::comm(MPI_COMM_SELF, func, "comm").unwrap_or_else(|_| unreachable!())),
-        Vec::new(),
+        || Vec::new(),
         || coll::reduce_local(&input, &inout, &red),
-        |_| unreachable!(),
+        || |_| unreachable!(),
     )
 }
 
@@ -791,9 +811,9 @@ fn reduce_scatter(
         func,
         nb,
         &c,
-        keep(&[&input, &output]),
+        || keep(&[&input, &output]),
         || coll::reduce_scatter(c, &input, &output, &red, &sizes),
-        {
+        || {
             let (c, red, input, output, sizes) = (
                 c.clone(),
                 red.clone(),
@@ -984,9 +1004,9 @@ fn gather(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::gather(&c, send.as_ref(), &recv, root),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::igather(&c, send.as_ref(), &recv, root, o)
         },
@@ -1096,9 +1116,9 @@ unsafe fn gatherv<C: Int, D: Int>(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::gatherv(&c, send.as_ref(), &recv, root),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::igatherv(&c, send.as_ref(), &recv, root, o)
         },
@@ -1198,9 +1218,9 @@ fn scatter(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::scatter(&c, &send, recv.as_ref(), root),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::iscatter(&c, &send, recv.as_ref(), root, o)
         },
@@ -1310,9 +1330,9 @@ unsafe fn scatterv<C: Int, D: Int>(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::scatterv(&c, &send, recv.as_ref(), root),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o)
         },
@@ -1407,9 +1427,9 @@ fn allgather(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::allgather(&c, send.as_ref(), &recv),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::iallgather(&c, send.as_ref(), &recv, o)
         },
@@ -1508,9 +1528,9 @@ unsafe fn allgatherv<C: Int, D: Int>(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::allgatherv(&c, send.as_ref(), &recv),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::iallgatherv(&c, send.as_ref(), &recv, o)
         },
@@ -1599,9 +1619,9 @@ fn alltoall(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::alltoall(&c, send.as_ref(), &recv),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
         },
@@ -1724,9 +1744,9 @@ unsafe fn alltoallvw<C: Int, D: Int>(
         func,
         nb,
         &c,
-        keep(&[&send, &recv]),
+        || keep(&[&send, &recv]),
         || coll::alltoallv(c, send.as_deref(), &recv),
-        {
+        || {
             let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
             move |o| coll::ialltoallv(&c, send.as_deref(), &recv, o)
         },

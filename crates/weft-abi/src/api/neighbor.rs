@@ -40,14 +40,13 @@ fn run(
     send: Vec<Buf>,
     recv: Vec<Buf>,
 ) -> MpiResult<MPI_Request> {
-    let k = keep(&[&send, &recv]);
     finish(
         func,
         nb,
-        &c.clone(),
-        k,
+        &c,
+        || keep(&[&send, &recv]),
         || coll::neighbor_alltoallv(&c, &n, &send, &recv),
-        {
+        || {
             let (c, n, send, recv) = (c.clone(), n.clone(), send.clone(), recv.clone());
             move |o| coll::ineighbor_alltoallv(&c, &n, &send, &recv, o)
         },

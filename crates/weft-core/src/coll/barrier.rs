@@ -1,5 +1,5 @@
-//! Barrier: dissemination (ceil(log2 n) rounds of zero-byte messages), or a binomial
-//! gather to rank 0 followed by a binomial release.
+//! Barrier: flags in shared memory (ranks of one node), dissemination (ceil(log2 n) rounds of
+//! zero-byte messages), or a binomial gather to rank 0 followed by a binomial release.
 #![forbid(unsafe_code)]
 
 use super::config::Barrier;
@@ -17,9 +17,16 @@ pub fn barrier(comm: &Comm) -> MpiResult<()> {
     if link.size == 1 {
         return Ok(());
     }
-    match comm.session.instance.config.coll.barrier {
+    let choice = comm.session.instance.config.coll.barrier;
+    if matches!(choice, Barrier::Auto | Barrier::Shm) {
+        if let Some(area) = super::shm::area(comm, 0)? {
+            super::shm::barrier(comm, area);
+            return Ok(());
+        }
+    }
+    match choice {
         Barrier::Tree => tree(&link),
-        Barrier::Auto | Barrier::Dissemination => dissemination(&link),
+        Barrier::Auto | Barrier::Shm | Barrier::Dissemination => dissemination(&link),
     }
 }
 

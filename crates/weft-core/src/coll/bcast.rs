@@ -1,5 +1,5 @@
-//! Broadcast: binomial tree (small messages), scatter + ring allgather (large messages, van
-//! de Geijn), or linear.
+//! Broadcast: the root's slot in shared memory (small messages, ranks of one node), binomial
+//! tree (small messages), scatter + ring allgather (large messages, van de Geijn), or linear.
 #![forbid(unsafe_code)]
 
 use super::config::Bcast;
@@ -17,6 +17,14 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
     if comm.is_inter() {
         return super::sched::block_on(comm, super::sched::ibcast(comm, buf, root, 0));
     }
+    let choice = comm.session.instance.config.coll.bcast;
+    if comm.size() > 1 && !buf.is_empty() && matches!(choice, Bcast::Auto | Bcast::Shm) {
+        // Any layout: the root packs straight into shared memory, the others unpack from it.
+        if let Some(area) = super::shm::area(comm, buf.len())? {
+            super::shm::bcast(comm, area, buf, root);
+            return Ok(());
+        }
+    }
     if !buf.is_contiguous() {
         let st = Staged::new(buf, comm.rank == root);
         bcast(comm, &st.buf(), root)?;
@@ -29,11 +37,11 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
     if link.size == 1 || buf.is_empty() {
         return Ok(());
     }
-    let algo = match comm.session.instance.config.coll.bcast {
-        Bcast::Auto if link.size > 2 && buf.len() >= SCATTER_ALLGATHER_MIN => {
+    let algo = match choice {
+        Bcast::Auto | Bcast::Shm if link.size > 2 && buf.len() >= SCATTER_ALLGATHER_MIN => {
             Bcast::ScatterAllgather
         }
-        Bcast::Auto => Bcast::Binomial,
+        Bcast::Auto | Bcast::Shm => Bcast::Binomial,
         a => a,
     };
     match algo {

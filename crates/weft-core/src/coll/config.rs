@@ -1,10 +1,11 @@
-//! `WEFT_COLL_*`: force a collective algorithm (for testing and measurement).
+//! `WEFT_COLL_*`: force a collective algorithm (for testing and measurement), and the size
+//! limit of the node-level shared-memory path.
 #![forbid(unsafe_code)]
 
 use crate::error::{ErrorClass, MpiError, MpiResult};
 
 /// The algorithm a collective uses: `Auto` picks by sizes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CollConfig {
     pub barrier: Barrier,
     pub bcast: Bcast,
@@ -13,6 +14,28 @@ pub struct CollConfig {
     pub allgather: Allgather,
     pub alltoall: Alltoall,
     pub gather: Tree,
+    /// Largest message of the node-level shared-memory path (`WEFT_COLL_SHM_MAX`; 0: off).
+    pub shm_max: usize,
+}
+
+/// Default of `WEFT_COLL_SHM_MAX`.
+pub const SHM_MAX_DEFAULT: usize = 2048;
+/// Upper bound of `WEFT_COLL_SHM_MAX` (an area holds 2 x ranks slots of this size).
+const SHM_MAX_LIMIT: usize = 65536;
+
+impl Default for CollConfig {
+    fn default() -> CollConfig {
+        CollConfig {
+            barrier: Barrier::default(),
+            bcast: Bcast::default(),
+            reduce: Reduce::default(),
+            allreduce: Allreduce::default(),
+            allgather: Allgather::default(),
+            alltoall: Alltoall::default(),
+            gather: Tree::default(),
+            shm_max: SHM_MAX_DEFAULT,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,6 +45,8 @@ pub enum Barrier {
     Dissemination,
     /// Gather to rank 0 and release along a binomial tree.
     Tree,
+    /// Flags in the communicator's shared memory (all ranks on one node).
+    Shm,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +57,8 @@ pub enum Bcast {
     ScatterAllgather,
     /// The root sends to every rank.
     Linear,
+    /// Through the communicator's shared memory (all ranks on one node, small messages).
+    Shm,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,6 +70,8 @@ pub enum Reduce {
     Rabenseifner,
     /// Every rank sends to the root, which combines in rank order.
     Linear,
+    /// Through the communicator's shared memory (all ranks on one node, small messages).
+    Shm,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,6 +85,8 @@ pub enum Allreduce {
     Ring,
     /// Reduce to rank 0, then broadcast.
     ReduceBcast,
+    /// Through the communicator's shared memory (all ranks on one node, small messages).
+    Shm,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -118,6 +149,7 @@ impl CollConfig {
                     ("", Auto),
                     ("dissemination", Dissemination),
                     ("tree", Tree),
+                    ("shm", Shm),
                 ],
             )?;
         }
@@ -132,6 +164,7 @@ impl CollConfig {
                     ("binomial", Binomial),
                     ("scatter_allgather", ScatterAllgather),
                     ("linear", Linear),
+                    ("shm", Shm),
                 ],
             )?;
         }
@@ -146,6 +179,7 @@ impl CollConfig {
                     ("binomial", Binomial),
                     ("rabenseifner", Rabenseifner),
                     ("linear", Linear),
+                    ("shm", Shm),
                 ],
             )?;
         }
@@ -161,6 +195,7 @@ impl CollConfig {
                     ("rabenseifner", Rabenseifner),
                     ("ring", Ring),
                     ("reduce_bcast", ReduceBcast),
+                    ("shm", Shm),
                 ],
             )?;
         }
@@ -205,6 +240,20 @@ impl CollConfig {
                 ],
             )?;
         }
+        if let Some(v) = lookup("WEFT_COLL_SHM_MAX") {
+            c.shm_max = match v.trim().parse::<usize>() {
+                Ok(n) if n <= SHM_MAX_LIMIT => n,
+                _ => {
+                    return Err(MpiError::new(
+                        ErrorClass::Arg,
+                        format!(
+                            "WEFT_COLL_SHM_MAX={v:?}: not a valid value (expected an integer in \
+                             0..={SHM_MAX_LIMIT})"
+                        ),
+                    ))
+                }
+            };
+        }
         Ok(c)
     }
 
@@ -218,6 +267,7 @@ impl CollConfig {
             "WEFT_COLL_ALLGATHER" => format!("{:?}", self.allgather),
             "WEFT_COLL_ALLTOALL" => format!("{:?}", self.alltoall),
             "WEFT_COLL_GATHER" => format!("{:?}", self.gather),
+            "WEFT_COLL_SHM_MAX" => return self.shm_max.to_string(),
             _ => return String::new(),
         };
         // CamelCase variant names to the snake_case values the variables take.
@@ -252,5 +302,31 @@ mod tests {
             CollConfig::from_lookup(&|n: &str| (n == "WEFT_COLL_BCAST").then(|| "nope".to_owned()))
                 .unwrap_err();
         assert!(e.message.contains("WEFT_COLL_BCAST"));
+    }
+
+    #[test]
+    fn shm_choices_and_threshold() {
+        let c = CollConfig::from_lookup(&|n: &str| match n {
+            "WEFT_COLL_BARRIER"
+            | "WEFT_COLL_BCAST"
+            | "WEFT_COLL_REDUCE"
+            | "WEFT_COLL_ALLREDUCE" => Some("shm".to_owned()),
+            "WEFT_COLL_SHM_MAX" => Some("0".to_owned()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(
+            (c.barrier, c.bcast, c.reduce, c.allreduce, c.shm_max),
+            (Barrier::Shm, Bcast::Shm, Reduce::Shm, Allreduce::Shm, 0)
+        );
+        assert_eq!(c.describe("WEFT_COLL_BCAST"), "shm");
+        assert_eq!(CollConfig::default().describe("WEFT_COLL_SHM_MAX"), "2048");
+        for bad in ["-1", "65537", "lots"] {
+            let e = CollConfig::from_lookup(&|n: &str| {
+                (n == "WEFT_COLL_SHM_MAX").then(|| bad.to_owned())
+            })
+            .unwrap_err();
+            assert!(e.message.contains("WEFT_COLL_SHM_MAX"), "{}", e.message);
+        }
     }
 }

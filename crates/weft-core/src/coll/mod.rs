@@ -1,6 +1,7 @@
 //! Collective operations: algorithms chosen by communicator and message size (or forced with
 //! `WEFT_COLL_*`), built on point-to-point messages on the communicator's collective context
-//! id.
+//! id; small barriers, broadcasts, reductions and allreductions among ranks of one node go
+//! through the communicator's shared memory instead (`shm`).
 //!
 //! Buffers are `Buf`s: user memory of any committed datatype (the ABI layer resolves
 //! `MPI_IN_PLACE`, passed here as `None` for the send side) and library-owned `Scratch`.
@@ -23,6 +24,7 @@ mod neighbor;
 pub mod persistent;
 mod reduce;
 pub mod sched;
+mod shm;
 
 pub use alltoall::{alltoall, alltoallv};
 pub use barrier::barrier;
@@ -50,6 +52,8 @@ pub(crate) mod tag {
     pub const ALLTOALL: i32 = 8;
     pub const REDUCE_SCATTER: i32 = 9;
     pub const SCAN: i32 = 10;
+    /// Setting up the shared-memory path (`shm`): the area's name, then the agreement.
+    pub const SHM_SETUP: i32 = 11;
 }
 
 /// The root argument `MPI_ROOT` on an intercommunicator (this process is the root).

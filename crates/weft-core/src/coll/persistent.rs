@@ -32,7 +32,7 @@ impl CollStart {
 
 /// An inactive persistent request that starts `start(owner)` at every `MPI_Start`.
 pub fn init(
-    comm: &Arc<Comm>,
+    comm: &Comm,
     owner: usize,
     start: impl Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
 ) -> ReqId {

@@ -94,13 +94,22 @@ pub fn reduce(
     if mine.is_empty() {
         return Ok(());
     }
+    let choice = comm.session.instance.config.coll.reduce;
+    if matches!(choice, Reduce::Auto | Reduce::Shm) {
+        if let Some(area) = super::shm::area(comm, mine.len())? {
+            super::shm::reduce(comm, area, mine, recv, red, root);
+            return Ok(());
+        }
+    }
     let count = mine.len() / red.extent;
     let pof2 = pof2_floor(link.size) as usize;
-    let algo = match comm.session.instance.config.coll.reduce {
-        Reduce::Auto if red.commutative() && mine.len() >= LARGE_REDUCE && count >= pof2 => {
+    let algo = match choice {
+        Reduce::Auto | Reduce::Shm
+            if red.commutative() && mine.len() >= LARGE_REDUCE && count >= pof2 =>
+        {
             Reduce::Rabenseifner
         }
-        Reduce::Auto => Reduce::Binomial,
+        Reduce::Auto | Reduce::Shm => Reduce::Binomial,
         Reduce::Rabenseifner if !red.commutative() => Reduce::Binomial,
         a => a,
     };
@@ -214,13 +223,22 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
     if link.size == 1 || recv.is_empty() {
         return Ok(());
     }
+    let choice = comm.session.instance.config.coll.allreduce;
+    if matches!(choice, Allreduce::Auto | Allreduce::Shm) {
+        if let Some(area) = super::shm::area(comm, recv.len())? {
+            super::shm::allreduce(comm, area, recv, red);
+            return Ok(());
+        }
+    }
     let count = recv.len() / red.extent;
     let pof2 = pof2_floor(link.size) as usize;
-    let algo = match comm.session.instance.config.coll.allreduce {
-        Allreduce::Auto if red.commutative() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 => {
+    let algo = match choice {
+        Allreduce::Auto | Allreduce::Shm
+            if red.commutative() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 =>
+        {
             Allreduce::Rabenseifner
         }
-        Allreduce::Auto => Allreduce::RecursiveDoubling,
+        Allreduce::Auto | Allreduce::Shm => Allreduce::RecursiveDoubling,
         Allreduce::Rabenseifner | Allreduce::Ring if !red.commutative() => {
             Allreduce::RecursiveDoubling
         }

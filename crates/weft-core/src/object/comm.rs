@@ -5,7 +5,7 @@
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::attr::AttrList;
 use super::errhandler::Errhandler;
@@ -15,6 +15,7 @@ use super::topo::Topology;
 use crate::error::{fail, ErrorClass, MpiError, MpiResult};
 use crate::runtime::context_id::{self, contribution_len, Agreement, Outcome, HEAD_WORDS};
 use crate::runtime::session::Session;
+use crate::transport::shm::coll_area::CollArea;
 
 /// What a communicator is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +60,10 @@ pub struct Comm {
     owns_context: bool,
     /// Nonblocking collectives started on this communicator (their tags on the wire).
     pub coll_seq: std::sync::atomic::AtomicU32,
+    /// The shared memory of node-level collectives (`coll::shm`), set up by the first
+    /// collective that can use it; `None` once decided that this communicator cannot.
+    /// Unmapped when the communicator goes.
+    pub coll_area: OnceLock<Option<CollArea>>,
 }
 
 impl Comm {
@@ -89,6 +94,7 @@ impl Comm {
             hints: Mutex::new(Vec::new()),
             owns_context: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
+            coll_area: OnceLock::new(),
         }
     }
 

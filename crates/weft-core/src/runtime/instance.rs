@@ -39,6 +39,12 @@ impl JobLayout {
             .filter(|&r| self.node_of[r as usize] == mine)
             .collect()
     }
+
+    /// The name of a shared-memory object of this job: `/weft.<job>.<what>` (the launcher
+    /// removes `weft.<job>.*` leftovers when the job ends).
+    pub fn segment_name(&self, what: impl std::fmt::Display) -> String {
+        format!("/weft.{}.{what}", sanitize(&self.job_id))
+    }
 }
 
 /// State shared by all sessions of this process.
@@ -194,7 +200,7 @@ impl Instance {
             .map(|i| Vci::new(i, threaded))
             .collect();
         let node = job.node_of[job.rank as usize];
-        let segment = format!("/weft.{}.{node}", sanitize(&job.job_id));
+        let segment = job.segment_name(node);
         let transports = Transports::open(
             job.rank,
             job.size,

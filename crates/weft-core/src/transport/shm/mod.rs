@@ -1,6 +1,8 @@
 //! The shared-memory transport between processes of one node: one segment per node holding
-//! an MPSC ring of cells for every (local rank, VCI).
+//! an MPSC ring of cells for every (local rank, VCI); `coll_area` is the separate, smaller
+//! segment of one communicator's node-level collectives.
 
+pub mod coll_area;
 pub mod ring;
 pub mod segment;
 

@@ -39,6 +39,17 @@ fn os_error(what: &str, name: &str) -> io::Error {
     io::Error::new(e.kind(), format!("{what} {name}: {e}"))
 }
 
+/// How `Segment::open` treats an existing name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// Create it unless it exists, else attach (whoever comes first creates).
+    Either,
+    /// Create a fresh one; an existing name is an error.
+    Create,
+    /// Attach an existing one; a missing name is an error.
+    Attach,
+}
+
 impl Segment {
     /// Create or attach the segment `name` of `len` bytes shared by `local_size` ranks.
     /// `init` runs once, in the creator, before anyone else may use the memory.
@@ -48,16 +59,41 @@ impl Segment {
         local_size: u32,
         init: impl FnOnce(*mut u8),
     ) -> io::Result<Segment> {
+        Segment::open(name, len, local_size, Open::Either, init)
+    }
+
+    /// Create the fresh segment `name` (zero-filled) that `participants` processes, this one
+    /// included, will map; the others `attach` it once told its name.
+    pub fn create(name: &str, len: usize, participants: u32) -> io::Result<Segment> {
+        Segment::open(name, len, participants, Open::Create, |_| {})
+    }
+
+    /// Attach the segment `name` that another process created for `participants` processes.
+    pub fn attach(name: &str, len: usize, participants: u32) -> io::Result<Segment> {
+        Segment::open(name, len, participants, Open::Attach, |_| {})
+    }
+
+    fn open(
+        name: &str,
+        len: usize,
+        local_size: u32,
+        mode: Open,
+        init: impl FnOnce(*mut u8),
+    ) -> io::Result<Segment> {
         assert!(len >= std::mem::size_of::<SegmentHeader>());
         let cname = CString::new(name)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "segment name has NUL"))?;
         // SAFETY: plain system calls on a NUL-terminated name; results are checked.
         let (fd, created) = unsafe {
-            let fd = libc::shm_open(
-                cname.as_ptr(),
-                libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
-                0o600,
-            );
+            let fd = if mode == Open::Attach {
+                -1
+            } else {
+                libc::shm_open(
+                    cname.as_ptr(),
+                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+                    0o600,
+                )
+            };
             if fd >= 0 {
                 if libc::ftruncate(fd, len as libc::off_t) != 0 {
                     let e = os_error("cannot size shared segment", name);
@@ -66,7 +102,10 @@ impl Segment {
                     return Err(e);
                 }
                 (fd, true)
-            } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
+            } else if mode == Open::Attach
+                || (mode == Open::Either
+                    && io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST))
+            {
                 let fd = libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0o600);
                 if fd < 0 {
                     return Err(os_error("cannot open shared segment", name));
@@ -76,7 +115,14 @@ impl Segment {
                 return Err(os_error("cannot create shared segment", name));
             }
         };
-        let segment = Segment::map(fd, len, name, created).map(|(base, len)| Segment {
+        // An attacher of `Either` may race the creator's `ftruncate`; one of `Attach` is told
+        // the name only after creation, so a short object means disagreeing settings.
+        let patience = match (created, mode) {
+            (true, _) => None,
+            (false, Open::Either) => Some(ATTACH_TIMEOUT),
+            (false, _) => Some(Duration::ZERO),
+        };
+        let segment = Segment::map(fd, len, name, patience).map(|(base, len)| Segment {
             base,
             len,
             name: cname.clone(),
@@ -84,6 +130,10 @@ impl Segment {
         });
         // SAFETY: fd is ours; the mapping (if any) keeps the memory alive.
         unsafe { libc::close(fd) };
+        if segment.is_err() && created {
+            // SAFETY: plain system call on a NUL-terminated name: nobody can use it now.
+            unsafe { libc::shm_unlink(cname.as_ptr()) };
+        }
         let segment = segment?;
         let header = segment.header();
         if created {
@@ -110,7 +160,7 @@ impl Segment {
             if their_len != len as u64 {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
-                    format!("shared segment {name} has {their_len} bytes, expected {len}: ranks disagree on WEFT_SHM_* settings"),
+                    format!("shared segment {name} has {their_len} bytes, expected {len}: ranks disagree on WEFT_SHM_* or WEFT_COLL_SHM_MAX"),
                 ));
             }
         }
@@ -122,8 +172,15 @@ impl Segment {
         Ok(segment)
     }
 
-    fn map(fd: libc::c_int, len: usize, name: &str, created: bool) -> io::Result<(*mut u8, usize)> {
-        if !created {
+    /// Map `len` bytes of `fd`; an attacher (`patience` set) first waits that long at most for
+    /// the object to reach `len` bytes.
+    fn map(
+        fd: libc::c_int,
+        len: usize,
+        name: &str,
+        patience: Option<Duration>,
+    ) -> io::Result<(*mut u8, usize)> {
+        if let Some(patience) = patience {
             // Wait until the creator has sized the object, or mmap would fault on access.
             let start = Instant::now();
             loop {
@@ -136,10 +193,10 @@ impl Segment {
                 if st.st_size as usize >= len {
                     break;
                 }
-                if start.elapsed() > ATTACH_TIMEOUT {
+                if start.elapsed() >= patience {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
-                        format!("shared segment {name} was never sized"),
+                        format!("shared segment {name} never reached {len} bytes"),
                     ));
                 }
                 std::thread::yield_now();
