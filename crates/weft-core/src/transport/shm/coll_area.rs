@@ -1,6 +1,6 @@
 //! The shared memory of one communicator's node-level collectives (the algorithms are in
 //! `coll/shm.rs`). Each rank has, written only by itself, an arrival line, a ring of `TURNS`
-//! slot lines and a ring of `REGIONS` payload regions.
+//! slot lines and a ring of payload regions (`regions`).
 //!
 //! A slot line holds a sequence number and up to `INLINE` payload bytes, so a small
 //! contribution travels with its flag in one cache-line transfer; a larger payload goes to a
@@ -11,15 +11,16 @@
 //! s = 1, 2, ... (the same on every rank: all call them in the same order). Entering turn s, a
 //! rank stores s into its arrival line (release): it has returned from turn s-1, so it is done
 //! reading everything of earlier turns. Turn s uses slot s % TURNS and, for a large payload,
-//! region s % REGIONS; a payload is published by writing it and then storing s into the slot's
+//! region s % R (R regions); a payload is published by writing it and then storing s into the slot's
 //! sequence number (release); readers wait for a value >= s (acquire) and then read. Before
 //! writing a payload at turn s a rank waits until every rank has arrived at s - TURNS + 1, or
-//! s - REGIONS + 1 for a region (`Turn::contribute`), so nobody still reads what turn s - TURNS
-//! (s - REGIONS) left there. Hence nobody overwrites a payload a reader has not finished with,
+//! s - R + 1 for a region (`Turn::contribute`), so nobody still reads what turn s - TURNS
+//! (s - R) left there. Hence nobody overwrites a payload a reader has not finished with,
 //! and since sequence numbers only grow, ">= s" is a sound test. With many turns in flight a
 //! broadcast root runs ahead of slow readers instead of waiting for each of them every time,
 //! which matters most when ranks share cores (measured at 4 ranks on 2 cores: 8-byte bcast
-//! 0.57 us with 8 turns, 0.17 us with 32); regions are big, so fewer of them.
+//! 0.57 us with 8 turns, 0.17 us with 32; 2 KiB: 0.99 us with 4 regions, 0.35 us with 16).
+//! Regions are big, so their number follows from a memory budget.
 
 use std::fmt;
 use std::io;
@@ -35,10 +36,14 @@ pub const MAX_RANKS: u32 = 64;
 /// Slot lines per rank: how many turns a rank may be ahead of the slowest reader of its
 /// small payloads.
 const TURNS: u64 = 32;
-/// Payload regions per rank: the same for payloads larger than `INLINE`.
-const REGIONS: u64 = 4;
+/// Bytes of payload regions per rank; their number follows from their size (16 of 2 KiB).
+const REGION_BUDGET: usize = 32 * 1024;
 
 const ALIGN: usize = 128;
+/// The area's first line (after the segment's header) holds its `payload_max`, so ranks that
+/// disagree on it fail to attach; the ranks' lines follow.
+const LAYOUT_AT: usize = HEADER_BYTES;
+const START: usize = LAYOUT_AT + ALIGN;
 /// Where the inline payload starts in a slot line (after the sequence number).
 const INLINE_AT: usize = 8;
 
@@ -50,6 +55,8 @@ pub struct CollArea {
     payload_max: usize,
     /// Bytes of one region.
     region: usize,
+    /// Regions per rank.
+    regions: u64,
     /// The turn the next collective takes (process-local, like everything below).
     next: AtomicU64,
     /// Every rank is known to have arrived at least at this turn.
@@ -74,27 +81,53 @@ fn region_bytes(payload_max: usize) -> usize {
     }
 }
 
+/// Regions per rank: how many turns a rank may be ahead of the slowest reader of its large
+/// payloads; as many as the budget holds, at least 2, at most `TURNS`.
+fn regions(payload_max: usize) -> u64 {
+    let fit = REGION_BUDGET / region_bytes(payload_max).max(1);
+    fit.clamp(2, TURNS as usize) as u64
+}
+
 impl CollArea {
     /// Segment bytes for `size` ranks and payloads of up to `payload_max` bytes.
     fn bytes(size: u32, payload_max: usize) -> usize {
         let n = size as usize;
-        HEADER_BYTES
+        START
             + n * ALIGN
             + n * TURNS as usize * ALIGN
-            + n * REGIONS as usize * region_bytes(payload_max)
+            + n * regions(payload_max) as usize * region_bytes(payload_max)
     }
 
     /// Create the fresh area `name` for `size` ranks (this process is rank 0); the others
     /// `attach` it.
     pub fn create(name: &str, size: u32, payload_max: usize) -> io::Result<CollArea> {
         let segment = Segment::create(name, CollArea::bytes(size, payload_max), size)?;
-        Ok(CollArea::new(segment, size, 0, payload_max))
+        let area = CollArea::new(segment, size, 0, payload_max);
+        // The attachers learn the name only after this (through a message), which orders it.
+        area.layout().store(payload_max as u64, Ordering::Relaxed);
+        Ok(area)
     }
 
     /// Attach the area `name` that rank 0 created, as `rank`.
     pub fn attach(name: &str, size: u32, rank: u32, payload_max: usize) -> io::Result<CollArea> {
         let segment = Segment::attach(name, CollArea::bytes(size, payload_max), size)?;
-        Ok(CollArea::new(segment, size, rank, payload_max))
+        let area = CollArea::new(segment, size, rank, payload_max);
+        let theirs = area.layout().load(Ordering::Relaxed);
+        if theirs != payload_max as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("collective area {name} is for payloads of {theirs} bytes, expected {payload_max}: ranks disagree on WEFT_COLL_SHM_MAX"),
+            ));
+        }
+        Ok(area)
+    }
+
+    /// The word holding the creator's `payload_max`.
+    fn layout(&self) -> &AtomicU64 {
+        // SAFETY: the area's first line lies inside the mapping (`bytes` counts it), 128-byte
+        // aligned in the page-aligned mapping, which lives as long as `self`; it is only
+        // accessed atomically.
+        unsafe { &*self.segment.base().add(LAYOUT_AT).cast::<AtomicU64>() }
     }
 
     fn new(segment: Segment, size: u32, rank: u32, payload_max: usize) -> CollArea {
@@ -105,6 +138,7 @@ impl CollArea {
             rank,
             payload_max,
             region: region_bytes(payload_max),
+            regions: regions(payload_max),
             // A fresh segment is zero-filled: every rank has "arrived at turn 0".
             next: AtomicU64::new(1),
             all_arrived: AtomicU64::new(0),
@@ -140,7 +174,7 @@ impl CollArea {
     /// `rank`'s arrival line.
     fn arrival(&self, rank: u32) -> &AtomicU64 {
         assert!(rank < self.size);
-        let at = HEADER_BYTES + rank as usize * ALIGN;
+        let at = START + rank as usize * ALIGN;
         // SAFETY: inside the mapping (`bytes` counts one line per rank after the header),
         // 128-byte aligned in the page-aligned mapping, which lives as long as `self`; the
         // line is only accessed atomically.
@@ -155,16 +189,16 @@ impl CollArea {
         // In bounds: `bytes` counts TURNS lines per rank after the arrival lines.
         self.segment
             .base()
-            .wrapping_add(HEADER_BYTES + n * ALIGN + index * ALIGN)
+            .wrapping_add(START + n * ALIGN + index * ALIGN)
     }
 
     /// `rank`'s payload region for turn `seq`.
     fn region(&self, rank: u32, seq: u64) -> *mut u8 {
         assert!(rank < self.size);
         let n = self.size as usize;
-        let index = rank as usize * REGIONS as usize + (seq % REGIONS) as usize;
-        let regions = HEADER_BYTES + n * ALIGN + n * TURNS as usize * ALIGN;
-        // In bounds: `bytes` counts REGIONS regions per rank after the slot lines.
+        let index = (rank as u64 * self.regions + seq % self.regions) as usize;
+        let regions = START + n * ALIGN + n * TURNS as usize * ALIGN;
+        // In bounds: `bytes` counts `regions` regions per rank after the slot lines.
         self.segment
             .base()
             .wrapping_add(regions + index * self.region)
@@ -240,7 +274,7 @@ impl Turn<'_> {
         self.arrive();
         let a = self.area;
         let len = data.len();
-        let ring = if len <= INLINE { TURNS } else { REGIONS };
+        let ring = if len <= INLINE { TURNS } else { a.regions };
         let reused = (self.seq + 1).saturating_sub(ring);
         if a.all_arrived.load(Ordering::Relaxed) < reused {
             a.wait_arrived(reused, idle);
@@ -308,9 +342,10 @@ mod tests {
         assert_eq!(region_bytes(56), 0);
         assert_eq!(region_bytes(57), 128);
         assert_eq!(region_bytes(2048), 2048);
+        assert_eq!((regions(56), regions(2048), regions(65536)), (32, 16, 2));
         assert_eq!(
             CollArea::bytes(2, 2048),
-            HEADER_BYTES + 2 * 128 + 2 * 32 * 128 + 2 * 4 * 2048
+            HEADER_BYTES + 128 + 2 * 128 + 2 * 32 * 128 + 2 * 16 * 2048
         );
     }
 
