@@ -11,16 +11,16 @@
 //! s = 1, 2, ... (the same on every rank: all call them in the same order). Entering turn s, a
 //! rank stores s into its arrival line (release): it has returned from turn s-1, so it is done
 //! reading everything of earlier turns. Turn s uses slot s % TURNS and, for a large payload,
-//! region s % R (R regions); a payload is published by writing it and then storing s into the slot's
-//! sequence number (release); readers wait for a value >= s (acquire) and then read. Before
-//! writing a payload at turn s a rank waits until every rank has arrived at s - TURNS + 1, or
-//! s - R + 1 for a region (`Turn::contribute`), so nobody still reads what turn s - TURNS
-//! (s - R) left there. Hence nobody overwrites a payload a reader has not finished with,
-//! and since sequence numbers only grow, ">= s" is a sound test. With many turns in flight a
-//! broadcast root runs ahead of slow readers instead of waiting for each of them every time,
-//! which matters most when ranks share cores (measured at 4 ranks on 2 cores: 8-byte bcast
-//! 0.57 us with 8 turns, 0.17 us with 32; 2 KiB: 0.99 us with 4 regions, 0.35 us with 16).
-//! Regions are big, so their number follows from a memory budget.
+//! region s % R (R regions); a payload is published by writing it and then storing s into
+//! the slot's sequence number (release); readers wait for a value >= s (acquire) and then
+//! read. Before writing a payload at turn s a rank waits until every rank has arrived at
+//! s - TURNS + 1, or s - R + 1 for a region (`Turn::contribute`), so nobody still reads what
+//! turn s - TURNS (s - R) left there. Hence nobody overwrites a payload a reader has not
+//! finished with, and since sequence numbers only grow, ">= s" is a sound test. With many
+//! turns in flight a broadcast root runs ahead of slow readers instead of waiting for each of
+//! them every time, which matters most when ranks share cores (measured at 4 ranks on 2
+//! cores: 8-byte bcast 0.57 us with 8 turns, 0.17 us with 32; 2 KiB: 0.99 us with 4 regions,
+//! 0.35 us with 16). Regions are big, so their number follows from a memory budget.
 
 use std::fmt;
 use std::io;
