@@ -121,15 +121,8 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
         MPI_COMM_WORLD => Ok(CommRef::Static(&world::get(func)?.world)),
         MPI_COMM_SELF => Ok(CommRef::Static(&world::get(func)?.self_comm)),
         MPI_COMM_NULL => comm(handle, func, arg).map(CommRef::Owned),
-        _ if !calls_may_overlap() => {
-            // SAFETY: no other thread is in MPI (thread level below MULTIPLE), and a
-            // communicator freed while this thread borrows one is kept alive
-            // (`release_comm`).
-            let c = unsafe { COMMS.borrow(handle) }
-                .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))?;
-            BORROWED.with(|b| b.set(b.get() + 1));
-            Ok(CommRef::Borrowed(c))
-        }
+        _ if !calls_may_overlap() => borrow_user_comm(handle)
+            .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
         _ => comm(handle, func, arg).map(CommRef::Owned),
     }
 }
@@ -140,13 +133,21 @@ pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
         MPI_COMM_WORLD => Some(CommRef::Static(&world::get_initialized()?.world)),
         MPI_COMM_SELF => Some(CommRef::Static(&world::get_initialized()?.self_comm)),
         _ if handle >= crate::handles::FIRST_USER_HANDLE && !calls_may_overlap() => {
-            // SAFETY: as in `comm_ref`.
-            let c = unsafe { COMMS.borrow(handle) }.ok()?;
-            BORROWED.with(|b| b.set(b.get() + 1));
-            Some(CommRef::Borrowed(c))
+            borrow_user_comm(handle).ok()
         }
         _ => None,
     }
+}
+
+/// A user communicator borrowed without lock or reference count; only while calls cannot
+/// overlap (the caller checks `calls_may_overlap`).
+fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
+    // SAFETY: no other thread is in MPI (thread level below MULTIPLE, checked by the
+    // callers), and a communicator freed while this thread borrows one is kept alive
+    // (`release_comm`).
+    let c = unsafe { COMMS.borrow(handle) }?;
+    BORROWED.with(|b| b.set(b.get() + 1));
+    Ok(CommRef::Borrowed(c))
 }
 
 /// Let go of a communicator removed from the table by `MPI_Comm_free`/`disconnect`. If a

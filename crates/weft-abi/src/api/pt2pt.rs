@@ -30,15 +30,8 @@ pub(crate) fn message_buf(
         ));
     }
     // Fast path: a predefined type of plain bytes needs no type object.
-    let size = datatypes::contiguous_predefined_size(datatype);
-    if size != 0 && (!buf.is_null() || count == 0) {
-        if let Some(bytes) = (count as usize)
-            .checked_mul(size)
-            .filter(|&b| b <= isize::MAX as usize)
-        {
-            // SAFETY: as below; the bytes are the elements themselves.
-            return Ok(unsafe { Buf::new(buf as usize, bytes) });
-        }
+    if let Some(b) = contiguous_buf(buf, count, datatype) {
+        return Ok(b);
     }
     let dt = match datatypes::committed_ref(datatype, func, "datatype") {
         Ok(t) => t,
@@ -67,6 +60,22 @@ pub(crate) fn message_buf(
     // and to leave it alone until the operation completes; the type stays alive through the
     // handle table during the call and through the request (`Request::keep`) after it.
     Ok(unsafe { Buf::typed(buf as usize, count as usize, &dt) })
+}
+
+/// The message memory of `count` elements of a predefined byte-contiguous type at `buf`, as
+/// plain bytes; `None` for any other type or a count that is negative or overflows (the
+/// caller then takes its general path, which reports errors).
+fn contiguous_buf(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> Option<Buf> {
+    let size = datatypes::contiguous_predefined_size(datatype);
+    if size == 0 || count < 0 || (buf.is_null() && count > 0) {
+        return None;
+    }
+    let bytes = (count as usize)
+        .checked_mul(size)
+        .filter(|&b| b <= isize::MAX as usize)?;
+    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
+    // and to leave it alone until the operation completes; these bytes are the elements.
+    Some(unsafe { Buf::new(buf as usize, bytes) })
 }
 
 /// A destination rank: `None` for `MPI_PROC_NULL`.
@@ -204,17 +213,14 @@ fn send_now(
     tag: c_int,
     comm: MPI_Comm,
 ) -> Option<weft_core::request::ReqId> {
-    let size = datatypes::contiguous_predefined_size(datatype);
-    if size == 0 || count < 0 || (buf.is_null() && count > 0) || tag < 0 || dest < 0 {
+    if tag < 0 || dest < 0 {
         return None;
     }
+    let data = contiguous_buf(buf, count as MPI_Count, datatype)?;
     let c = objects::comm_ref_quiet(comm)?;
     if dest as u32 >= c.peer_size() {
         return None;
     }
-    // SAFETY: as in `message_buf`: `count` elements of a byte-contiguous type at `buf`
-    // (count < 2^31 and sizes are small, so the product does not overflow).
-    let data = unsafe { Buf::new(buf as usize, count as usize * size) };
     pt2pt::try_send_now(&c, dest as u32, tag, &data)
 }
 
@@ -236,10 +242,7 @@ fn plain_recv_args(
     tag: c_int,
     comm: MPI_Comm,
 ) -> Option<PlainRecv> {
-    let size = datatypes::contiguous_predefined_size(datatype);
-    if size == 0 || count < 0 || (buf.is_null() && count > 0) {
-        return None;
-    }
+    let buf = contiguous_buf(buf, count as MPI_Count, datatype)?;
     let tag = match tag {
         MPI_ANY_TAG => TagSel::Any,
         t if t >= 0 => TagSel::Tag(t),
@@ -251,8 +254,6 @@ fn plain_recv_args(
         s if s >= 0 && (s as u32) < c.peer_size() => SourceSel::Rank(s as u32),
         _ => return None,
     };
-    // SAFETY: as in `message_buf` (count < 2^31 and sizes are small: no overflow).
-    let buf = unsafe { Buf::new(buf as usize, count as usize * size) };
     Some(PlainRecv {
         comm: c,
         source,
