@@ -55,6 +55,18 @@ pub fn encode(kind: Kind, vci: u8, slot: u32, generation: u32) -> usize {
         | slot as usize
 }
 
+/// `kind` in the position a handle carries it.
+#[inline]
+pub fn kind_bits(kind: Kind) -> usize {
+    (kind as usize) << KIND_SHIFT
+}
+
+/// Whether `handle` is a user handle of `kind` (what `decode` would accept for it).
+#[inline]
+pub fn is_user_handle_of(handle: usize, kind: Kind) -> bool {
+    handle >= FIRST_USER_HANDLE && (handle >> KIND_SHIFT) as u8 == kind as u8
+}
+
 pub fn decode(handle: usize) -> Option<Decoded> {
     if handle < FIRST_USER_HANDLE {
         return None;

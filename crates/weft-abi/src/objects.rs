@@ -128,6 +128,7 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
 }
 
 /// `comm_ref` for fast paths: `None` instead of an error (the general path then reports it).
+#[inline]
 pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
     match handle {
         MPI_COMM_WORLD => Some(CommRef::Static(&world::get_initialized()?.world)),

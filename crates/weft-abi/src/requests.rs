@@ -10,8 +10,11 @@ use crate::constants::MPI_REQUEST_NULL;
 use crate::ctypes::*;
 use crate::handles::{self, Kind};
 
+/// A request id's handle: the id's bits carry slot, VCI and generation where a handle has
+/// them (see `ReqId`), so only the kind is added.
+#[inline]
 pub fn request_handle(id: ReqId) -> MPI_Request {
-    handles::encode(Kind::Request, id.vci, id.slot, id.gen)
+    id.bits() as usize | handles::kind_bits(Kind::Request)
 }
 
 /// The request a handle names; `None` for `MPI_REQUEST_NULL`. Whether the request still
@@ -20,17 +23,13 @@ pub fn request_id(handle: MPI_Request, func: &str, arg: &str) -> MpiResult<Optio
     if handle == MPI_REQUEST_NULL {
         return Ok(None);
     }
-    match handles::decode(handle) {
-        Some(d) if d.kind == Kind::Request as u8 => Ok(Some(ReqId {
-            vci: d.vci,
-            slot: d.slot,
-            gen: d.generation,
-        })),
-        _ => Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}({arg}={handle:#x}): not a valid request"),
-        )),
+    if handles::is_user_handle_of(handle, Kind::Request) {
+        return Ok(Some(ReqId::from_bits(handle as u64)));
     }
+    Err(MpiError::new(
+        ErrorClass::Request,
+        format!("{func}({arg}={handle:#x}): not a valid request"),
+    ))
 }
 
 /// A handle for an operation that completed at once with `status` (peer `MPI_PROC_NULL`).

@@ -202,7 +202,7 @@ pub(crate) fn mpix_request_is_complete(request: MPI_Request) -> c_int {
         return 0;
     };
     let inst = &w.session.instance;
-    if id.vci as usize >= inst.vcis.len() {
+    if id.vci() as usize >= inst.vcis.len() {
         return 0;
     }
     progress::is_complete(inst, id) as c_int

@@ -65,6 +65,7 @@ pub(crate) fn message_buf(
 /// The message memory of `count` elements of a predefined byte-contiguous type at `buf`, as
 /// plain bytes; `None` for any other type or a count that is negative or overflows (the
 /// caller then takes its general path, which reports errors).
+#[inline(always)]
 fn contiguous_buf(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> Option<Buf> {
     let size = datatypes::contiguous_predefined_size(datatype);
     if size == 0 || count < 0 || (buf.is_null() && count > 0) {
@@ -234,6 +235,7 @@ struct PlainRecv {
     buf: Buf,
 }
 
+#[inline(always)]
 fn plain_recv_args(
     buf: *mut c_void,
     count: c_int,

@@ -23,7 +23,7 @@ fn instance(func: &str) -> MpiResult<crate::objects::InstanceRef> {
 
 /// Whether `id` is a VCI's shared completed send (waiting on it takes nothing).
 fn is_completed_send(inst: &Instance, id: ReqId) -> bool {
-    id.is_completed_send() && (id.vci as usize) < inst.vcis.len()
+    id.is_completed_send() && (id.vci() as usize) < inst.vcis.len()
 }
 
 fn not_active(handle: MPI_Request, func: &str) -> MpiError {
@@ -42,7 +42,7 @@ fn live_id(
 ) -> MpiResult<Option<ReqId>> {
     let id = request_id(handle, func, arg)?;
     if let Some(id) = id {
-        if id.vci as usize >= inst.vcis.len() || !progress::exists(inst, id) {
+        if id.vci() as usize >= inst.vcis.len() || !progress::exists(inst, id) {
             return Err(MpiError::new(
                 ErrorClass::Request,
                 format!(
@@ -391,7 +391,7 @@ pub(crate) unsafe fn mpi_testall(
         .collect();
     // One progress pass, then a look that calls no query_fn (only completing calls do).
     progress::polled::run();
-    let mut vcis: Vec<usize> = ids.iter().map(|id| id.vci as usize).collect();
+    let mut vcis: Vec<usize> = ids.iter().map(|id| id.vci() as usize).collect();
     vcis.sort_unstable();
     vcis.dedup();
     for v in vcis {

@@ -211,7 +211,7 @@ pub struct NoSuchRequest;
 /// status. Runs the polled work first, so generalized requests' `poll_fn`s get their turn.
 pub fn try_take(inst: &Instance, id: ReqId) -> Result<Option<Completed>, NoSuchRequest> {
     polled::run();
-    let vci = id.vci as usize;
+    let vci = id.vci() as usize;
     let found = {
         let mut st = inst.vcis.get(vci).ok_or(NoSuchRequest)?.lock();
         look(inst, &mut st, vci, id, true)
@@ -254,7 +254,7 @@ pub fn sweep(
             i += 1;
             continue;
         };
-        let vci = first.vci as usize;
+        let vci = first.vci() as usize;
         if vci >= inst.vcis.len() {
             return Err(i);
         }
@@ -269,7 +269,7 @@ pub fn sweep(
         engine::progress(&inst.transports, vci, &mut st);
         for (j, slot) in ids.iter_mut().enumerate().skip(i) {
             let Some(id) = *slot else { continue };
-            if id.vci as usize != vci {
+            if id.vci() as usize != vci {
                 continue;
             }
             match look(inst, &mut st, vci, id, false) {
@@ -300,7 +300,7 @@ pub fn sweep(
 
 /// The generalized request `id` is, if it is one and still pending.
 fn pending_greq(inst: &Instance, id: ReqId) -> Option<Arc<Grequest>> {
-    let st = inst.vcis[id.vci as usize].lock();
+    let st = inst.vcis[id.vci() as usize].lock();
     match st.requests.get(id) {
         Some(Request {
             ext: Ext::Greq(g), ..
@@ -351,7 +351,7 @@ pub fn wait_for(inst: &Instance, id: ReqId) -> Result<Completed, NoSuchRequest> 
         if greq && block_on_greqs(inst, &[id]) {
             continue;
         }
-        watch_arrivals(inst, id.vci as usize, &mut backoff);
+        watch_arrivals(inst, id.vci() as usize, &mut backoff);
     }
 }
 
@@ -390,7 +390,7 @@ pub fn wait(inst: &Instance, id: ReqId) -> Completed {
 /// request's `query_fn` is called for the status.
 pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Completed> {
     polled::run();
-    let vci = id.vci as usize;
+    let vci = id.vci() as usize;
     let greq = {
         let mut st = inst.vcis[vci].lock();
         engine::progress(&inst.transports, vci, &mut st);
@@ -431,7 +431,7 @@ pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Completed> {
 
 /// Whether request `id` is complete, without progress (`MPIX_Request_is_complete`).
 pub fn is_complete(inst: &Instance, id: ReqId) -> bool {
-    let st = inst.vcis[id.vci as usize].lock();
+    let st = inst.vcis[id.vci() as usize].lock();
     match st.requests.get(id) {
         None => false,
         Some(req) => match &req.ext {
@@ -450,13 +450,13 @@ pub fn is_complete(inst: &Instance, id: ReqId) -> bool {
 /// Whether `id` names a live request.
 pub fn exists(inst: &Instance, id: ReqId) -> bool {
     inst.vcis
-        .get(id.vci as usize)
+        .get(id.vci() as usize)
         .is_some_and(|v| v.lock().requests.get(id).is_some())
 }
 
 /// Whether `id` names a persistent request (and, if so, whether it is active).
 pub fn persistent_state(inst: &Instance, id: ReqId) -> Option<PersistentState> {
-    let st = inst.vcis[id.vci as usize].lock();
+    let st = inst.vcis[id.vci() as usize].lock();
     match &st.requests.get(id)?.ext {
         Ext::Persistent(p) => Some(p.state),
         _ => None,
@@ -468,7 +468,7 @@ pub fn persistent_state(inst: &Instance, id: ReqId) -> Option<PersistentState> {
 /// `free_fn` runs now if it is complete, else inside `MPI_Grequest_complete`.
 pub fn detach(inst: &Instance, id: ReqId) -> bool {
     let greq = {
-        let mut st = inst.vcis[id.vci as usize].lock();
+        let mut st = inst.vcis[id.vci() as usize].lock();
         let Some(r) = st.requests.get_mut(id) else {
             return false;
         };
@@ -557,7 +557,7 @@ pub fn greq_complete(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
     let g = {
         let st = inst
             .vcis
-            .get(id.vci as usize)
+            .get(id.vci() as usize)
             .ok_or_else(|| not_greq(func))?
             .lock();
         match st.requests.get(id) {
@@ -575,7 +575,7 @@ pub fn greq_complete(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
         Ok(false) => Ok(()),
         Ok(true) => {
             // The user freed it earlier: it goes now, and free_fn runs (no lock held).
-            inst.vcis[id.vci as usize].lock().requests.release(id);
+            inst.vcis[id.vci() as usize].lock().requests.release(id);
             g.class.free(g.state);
             Ok(())
         }
@@ -586,7 +586,7 @@ pub fn greq_complete(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
 /// `id` is no generalized request.
 pub fn greq_cancel(inst: &Instance, id: ReqId) -> bool {
     let g = {
-        let st = inst.vcis[id.vci as usize].lock();
+        let st = inst.vcis[id.vci() as usize].lock();
         match st.requests.get(id) {
             Some(Request {
                 ext: Ext::Greq(g), ..

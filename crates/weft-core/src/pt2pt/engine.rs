@@ -509,6 +509,7 @@ pub fn start_recv(
 }
 
 /// `start_recv` with the request's `owner` (see `Request::owner`).
+#[inline]
 pub fn start_recv_owned(
     t: &Transports,
     vci: usize,
@@ -517,9 +518,7 @@ pub fn start_recv_owned(
     buf: Buf,
     owner: usize,
 ) -> ReqId {
-    let mut req = Request::new(Kind::Recv, buf);
-    req.owner = owner;
-    let id = st.requests.alloc(req);
+    let id = st.requests.alloc_recv(buf, owner);
     match st.matching.take_unexpected(&pattern) {
         Some(message) => receive_matched(t, vci, st, id, message),
         None => st.matching.post(Posted { pattern, req: id }),

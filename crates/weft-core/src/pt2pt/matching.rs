@@ -42,6 +42,7 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    #[inline]
     pub fn matches(&self, key: &Key) -> bool {
         self.context == key.context
             && match self.source {
@@ -100,16 +101,22 @@ pub struct Matching {
 }
 
 impl Matching {
+    #[inline]
     pub fn post(&mut self, posted: Posted) {
         self.posted.push_back(posted);
     }
 
     /// The first posted receive matching `key`, removed from the queue.
+    #[inline]
     pub fn take_posted(&mut self, key: &Key) -> Option<Posted> {
         // Usually the oldest receive matches (messages arrive in the order they are awaited).
         if self.posted.front()?.pattern.matches(key) {
             return self.posted.pop_front();
         }
+        self.search_posted(key)
+    }
+
+    fn search_posted(&mut self, key: &Key) -> Option<Posted> {
         let i = self.posted.iter().position(|p| p.pattern.matches(key))?;
         self.posted.remove(i)
     }
@@ -130,7 +137,16 @@ impl Matching {
     }
 
     /// The first unexpected message matching `pattern`, removed from the queue.
+    #[inline]
     pub fn take_unexpected(&mut self, pattern: &Pattern) -> Option<Unexpected> {
+        if self.unexpected.is_empty() {
+            // The common case of a receive posted ahead of its message.
+            return None;
+        }
+        self.search_unexpected(pattern)
+    }
+
+    fn search_unexpected(&mut self, pattern: &Pattern) -> Option<Unexpected> {
         if pattern.matches(&self.unexpected.front()?.key) {
             return self.unexpected.pop_front();
         }
@@ -225,11 +241,7 @@ mod tests {
     #[test]
     fn posted_in_order_and_cancel() {
         let mut m = Matching::default();
-        let req = |slot| ReqId {
-            vci: 0,
-            slot,
-            gen: 1,
-        };
+        let req = |slot| ReqId::new(0, slot, 1);
         let p = |source, slot| Posted {
             pattern: Pattern {
                 context: 0,

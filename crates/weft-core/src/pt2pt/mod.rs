@@ -173,7 +173,7 @@ pub fn cancel(inst: &Instance, id: ReqId) {
     if progress::greq_cancel(inst, id) {
         return;
     }
-    let mut st = inst.vcis[id.vci as usize].lock();
+    let mut st = inst.vcis[id.vci() as usize].lock();
     let target = match st.requests.get(id) {
         Some(Request {
             ext: Ext::Persistent(p),
@@ -222,7 +222,7 @@ pub enum Started {
 
 /// `MPI_Start`: start an inactive persistent request.
 pub fn start(inst: &Instance, id: ReqId, func: &str) -> MpiResult<Started> {
-    let vci = id.vci as usize;
+    let vci = id.vci() as usize;
     let mut st = inst.vcis[vci].lock();
     let op = match st.requests.get(id) {
         Some(Request {
@@ -285,12 +285,12 @@ pub fn start(inst: &Instance, id: ReqId, func: &str) -> MpiResult<Started> {
 /// complete (the data is in the attached buffer).
 /// A persistent collective was started by the caller: its schedule request is `inner`.
 pub fn start_running(inst: &Instance, id: ReqId, inner: ReqId) {
-    let mut st = inst.vcis[id.vci as usize].lock();
+    let mut st = inst.vcis[id.vci() as usize].lock();
     set_persistent_state(&mut st, id, PersistentState::Running(inner));
 }
 
 pub fn start_done(inst: &Instance, id: ReqId) {
-    let mut st = inst.vcis[id.vci as usize].lock();
+    let mut st = inst.vcis[id.vci() as usize].lock();
     set_persistent_state(&mut st, id, PersistentState::Done(Status::default()));
 }
 

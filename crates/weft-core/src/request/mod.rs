@@ -135,6 +135,7 @@ pub struct Request {
 }
 
 impl Request {
+    #[inline]
     pub fn new(kind: Kind, buf: Buf) -> Request {
         Request {
             kind,

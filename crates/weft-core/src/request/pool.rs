@@ -2,36 +2,66 @@
 //! (a request already completed and released) is recognised instead of aliasing a new one.
 #![forbid(unsafe_code)]
 
-use super::{Kind, Request, Status};
+use super::{Ext, Kind, Request, Status};
+use crate::datatype::Buf;
 
 /// Generations and slots use 24 bits each, matching the handle encoding.
 const GEN_MASK: u32 = (1 << 24) - 1;
 const SLOT_LIMIT: u32 = 1 << 24;
 
+/// A request's id: slot, VCI and generation packed into one word, laid out as the bits of
+/// its MPI handle (slot in bits 0..24, VCI in 32..40, generation in 40..64) so that it
+/// travels in a register and converts to a handle with one OR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ReqId {
-    pub vci: u8,
-    pub slot: u32,
-    pub gen: u32,
-}
+pub struct ReqId(u64);
+
+const SLOT_BITS: u64 = (1 << 24) - 1;
+const VCI_SHIFT: u32 = 32;
+const GEN_SHIFT: u32 = 40;
 
 impl ReqId {
+    pub fn new(vci: u8, slot: u32, gen: u32) -> ReqId {
+        ReqId(
+            (slot as u64 & SLOT_BITS)
+                | ((vci as u64) << VCI_SHIFT)
+                | (((gen & GEN_MASK) as u64) << GEN_SHIFT),
+        )
+    }
+
+    /// The id from its packed bits (`bits`); bits 24..32 are ignored.
+    pub fn from_bits(bits: u64) -> ReqId {
+        ReqId(bits & !(0xff << 24))
+    }
+
+    /// The packed bits (bits 24..32 zero: free for a handle's kind).
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    pub fn vci(self) -> u8 {
+        (self.0 >> VCI_SHIFT) as u8
+    }
+
+    pub fn slot(self) -> u32 {
+        (self.0 & SLOT_BITS) as u32
+    }
+
+    pub fn gen(self) -> u32 {
+        (self.0 >> GEN_SHIFT) as u32
+    }
+
     /// The id as one integer for the wire (echoed back by peers in acks).
     pub fn token(self) -> u64 {
-        ((self.gen as u64) << 32) | self.slot as u64
+        ((self.gen() as u64) << 32) | self.slot() as u64
     }
 
     /// Whether this is a pool's shared completed send (see `COMPLETED_SEND_SLOT`).
     pub fn is_completed_send(self) -> bool {
-        self.slot == COMPLETED_SEND_SLOT && self.gen == 1
+        self.slot() == COMPLETED_SEND_SLOT && self.gen() == 1
     }
 
     pub fn from_token(vci: u8, token: u64) -> ReqId {
-        ReqId {
-            vci,
-            slot: token as u32,
-            gen: (token >> 32) as u32,
-        }
+        ReqId::new(vci, token as u32, (token >> 32) as u32)
     }
 }
 
@@ -43,7 +73,20 @@ const COMPLETED_SEND_SLOT: u32 = 0;
 
 struct Slot {
     gen: u32,
-    req: Option<Request>,
+    /// Whether `req` is a pending or completed request. A free slot keeps a vacant one (no
+    /// type, no extension) that the next allocation overwrites field by field in place.
+    live: bool,
+    req: Request,
+}
+
+impl Slot {
+    fn vacant() -> Slot {
+        Slot {
+            gen: 0,
+            live: false,
+            req: Request::new(Kind::Send, Buf::EMPTY),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -59,7 +102,8 @@ impl RequestPool {
         RequestPool {
             slots: vec![Slot {
                 gen: 1,
-                req: Some(done),
+                live: true,
+                req: done,
             }],
             free: Vec::new(),
             vci,
@@ -69,85 +113,104 @@ impl RequestPool {
     /// The shared request of sends that completed when they started (see
     /// `COMPLETED_SEND_SLOT`).
     pub fn completed_send(&self) -> ReqId {
-        ReqId {
-            vci: self.vci,
-            slot: COMPLETED_SEND_SLOT,
-            gen: 1,
-        }
+        ReqId::new(self.vci, COMPLETED_SEND_SLOT, 1)
     }
 
     pub fn alloc(&mut self, req: Request) -> ReqId {
+        let (id, entry) = self.take_free();
+        entry.req = req;
+        id
+    }
+
+    /// `alloc(Request::new(Kind::Recv, buf))` with `owner` set, written straight into the
+    /// slot (the hot path of every receive: no request is built elsewhere and copied).
+    #[inline]
+    pub fn alloc_recv(&mut self, buf: Buf, owner: usize) -> ReqId {
+        let (id, entry) = self.take_free();
+        let r = &mut entry.req;
+        r.kind = Kind::Recv;
+        r.complete = false;
+        r.status = Status::default();
+        r.buf = buf;
+        r.received = 0;
+        r.expected = 0;
+        r.detached = false;
+        r.owner = owner;
+        r.keep = buf.keep();
+        debug_assert!(matches!(r.ext, Ext::None), "a vacant slot has no extension");
+        id
+    }
+
+    /// A free slot, marked live under a new generation, and its id.
+    #[inline]
+    fn take_free(&mut self) -> (ReqId, &mut Slot) {
         let slot = match self.free.pop() {
             Some(slot) => slot,
-            None => {
-                let slot = self.slots.len() as u32;
-                assert!(
-                    slot < SLOT_LIMIT,
-                    "more than 2^24 requests pending on one VCI"
-                );
-                self.slots.push(Slot { gen: 0, req: None });
-                slot
-            }
+            None => self.grow(),
         };
         let entry = &mut self.slots[slot as usize];
         entry.gen = match (entry.gen + 1) & GEN_MASK {
             0 => 1,
             g => g,
         };
-        entry.req = Some(req);
-        ReqId {
-            vci: self.vci,
-            slot,
-            gen: entry.gen,
-        }
+        entry.live = true;
+        (ReqId::new(self.vci, slot, entry.gen), entry)
     }
 
-    pub fn get(&self, id: ReqId) -> Option<&Request> {
-        let entry = self.slots.get(id.slot as usize)?;
-        if entry.gen == id.gen && id.vci == self.vci {
-            entry.req.as_ref()
-        } else {
-            None
-        }
+    /// A new free slot at the end of the slab.
+    #[cold]
+    fn grow(&mut self) -> u32 {
+        let slot = self.slots.len() as u32;
+        assert!(
+            slot < SLOT_LIMIT,
+            "more than 2^24 requests pending on one VCI"
+        );
+        self.slots.push(Slot::vacant());
+        slot
     }
 
-    pub fn get_mut(&mut self, id: ReqId) -> Option<&mut Request> {
+    /// The live slot `id` names, if any.
+    #[inline]
+    fn slot_of(&mut self, id: ReqId) -> Option<&mut Slot> {
         let vci = self.vci;
-        let entry = self.slots.get_mut(id.slot as usize)?;
-        if entry.gen == id.gen && id.vci == vci {
-            entry.req.as_mut()
-        } else {
-            None
-        }
+        let entry = self.slots.get_mut(id.slot() as usize)?;
+        (entry.live && entry.gen == id.gen() && id.vci() == vci).then_some(entry)
+    }
+
+    #[inline]
+    pub fn get(&self, id: ReqId) -> Option<&Request> {
+        let entry = self.slots.get(id.slot() as usize)?;
+        (entry.live && entry.gen == id.gen() && id.vci() == self.vci).then_some(&entry.req)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: ReqId) -> Option<&mut Request> {
+        self.slot_of(id).map(|entry| &mut entry.req)
     }
 
     /// Remove a request, returning it.
     pub fn release(&mut self, id: ReqId) -> Option<Request> {
-        let vci = self.vci;
-        let entry = self.slots.get_mut(id.slot as usize)?;
-        if entry.gen != id.gen || id.vci != vci {
-            return None;
-        }
-        if id.slot == COMPLETED_SEND_SLOT {
+        let entry = self.slot_of(id)?;
+        if id.slot() == COMPLETED_SEND_SLOT {
             return Some(Request::completed(Kind::Send, Status::default()));
         }
-        let req = entry.req.take()?;
-        self.free.push(id.slot);
+        entry.live = false;
+        let req = std::mem::replace(&mut entry.req, Request::new(Kind::Send, Buf::EMPTY));
+        self.free.push(id.slot());
         Some(req)
     }
 
-    /// Remove a request, returning what `read` takes from it (the request itself is dropped
-    /// where it lies, not moved out).
+    /// Remove a request, returning what `read` takes from it (the request is not moved out:
+    /// what it holds is dropped where it lies and the slot stays vacant for reuse).
+    #[inline]
     pub fn release_with<R>(&mut self, id: ReqId, read: impl FnOnce(&Request) -> R) -> Option<R> {
-        let vci = self.vci;
-        let entry = self.slots.get_mut(id.slot as usize)?;
-        if entry.gen != id.gen || id.vci != vci {
-            return None;
-        }
-        let value = read(entry.req.as_ref()?);
-        if id.slot != COMPLETED_SEND_SLOT {
-            entry.req = None;
-            self.free.push(id.slot);
+        let entry = self.slot_of(id)?;
+        let value = read(&entry.req);
+        if id.slot() != COMPLETED_SEND_SLOT {
+            entry.live = false;
+            entry.req.keep = None;
+            entry.req.ext = Ext::None;
+            self.free.push(id.slot());
         }
         Some(value)
     }
@@ -161,19 +224,18 @@ impl RequestPool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::datatype::Buf;
 
     #[test]
     fn stale_ids_do_not_alias() {
         let mut pool = RequestPool::new(3);
         let a = pool.alloc(Request::new(Kind::Send, Buf::EMPTY));
-        assert_eq!(a.vci, 3);
+        assert_eq!(a.vci(), 3);
         assert!(pool.get(a).is_some());
         assert!(pool.release(a).is_some());
         assert!(pool.get(a).is_none());
         let b = pool.alloc(Request::new(Kind::Recv, Buf::EMPTY));
-        assert_eq!(a.slot, b.slot);
-        assert_ne!(a.gen, b.gen);
+        assert_eq!(a.slot(), b.slot());
+        assert_ne!(a.gen(), b.gen());
         assert!(pool.get(a).is_none());
         assert_eq!(pool.get(b).map(|r| r.kind), Some(Kind::Recv));
         assert_eq!(ReqId::from_token(3, b.token()), b);
@@ -181,10 +243,34 @@ mod tests {
     }
 
     #[test]
+    fn a_reused_slot_holds_a_fresh_receive() {
+        let mut pool = RequestPool::new(1);
+        let a = pool.alloc(Request::new(Kind::Send, Buf::EMPTY));
+        {
+            let r = pool.get_mut(a).expect("live");
+            r.complete = true;
+            r.detached = true;
+            r.received = 5;
+            r.status.tag = 9;
+        }
+        assert_eq!(pool.release_with(a, |r| r.status.tag), Some(9));
+        assert!(pool.get(a).is_none(), "released");
+        assert_eq!(pool.release_with(a, |_| ()), None, "released only once");
+        let b = pool.alloc_recv(Buf::EMPTY, 77);
+        assert_eq!(b.slot(), a.slot(), "the slot is reused");
+        let r = pool.get(b).expect("live");
+        assert_eq!(r.kind, Kind::Recv);
+        assert!(!r.complete && !r.detached);
+        assert_eq!((r.received, r.owner, r.status), (0, 77, Status::default()));
+        assert!(pool.get(a).is_none(), "the old id stays stale");
+        assert_eq!(pool.live(), 1);
+    }
+
+    #[test]
     fn the_completed_send_outlives_every_release() {
         let mut pool = RequestPool::new(2);
         let done = pool.completed_send();
-        assert_eq!(done.vci, 2);
+        assert_eq!(done.vci(), 2);
         for _ in 0..3 {
             let r = pool.release(done).expect("always there");
             assert!(r.complete);
@@ -193,7 +279,7 @@ mod tests {
         }
         assert!(pool.get(done).is_some_and(|r| r.complete));
         let a = pool.alloc(Request::new(Kind::Recv, Buf::EMPTY));
-        assert_ne!(a.slot, done.slot, "never handed out to another request");
+        assert_ne!(a.slot(), done.slot(), "never handed out to another request");
         assert_eq!(pool.live(), 1);
     }
 }

@@ -133,6 +133,7 @@ pub fn get(func: &str) -> MpiResult<&'static World> {
 }
 
 /// The world while it is usable (between `MPI_Init` and `MPI_Finalize`).
+#[inline]
 pub fn get_initialized() -> Option<&'static World> {
     match STATE.load(Ordering::Acquire) {
         INITIALIZED => WORLD.get(),
