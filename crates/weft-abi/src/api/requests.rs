@@ -278,8 +278,6 @@ fn finish_all(
     let n = reqs.len();
     let (mut open_stack, mut open_heap) = ([None; STACK_REQUESTS], Vec::new());
     let open = scratch(&mut open_stack, &mut open_heap, n, None);
-    let (mut done_stack, mut done_heap) = ([None; STACK_REQUESTS], Vec::new());
-    let done = scratch(&mut done_stack, &mut done_heap, n, None);
     // Handles are decoded here; whether each names a live request is checked by the first
     // sweep (with its VCI locked anyway), not by a separate lookup per request.
     let mut left = 0;
@@ -307,7 +305,17 @@ fn finish_all(
     let mut greqs = None;
     let mut first = true;
     while left > 0 {
-        let got = progress::sweep(inst, open, done, first).map_err(|i| {
+        let swept = progress::sweep(inst, open, first, |i, c| {
+            let s = done_status(&c);
+            if s.error != MPI_SUCCESS {
+                failed.push((i, s.error));
+            }
+            if let Some(out) = stats.as_deref_mut() {
+                status::to_c(&s, &mut out[i], false);
+            }
+            reqs[i] = after(reqs[i], &c);
+        });
+        let got = swept.map_err(|i| {
             MpiError::new(
                 ErrorClass::Request,
                 format!(
@@ -316,20 +324,6 @@ fn finish_all(
                 ),
             )
         })?;
-        if got > 0 {
-            for (i, d) in done.iter_mut().enumerate() {
-                if let Some(c) = d.take() {
-                    let s = done_status(&c);
-                    if s.error != MPI_SUCCESS {
-                        failed.push((i, s.error));
-                    }
-                    if let Some(out) = stats {
-                        status::to_c(&s, &mut out[i], false);
-                    }
-                    reqs[i] = after(reqs[i], &c);
-                }
-            }
-        }
         left -= got;
         first = false;
         if left == 0 {

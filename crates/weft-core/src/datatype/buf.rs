@@ -142,6 +142,7 @@ impl Buf {
     }
 
     /// Copy `src` into message bytes `offset..offset+src.len()`.
+    #[inline]
     pub fn unpack(&self, offset: usize, src: &[u8]) {
         assert!(
             offset
@@ -152,9 +153,20 @@ impl Buf {
         if src.is_empty() {
             return;
         }
+        if self.ty != 0 {
+            return self.unpack_typed(offset, src);
+        }
+        // SAFETY: in range (checked above); the constructor's caller guaranteed writability.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), (self.addr + offset) as *mut u8, src.len())
+        }
+    }
+
+    /// `unpack` into a non-contiguous layout (kept out of line: the contiguous case is hot).
+    fn unpack_typed(&self, offset: usize, src: &[u8]) {
         if let Some(t) = self.layout() {
-            // SAFETY: range checked; the stream is only read (the const parameter selects
-            // the direction); the constructor's caller vouched for writability.
+            // SAFETY: range checked by `unpack`; the stream is only read (the const parameter
+            // selects the direction); the constructor's caller vouched for writability.
             unsafe {
                 compile::move_range::<true>(
                     t,
@@ -164,11 +176,6 @@ impl Buf {
                     src.len(),
                 )
             };
-            return;
-        }
-        // SAFETY: in range (checked above); the constructor's caller guaranteed writability.
-        unsafe {
-            std::ptr::copy_nonoverlapping(src.as_ptr(), (self.addr + offset) as *mut u8, src.len())
         }
     }
 

@@ -235,14 +235,14 @@ pub fn take_if_complete(inst: &Instance, id: ReqId) -> Option<Completed> {
 /// started, so later ones are looked at in a later pass rather than again and again in
 /// every pass; progress itself does not depend on being looked at. With `full`, every
 /// request is looked at (the first pass, so that a stale handle is reported at once).
-/// `ids[i]` that completed
-/// get `done[i] = Some(..)` and become `None`; returns how many completed, or `Err(i)` if
-/// `ids[i]` names no request (a stale or forged handle).
+/// Each `ids[i]` that completed is handed to `on_done(i, ..)` (some with a VCI locked: it
+/// must not call into the library) and becomes `None`; returns how many completed, or
+/// `Err(i)` if `ids[i]` names no request (a stale or forged handle).
 pub fn sweep(
     inst: &Instance,
     ids: &mut [Option<ReqId>],
-    done: &mut [Option<Completed>],
     full: bool,
+    mut on_done: impl FnMut(usize, Completed),
 ) -> Result<usize, usize> {
     polled::run();
     let mut count = 0;
@@ -277,7 +277,7 @@ pub fn sweep(
                 Look::Pending if full => {}
                 Look::Pending => break,
                 Look::Done(c) => {
-                    done[j] = Some(c);
+                    on_done(j, c);
                     *slot = None;
                     count += 1;
                 }
@@ -292,7 +292,7 @@ pub fn sweep(
     }
     // Generalized requests' query_fn/free_fn run with no lock held.
     for (j, g, owner) in greqs {
-        done[j] = Some(finish_greq(&g, owner));
+        on_done(j, finish_greq(&g, owner));
         count += 1;
     }
     Ok(count)
