@@ -9,6 +9,7 @@ use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress::vci::VciState;
 use crate::request::{Kind, ReqId, Request, Status};
+use crate::runtime::Instance;
 use crate::transport::shm::{Envelope, Ring};
 use crate::transport::{Route, Transports};
 
@@ -524,6 +525,52 @@ pub fn start_recv_owned(
         None => st.matching.post(Posted { pattern, req: id }),
     }
     id
+}
+
+/// The fast path of a blocking receive: when nothing else is pending on the VCI (no posted
+/// receive that could match first, no unexpected message, nothing to send, no polled work)
+/// and this thread is the only one in the library, wait for the next arrival and, if it is
+/// an eager message for `pattern`, copy it straight from the ring into `buf`: no request,
+/// no queue. Anything else that arrives goes through `incoming` as usual and the caller
+/// takes the general path (`None`), which then finds it where `incoming` put it.
+pub fn recv_direct(inst: &Instance, vci: usize, pattern: &Pattern, buf: Buf) -> Option<Status> {
+    if crate::progress::polled::any() || inst.vcis[vci].is_threaded() {
+        return None;
+    }
+    let t = &inst.transports;
+    let mut guard = inst.vcis[vci].lock();
+    let st = &mut *guard;
+    if st.matching.posted_len() != 0 || st.matching.unexpected_len() != 0 {
+        return None;
+    }
+    let (ring, _) = arrival_watch(t, vci, st)?;
+    let mut backoff = crate::progress::Backoff::new(inst);
+    loop {
+        let mut head = st.shm_head;
+        let mut delivered_here = None;
+        let got = ring.try_pop(&mut head, |env, payload| {
+            let key = Key {
+                context: env.context,
+                source: env.src,
+                tag: env.tag,
+            };
+            if env.kind == protocol::EAGER
+                && env.flags & protocol::FLAG_SYNC == 0
+                && pattern.matches(&key)
+            {
+                let n = payload.len().min(buf.len());
+                buf.unpack(0, &payload[..n]);
+                delivered_here = Some(delivered(&key, payload.len() as u64, buf.len()));
+            } else {
+                incoming(t, vci, st, env, payload);
+            }
+        });
+        st.shm_head = head;
+        if got {
+            return delivered_here;
+        }
+        backoff.idle();
+    }
 }
 
 /// When the only thing this VCI can be waiting for is an arrival in its ring (nothing queued

@@ -121,6 +121,14 @@ pub fn irecv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, owner: usize
 
 /// A blocking receive. The status is returned even on truncation (as an error status).
 pub fn recv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf) -> Status {
+    let pattern = Pattern {
+        context: comm.context_id,
+        source,
+        tag,
+    };
+    if let Some(status) = engine::recv_direct(&comm.session.instance, comm.vci, &pattern, buf) {
+        return status;
+    }
     let id = irecv(comm, source, tag, buf, 0);
     progress::wait(&comm.session.instance, id).status
 }
