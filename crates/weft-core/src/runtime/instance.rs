@@ -130,8 +130,8 @@ static CURRENT: Mutex<Current> = Mutex::new(Current {
     sessions: 0,
 });
 
-/// Changes whenever the live instance does (bootstrap, last release), so that callers may
-/// cache a weak reference to it and know when the cache is stale.
+/// Changes whenever the live instance does (its bootstrap: it then stays, see `release`), so
+/// that callers may cache a weak reference to it and know when the cache is stale.
 static LIVE_EPOCH: AtomicU64 = AtomicU64::new(0);
 
 /// Whether any session or `MPI_Init_thread` of this process asked for `MPI_THREAD_MULTIPLE`
@@ -179,15 +179,18 @@ impl Instance {
         Ok(instance)
     }
 
-    /// A session ended. The last one shuts the instance down: the launcher is told this
-    /// process finished normally, and the next `acquire` bootstraps anew.
+    /// A session ended. When it was the last one, the launcher is told this process
+    /// finished normally, but the instance stays for a later session (or `MPI_Init`) to
+    /// reuse: peers may still be using it. Bootstrapping anew would open transports that a
+    /// peer whose own sessions never all ended keeps ignoring (one process may finalize its
+    /// last session and start another while its peer's first is still open), and reuse keeps
+    /// init/finalize cycles free of any growth. Its memory goes when the process exits.
     pub fn release(&self) {
         let mut current = current();
         current.sessions = current.sessions.saturating_sub(1);
         if current.sessions == 0 {
-            current.instance = None;
-            LIVE_EPOCH.fetch_add(1, Ordering::AcqRel);
-            // Nothing useful can be done if the launcher connection fails at this point.
+            // Nothing useful can be done if the launcher connection fails at this point (or
+            // was already closed by an earlier last session).
             let _ = self.pmi().finalize();
         }
     }
