@@ -67,6 +67,7 @@ pub fn is_user_handle_of(handle: usize, kind: Kind) -> bool {
     handle >= FIRST_USER_HANDLE && (handle >> KIND_SHIFT) as u8 == kind as u8
 }
 
+#[inline]
 pub fn decode(handle: usize) -> Option<Decoded> {
     if handle < FIRST_USER_HANDLE {
         return None;
@@ -108,6 +109,7 @@ struct Slot<T> {
 const FIRST_CHUNK: usize = 64;
 const CHUNKS: usize = 19;
 
+#[inline]
 fn locate(slot: u32) -> (usize, usize) {
     let n = slot as usize / FIRST_CHUNK + 1;
     let chunk = (usize::BITS - 1 - n.leading_zeros()) as usize;
@@ -277,6 +279,7 @@ impl<T> Table<T> {
     /// the caller knows no other thread calls MPI at the same time (thread level below
     /// `MPI_THREAD_MULTIPLE`) and defers the drop of objects removed while it may hold one
     /// (see `objects::CommRef`).
+    #[inline]
     pub unsafe fn borrow(&self, handle: usize) -> Result<&T, BadHandle> {
         if let Some(d) = decode(handle) {
             if d.kind == self.kind as u8 {

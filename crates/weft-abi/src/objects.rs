@@ -2,7 +2,9 @@
 //! returns the error class the standard asks for, with a message naming the function and
 //! the argument.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
@@ -60,16 +62,31 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
 /// A communicator borrowed for one call: the predefined ones without touching a reference
 /// count (they live as long as the world); user ones the same way while calls cannot overlap
 /// (below `MPI_THREAD_MULTIPLE`), else through the handle table's `Arc`.
-pub enum CommRef {
-    Static(&'static Arc<Comm>),
-    Borrowed(&'static Comm),
+pub struct CommRef {
+    /// The communicator (inside the `Arc` that `hold` says keeps it alive): dereferencing a
+    /// `CommRef` is one load, whatever the kind.
+    comm: NonNull<Comm>,
+    hold: Hold,
+}
+
+/// What keeps a `CommRef`'s communicator alive.
+enum Hold {
+    /// A predefined communicator: the world, which lives until the process exits.
+    Static,
+    /// A user communicator in the handle table, borrowed without a count (see `BORROWED`).
+    Borrowed,
     Owned(Arc<Comm>),
 }
 
-thread_local! {
-    /// User communicators this thread has borrowed (`CommRef::Borrowed`) and not released:
-    /// non-zero while a blocking call runs a callback that frees a communicator.
-    static BORROWED: Cell<u32> = const { Cell::new(0) };
+/// User communicators borrowed (`Hold::Borrowed`) and not released: non-zero while a
+/// blocking call runs a callback that frees a communicator. Borrows happen only while calls
+/// cannot overlap (one thread in the library at a time), so a load and a store suffice: no
+/// read-modify-write and no thread-local lookup (a function call in a shared library).
+static BORROWED: AtomicU32 = AtomicU32::new(0);
+
+fn borrowed_add(delta: i32) {
+    let now = BORROWED.load(Ordering::Relaxed);
+    BORROWED.store(now.wrapping_add_signed(delta), Ordering::Relaxed);
 }
 
 /// Freed communicators that a borrowing call on this thread may still be using; dropped by
@@ -78,25 +95,36 @@ static FREED_WHILE_BORROWED: Mutex<Vec<Arc<Comm>>> = Mutex::new(Vec::new());
 
 impl std::ops::Deref for CommRef {
     type Target = Comm;
+    #[inline]
     fn deref(&self) -> &Comm {
-        match self {
-            CommRef::Static(c) => c,
-            CommRef::Borrowed(c) => c,
-            CommRef::Owned(c) => c,
-        }
+        // SAFETY: `comm` points into an `Arc` that `hold` keeps alive for as long as `self`.
+        unsafe { self.comm.as_ref() }
     }
 }
 
 impl CommRef {
+    fn of_static(comm: &'static Arc<Comm>) -> CommRef {
+        CommRef {
+            comm: NonNull::from(&**comm),
+            hold: Hold::Static,
+        }
+    }
+
+    fn owned(comm: Arc<Comm>) -> CommRef {
+        CommRef {
+            comm: NonNull::from(&*comm),
+            hold: Hold::Owned(comm),
+        }
+    }
+
     /// A counted reference, for a communicator an operation keeps beyond the call.
     pub fn to_arc(&self) -> Arc<Comm> {
-        match self {
-            CommRef::Static(c) => Arc::clone(c),
-            CommRef::Owned(c) => c.clone(),
-            CommRef::Borrowed(c) => {
-                let raw: *const Comm = *c;
-                // SAFETY: `raw` is the object of an `Arc` the handle table holds (see
-                // `Table::borrow`), so taking one more count on it is valid.
+        match &self.hold {
+            Hold::Owned(c) => c.clone(),
+            Hold::Static | Hold::Borrowed => {
+                let raw = self.comm.as_ptr().cast_const();
+                // SAFETY: `raw` is the object of an `Arc` (the world's, or the handle
+                // table's: see `Table::borrow`), so taking one more count on it is valid.
                 unsafe {
                     Arc::increment_strong_count(raw);
                     Arc::from_raw(raw)
@@ -108,8 +136,8 @@ impl CommRef {
 
 impl Drop for CommRef {
     fn drop(&mut self) {
-        if let CommRef::Borrowed(_) = self {
-            BORROWED.with(|b| b.set(b.get() - 1));
+        if let Hold::Borrowed = self.hold {
+            borrowed_add(-1);
         }
     }
 }
@@ -118,12 +146,12 @@ impl Drop for CommRef {
 /// lock unless calls may overlap.
 pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
     match handle {
-        MPI_COMM_WORLD => Ok(CommRef::Static(&world::get(func)?.world)),
-        MPI_COMM_SELF => Ok(CommRef::Static(&world::get(func)?.self_comm)),
-        MPI_COMM_NULL => comm(handle, func, arg).map(CommRef::Owned),
+        MPI_COMM_WORLD => Ok(CommRef::of_static(&world::get(func)?.world)),
+        MPI_COMM_SELF => Ok(CommRef::of_static(&world::get(func)?.self_comm)),
+        MPI_COMM_NULL => comm(handle, func, arg).map(CommRef::owned),
         _ if !calls_may_overlap() => borrow_user_comm(handle)
             .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
-        _ => comm(handle, func, arg).map(CommRef::Owned),
+        _ => comm(handle, func, arg).map(CommRef::owned),
     }
 }
 
@@ -131,8 +159,8 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
 #[inline]
 pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
     match handle {
-        MPI_COMM_WORLD => Some(CommRef::Static(&world::get_initialized()?.world)),
-        MPI_COMM_SELF => Some(CommRef::Static(&world::get_initialized()?.self_comm)),
+        MPI_COMM_WORLD => Some(CommRef::of_static(&world::get_initialized()?.world)),
+        MPI_COMM_SELF => Some(CommRef::of_static(&world::get_initialized()?.self_comm)),
         _ if handle >= crate::handles::FIRST_USER_HANDLE && !calls_may_overlap() => {
             borrow_user_comm(handle).ok()
         }
@@ -142,13 +170,17 @@ pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
 
 /// A user communicator borrowed without lock or reference count; only while calls cannot
 /// overlap (the caller checks `calls_may_overlap`).
+#[inline]
 fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
     // SAFETY: no other thread is in MPI (thread level below MULTIPLE, checked by the
     // callers), and a communicator freed while this thread borrows one is kept alive
     // (`release_comm`).
     let c = unsafe { COMMS.borrow(handle) }?;
-    BORROWED.with(|b| b.set(b.get() + 1));
-    Ok(CommRef::Borrowed(c))
+    borrowed_add(1);
+    Ok(CommRef {
+        comm: NonNull::from(c),
+        hold: Hold::Borrowed,
+    })
 }
 
 /// Let go of a communicator removed from the table by `MPI_Comm_free`/`disconnect`. If a
@@ -159,7 +191,7 @@ pub fn release_comm(comm: Arc<Comm>) {
         .lock()
         .unwrap_or_else(|p| p.into_inner());
     freed.push(comm);
-    if BORROWED.with(Cell::get) == 0 {
+    if BORROWED.load(Ordering::Relaxed) == 0 {
         let drained = std::mem::take(&mut *freed);
         drop(freed);
         drop(drained);
