@@ -2,10 +2,12 @@
 //! the core's `Type`), resolved with the error class and message the standard asks for.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::ffi::c_void;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use weft_core::datatype::{Datatype, Type, TypeClass};
+use weft_core::datatype::{Buf, Datatype, Type, TypeClass};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::op::{Elem, Reduction};
 
 use crate::constants::*;
 use crate::ctypes::*;
@@ -278,6 +280,49 @@ pub fn contiguous_predefined_size(handle: MPI_Datatype) -> usize {
         Some(i) if i < 256 => CONTIGUOUS_SIZES[i] as usize,
         _ => 0,
     }
+}
+
+/// The message memory of `count` elements of a predefined byte-contiguous type at `buf`, as
+/// plain bytes; `None` for any other type or a count that is negative or overflows (the
+/// caller then takes its general path, which reports errors).
+#[inline(always)]
+pub fn contiguous_buf(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> Option<Buf> {
+    let size = contiguous_predefined_size(datatype);
+    if size == 0 || count < 0 || (buf.is_null() && count > 0) {
+        return None;
+    }
+    let bytes = (count as usize)
+        .checked_mul(size)
+        .filter(|&b| b <= isize::MAX as usize)?;
+    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
+    // and to leave it alone until the operation completes; these bytes are the elements.
+    Some(unsafe { Buf::new(buf as usize, bytes) })
+}
+
+/// The element layout predefined reductions see in each byte-contiguous predefined type
+/// (indexed like `CONTIGUOUS_SIZES`), for the reductions' fast paths.
+static CONTIGUOUS_ELEMS: LazyLock<[Option<Elem>; 256]> = LazyLock::new(|| {
+    let mut elems = [None; 256];
+    for (i, e) in elems.iter_mut().enumerate() {
+        if CONTIGUOUS_SIZES[i] != 0 {
+            *e = types()[i]
+                .as_ref()
+                .and_then(|t| t.element())
+                .and_then(Elem::of);
+        }
+    }
+    elems
+});
+
+/// The reduction `op` performs on a byte-contiguous predefined `datatype`, when both are
+/// predefined and the standard defines the op on the type; `None` otherwise (the general
+/// path then decides, and reports what is wrong).
+#[inline]
+pub fn contiguous_reduction(op: MPI_Op, datatype: MPI_Datatype) -> Option<Reduction> {
+    let kind = crate::api::op::predefined(op)?;
+    let i = datatype.checked_sub(0x200).filter(|&i| i < 256)?;
+    let elem = CONTIGUOUS_ELEMS[i]?;
+    Reduction::of_elem(kind, elem, CONTIGUOUS_SIZES[i] as usize)
 }
 
 /// `committed` for the hot paths (send, receive): predefined types are borrowed.

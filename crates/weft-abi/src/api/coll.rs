@@ -268,6 +268,42 @@ pub(crate) fn parts(
         .collect()
 }
 
+/// The arguments of a blocking reduction that need no checks beyond those made here.
+struct PlainReduce {
+    comm: CommRef,
+    send: Buf,
+    recv: Buf,
+    red: Reduction,
+}
+
+/// The fast path of `MPI_Allreduce`/`MPI_Reduce`: distinct send and receive buffers of a
+/// predefined byte-contiguous type, a predefined op defined on it, an intracommunicator.
+/// `None` for anything else, every error included: the general path then checks everything
+/// and reports.
+#[inline(always)]
+fn plain_reduce_args(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> Option<PlainReduce> {
+    if is_in_place(sendbuf) || (sendbuf == recvbuf.cast_const() && count != 0) {
+        return None;
+    }
+    let send = datatypes::contiguous_buf(sendbuf, count.into(), datatype)?;
+    let recv = datatypes::contiguous_buf(recvbuf, count.into(), datatype)?;
+    let red = datatypes::contiguous_reduction(op, datatype)?;
+    let comm = objects::comm_ref_quiet(comm).filter(|c| !c.is_inter())?;
+    Some(PlainReduce {
+        comm,
+        send,
+        recv,
+        red,
+    })
+}
+
 fn op_for(op: MPI_Op, datatype: MPI_Datatype, func: &str) -> MpiResult<(TypeRef, Reduction)> {
     let t = datatypes::committed_ref(datatype, func, "datatype")?;
     let red = reduction(op, datatype, &t, func)?;
@@ -393,6 +429,15 @@ pub(crate) fn mpi_bcast(
     root: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
+    // Fast path: a predefined byte-contiguous type, a valid root on an intracommunicator.
+    if let (Some(buf), Some(c)) = (
+        datatypes::contiguous_buf(buffer, count.into(), datatype),
+        objects::comm_ref_quiet(comm),
+    ) {
+        if !c.is_inter() && root >= 0 && (root as u32) < c.size() {
+            return core("MPI_Bcast", coll::bcast(&c, &buf, root as u32));
+        }
+    }
     bcast(
         buffer,
         count as i64,
@@ -488,6 +533,12 @@ pub(crate) fn mpi_reduce(
     root: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
+    if let Some(a) = plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) {
+        if root >= 0 && (root as u32) < a.comm.size() {
+            let r = coll::reduce(&a.comm, Some(&a.send), &a.recv, &a.red, root as u32);
+            return core("MPI_Reduce", r);
+        }
+    }
     reduce(
         sendbuf,
         recvbuf,
@@ -582,6 +633,10 @@ pub(crate) fn mpi_allreduce(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
+    if let Some(a) = plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) {
+        let r = coll::allreduce(&a.comm, Some(&a.send), &a.recv, &a.red);
+        return core("MPI_Allreduce", r);
+    }
     let k = AllKind::Allreduce;
     all_reduce(
         k,

@@ -12,6 +12,7 @@ use weft_core::request::{PersistentOp, Status};
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::datatypes::contiguous_buf;
 use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
 use crate::{datatypes, objects, status};
@@ -60,23 +61,6 @@ pub(crate) fn message_buf(
     // and to leave it alone until the operation completes; the type stays alive through the
     // handle table during the call and through the request (`Request::keep`) after it.
     Ok(unsafe { Buf::typed(buf as usize, count as usize, &dt) })
-}
-
-/// The message memory of `count` elements of a predefined byte-contiguous type at `buf`, as
-/// plain bytes; `None` for any other type or a count that is negative or overflows (the
-/// caller then takes its general path, which reports errors).
-#[inline(always)]
-fn contiguous_buf(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> Option<Buf> {
-    let size = datatypes::contiguous_predefined_size(datatype);
-    if size == 0 || count < 0 || (buf.is_null() && count > 0) {
-        return None;
-    }
-    let bytes = (count as usize)
-        .checked_mul(size)
-        .filter(|&b| b <= isize::MAX as usize)?;
-    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
-    // and to leave it alone until the operation completes; these bytes are the elements.
-    Some(unsafe { Buf::new(buf as usize, bytes) })
 }
 
 /// A destination rank: `None` for `MPI_PROC_NULL`.

@@ -240,6 +240,18 @@ impl Reduction {
     }
 
     /// A user op on packed instances of `extent` bytes.
+    /// `predefined` for an element layout already known (`Elem::of` of the type) and `size`
+    /// bytes per element; `None` where `predefined` would fail (the caller then takes the
+    /// path that reports why).
+    #[inline]
+    pub fn of_elem(kind: OpKind, elem: Elem, size: usize) -> Option<Reduction> {
+        (elem.allows(kind) && kernels::supported(kind, elem)).then_some(Reduction {
+            op: Op::Predefined(kind),
+            elem: Some(elem),
+            extent: size.max(1),
+        })
+    }
+
     pub fn user(func: UserFn, commutative: bool, extent: usize) -> Reduction {
         Reduction {
             op: Op::User { func, commutative },
