@@ -63,19 +63,22 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
 /// count (they live as long as the world); user ones the same way while calls cannot overlap
 /// (below `MPI_THREAD_MULTIPLE`), else through the handle table's `Arc`.
 pub struct CommRef {
-    /// The communicator (inside the `Arc` that `hold` says keeps it alive): dereferencing a
-    /// `CommRef` is one load, whatever the kind.
+    /// The communicator, inside the `Arc` that `hold` says keeps it alive. Two words in all,
+    /// so a `CommRef` (and `Option<CommRef>`) travels in registers, and dereferencing it is
+    /// one load, whatever the kind.
     comm: NonNull<Comm>,
     hold: Hold,
 }
 
 /// What keeps a `CommRef`'s communicator alive.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Hold {
     /// A predefined communicator: the world, which lives until the process exits.
     Static,
     /// A user communicator in the handle table, borrowed without a count (see `BORROWED`).
     Borrowed,
-    Owned(Arc<Comm>),
+    /// A count of its own: `comm` came from `Arc::into_raw` and is given back on drop.
+    Owned,
 }
 
 /// User communicators borrowed (`Hold::Borrowed`) and not released: non-zero while a
@@ -103,6 +106,7 @@ impl std::ops::Deref for CommRef {
 }
 
 impl CommRef {
+    #[inline(always)]
     fn of_static(comm: &'static Arc<Comm>) -> CommRef {
         CommRef {
             comm: NonNull::from(&**comm),
@@ -112,32 +116,32 @@ impl CommRef {
 
     fn owned(comm: Arc<Comm>) -> CommRef {
         CommRef {
-            comm: NonNull::from(&*comm),
-            hold: Hold::Owned(comm),
+            // SAFETY: `Arc::into_raw` never returns null.
+            comm: unsafe { NonNull::new_unchecked(Arc::into_raw(comm).cast_mut()) },
+            hold: Hold::Owned,
         }
     }
 
     /// A counted reference, for a communicator an operation keeps beyond the call.
     pub fn to_arc(&self) -> Arc<Comm> {
-        match &self.hold {
-            Hold::Owned(c) => c.clone(),
-            Hold::Static | Hold::Borrowed => {
-                let raw = self.comm.as_ptr().cast_const();
-                // SAFETY: `raw` is the object of an `Arc` (the world's, or the handle
-                // table's: see `Table::borrow`), so taking one more count on it is valid.
-                unsafe {
-                    Arc::increment_strong_count(raw);
-                    Arc::from_raw(raw)
-                }
-            }
+        let raw = self.comm.as_ptr().cast_const();
+        // SAFETY: `raw` is the object of a live `Arc` (the world's, the handle table's or
+        // this reference's own), so taking one more count on it is valid.
+        unsafe {
+            Arc::increment_strong_count(raw);
+            Arc::from_raw(raw)
         }
     }
 }
 
 impl Drop for CommRef {
+    #[inline]
     fn drop(&mut self) {
-        if let Hold::Borrowed = self.hold {
-            borrowed_add(-1);
+        match self.hold {
+            Hold::Static => {}
+            Hold::Borrowed => borrowed_add(-1),
+            // SAFETY: an owned `comm` came from `Arc::into_raw` and is released once, here.
+            Hold::Owned => drop(unsafe { Arc::from_raw(self.comm.as_ptr().cast_const()) }),
         }
     }
 }
@@ -156,7 +160,7 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
 }
 
 /// `comm_ref` for fast paths: `None` instead of an error (the general path then reports it).
-#[inline]
+#[inline(always)]
 pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
     match handle {
         MPI_COMM_WORLD => Some(CommRef::of_static(&world::get_initialized()?.world)),
