@@ -58,12 +58,12 @@ pub struct Instance {
     pub spin: u32,
 }
 
-/// The launcher connection. `PMI_FD` can be taken over once per process, so the client
-/// outlives instances: it is created by the first bootstrap and finalized (told that this
-/// process ended normally) by the teardown of an instance.
+/// The launcher connection. `PMI_FD` can be taken over once per process: the client is
+/// created by the bootstrap and finalized (told that this process ended normally) when the
+/// last session ends (see `Instance::release`).
 static PMI: OnceLock<Mutex<PmiClient>> = OnceLock::new();
 
-/// The job layout, learnt from the launcher once per process (a later instance reuses it).
+/// The job layout, learnt from the launcher once per process.
 static JOB: OnceLock<JobLayout> = OnceLock::new();
 
 fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
@@ -135,7 +135,7 @@ static CURRENT: Mutex<Current> = Mutex::new(Current {
 static LIVE_EPOCH: AtomicU64 = AtomicU64::new(0);
 
 /// Whether any session or `MPI_Init_thread` of this process asked for `MPI_THREAD_MULTIPLE`
-/// (never reset: a later instance may still have threads inside from before).
+/// (never reset: threads of an earlier session may still be inside).
 static CONCURRENT_CALLS: AtomicBool = AtomicBool::new(false);
 
 /// Whether MPI calls of this process may overlap in time (some caller asked for
