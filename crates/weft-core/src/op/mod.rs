@@ -320,6 +320,40 @@ mod tests {
     }
 
     #[test]
+    fn of_elem_agrees_with_predefined() {
+        let types = [
+            dt("MPI_INT", 4, 4, TypeClass::SignedInt),
+            dt("MPI_BYTE", 1, 1, TypeClass::Byte),
+            dt("MPI_DOUBLE", 8, 8, TypeClass::Float),
+            dt("MPI_C_DOUBLE_COMPLEX", 16, 16, TypeClass::Complex),
+            dt("MPI_C_BOOL", 1, 1, TypeClass::Logical),
+            dt("MPI_LONG_DOUBLE", 16, 16, TypeClass::Float),
+        ];
+        use OpKind::*;
+        let ops = [
+            Max, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, Minloc, Replace,
+        ];
+        for t in &types {
+            let elem = Elem::of(t).expect("a predefined layout");
+            for op in ops {
+                let fast = Reduction::of_elem(op, elem, t.size);
+                let full = Reduction::predefined(op, t);
+                assert_eq!(fast.is_some(), full.is_ok(), "{} on {}", op.name(), t.name);
+                if let (Some(f), Ok(g)) = (fast, full) {
+                    assert_eq!((f.elem, f.extent), (g.elem, g.extent));
+                    // The same result on the same bytes.
+                    let input: Vec<u8> =
+                        (0..t.size as u8 * 2).map(|b| b.wrapping_mul(37)).collect();
+                    let (mut a, mut b) = (vec![3u8; input.len()], vec![3u8; input.len()]);
+                    f.apply(&input, &mut a);
+                    g.apply(&input, &mut b);
+                    assert_eq!(a, b, "{} on {}", op.name(), t.name);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn user_op_sees_counts() {
         let f: UserFn = Arc::new(|a: &[u8], b: &mut [u8], n: usize| {
             assert_eq!(n * 2, a.len());
