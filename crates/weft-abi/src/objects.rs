@@ -53,10 +53,44 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
             ErrorClass::Comm,
             format!("{func}({arg}=MPI_COMM_NULL): a valid communicator is required"),
         )),
-        _ => COMMS
-            .get(handle)
-            .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
+        _ => {
+            let c = COMMS
+                .get(handle)
+                .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))?;
+            resolved(&c, func)?;
+            Ok(c)
+        }
     }
+}
+
+/// `comm` for releasing a communicator: waits until its context-id agreement settled (so no
+/// agreement outlives the handle) but also accepts one whose agreement failed.
+pub fn comm_settled(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
+    match handle {
+        MPI_COMM_WORLD | MPI_COMM_SELF | MPI_COMM_NULL => comm(handle, func, arg),
+        _ => {
+            let c = COMMS
+                .get(handle)
+                .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))?;
+            // A failed agreement is this communicator's last news; freeing it is fine.
+            let _ = c.resolve();
+            Ok(c)
+        }
+    }
+}
+
+/// Wait, if needed, until a communicator from `MPI_Comm_create_from_group` has its context
+/// id (agreed in the progress engine after that call returned); its error if the agreement
+/// failed. Every communicator handed to the core goes through here first.
+#[inline]
+fn resolved(c: &Comm, func: &str) -> MpiResult<()> {
+    if c.is_resolved() {
+        return Ok(());
+    }
+    c.resolve().map_err(|e| MpiError {
+        message: format!("{func}(comm): {}", e.message),
+        ..e
+    })
 }
 
 /// A communicator borrowed for one call: the predefined ones without touching a reference
@@ -153,8 +187,10 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
         MPI_COMM_WORLD => Ok(CommRef::of_static(&world::get(func)?.world)),
         MPI_COMM_SELF => Ok(CommRef::of_static(&world::get(func)?.self_comm)),
         MPI_COMM_NULL => comm(handle, func, arg).map(CommRef::owned),
-        _ if !calls_may_overlap() => borrow_user_comm(handle)
-            .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why)),
+        // A handle the borrow refuses goes through `comm`, which says why.
+        _ if !calls_may_overlap() => {
+            borrow_user_comm(handle).or_else(|_| comm(handle, func, arg).map(CommRef::owned))
+        }
         _ => comm(handle, func, arg).map(CommRef::owned),
     }
 }
@@ -180,6 +216,10 @@ fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
     // callers), and a communicator freed while this thread borrows one is kept alive
     // (`release_comm`).
     let c = unsafe { COMMS.borrow(handle) }?;
+    if !c.is_resolved() && c.resolve().is_err() {
+        // A failed agreement: the general path reports it (`comm`).
+        return Err(BadHandle::Invalid);
+    }
     borrowed_add(1);
     Ok(CommRef {
         comm: NonNull::from(c),

@@ -377,7 +377,7 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
             format!("{func}(comm={name}): a predefined communicator cannot be freed"),
         ));
     }
-    let c = objects::comm(h, func, "comm")?;
+    let c = objects::comm_settled(h, func, "comm")?;
     free_comm_attrs(h, &c, func)?;
     let removed = objects::COMMS.remove(h).map_err(|why| {
         MpiError::new(

@@ -1213,7 +1213,7 @@ unsafe fn recv_init(
         None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
         Some(src) => PersistentOp::Recv {
             pattern: Pattern {
-                context: c.context_id,
+                context: c.context_id(),
                 source: src,
                 tag,
             },

@@ -356,18 +356,18 @@ pub(crate) unsafe fn mpi_intercomm_create_from_groups(
     let remote_leader_proc = rg.checked_rank(remote_leader, func, "remote_leader")?;
     // The local group's communicator, then (leaders only) a two-process bridge between the
     // leaders; both are agreed among their members alone, told apart by derived tags.
+    // Both are used at once below: wait for their context ids (`create_from_group` returns
+    // before its agreement).
     let local = comm::create_from_group(&s, &lg, &format!("{tag}\u{0}local"), e.clone())?;
+    local.resolve()?;
     let mut leaders = vec![local_leader_proc, remote_leader_proc];
     leaders.sort_unstable();
     let am_leader = local.rank == local_leader as u32;
     let bridge = if am_leader {
         let g = Group::with_origin(leaders.clone(), Some(s.clone()));
-        Some(comm::create_from_group(
-            &s,
-            &g,
-            &format!("{tag}\u{0}leaders"),
-            e.clone(),
-        )?)
+        let b = comm::create_from_group(&s, &g, &format!("{tag}\u{0}leaders"), e.clone())?;
+        b.resolve()?;
+        Some(b)
     } else {
         None
     };

@@ -41,8 +41,10 @@ pub struct Comm {
     pub rank: u32,
     /// An intercommunicator's remote group: point-to-point ranks name its members.
     pub remote: Option<Group>,
-    /// The compact context id carried on the wire (point-to-point; `+1` for collectives).
-    pub context_id: u32,
+    /// The compact context id carried on the wire (point-to-point; `+1` for collectives):
+    /// set at creation, except for `MPI_Comm_create_from_group`, whose members agree on it
+    /// in the progress engine after the call returned (`resolve` waits for it).
+    context: OnceLock<MpiResult<u32>>,
     /// Index of the implicit VCI this communicator's traffic uses.
     pub vci: usize,
     pub session: Arc<Session>,
@@ -78,12 +80,27 @@ impl Comm {
         name: &str,
     ) -> Comm {
         let vci = session.instance.vci_for_context(context_id);
+        let c = Comm::unresolved(kind, group, rank, vci, session, errhandler, name);
+        let _ = c.context.set(Ok(context_id));
+        c
+    }
+
+    /// A communicator whose context id is agreed later (`set_context`), on VCI `vci`.
+    pub(super) fn unresolved(
+        kind: CommKind,
+        group: Group,
+        rank: u32,
+        vci: usize,
+        session: Arc<Session>,
+        errhandler: Arc<Errhandler>,
+        name: &str,
+    ) -> Comm {
         Comm {
             kind,
             group,
             rank,
             remote: None,
-            context_id,
+            context: OnceLock::new(),
             vci,
             session,
             topo: None,
@@ -116,9 +133,48 @@ impl Comm {
         c
     }
 
+    /// The context id point-to-point operations on this communicator use. Only for a
+    /// resolved communicator (every one the ABI layer hands to the core is: `resolve`).
+    #[inline]
+    pub fn context_id(&self) -> u32 {
+        match self.context.get() {
+            Some(Ok(id)) => *id,
+            _ => panic!("a communicator used before its context id was agreed"),
+        }
+    }
+
     /// The context id collective operations on this communicator use.
     pub fn collective_context(&self) -> u32 {
-        self.context_id + 1
+        self.context_id() + 1
+    }
+
+    /// Whether the context id is known (not pending, not failed).
+    #[inline]
+    pub fn is_resolved(&self) -> bool {
+        matches!(self.context.get(), Some(Ok(_)))
+    }
+
+    /// Wait until the context id is agreed, making progress meanwhile; the agreement's
+    /// error if it failed. Call with no VCI locked.
+    pub fn resolve(&self) -> MpiResult<()> {
+        let inst = &self.session.instance;
+        let mut backoff = crate::progress::Backoff::new(inst);
+        loop {
+            if let Some(r) = self.context.get() {
+                return r.as_ref().map(|_| ()).map_err(Clone::clone);
+            }
+            crate::progress::polled::run();
+            if crate::progress::poke_all(inst) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    /// The outcome of the context-id agreement of an unresolved communicator.
+    pub(super) fn set_context(&self, r: MpiResult<u32>) {
+        let _ = self.context.set(r);
     }
 
     /// Size of the (local) group.
@@ -218,8 +274,8 @@ impl Comm {
 
 impl Drop for Comm {
     fn drop(&mut self) {
-        if self.owns_context {
-            context_id::release(self.context_id);
+        if let (true, Some(Ok(id))) = (self.owns_context, self.context.get()) {
+            context_id::release(*id);
         }
     }
 }
@@ -258,7 +314,7 @@ fn agree_intra(parent: &Comm, func: &str) -> MpiResult<u32> {
     let ch = Channel::collective(parent);
     let members = exchange::all(parent.size());
     let me = parent.rank as usize;
-    context_id::agree(key(parent.context_id, 0), func, |buf| {
+    context_id::agree(key(parent.context_id(), 0), func, |buf| {
         ch.allreduce_and(&members, me, tag::AGREE, buf)
     })
 }
@@ -332,7 +388,7 @@ pub fn dup(parent: &Comm) -> MpiResult<Arc<Comm>> {
 pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
     let ctx = if parent.is_inter() {
         let levels = inter_levels(parent);
-        context_id::agree(key(parent.context_id, 0), func, |b| levels.reduce(b))?
+        context_id::agree(key(parent.context_id(), 0), func, |b| levels.reduce(b))?
     } else {
         agree_intra(parent, func)?
     };
@@ -379,7 +435,7 @@ fn split_inter(
     let n = parent.size() as usize;
     let rn = remote.size() as usize;
     let cw = contribution_len(HEAD_WORDS);
-    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id, 0)));
+    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id(), 0)));
     let mut contrib = vec![0u64; cw];
     if let Some(a) = agreement.as_mut() {
         a.contribute(&mut contrib);
@@ -497,7 +553,7 @@ fn split_impl(
     let n = parent.size() as usize;
     let ch = Channel::collective(parent);
     let cw = contribution_len(HEAD_WORDS);
-    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id, 0)));
+    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id(), 0)));
     // block: colour (i64, -1 = undefined), key (i64), contribution
     let mut contrib = vec![0u64; cw];
     if let Some(a) = agreement.as_mut() {
@@ -623,7 +679,7 @@ pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Op
     };
     let ch = Channel::collective(parent);
     let t = tag::group(user_tag);
-    let ctx = context_id::agree(key(parent.context_id, user_tag), func, |buf| {
+    let ctx = context_id::agree(key(parent.context_id(), user_tag), func, |buf| {
         ch.allreduce_and(&members, me as usize, t, buf)
     })?;
     Ok(Some(Arc::new(Comm::derived(
@@ -639,8 +695,12 @@ pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Op
     ))))
 }
 
-/// `MPI_Comm_create_from_group`: a communicator from a group of a session, agreed among the
-/// group's members only, on a bootstrap channel told apart by a hash of the group and tag.
+/// `MPI_Comm_create_from_group`: a communicator from a group of a session. It is returned at
+/// once; its context id is agreed among the group's members in the progress engine, on a
+/// bootstrap channel told apart by a hash of the group and tag, and the first use of the
+/// communicator waits for it (`Comm::resolve`). So a rank that gets here early does not wait
+/// for the slowest member to finish `MPI_Session_init`. Members compute the same hash, so
+/// they all put the communicator on the same VCI before the id is known.
 pub fn create_from_group(
     session: &Arc<Session>,
     group: &Group,
@@ -648,7 +708,8 @@ pub fn create_from_group(
     errhandler: Arc<Errhandler>,
 ) -> MpiResult<Arc<Comm>> {
     let func = "MPI_Comm_create_from_group";
-    let job_rank = session.instance.job.rank;
+    let inst = &session.instance;
+    let job_rank = inst.job.rank;
     let Some(me) = group.rank_of(job_rank) else {
         return fail(
             ErrorClass::Group,
@@ -657,23 +718,29 @@ pub fn create_from_group(
     };
     let h = hash128(group.members(), string_tag);
     let t = tag::BOOTSTRAP_BASE - ((h as i32) & 0x3fff_ffff);
-    let inst = session.instance.clone();
-    let ch = Channel::raw(&inst, context_id::BOOTSTRAP_CONTEXT, me, group.members());
-    let members = exchange::all(group.size());
-    let ctx = context_id::agree(u64::MAX - (h as u64 >> 1), func, |buf| {
-        ch.allreduce_and(&members, me as usize, t, buf)
-    })?;
-    let mut c = Comm::new(
+    let vci = (h >> 64) as usize % inst.vcis.len();
+    let mut c = Comm::unresolved(
         CommKind::Intra,
         group.clone(),
         me,
-        ctx,
+        vci,
         session.clone(),
         errhandler,
         "",
     );
     c.owns_context = true;
-    Ok(Arc::new(c))
+    let c = Arc::new(c);
+    super::idup::publish_agreed(
+        c.clone(),
+        context_id::BOOTSTRAP_CONTEXT,
+        inst.vci_for_context(context_id::BOOTSTRAP_CONTEXT),
+        group.members().to_vec(),
+        me,
+        t,
+        u64::MAX - (h as u64 >> 1),
+        func,
+    );
+    Ok(c)
 }
 
 /// A 128-bit FNV-1a hash of a group and a string tag (names the bootstrap exchange).
@@ -854,7 +921,9 @@ pub fn intercomm_create(
             format!("{func}: the local and remote groups overlap"),
         );
     }
-    let ctx = context_id::agree(key(local.context_id, user_tag), func, |b| levels.reduce(b))?;
+    let ctx = context_id::agree(key(local.context_id(), user_tag), func, |b| {
+        levels.reduce(b)
+    })?;
     Ok(Arc::new(Comm::derived(
         local,
         Spec {
@@ -887,7 +956,7 @@ pub fn intercomm_merge(inter: &Comm, high: bool) -> MpiResult<Arc<Comm>> {
     } else {
         inter.group.members().iter().min() < remote.members().iter().min()
     };
-    let ctx = context_id::agree(key(inter.context_id, 1), func, |b| levels.reduce(b))?;
+    let ctx = context_id::agree(key(inter.context_id(), 1), func, |b| levels.reduce(b))?;
     let (group, rank) = if local_first {
         (inter.group.union(&remote), inter.rank)
     } else {

@@ -1,6 +1,7 @@
-//! `MPI_Comm_idup`: the context-id agreement of a duplicate run as an internal schedule
-//! (`progress::schedule`), so the call returns at once and the agreement advances in every
-//! progress pass of the parent's VCI, whatever the program waits on. Overlapping idups
+//! Context-id agreements run as internal schedules (`progress::schedule`): `MPI_Comm_idup`'s
+//! (the call returns at once and the agreement advances in every progress pass of the
+//! parent's VCI, whatever the program waits on) and `MPI_Comm_create_from_group`'s
+//! (`publish_agreed`: the communicator exists before its id is agreed). Overlapping idups
 //! (two communicators duplicated in different orders on different processes, idup followed
 //! by point-to-point traffic the peer needs before it calls idup) cannot deadlock.
 //!
@@ -57,8 +58,19 @@ enum Stage {
     Send { link: usize, to: Vec<u32>, tag: i32 },
 }
 
+/// What a settled agreement is for.
+enum Then {
+    /// `MPI_Comm_idup`: build the duplicate of `parent` and hand it over.
+    Dup {
+        parent: Arc<Comm>,
+        deliver: Option<Deliver>,
+    },
+    /// `MPI_Comm_create_from_group`: give the communicator (returned already) its id.
+    Publish(Arc<Comm>),
+}
+
 struct Idup {
-    parent: Arc<Comm>,
+    then: Then,
     links: Vec<Link>,
     stages: Vec<Stage>,
     agreement: Agreement,
@@ -70,7 +82,6 @@ struct Idup {
     sends: Vec<(ReqId, Scratch)>,
     recv: Option<(ReqId, Scratch, bool)>,
     error: Option<MpiError>,
-    deliver: Option<Deliver>,
     func: &'static str,
 }
 
@@ -87,17 +98,7 @@ pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Delive
         my_rank: me,
         peers: parent.group.members().to_vec(),
     }];
-    let mut stages = Vec::new();
-    let mut dist = 1;
-    while dist < n {
-        stages.push(Stage::Exchange {
-            link: 0,
-            to: (me + dist) % n,
-            from: (me + n - dist) % n,
-            tag: t_local,
-        });
-        dist *= 2;
-    }
+    let mut stages = dissemination(me, n, t_local);
     if let Some(remote) = &parent.remote {
         links.push(Link {
             context: ctx,
@@ -142,28 +143,84 @@ pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Delive
         }
     }
     let agreement =
-        Agreement::begin_nonblocking(key(parent.context_id, -1 - (seq & 0x3fff_ffff) as i32));
+        Agreement::begin_nonblocking(key(parent.context_id(), -1 - (seq & 0x3fff_ffff) as i32));
     let inst = parent.session.instance.clone();
     let vci = parent.vci;
-    let sched = Idup {
+    let then = Then::Dup {
         parent,
-        links,
-        stages,
-        agreement,
-        data: Vec::new(),
-        stage: 0,
-        sends: Vec::new(),
-        recv: None,
-        error: None,
         deliver: Some(deliver),
-        func,
     };
-    let mut sched = sched;
-    sched.new_round();
+    let sched = Idup::new(then, links, stages, agreement, func);
     schedule::start(&inst, vci, owner, Box::new(sched))
 }
 
+/// Agree on the context id of `comm`, a communicator of the members `peers` (this process
+/// is `me`) that `MPI_Comm_create_from_group` returned before the agreement: the rounds run
+/// on `context` (the bootstrap context) with `tag`, in the progress engine of `vci`, and
+/// `comm` gets the id (or the error) when they settle. Nothing waits on the schedule.
+pub fn publish_agreed(
+    comm: Arc<Comm>,
+    context: u32,
+    vci: usize,
+    peers: Vec<ProcId>,
+    me: u32,
+    tag: i32,
+    key: u64,
+    func: &'static str,
+) {
+    let n = peers.len() as u32;
+    let links = vec![Link {
+        context,
+        my_rank: me,
+        peers,
+    }];
+    let stages = dissemination(me, n, tag);
+    let inst = comm.session.instance.clone();
+    let agreement = Agreement::begin_nonblocking(key);
+    let sched = Idup::new(Then::Publish(comm), links, stages, agreement, func);
+    schedule::start_detached(&inst, vci, Box::new(sched));
+}
+
+/// The exchanges of one AND-reduction among `n` members on link 0: `ceil(log2 n)` steps.
+fn dissemination(me: u32, n: u32, tag: i32) -> Vec<Stage> {
+    let mut stages = Vec::new();
+    let mut dist = 1;
+    while dist < n {
+        stages.push(Stage::Exchange {
+            link: 0,
+            to: (me + dist) % n,
+            from: (me + n - dist) % n,
+            tag,
+        });
+        dist *= 2;
+    }
+    stages
+}
+
 impl Idup {
+    fn new(
+        then: Then,
+        links: Vec<Link>,
+        stages: Vec<Stage>,
+        agreement: Agreement,
+        func: &'static str,
+    ) -> Idup {
+        let mut sched = Idup {
+            then,
+            links,
+            stages,
+            agreement,
+            data: Vec::new(),
+            stage: 0,
+            sends: Vec::new(),
+            recv: None,
+            error: None,
+            func,
+        };
+        sched.new_round();
+        sched
+    }
+
     fn new_round(&mut self) {
         let mut words = vec![0u64; contribution_len(self.agreement.words)];
         self.agreement.contribute(&mut words);
@@ -254,7 +311,8 @@ impl Idup {
         Some(result)
     }
 
-    fn finish(&mut self, result: MpiResult<Arc<Comm>>) -> Step {
+    /// The agreement settled on `result`: build or publish what it was for.
+    fn finish(&mut self, result: MpiResult<u32>) -> Step {
         let status = match &result {
             Ok(_) => Status::default(),
             Err(e) => Status {
@@ -262,8 +320,14 @@ impl Idup {
                 ..Status::default()
             },
         };
-        if let Some(d) = self.deliver.take() {
-            d(result);
+        match &mut self.then {
+            Then::Dup { parent, deliver } => {
+                let made = result.map(|id| Arc::new(duplicate(parent, id)));
+                if let Some(d) = deliver.take() {
+                    d(made);
+                }
+            }
+            Then::Publish(comm) => comm.set_context(result),
         }
         Step::Done(status)
     }
@@ -305,26 +369,7 @@ impl Schedule for Idup {
                 *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             }
             match self.agreement.settle(&words) {
-                Outcome::Got(id) => {
-                    let p = &self.parent;
-                    let kind = match p.kind {
-                        CommKind::Inter => CommKind::Inter,
-                        _ => CommKind::Intra,
-                    };
-                    let c = Comm::derived(
-                        p,
-                        Spec {
-                            kind,
-                            group: p.group.clone(),
-                            rank: p.rank,
-                            remote: p.remote.clone(),
-                            topo: p.topo.clone(),
-                        },
-                        id,
-                    );
-                    c.set_hints(&p.hints());
-                    return self.finish(Ok(Arc::new(c)));
-                }
+                Outcome::Got(id) => return self.finish(Ok(id)),
                 Outcome::Exhausted => {
                     return self.finish(Err(context_id::exhausted(self.func)));
                 }
@@ -339,4 +384,25 @@ impl Schedule for Idup {
             }
         }
     }
+}
+
+/// The duplicate of `p` with context id `id` (what `MPI_Comm_idup` delivers).
+fn duplicate(p: &Comm, id: u32) -> Comm {
+    let kind = match p.kind {
+        CommKind::Inter => CommKind::Inter,
+        _ => CommKind::Intra,
+    };
+    let c = Comm::derived(
+        p,
+        Spec {
+            kind,
+            group: p.group.clone(),
+            rank: p.rank,
+            remote: p.remote.clone(),
+            topo: p.topo.clone(),
+        },
+        id,
+    );
+    c.set_hints(&p.hints());
+    c
 }

@@ -91,16 +91,34 @@ pub fn start(inst: &Instance, vci: usize, owner: usize, sched: Box<dyn Schedule>
     start_locked(&inst.transports, vci, &mut st, owner, sched)
 }
 
+/// `start` for a schedule nobody waits for: its request is released when it finishes.
+pub fn start_detached(inst: &Instance, vci: usize, sched: Box<dyn Schedule>) {
+    let mut st = inst.vcis[vci].lock();
+    start_with(&inst.transports, vci, &mut st, 0, true, sched);
+}
+
 /// `start` for a caller that already holds the VCI's lock (or runs inside a schedule step).
 pub fn start_locked(
     t: &Transports,
     vci: usize,
     st: &mut VciState,
     owner: usize,
+    sched: Box<dyn Schedule>,
+) -> ReqId {
+    start_with(t, vci, st, owner, false, sched)
+}
+
+fn start_with(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    owner: usize,
+    detached: bool,
     mut sched: Box<dyn Schedule>,
 ) -> ReqId {
     let mut req = Request::new(Kind::Schedule, Buf::EMPTY);
     req.owner = owner;
+    req.detached = detached;
     let id = st.requests.alloc(req);
     let step = sched.step(&mut Cx {
         transports: t,

@@ -34,7 +34,7 @@ pub fn target(comm: &Comm, dest: u32, tag: i32) -> MpiResult<Target> {
         )
     })?;
     Ok(Target {
-        context: comm.context_id,
+        context: comm.context_id(),
         my_rank: comm.rank,
         dest: dest_job,
         tag,
@@ -72,7 +72,7 @@ pub fn isend(
 pub fn try_send_now(comm: &Comm, dest: u32, tag: i32, buf: &Buf) -> Option<ReqId> {
     let dest_job = comm.peer_group().proc_at(dest)?;
     let target = Target {
-        context: comm.context_id,
+        context: comm.context_id(),
         my_rank: comm.rank,
         dest: dest_job,
         tag,
@@ -109,7 +109,7 @@ pub fn send(comm: &Comm, dest: u32, tag: i32, buf: Buf, mode: SendMode) -> MpiRe
 pub fn irecv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, owner: usize) -> ReqId {
     let inst = &comm.session.instance;
     let pattern = Pattern {
-        context: comm.context_id,
+        context: comm.context_id(),
         source,
         tag,
     };
@@ -122,7 +122,7 @@ pub fn irecv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, owner: usize
 /// A blocking receive. The status is returned even on truncation (as an error status).
 pub fn recv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf) -> Status {
     let pattern = Pattern {
-        context: comm.context_id,
+        context: comm.context_id(),
         source,
         tag,
     };
@@ -137,7 +137,7 @@ pub fn recv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf) -> Status {
 pub fn iprobe(comm: &Comm, source: SourceSel, tag: TagSel) -> Option<Status> {
     let inst = &comm.session.instance;
     let pattern = Pattern {
-        context: comm.context_id,
+        context: comm.context_id(),
         source,
         tag,
     };
@@ -336,7 +336,7 @@ fn probe_status(m: &Unexpected) -> Status {
 pub fn improbe(comm: &Comm, source: SourceSel, tag: TagSel) -> Option<(Status, Message)> {
     let inst = &comm.session.instance;
     let pattern = Pattern {
-        context: comm.context_id,
+        context: comm.context_id(),
         source,
         tag,
     };
@@ -394,7 +394,7 @@ pub fn isendrecv(
         Some((dest, tag, buf)) => Some((target(comm, dest, tag)?, buf)),
         None => None,
     };
-    let context = comm.context_id;
+    let context = comm.context_id();
     let mut started = false;
     let mut rreq: Option<ReqId> = None;
     let mut sreq: Option<ReqId> = None;
