@@ -148,6 +148,7 @@ impl<T> Table<T> {
         }
     }
 
+    #[inline]
     fn slot(&self, slot: u32) -> Option<&Slot<T>> {
         let (chunk, offset) = locate(slot);
         self.chunks.get(chunk)?.get()?.get(offset)
@@ -279,7 +280,7 @@ impl<T> Table<T> {
     /// the caller knows no other thread calls MPI at the same time (thread level below
     /// `MPI_THREAD_MULTIPLE`) and defers the drop of objects removed while it may hold one
     /// (see `objects::CommRef`).
-    #[inline]
+    #[inline(always)]
     pub unsafe fn borrow(&self, handle: usize) -> Result<&T, BadHandle> {
         if let Some(d) = decode(handle) {
             if d.kind == self.kind as u8 {
@@ -293,9 +294,21 @@ impl<T> Table<T> {
                 }
             }
         }
-        // A bad handle (or one filled since the check above): the locked lookup decides.
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.borrow_locked(handle) }
+    }
+
+    /// `borrow` of a bad handle (or one filled since the quick check): the locked lookup
+    /// decides. Kept out of line so that the quick check inlines into the hot paths.
+    ///
+    /// # Safety
+    /// As for `borrow`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn borrow_locked(&self, handle: usize) -> Result<&T, BadHandle> {
         let value = self.get(handle)?;
-        // SAFETY: the slot's `Arc` keeps the object alive, as above.
+        // SAFETY: the slot's `Arc` keeps the object alive, and by the caller's contract it is
+        // not dropped while borrowed.
         Ok(unsafe { &*Arc::as_ptr(&value) })
     }
 

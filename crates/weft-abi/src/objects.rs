@@ -210,21 +210,28 @@ pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
 
 /// A user communicator borrowed without lock or reference count; only while calls cannot
 /// overlap (the caller checks `calls_may_overlap`).
-#[inline]
+#[inline(always)]
 fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
     // SAFETY: no other thread is in MPI (thread level below MULTIPLE, checked by the
     // callers), and a communicator freed while this thread borrows one is kept alive
     // (`release_comm`).
     let c = unsafe { COMMS.borrow(handle) }?;
-    if !c.is_resolved() && c.resolve().is_err() {
-        // A failed agreement: the general path reports it (`comm`).
-        return Err(BadHandle::Invalid);
+    if !c.is_resolved() {
+        wait_resolved(c)?;
     }
     borrowed_add(1);
     Ok(CommRef {
         comm: NonNull::from(c),
         hold: Hold::Borrowed,
     })
+}
+
+/// The wait of `borrow_user_comm` for a communicator whose context id is not agreed yet; a
+/// failed agreement refuses the borrow (the general path, `comm`, then reports it).
+#[cold]
+#[inline(never)]
+fn wait_resolved(c: &Comm) -> Result<(), BadHandle> {
+    c.resolve().map_err(|_| BadHandle::Invalid)
 }
 
 /// Let go of a communicator removed from the table by `MPI_Comm_free`/`disconnect`. If a

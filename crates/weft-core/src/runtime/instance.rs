@@ -140,6 +140,7 @@ static CONCURRENT_CALLS: AtomicBool = AtomicBool::new(false);
 
 /// Whether MPI calls of this process may overlap in time (some caller asked for
 /// `MPI_THREAD_MULTIPLE`). Below that level the application calls one at a time.
+#[inline]
 pub fn calls_may_overlap() -> bool {
     CONCURRENT_CALLS.load(Ordering::Relaxed)
 }
