@@ -54,13 +54,18 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
             format!("{func}({arg}=MPI_COMM_NULL): a valid communicator is required"),
         )),
         _ => {
-            let c = COMMS
-                .get(handle)
-                .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))?;
+            let c = user_comm(handle, func, arg)?;
             resolved(&c, func)?;
             Ok(c)
         }
     }
+}
+
+/// A user communicator from the table, as it is (perhaps not resolved yet).
+fn user_comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
+    COMMS
+        .get(handle)
+        .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))
 }
 
 /// `comm` for releasing a communicator: waits until its context-id agreement settled (so no
@@ -69,9 +74,7 @@ pub fn comm_settled(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Co
     match handle {
         MPI_COMM_WORLD | MPI_COMM_SELF | MPI_COMM_NULL => comm(handle, func, arg),
         _ => {
-            let c = COMMS
-                .get(handle)
-                .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))?;
+            let c = user_comm(handle, func, arg)?;
             // A failed agreement is this communicator's last news; freeing it is fine.
             let _ = c.resolve();
             Ok(c)
