@@ -32,7 +32,7 @@ install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
 	@mkdir -p $(LIBDIR)/pkgconfig $(BINDIR) $(INCDIR)
 	cp include/mpi.h $(INCDIR)/mpi.h
 	$(CC) -shared -fno-use-linker-plugin -o $(LIBDIR)/libmpi_abi.so.1 -Wl,-soname,libmpi_abi.so.1 \
-		-Wl,--version-script=$(ABI_C)/libmpi_abi.map -Wl,--no-undefined \
+		-Wl,--version-script=$(ABI_C)/libmpi_abi.map -Wl,--no-undefined -Wl,-Bsymbolic-functions \
 		$(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o $(RUST_OUT)/libweft_abi.a $(NATIVE_LIBS)
 	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi_abi.so
 	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi.so

@@ -36,24 +36,14 @@ impl ShmTransport {
         let per_ring = ring::ring_bytes(geometry.cells, geometry.cell_size);
         let nrings = local_size as usize * nvcis;
         let len = HEADER_BYTES + nrings * per_ring;
-        let segment = Segment::create_or_attach(name, len, local_size, |base| {
-            for i in 0..nrings {
-                // SAFETY: each ring's bytes lie inside the fresh segment, 128-byte aligned
-                // (HEADER_BYTES and ring sizes are multiples of 128); geometry is validated by
-                // the configuration (power-of-two cells, 64-multiple cell size).
-                unsafe {
-                    Ring::init(
-                        base.add(HEADER_BYTES + i * per_ring),
-                        geometry.cells,
-                        geometry.cell_size,
-                    )
-                };
-            }
-        })?;
+        // A fresh segment is zero-filled, which is an empty ring (see `ring`): the creator
+        // writes nothing, so no page is touched before it carries a message.
+        let segment = Segment::create_or_attach(name, len, local_size, |_| {})?;
         let rings = (0..nrings)
             .map(|i| {
-                // SAFETY: initialised by the creator with the same geometry (the segment size
-                // check catches disagreement); the segment outlives the views (both owned here).
+                // SAFETY: the ring's bytes lie inside the segment, 128-byte aligned (HEADER_BYTES
+                // and ring sizes are multiples of 128), used by every rank with the same geometry
+                // (the segment size check catches disagreement); the segment outlives the views.
                 unsafe {
                     Ring::attach(
                         segment.base().add(HEADER_BYTES + i * per_ring),

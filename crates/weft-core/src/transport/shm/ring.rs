@@ -6,6 +6,10 @@
 //! position p+C by the consumer. Producers claim positions with one CAS on the shared tail;
 //! the consumer's position is private to it. Message bytes are written straight into the
 //! cell by the producer and read straight out of it by the consumer: two copies in all.
+//!
+//! A cell stores its sequence minus its own index, so zero-filled memory (a fresh segment)
+//! is an empty ring: nobody has to touch every cell, and every page of the segment, at
+//! start-up.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -70,28 +74,12 @@ unsafe impl Send for Ring {}
 unsafe impl Sync for Ring {}
 
 impl Ring {
-    /// Initialise a ring at `base` (only the segment creator does this, before publishing).
+    /// A view of the ring at `base`: zero-filled memory, or a ring used with the same geometry.
     ///
     /// # Safety
-    /// `base` must point to `ring_bytes(cells, cell_size)` writable bytes aligned to 128, with
-    /// `cells` a power of two and `cell_size` a multiple of 64 larger than the header.
-    pub unsafe fn init(base: *mut u8, cells: usize, cell_size: usize) {
-        // SAFETY: per the contract, the memory is ours to initialise.
-        unsafe {
-            (*base.cast::<RingHeader>()).tail = AtomicU64::new(0);
-            let first = base.add(std::mem::size_of::<RingHeader>());
-            for i in 0..cells {
-                let cell = first.add(i * cell_size).cast::<CellHeader>();
-                std::ptr::addr_of_mut!((*cell).seq).write(AtomicU64::new(i as u64));
-            }
-        }
-    }
-
-    /// A view of an initialised ring.
-    ///
-    /// # Safety
-    /// As for `init`, and the ring must have been initialised with the same geometry and stay
-    /// mapped while the view is used.
+    /// `base` must point to `ring_bytes(cells, cell_size)` bytes aligned to 128 that stay
+    /// mapped while the view is used, with `cells` a power of two and `cell_size` a multiple
+    /// of 64 larger than the header.
     pub unsafe fn attach(base: *mut u8, cells: usize, cell_size: usize) -> Ring {
         debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0 && cell_size > PAYLOAD_OFFSET);
         Ring {
@@ -118,8 +106,14 @@ impl Ring {
     }
 
     fn seq(&self, cell: *mut CellHeader) -> &AtomicU64 {
-        // SAFETY: every cell's seq was initialised and lives as long as the mapping.
+        // SAFETY: the cell lies in the mapping, which outlives the view; zero is a valid seq.
         unsafe { &(*cell).seq }
+    }
+
+    /// What a cell stores for sequence `seq` when it is the cell of position `pos`: the
+    /// sequence minus the cell's index (`pos & mask`), i.e. relative to `pos`'s lap.
+    fn stored(&self, pos: u64, seq_minus_pos: u64) -> u64 {
+        (pos & !self.mask).wrapping_add(seq_minus_pos)
     }
 
     /// Claim a cell, let `fill` write `len` payload bytes into it, and publish it. Returns
@@ -132,7 +126,7 @@ impl Ring {
         let cell = loop {
             let cell = self.cell(pos);
             let seq = self.seq(cell).load(Ordering::Acquire);
-            let diff = seq.wrapping_sub(pos) as i64;
+            let diff = seq.wrapping_sub(self.stored(pos, 0)) as i64;
             if diff == 0 {
                 match tail.compare_exchange_weak(pos, pos + 1, Ordering::Relaxed, Ordering::Relaxed)
                 {
@@ -160,7 +154,7 @@ impl Ring {
                 std::slice::from_raw_parts_mut(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
             fill(payload);
         }
-        self.seq(cell).store(pos + 1, Ordering::Release);
+        self.seq(cell).store(self.stored(pos, 1), Ordering::Release);
         true
     }
 
@@ -170,7 +164,7 @@ impl Ring {
     pub fn try_pop(&self, head: &mut u64, consume: impl FnOnce(&Envelope, &[u8])) -> bool {
         let pos = *head;
         let cell = self.cell(pos);
-        if self.seq(cell).load(Ordering::Acquire) != pos + 1 {
+        if self.seq(cell).load(Ordering::Acquire) != self.stored(pos, 1) {
             return false;
         }
         // SAFETY: the producer published this cell (acquire above) and will not touch it again
@@ -189,14 +183,14 @@ impl Ring {
             let payload = std::slice::from_raw_parts(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
             consume(&env, payload);
         }
-        self.seq(cell).store(pos + self.mask + 1, Ordering::Release);
+        self.seq(cell).store(self.stored(pos, self.mask + 1), Ordering::Release);
         *head = pos + 1;
         true
     }
 
     /// Whether the consumer at `head` would find a message (a cheap poll).
     pub fn has_message(&self, head: u64) -> bool {
-        self.seq(self.cell(head)).load(Ordering::Acquire) == head + 1
+        self.seq(self.cell(head)).load(Ordering::Acquire) == self.stored(head, 1)
     }
 }
 
@@ -217,11 +211,8 @@ mod tests {
         let layout = Layout::from_size_align(ring_bytes(cells, cell_size), 128).unwrap();
         // SAFETY: non-zero size; freed by Mem.
         let base = unsafe { alloc_zeroed(layout) };
-        // SAFETY: fresh memory of the right size and alignment.
-        let ring = unsafe {
-            Ring::init(base, cells, cell_size);
-            Ring::attach(base, cells, cell_size)
-        };
+        // SAFETY: fresh zero-filled memory of the right size and alignment.
+        let ring = unsafe { Ring::attach(base, cells, cell_size) };
         (Mem(base, layout), ring)
     }
 
