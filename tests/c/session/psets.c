@@ -1,5 +1,7 @@
 /* Process sets: the built-in ones, those mpiexec --pset defines, names compared as the
- * standard says, their sizes, groups and communicators; an unknown name is MPI_ERR_ARG. */
+ * standard says, their sizes, groups and communicators; an unknown name is MPI_ERR_ARG; a
+ * session started after every earlier one ended (the launcher connection is closed then)
+ * still sees the launcher's sets. */
 #include "wtest.h"
 
 int main(void)
@@ -60,6 +62,13 @@ int main(void)
     CHECK_INT(rc & 0xffff, MPI_ERR_ARG);
     CHECK_CONTAINS(wtest_string(rc), "app://nope");
     CHECK_CONTAINS(wtest_string(rc), "MPI_Group_from_session_pset");
+    MPI_Session_finalize(&s);
+
+    EXPECT_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    EXPECT_OK(MPI_Group_from_session_pset(s, "app://even", &g));
+    MPI_Group_size(g, &n);
+    CHECK_INT(n, (wsize + 1) / 2);
+    MPI_Group_free(&g);
     MPI_Session_finalize(&s);
     return wtest_finish();
 }

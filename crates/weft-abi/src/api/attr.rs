@@ -380,16 +380,15 @@ static ATTRS: PredefinedAttrs = PredefinedAttrs {
 /// The cell for a predefined keyval, refreshed to its current value, or `None` if the
 /// keyval is not a predefined communicator attribute.
 fn predefined_attr(keyval: c_int, w: &world::World) -> Option<&'static AtomicI32> {
-    let job = &w.session.instance.job;
     let (cell, value) = match keyval {
         MPI_TAG_UB => (&ATTRS.tag_ub, i32::MAX),
         MPI_HOST => (&ATTRS.host, MPI_PROC_NULL),
         MPI_IO => (&ATTRS.io, MPI_ANY_SOURCE),
         MPI_WTIME_IS_GLOBAL => (&ATTRS.wtime_is_global, 0),
-        MPI_APPNUM => (&ATTRS.appnum, job.appnum),
+        MPI_APPNUM => (&ATTRS.appnum, w.attrs.appnum),
         MPI_UNIVERSE_SIZE => (
             &ATTRS.universe_size,
-            job.universe_size.unwrap_or(job.size) as i32,
+            w.attrs.universe_size.unwrap_or(w.world.size()) as i32,
         ),
         MPI_LASTUSEDCODE => (&ATTRS.last_used_code, weft_core::error::last_used_code()),
         _ => return None,

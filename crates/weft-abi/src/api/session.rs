@@ -115,7 +115,7 @@ pub(crate) unsafe fn mpi_session_get_num_psets(
     unsafe {
         write(
             npset_names,
-            s.psets().len() as c_int,
+            s.psets()?.len() as c_int,
             "MPI_Session_get_num_psets",
             "npset_names",
         )
@@ -131,7 +131,7 @@ pub(crate) unsafe fn mpi_session_get_nth_pset(
 ) -> MpiResult<()> {
     let s = objects::session(session, "MPI_Session_get_nth_pset", "session")?;
     non_null(pset_len, "MPI_Session_get_nth_pset", "pset_len")?;
-    let sets = s.psets();
+    let sets = s.psets()?;
     let set = usize::try_from(n)
         .ok()
         .and_then(|i| sets.get(i))

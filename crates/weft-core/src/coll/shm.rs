@@ -5,8 +5,10 @@
 //! instead of a chain of point-to-point messages.
 //!
 //! The area is set up by the first collective that can use it (`area`): rank 0 creates a
-//! fresh segment, broadcasts its name over point-to-point, the others attach, and all agree
-//! whether everyone succeeded; if not, every rank falls back to point-to-point for good.
+//! fresh segment (or takes the one it prepared while a group communicator's members were
+//! still agreeing on its context id: `prepare`), broadcasts its name over point-to-point, the
+//! others attach, and all agree whether everyone succeeded; if not, every rank falls back to
+//! point-to-point for good.
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -59,6 +61,29 @@ fn eligible(comm: &Comm) -> bool {
             .all(|&p| inst.transports.route(p) != Route::Unreachable)
 }
 
+/// Rank 0's area for `comm`, created ahead of its first collective (`None` elsewhere, when
+/// the path does not apply, or when creation fails: the first collective then tries again).
+pub(crate) fn prepare(comm: &Comm) -> Option<(CollArea, String)> {
+    if comm.rank != 0 || !eligible(comm) {
+        return None;
+    }
+    create(comm)
+}
+
+/// A fresh area for `comm` and its name.
+fn create(comm: &Comm) -> Option<(CollArea, String)> {
+    let inst = &comm.session.instance;
+    let n = CREATED.fetch_add(1, Ordering::Relaxed);
+    let path = inst
+        .job
+        .segment_name(format_args!("coll.{}.{n}", std::process::id()));
+    if path.len() >= NAME_BYTES {
+        return None;
+    }
+    let area = CollArea::create(&path, comm.size(), inst.config.coll.shm_max).ok()?;
+    Some((area, path))
+}
+
 fn set_up(comm: &Comm) -> MpiResult<Option<CollArea>> {
     let inst = &comm.session.instance;
     let (size, max) = (comm.size(), inst.config.coll.shm_max);
@@ -68,16 +93,15 @@ fn set_up(comm: &Comm) -> MpiResult<Option<CollArea>> {
     let mut area = None;
     let mut name = [0u8; NAME_BYTES];
     if me == 0 {
-        let n = CREATED.fetch_add(1, Ordering::Relaxed);
-        let path = inst
-            .job
-            .segment_name(format_args!("coll.{}.{n}", std::process::id()));
+        let prepared = comm
+            .prepared_area
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
         // A failure leaves the name empty: everyone then falls back.
-        if path.len() < NAME_BYTES {
-            if let Ok(a) = CollArea::create(&path, size, max) {
-                name[..path.len()].copy_from_slice(path.as_bytes());
-                area = Some(a);
-            }
+        if let Some((a, path)) = prepared.or_else(|| create(comm)) {
+            name[..path.len()].copy_from_slice(path.as_bytes());
+            area = Some(a);
         }
     }
     let agreed = share(&ch, &members, me, &mut name, &mut area, size, max);

@@ -66,6 +66,9 @@ pub struct Comm {
     /// collective that can use it; `None` once decided that this communicator cannot.
     /// Unmapped when the communicator goes.
     pub coll_area: OnceLock<Option<CollArea>>,
+    /// An area (and its name) rank 0 created ahead of the first collective
+    /// (`coll::prepare_area`), waiting for it; the name goes if the communicator goes first.
+    pub(crate) prepared_area: Mutex<Option<(CollArea, String)>>,
 }
 
 impl Comm {
@@ -112,6 +115,7 @@ impl Comm {
             owns_context: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
             coll_area: OnceLock::new(),
+            prepared_area: Mutex::new(None),
         }
     }
 
@@ -276,6 +280,9 @@ impl Drop for Comm {
     fn drop(&mut self) {
         if let (true, Some(Ok(id))) = (self.owns_context, self.context.get()) {
             context_id::release(*id);
+        }
+        if let Some((area, _)) = lock(&self.prepared_area).take() {
+            area.release_name();
         }
     }
 }
@@ -729,6 +736,9 @@ pub fn create_from_group(
         "",
     );
     c.owns_context = true;
+    // Rank 0 sets up the collectives' shared memory now, while the members are still
+    // agreeing, rather than after: the first collective then waits for the name alone.
+    *lock(&c.prepared_area) = crate::coll::prepare_area(&c);
     let c = Arc::new(c);
     super::idup::publish_agreed(
         c.clone(),

@@ -1,6 +1,6 @@
 //! The instance: everything one process shares between its sessions (configuration, the
-//! launcher connection, job layout, VCIs). It lives while at least one session does; the
-//! last session's finalize tears it down and the next session builds a new one.
+//! launcher connection, job layout, VCIs). The first session (or `MPI_Init`) builds it; it
+//! stays for later sessions when the last one ends (see `Instance::release`).
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,19 +16,29 @@ use crate::runtime::psets::{self, ProcessSet};
 use crate::runtime::ThreadLevel;
 use crate::transport::Transports;
 
-/// The job as the launcher describes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The job as the launcher describes it. Start-up learns only what every process needs
+/// (rank, size, key-value space, placement); the rest is asked for on first use, each fact a
+/// round trip to the launcher: a session that builds its communicators from the built-in
+/// process sets never asks for the launcher's sets, and only `MPI_Init` asks for the world's
+/// `MPI_APPNUM` and `MPI_UNIVERSE_SIZE`.
+#[derive(Debug)]
 pub struct JobLayout {
     pub rank: ProcId,
     pub size: u32,
-    pub appnum: i32,
-    pub universe_size: Option<u32>,
     /// Name of the job's key-value space (unique per job; names shared-memory segments).
     pub job_id: String,
     /// The node index of every rank.
     pub node_of: Vec<u32>,
     /// Process sets the launcher defined (`mpiexec --pset`, or `WEFT_PSETS`).
-    pub launcher_psets: Vec<ProcessSet>,
+    launcher_psets: OnceLock<Vec<ProcessSet>>,
+    world_attrs: OnceLock<WorldAttrs>,
+}
+
+/// What the launcher says for `MPI_COMM_WORLD`'s predefined attributes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorldAttrs {
+    pub appnum: i32,
+    pub universe_size: Option<u32>,
 }
 
 impl JobLayout {
@@ -45,12 +55,68 @@ impl JobLayout {
     pub fn segment_name(&self, what: impl std::fmt::Display) -> String {
         format!("/weft.{}.{what}", sanitize(&self.job_id))
     }
+
+    /// The process sets the launcher defined (asked for on first use).
+    pub fn launcher_psets(&self) -> MpiResult<&[ProcessSet]> {
+        if let Some(sets) = self.launcher_psets.get() {
+            return Ok(sets);
+        }
+        let sets = psets::from_launcher(&mut *launcher()?, self.size)?;
+        Ok(self.launcher_psets.get_or_init(|| sets))
+    }
+
+    /// `MPI_APPNUM` and `MPI_UNIVERSE_SIZE` (asked for on first use).
+    pub fn world_attrs(&self) -> MpiResult<WorldAttrs> {
+        if let Some(attrs) = self.world_attrs.get() {
+            return Ok(*attrs);
+        }
+        let mut pmi = launcher()?;
+        let attrs = WorldAttrs {
+            appnum: pmi.appnum().map_err(pmi_error)?,
+            universe_size: pmi.universe_size().map_err(pmi_error)?,
+        };
+        Ok(*self.world_attrs.get_or_init(|| attrs))
+    }
+
+    /// A layout whose launcher facts are already known (tests build jobs without a launcher).
+    #[cfg(test)]
+    pub(crate) fn known(rank: ProcId, node_of: Vec<u32>, psets: Vec<ProcessSet>) -> JobLayout {
+        JobLayout {
+            rank,
+            size: node_of.len() as u32,
+            job_id: "j".into(),
+            node_of,
+            launcher_psets: OnceLock::from(psets),
+            world_attrs: OnceLock::from(WorldAttrs {
+                appnum: 0,
+                universe_size: None,
+            }),
+        }
+    }
+
+    /// Asks now for everything asked for on first use: the launcher connection is about to
+    /// close, and a later session may still need it.
+    fn learn_everything(&self) -> MpiResult<()> {
+        self.launcher_psets()?;
+        self.world_attrs().map(|_| ())
+    }
+}
+
+fn pmi_error(e: weft_pmi::PmiError) -> MpiError {
+    MpiError::new(ErrorClass::Other, format!("process manager: {e}"))
+}
+
+/// The launcher connection, once a bootstrap made it.
+fn launcher() -> MpiResult<MutexGuard<'static, PmiClient>> {
+    PMI.get()
+        .map(|pmi| pmi.lock().unwrap_or_else(|p| p.into_inner()))
+        .ok_or_else(|| MpiError::new(ErrorClass::Other, "process manager: not connected"))
 }
 
 /// State shared by all sessions of this process.
 pub struct Instance {
     pub config: Config,
-    pub job: JobLayout,
+    pub job: &'static JobLayout,
     pub processor_name: String,
     pub vcis: Vec<Vci>,
     pub transports: Transports,
@@ -70,26 +136,21 @@ fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
     if let Some(job) = JOB.get() {
         return Ok(job);
     }
-    let pmi_err =
-        |e: weft_pmi::PmiError| MpiError::new(ErrorClass::Other, format!("process manager: {e}"));
     let mut pmi = PmiClient::from_env(version).map_err(|e| {
         MpiError::new(
             ErrorClass::Other,
             format!("cannot reach the process manager: {e}"),
         )
     })?;
-    let node_of = pmi.node_of_ranks().map_err(pmi_err)?;
+    let node_of = pmi.node_of_ranks().map_err(pmi_error)?;
     let job = JobLayout {
         rank: pmi.rank(),
         size: pmi.size(),
-        appnum: pmi.appnum(),
-        universe_size: pmi.universe_size(),
         job_id: pmi.kvs_name().to_owned(),
         node_of,
-        launcher_psets: Vec::new(),
+        launcher_psets: OnceLock::new(),
+        world_attrs: OnceLock::new(),
     };
-    let mut job = job;
-    job.launcher_psets = psets::from_launcher(&mut pmi, job.size)?;
     if job.node_of.len() != job.size as usize {
         return Err(MpiError::new(
             ErrorClass::Other,
@@ -190,15 +251,17 @@ impl Instance {
         let mut current = current();
         current.sessions = current.sessions.saturating_sub(1);
         if current.sessions == 0 {
-            // Nothing useful can be done if the launcher connection fails at this point (or
-            // was already closed by an earlier last session).
+            // Nothing useful can be done if the launcher fails at this point (or the
+            // connection was already closed by an earlier last session): a later session
+            // then reports the missing fact when it needs it.
+            let _ = self.job.learn_everything();
             let _ = self.pmi().finalize();
         }
     }
 
     fn bootstrap(level: ThreadLevel) -> MpiResult<Instance> {
         let config = Config::from_env()?;
-        let job = job_layout(config.pmi_version)?.clone();
+        let job = job_layout(config.pmi_version)?;
         let threaded = level.concurrent();
         let vcis = (0..config.num_vcis)
             .map(|i| Vci::new(i, threaded))
@@ -341,15 +404,7 @@ mod tests {
 
     #[test]
     fn local_ranks_follow_the_node_map() {
-        let job = JobLayout {
-            rank: 2,
-            size: 5,
-            appnum: 0,
-            universe_size: None,
-            job_id: "j".into(),
-            node_of: vec![0, 1, 1, 0, 1],
-            launcher_psets: Vec::new(),
-        };
+        let job = JobLayout::known(2, vec![0, 1, 1, 0, 1], Vec::new());
         assert_eq!(job.local_ranks(), vec![1, 2, 4]);
     }
 

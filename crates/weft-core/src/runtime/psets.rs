@@ -22,46 +22,59 @@ pub const SHARED: &str = "mpix://SHARED";
 
 /// The process sets a session sees, in a fixed order: the built-in ones, then the
 /// launcher's.
-pub fn all(job: &JobLayout) -> Vec<ProcessSet> {
-    let mut sets = vec![
-        ProcessSet {
-            name: WORLD.into(),
-            members: (0..job.size).collect(),
-        },
-        ProcessSet {
-            name: SELF.into(),
-            members: vec![job.rank],
-        },
-        ProcessSet {
-            name: SHARED.into(),
-            members: job.local_ranks(),
-        },
-    ];
-    sets.extend(job.launcher_psets.iter().cloned());
-    sets
+pub fn all(job: &JobLayout) -> MpiResult<Vec<ProcessSet>> {
+    let mut sets = builtin(job);
+    sets.extend(job.launcher_psets()?.iter().cloned());
+    Ok(sets)
+}
+
+/// `mpi://WORLD`, `mpi://SELF` and `mpix://SHARED`.
+fn builtin(job: &JobLayout) -> Vec<ProcessSet> {
+    [WORLD, SELF, SHARED]
+        .map(|name| builtin_set(job, name))
+        .into()
+}
+
+/// The built-in set called `name` (one of `WORLD`, `SELF`, `SHARED`).
+fn builtin_set(job: &JobLayout, name: &'static str) -> ProcessSet {
+    let members = match name {
+        WORLD => (0..job.size).collect(),
+        SELF => vec![job.rank],
+        _ => job.local_ranks(),
+    };
+    ProcessSet {
+        name: name.into(),
+        members,
+    }
 }
 
 /// Whether `asked` names the set called `name`: `mpi://` and `mpix://` names compare without
 /// regard to case, and `mpi://shared` means `mpix://SHARED`.
 pub fn name_matches(name: &str, asked: &str) -> bool {
-    let builtin = |n: &str| {
-        n.to_ascii_lowercase().starts_with("mpi://")
-            || n.to_ascii_lowercase().starts_with("mpix://")
+    let has_prefix = |n: &str, prefix: &str| {
+        n.get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
     };
-    if builtin(name) {
-        let asked = asked.to_ascii_lowercase();
-        let name = name.to_ascii_lowercase();
-        name == asked || (name == "mpix://shared" && asked == "mpi://shared")
+    if has_prefix(name, "mpi://") || has_prefix(name, "mpix://") {
+        name.eq_ignore_ascii_case(asked)
+            || (name.eq_ignore_ascii_case(SHARED) && asked.eq_ignore_ascii_case("mpi://shared"))
     } else {
         name == asked
     }
 }
 
-/// The set called `asked`.
+/// The set called `asked` (a built-in name needs nothing from the launcher).
 pub fn find(job: &JobLayout, asked: &str, func: &str) -> MpiResult<ProcessSet> {
-    all(job)
+    if let Some(name) = [WORLD, SELF, SHARED]
         .into_iter()
+        .find(|n| name_matches(n, asked))
+    {
+        return Ok(builtin_set(job, name));
+    }
+    job.launcher_psets()?
+        .iter()
         .find(|s| name_matches(&s.name, asked))
+        .cloned()
         .ok_or_else(|| {
             MpiError::new(
                 ErrorClass::Arg,
@@ -113,24 +126,20 @@ mod tests {
     use super::*;
 
     fn job() -> JobLayout {
-        JobLayout {
-            rank: 1,
-            size: 4,
-            appnum: 0,
-            universe_size: None,
-            job_id: "j".into(),
-            node_of: vec![0, 0, 1, 1],
-            launcher_psets: vec![ProcessSet {
+        JobLayout::known(
+            1,
+            vec![0, 0, 1, 1],
+            vec![ProcessSet {
                 name: "app://even".into(),
                 members: vec![0, 2],
             }],
-        }
+        )
     }
 
     #[test]
     fn builtin_and_launcher_sets() {
         let job = job();
-        let names: Vec<_> = all(&job).into_iter().map(|s| s.name).collect();
+        let names: Vec<_> = all(&job).unwrap().into_iter().map(|s| s.name).collect();
         assert_eq!(
             names,
             ["mpi://WORLD", "mpi://SELF", "mpix://SHARED", "app://even"]

@@ -65,7 +65,7 @@ impl Session {
 
 impl Session {
     /// The process sets this session sees.
-    pub fn psets(&self) -> Vec<super::psets::ProcessSet> {
+    pub fn psets(&self) -> MpiResult<Vec<super::psets::ProcessSet>> {
         super::psets::all(&self.instance.job)
     }
 }

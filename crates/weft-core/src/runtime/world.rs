@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::ThreadId;
 
+use super::instance::WorldAttrs;
 use super::session::Session;
 use super::thread_level::ThreadLevel;
 use crate::error::{fail, ErrorClass, MpiResult};
@@ -25,6 +26,8 @@ pub struct World {
     pub session: Arc<Session>,
     pub world: Arc<Comm>,
     pub self_comm: Arc<Comm>,
+    /// `MPI_APPNUM` and `MPI_UNIVERSE_SIZE`.
+    pub attrs: WorldAttrs,
     pub provided: ThreadLevel,
     pub main_thread: ThreadId,
 }
@@ -61,7 +64,15 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
             return Err(e);
         }
     };
-    let job = &session.instance.job;
+    let job = session.instance.job;
+    let attrs = match job.world_attrs() {
+        Ok(attrs) => attrs,
+        Err(e) => {
+            session.finish();
+            STATE.store(NOT_INITIALIZED, Ordering::Release);
+            return Err(e);
+        }
+    };
     let world_group = Group::with_origin((0..job.size).collect(), Some(session.clone()));
     let fatal = Arc::new(Errhandler::FATAL);
     let world = Comm::new(
@@ -87,6 +98,7 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
         session,
         world: Arc::new(world),
         self_comm: Arc::new(self_comm),
+        attrs,
         provided,
         main_thread: std::thread::current().id(),
     };

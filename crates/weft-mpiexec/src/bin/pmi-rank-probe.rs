@@ -52,14 +52,16 @@ fn main() {
                 .unwrap_or_else(|_| fail(&format!("{text:?} is not a number")))
         };
         match action.as_str() {
-            "info" => println!(
-                "rank {me} size {} mode {:?} appnum {} universe {:?} kvs {}",
-                pmi.size(),
-                pmi.mode(),
-                pmi.appnum(),
-                pmi.universe_size(),
-                pmi.kvs_name()
-            ),
+            "info" => {
+                let appnum = pmi.appnum().unwrap_or_else(|e| fail(&e.to_string()));
+                let universe = pmi.universe_size().unwrap_or_else(|e| fail(&e.to_string()));
+                println!(
+                    "rank {me} size {} mode {:?} appnum {appnum} universe {universe:?} kvs {}",
+                    pmi.size(),
+                    pmi.mode(),
+                    pmi.kvs_name()
+                )
+            }
             "exchange" => {
                 pmi.put("probe", &format!("value-of-{me}"))
                     .unwrap_or_else(|e| fail(&e.to_string()));

@@ -51,11 +51,13 @@ pub struct PmiClient {
     mode: Mode,
     rank: u32,
     size: u32,
-    appnum: i32,
-    universe_size: Option<u32>,
+    /// Facts fetched on first use (each is a round trip to the process manager, and most
+    /// processes never need them): `None` until then.
+    appnum: Option<i32>,
+    universe_size: Option<Option<u32>>,
+    /// `(keylen_max, vallen_max)`.
+    limits: Option<(usize, usize)>,
     kvs_name: String,
-    key_max: usize,
-    value_max: usize,
     backend: Backend,
 }
 
@@ -128,11 +130,10 @@ impl PmiClient {
             mode: Mode::Singleton,
             rank: 0,
             size: 1,
-            appnum: 0,
-            universe_size: Some(1),
+            appnum: Some(0),
+            universe_size: Some(Some(1)),
+            limits: Some((DEFAULT_KEY_MAX, DEFAULT_VALUE_MAX)),
             kvs_name: format!("singleton-{}-{nanos}", std::process::id()),
-            key_max: DEFAULT_KEY_MAX,
-            value_max: DEFAULT_VALUE_MAX,
             backend: Backend::Local(BTreeMap::new()),
         }
     }
@@ -153,7 +154,8 @@ impl PmiClient {
         Self::handshake(conn, version, rank, size)
     }
 
-    /// Runs the init exchange of `version` and learns the job's identity.
+    /// Runs the init exchange of `version` and learns the job's identity: for PMI-1, `init`
+    /// and `get_my_kvsname` alone (the rest is asked for when first needed).
     fn handshake(
         mut conn: Connection,
         version: u8,
@@ -165,22 +167,17 @@ impl PmiClient {
         let init = Message::new("init")
             .with("pmi_version", version)
             .with("pmi_subversion", subversion);
-        let mut client = if version == 1 {
+        let client = if version == 1 {
             conn.request_ok(&init, "response_to_init")?;
-            let maxes = conn.request_ok(&Message::new("get_maxes"), "maxes")?;
-            let appnum = conn.request_ok(&Message::new("get_appnum"), "appnum")?;
             let kvs = conn.request_ok(&Message::new("get_my_kvsname"), "my_kvsname")?;
-            let universe = conn.request_ok(&Message::new("get_universe_size"), "universe_size")?;
-            let universe_size: i64 = field(&universe, "get_universe_size", "size")?;
             PmiClient {
                 mode: Mode::Pmi1,
                 rank,
                 size,
-                appnum: field(&appnum, "get_appnum", "appnum")?,
-                universe_size: u32::try_from(universe_size).ok().filter(|&n| n > 0),
+                appnum: None,
+                universe_size: None,
+                limits: None,
                 kvs_name: field(&kvs, "get_my_kvsname", "kvsname")?,
-                key_max: field(&maxes, "get_maxes", "keylen_max").unwrap_or(DEFAULT_KEY_MAX),
-                value_max: field(&maxes, "get_maxes", "vallen_max").unwrap_or(DEFAULT_VALUE_MAX),
                 backend: Backend::Remote(conn),
             }
         } else {
@@ -199,21 +196,13 @@ impl PmiClient {
                 mode: Mode::Pmi2,
                 rank: field(&full, "fullinit", "rank")?,
                 size: field(&full, "fullinit", "size")?,
-                appnum: field(&full, "fullinit", "appnum")?,
+                appnum: Some(field(&full, "fullinit", "appnum")?),
                 universe_size: None,
+                limits: Some((DEFAULT_KEY_MAX, DEFAULT_VALUE_MAX)),
                 kvs_name: field(&id, "job-getid", "jobid")?,
-                key_max: DEFAULT_KEY_MAX,
-                value_max: DEFAULT_VALUE_MAX,
                 backend: Backend::Remote(conn),
             }
         };
-        if client.mode == Mode::Pmi2 {
-            client.universe_size = client
-                .get_job_attr("universeSize")?
-                .and_then(|v| v.parse::<i64>().ok())
-                .and_then(|n| u32::try_from(n).ok())
-                .filter(|&n| n > 0);
-        }
         if client.size == 0 || client.rank >= client.size {
             return Err(PmiError::protocol(
                 "init",
@@ -239,13 +228,59 @@ impl PmiClient {
     }
 
     /// The index of this rank's application in an MPMD launch (0 otherwise).
-    pub fn appnum(&self) -> i32 {
-        self.appnum
+    pub fn appnum(&mut self) -> Result<i32, PmiError> {
+        if let Some(appnum) = self.appnum {
+            return Ok(appnum);
+        }
+        let answer = self
+            .remote("get_appnum")?
+            .request_ok(&Message::new("get_appnum"), "appnum")?;
+        let appnum = field(&answer, "get_appnum", "appnum")?;
+        Ok(*self.appnum.insert(appnum))
     }
 
     /// The universe size, when the process manager knows one.
-    pub fn universe_size(&self) -> Option<u32> {
-        self.universe_size
+    pub fn universe_size(&mut self) -> Result<Option<u32>, PmiError> {
+        if let Some(size) = self.universe_size {
+            return Ok(size);
+        }
+        let size = match self.mode {
+            Mode::Pmi2 => self
+                .get_job_attr("universeSize")?
+                .and_then(|v| v.parse::<i64>().ok()),
+            _ => {
+                let msg = Message::new("get_universe_size");
+                let answer = self
+                    .remote("get_universe_size")?
+                    .request_ok(&msg, "universe_size")?;
+                Some(field::<i64>(&answer, "get_universe_size", "size")?)
+            }
+        };
+        let size = size.and_then(|n| u32::try_from(n).ok()).filter(|&n| n > 0);
+        Ok(*self.universe_size.insert(size))
+    }
+
+    /// The server's `(keylen_max, vallen_max)` (PMI-1 `get_maxes`, asked for on first use).
+    fn limits(&mut self) -> Result<(usize, usize), PmiError> {
+        if let Some(limits) = self.limits {
+            return Ok(limits);
+        }
+        let maxes = self
+            .remote("get_maxes")?
+            .request_ok(&Message::new("get_maxes"), "maxes")?;
+        let limits = (
+            field(&maxes, "get_maxes", "keylen_max").unwrap_or(DEFAULT_KEY_MAX),
+            field(&maxes, "get_maxes", "vallen_max").unwrap_or(DEFAULT_VALUE_MAX),
+        );
+        Ok(*self.limits.insert(limits))
+    }
+
+    /// The live connection to the process manager (only called in the remote modes).
+    fn remote(&mut self, cmd: &str) -> Result<&mut Connection, PmiError> {
+        match self.backend_for(cmd)? {
+            Backend::Remote(conn) => Ok(conn),
+            _ => Err(PmiError::protocol(cmd, "no process manager to ask")),
+        }
     }
 
     /// The job id (the key-value space's name); a singleton makes up a unique
@@ -260,12 +295,12 @@ impl PmiClient {
     /// `;` (keys also of `=`); hex-encode anything else with [`crate::hex_encode`].
     pub fn put(&mut self, key: &str, value: &str) -> Result<(), PmiError> {
         let wire_key = self.wire_key("put", self.rank, key)?;
-        if value.is_empty() || value.len() > self.value_max || value.chars().any(unsafe_char) {
+        let (_, value_max) = self.limits()?;
+        if value.is_empty() || value.len() > value_max || value.chars().any(unsafe_char) {
             return Err(PmiError::invalid(
                 "put",
                 format!(
-                    "value for {key:?} must be 1 to {} characters without spaces, control characters or ';' (hex-encode it)",
-                    self.value_max
+                    "value for {key:?} must be 1 to {value_max} characters without spaces, control characters or ';' (hex-encode it)",
                 ),
             ));
         }
@@ -427,15 +462,16 @@ impl PmiClient {
     }
 
     /// The key `rank`'s `key` has on the wire, checked against the server's limits.
-    fn wire_key(&self, cmd: &str, rank: u32, key: &str) -> Result<String, PmiError> {
+    fn wire_key(&mut self, cmd: &str, rank: u32, key: &str) -> Result<String, PmiError> {
         check_key(cmd, key)?;
         let wire = format!("{rank}/{key}");
-        if wire.len() > self.key_max {
+        let (key_max, _) = self.limits()?;
+        if wire.len() > key_max {
             return Err(PmiError::invalid(
                 cmd,
                 format!(
                     "key {key:?} is too long (at most {} characters)",
-                    self.key_max - (wire.len() - key.len())
+                    key_max - (wire.len() - key.len())
                 ),
             ));
         }

@@ -41,8 +41,8 @@ fn exchange(mut c: PmiClient) -> Vec<String> {
     assert_eq!(c.get_job_attr("no_such_attr").unwrap(), None);
     assert_eq!(c.node_of_ranks().unwrap(), vec![0, 0, 0]);
     assert_eq!(c.kvs_name(), "kvs_test");
-    assert_eq!(c.universe_size(), Some(3));
-    assert_eq!(c.appnum(), i32::from(me == 2));
+    assert_eq!(c.universe_size().unwrap(), Some(3));
+    assert_eq!(c.appnum().unwrap(), i32::from(me == 2));
     c.finalize().unwrap();
     assert!(matches!(c.put("k", "v"), Err(PmiError::Finalized { .. })));
     assert!(matches!(c.finalize(), Err(PmiError::Finalized { .. })));

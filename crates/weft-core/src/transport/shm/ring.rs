@@ -183,7 +183,8 @@ impl Ring {
             let payload = std::slice::from_raw_parts(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
             consume(&env, payload);
         }
-        self.seq(cell).store(self.stored(pos, self.mask + 1), Ordering::Release);
+        self.seq(cell)
+            .store(self.stored(pos, self.mask + 1), Ordering::Release);
         *head = pos + 1;
         true
     }
