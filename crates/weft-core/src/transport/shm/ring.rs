@@ -10,6 +10,11 @@
 //! A cell stores its sequence minus its own index, so zero-filled memory (a fresh segment)
 //! is an empty ring: nobody has to touch every cell, and every page of the segment, at
 //! start-up.
+//!
+//! A cell is a 128-byte slot (the header, then a payload of up to `INLINE_MAX` bytes) plus a
+//! bulk area of `cell_size` bytes for larger payloads. The slots lie side by side, so small
+//! messages walk through 128-byte steps of one or two pages rather than one page per cell
+//! (fewer TLB entries in flight, fewer first-touch page faults at start-up).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -31,9 +36,19 @@ pub struct CellHeader {
     pub token: u64,
 }
 
-/// Where the payload starts inside a cell: right after the header, so a small message's
-/// bytes share the header's cache line.
-pub const PAYLOAD_OFFSET: usize = std::mem::size_of::<CellHeader>();
+/// Bytes of a cell's slot in the slot array (a multiple of the cache line).
+const SLOT_BYTES: usize = 128;
+
+/// Where an inline payload starts inside a slot: right after the header, so a small
+/// message's bytes share the header's cache line.
+const INLINE_OFFSET: usize = std::mem::size_of::<CellHeader>();
+
+/// The largest payload kept in the slot itself.
+pub const INLINE_MAX: usize = SLOT_BYTES - INLINE_OFFSET;
+
+/// Bytes of `cell_size` that a payload cannot use (the configuration's cell size counts
+/// the header, as when header and payload shared one area).
+pub const PAYLOAD_OFFSET: usize = INLINE_OFFSET;
 
 /// The envelope of one cell, as plain values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,16 +68,18 @@ struct RingHeader {
     tail: AtomicU64,
 }
 
-/// Bytes a ring of `cells` cells of `cell_size` bytes occupies.
+/// Bytes a ring of `cells` cells of `cell_size` bytes occupies: its header, the slot
+/// array, the bulk areas.
 pub fn ring_bytes(cells: usize, cell_size: usize) -> usize {
-    std::mem::size_of::<RingHeader>() + cells * cell_size
+    std::mem::size_of::<RingHeader>() + cells * (SLOT_BYTES + cell_size)
 }
 
 /// A view of one ring inside a mapped segment.
 #[derive(Clone, Copy)]
 pub struct Ring {
     header: *const RingHeader,
-    cells: *mut u8,
+    slots: *mut u8,
+    bulk: *mut u8,
     mask: u64,
     cell_size: usize,
 }
@@ -82,10 +99,15 @@ impl Ring {
     /// of 64 larger than the header.
     pub unsafe fn attach(base: *mut u8, cells: usize, cell_size: usize) -> Ring {
         debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0 && cell_size > PAYLOAD_OFFSET);
+        // SAFETY: both areas lie inside the ring's memory per the contract.
+        let (slots, bulk) = unsafe {
+            let slots = base.add(std::mem::size_of::<RingHeader>());
+            (slots, slots.add(cells * SLOT_BYTES))
+        };
         Ring {
             header: base.cast(),
-            // SAFETY: inside the ring's memory per the contract.
-            cells: unsafe { base.add(std::mem::size_of::<RingHeader>()) },
+            slots,
+            bulk,
             mask: cells as u64 - 1,
             cell_size,
         }
@@ -97,11 +119,26 @@ impl Ring {
     }
 
     fn cell(&self, pos: u64) -> *mut CellHeader {
-        // SAFETY: the index is masked into the ring's cells.
+        // SAFETY: the index is masked into the ring's slots.
         unsafe {
-            self.cells
-                .add((pos & self.mask) as usize * self.cell_size)
+            self.slots
+                .add((pos & self.mask) as usize * SLOT_BYTES)
                 .cast()
+        }
+    }
+
+    /// Where the `len`-byte payload of the cell of position `pos` (whose slot is `cell`)
+    /// lies: inside the slot when it fits, else in the cell's bulk area.
+    #[inline]
+    fn payload(&self, pos: u64, cell: *mut CellHeader, len: usize) -> *mut u8 {
+        // SAFETY: both places lie inside the ring: the slot has room for `INLINE_MAX` bytes
+        // after the header, the bulk area of a masked index for `cell_size` bytes.
+        unsafe {
+            if len <= INLINE_MAX {
+                cell.cast::<u8>().add(INLINE_OFFSET)
+            } else {
+                self.bulk.add((pos & self.mask) as usize * self.cell_size)
+            }
         }
     }
 
@@ -150,8 +187,7 @@ impl Ring {
             (*cell).len = len as u32;
             (*cell).origin = env.origin;
             (*cell).token = env.token;
-            let payload =
-                std::slice::from_raw_parts_mut(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
+            let payload = std::slice::from_raw_parts_mut(self.payload(pos, cell, len), len);
             fill(payload);
         }
         self.seq(cell).store(self.stored(pos, 1), Ordering::Release);
@@ -180,7 +216,7 @@ impl Ring {
                 token: (*cell).token,
             };
             let len = ((*cell).len as usize).min(self.payload_capacity());
-            let payload = std::slice::from_raw_parts(cell.cast::<u8>().add(PAYLOAD_OFFSET), len);
+            let payload = std::slice::from_raw_parts(self.payload(pos, cell, len), len);
             consume(&env, payload);
         }
         self.seq(cell)
@@ -239,6 +275,36 @@ mod tests {
                 );
             }
             assert!(!ring.try_pop(&mut head, |_, _| panic!("empty")));
+        }
+    }
+
+    #[test]
+    fn inline_and_bulk_payloads_round_trip_over_laps() {
+        let (_mem, ring) = ring(4, 256);
+        let cap = ring.payload_capacity();
+        let lens = [0, 1, INLINE_MAX - 1, INLINE_MAX, INLINE_MAX + 1, cap];
+        let mut head = 0;
+        for round in 0..3 {
+            for (i, &len) in lens.iter().enumerate() {
+                let byte = (round * 16 + i) as u8;
+                let env = Envelope {
+                    tag: len as i32,
+                    ..Default::default()
+                };
+                assert!(ring.try_push(&env, len, |p| p.fill(byte)));
+                let mut got = None;
+                assert!(ring.try_pop(&mut head, |env, p| got = Some((env.tag, p.to_vec()))));
+                assert_eq!(got, Some((len as i32, vec![byte; len])), "len {len}");
+            }
+        }
+        // A bulk payload does not disturb the inline bytes of the neighbouring slots.
+        assert!(ring.try_push(&Envelope::default(), 4, |p| p.fill(1)));
+        assert!(ring.try_push(&Envelope::default(), cap, |p| p.fill(2)));
+        assert!(ring.try_push(&Envelope::default(), INLINE_MAX, |p| p.fill(3)));
+        for want in [vec![1; 4], vec![2; cap], vec![3; INLINE_MAX]] {
+            let mut got = Vec::new();
+            assert!(ring.try_pop(&mut head, |_, p| got = p.to_vec()));
+            assert_eq!(got, want);
         }
     }
 
