@@ -105,7 +105,19 @@ struct Slot<T> {
     raw: AtomicPtr<T>,
 }
 
-/// Chunk k holds `FIRST_CHUNK << k` slots; 19 chunks cover the 24-bit slot space.
+impl<T> Slot<T> {
+    const fn vacant() -> Slot<T> {
+        Slot {
+            generation: AtomicU32::new(0),
+            value: RwLock::new(None),
+            raw: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
+
+/// Chunk k holds `FIRST_CHUNK << k` slots; 19 chunks cover the 24-bit slot space. The
+/// slots of chunk 0 live in the table itself (`Table::first`): most programs never need
+/// more, and a lookup there is one comparison and an index.
 const FIRST_CHUNK: usize = 64;
 const CHUNKS: usize = 19;
 
@@ -126,6 +138,9 @@ fn raw_of<T>(value: &Option<Arc<T>>) -> *mut T {
 /// The objects of one kind, by slot.
 pub struct Table<T> {
     kind: Kind,
+    /// Chunk 0.
+    first: [Slot<T>; FIRST_CHUNK],
+    /// Chunks 1.. (index 0 stays empty).
     chunks: [OnceLock<Box<[Slot<T>]>>; CHUNKS],
     /// Slot allocation (object creation and freeing only, never lookups).
     free: Mutex<FreeList>,
@@ -140,6 +155,7 @@ impl<T> Table<T> {
     pub const fn new(kind: Kind) -> Table<T> {
         Table {
             kind,
+            first: [const { Slot::vacant() }; FIRST_CHUNK],
             chunks: [const { OnceLock::new() }; CHUNKS],
             free: Mutex::new(FreeList {
                 released: Vec::new(),
@@ -148,23 +164,22 @@ impl<T> Table<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, slot: u32) -> Option<&Slot<T>> {
+        if let Some(first) = self.first.get(slot as usize) {
+            return Some(first);
+        }
         let (chunk, offset) = locate(slot);
         self.chunks.get(chunk)?.get()?.get(offset)
     }
 
     fn slot_or_create(&self, slot: u32) -> &Slot<T> {
+        if let Some(first) = self.first.get(slot as usize) {
+            return first;
+        }
         let (chunk, offset) = locate(slot);
-        let slots = self.chunks[chunk].get_or_init(|| {
-            (0..FIRST_CHUNK << chunk)
-                .map(|_| Slot {
-                    generation: AtomicU32::new(0),
-                    value: RwLock::new(None),
-                    raw: AtomicPtr::new(std::ptr::null_mut()),
-                })
-                .collect()
-        });
+        let slots = self.chunks[chunk]
+            .get_or_init(|| (0..FIRST_CHUNK << chunk).map(|_| Slot::vacant()).collect());
         &slots[offset]
     }
 

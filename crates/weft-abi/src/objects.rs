@@ -211,6 +211,29 @@ pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
     }
 }
 
+/// The communicator a handle names, for a fast path that runs no user code and never waits
+/// (an eager send into a peer's ring): nothing can free the communicator meanwhile, so not
+/// even the borrow count of `comm_ref_quiet` is taken. `None` where `comm_ref_quiet` says
+/// `None`, and for a communicator whose context id is not agreed yet.
+///
+/// # Safety
+/// While the reference is used, the caller runs no user code (callbacks) and does not wait
+/// for other processes (which runs the progress engine).
+#[inline(always)]
+pub unsafe fn comm_quiet_unchecked<'a>(handle: MPI_Comm) -> Option<&'a Comm> {
+    match handle {
+        MPI_COMM_WORLD => Some(&world::get_initialized()?.world),
+        MPI_COMM_SELF => Some(&world::get_initialized()?.self_comm),
+        _ if !calls_may_overlap() => {
+            // SAFETY: no other thread is in MPI (thread level below MULTIPLE), and by the
+            // caller's contract nothing on this thread frees the communicator meanwhile.
+            let c = unsafe { COMMS.borrow(handle) }.ok()?;
+            c.is_resolved().then_some(c)
+        }
+        _ => None,
+    }
+}
+
 /// A user communicator borrowed without lock or reference count; only while calls cannot
 /// overlap (the caller checks `calls_may_overlap`).
 #[inline(always)]
