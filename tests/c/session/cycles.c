@@ -1,5 +1,7 @@
 /* 100 session init/finalize cycles, each building a communicator and using it: resident
- * memory, open file descriptors and /dev/shm entries stay constant. */
+ * memory, open file descriptors and /dev/shm entries stay constant, and finalizing the last
+ * session releases the shared memory (no weft segment stays mapped) that the next session
+ * maps again. */
 #include "wtest.h"
 #include <dirent.h>
 
@@ -29,6 +31,21 @@ static int count_dir(const char *path, const char *prefix)
     return n;
 }
 
+/* Shared-memory segments of Weft mapped into this process. */
+static int weft_mappings(void)
+{
+    int n = 0;
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, "/dev/shm/weft.") != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static int mapped_while_open, mapped_after;
+
 static void cycle(int *errs)
 {
     MPI_Session s;
@@ -43,9 +60,12 @@ static void cycle(int *errs)
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c);
     if (sum != size)
         (*errs)++;
+    if (size > 1 && weft_mappings() > 0)
+        mapped_while_open++;
     MPI_Comm_free(&c);
     MPI_Group_free(&g);
     MPI_Session_finalize(&s);
+    mapped_after += weft_mappings();
 }
 
 int main(void)
@@ -63,6 +83,19 @@ int main(void)
     fds1 = count_dir("/proc/self/fd", "");
     shm1 = count_dir("/dev/shm", "weft.");
     CHECK(errs == 0, "%d cycles computed a wrong sum", errs);
+    CHECK_INT(mapped_after, 0);
+    {
+        int size;
+        MPI_Session s;
+        MPI_Group g;
+        MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
+        MPI_Group_from_session_pset(s, "mpi://WORLD", &g);
+        MPI_Group_size(g, &size);
+        MPI_Group_free(&g);
+        MPI_Session_finalize(&s);
+        if (size > 1)
+            CHECK_INT(mapped_while_open, 110);
+    }
     CHECK(fds1 == fds0, "open descriptors went from %d to %d", fds0, fds1);
     CHECK(shm1 <= shm0, "/dev/shm weft entries went from %d to %d", shm0, shm1);
     CHECK(rss1 - rss0 < 2048, "resident memory grew by %ld kB over 100 cycles", rss1 - rss0);

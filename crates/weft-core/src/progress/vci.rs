@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use crate::progress::schedule::Schedule;
 use crate::pt2pt::engine::{Outgoing, Stream};
-use crate::pt2pt::matching::Matching;
+use crate::pt2pt::matching::{Matching, Unexpected};
 use crate::request::{ReqId, RequestPool};
 use crate::sync::{OptGuard, OptLock};
 
@@ -26,6 +26,32 @@ pub struct VciState {
     pub schedules: Vec<(ReqId, Box<dyn Schedule>)>,
 }
 
+/// What a VCI hands on to the same VCI of the next instance when its own goes away between
+/// sessions: its position in its ring, and the messages it took from the ring that nothing
+/// has received yet (a peer may have sent them for a communicator this process creates
+/// next, such as the context-id agreement of a peer's `MPI_Comm_create_from_group`).
+pub struct Carried {
+    shm_head: u64,
+    unexpected: VecDeque<Unexpected>,
+}
+
+impl VciState {
+    /// Whether nothing is in flight that needs this state to finish: no send waiting for
+    /// ring space or streaming, no internal schedule running.
+    pub fn is_quiet(&self) -> bool {
+        self.pending.is_empty() && self.streams.is_empty() && self.schedules.is_empty()
+    }
+
+    /// Hand on what the next instance's VCI needs (see `Carried`); posted receives and
+    /// requests go with this state.
+    pub fn carry(&mut self) -> Carried {
+        Carried {
+            shm_head: self.shm_head,
+            unexpected: self.matching.take_all_unexpected(),
+        }
+    }
+}
+
 /// One virtual communication interface.
 pub struct Vci {
     pub index: usize,
@@ -33,11 +59,16 @@ pub struct Vci {
 }
 
 impl Vci {
-    pub fn new(index: usize, threaded: bool) -> Vci {
+    /// VCI `index`, fresh or continuing from what an earlier instance's VCI `carried`.
+    pub fn new(index: usize, threaded: bool, carried: Option<Carried>) -> Vci {
+        let carried = carried.unwrap_or(Carried {
+            shm_head: 0,
+            unexpected: VecDeque::new(),
+        });
         let state = VciState {
             requests: RequestPool::new(index as u8),
-            matching: Matching::default(),
-            shm_head: 0,
+            matching: Matching::with_unexpected(carried.unexpected),
+            shm_head: carried.shm_head,
             pending: VecDeque::new(),
             streams: Vec::new(),
             schedules: Vec::new(),

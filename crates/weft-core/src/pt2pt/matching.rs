@@ -101,6 +101,19 @@ pub struct Matching {
 }
 
 impl Matching {
+    /// Messages that arrived and no receive has taken yet, all of them, in arrival order.
+    pub fn take_all_unexpected(&mut self) -> VecDeque<Unexpected> {
+        std::mem::take(&mut self.unexpected)
+    }
+
+    /// Matching state that starts with `unexpected` (handed on by `take_all_unexpected`).
+    pub fn with_unexpected(unexpected: VecDeque<Unexpected>) -> Matching {
+        Matching {
+            posted: VecDeque::new(),
+            unexpected,
+        }
+    }
+
     #[inline]
     pub fn post(&mut self, posted: Posted) {
         self.posted.push_back(posted);

@@ -1,6 +1,7 @@
 //! The instance: everything one process shares between its sessions (configuration, the
-//! launcher connection, job layout, VCIs). The first session (or `MPI_Init`) builds it; it
-//! stays for later sessions when the last one ends (see `Instance::release`).
+//! launcher connection, job layout, VCIs). The first session (or `MPI_Init`) builds it; when
+//! the last one ends it is released, and the next session builds a new one that carries on
+//! where it stopped (see `Instance::release`).
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,6 +12,7 @@ use weft_pmi::PmiClient;
 use crate::config::Config;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::group::ProcId;
+use crate::progress::vci::Carried;
 use crate::progress::Vci;
 use crate::runtime::psets::{self, ProcessSet};
 use crate::runtime::ThreadLevel;
@@ -191,9 +193,16 @@ static CURRENT: Mutex<Current> = Mutex::new(Current {
     sessions: 0,
 });
 
-/// Changes whenever the live instance does (its bootstrap: it then stays, see `release`), so
-/// that callers may cache a weak reference to it and know when the cache is stale.
+/// Changes whenever the live instance does (bootstrap, release), so that callers may cache a
+/// weak reference to it and know when the cache is stale.
 static LIVE_EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// The configuration, read from the environment by the first bootstrap: later instances
+/// rejoin the node's rings, whose geometry must not change.
+static CONFIG: OnceLock<Config> = OnceLock::new();
+
+/// What the VCIs of a released instance handed on to the next one (`Vci::new`).
+static CARRIED: Mutex<Vec<Carried>> = Mutex::new(Vec::new());
 
 /// Whether any session or `MPI_Init_thread` of this process asked for `MPI_THREAD_MULTIPLE`
 /// (never reset: threads of an earlier session may still be inside).
@@ -242,29 +251,50 @@ impl Instance {
     }
 
     /// A session ended. When it was the last one, the launcher is told this process
-    /// finished normally, but the instance stays for a later session (or `MPI_Init`) to
-    /// reuse: peers may still be using it. Bootstrapping anew would open transports that a
-    /// peer whose own sessions never all ended keeps ignoring (one process may finalize its
-    /// last session and start another while its peer's first is still open), and reuse keeps
-    /// init/finalize cycles free of any growth. Its memory goes when the process exits.
+    /// finished normally (its connection closes), and the instance is released: its VCIs,
+    /// request pools and queues go, and its mapping of the node's rings goes when the last
+    /// object of the ended sessions that still holds the instance does. Peers may still be
+    /// using the rings, so the next bootstrap maps the same segment again (a kept
+    /// descriptor) and each VCI carries on from its ring position and its messages not yet
+    /// received (`Carried`): a process may end its last session and start another while its
+    /// peer's first is still open. An instance with a send or an internal schedule still in
+    /// flight is not released (dropping it would lose the message); the next session
+    /// reuses it.
     pub fn release(&self) {
         let mut current = current();
         current.sessions = current.sessions.saturating_sub(1);
-        if current.sessions == 0 {
-            // Nothing useful can be done if the launcher fails at this point (or the
-            // connection was already closed by an earlier last session): a later session
-            // then reports the missing fact when it needs it.
-            let _ = self.job.learn_everything();
-            let _ = self.pmi().finalize();
+        if current.sessions > 0 {
+            return;
+        }
+        // Nothing useful can be done if the launcher fails at this point (or the connection
+        // was already closed by an earlier last session): a later session then reports the
+        // missing fact when it needs it.
+        let _ = self.job.learn_everything();
+        let _ = self.pmi().finalize();
+        let mut states: Vec<_> = self.vcis.iter().map(Vci::lock).collect();
+        if states.iter().all(|st| st.is_quiet()) {
+            *CARRIED.lock().unwrap_or_else(|p| p.into_inner()) =
+                states.iter_mut().map(|st| st.carry()).collect();
+            drop(states);
+            current.instance = None;
+            LIVE_EPOCH.fetch_add(1, Ordering::AcqRel);
         }
     }
 
     fn bootstrap(level: ThreadLevel) -> MpiResult<Instance> {
-        let config = Config::from_env()?;
+        let config = match CONFIG.get() {
+            Some(config) => config.clone(),
+            None => {
+                let config = Config::from_env()?;
+                CONFIG.get_or_init(|| config).clone()
+            }
+        };
         let job = job_layout(config.pmi_version)?;
-        let threaded = level.concurrent();
+        let threaded = level.concurrent() || calls_may_overlap();
+        let mut carried =
+            std::mem::take(&mut *CARRIED.lock().unwrap_or_else(|p| p.into_inner())).into_iter();
         let vcis = (0..config.num_vcis)
-            .map(|i| Vci::new(i, threaded))
+            .map(|i| Vci::new(i, threaded, carried.next()))
             .collect();
         let node = job.node_of[job.rank as usize];
         let segment = job.segment_name(node);

@@ -7,9 +7,16 @@ pub mod ring;
 pub mod segment;
 
 use std::io;
+use std::sync::Mutex;
 
 pub use ring::{Envelope, Ring};
-use segment::{Segment, HEADER_BYTES};
+use segment::{Rejoin, Segment, HEADER_BYTES};
+
+/// How this process maps the node's segment again after an instance that had it mapped
+/// went away (its last session ended): the name was unlinked once every local rank had
+/// attached, so a descriptor is kept from the first attach. Peers keep using the same rings,
+/// so a process that starts a new session meets them where they are.
+static NODE_SEGMENT: Mutex<Option<Rejoin>> = Mutex::new(None);
 
 /// Ring geometry, from the configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +45,15 @@ impl ShmTransport {
         let len = HEADER_BYTES + nrings * per_ring;
         // A fresh segment is zero-filled, which is an empty ring (see `ring`): the creator
         // writes nothing, so no page is touched before it carries a message.
-        let segment = Segment::create_or_attach(name, len, local_size, |_| {})?;
+        let mut node = NODE_SEGMENT.lock().unwrap_or_else(|p| p.into_inner());
+        let segment = match &*node {
+            Some(rejoin) => Segment::rejoin(rejoin, name, len, local_size)?,
+            None => {
+                let (segment, rejoin) = Segment::create_or_attach(name, len, local_size)?;
+                *node = Some(rejoin);
+                segment
+            }
+        };
         let rings = (0..nrings)
             .map(|i| {
                 // SAFETY: the ring's bytes lie inside the segment, 128-byte aligned (HEADER_BYTES

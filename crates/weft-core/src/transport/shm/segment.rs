@@ -1,9 +1,12 @@
 //! The node's shared segment: created by whichever local rank gets there first, attached by
 //! the others, unlinked as soon as every local rank has mapped it (so nothing is left in
-//! /dev/shm even if a rank crashes later). No launcher round trip is needed.
+//! /dev/shm even if a rank crashes later). No launcher round trip is needed. A process that
+//! unmaps the node's segment between sessions rejoins it through a descriptor it kept
+//! (`Rejoin`): the name is gone by then.
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -18,6 +21,12 @@ struct SegmentHeader {
     magic: AtomicU64,
     len: u64,
     attached: AtomicU32,
+}
+
+/// A descriptor of the node's segment, kept to map it again after unmapping it.
+#[derive(Debug)]
+pub struct Rejoin {
+    fd: OwnedFd,
 }
 
 /// A mapping of the node's shared segment.
@@ -51,26 +60,50 @@ enum Open {
 }
 
 impl Segment {
-    /// Create or attach the segment `name` of `len` bytes shared by `local_size` ranks.
-    /// `init` runs once, in the creator, before anyone else may use the memory.
+    /// Create or attach the segment `name` of `len` bytes shared by `local_size` ranks, and
+    /// keep a descriptor of it to map it again later (`rejoin`).
     pub fn create_or_attach(
         name: &str,
         len: usize,
         local_size: u32,
-        init: impl FnOnce(*mut u8),
-    ) -> io::Result<Segment> {
-        Segment::open(name, len, local_size, Open::Either, init)
+    ) -> io::Result<(Segment, Rejoin)> {
+        let mut kept = None;
+        let segment = Segment::open(name, len, local_size, Open::Either, Some(&mut kept), |_| {})?;
+        let fd = kept.expect("open keeps the descriptor it was asked to keep");
+        Ok((segment, Rejoin { fd }))
+    }
+
+    /// Map again a segment this process mapped before (and may have unmapped since).
+    pub fn rejoin(rejoin: &Rejoin, name: &str, len: usize, local_size: u32) -> io::Result<Segment> {
+        let (base, len) = Segment::map(rejoin.fd.as_raw_fd(), len, name, Some(Duration::ZERO))?;
+        let segment = Segment {
+            base,
+            len,
+            name: CString::new(name)
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "segment name has NUL"))?,
+            local_size,
+        };
+        let header = segment.header();
+        // SAFETY: published before `magic`, which this process saw when it first attached.
+        let their_len = unsafe { (*segment.base.cast::<SegmentHeader>()).len };
+        if header.magic.load(Ordering::Acquire) != READY_MAGIC || their_len != len as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("shared segment {name} changed since this process attached it"),
+            ));
+        }
+        Ok(segment)
     }
 
     /// Create the fresh segment `name` (zero-filled) that `participants` processes, this one
     /// included, will map; the others `attach` it once told its name.
     pub fn create(name: &str, len: usize, participants: u32) -> io::Result<Segment> {
-        Segment::open(name, len, participants, Open::Create, |_| {})
+        Segment::open(name, len, participants, Open::Create, None, |_| {})
     }
 
     /// Attach the segment `name` that another process created for `participants` processes.
     pub fn attach(name: &str, len: usize, participants: u32) -> io::Result<Segment> {
-        Segment::open(name, len, participants, Open::Attach, |_| {})
+        Segment::open(name, len, participants, Open::Attach, None, |_| {})
     }
 
     fn open(
@@ -78,6 +111,7 @@ impl Segment {
         len: usize,
         local_size: u32,
         mode: Open,
+        keep: Option<&mut Option<OwnedFd>>,
         init: impl FnOnce(*mut u8),
     ) -> io::Result<Segment> {
         assert!(len >= std::mem::size_of::<SegmentHeader>());
@@ -128,8 +162,14 @@ impl Segment {
             name: cname.clone(),
             local_size,
         });
-        // SAFETY: fd is ours; the mapping (if any) keeps the memory alive.
-        unsafe { libc::close(fd) };
+        match keep {
+            // SAFETY: fd is an open descriptor that nothing else owns.
+            Some(kept) if segment.is_ok() => *kept = Some(unsafe { OwnedFd::from_raw_fd(fd) }),
+            // SAFETY: fd is ours; the mapping (if any) keeps the memory alive.
+            _ => unsafe {
+                libc::close(fd);
+            },
+        }
         if segment.is_err() && created {
             // SAFETY: plain system call on a NUL-terminated name: nobody can use it now.
             unsafe { libc::shm_unlink(cname.as_ptr()) };
@@ -264,20 +304,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn two_attachers_share_memory_and_the_name_goes_away() {
+    fn two_attachers_share_memory_the_name_goes_away_and_a_kept_descriptor_rejoins() {
         let name = format!(
             "/weft.test-{}-{:x}",
             std::process::id(),
             Instant::now().elapsed().as_nanos()
         );
-        let a = Segment::create_or_attach(&name, 4096, 2, |base| {
-            // SAFETY: the creator owns the fresh memory; offset 200 is inside 4096 bytes.
-            unsafe { *base.add(200) = 42 };
-        })
-        .unwrap();
-        let b =
-            Segment::create_or_attach(&name, 4096, 2, |_| panic!("only the creator initialises"))
-                .unwrap();
+        let (a, _) = Segment::create_or_attach(&name, 4096, 2).unwrap();
+        // SAFETY: a's fresh memory; offset 200 is inside 4096 bytes.
+        unsafe { *a.base().add(200) = 42 };
+        let (b, rejoin) = Segment::create_or_attach(&name, 4096, 2).unwrap();
         // SAFETY: both map the same 4096 bytes.
         unsafe {
             assert_eq!(*b.base().add(200), 42);
@@ -288,6 +324,18 @@ mod tests {
         assert!(
             !std::path::Path::new(&path).exists(),
             "unlinked once both attached"
+        );
+        drop(b);
+        let again = Segment::rejoin(&rejoin, &name, 4096, 2).unwrap();
+        // SAFETY: the same memory, mapped anew.
+        unsafe {
+            assert_eq!(*again.base().add(200), 42);
+            *again.base().add(202) = 9;
+            assert_eq!(*a.base().add(202), 9);
+        }
+        assert!(
+            Segment::rejoin(&rejoin, &name, 8192, 2).is_err(),
+            "a different size is refused"
         );
     }
 }
