@@ -4,7 +4,7 @@ one invocation: the time to a world-sized communicator through MPI_Init and thro
 session path, MPI_Comm_dup per call and 8-byte latency on the resulting communicator.
 
 Builds bench/session.c with each MPI's mpicc, runs `--jobs` jobs per (MPI, path, ranks),
-interleaved, and prints medians. Ratios: Weft's session path against Weft's MPI_Init path
+interleaved (the two paths in alternating order), and prints medians. Ratios: Weft's session path against Weft's MPI_Init path
 and against MPICH's session path; dup and latency on a session communicator against the same
 on MPI_COMM_WORLD (Weft). See bench/README.md.
 """
@@ -51,9 +51,11 @@ def main():
         exes[name] = exe
     results = {}
     for n in [int(r) for r in args.ranks.split(",")]:
-        for _ in range(args.jobs):
+        for job in range(args.jobs):
             for name in names:
-                for mode in ["init", "session"]:
+                # Alternate which path runs first, so that neither always follows another
+                # MPI's job (whose processes may still be exiting).
+                for mode in ["init", "session"][:: 1 if job % 2 == 0 else -1]:
                     try:
                         r = run(table, name, exes[name], n, mode, args.timeout)
                     except Exception as e:  # a reference MPI failing its session path is a result too
