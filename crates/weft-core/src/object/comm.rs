@@ -318,6 +318,9 @@ fn intra_only(comm: &Comm, func: &str) -> MpiResult<()> {
 
 /// Agree a context id among all members of an intracommunicator.
 fn agree_intra(parent: &Comm, func: &str) -> MpiResult<u32> {
+    if parent.size() == 1 {
+        return context_id::claim_alone(func);
+    }
     let ch = Channel::collective(parent);
     let members = exchange::all(parent.size());
     let me = parent.rank as usize;
@@ -686,9 +689,13 @@ pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Op
     };
     let ch = Channel::collective(parent);
     let t = tag::group(user_tag);
-    let ctx = context_id::agree(key(parent.context_id(), user_tag), func, |buf| {
-        ch.allreduce_and(&members, me as usize, t, buf)
-    })?;
+    let ctx = if members.len() == 1 {
+        context_id::claim_alone(func)?
+    } else {
+        context_id::agree(key(parent.context_id(), user_tag), func, |buf| {
+            ch.allreduce_and(&members, me as usize, t, buf)
+        })?
+    };
     Ok(Some(Arc::new(Comm::derived(
         parent,
         Spec {

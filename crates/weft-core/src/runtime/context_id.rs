@@ -20,6 +20,12 @@
 //! A round first sends only the first `HEAD_WORDS` words of the mask (256 pairs: the common
 //! case, since freed pairs are reused lowest first); only if those hold no common free pair
 //! does it retry with the whole mask.
+//!
+//! A communicator of this process alone (`MPI_Comm_dup(MPI_COMM_SELF)`) needs no agreement
+//! and no ownership (`claim_alone`): it takes the lowest free pair outside what the current
+//! owner contributed. Waiting for ownership there could deadlock: the owner's round may wait
+//! for a peer that is itself waiting for this thread (MPICH's `threads/comm/comm_dup_deadlock`,
+//! where an application lock serializes the `MPI_COMM_SELF` duplications).
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeSet;
@@ -48,6 +54,9 @@ struct Allocator {
     owner_nb: Option<Vec<u64>>,
     /// The co-owner of the current round (see `owner_nb`).
     co_owner: Option<u64>,
+    /// The mask words the owner (blocking or not) contributed to its current round: pairs a
+    /// `claim_alone` must leave to it.
+    owner_snapshot: Option<Vec<u64>>,
     /// Agreements in progress: (key, ticket).
     waiting: BTreeSet<(u64, u64)>,
     in_use: usize,
@@ -58,6 +67,7 @@ static ALLOC: Mutex<Allocator> = Mutex::new(Allocator {
     owner: None,
     owner_nb: None,
     co_owner: None,
+    owner_snapshot: None,
     waiting: BTreeSet::new(),
     in_use: 0,
 });
@@ -163,6 +173,7 @@ impl Agreement {
         if a.owner == Some(self.ticket) {
             out[..words].copy_from_slice(&a.free[..words]);
             out[words] = u64::MAX;
+            a.owner_snapshot = Some(out[..words].to_vec());
             if self.nonblocking {
                 a.owner_nb = Some(out[..words].to_vec());
             }
@@ -198,6 +209,7 @@ impl Agreement {
         if a.owner == Some(self.ticket) {
             a.owner = None;
             a.owner_nb = None;
+            a.owner_snapshot = None;
         }
         if a.co_owner == Some(self.ticket) {
             a.co_owner = None;
@@ -245,10 +257,40 @@ impl Drop for Agreement {
         if a.owner == Some(self.ticket) {
             a.owner = None;
             a.owner_nb = None;
+            a.owner_snapshot = None;
         }
         if a.co_owner == Some(self.ticket) {
             a.co_owner = None;
         }
+    }
+}
+
+/// A context-id pair for a communicator whose only member is this process: the lowest free
+/// pair that no agreement in flight may claim (see the module comment).
+pub fn claim_alone(func: &str) -> MpiResult<u32> {
+    loop {
+        let mut a = alloc();
+        if a.free.iter().all(|&w| w == 0) {
+            return Err(exhausted(func));
+        }
+        // A co-owned round's pairs are not recorded: leave the mask alone until it settles.
+        let pick = if a.co_owner.is_some() {
+            None
+        } else {
+            let held = a.owner_snapshot.as_deref().unwrap_or(&[]);
+            (0..WORDS).find_map(|i| {
+                let w = a.free[i] & !held.get(i).copied().unwrap_or(0);
+                (w != 0).then(|| i * 64 + w.trailing_zeros() as usize)
+            })
+        };
+        if let Some(pair) = pick {
+            a.free[pair / 64] &= !(1u64 << (pair % 64));
+            a.in_use += 1;
+            return Ok(pair as u32 * 2);
+        }
+        // Every free pair is in a round in flight: let it settle.
+        drop(a);
+        std::thread::yield_now();
     }
 }
 
@@ -306,6 +348,36 @@ mod tests {
         assert!(c <= a.max(b), "a released id is reused ({c} vs {a})");
         release(b);
         release(c);
+    }
+
+    #[test]
+    fn a_lone_claim_leaves_the_owners_pairs_and_needs_no_ownership() {
+        let _s = serial();
+        let mut owner = Agreement::begin(1);
+        let mut c = vec![0; contribution_len(owner.words)];
+        owner.contribute(&mut c);
+        assert_eq!(c[HEAD_WORDS], u64::MAX, "the agreement owns the mask");
+        // While the owner's round is in flight, a lone claim takes a pair outside what the
+        // owner contributed, and does not wait for the round.
+        let alone = claim_alone("t").unwrap();
+        assert!(
+            alone / 2 >= (HEAD_WORDS * 64) as u32,
+            "pair {} is outside the head words",
+            alone / 2
+        );
+        // The owner's round still gets the lowest common pair it saw.
+        let got = match owner.settle(&c) {
+            Outcome::Got(id) => id,
+            other => panic!("{other:?}"),
+        };
+        assert!(got < alone);
+        drop(owner);
+        // With no round in flight the lone claim takes the lowest free pair.
+        let next = claim_alone("t").unwrap();
+        assert!(next < alone && next != got);
+        release(got);
+        release(alone);
+        release(next);
     }
 
     #[test]
