@@ -8,8 +8,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::instance;
 use weft_core::object::{Errhandler, ErrhandlerAction, ErrhandlerKind};
-use weft_core::runtime::{instance, world};
+use weft_core::runtime::world;
 
 use crate::constants::MPI_SUCCESS;
 use crate::ctypes::*;

@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::instance::{calls_may_overlap, Instance};
+use weft_core::object::Session;
 use weft_core::object::{Comm, Errhandler, Group, Info};
-use weft_core::runtime::instance::calls_may_overlap;
-use weft_core::runtime::{world, Instance, Session};
+use weft_core::runtime::world;
 
 use crate::api::win::WinObject;
 use crate::constants::*;
@@ -403,13 +404,13 @@ fn live_instance() -> Option<Arc<Instance>> {
 
 /// The live instance for one call: the world's without touching a reference count.
 pub enum InstanceRef {
-    World(&'static Arc<weft_core::runtime::Instance>),
-    Live(Arc<weft_core::runtime::Instance>),
+    World(&'static Arc<weft_core::instance::Instance>),
+    Live(Arc<weft_core::instance::Instance>),
 }
 
 impl std::ops::Deref for InstanceRef {
-    type Target = Arc<weft_core::runtime::Instance>;
-    fn deref(&self) -> &Arc<weft_core::runtime::Instance> {
+    type Target = Arc<weft_core::instance::Instance>;
+    fn deref(&self) -> &Arc<weft_core::instance::Instance> {
         match self {
             InstanceRef::World(i) => i,
             InstanceRef::Live(i) => i,

@@ -2,9 +2,10 @@
 //! `Request`, so a stale or garbage handle is recognised.
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::Status;
 use weft_core::object::Comm;
 use weft_core::progress;
-use weft_core::request::{ReqId, Status};
+use weft_core::request::ReqId;
 
 use crate::constants::MPI_REQUEST_NULL;
 use crate::ctypes::*;

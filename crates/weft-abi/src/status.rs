@@ -3,7 +3,7 @@
 
 use std::ffi::c_int;
 
-use weft_core::request::Status;
+use weft_core::message::Status;
 
 use crate::constants::*;
 use crate::ctypes::MPI_Status;

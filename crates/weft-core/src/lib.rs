@@ -1,20 +1,41 @@
 //! Weft's core: every MPI semantic, independent of the C ABI.
 //!
-//! Layering (top to bottom): `runtime` (instances, sessions, bootstrap, configuration),
-//! `object` (communicators, groups, errhandlers), `progress` (VCIs). The ABI crate decodes
-//! and validates C arguments and calls into this crate; nothing here names a C type.
+//! Layering, top to bottom; a module only names modules below it (see
+//! `docs/architecture.md`, "Layers"):
+//!
+//! - `runtime`: `MPI_Init`'s world.
+//! - `coll`: collectives.
+//! - `pt2pt`: point-to-point on communicators.
+//! - `object`: sessions, communicators (and their context ids), groups, attributes,
+//!   errhandlers, info, topologies, windows.
+//! - `progress`: waiting for and taking completed requests, persistent requests,
+//!   generalized requests, starting internal schedules.
+//! - `instance`: the per-process state (configuration, job layout, process sets, the VCIs
+//!   and the transports).
+//! - `vci`: what runs under one VCI's lock: its state, the point-to-point engine and
+//!   protocols, matching, internal schedules.
+//! - `request`, `transport`: request pools; how bytes reach a peer.
+//! - leaves: `message` (the value types of a message), `datatype`, `op`, `polled`, `sync`,
+//!   `config`, `error`.
+//!
+//! The ABI crate decodes and validates C arguments and calls into this crate; nothing here
+//! names a C type.
 
 pub mod coll;
 pub mod config;
 pub mod datatype;
 pub mod error;
+pub mod instance;
+pub mod message;
 pub mod object;
 pub mod op;
+pub mod polled;
 pub mod progress;
 pub mod pt2pt;
 pub mod request;
 pub mod runtime;
 pub mod sync;
 pub mod transport;
+pub mod vci;
 
 pub use error::{ErrorClass, MpiError, MpiResult};

@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::SendMode;
 use weft_core::object::Comm;
+use weft_core::pt2pt;
 use weft_core::pt2pt::buffered::{self, Scope, Space};
-use weft_core::pt2pt::{self, SendMode};
 
 use crate::args::non_null;
 use crate::constants::*;

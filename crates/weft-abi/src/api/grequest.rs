@@ -7,8 +7,9 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::Status;
 use weft_core::progress;
-use weft_core::request::{GreqClass, Status};
+use weft_core::request::GreqClass;
 use weft_core::runtime::world;
 
 use crate::args::non_null;
@@ -94,7 +95,7 @@ unsafe fn start(
 ) -> MpiResult<()> {
     non_null(request, func, "request")?;
     let inst = crate::objects::instance(func)?;
-    let id = progress::greq_start(&inst, class, state as usize, 0);
+    let id = progress::greq::start(&inst, class, state as usize, 0);
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(request_handle(id)) };
     Ok(())
@@ -189,7 +190,7 @@ pub(crate) fn mpi_grequest_complete(request: MPI_Request) -> MpiResult<()> {
             format!("{f}(request=MPI_REQUEST_NULL): a generalized request is required"),
         )
     })?;
-    progress::greq_complete(&inst, id, f)
+    progress::greq::complete(&inst, id, f)
 }
 
 /// Whether a request is complete, without progress; a non-error int (1 or 0). An invalid

@@ -3,8 +3,8 @@
 use std::ffi::c_int;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::instance;
 use weft_core::object::{Compare, Group};
-use weft_core::runtime::instance;
 
 use crate::args::{non_null, write};
 use crate::constants::*;

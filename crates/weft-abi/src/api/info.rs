@@ -45,7 +45,7 @@ fn env_pairs(args: Vec<String>) -> Vec<(String, String)> {
 
 /// The job size the launcher announced (known before `MPI_Init` from the environment).
 fn launcher_size() -> Option<u32> {
-    if let Some(job) = weft_core::runtime::instance::job() {
+    if let Some(job) = weft_core::instance::job() {
         return Some(job.size);
     }
     ["PMI_SIZE", "WEFT_SIZE", "OMPI_COMM_WORLD_SIZE"]

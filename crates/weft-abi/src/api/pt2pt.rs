@@ -5,9 +5,12 @@ use std::sync::{Arc, Mutex};
 
 use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::{Pattern, SendMode, SourceSel, Status, TagSel};
 use weft_core::object::Comm;
-use weft_core::pt2pt::{self, Pattern, SendMode, SourceSel, TagSel};
-use weft_core::request::{PersistentOp, Status};
+use weft_core::progress;
+use weft_core::pt2pt;
+use weft_core::request::{PersistentOp, StartFn};
+use weft_core::vci::engine::SendStart;
 
 use crate::args::non_null;
 use crate::constants::*;
@@ -187,27 +190,33 @@ unsafe fn nonblocking_send(
     Ok(())
 }
 
-/// The fast path of `MPI_Send`/`MPI_Isend`: a small message of a predefined byte-contiguous
-/// type with valid arguments, sent at once into a peer's ring (`pt2pt::try_send_now`). `None`
-/// when anything is unusual, including every error: the general path then checks and reports.
-fn send_now(
+/// `MPI_Send`/`MPI_Isend` arguments when they are plain: a predefined byte-contiguous type,
+/// a real destination, a valid tag and communicator (no error possible). `None` when
+/// anything is unusual, every error included: the general path then checks and reports.
+///
+/// # Safety
+/// The communicator is borrowed without a count (`objects::comm_quiet_unchecked`): the
+/// caller may use it only to start the send (which runs no user code and waits for
+/// nothing), never across a wait.
+#[inline(always)]
+unsafe fn plain_send_args<'a>(
     buf: *const c_void,
     count: c_int,
     datatype: MPI_Datatype,
     dest: c_int,
     tag: c_int,
     comm: MPI_Comm,
-) -> Option<weft_core::request::ReqId> {
+) -> Option<(&'a Comm, u32, i32, Buf)> {
     if tag < 0 || dest < 0 {
         return None;
     }
     let data = contiguous_buf(buf, count as MPI_Count, datatype)?;
-    // SAFETY: `try_send_now` only writes into a ring (or gives up): no user code, no waiting.
+    // SAFETY: forwarded contract: the borrow ends before anything waits or runs user code.
     let c = unsafe { objects::comm_quiet_unchecked(comm) }?;
     if dest as u32 >= c.peer_size() {
         return None;
     }
-    pt2pt::try_send_now(c, dest as u32, tag, &data)
+    Some((c, dest as u32, tag, data))
 }
 
 /// A receive's arguments when they are plain (as `send_now` for sends): a byte-contiguous
@@ -261,9 +270,7 @@ pub(crate) fn prefix(func: &str, e: MpiError) -> MpiError {
 pub(crate) unsafe fn finish_recv(s: Status, out: *mut MPI_Status, func: &str) -> MpiResult<()> {
     // SAFETY: null (MPI_STATUS_IGNORE) or a writable status per the caller.
     unsafe { status::store(out, &s, false) };
-    pt2pt::status_result(s)
-        .map(|_| ())
-        .map_err(|e| prefix(func, e))
+    s.into_result().map(|_| ()).map_err(|e| prefix(func, e))
 }
 
 unsafe fn blocking_recv(
@@ -320,8 +327,19 @@ pub(crate) fn mpi_send(
     tag: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    if send_now(buf, count, datatype, dest, tag, comm).is_some() {
-        return Ok(());
+    // SAFETY: `c` only starts the send; a pending send is waited for through the instance,
+    // cloned while `c` is still valid.
+    if let Some((c, dest, tag, data)) =
+        unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) }
+    {
+        return match pt2pt::start_send(c, dest, tag, data, SendMode::Standard, None) {
+            Ok(SendStart::Done) => Ok(()),
+            Ok(SendStart::Pending(id)) => {
+                let inst = c.session.instance.clone();
+                pt2pt::wait_send(&inst, id).map_err(|e| prefix("MPI_Send", e))
+            }
+            Err(e) => Err(prefix("MPI_Send", e)),
+        };
     }
     blocking_send(
         buf,
@@ -445,7 +463,12 @@ pub(crate) unsafe fn mpi_isend(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     if !request.is_null() {
-        if let Some(id) = send_now(buf, count, datatype, dest, tag, comm) {
+        // SAFETY: `c` only starts the send.
+        if let Some((c, dest, tag, data)) =
+            unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) }
+        {
+            let id = pt2pt::isend(c, dest, tag, data, SendMode::Standard, comm)
+                .map_err(|e| prefix("MPI_Isend", e))?;
             // SAFETY: checked non-null; the caller passes a writable MPI_Request.
             unsafe { request.write(request_handle(id)) };
             return Ok(());
@@ -973,14 +996,15 @@ unsafe fn send_init(
     let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
     let op = match a.dest {
         None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-        Some(d) if mode == InitMode::Buffered => PersistentOp::Buffered {
-            comm: a.comm.to_arc(),
-            dest: d,
-            tag: a.tag,
-            buf: a.buf,
-        },
+        Some(d) if mode == InitMode::Buffered => {
+            let (comm, tag, buf) = (a.comm.to_arc(), a.tag, a.buf);
+            // Each start copies the message into the attached buffer and sends it from there.
+            PersistentOp::Deferred(StartFn::new(move |func| {
+                crate::api::buffered::buffered_send(&comm, 0, d, tag, &buf, func).map(|()| None)
+            }))
+        }
         Some(d) => PersistentOp::Send {
-            target: pt2pt::target(&a.comm, d, a.tag).map_err(|e| prefix(func, e))?,
+            target: a.comm.target(d, a.tag).map_err(|e| prefix(func, e))?,
             buf: a.buf,
             mode: if mode == InitMode::Synchronous {
                 SendMode::Synchronous
@@ -989,7 +1013,7 @@ unsafe fn send_init(
             },
         },
     };
-    let id = pt2pt::persistent_init(&a.comm.session.instance, a.comm.vci, op, comm);
+    let id = progress::persistent::init(&a.comm.session.instance, a.comm.vci, op, comm);
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(request_handle(id)) };
     Ok(())
@@ -1213,15 +1237,11 @@ unsafe fn recv_init(
     let op = match source_sel(&c, source, func)? {
         None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
         Some(src) => PersistentOp::Recv {
-            pattern: Pattern {
-                context: c.context_id(),
-                source: src,
-                tag,
-            },
+            pattern: Pattern::new(c.context_id(), src, tag),
             buf: b,
         },
     };
-    let id = pt2pt::persistent_init(&c.session.instance, c.vci, op, comm);
+    let id = progress::persistent::init(&c.session.instance, c.vci, op, comm);
     // SAFETY: checked non-null; the caller passes a writable MPI_Request.
     unsafe { request.write(request_handle(id)) };
     Ok(())

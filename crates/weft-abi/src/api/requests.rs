@@ -4,10 +4,11 @@
 use std::ffi::c_int;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::progress::{self, Backoff, Completed};
+use weft_core::instance::Instance;
+use weft_core::message::Status;
+use weft_core::progress::{self, Completed};
 use weft_core::pt2pt;
-use weft_core::request::{PersistentState, ReqId, Status};
-use weft_core::runtime::Instance;
+use weft_core::request::{PersistentState, ReqId};
 
 use crate::args::{non_null, write};
 use crate::boundary::{raise_on, Scope};
@@ -75,7 +76,7 @@ fn after(handle: MPI_Request, done: &Completed) -> MPI_Request {
 
 /// The error a completed operation reports, raised on its communicator's errhandler.
 fn completion_error(done: &Completed, func: &str) -> MpiResult<()> {
-    match pt2pt::status_result(done.status) {
+    match done.status.into_result() {
         Ok(_) => Ok(()),
         Err(e) => {
             if done.owner != 0 {
@@ -245,9 +246,11 @@ fn block_on_greqs(inst: &Instance, open: &[Option<ReqId>], greqs: &mut Option<bo
         return false;
     }
     let live: Vec<ReqId> = open.iter().flatten().copied().collect();
-    let any =
-        *greqs.get_or_insert_with(|| live.iter().any(|&id| progress::is_generalized(inst, id)));
-    any && progress::block_on_greqs(inst, &live)
+    let any = *greqs.get_or_insert_with(|| {
+        live.iter()
+            .any(|&id| progress::greq::is_generalized(inst, id))
+    });
+    any && progress::greq::block_on(inst, &live)
 }
 
 /// Multi-request calls keep their scratch arrays on the stack up to this many requests.
@@ -301,7 +304,7 @@ fn finish_all(
     }
     // (index, error) of the operations that failed: rare, so kept apart.
     let mut failed: Vec<(usize, i32)> = Vec::new();
-    let mut backoff = Backoff::new(inst);
+    let mut backoff = inst.backoff();
     let mut greqs = None;
     let mut first = true;
     while left > 0 {
@@ -384,7 +387,7 @@ pub(crate) unsafe fn mpi_testall(
         .flatten()
         .collect();
     // One progress pass, then a look that calls no query_fn (only completing calls do).
-    progress::polled::run();
+    weft_core::polled::run();
     let mut vcis: Vec<usize> = ids.iter().map(|id| id.vci() as usize).collect();
     vcis.sort_unstable();
     vcis.dedup();
@@ -475,7 +478,7 @@ pub(crate) unsafe fn mpi_waitany(
         )?
     };
     let inst = instance("MPI_Waitany")?;
-    let mut backoff = Backoff::new(&inst);
+    let mut backoff = inst.backoff();
     let mut greqs = None;
     loop {
         if let Some(found) = any_once(&inst, reqs, "MPI_Waitany")? {
@@ -578,7 +581,7 @@ unsafe fn some_impl(
         non_null(array_of_indices, func, "array_of_indices")?;
     }
     let inst = instance(func)?;
-    let mut backoff = Backoff::new(&inst);
+    let mut backoff = inst.backoff();
     let mut greqs = None;
     loop {
         // SAFETY: forwarded arrays.
@@ -830,24 +833,7 @@ unsafe fn start_one(inst: &Instance, handle: MPI_Request, func: &str, arg: &str)
             format!("{func}({arg}=MPI_REQUEST_NULL): a persistent request is required"),
         ));
     };
-    match pt2pt::start(inst, id, func)? {
-        pt2pt::Started::Running => Ok(()),
-        pt2pt::Started::Buffered {
-            comm,
-            dest,
-            tag,
-            buf,
-        } => {
-            crate::api::buffered::buffered_send(&comm, 0, dest, tag, &buf, func)?;
-            pt2pt::start_done(inst, id);
-            Ok(())
-        }
-        pt2pt::Started::Collective(c) => {
-            let inner = c.start().map_err(|e| crate::api::pt2pt::prefix(func, e))?;
-            pt2pt::start_running(inst, id, inner);
-            Ok(())
-        }
-    }
+    progress::persistent::start(inst, id, func)
 }
 
 pub(crate) unsafe fn mpi_start(request: *mut MPI_Request) -> MpiResult<()> {

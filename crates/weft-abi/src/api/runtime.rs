@@ -3,7 +3,8 @@
 use std::ffi::{c_char, c_int};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::runtime::{world, ThreadLevel};
+use weft_core::instance::ThreadLevel;
+use weft_core::runtime::world;
 
 use crate::args::{copy_out_str, write};
 use crate::constants::*;
@@ -115,7 +116,7 @@ pub(crate) fn mpi_abort(comm: MPI_Comm, errorcode: c_int) -> MpiResult<()> {
     eprintln!("Weft: {message}");
     match comm {
         Some(c) => c.session.instance.abort_job(errorcode, &message),
-        None => weft_core::runtime::instance::abort_without_instance(errorcode),
+        None => weft_core::instance::abort_without_instance(errorcode),
     }
 }
 

@@ -4,8 +4,8 @@ use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::object::{comm, ErrhandlerKind, Group, Info};
-use weft_core::runtime::{psets, Session, ThreadLevel};
+use weft_core::instance::ThreadLevel;
+use weft_core::object::{comm, idup, ErrhandlerKind, Group, Info, Session};
 
 use crate::args::{c_str, non_null, write};
 use crate::boundary::{clear_raise_on, raise, raise_on, Scope};
@@ -173,7 +173,10 @@ pub(crate) unsafe fn mpi_session_get_pset_info(
     // SAFETY: the caller passes a NUL-terminated name (checked for null).
     let name = unsafe { c_str(pset_name, "MPI_Session_get_pset_info", "pset_name")? };
     non_null(info, "MPI_Session_get_pset_info", "info")?;
-    let set = psets::find(&s.instance.job, &name, "MPI_Session_get_pset_info")?;
+    let set = s
+        .instance
+        .job
+        .find_pset(&name, "MPI_Session_get_pset_info")?;
     let made = Info::from_pairs(vec![("mpi_size".into(), set.members.len().to_string())]);
     // SAFETY: checked non-null.
     unsafe {
@@ -265,7 +268,7 @@ pub(crate) unsafe fn mpi_group_from_session_pset(
     // SAFETY: the caller passes a NUL-terminated name (checked for null).
     let name = unsafe { c_str(pset_name, func, "pset_name")? };
     non_null(newgroup, func, "newgroup")?;
-    let set = psets::find(&s.instance.job, &name, func)?;
+    let set = s.instance.job.find_pset(&name, func)?;
     let group = Group::with_origin(set.members, Some(s));
     // SAFETY: checked non-null.
     unsafe { write(newgroup, objects::group_handle(group), func, "newgroup") }
@@ -328,7 +331,7 @@ pub(crate) unsafe fn mpi_comm_create_from_group(
         return unsafe { write(newcomm, MPI_COMM_NULL, func, "newcomm") };
     }
     let s = session_of(&g, func, "group")?;
-    let c = comm::create_from_group(&s, &g, &tag, e)?;
+    let c = idup::create_from_group(&s, &g, &tag, e)?;
     clear_raise_on();
     // SAFETY: checked non-null.
     unsafe { write(newcomm, objects::comm_handle(Some(c)), func, "newcomm") }
@@ -358,14 +361,14 @@ pub(crate) unsafe fn mpi_intercomm_create_from_groups(
     // leaders; both are agreed among their members alone, told apart by derived tags.
     // Both are used at once below: wait for their context ids (`create_from_group` returns
     // before its agreement).
-    let local = comm::create_from_group(&s, &lg, &format!("{tag}\u{0}local"), e.clone())?;
+    let local = idup::create_from_group(&s, &lg, &format!("{tag}\u{0}local"), e.clone())?;
     local.resolve()?;
     let mut leaders = vec![local_leader_proc, remote_leader_proc];
     leaders.sort_unstable();
     let am_leader = local.rank == local_leader as u32;
     let bridge = if am_leader {
         let g = Group::with_origin(leaders.clone(), Some(s.clone()));
-        let b = comm::create_from_group(&s, &g, &format!("{tag}\u{0}leaders"), e.clone())?;
+        let b = idup::create_from_group(&s, &g, &format!("{tag}\u{0}leaders"), e.clone())?;
         b.resolve()?;
         Some(b)
     } else {

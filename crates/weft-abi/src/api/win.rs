@@ -283,7 +283,9 @@ pub(crate) unsafe fn mpi_win_free(win: *mut MPI_Win) -> MpiResult<()> {
     let h = unsafe { *win };
     let w = objects::win(h, func, "win")?;
     free_win_attrs(h, &w.attrs, func)?;
-    w.free_sync()?;
+    // MPI 4.1 §12.2.5: no process returns before every process of the group called it, so
+    // none accesses a window already freed.
+    weft_core::coll::barrier(&w.comm)?;
     objects::WINS.remove(h).map_err(|why| {
         MpiError::new(
             ErrorClass::Win,

@@ -4,12 +4,12 @@
 
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::instance::Instance;
+use crate::message::{Pattern, SendMode, Target};
 use crate::object::Comm;
 use crate::progress;
-use crate::pt2pt::engine::{self, SendMode, SendStart, Target};
-use crate::pt2pt::{Pattern, SourceSel, TagSel};
 use crate::request::ReqId;
-use crate::runtime::Instance;
+use crate::vci::engine::{self, SendStart};
 
 /// An operation a collective started and must wait for.
 #[must_use]
@@ -47,12 +47,7 @@ impl<'a> Link<'a> {
                 format!("collective peer {dest} out of range"),
             )
         })?;
-        let target = Target {
-            context: self.context,
-            my_rank: self.rank,
-            dest: dest_job,
-            tag,
-        };
+        let target = Target::new(self.context, self.rank, dest_job, tag);
         let vci = self.comm.vci;
         let mut st = self.inst.vcis[vci].lock();
         match engine::start_send(
@@ -71,11 +66,7 @@ impl<'a> Link<'a> {
 
     /// Start receiving into `buf` from rank `src` of the communicator.
     pub fn irecv(&self, src: u32, tag: i32, buf: &Buf) -> Pending {
-        let pattern = Pattern {
-            context: self.context,
-            source: SourceSel::Rank(src),
-            tag: TagSel::Tag(tag),
-        };
+        let pattern = Pattern::exact(self.context, src, tag);
         let vci = self.comm.vci;
         let mut st = self.inst.vcis[vci].lock();
         Pending::Req(engine::start_recv(
@@ -84,6 +75,7 @@ impl<'a> Link<'a> {
             &mut st,
             pattern,
             buf.clone(),
+            0,
         ))
     }
 
@@ -92,7 +84,7 @@ impl<'a> Link<'a> {
             Pending::Done => Ok(()),
             Pending::Req(id) => {
                 let done = progress::wait(self.inst, id);
-                crate::pt2pt::status_result(done.status).map(|_| ())
+                done.status.into_result().map(|_| ())
             }
         }
     }

@@ -37,7 +37,6 @@ pub use sched::{
     iallgather, iallgatherv, iallreduce, ialltoall, ialltoallv, ibarrier, ibcast, iexscan, igather,
     igatherv, ireduce, ireduce_scatter, iscan, iscatter, iscatterv,
 };
-pub(crate) use shm::prepare as prepare_area;
 
 /// Tags of the collectives' messages on the collective context. Blocking collectives on one
 /// communicator run in the same order everywhere and messages between two ranks do not

@@ -4,31 +4,10 @@
 //! (ranks may start them in different orders), so each takes its tag at init and keeps it.
 #![forbid(unsafe_code)]
 
-use std::sync::Arc;
-
-use crate::error::MpiResult;
+use crate::error::{MpiError, MpiResult};
 use crate::object::Comm;
-use crate::pt2pt;
-use crate::request::{PersistentOp, ReqId};
-
-type StartFn = dyn Fn() -> MpiResult<ReqId> + Send + Sync;
-
-/// What `MPI_Start` runs for a persistent collective (outside every lock).
-#[derive(Clone)]
-pub struct CollStart(Arc<StartFn>);
-
-impl std::fmt::Debug for CollStart {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("persistent collective")
-    }
-}
-
-impl CollStart {
-    /// Start one instance; its request completes when the collective does.
-    pub fn start(&self) -> MpiResult<ReqId> {
-        (self.0)()
-    }
-}
+use crate::progress;
+use crate::request::{PersistentOp, ReqId, StartFn};
 
 /// An inactive persistent request that starts `start(owner)` at every `MPI_Start`.
 pub fn init(
@@ -40,8 +19,13 @@ pub fn init(
     let seq = comm
         .coll_seq
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let op = PersistentOp::Collective(CollStart(Arc::new(move || {
+    let op = PersistentOp::Deferred(StartFn::new(move |func| {
         super::sched::with_seq(seq, || start(owner))
-    })));
-    pt2pt::persistent_init(&comm.session.instance, comm.vci, op, owner)
+            .map(Some)
+            .map_err(|e| MpiError {
+                message: format!("{func}: {}", e.message),
+                ..e
+            })
+    }));
+    progress::persistent::init(&comm.session.instance, comm.vci, op, owner)
 }

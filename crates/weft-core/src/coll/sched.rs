@@ -1,6 +1,6 @@
 //! Nonblocking collectives: each is a plan of rounds (messages to start, then local copies
 //! and reductions once they all complete) run by the VCI's progress pass as an internal
-//! schedule (`progress::schedule`), so it advances while the user waits on anything.
+//! schedule (`vci::schedule`), so it advances while the user waits on anything.
 //!
 //! Data that exists when the call is made is copied at the call (in the caller's thread);
 //! everything later happens in rounds. Each nonblocking collective on a communicator gets a
@@ -12,7 +12,7 @@
 //! - Intercommunicators: plain ranks in a plan name the local group (on a tag of their own,
 //!   `LOCAL_TAG`), `Msg::*_remote` ranks the remote group.
 //! - User reduction operators never run under the VCI lock: a round whose local work needs
-//!   one hands it to a polled-work item (`progress::polled`), which runs it outside every
+//!   one hands it to a polled-work item (`polled`), which runs it outside every
 //!   lock from the next completion call of any thread; the schedule continues after it.
 #![forbid(unsafe_code)]
 
@@ -23,13 +23,13 @@ use super::pof2_floor;
 use crate::datatype::access::{with_pair, Scratch};
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::message::{Pattern, SendMode, Status, Target};
 use crate::object::Comm;
 use crate::op::Reduction;
-use crate::progress::polled::{self, Polled};
-use crate::progress::schedule::{self, Cx, Step};
-use crate::pt2pt::engine::{SendMode, Target};
-use crate::pt2pt::{Pattern, SourceSel, TagSel};
-use crate::request::{ReqId, Status};
+use crate::polled::{self, Polled};
+use crate::progress;
+use crate::request::ReqId;
+use crate::vci::schedule::{self, Cx, Step};
 
 /// Tag bit of messages inside the local group of an intercommunicator.
 const LOCAL_TAG: i32 = 0x4000_0000;
@@ -275,7 +275,7 @@ impl Plan {
             pending: Vec::new(),
             status: Status::default(),
         };
-        schedule::start(inst, comm.vci, owner, Box::new(runner))
+        progress::start_schedule(inst, comm.vci, owner, Box::new(runner))
     }
 }
 
@@ -337,22 +337,13 @@ impl Runner {
             let tag = base | ((m.sub as i32) << SUB_SHIFT);
             if m.send {
                 let dest = if m.remote { &p.remote } else { &p.peers }[m.peer as usize];
-                let target = Target {
-                    context: p.context,
-                    my_rank: p.rank,
-                    dest,
-                    tag,
-                };
+                let target = Target::new(p.context, p.rank, dest, tag);
                 match cx.isend(target, m.buf.clone(), SendMode::Standard) {
                     Ok(id) => self.pending.push(id),
                     Err(e) => self.status.error = e.class(),
                 }
             } else {
-                let pattern = Pattern {
-                    context: p.context,
-                    source: SourceSel::Rank(m.peer),
-                    tag: TagSel::Tag(tag),
-                };
+                let pattern = Pattern::exact(p.context, m.peer, tag);
                 self.pending.push(cx.irecv(pattern, m.buf.clone()));
             }
         }
@@ -414,7 +405,7 @@ impl schedule::Schedule for Runner {
 pub(crate) fn block_on(comm: &Comm, id: MpiResult<ReqId>) -> MpiResult<()> {
     let id = id?;
     let done = crate::progress::wait(&comm.session.instance, id);
-    crate::pt2pt::status_result(done.status).map(|_| ())
+    done.status.into_result().map(|_| ())
 }
 
 // ------------------------------------------------------------------ plans

@@ -6,31 +6,25 @@
 //!
 //! The area is set up by the first collective that can use it (`area`): rank 0 creates a
 //! fresh segment (or takes the one it prepared while a group communicator's members were
-//! still agreeing on its context id: `prepare`), broadcasts its name over point-to-point, the
+//! still agreeing on its context id: `object::area::prepare`), broadcasts its name over point-to-point, the
 //! others attach, and all agree whether everyone succeeded; if not, every rank falls back to
 //! point-to-point for good.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use super::tag;
 use crate::datatype::Buf;
 use crate::error::MpiResult;
+use crate::instance::Instance;
+use crate::object::area::{create, eligible, NAME_BYTES};
 use crate::object::exchange::{self, Channel};
 use crate::object::Comm;
 use crate::op::Reduction;
-use crate::progress::{self, Backoff};
-use crate::runtime::Instance;
-use crate::transport::shm::coll_area::{CollArea, Turn, MAX_RANKS};
-use crate::transport::Route;
+use crate::progress;
+use crate::sync::Backoff;
+use crate::transport::shm::coll_area::{CollArea, Turn};
 
-/// Bytes of the broadcast segment name (NUL-padded; all zero: no area).
-const NAME_BYTES: usize = 128;
 /// Empty polls between two point-to-point progress passes while waiting.
 const PROGRESS_EVERY: u32 = 64;
-
-/// Areas this process created (part of their names, with the pid).
-static CREATED: AtomicU64 = AtomicU64::new(0);
 
 /// The communicator's area if the shared-memory path applies to a message of `len` bytes,
 /// set up on first use. Every rank decides alike: the communicator, its placement, the
@@ -46,42 +40,6 @@ pub(super) fn area(comm: &Comm, len: usize) -> MpiResult<Option<&CollArea>> {
     // Collectives on one communicator do not overlap (MPI's rule), so nobody set it meanwhile.
     let _ = comm.coll_area.set(area);
     Ok(comm.coll_area.get().and_then(Option::as_ref))
-}
-
-/// An intracommunicator of 2..=64 ranks, all on this node, with the path switched on.
-fn eligible(comm: &Comm) -> bool {
-    let inst = &comm.session.instance;
-    inst.config.coll.shm_max > 0
-        && !comm.is_inter()
-        && (2..=MAX_RANKS).contains(&comm.size())
-        && comm
-            .group
-            .members()
-            .iter()
-            .all(|&p| inst.transports.route(p) != Route::Unreachable)
-}
-
-/// Rank 0's area for `comm`, created ahead of its first collective (`None` elsewhere, when
-/// the path does not apply, or when creation fails: the first collective then tries again).
-pub(crate) fn prepare(comm: &Comm) -> Option<(CollArea, String)> {
-    if comm.rank != 0 || !eligible(comm) {
-        return None;
-    }
-    create(comm)
-}
-
-/// A fresh area for `comm` and its name.
-fn create(comm: &Comm) -> Option<(CollArea, String)> {
-    let inst = &comm.session.instance;
-    let n = CREATED.fetch_add(1, Ordering::Relaxed);
-    let path = inst
-        .job
-        .segment_name(format_args!("coll.{}.{n}", std::process::id()));
-    if path.len() >= NAME_BYTES {
-        return None;
-    }
-    let area = CollArea::create(&path, comm.size(), inst.config.coll.shm_max).ok()?;
-    Some((area, path))
 }
 
 fn set_up(comm: &Comm) -> MpiResult<Option<CollArea>> {
@@ -157,7 +115,7 @@ impl<'a> Idle<'a> {
         let inst = &comm.session.instance;
         Idle {
             inst,
-            backoff: Backoff::new(inst),
+            backoff: inst.backoff(),
             polls: 0,
         }
     }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::compile;
+use super::layout;
 use super::types::Type;
 
 /// A region of user memory: contiguous bytes, or `count` instances of a committed
@@ -126,7 +126,15 @@ impl Buf {
         if let Some(t) = self.layout() {
             // SAFETY: range checked; the constructor's caller vouched for the instances.
             unsafe {
-                compile::move_range::<false>(t, self.addr, offset, dst.as_mut_ptr(), dst.len())
+                layout::move_range::<false>(
+                    t.compiled(),
+                    t.size,
+                    t.extent,
+                    self.addr,
+                    offset,
+                    dst.as_mut_ptr(),
+                    dst.len(),
+                )
             };
             return;
         }
@@ -168,8 +176,10 @@ impl Buf {
             // SAFETY: range checked by `unpack`; the stream is only read (the const parameter
             // selects the direction); the constructor's caller vouched for writability.
             unsafe {
-                compile::move_range::<true>(
-                    t,
+                layout::move_range::<true>(
+                    t.compiled(),
+                    t.size,
+                    t.extent,
                     self.addr,
                     offset,
                     src.as_ptr() as *mut u8,

@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::compile::{self, Compiled};
+use super::layout::Compiled;
 use super::predefined::{Datatype, TypeClass};
 use crate::error::{ErrorClass, MpiError, MpiResult};
 
@@ -833,34 +833,20 @@ impl Type {
         self.committed.load(Ordering::Acquire)
     }
 
-    /// `MPI_Type_commit`: compile the layout for packing (once).
-    pub fn commit(&self) {
-        self.compiled();
+    /// Record that the type is committed (`compile.rs`: `commit`).
+    pub(crate) fn mark_committed(&self) {
         self.committed.store(true, Ordering::Release);
     }
 
-    /// The compiled layout (segments for iov queries).
-    pub fn compiled_layout(&self) -> &Compiled {
-        self.compiled()
-    }
-
-    /// The compiled layout (built on first use).
-    pub(crate) fn compiled(&self) -> &Compiled {
-        self.compiled.get_or_init(|| compile::compile(self))
+    /// Where the compiled layout is kept (`compile.rs` fills it on first use).
+    pub(crate) fn layout_cell(&self) -> &OnceLock<Compiled> {
+        &self.compiled
     }
 
     /// The one predefined element type (a pair type counts as one) that every basic element
     /// of the typemap has, if there is one: what reductions on this type operate on.
     pub fn element(&self) -> Option<&'static Datatype> {
         self.element
-    }
-
-    /// Whether `count` instances occupy `count * size` consecutive bytes starting at the
-    /// buffer address plus `true_lb`.
-    pub fn is_contiguous(&self) -> bool {
-        self.compiled().contiguous_run().is_some()
-            && self.true_extent == self.size as isize
-            && self.extent == self.size as isize
     }
 
     /// Bytes in `count` instances, if that fits.

@@ -1,6 +1,6 @@
 //! Communicators: the object, and every way of making one (dup, split, create, create_group,
 //! create_from_group, split_type, intercommunicators, topologies). Context ids are agreed
-//! with `runtime::context_id` over small exchanges (`exchange`) on the parent's collective
+//! with `context_id` over small exchanges (`exchange`) on the parent's collective
 //! context; a communicator gives its pair back when its last reference goes.
 #![forbid(unsafe_code)]
 
@@ -8,13 +8,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::attr::AttrList;
+use super::context_id::{self, contribution_len, Agreement, Outcome, HEAD_WORDS};
 use super::errhandler::Errhandler;
 use super::exchange::{self, bytes_to_words, tag, words_to_bytes, Channel};
-use super::group::{Compare, Group, ProcId};
+use super::group::{Compare, Group};
+use super::session::Session;
 use super::topo::Topology;
 use crate::error::{fail, ErrorClass, MpiError, MpiResult};
-use crate::runtime::context_id::{self, contribution_len, Agreement, Outcome, HEAD_WORDS};
-use crate::runtime::session::Session;
+use crate::instance::ProcId;
+use crate::message::Target;
 use crate::transport::shm::coll_area::CollArea;
 
 /// What a communicator is.
@@ -59,7 +61,7 @@ pub struct Comm {
     /// Info hints set on the communicator (`MPI_Comm_set_info`, `dup_with_info`), in order.
     hints: Mutex<Vec<(String, String)>>,
     /// Whether dropping the communicator gives its context-id pair back.
-    owns_context: bool,
+    pub(super) owns_context: bool,
     /// Nonblocking collectives started on this communicator (their tags on the wire).
     pub coll_seq: std::sync::atomic::AtomicU32,
     /// The shared memory of node-level collectives (`coll::shm`), set up by the first
@@ -67,7 +69,7 @@ pub struct Comm {
     /// Unmapped when the communicator goes.
     pub coll_area: OnceLock<Option<CollArea>>,
     /// An area (and its name) rank 0 created ahead of the first collective
-    /// (`coll::prepare_area`), waiting for it; the name goes if the communicator goes first.
+    /// (`object::area::prepare`), waiting for it; the name goes if the communicator goes first.
     pub(crate) prepared_area: Mutex<Option<(CollArea, String)>>,
 }
 
@@ -162,12 +164,12 @@ impl Comm {
     /// error if it failed. Call with no VCI locked.
     pub fn resolve(&self) -> MpiResult<()> {
         let inst = &self.session.instance;
-        let mut backoff = crate::progress::Backoff::new(inst);
+        let mut backoff = inst.backoff();
         loop {
             if let Some(r) = self.context.get() {
                 return r.as_ref().map(|_| ()).map_err(Clone::clone);
             }
-            crate::progress::polled::run();
+            crate::polled::run();
             if crate::progress::poke_all(inst) {
                 backoff.reset();
             } else {
@@ -199,6 +201,21 @@ impl Comm {
     /// How many ranks point-to-point operations can address.
     pub fn peer_size(&self) -> u32 {
         self.peer_group().size()
+    }
+
+    /// Where a point-to-point message to rank `dest` (of the peer group) with `tag` goes.
+    #[inline]
+    pub fn target(&self, dest: u32, tag: i32) -> MpiResult<Target> {
+        let dest_job = self.peer_group().proc_at(dest).ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Rank,
+                format!(
+                    "rank {dest} is not in the communicator (size {})",
+                    self.peer_size()
+                ),
+            )
+        })?;
+        Ok(Target::new(self.context_id(), self.rank, dest_job, tag))
     }
 
     /// This process's job rank.
@@ -707,73 +724,6 @@ pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Op
         },
         ctx,
     ))))
-}
-
-/// `MPI_Comm_create_from_group`: a communicator from a group of a session. It is returned at
-/// once; its context id is agreed among the group's members in the progress engine, on a
-/// bootstrap channel told apart by a hash of the group and tag, and the first use of the
-/// communicator waits for it (`Comm::resolve`). So a rank that gets here early does not wait
-/// for the slowest member to finish `MPI_Session_init`. Members compute the same hash, so
-/// they all put the communicator on the same VCI before the id is known.
-pub fn create_from_group(
-    session: &Arc<Session>,
-    group: &Group,
-    string_tag: &str,
-    errhandler: Arc<Errhandler>,
-) -> MpiResult<Arc<Comm>> {
-    let func = "MPI_Comm_create_from_group";
-    let inst = &session.instance;
-    let job_rank = inst.job.rank;
-    let Some(me) = group.rank_of(job_rank) else {
-        return fail(
-            ErrorClass::Group,
-            format!("{func}(group): the calling process is not a member of the group"),
-        );
-    };
-    let h = hash128(group.members(), string_tag);
-    let t = tag::BOOTSTRAP_BASE - ((h as i32) & 0x3fff_ffff);
-    let vci = (h >> 64) as usize % inst.vcis.len();
-    let mut c = Comm::unresolved(
-        CommKind::Intra,
-        group.clone(),
-        me,
-        vci,
-        session.clone(),
-        errhandler,
-        "",
-    );
-    c.owns_context = true;
-    // Rank 0 sets up the collectives' shared memory now, while the members are still
-    // agreeing, rather than after: the first collective then waits for the name alone.
-    *lock(&c.prepared_area) = crate::coll::prepare_area(&c);
-    let c = Arc::new(c);
-    super::idup::publish_agreed(
-        c.clone(),
-        context_id::BOOTSTRAP_CONTEXT,
-        inst.vci_for_context(context_id::BOOTSTRAP_CONTEXT),
-        group.members().to_vec(),
-        me,
-        t,
-        u64::MAX - (h as u64 >> 1),
-        func,
-    );
-    Ok(c)
-}
-
-/// A 128-bit FNV-1a hash of a group and a string tag (names the bootstrap exchange).
-fn hash128(members: &[ProcId], tag: &str) -> u128 {
-    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
-    let prime: u128 = 0x0000000001000000000000000000013B;
-    for b in members
-        .iter()
-        .flat_map(|m| m.to_le_bytes())
-        .chain([0xff])
-        .chain(tag.bytes())
-    {
-        h ^= b as u128;
-        h = h.wrapping_mul(prime);
-    }
-    h
 }
 
 /// `MPI_Comm_split_type`'s kinds.

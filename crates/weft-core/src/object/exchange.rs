@@ -11,13 +11,13 @@
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::object::group::ProcId;
+use crate::instance::Instance;
+use crate::instance::ProcId;
+use crate::message::{Pattern, SendMode, Target};
 use crate::object::Comm;
 use crate::progress;
-use crate::pt2pt::engine::{self, SendMode, SendStart, Target};
-use crate::pt2pt::{Pattern, SourceSel, TagSel};
 use crate::request::ReqId;
-use crate::runtime::Instance;
+use crate::vci::engine::{self, SendStart};
 
 /// Tags on a collective context reserved for communicator creation (collectives use small
 /// positive tags there). All are at or below `-0x1000_0000`.
@@ -116,12 +116,7 @@ impl<'a> Channel<'a> {
                 format!("exchange peer {dest} out of range"),
             )
         })?;
-        let target = Target {
-            context: self.context,
-            my_rank: self.my_rank,
-            dest: dest_job,
-            tag,
-        };
+        let target = Target::new(self.context, self.my_rank, dest_job, tag);
         let mut st = self.inst.vcis[self.vci].lock();
         match engine::start_send(
             &self.inst.transports,
@@ -138,18 +133,14 @@ impl<'a> Channel<'a> {
     }
 
     fn irecv(&self, src: u32, tag: i32, buf: Buf) -> ReqId {
-        let pattern = Pattern {
-            context: self.context,
-            source: SourceSel::Rank(src),
-            tag: TagSel::Tag(tag),
-        };
+        let pattern = Pattern::exact(self.context, src, tag);
         let mut st = self.inst.vcis[self.vci].lock();
-        engine::start_recv(&self.inst.transports, self.vci, &mut st, pattern, buf)
+        engine::start_recv(&self.inst.transports, self.vci, &mut st, pattern, buf, 0)
     }
 
     fn wait(&self, id: ReqId, expect: Option<usize>) -> MpiResult<()> {
         let done = progress::wait(self.inst, id);
-        let status = crate::pt2pt::status_result(done.status)?;
+        let status = done.status.into_result()?;
         match expect {
             Some(n) if status.bytes != n as u64 => Err(MpiError::new(
                 ErrorClass::Intern,
@@ -209,7 +200,7 @@ impl<'a> Channel<'a> {
         let mut rbuf = Scratch::new(max);
         let id = self.irecv(src, tag, rbuf.buf());
         let done = progress::wait(self.inst, id);
-        let status = crate::pt2pt::status_result(done.status)?;
+        let status = done.status.into_result()?;
         Ok(rbuf.bytes()[..status.bytes as usize].to_vec())
     }
 

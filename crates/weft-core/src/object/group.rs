@@ -4,11 +4,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
+use super::session::Session;
 use crate::error::{fail, ErrorClass, MpiResult};
-use crate::runtime::Session;
-
-/// A process's rank in the job (its PMI rank): the identity groups are made of.
-pub type ProcId = u32;
+use crate::instance::ProcId;
 
 /// Groups up to this size look members up by scanning; larger ones build an index once.
 const SCAN_MAX: usize = 32;

@@ -1,11 +1,14 @@
-//! Context-id agreements run as internal schedules (`progress::schedule`): `MPI_Comm_idup`'s
+//! Communicators whose context id is agreed in the background: `MPI_Comm_idup` and
+//! `MPI_Comm_create_from_group`.
+//!
+//! Context-id agreements run as internal schedules (`vci::schedule`): `MPI_Comm_idup`'s
 //! (the call returns at once and the agreement advances in every progress pass of the
 //! parent's VCI, whatever the program waits on) and `MPI_Comm_create_from_group`'s
 //! (`publish_agreed`: the communicator exists before its id is agreed). Overlapping idups
 //! (two communicators duplicated in different orders on different processes, idup followed
 //! by point-to-point traffic the peer needs before it calls idup) cannot deadlock.
 //!
-//! The agreement is the same as the blocking one (`runtime::context_id`): rounds of an
+//! The agreement is the same as the blocking one (`context_id`): rounds of an
 //! AND-reduction of every member's contribution, repeated until one settles. A round is a
 //! list of stages, each a few messages on the parent's collective context:
 //! - intracommunicator: dissemination (`ceil(log2 n)` exchanges);
@@ -21,16 +24,19 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::comm::{key, CommKind, Spec};
+use super::context_id::{self, contribution_len, Agreement, Outcome};
+use super::errhandler::Errhandler;
 use super::exchange::tag;
-use super::group::ProcId;
+use super::group::Group;
+use super::session::Session;
 use super::Comm;
 use crate::datatype::access::Scratch;
-use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::progress::schedule::{self, Cx, Schedule, Step};
-use crate::pt2pt::engine::{SendMode, Target};
-use crate::pt2pt::{Pattern, SourceSel, TagSel};
-use crate::request::{ReqId, Status};
-use crate::runtime::context_id::{self, contribution_len, Agreement, Outcome};
+use crate::error::{fail, ErrorClass, MpiError, MpiResult};
+use crate::instance::ProcId;
+use crate::message::{Pattern, SendMode, Status, Target};
+use crate::progress;
+use crate::request::ReqId;
+use crate::vci::schedule::{Cx, Schedule, Step};
 
 /// Called once when the duplicate exists (or the agreement failed), inside the progress
 /// pass (the VCI lock is held: it must not block or call MPI).
@@ -151,7 +157,7 @@ pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Delive
         deliver: Some(deliver),
     };
     let sched = Idup::new(then, links, stages, agreement, func);
-    schedule::start(&inst, vci, owner, Box::new(sched))
+    progress::start_schedule(&inst, vci, owner, Box::new(sched))
 }
 
 /// Agree on the context id of `comm`, a communicator of the members `peers` (this process
@@ -178,7 +184,7 @@ pub fn publish_agreed(
     let inst = comm.session.instance.clone();
     let agreement = Agreement::begin_nonblocking(key);
     let sched = Idup::new(Then::Publish(comm), links, stages, agreement, func);
-    schedule::start_detached(&inst, vci, Box::new(sched));
+    progress::start_detached_schedule(&inst, vci, Box::new(sched));
 }
 
 /// The exchanges of one AND-reduction among `n` members on link 0: `ceil(log2 n)` steps.
@@ -230,11 +236,7 @@ impl Idup {
 
     /// Start the messages of stage `self.stage`.
     fn start_stage(&mut self, cx: &mut Cx<'_>) -> MpiResult<()> {
-        let pattern = |link: &Link, from: u32, tag: i32| Pattern {
-            context: link.context,
-            source: SourceSel::Rank(from),
-            tag: TagSel::Tag(tag),
-        };
+        let pattern = |link: &Link, from: u32, tag: i32| Pattern::exact(link.context, from, tag);
         let (link, recv_from, sends, tag) = match &self.stages[self.stage] {
             Stage::Exchange {
                 link,
@@ -254,12 +256,7 @@ impl Idup {
         for to in sends {
             let mut sbuf = Scratch::new(self.data.len());
             sbuf.bytes_mut().copy_from_slice(&self.data);
-            let target = Target {
-                context: l.context,
-                my_rank: l.my_rank,
-                dest: l.peers[to as usize],
-                tag,
-            };
+            let target = Target::new(l.context, l.my_rank, l.peers[to as usize], tag);
             let id = cx.isend(target, sbuf.buf(), SendMode::Standard)?;
             self.sends.push((id, sbuf));
         }
@@ -280,13 +277,13 @@ impl Idup {
         for (id, _) in std::mem::take(&mut self.sends) {
             if let Some(st) = cx.take(id) {
                 if st.error != 0 && result.is_ok() {
-                    result = crate::pt2pt::status_result(st).map(|_| ());
+                    result = st.into_result().map(|_| ());
                 }
             }
         }
         if let Some((id, rbuf, and)) = self.recv.take() {
             let st = cx.take(id).unwrap_or_default();
-            match crate::pt2pt::status_result(st) {
+            match st.into_result() {
                 Err(e) => result = result.and(Err(e)),
                 Ok(s) if s.bytes != self.data.len() as u64 => {
                     result = result.and(Err(MpiError::new(
@@ -405,4 +402,71 @@ fn duplicate(p: &Comm, id: u32) -> Comm {
     );
     c.set_hints(&p.hints());
     c
+}
+
+/// `MPI_Comm_create_from_group`: a communicator from a group of a session. It is returned at
+/// once; its context id is agreed among the group's members in the progress engine, on a
+/// bootstrap channel told apart by a hash of the group and tag, and the first use of the
+/// communicator waits for it (`Comm::resolve`). So a rank that gets here early does not wait
+/// for the slowest member to finish `MPI_Session_init`. Members compute the same hash, so
+/// they all put the communicator on the same VCI before the id is known.
+pub fn create_from_group(
+    session: &Arc<Session>,
+    group: &Group,
+    string_tag: &str,
+    errhandler: Arc<Errhandler>,
+) -> MpiResult<Arc<Comm>> {
+    let func = "MPI_Comm_create_from_group";
+    let inst = &session.instance;
+    let job_rank = inst.job.rank;
+    let Some(me) = group.rank_of(job_rank) else {
+        return fail(
+            ErrorClass::Group,
+            format!("{func}(group): the calling process is not a member of the group"),
+        );
+    };
+    let h = hash128(group.members(), string_tag);
+    let t = tag::BOOTSTRAP_BASE - ((h as i32) & 0x3fff_ffff);
+    let vci = (h >> 64) as usize % inst.vcis.len();
+    let mut c = Comm::unresolved(
+        CommKind::Intra,
+        group.clone(),
+        me,
+        vci,
+        session.clone(),
+        errhandler,
+        "",
+    );
+    c.owns_context = true;
+    // Rank 0 sets up the collectives' shared memory now, while the members are still
+    // agreeing, rather than after: the first collective then waits for the name alone.
+    *c.prepared_area.get_mut().unwrap_or_else(|p| p.into_inner()) = super::area::prepare(&c);
+    let c = Arc::new(c);
+    publish_agreed(
+        c.clone(),
+        context_id::BOOTSTRAP_CONTEXT,
+        inst.vci_for_context(context_id::BOOTSTRAP_CONTEXT),
+        group.members().to_vec(),
+        me,
+        t,
+        u64::MAX - (h as u64 >> 1),
+        func,
+    );
+    Ok(c)
+}
+
+/// A 128-bit FNV-1a hash of a group and a string tag (names the bootstrap exchange).
+fn hash128(members: &[ProcId], tag: &str) -> u128 {
+    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
+    let prime: u128 = 0x0000000001000000000000000000013B;
+    for b in members
+        .iter()
+        .flat_map(|m| m.to_le_bytes())
+        .chain([0xff])
+        .chain(tag.bytes())
+    {
+        h ^= b as u128;
+        h = h.wrapping_mul(prime);
+    }
+    h
 }

@@ -1,13 +1,17 @@
-//! MPI objects: communicators, groups, attributes, topologies, errhandlers, info, windows.
+//! MPI objects: sessions, communicators (and their context ids), groups, attributes,
+//! topologies, errhandlers, info, windows.
 #![forbid(unsafe_code)]
 
+pub mod area;
 pub mod attr;
 pub mod comm;
+pub mod context_id;
 pub mod errhandler;
 pub mod exchange;
 pub mod group;
 pub mod idup;
 pub mod info;
+pub mod session;
 pub mod topo;
 pub mod win;
 
@@ -15,4 +19,5 @@ pub use comm::{Comm, CommKind};
 pub use errhandler::{Errhandler, ErrhandlerAction, ErrhandlerKind};
 pub use group::{Compare, Group};
 pub use info::Info;
+pub use session::Session;
 pub use win::Win;

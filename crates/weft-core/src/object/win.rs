@@ -285,12 +285,6 @@ impl Win {
     pub fn regions(&self) -> Vec<(usize, u64)> {
         lock(&self.regions).clone()
     }
-
-    /// The synchronisation `MPI_Win_free` needs (MPI 4.1 §12.2.5): no process returns before
-    /// every process of the group called it, so none accesses a window already freed.
-    pub fn free_sync(&self) -> MpiResult<()> {
-        crate::coll::barrier(&self.comm)
-    }
 }
 
 #[cfg(test)]

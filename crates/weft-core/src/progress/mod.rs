@@ -1,51 +1,20 @@
-//! Progress, partitioned into VCIs (virtual communication interfaces), and completion:
-//! taking finished requests of every kind (point-to-point, persistent, generalized,
-//! schedules) out of their pools.
+//! Progress over an instance's VCIs, and completion: waiting for and taking finished
+//! requests of every kind (point-to-point, persistent, generalized, schedules) out of their
+//! pools. `persistent` starts persistent requests, `greq` drives generalized ones.
 #![forbid(unsafe_code)]
 
-pub mod polled;
-pub mod schedule;
-pub mod vci;
-
-pub use vci::Vci;
+pub mod greq;
+pub mod persistent;
 
 use std::sync::Arc;
 
-use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::pt2pt::engine;
-use crate::request::grequest::{same_class, GreqClass};
-use crate::request::{Ext, Grequest, Kind, PersistentState, ReqId, Request, Status};
-use crate::runtime::Instance;
-
-/// How a waiting thread spends empty polls: spinning (no system call) for the configured
-/// number of polls, then yielding its core between polls.
-pub struct Backoff {
-    idle: u32,
-    spin: u32,
-}
-
-impl Backoff {
-    pub fn new(inst: &Instance) -> Backoff {
-        Backoff {
-            idle: 0,
-            spin: inst.spin,
-        }
-    }
-
-    pub fn idle(&mut self) {
-        if self.idle < self.spin {
-            // No `pause` here: a poll is itself a few dozen cycles, and `pause` (about 140
-            // cycles on recent x86 cores) would delay noticing an arrival by as much.
-            self.idle += 1;
-        } else {
-            std::thread::yield_now();
-        }
-    }
-
-    pub fn reset(&mut self) {
-        self.idle = 0;
-    }
-}
+use crate::instance::Instance;
+use crate::message::Status;
+use crate::polled;
+use crate::request::{Ext, Grequest, Kind, PersistentState, ReqId, Request};
+use crate::sync::Backoff;
+use crate::vci::schedule::{self, Schedule};
+use crate::vci::{engine, VciState};
 
 /// One progress pass on a VCI.
 pub fn poke(inst: &Instance, vci: usize) -> bool {
@@ -111,7 +80,7 @@ enum Look {
     Greq(Arc<Grequest>, usize),
 }
 
-fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress: bool) -> Look {
+fn look(inst: &Instance, st: &mut VciState, vci: usize, id: ReqId, progress: bool) -> Look {
     if id == st.requests.completed_send() {
         return Look::Done(Completed::SEND);
     }
@@ -138,7 +107,7 @@ fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress
             }),
             PersistentState::Done(status) => {
                 let done = Completed::of(req, status);
-                set_inactive(st, id);
+                persistent::set_state(st, id, PersistentState::Inactive);
                 Look::Done(done)
             }
             PersistentState::Running(inner) => {
@@ -150,7 +119,7 @@ fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress
                     Some(r) if r.complete => {
                         let status = r.status;
                         st.requests.release(inner);
-                        set_inactive(st, id);
+                        persistent::set_state(st, id, PersistentState::Inactive);
                         Look::Done(Completed {
                             status,
                             owner,
@@ -175,16 +144,6 @@ fn look(inst: &Instance, st: &mut vci::VciState, vci: usize, id: ReqId, progress
                 Look::Pending
             }
         }
-    }
-}
-
-fn set_inactive(st: &mut vci::VciState, id: ReqId) {
-    if let Some(Request {
-        ext: Ext::Persistent(p),
-        ..
-    }) = st.requests.get_mut(id)
-    {
-        p.state = PersistentState::Inactive;
     }
 }
 
@@ -298,57 +257,16 @@ pub fn sweep(
     Ok(count)
 }
 
-/// The generalized request `id` is, if it is one and still pending.
-fn pending_greq(inst: &Instance, id: ReqId) -> Option<Arc<Grequest>> {
-    let st = inst.vcis[id.vci() as usize].lock();
-    match st.requests.get(id) {
-        Some(Request {
-            ext: Ext::Greq(g), ..
-        }) if !g.is_complete() => Some(g.clone()),
-        _ => None,
-    }
-}
-
-/// Seconds a `wait_fn` may block when nothing else waits for progress in the same call.
-pub const GREQ_WAIT_TIMEOUT: f64 = 1.0;
-
-/// Instead of spinning, let pending generalized requests of a class with a `wait_fn` block in
-/// it: one call with the extra states of all of that class's pending requests among `ids`.
-/// The timeout is 0 when anything else among `ids` needs progress (then the call only
-/// checks). Returns whether a `wait_fn` was called.
-pub fn block_on_greqs(inst: &Instance, ids: &[ReqId]) -> bool {
-    let mut greqs: Vec<Arc<Grequest>> = Vec::new();
-    let mut others = false;
-    for &id in ids {
-        match pending_greq(inst, id) {
-            Some(g) => greqs.push(g),
-            None => others = true,
-        }
-    }
-    let Some(first) = greqs.iter().find(|g| g.class.has_wait()) else {
-        return false;
-    };
-    let class: Arc<dyn GreqClass> = first.class.clone();
-    let states: Vec<usize> = greqs
-        .iter()
-        .filter(|g| same_class(&g.class, &class))
-        .map(|g| g.state)
-        .collect();
-    let alone = !others && states.len() == greqs.len();
-    class.wait(&states, if alone { GREQ_WAIT_TIMEOUT } else { 0.0 });
-    true
-}
-
 /// Wait until request `id` completes; release it and return its status.
 pub fn wait_for(inst: &Instance, id: ReqId) -> Result<Completed, NoSuchRequest> {
-    let mut backoff = Backoff::new(inst);
+    let mut backoff = inst.backoff();
     let mut is_greq = None;
     loop {
         if let Some(done) = try_take(inst, id)? {
             return Ok(done);
         }
-        let greq = *is_greq.get_or_insert_with(|| pending_greq(inst, id).is_some());
-        if greq && block_on_greqs(inst, &[id]) {
+        let greq = *is_greq.get_or_insert_with(|| greq::pending(inst, id).is_some());
+        if greq && greq::block_on(inst, &[id]) {
             continue;
         }
         watch_arrivals(inst, id.vci() as usize, &mut backoff);
@@ -370,9 +288,9 @@ fn watch_arrivals(inst: &Instance, vci: usize, backoff: &mut Backoff) {
         engine::arrival_watch(&inst.transports, vci, &st)
     };
     backoff.idle();
-    if let Some((ring, head)) = watch {
+    if let Some(watch) = watch {
         for _ in 0..WATCH_POLLS {
-            if ring.has_message(head) {
+            if watch.arrived() {
                 return;
             }
             backoff.idle();
@@ -516,89 +434,22 @@ pub fn completed(inst: &Instance, vci: usize, status: Status, owner: usize) -> R
     inst.vcis[vci].lock().requests.alloc(req)
 }
 
-// ------------------------------------------------------------------ generalized requests
-
-/// The VCI generalized requests live on.
-const GREQ_VCI: usize = 0;
-
-/// Start a generalized request of `class` with `state`; its `poll_fn` (if any) is polled
-/// from every completion call until it completes.
-pub fn greq_start(inst: &Instance, class: Arc<dyn GreqClass>, state: usize, owner: usize) -> ReqId {
-    let has_poll = class.has_poll();
-    let g = Arc::new(Grequest::new(class, state));
-    let mut req = Request::new(Kind::Generalized, crate::datatype::Buf::EMPTY);
-    req.owner = owner;
-    req.ext = Ext::Greq(g.clone());
-    let id = inst.vcis[GREQ_VCI].lock().requests.alloc(req);
-    let _ = g.id.set(id);
-    if has_poll {
-        polled::register(Arc::new(GreqPoll(g)));
-    }
-    id
+/// Start an internal schedule on `vci` (taking its lock): it runs its first step now.
+/// Returns the request that completes when the schedule reports `Done` (see
+/// `vci::schedule` for the rules a schedule follows).
+pub fn start_schedule(
+    inst: &Instance,
+    vci: usize,
+    owner: usize,
+    sched: Box<dyn Schedule>,
+) -> ReqId {
+    let mut st = inst.vcis[vci].lock();
+    schedule::start(&inst.transports, vci, &mut st, owner, false, sched)
 }
 
-struct GreqPoll(Arc<Grequest>);
-
-impl polled::Polled for GreqPoll {
-    fn poll(&self) -> bool {
-        self.0.poll()
-    }
-}
-
-fn not_greq(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Request,
-        format!("{func}(request): not a pending generalized request"),
-    )
-}
-
-/// `MPI_Grequest_complete`.
-pub fn greq_complete(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
-    let g = {
-        let st = inst
-            .vcis
-            .get(id.vci() as usize)
-            .ok_or_else(|| not_greq(func))?
-            .lock();
-        match st.requests.get(id) {
-            Some(Request {
-                ext: Ext::Greq(g), ..
-            }) => g.clone(),
-            _ => return Err(not_greq(func)),
-        }
-    };
-    match g.mark_complete() {
-        Err(()) => Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(request): the generalized request was already completed"),
-        )),
-        Ok(false) => Ok(()),
-        Ok(true) => {
-            // The user freed it earlier: it goes now, and free_fn runs (no lock held).
-            inst.vcis[id.vci() as usize].lock().requests.release(id);
-            g.class.free(g.state);
-            Ok(())
-        }
-    }
-}
-
-/// `MPI_Cancel` of a generalized request: `cancel_fn(state, complete)`. Returns false if
-/// `id` is no generalized request.
-pub fn greq_cancel(inst: &Instance, id: ReqId) -> bool {
-    let g = {
-        let st = inst.vcis[id.vci() as usize].lock();
-        match st.requests.get(id) {
-            Some(Request {
-                ext: Ext::Greq(g), ..
-            }) => g.clone(),
-            _ => return false,
-        }
-    };
-    g.class.cancel(g.state, g.is_complete());
-    true
-}
-
-/// Whether `id` is a pending generalized request (its waiters may block in a `wait_fn`).
-pub fn is_generalized(inst: &Instance, id: ReqId) -> bool {
-    pending_greq(inst, id).is_some()
+/// `start_schedule` for a schedule nobody waits for: its request is released when it
+/// finishes.
+pub fn start_detached_schedule(inst: &Instance, vci: usize, sched: Box<dyn Schedule>) {
+    let mut st = inst.vcis[vci].lock();
+    schedule::start(&inst.transports, vci, &mut st, 0, true, sched);
 }

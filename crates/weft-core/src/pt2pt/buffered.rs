@@ -15,11 +15,13 @@
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::instance::Instance;
+use crate::message::Status;
 use crate::object::Comm;
-use crate::progress::{self, Backoff};
+use crate::object::Session;
+use crate::progress;
 use crate::request::grequest::GreqClass;
-use crate::request::{ReqId, Status};
-use crate::runtime::{Instance, Session};
+use crate::request::ReqId;
 
 /// Bytes charged per message on top of its rounded size.
 pub const OVERHEAD: usize = 64;
@@ -225,7 +227,7 @@ fn attached(scope: &Scope, func: &str) -> MpiResult<PoolRef> {
 
 /// Wait until every buffered send using `pool` has completed.
 pub fn drain(inst: &Instance, pool: &PoolRef) {
-    let mut backoff = Backoff::new(inst);
+    let mut backoff = inst.backoff();
     while lock(pool).reclaim(inst) {
         backoff.idle();
     }
@@ -290,7 +292,7 @@ impl GreqClass for Iflush {
         reqs.retain(|r| remaining.contains(r));
         if reqs.is_empty() {
             if let Some(&id) = self.id.get() {
-                let _ = progress::greq_complete(&self.inst, id, "MPI_Buffer_iflush");
+                let _ = progress::greq::complete(&self.inst, id, "MPI_Buffer_iflush");
             }
         }
         0
@@ -313,7 +315,7 @@ pub fn iflush(inst: &Arc<Instance>, scope: &Scope, owner: usize, func: &str) -> 
         pool,
         id: std::sync::OnceLock::new(),
     });
-    let id = progress::greq_start(inst, class.clone(), 0, owner);
+    let id = progress::greq::start(inst, class.clone(), 0, owner);
     let _ = class.id.set(id);
     Ok(id)
 }

@@ -15,7 +15,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use super::{ReqId, Status};
+use super::ReqId;
+use crate::message::Status;
 
 /// The callbacks of a class of generalized requests. `state` is the request's extra state.
 pub trait GreqClass: Send + Sync {

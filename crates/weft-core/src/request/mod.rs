@@ -10,42 +10,8 @@ pub use pool::{ReqId, RequestPool};
 use std::sync::Arc;
 
 use crate::datatype::Buf;
-use crate::error::ErrorClass;
-use crate::object::Comm;
-use crate::pt2pt::engine::{SendMode, Target};
-use crate::pt2pt::matching::Pattern;
-
-/// What a completed operation reports (`MPI_Status` without the C layout).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Status {
-    /// Rank of the sender in the communicator (receives), or as the operation sets it.
-    pub source: i32,
-    pub tag: i32,
-    /// Error class or code of the operation (`MPI_SUCCESS` = 0).
-    pub error: i32,
-    /// Bytes received (or sent).
-    pub bytes: u64,
-    pub cancelled: bool,
-}
-
-impl Status {
-    /// The status of an operation with `MPI_PROC_NULL` as peer (source PROC_NULL, tag ANY).
-    pub fn proc_null(proc_null: i32, any_tag: i32) -> Status {
-        Status {
-            source: proc_null,
-            tag: any_tag,
-            ..Status::default()
-        }
-    }
-
-    pub fn is_error(&self) -> bool {
-        self.error != 0
-    }
-
-    pub fn truncated(&self) -> bool {
-        self.error == ErrorClass::Truncate as i32
-    }
-}
+use crate::error::MpiResult;
+use crate::message::{Pattern, SendMode, Status, Target};
 
 /// What a request stands for (for `MPI_Cancel`, `MPI_Request_get_status`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,18 +38,37 @@ pub enum PersistentOp {
         pattern: Pattern,
         buf: Buf,
     },
-    /// A buffered send: the ABI layer copies the data into the attached buffer at each start.
-    Buffered {
-        comm: Arc<Comm>,
-        dest: u32,
-        tag: i32,
-        buf: Buf,
-    },
     /// The peer is `MPI_PROC_NULL`: each start completes at once with this status.
     Null(Status),
-    /// A persistent collective: each start builds and starts a fresh schedule, outside the
-    /// VCI lock (the ABI layer runs it, then `pt2pt::start_running`).
-    Collective(crate::coll::persistent::CollStart),
+    /// An operation whose start is its creator's code (see `StartFn`).
+    Deferred(StartFn),
+}
+
+type StartCode = dyn Fn(&str) -> MpiResult<Option<ReqId>> + Send + Sync;
+
+/// The start of a persistent operation the request layer cannot carry out itself: a
+/// buffered send copies into the attached buffer (which only the ABI addresses), a persistent
+/// collective builds a fresh schedule. Its creator supplies the code; `MPI_Start` runs it
+/// outside every lock, with the name of the starting function (for its error messages). It
+/// returns the request of the operation it started, or `None` when the operation completed
+/// at once.
+#[derive(Clone)]
+pub struct StartFn(Arc<StartCode>);
+
+impl StartFn {
+    pub fn new(code: impl Fn(&str) -> MpiResult<Option<ReqId>> + Send + Sync + 'static) -> StartFn {
+        StartFn(Arc::new(code))
+    }
+
+    pub fn run(&self, func: &str) -> MpiResult<Option<ReqId>> {
+        (self.0)(func)
+    }
+}
+
+impl std::fmt::Debug for StartFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("deferred start")
+    }
 }
 
 /// Where a persistent request is in its cycle.

@@ -2,8 +2,9 @@
 //! (a request already completed and released) is recognised instead of aliasing a new one.
 #![forbid(unsafe_code)]
 
-use super::{Ext, Kind, Request, Status};
+use super::{Ext, Kind, Request};
 use crate::datatype::Buf;
+use crate::message::Status;
 
 /// Generations and slots use 24 bits each, matching the handle encoding.
 const GEN_MASK: u32 = (1 << 24) - 1;

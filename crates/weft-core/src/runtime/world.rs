@@ -8,11 +8,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::ThreadId;
 
-use super::instance::WorldAttrs;
-use super::session::Session;
-use super::thread_level::ThreadLevel;
 use crate::error::{fail, ErrorClass, MpiResult};
-use crate::object::{Comm, CommKind, Errhandler, Group};
+use crate::instance::{ThreadLevel, WorldAttrs};
+use crate::object::{Comm, CommKind, Errhandler, Group, Session};
 
 /// Context ids of the predefined communicators; user communicators get larger ones. Each
 /// communicator owns two ids: its own (point-to-point) and the next one (collectives), so

@@ -1,6 +1,9 @@
-//! Transports: how bytes reach a peer. `self` (this rank) is handled by the protocol layer
-//! directly; `shm` reaches processes on this node; `cma` is the single-copy helper for large
-//! messages between them. A network transport (UCX) comes later behind the same routing.
+//! Transports: how bytes reach a peer. `route` says which transport reaches a job rank;
+//! `try_send`/`try_recv`/`watch` move one message (a header the protocol defines, plus a
+//! payload) through it, so the engine never touches a transport's queues. `self` (this rank)
+//! is handled by the protocol layer directly; `shm` reaches processes on this node; `cma` is
+//! the single-copy helper for large messages between them. A thread transport and a network
+//! transport (UCX) come later as further routes behind the same calls.
 
 pub mod cma;
 pub mod shm;
@@ -20,7 +23,15 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::{Config, LargeMode};
-use shm::{Geometry, ShmTransport};
+use shm::ring::PAYLOAD_OFFSET;
+use shm::{Consumer, Geometry, Ring, ShmTransport, WIRE_HEADER_BYTES};
+
+/// The header a protocol sends with each message, as the transports carry it: encoded into
+/// `WIRE_HEADER_BYTES` bytes and decoded on arrival (what the fields mean is the protocol's).
+pub trait WireHeader: Sized {
+    fn encode(&self) -> [u8; WIRE_HEADER_BYTES];
+    fn decode(bytes: &[u8; WIRE_HEADER_BYTES]) -> Self;
+}
 
 /// The transports of one instance and how to reach every rank of the job.
 pub struct Transports {
@@ -33,6 +44,8 @@ pub struct Transports {
     pub shm: Option<ShmTransport>,
     /// Largest message sent eagerly.
     pub eager_max: usize,
+    /// Largest payload one message through a transport may carry.
+    pub max_payload: usize,
     pub large: LargeMode,
     /// Cleared when a single-copy read is refused by the kernel (then pipelining is used).
     cma_allowed: AtomicBool,
@@ -69,7 +82,7 @@ impl Transports {
         } else {
             None
         };
-        let cell_payload = config.shm_cell_size - shm::ring::PAYLOAD_OFFSET;
+        let cell_payload = config.shm_cell_size - PAYLOAD_OFFSET;
         let eager_max = config.eager_max.unwrap_or(cell_payload).min(cell_payload);
         Ok(Transports {
             my_rank,
@@ -78,6 +91,7 @@ impl Transports {
             my_local,
             shm,
             eager_max,
+            max_payload: cell_payload,
             large: config.shm_large,
             cma_allowed: AtomicBool::new(config.shm_large == LargeMode::Cma),
         })
@@ -110,8 +124,66 @@ impl Transports {
         }
     }
 
-    /// The ring `local` receives on for `vci`.
-    pub fn ring(&self, local: u32, vci: usize) -> Option<&shm::Ring> {
-        self.shm.as_ref().map(|s| s.ring(local, vci))
+    /// Put one message (`header`, and `len` payload bytes that `fill` writes) into the
+    /// queue of `vci` at the process `route` reaches. Returns false, having done nothing,
+    /// when that queue has no room now (or the route is not a transport's: `SelfRank`, whose
+    /// messages the protocol layer delivers itself, or `Unreachable`).
+    #[inline]
+    pub fn try_send<H: WireHeader>(
+        &self,
+        route: Route,
+        vci: usize,
+        header: &H,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
+        match (route, &self.shm) {
+            (Route::Shm { local }, Some(shm)) => {
+                shm.ring(local, vci).try_push(&header.encode(), len, fill)
+            }
+            _ => false,
+        }
+    }
+
+    /// Take the next message that arrived for this process on `vci` at `consumer`'s
+    /// position, if any, and hand its header and payload to `consume`.
+    #[inline]
+    pub fn try_recv<H: WireHeader>(
+        &self,
+        vci: usize,
+        consumer: &mut Consumer,
+        consume: impl FnOnce(&H, &[u8]),
+    ) -> bool {
+        match &self.shm {
+            Some(shm) => shm
+                .ring(self.my_local, vci)
+                .try_pop(consumer, |header, payload| {
+                    consume(&H::decode(header), payload)
+                }),
+            None => false,
+        }
+    }
+
+    /// A cheap way to wait for the next arrival on `vci` after `consumer`'s position (one
+    /// load per look), usable without the VCI's lock. `None`: no transport delivers here.
+    pub fn watch(&self, vci: usize, consumer: &Consumer) -> Option<Watch<'_>> {
+        self.shm.as_ref().map(|shm| Watch {
+            ring: shm.ring(self.my_local, vci),
+            position: consumer.position(),
+        })
+    }
+}
+
+/// See `Transports::watch`.
+pub struct Watch<'t> {
+    ring: Ring<'t>,
+    position: u64,
+}
+
+impl Watch<'_> {
+    /// Whether a message has arrived since the watch was taken.
+    #[inline]
+    pub fn arrived(&self) -> bool {
+        self.ring.has_message(self.position)
     }
 }

@@ -9,7 +9,8 @@ pub mod segment;
 use std::io;
 use std::sync::Mutex;
 
-pub use ring::{Envelope, Ring};
+use ring::RingPlace;
+pub use ring::{Consumer, Ring, WIRE_HEADER_BYTES};
 use segment::{Rejoin, Segment, HEADER_BYTES};
 
 /// How this process maps the node's segment again after an instance that had it mapped
@@ -28,7 +29,7 @@ pub struct Geometry {
 /// The node's rings, mapped into this process.
 pub struct ShmTransport {
     segment: Segment,
-    rings: Vec<Ring>,
+    rings: Vec<RingPlace>,
     nvcis: usize,
 }
 
@@ -58,9 +59,9 @@ impl ShmTransport {
             .map(|i| {
                 // SAFETY: the ring's bytes lie inside the segment, 128-byte aligned (HEADER_BYTES
                 // and ring sizes are multiples of 128), used by every rank with the same geometry
-                // (the segment size check catches disagreement); the segment outlives the views.
+                // (the segment size check catches disagreement).
                 unsafe {
-                    Ring::attach(
+                    RingPlace::new(
                         segment.base().add(HEADER_BYTES + i * per_ring),
                         geometry.cells,
                         geometry.cell_size,
@@ -76,8 +77,11 @@ impl ShmTransport {
     }
 
     /// The ring that local rank `local` receives on for `vci`.
-    pub fn ring(&self, local: u32, vci: usize) -> &Ring {
-        &self.rings[local as usize * self.nvcis + vci]
+    #[inline]
+    pub fn ring(&self, local: u32, vci: usize) -> Ring<'_> {
+        let place = &self.rings[local as usize * self.nvcis + vci];
+        // SAFETY: the segment stays mapped while `self` lives, which the view borrows.
+        unsafe { place.view() }
     }
 
     /// See `Segment::unlink_if_pending`.

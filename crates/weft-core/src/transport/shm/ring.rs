@@ -11,29 +11,48 @@
 //! is an empty ring: nobody has to touch every cell, and every page of the segment, at
 //! start-up.
 //!
-//! A cell is a 128-byte slot (the header, then a payload of up to `INLINE_MAX` bytes) plus a
-//! bulk area of `cell_size` bytes for larger payloads. The slots lie side by side, so small
-//! messages walk through 128-byte steps of one or two pages rather than one page per cell
-//! (fewer TLB entries in flight, fewer first-touch page faults at start-up).
+//! A cell is a 128-byte slot (the sequence, the payload's length, `WIRE_HEADER_BYTES` of header,
+//! then a payload of up to `INLINE_MAX` bytes) plus a bulk area of `cell_size` bytes for
+//! larger payloads. The slots lie side by side, so small messages walk through 128-byte steps
+//! of one or two pages rather than one page per cell (fewer TLB entries in flight, fewer
+//! first-touch page faults at start-up). What the header's bytes mean is the ring user's
+//! business (the point-to-point protocol's wire header): the ring only copies them.
+//!
+//! Roles are types: `Ring` is a view any number of producers share (`try_push`); the one
+//! consumer owns a `Consumer` (its position), which is neither `Sync` nor `Clone`, so
+//! `try_pop` cannot run from two threads on one position. A view borrows the mapping it
+//! lies in (`'m`), so it cannot outlive it.
+//!
+//! Why it is correct (the sequence protocol, per cell, positions p of one lap):
+//! - Claim: a producer reads seq(p) with acquire; only when it equals p (the cell was handed
+//!   back for this lap) does it try CAS(tail, p, p+1). The CAS succeeds for exactly one
+//!   producer per position, so a cell has at most one writer per lap.
+//! - Publish: the producer writes header and payload, then stores seq = p+1 with release.
+//!   The consumer reads seq with acquire and reads the cell only when it equals p+1, so it
+//!   sees every byte the producer wrote (release/acquire on the same location).
+//! - Hand back: after reading, the consumer stores seq = p+C with release; the producer of
+//!   position p+C reads it with acquire before writing, so the consumer's reads happen before
+//!   the next lap's writes.
+//! - Full: seq(p) < p means the consumer has not handed the cell back from the previous lap;
+//!   the producer reports full without claiming. seq(p) > p means another producer claimed p
+//!   meanwhile; it reloads the tail.
+//! The loom models (`tests::loom_*`, run with `RUSTFLAGS="--cfg loom"`) check these claims
+//! over every interleaving of two producers and the consumer on a two-cell ring.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::marker::PhantomData;
 
-/// Fields every cell starts with. `seq` is the only one accessed concurrently.
+use crate::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes of the header a cell carries before its payload (the user's encoding).
+pub const WIRE_HEADER_BYTES: usize = 28;
+
+/// The start of every slot: the sequence (the only field accessed concurrently), the
+/// payload's length, the user's header.
 #[repr(C)]
-pub struct CellHeader {
+struct Slot {
     seq: AtomicU64,
-    pub kind: u16,
-    pub flags: u16,
-    /// The sender's rank in the communicator.
-    pub src: u32,
-    pub context: u32,
-    pub tag: i32,
-    /// Payload bytes in this cell.
-    pub len: u32,
-    /// The sender's rank in the job (where replies go).
-    pub origin: u32,
-    /// An id the receiver echoes back (the sender's request) or looks up (its own).
-    pub token: u64,
+    len: u32,
+    header: [u8; WIRE_HEADER_BYTES],
 }
 
 /// Bytes of a cell's slot in the slot array (a multiple of the cache line).
@@ -41,26 +60,14 @@ const SLOT_BYTES: usize = 128;
 
 /// Where an inline payload starts inside a slot: right after the header, so a small
 /// message's bytes share the header's cache line.
-const INLINE_OFFSET: usize = std::mem::size_of::<CellHeader>();
+const INLINE_OFFSET: usize = std::mem::size_of::<Slot>();
 
 /// The largest payload kept in the slot itself.
 pub const INLINE_MAX: usize = SLOT_BYTES - INLINE_OFFSET;
 
-/// Bytes of `cell_size` that a payload cannot use (the configuration's cell size counts
-/// the header, as when header and payload shared one area).
+/// Bytes of `cell_size` that a payload cannot use (the configuration's cell size counts the
+/// slot's fixed part, as when header and payload shared one area).
 pub const PAYLOAD_OFFSET: usize = INLINE_OFFSET;
-
-/// The envelope of one cell, as plain values.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Envelope {
-    pub kind: u16,
-    pub flags: u16,
-    pub src: u32,
-    pub context: u32,
-    pub tag: i32,
-    pub origin: u32,
-    pub token: u64,
-}
 
 /// The producer-shared tail, alone in its cache line(s) to avoid false sharing.
 #[repr(C, align(128))]
@@ -74,30 +81,91 @@ pub fn ring_bytes(cells: usize, cell_size: usize) -> usize {
     std::mem::size_of::<RingHeader>() + cells * (SLOT_BYTES + cell_size)
 }
 
-/// A view of one ring inside a mapped segment.
+/// Where one ring lies inside a mapping, without a lifetime (what the transport stores;
+/// `view` makes a view that borrows the mapping).
 #[derive(Clone, Copy)]
-pub struct Ring {
+pub struct RingPlace {
+    base: *mut u8,
+    cells: usize,
+    cell_size: usize,
+}
+
+// SAFETY: a place is an address and a geometry; using it takes `view`, which is unsafe.
+unsafe impl Send for RingPlace {}
+// SAFETY: as above.
+unsafe impl Sync for RingPlace {}
+
+impl RingPlace {
+    /// The ring at `base`.
+    ///
+    /// # Safety
+    /// `base` must point to `ring_bytes(cells, cell_size)` bytes aligned to 128 of zero-filled
+    /// memory or of a ring used with the same geometry, with `cells` a power of two and
+    /// `cell_size` a multiple of 64 larger than `PAYLOAD_OFFSET`.
+    pub unsafe fn new(base: *mut u8, cells: usize, cell_size: usize) -> RingPlace {
+        debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0);
+        RingPlace {
+            base,
+            cells,
+            cell_size,
+        }
+    }
+
+    /// A view of the ring, borrowing the mapping for `'m`.
+    ///
+    /// # Safety
+    /// The memory must stay mapped for `'m`.
+    pub unsafe fn view<'m>(&self) -> Ring<'m> {
+        // SAFETY: forwarded contract of `new` (the areas lie inside the ring's memory).
+        unsafe { Ring::attach(self.base, self.cells, self.cell_size) }
+    }
+}
+
+/// A producer's view of one ring inside a mapped segment (any number may share it).
+#[derive(Clone, Copy)]
+pub struct Ring<'m> {
     header: *const RingHeader,
     slots: *mut u8,
     bulk: *mut u8,
     mask: u64,
     cell_size: usize,
+    _mapping: PhantomData<&'m [u8]>,
 }
 
-// SAFETY: the ring lives in shared memory that outlives every view (the owning transport
-// keeps the segment mapped); concurrent access goes through the sequence protocol.
-unsafe impl Send for Ring {}
+// SAFETY: the ring lives in shared memory that outlives the view ('m); concurrent access goes
+// through the sequence protocol.
+unsafe impl Send for Ring<'_> {}
 // SAFETY: as above.
-unsafe impl Sync for Ring {}
+unsafe impl Sync for Ring<'_> {}
 
-impl Ring {
+/// The one consumer's position in a ring. Not `Sync` (one thread pops at a time, with the
+/// VCI's lock held) and not `Clone` (no second consumer of the same position).
+pub struct Consumer {
+    head: u64,
+    _not_sync: PhantomData<std::cell::Cell<()>>,
+}
+
+impl Consumer {
+    /// A consumer at position `head` (0 for a fresh ring; a position handed on otherwise).
+    pub fn at(head: u64) -> Consumer {
+        Consumer {
+            head,
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// The position, to hand on to a later consumer of the same ring.
+    pub fn position(&self) -> u64 {
+        self.head
+    }
+}
+
+impl<'m> Ring<'m> {
     /// A view of the ring at `base`: zero-filled memory, or a ring used with the same geometry.
     ///
     /// # Safety
-    /// `base` must point to `ring_bytes(cells, cell_size)` bytes aligned to 128 that stay
-    /// mapped while the view is used, with `cells` a power of two and `cell_size` a multiple
-    /// of 64 larger than the header.
-    pub unsafe fn attach(base: *mut u8, cells: usize, cell_size: usize) -> Ring {
+    /// As `RingPlace::new` and `RingPlace::view`.
+    pub unsafe fn attach(base: *mut u8, cells: usize, cell_size: usize) -> Ring<'m> {
         debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0 && cell_size > PAYLOAD_OFFSET);
         // SAFETY: both areas lie inside the ring's memory per the contract.
         let (slots, bulk) = unsafe {
@@ -110,6 +178,7 @@ impl Ring {
             bulk,
             mask: cells as u64 - 1,
             cell_size,
+            _mapping: PhantomData,
         }
     }
 
@@ -118,7 +187,7 @@ impl Ring {
         self.cell_size - PAYLOAD_OFFSET
     }
 
-    fn cell(&self, pos: u64) -> *mut CellHeader {
+    fn slot(&self, pos: u64) -> *mut Slot {
         // SAFETY: the index is masked into the ring's slots.
         unsafe {
             self.slots
@@ -127,24 +196,29 @@ impl Ring {
         }
     }
 
-    /// Where the `len`-byte payload of the cell of position `pos` (whose slot is `cell`)
+    /// Where the `len`-byte payload of the cell of position `pos` (whose slot is `slot`)
     /// lies: inside the slot when it fits, else in the cell's bulk area.
     #[inline]
-    fn payload(&self, pos: u64, cell: *mut CellHeader, len: usize) -> *mut u8 {
+    fn payload(&self, pos: u64, slot: *mut Slot, len: usize) -> *mut u8 {
         // SAFETY: both places lie inside the ring: the slot has room for `INLINE_MAX` bytes
         // after the header, the bulk area of a masked index for `cell_size` bytes.
         unsafe {
             if len <= INLINE_MAX {
-                cell.cast::<u8>().add(INLINE_OFFSET)
+                slot.cast::<u8>().add(INLINE_OFFSET)
             } else {
                 self.bulk.add((pos & self.mask) as usize * self.cell_size)
             }
         }
     }
 
-    fn seq(&self, cell: *mut CellHeader) -> &AtomicU64 {
-        // SAFETY: the cell lies in the mapping, which outlives the view; zero is a valid seq.
-        unsafe { &(*cell).seq }
+    fn seq(&self, slot: *mut Slot) -> &AtomicU64 {
+        // SAFETY: the slot lies in the mapping, which outlives the view; zero is a valid seq.
+        unsafe { &(*slot).seq }
+    }
+
+    fn tail(&self) -> &AtomicU64 {
+        // SAFETY: the header is initialised shared memory that outlives the view.
+        unsafe { &(*self.header).tail }
     }
 
     /// What a cell stores for sequence `seq` when it is the cell of position `pos`: the
@@ -153,21 +227,27 @@ impl Ring {
         (pos & !self.mask).wrapping_add(seq_minus_pos)
     }
 
-    /// Claim a cell, let `fill` write `len` payload bytes into it, and publish it. Returns
-    /// false (and does nothing) when the ring is full.
-    pub fn try_push(&self, env: &Envelope, len: usize, fill: impl FnOnce(&mut [u8])) -> bool {
+    /// Claim a cell, store `header` and the length `len`, let `fill` write the `len` payload
+    /// bytes into the cell, and publish it. Returns false (and does nothing) when the ring
+    /// is full.
+    #[inline]
+    pub fn try_push(
+        &self,
+        header: &[u8; WIRE_HEADER_BYTES],
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
         assert!(len <= self.payload_capacity(), "payload larger than a cell");
-        // SAFETY: the header is initialised shared memory.
-        let tail = unsafe { &(*self.header).tail };
+        let tail = self.tail();
         let mut pos = tail.load(Ordering::Relaxed);
-        let cell = loop {
-            let cell = self.cell(pos);
-            let seq = self.seq(cell).load(Ordering::Acquire);
+        let slot = loop {
+            let slot = self.slot(pos);
+            let seq = self.seq(slot).load(Ordering::Acquire);
             let diff = seq.wrapping_sub(self.stored(pos, 0)) as i64;
             if diff == 0 {
                 match tail.compare_exchange_weak(pos, pos + 1, Ordering::Relaxed, Ordering::Relaxed)
                 {
-                    Ok(_) => break cell,
+                    Ok(_) => break slot,
                     Err(now) => pos = now,
                 }
             } else if diff < 0 {
@@ -177,64 +257,92 @@ impl Ring {
             }
         };
         // SAFETY: this producer owns the cell from the successful CAS until it publishes the
-        // new sequence; nobody else reads or writes it meanwhile.
+        // new sequence; nobody else reads or writes it meanwhile (module docs, "Claim").
         unsafe {
-            (*cell).kind = env.kind;
-            (*cell).flags = env.flags;
-            (*cell).src = env.src;
-            (*cell).context = env.context;
-            (*cell).tag = env.tag;
-            (*cell).len = len as u32;
-            (*cell).origin = env.origin;
-            (*cell).token = env.token;
-            let payload = std::slice::from_raw_parts_mut(self.payload(pos, cell, len), len);
+            std::ptr::addr_of_mut!((*slot).len).write(len as u32);
+            std::ptr::addr_of_mut!((*slot).header).write(*header);
+            let payload = std::slice::from_raw_parts_mut(self.payload(pos, slot, len), len);
             fill(payload);
         }
-        self.seq(cell).store(self.stored(pos, 1), Ordering::Release);
+        self.seq(slot).store(self.stored(pos, 1), Ordering::Release);
         true
     }
 
-    /// If the cell at the consumer's position `*head` is full, hand its envelope and payload
-    /// to `consume`, release the cell and advance `*head`. Only the ring's single consumer
-    /// may call this. Returns whether a cell was consumed.
-    pub fn try_pop(&self, head: &mut u64, consume: impl FnOnce(&Envelope, &[u8])) -> bool {
-        let pos = *head;
-        let cell = self.cell(pos);
-        if self.seq(cell).load(Ordering::Acquire) != self.stored(pos, 1) {
+    /// If the cell at the consumer's position is full, hand its header and payload to
+    /// `consume`, release the cell and advance the position. Returns whether a cell was
+    /// consumed.
+    #[inline]
+    pub fn try_pop(
+        &self,
+        consumer: &mut Consumer,
+        consume: impl FnOnce(&[u8; WIRE_HEADER_BYTES], &[u8]),
+    ) -> bool {
+        let pos = consumer.head;
+        let slot = self.slot(pos);
+        if self.seq(slot).load(Ordering::Acquire) != self.stored(pos, 1) {
             return false;
         }
         // SAFETY: the producer published this cell (acquire above) and will not touch it again
-        // until the consumer hands it back below.
+        // until the consumer hands it back below (module docs, "Publish").
         unsafe {
-            let env = Envelope {
-                kind: (*cell).kind,
-                flags: (*cell).flags,
-                src: (*cell).src,
-                context: (*cell).context,
-                tag: (*cell).tag,
-                origin: (*cell).origin,
-                token: (*cell).token,
-            };
-            let len = ((*cell).len as usize).min(self.payload_capacity());
-            let payload = std::slice::from_raw_parts(self.payload(pos, cell, len), len);
-            consume(&env, payload);
+            let header = std::ptr::addr_of!((*slot).header).read();
+            let len =
+                (std::ptr::addr_of!((*slot).len).read() as usize).min(self.payload_capacity());
+            let payload = std::slice::from_raw_parts(self.payload(pos, slot, len), len);
+            consume(&header, payload);
         }
-        self.seq(cell)
+        self.seq(slot)
             .store(self.stored(pos, self.mask + 1), Ordering::Release);
-        *head = pos + 1;
+        consumer.head = pos + 1;
         true
     }
 
-    /// Whether the consumer at `head` would find a message (a cheap poll).
+    /// Whether the consumer at `head` would find a message (a cheap poll of one cell).
     pub fn has_message(&self, head: u64) -> bool {
-        self.seq(self.cell(head)).load(Ordering::Acquire) == self.stored(head, 1)
+        self.seq(self.slot(head)).load(Ordering::Acquire) == self.stored(head, 1)
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::alloc::{alloc_zeroed, dealloc, Layout};
+
+    /// A header for tests: a tag, a source and a token.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    struct Hdr {
+        tag: i32,
+        src: u32,
+        token: u64,
+    }
+
+    impl Hdr {
+        fn bytes(&self) -> [u8; WIRE_HEADER_BYTES] {
+            let mut b = [0u8; WIRE_HEADER_BYTES];
+            b[0..4].copy_from_slice(&self.tag.to_le_bytes());
+            b[4..8].copy_from_slice(&self.src.to_le_bytes());
+            b[8..16].copy_from_slice(&self.token.to_le_bytes());
+            b
+        }
+
+        fn of(b: &[u8; WIRE_HEADER_BYTES]) -> Hdr {
+            Hdr {
+                tag: i32::from_le_bytes(b[0..4].try_into().unwrap()),
+                src: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+                token: u64::from_le_bytes(b[8..16].try_into().unwrap()),
+            }
+        }
+    }
+
+    fn tag(tag: i32) -> [u8; WIRE_HEADER_BYTES] {
+        Hdr {
+            tag,
+            ..Hdr::default()
+        }
+        .bytes()
+    }
+
+    const NONE: [u8; WIRE_HEADER_BYTES] = [0; WIRE_HEADER_BYTES];
 
     struct Mem(*mut u8, Layout);
     impl Drop for Mem {
@@ -244,9 +352,9 @@ mod tests {
         }
     }
 
-    fn ring(cells: usize, cell_size: usize) -> (Mem, Ring) {
+    fn ring(cells: usize, cell_size: usize) -> (Mem, Ring<'static>) {
         let layout = Layout::from_size_align(ring_bytes(cells, cell_size), 128).unwrap();
-        // SAFETY: non-zero size; freed by Mem.
+        // SAFETY: non-zero size; freed by Mem (the tests drop the ring first).
         let base = unsafe { alloc_zeroed(layout) };
         // SAFETY: fresh zero-filled memory of the right size and alignment.
         let ring = unsafe { Ring::attach(base, cells, cell_size) };
@@ -256,54 +364,51 @@ mod tests {
     #[test]
     fn fifo_and_full_and_wraparound() {
         let (_mem, ring) = ring(4, 128);
-        let mut head = 0;
+        let mut consumer = Consumer::at(0);
         for round in 0..3u32 {
             for i in 0..4u32 {
-                let env = Envelope {
-                    tag: (round * 10 + i) as i32,
-                    ..Default::default()
-                };
-                assert!(ring.try_push(&env, 4, |p| p.copy_from_slice(&i.to_le_bytes())));
+                let h = tag((round * 10 + i) as i32);
+                assert!(ring.try_push(&h, 4, |p| p.copy_from_slice(&i.to_le_bytes())));
             }
-            assert!(!ring.try_push(&Envelope::default(), 0, |_| {}), "full");
+            assert!(!ring.try_push(&NONE, 0, |_| {}), "full");
             for i in 0..4u32 {
                 let mut got = None;
-                assert!(ring.try_pop(&mut head, |env, p| got = Some((env.tag, p.to_vec()))));
+                assert!(ring.try_pop(&mut consumer, |h, p| got =
+                    Some((Hdr::of(h).tag, p.to_vec()))));
                 assert_eq!(
                     got,
                     Some(((round * 10 + i) as i32, i.to_le_bytes().to_vec()))
                 );
             }
-            assert!(!ring.try_pop(&mut head, |_, _| panic!("empty")));
+            assert!(!ring.try_pop(&mut consumer, |_, _| panic!("empty")));
         }
+        assert_eq!(consumer.position(), 12);
     }
 
     #[test]
     fn inline_and_bulk_payloads_round_trip_over_laps() {
         let (_mem, ring) = ring(4, 256);
         let cap = ring.payload_capacity();
-        let lens = [0, 1, INLINE_MAX - 1, INLINE_MAX, INLINE_MAX + 1, cap];
-        let mut head = 0;
+        let inline = INLINE_MAX;
+        let lens = [0, 1, inline - 1, inline, inline + 1, cap];
+        let mut consumer = Consumer::at(0);
         for round in 0..3 {
             for (i, &len) in lens.iter().enumerate() {
                 let byte = (round * 16 + i) as u8;
-                let env = Envelope {
-                    tag: len as i32,
-                    ..Default::default()
-                };
-                assert!(ring.try_push(&env, len, |p| p.fill(byte)));
+                assert!(ring.try_push(&tag(len as i32), len, |p| p.fill(byte)));
                 let mut got = None;
-                assert!(ring.try_pop(&mut head, |env, p| got = Some((env.tag, p.to_vec()))));
+                assert!(ring.try_pop(&mut consumer, |h, p| got =
+                    Some((Hdr::of(h).tag, p.to_vec()))));
                 assert_eq!(got, Some((len as i32, vec![byte; len])), "len {len}");
             }
         }
         // A bulk payload does not disturb the inline bytes of the neighbouring slots.
-        assert!(ring.try_push(&Envelope::default(), 4, |p| p.fill(1)));
-        assert!(ring.try_push(&Envelope::default(), cap, |p| p.fill(2)));
-        assert!(ring.try_push(&Envelope::default(), INLINE_MAX, |p| p.fill(3)));
-        for want in [vec![1; 4], vec![2; cap], vec![3; INLINE_MAX]] {
+        assert!(ring.try_push(&NONE, 4, |p| p.fill(1)));
+        assert!(ring.try_push(&NONE, cap, |p| p.fill(2)));
+        assert!(ring.try_push(&NONE, inline, |p| p.fill(3)));
+        for want in [vec![1; 4], vec![2; cap], vec![3; inline]] {
             let mut got = Vec::new();
-            assert!(ring.try_pop(&mut head, |_, p| got = p.to_vec()));
+            assert!(ring.try_pop(&mut consumer, |_, p| got = p.to_vec()));
             assert_eq!(got, want);
         }
     }
@@ -316,12 +421,13 @@ mod tests {
             .map(|p| {
                 std::thread::spawn(move || {
                     for i in 0..PER {
-                        let env = Envelope {
+                        let h = Hdr {
                             src: p,
                             token: i as u64,
-                            ..Default::default()
-                        };
-                        while !ring.try_push(&env, 0, |_| {}) {
+                            ..Hdr::default()
+                        }
+                        .bytes();
+                        while !ring.try_push(&h, 0, |_| {}) {
                             std::hint::spin_loop();
                         }
                     }
@@ -329,12 +435,13 @@ mod tests {
             })
             .collect();
         let mut next = [0u64; 3];
-        let mut head = 0;
+        let mut consumer = Consumer::at(0);
         let mut seen = 0;
         while seen < 3 * PER {
-            if ring.try_pop(&mut head, |env, _| {
-                assert_eq!(env.token, next[env.src as usize], "per-producer order");
-                next[env.src as usize] += 1;
+            if ring.try_pop(&mut consumer, |h, _| {
+                let h = Hdr::of(h);
+                assert_eq!(h.token, next[h.src as usize], "per-producer order");
+                next[h.src as usize] += 1;
             }) {
                 seen += 1;
             }

@@ -1,33 +1,35 @@
 //! The point-to-point engine of one VCI: sending, receiving, matching arrivals, and the
 //! eager, rendezvous (single copy or pipelined) and synchronous protocols. Every function
-//! here runs with the VCI's lock held (it takes `&mut VciState`).
+//! here runs with the VCI's lock held (it takes `&mut VciState`), and reaches peers only
+//! through the transports' `try_send`/`try_recv`.
 #![forbid(unsafe_code)]
 
-use super::matching::{Key, Pattern, Payload, Posted, Unexpected};
-use super::protocol::{self, RtsInfo};
+use super::matching::{Payload, Posted, Unexpected};
+use super::protocol::{self, Header, RtsInfo};
+use super::{Vci, VciState};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::progress::vci::VciState;
-use crate::request::{Kind, ReqId, Request, Status};
-use crate::runtime::Instance;
-use crate::transport::shm::{Envelope, Ring};
-use crate::transport::{Route, Transports};
+use crate::message::{Key, Pattern, SendMode, Status, Target};
+use crate::polled;
+use crate::request::{Kind, ReqId, Request};
+use crate::sync::Backoff;
+use crate::transport::{Route, Transports, Watch};
 
-/// A message that found no room in its destination ring yet.
+/// A message that found no room in its destination's queue yet.
 pub enum Outgoing {
     /// Message data from a user buffer; `req` completes once the data is in a cell (or, for
     /// synchronous sends, when the ack comes).
     Eager {
-        dest: u32,
-        env: Envelope,
+        route: Route,
+        header: Header,
         buf: Buf,
-        req: Option<ReqId>,
+        req: ReqId,
         completes_on_push: bool,
     },
     /// A protocol message with a small payload.
     Control {
-        dest: u32,
-        env: Envelope,
+        route: Route,
+        header: Header,
         payload: [u8; 24],
         len: usize,
     },
@@ -36,7 +38,7 @@ pub enum Outgoing {
 /// A pipelined rendezvous send streaming `DATA` cells to its receiver.
 pub struct Stream {
     sreq: ReqId,
-    dest: u32,
+    route: Route,
     rreq_token: u64,
     offset: u64,
     total: u64,
@@ -52,25 +54,6 @@ pub enum SendStart {
     Pending(ReqId),
 }
 
-/// How a send behaves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SendMode {
-    Standard,
-    /// Completes only after the receive is matched (`MPI_Ssend`).
-    Synchronous,
-}
-
-/// Who a message goes to.
-#[derive(Clone, Copy, Debug)]
-pub struct Target {
-    pub context: u32,
-    /// The sender's rank in the communicator (the receiver sees it as the source).
-    pub my_rank: u32,
-    /// The destination's rank in the job.
-    pub dest: u32,
-    pub tag: i32,
-}
-
 fn unreachable(dest: u32) -> MpiError {
     MpiError::new(
         ErrorClass::Other,
@@ -80,7 +63,11 @@ fn unreachable(dest: u32) -> MpiError {
     )
 }
 
-/// Start a send. Eager messages that fit in a ring complete at once (standard mode).
+/// Start a send; with `request`, a request is returned even when nothing remains to wait
+/// for (the VCI's shared completed one). The first branch is the whole of a small
+/// standard-mode send: the message goes straight into the peer's queue when nothing is
+/// queued ahead of it and the queue has room.
+#[inline]
 pub fn start_send(
     t: &Transports,
     vci: usize,
@@ -88,81 +75,49 @@ pub fn start_send(
     target: Target,
     buf: Buf,
     mode: SendMode,
-    force_request: bool,
+    request: bool,
+) -> MpiResult<SendStart> {
+    let len = buf.len();
+    if mode == SendMode::Standard && len <= t.eager_max && st.pending.is_empty() {
+        let header = Header::eager(&target, t.my_rank, false);
+        if t.try_send(t.route(target.dest), vci, &header, len, |cell| {
+            buf.pack(0, cell)
+        }) {
+            return Ok(if request {
+                SendStart::Pending(st.requests.completed_send())
+            } else {
+                SendStart::Done
+            });
+        }
+    }
+    start_send_queued(t, vci, st, target, buf, mode, request)
+}
+
+/// `start_send` past its first branch: synchronous and large messages, messages to this
+/// process, and messages that must wait behind others or for room.
+#[inline(never)]
+fn start_send_queued(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    target: Target,
+    buf: Buf,
+    mode: SendMode,
+    request: bool,
 ) -> MpiResult<SendStart> {
     let route = t.route(target.dest);
     if route == Route::Unreachable {
         return Err(unreachable(target.dest));
     }
     let sync = mode == SendMode::Synchronous;
-    let mut env = Envelope {
-        kind: protocol::EAGER,
-        flags: if sync { protocol::FLAG_SYNC } else { 0 },
-        src: target.my_rank,
-        context: target.context,
-        tag: target.tag,
-        origin: t.my_rank,
-        token: 0,
-    };
+    let mut header = Header::eager(&target, t.my_rank, sync);
     let len = buf.len();
-    if len <= t.eager_max {
-        // A standard send that goes straight into the peer's ring has nothing left to wait
-        // for: it needs no request of its own (a nonblocking one gets the shared completed
-        // one).
-        if !sync && st.pending.is_empty() {
-            if let Route::Shm { local } = route {
-                if push_eager(t, vci, local, &env, &buf) {
-                    return Ok(if force_request {
-                        SendStart::Pending(st.requests.completed_send())
-                    } else {
-                        SendStart::Done
-                    });
-                }
-            }
-        }
-        // The request is needed only if something remains to wait for.
-        let needs_req = sync || force_request || !st.pending.is_empty();
-        let req = needs_req.then(|| st.requests.alloc(Request::new(Kind::Send, buf)));
-        if let Some(r) = req {
-            env.token = r.token();
-        }
-        match route {
-            Route::SelfRank => {
-                let mut data = vec![0u8; len];
-                buf.pack(0, &mut data);
-                incoming(t, vci, st, &env, &data);
-                Ok(complete_send_if_eager_done(st, req, sync))
-            }
-            Route::Shm { local } => {
-                // (A standard send found the ring full above.)
-                if sync && st.pending.is_empty() && push_eager(t, vci, local, &env, &buf) {
-                    return Ok(complete_send_if_eager_done(st, req, sync));
-                }
-                let req = match req {
-                    Some(r) => r,
-                    None => {
-                        let r = st.requests.alloc(Request::new(Kind::Send, buf));
-                        env.token = r.token();
-                        r
-                    }
-                };
-                st.pending.push_back(Outgoing::Eager {
-                    dest: local,
-                    env,
-                    buf,
-                    req: Some(req),
-                    completes_on_push: !sync,
-                });
-                Ok(SendStart::Pending(req))
-            }
-            Route::Unreachable => Err(unreachable(target.dest)),
-        }
-    } else {
+    if len > t.eager_max {
         // Rendezvous: announce the message; the receiver pulls the data when it matches.
         let req = st.requests.alloc(Request::new(Kind::Send, buf));
-        env.kind = protocol::RTS;
-        env.flags = 0;
-        env.token = req.token();
+        header.kind = protocol::RTS;
+        header.flags = 0;
+        header.token = req.token();
         let info = RtsInfo {
             total: len as u64,
             // 0: not contiguous, so not readable with one copy (the receiver pipelines).
@@ -175,49 +130,44 @@ pub fn start_send(
         };
         let mut payload = [0u8; 24];
         info.encode(&mut payload);
-        send_control(t, vci, st, target.dest, env, &payload[..RtsInfo::BYTES]);
-        Ok(SendStart::Pending(req))
+        send_control(t, vci, st, target.dest, header, &payload[..RtsInfo::BYTES]);
+        return Ok(SendStart::Pending(req));
     }
-}
-
-fn complete_send_if_eager_done(st: &mut VciState, req: Option<ReqId>, sync: bool) -> SendStart {
-    match req {
-        None => SendStart::Done,
-        Some(r) if !sync => {
-            complete(st, r, Status::default());
-            SendStart::Pending(r)
-        }
-        Some(r) => SendStart::Pending(r),
+    // The request is needed only if something remains to wait for.
+    let needs_req = sync || request || !st.pending.is_empty() || route != Route::SelfRank;
+    let req = needs_req.then(|| st.requests.alloc(Request::new(Kind::Send, buf)));
+    if let Some(r) = req {
+        header.token = r.token();
     }
-}
-
-/// The fast path of a standard-mode send: put the whole message into the destination's ring
-/// now if it is small enough, the destination shares this node, nothing is queued ahead of it
-/// and the ring has room. Returns false (having done nothing) otherwise.
-pub fn try_send_now(t: &Transports, vci: usize, st: &VciState, target: &Target, buf: &Buf) -> bool {
-    if buf.len() > t.eager_max || !st.pending.is_empty() {
-        return false;
+    if route == Route::SelfRank {
+        let mut data = vec![0u8; len];
+        buf.pack(0, &mut data);
+        incoming(t, vci, st, &header, &data);
+        return Ok(match req {
+            None => SendStart::Done,
+            Some(r) if !sync => {
+                complete(st, r, Status::default());
+                SendStart::Pending(r)
+            }
+            Some(r) => SendStart::Pending(r),
+        });
     }
-    let Route::Shm { local } = t.route(target.dest) else {
-        return false;
-    };
-    let env = Envelope {
-        kind: protocol::EAGER,
-        flags: 0,
-        src: target.my_rank,
-        context: target.context,
-        tag: target.tag,
-        origin: t.my_rank,
-        token: 0,
-    };
-    push_eager(t, vci, local, &env, buf)
-}
-
-fn push_eager(t: &Transports, vci: usize, local: u32, env: &Envelope, buf: &Buf) -> bool {
-    let ring = t
-        .ring(local, vci)
-        .expect("a shm route implies a shm transport");
-    ring.try_push(env, buf.len(), |cell| buf.pack(0, cell))
+    let req = req.expect("a send to another process keeps its request");
+    // (A standard send found the queue full or others queued ahead in the first branch.)
+    if sync
+        && st.pending.is_empty()
+        && t.try_send(route, vci, &header, len, |cell| buf.pack(0, cell))
+    {
+        return Ok(SendStart::Pending(req)); // completes with the ack
+    }
+    st.pending.push_back(Outgoing::Eager {
+        route,
+        header,
+        buf,
+        req,
+        completes_on_push: !sync,
+    });
+    Ok(SendStart::Pending(req))
 }
 
 /// Send a protocol message (ack, rendezvous header, ...) to job rank `dest`.
@@ -226,43 +176,31 @@ pub fn send_control(
     vci: usize,
     st: &mut VciState,
     dest: u32,
-    env: Envelope,
+    header: Header,
     payload: &[u8],
 ) {
-    match t.route(dest) {
-        Route::SelfRank => incoming(t, vci, st, &env, payload),
-        Route::Shm { local } => {
-            let ring = t
-                .ring(local, vci)
-                .expect("a shm route implies a shm transport");
+    let route = t.route(dest);
+    match route {
+        Route::SelfRank => incoming(t, vci, st, &header, payload),
+        // Replies go to ranks that reached us, so they are reachable.
+        Route::Unreachable => {}
+        Route::Shm { .. } => {
             if st.pending.is_empty()
-                && ring.try_push(&env, payload.len(), |cell| cell.copy_from_slice(payload))
+                && t.try_send(route, vci, &header, payload.len(), |cell| {
+                    cell.copy_from_slice(payload)
+                })
             {
                 return;
             }
             let mut copy = [0u8; 24];
             copy[..payload.len()].copy_from_slice(payload);
             st.pending.push_back(Outgoing::Control {
-                dest: local,
-                env,
+                route,
+                header,
                 payload: copy,
                 len: payload.len(),
             });
         }
-        // Replies go to ranks that reached us, so they are reachable.
-        Route::Unreachable => {}
-    }
-}
-
-fn control_env(t: &Transports, kind: u16, token: u64) -> Envelope {
-    Envelope {
-        kind,
-        flags: 0,
-        src: 0,
-        context: 0,
-        tag: 0,
-        origin: t.my_rank,
-        token,
     }
 }
 
@@ -277,34 +215,32 @@ pub fn complete(st: &mut VciState, id: ReqId, status: Status) {
     }
 }
 
+fn key_of(header: &Header) -> Key {
+    Key {
+        context: header.context,
+        source: header.src,
+        tag: header.tag,
+    }
+}
+
 /// Handle one arriving message.
-pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, env: &Envelope, payload: &[u8]) {
-    match env.kind {
+pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, payload: &[u8]) {
+    match header.kind {
         protocol::EAGER => {
-            let key = Key {
-                context: env.context,
-                source: env.src,
-                tag: env.tag,
-            };
-            let sync = env.flags & protocol::FLAG_SYNC != 0;
+            let key = key_of(header);
+            let sync = header.flags & protocol::FLAG_SYNC != 0;
             match st.matching.take_posted(&key) {
                 Some(posted) => {
                     deliver_eager(st, posted.req, &key, payload);
                     if sync {
-                        send_control(
-                            t,
-                            vci,
-                            st,
-                            env.origin,
-                            control_env(t, protocol::ACK, env.token),
-                            &[],
-                        );
+                        let ack = Header::control(protocol::ACK, t.my_rank, header.token);
+                        send_control(t, vci, st, header.origin, ack, &[]);
                     }
                 }
                 None => st.matching.add_unexpected(Unexpected {
                     key,
-                    origin: env.origin,
-                    token: env.token,
+                    origin: header.origin,
+                    token: header.token,
                     sync,
                     payload: Payload::Eager(payload.to_vec()),
                 }),
@@ -314,15 +250,11 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, env: &Envelope, p
             let Some(info) = RtsInfo::decode(payload) else {
                 return;
             };
-            let key = Key {
-                context: env.context,
-                source: env.src,
-                tag: env.tag,
-            };
+            let key = key_of(header);
             let message = Unexpected {
                 key,
-                origin: env.origin,
-                token: env.token,
+                origin: header.origin,
+                token: header.token,
                 sync: false,
                 payload: Payload::Rendezvous {
                     total: info.total,
@@ -336,7 +268,7 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, env: &Envelope, p
             }
         }
         protocol::ACK | protocol::FIN => {
-            let id = ReqId::from_token(vci as u8, env.token);
+            let id = ReqId::from_token(vci as u8, header.token);
             let bytes = st.requests.get(id).map_or(0, |r| r.buf.len() as u64);
             complete(
                 st,
@@ -348,26 +280,27 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, env: &Envelope, p
             );
         }
         protocol::CTS => {
-            let sreq = ReqId::from_token(vci as u8, env.token);
+            let sreq = ReqId::from_token(vci as u8, header.token);
             let (Some(rreq_token), Some(req)) =
                 (protocol::decode_u64(payload), st.requests.get(sreq))
             else {
                 return;
             };
             let total = req.buf.len() as u64;
-            if let Route::Shm { local } = t.route(env.origin) {
+            let route = t.route(header.origin);
+            if let Route::Shm { .. } = route {
                 st.streams.push(Stream {
                     sreq,
-                    dest: local,
+                    route,
                     rreq_token,
                     offset: 0,
                     total,
-                    context: env.context,
+                    context: header.context,
                 });
             }
         }
         protocol::DATA => {
-            let id = ReqId::from_token(vci as u8, env.token);
+            let id = ReqId::from_token(vci as u8, header.token);
             let Some(offset) = protocol::decode_u64(payload) else {
                 return;
             };
@@ -433,14 +366,8 @@ pub fn receive_matched(
         Payload::Eager(ref data) => {
             deliver_eager(st, id, &message.key, data);
             if message.sync {
-                send_control(
-                    t,
-                    vci,
-                    st,
-                    message.origin,
-                    control_env(t, protocol::ACK, message.token),
-                    &[],
-                );
+                let ack = Header::control(protocol::ACK, t.my_rank, message.token);
+                send_control(t, vci, st, message.origin, ack, &[]);
             }
         }
         Payload::Rendezvous { total, addr, pid } => {
@@ -471,14 +398,8 @@ pub fn receive_matched(
                 match buf.fill_from_process(pid, addr as usize, n) {
                     Ok(()) => {
                         complete(st, id, status);
-                        send_control(
-                            t,
-                            vci,
-                            st,
-                            message.origin,
-                            control_env(t, protocol::FIN, message.token),
-                            &[],
-                        );
+                        let fin = Header::control(protocol::FIN, t.my_rank, message.token);
+                        send_control(t, vci, st, message.origin, fin, &[]);
                         return;
                     }
                     Err(e) => {
@@ -491,27 +412,17 @@ pub fn receive_matched(
             req.expected = total;
             req.received = 0;
             req.status = status;
-            let mut env = control_env(t, protocol::CTS, message.token);
-            env.context = message.key.context;
-            send_control(t, vci, st, message.origin, env, &id.token().to_le_bytes());
+            let mut cts = Header::control(protocol::CTS, t.my_rank, message.token);
+            cts.context = message.key.context;
+            send_control(t, vci, st, message.origin, cts, &id.token().to_le_bytes());
         }
     }
 }
 
-/// Post a receive, or complete it at once from the unexpected queue.
-pub fn start_recv(
-    t: &Transports,
-    vci: usize,
-    st: &mut VciState,
-    pattern: Pattern,
-    buf: Buf,
-) -> ReqId {
-    start_recv_owned(t, vci, st, pattern, buf, 0)
-}
-
-/// `start_recv` with the request's `owner` (see `Request::owner`).
+/// Post a receive, or complete it at once from the unexpected queue; `owner` is stored in
+/// the request (see `Request::owner`).
 #[inline]
-pub fn start_recv_owned(
+pub fn start_recv(
     t: &Transports,
     vci: usize,
     st: &mut VciState,
@@ -527,45 +438,102 @@ pub fn start_recv_owned(
     id
 }
 
+/// Receive a message a matched probe took off the unexpected queue (`MPI_Imrecv`).
+pub fn receive_taken(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    message: Unexpected,
+    buf: Buf,
+    owner: usize,
+) -> ReqId {
+    let id = st.requests.alloc_recv(buf, owner);
+    receive_matched(t, vci, st, id, message);
+    id
+}
+
+/// The status a probe reports for `message`.
+fn probe_status(message: &Unexpected) -> Status {
+    Status {
+        source: message.key.source as i32,
+        tag: message.key.tag,
+        error: 0,
+        bytes: message.bytes(),
+        cancelled: false,
+    }
+}
+
+/// After a progress pass, the status of the first message matching `pattern` that arrived
+/// and no receive took (`MPI_Iprobe`).
+pub fn probe(t: &Transports, vci: usize, st: &mut VciState, pattern: &Pattern) -> Option<Status> {
+    progress(t, vci, st);
+    st.matching.peek_unexpected(pattern).map(probe_status)
+}
+
+/// After a progress pass, take the first message matching `pattern` that arrived and no
+/// receive took (`MPI_Improbe`).
+pub fn take_matching(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    pattern: &Pattern,
+) -> Option<(Status, Unexpected)> {
+    progress(t, vci, st);
+    let message = st.matching.take_unexpected(pattern)?;
+    Some((probe_status(&message), message))
+}
+
+/// Cancel receive `id` if it is still posted: it completes with the cancelled flag.
+pub fn cancel_recv(st: &mut VciState, id: ReqId) {
+    if st.matching.cancel_posted(id) {
+        let status = Status {
+            cancelled: true,
+            ..Status::default()
+        };
+        complete(st, id, status);
+    }
+}
+
 /// The fast path of a blocking receive: when nothing else is pending on the VCI (no posted
 /// receive that could match first, no unexpected message, nothing to send, no polled work)
 /// and this thread is the only one in the library, wait for the next arrival and, if it is
-/// an eager message for `pattern`, copy it straight from the ring into `buf`: no request,
-/// no queue. Anything else that arrives goes through `incoming` as usual and the caller
-/// takes the general path (`None`), which then finds it where `incoming` put it.
-pub fn recv_direct(inst: &Instance, vci: usize, pattern: &Pattern, buf: Buf) -> Option<Status> {
-    if crate::progress::polled::any() || inst.vcis[vci].is_threaded() {
+/// an eager message for `pattern`, copy it straight from the transport into `buf`: no
+/// request, no queue. Anything else that arrives goes through `incoming` as usual and the
+/// caller takes the general path (`None`), which then finds it where `incoming` put it.
+pub fn recv_direct(
+    t: &Transports,
+    vci: &Vci,
+    spin: u32,
+    pattern: &Pattern,
+    buf: Buf,
+) -> Option<Status> {
+    if polled::any() || vci.is_threaded() {
         return None;
     }
-    let t = &inst.transports;
-    let mut guard = inst.vcis[vci].lock();
+    let mut guard = vci.lock();
     let st = &mut *guard;
-    if st.matching.posted_len() != 0 || st.matching.unexpected_len() != 0 {
+    if st.matching.posted_len() != 0 || st.matching.unexpected_len() != 0 || !st.is_quiet() {
         return None;
     }
-    let (ring, _) = arrival_watch(t, vci, st)?;
-    let mut backoff = crate::progress::Backoff::new(inst);
+    t.watch(vci.index, &st.rx)?;
+    let mut backoff = Backoff::new(spin);
     loop {
-        let mut head = st.shm_head;
         let mut delivered_here = None;
-        let got = ring.try_pop(&mut head, |env, payload| {
-            let key = Key {
-                context: env.context,
-                source: env.src,
-                tag: env.tag,
-            };
-            if env.kind == protocol::EAGER
-                && env.flags & protocol::FLAG_SYNC == 0
-                && pattern.matches(&key)
-            {
-                let n = payload.len().min(buf.len());
-                buf.unpack(0, &payload[..n]);
-                delivered_here = Some(delivered(&key, payload.len() as u64, buf.len()));
-            } else {
-                incoming(t, vci, st, env, payload);
-            }
+        let got = st.with_rx(|rx, st| {
+            t.try_recv::<Header>(vci.index, rx, |header, payload| {
+                let key = key_of(header);
+                if header.kind == protocol::EAGER
+                    && header.flags & protocol::FLAG_SYNC == 0
+                    && pattern.matches(&key)
+                {
+                    let n = payload.len().min(buf.len());
+                    buf.unpack(0, &payload[..n]);
+                    delivered_here = Some(delivered(&key, payload.len() as u64, buf.len()));
+                } else {
+                    incoming(t, vci.index, st, header, payload);
+                }
+            })
         });
-        st.shm_head = head;
         if got {
             return delivered_here;
         }
@@ -573,36 +541,35 @@ pub fn recv_direct(inst: &Instance, vci: usize, pattern: &Pattern, buf: Buf) -> 
     }
 }
 
-/// When the only thing this VCI can be waiting for is an arrival in its ring (nothing queued
-/// to send, no stream, no schedule), the ring and the position to watch: a waiter can then
-/// poll it with single loads between full progress passes.
-pub fn arrival_watch(t: &Transports, vci: usize, st: &VciState) -> Option<(Ring, u64)> {
-    if !st.pending.is_empty() || !st.streams.is_empty() || !st.schedules.is_empty() {
+/// When the only thing this VCI can be waiting for is an arrival (nothing queued to send, no
+/// stream, no schedule), a watch of its next arrival: a waiter can then poll it with single
+/// loads between full progress passes.
+pub fn arrival_watch<'t>(t: &'t Transports, vci: usize, st: &VciState) -> Option<Watch<'t>> {
+    if !st.is_quiet() {
         return None;
     }
-    t.ring(t.my_local, vci).map(|r| (*r, st.shm_head))
+    t.watch(vci, &st.rx)
 }
 
 /// One progress pass: drain arrivals, then push queued messages and stream data. Returns
 /// whether anything happened.
 pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
-    let mut worked = false;
-    if let Some(ring) = t.ring(t.my_local, vci) {
-        let ring = *ring;
+    let mut worked = st.with_rx(|rx, st| {
+        let mut got = false;
         // Bounded so that sending (below) gets its turn under a flood of arrivals.
         for _ in 0..64 {
-            let mut head = st.shm_head;
-            let got = ring.try_pop(&mut head, |env, payload| incoming(t, vci, st, env, payload));
-            st.shm_head = head;
-            if !got {
+            if !t.try_recv::<Header>(vci, rx, |header, payload| {
+                incoming(t, vci, st, header, payload)
+            }) {
                 break;
             }
-            worked = true;
+            got = true;
         }
-    }
+        got
+    });
     worked |= flush_pending(t, vci, st);
     worked |= advance_streams(t, vci, st);
-    worked |= crate::progress::schedule::run(t, vci, st);
+    worked |= super::schedule::run(t, vci, st);
     worked
 }
 
@@ -610,28 +577,29 @@ fn flush_pending(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     let mut worked = false;
     while let Some(out) = st.pending.front() {
         let pushed = match out {
-            Outgoing::Eager { dest, env, buf, .. } => push_eager(t, vci, *dest, env, buf),
+            Outgoing::Eager {
+                route, header, buf, ..
+            } => t.try_send(*route, vci, header, buf.len(), |cell| buf.pack(0, cell)),
             Outgoing::Control {
-                dest,
-                env,
+                route,
+                header,
                 payload,
                 len,
-            } => {
-                let ring = t.ring(*dest, vci).expect("queued only for shm routes");
-                ring.try_push(env, *len, |cell| cell.copy_from_slice(&payload[..*len]))
-            }
+            } => t.try_send(*route, vci, header, *len, |cell| {
+                cell.copy_from_slice(&payload[..*len])
+            }),
         };
         if !pushed {
             break;
         }
         worked = true;
         if let Some(Outgoing::Eager {
-            req: Some(r),
+            req,
             completes_on_push: true,
             ..
         }) = st.pending.pop_front()
         {
-            complete(st, r, Status::default());
+            complete(st, req, Status::default());
         }
     }
     worked
@@ -639,6 +607,7 @@ fn flush_pending(t: &Transports, vci: usize, st: &mut VciState) -> bool {
 
 fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     let mut worked = false;
+    let chunk = t.max_payload - protocol::DATA_HEADER;
     let mut i = 0;
     while i < st.streams.len() {
         let s = &mut st.streams[i];
@@ -647,21 +616,12 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
             continue;
         };
         let buf = req.buf;
-        let ring = t.ring(s.dest, vci).expect("streams go to shm peers");
-        let chunk = ring.payload_capacity() - protocol::DATA_HEADER;
+        let mut header = Header::control(protocol::DATA, t.my_rank, s.rreq_token);
+        header.context = s.context;
         while s.offset < s.total {
             let n = chunk.min((s.total - s.offset) as usize);
-            let env = Envelope {
-                kind: protocol::DATA,
-                flags: 0,
-                src: 0,
-                context: s.context,
-                tag: 0,
-                origin: t.my_rank,
-                token: s.rreq_token,
-            };
             let offset = s.offset;
-            let pushed = ring.try_push(&env, protocol::DATA_HEADER + n, |cell| {
+            let pushed = t.try_send(s.route, vci, &header, protocol::DATA_HEADER + n, |cell| {
                 cell[..protocol::DATA_HEADER].copy_from_slice(&offset.to_le_bytes());
                 buf.pack(offset as usize, &mut cell[protocol::DATA_HEADER..]);
             });

@@ -1,29 +1,47 @@
-//! A VCI owns one partition of the communication state (matching queues, request pool,
-//! transport receive position, queued outgoing messages) behind its own lock, so that
+//! The VCI unit: everything that runs under one VCI's lock. A VCI owns one partition of the
+//! communication state (request pool, matching queues, transport receive position, queued
+//! outgoing messages, pipelined sends, internal schedules) behind its own lock, so that
 //! traffic on different VCIs never contends. The lock is an `OptLock`: it really locks only
 //! under `MPI_THREAD_MULTIPLE`.
+//!
+//! - `engine`: sending, receiving, arrivals, the eager/rendezvous/synchronous protocols.
+//! - `protocol`: the message kinds and the wire header the engine exchanges with peers.
+//! - `matching`: the posted and unexpected queues.
+//! - `schedule`: internal schedules (nonblocking collectives, `MPI_Isendrecv`, `MPI_Comm_idup`)
+//!   stepped by the progress pass.
+//!
+//! These files call each other (a schedule step starts sends through the engine; the
+//! engine's progress pass steps the schedules): the one place where imports go both ways.
+//! Outside the unit, the state is reached only through `Vci::lock` and the methods and
+//! engine functions below; its queues are private to the unit.
 #![forbid(unsafe_code)]
+
+pub mod engine;
+pub mod matching;
+pub mod protocol;
+pub mod schedule;
 
 use std::collections::VecDeque;
 
-use crate::progress::schedule::Schedule;
-use crate::pt2pt::engine::{Outgoing, Stream};
-use crate::pt2pt::matching::{Matching, Unexpected};
 use crate::request::{ReqId, RequestPool};
 use crate::sync::{OptGuard, OptLock};
+use crate::transport::shm::Consumer;
+use engine::{Outgoing, Stream};
+use matching::{Matching, Unexpected};
+use schedule::Schedule;
 
 /// The per-VCI state guarded by the VCI's lock.
 pub struct VciState {
     pub requests: RequestPool,
-    pub matching: Matching,
-    /// This process's consumer position in its shared-memory ring for this VCI.
-    pub shm_head: u64,
+    matching: Matching,
+    /// This process's position in its receive queue for this VCI.
+    rx: Consumer,
     /// Messages waiting for room in a peer's ring, in order.
-    pub pending: VecDeque<Outgoing>,
+    pending: VecDeque<Outgoing>,
     /// Pipelined rendezvous sends still streaming.
-    pub streams: Vec<Stream>,
-    /// Internal schedules still running (`progress::schedule`), with their requests.
-    pub schedules: Vec<(ReqId, Box<dyn Schedule>)>,
+    streams: Vec<Stream>,
+    /// Internal schedules still running (`schedule`), with their requests.
+    schedules: Vec<(ReqId, Box<dyn Schedule>)>,
 }
 
 /// What a VCI hands on to the same VCI of the next instance when its own goes away between
@@ -31,7 +49,7 @@ pub struct VciState {
 /// has received yet (a peer may have sent them for a communicator this process creates
 /// next, such as the context-id agreement of a peer's `MPI_Comm_create_from_group`).
 pub struct Carried {
-    shm_head: u64,
+    rx_position: u64,
     unexpected: VecDeque<Unexpected>,
 }
 
@@ -42,11 +60,22 @@ impl VciState {
         self.pending.is_empty() && self.streams.is_empty() && self.schedules.is_empty()
     }
 
+    /// Run `f` with the receive position taken out of the state, so that `f` may hand each
+    /// arrival to code that needs the whole state. `f` must not receive through the state
+    /// it is given (its position is a placeholder meanwhile); nothing in the engine does.
+    #[inline]
+    fn with_rx<R>(&mut self, f: impl FnOnce(&mut Consumer, &mut VciState) -> R) -> R {
+        let mut rx = std::mem::replace(&mut self.rx, Consumer::at(u64::MAX));
+        let r = f(&mut rx, self);
+        self.rx = rx;
+        r
+    }
+
     /// Hand on what the next instance's VCI needs (see `Carried`); posted receives and
     /// requests go with this state.
     pub fn carry(&mut self) -> Carried {
         Carried {
-            shm_head: self.shm_head,
+            rx_position: self.rx.position(),
             unexpected: self.matching.take_all_unexpected(),
         }
     }
@@ -62,13 +91,13 @@ impl Vci {
     /// VCI `index`, fresh or continuing from what an earlier instance's VCI `carried`.
     pub fn new(index: usize, threaded: bool, carried: Option<Carried>) -> Vci {
         let carried = carried.unwrap_or(Carried {
-            shm_head: 0,
+            rx_position: 0,
             unexpected: VecDeque::new(),
         });
         let state = VciState {
             requests: RequestPool::new(index as u8),
             matching: Matching::with_unexpected(carried.unexpected),
-            shm_head: carried.shm_head,
+            rx: Consumer::at(carried.rx_position),
             pending: VecDeque::new(),
             streams: Vec::new(),
             schedules: Vec::new(),

@@ -4,10 +4,10 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::instance::Instance;
-use super::thread_level::ThreadLevel;
+use super::errhandler::Errhandler;
 use crate::error::MpiResult;
-use crate::object::Errhandler;
+use crate::instance::psets::ProcessSet;
+use crate::instance::{Instance, ThreadLevel};
 
 static NEXT_SESSION_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -65,7 +65,7 @@ impl Session {
 
 impl Session {
     /// The process sets this session sees.
-    pub fn psets(&self) -> MpiResult<Vec<super::psets::ProcessSet>> {
-        super::psets::all(&self.instance.job)
+    pub fn psets(&self) -> MpiResult<Vec<ProcessSet>> {
+        self.instance.job.psets()
     }
 }

@@ -6,7 +6,6 @@
 
 use weft_pmi::PmiClient;
 
-use super::instance::JobLayout;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 
 /// A named set of job ranks (in rank order).
@@ -19,34 +18,6 @@ pub struct ProcessSet {
 pub const WORLD: &str = "mpi://WORLD";
 pub const SELF: &str = "mpi://SELF";
 pub const SHARED: &str = "mpix://SHARED";
-
-/// The process sets a session sees, in a fixed order: the built-in ones, then the
-/// launcher's.
-pub fn all(job: &JobLayout) -> MpiResult<Vec<ProcessSet>> {
-    let mut sets = builtin(job);
-    sets.extend(job.launcher_psets()?.iter().cloned());
-    Ok(sets)
-}
-
-/// `mpi://WORLD`, `mpi://SELF` and `mpix://SHARED`.
-fn builtin(job: &JobLayout) -> Vec<ProcessSet> {
-    [WORLD, SELF, SHARED]
-        .map(|name| builtin_set(job, name))
-        .into()
-}
-
-/// The built-in set called `name` (one of `WORLD`, `SELF`, `SHARED`).
-fn builtin_set(job: &JobLayout, name: &'static str) -> ProcessSet {
-    let members = match name {
-        WORLD => (0..job.size).collect(),
-        SELF => vec![job.rank],
-        _ => job.local_ranks(),
-    };
-    ProcessSet {
-        name: name.into(),
-        members,
-    }
-}
 
 /// Whether `asked` names the set called `name`: `mpi://` and `mpix://` names compare without
 /// regard to case, and `mpi://shared` means `mpix://SHARED`.
@@ -61,26 +32,6 @@ pub fn name_matches(name: &str, asked: &str) -> bool {
     } else {
         name == asked
     }
-}
-
-/// The set called `asked` (a built-in name needs nothing from the launcher).
-pub fn find(job: &JobLayout, asked: &str, func: &str) -> MpiResult<ProcessSet> {
-    if let Some(name) = [WORLD, SELF, SHARED]
-        .into_iter()
-        .find(|n| name_matches(n, asked))
-    {
-        return Ok(builtin_set(job, name));
-    }
-    job.launcher_psets()?
-        .iter()
-        .find(|s| name_matches(&s.name, asked))
-        .cloned()
-        .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(pset_name={asked:?}): no such process set"),
-            )
-        })
 }
 
 /// Launcher-defined sets: the PMI job attribute `weft_psets` (Weft's mpiexec), else the
@@ -124,41 +75,6 @@ fn parse_env(text: &str, job_size: u32) -> MpiResult<Vec<weft_pmi::Pset>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn job() -> JobLayout {
-        JobLayout::known(
-            1,
-            vec![0, 0, 1, 1],
-            vec![ProcessSet {
-                name: "app://even".into(),
-                members: vec![0, 2],
-            }],
-        )
-    }
-
-    #[test]
-    fn builtin_and_launcher_sets() {
-        let job = job();
-        let names: Vec<_> = all(&job).unwrap().into_iter().map(|s| s.name).collect();
-        assert_eq!(
-            names,
-            ["mpi://WORLD", "mpi://SELF", "mpix://SHARED", "app://even"]
-        );
-        assert_eq!(
-            find(&job, "mpi://world", "f").unwrap().members,
-            vec![0, 1, 2, 3]
-        );
-        assert_eq!(find(&job, "MPI://SELF", "f").unwrap().members, vec![1]);
-        assert_eq!(find(&job, "mpi://shared", "f").unwrap().members, vec![0, 1]);
-        assert_eq!(find(&job, "app://even", "f").unwrap().members, vec![0, 2]);
-        assert!(
-            find(&job, "APP://EVEN", "f").is_err(),
-            "user names are case-sensitive"
-        );
-        let e = find(&job, "nope", "MPI_Group_from_session_pset").unwrap_err();
-        assert_eq!(e.code, ErrorClass::Arg as i32);
-        assert!(e.message.contains("nope"));
-    }
 
     #[test]
     fn env_sets_parse() {

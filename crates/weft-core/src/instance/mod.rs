@@ -4,6 +4,13 @@
 //! where it stopped (see `Instance::release`).
 #![forbid(unsafe_code)]
 
+pub mod layout;
+pub mod psets;
+pub mod thread_level;
+
+pub use layout::{job, JobLayout, ProcId, WorldAttrs};
+pub use thread_level::ThreadLevel;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -11,109 +18,10 @@ use weft_pmi::PmiClient;
 
 use crate::config::Config;
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::object::group::ProcId;
-use crate::progress::vci::Carried;
-use crate::progress::Vci;
-use crate::runtime::psets::{self, ProcessSet};
-use crate::runtime::ThreadLevel;
+use crate::sync::Backoff;
 use crate::transport::Transports;
-
-/// The job as the launcher describes it. Start-up learns only what every process needs
-/// (rank, size, key-value space, placement); the rest is asked for on first use, each fact a
-/// round trip to the launcher: a session that builds its communicators from the built-in
-/// process sets never asks for the launcher's sets, and only `MPI_Init` asks for the world's
-/// `MPI_APPNUM` and `MPI_UNIVERSE_SIZE`.
-#[derive(Debug)]
-pub struct JobLayout {
-    pub rank: ProcId,
-    pub size: u32,
-    /// Name of the job's key-value space (unique per job; names shared-memory segments).
-    pub job_id: String,
-    /// The node index of every rank.
-    pub node_of: Vec<u32>,
-    /// Process sets the launcher defined (`mpiexec --pset`, or `WEFT_PSETS`).
-    launcher_psets: OnceLock<Vec<ProcessSet>>,
-    world_attrs: OnceLock<WorldAttrs>,
-}
-
-/// What the launcher says for `MPI_COMM_WORLD`'s predefined attributes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WorldAttrs {
-    pub appnum: i32,
-    pub universe_size: Option<u32>,
-}
-
-impl JobLayout {
-    /// The ranks that share this process's node, in rank order.
-    pub fn local_ranks(&self) -> Vec<ProcId> {
-        let mine = self.node_of[self.rank as usize];
-        (0..self.size)
-            .filter(|&r| self.node_of[r as usize] == mine)
-            .collect()
-    }
-
-    /// The name of a shared-memory object of this job: `/weft.<job>.<what>` (the launcher
-    /// removes `weft.<job>.*` leftovers when the job ends).
-    pub fn segment_name(&self, what: impl std::fmt::Display) -> String {
-        format!("/weft.{}.{what}", sanitize(&self.job_id))
-    }
-
-    /// The process sets the launcher defined (asked for on first use).
-    pub fn launcher_psets(&self) -> MpiResult<&[ProcessSet]> {
-        if let Some(sets) = self.launcher_psets.get() {
-            return Ok(sets);
-        }
-        let sets = psets::from_launcher(&mut *launcher()?, self.size)?;
-        Ok(self.launcher_psets.get_or_init(|| sets))
-    }
-
-    /// `MPI_APPNUM` and `MPI_UNIVERSE_SIZE` (asked for on first use).
-    pub fn world_attrs(&self) -> MpiResult<WorldAttrs> {
-        if let Some(attrs) = self.world_attrs.get() {
-            return Ok(*attrs);
-        }
-        let mut pmi = launcher()?;
-        let attrs = WorldAttrs {
-            appnum: pmi.appnum().map_err(pmi_error)?,
-            universe_size: pmi.universe_size().map_err(pmi_error)?,
-        };
-        Ok(*self.world_attrs.get_or_init(|| attrs))
-    }
-
-    /// A layout whose launcher facts are already known (tests build jobs without a launcher).
-    #[cfg(test)]
-    pub(crate) fn known(rank: ProcId, node_of: Vec<u32>, psets: Vec<ProcessSet>) -> JobLayout {
-        JobLayout {
-            rank,
-            size: node_of.len() as u32,
-            job_id: "j".into(),
-            node_of,
-            launcher_psets: OnceLock::from(psets),
-            world_attrs: OnceLock::from(WorldAttrs {
-                appnum: 0,
-                universe_size: None,
-            }),
-        }
-    }
-
-    /// Asks now for everything asked for on first use: the launcher connection is about to
-    /// close, and a later session may still need it.
-    fn learn_everything(&self) -> MpiResult<()> {
-        self.launcher_psets()?;
-        self.world_attrs().map(|_| ())
-    }
-}
-
-fn pmi_error(e: weft_pmi::PmiError) -> MpiError {
-    MpiError::new(ErrorClass::Other, format!("process manager: {e}"))
-}
-
-/// The launcher connection, once a bootstrap made it.
-fn launcher() -> MpiResult<MutexGuard<'static, PmiClient>> {
-    PMI.get()
-        .map(|pmi| pmi.lock().unwrap_or_else(|p| p.into_inner()))
-        .ok_or_else(|| MpiError::new(ErrorClass::Other, "process manager: not connected"))
-}
+use crate::vci::{Carried, Vci};
+use layout::job_layout;
 
 /// State shared by all sessions of this process.
 pub struct Instance {
@@ -124,53 +32,6 @@ pub struct Instance {
     pub transports: Transports,
     /// Empty progress polls before a waiting thread yields (see `spin_polls`).
     pub spin: u32,
-}
-
-/// The launcher connection. `PMI_FD` can be taken over once per process: the client is
-/// created by the bootstrap and finalized (told that this process ended normally) when the
-/// last session ends (see `Instance::release`).
-static PMI: OnceLock<Mutex<PmiClient>> = OnceLock::new();
-
-/// The job layout, learnt from the launcher once per process.
-static JOB: OnceLock<JobLayout> = OnceLock::new();
-
-fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
-    if let Some(job) = JOB.get() {
-        return Ok(job);
-    }
-    let mut pmi = PmiClient::from_env(version).map_err(|e| {
-        MpiError::new(
-            ErrorClass::Other,
-            format!("cannot reach the process manager: {e}"),
-        )
-    })?;
-    let node_of = pmi.node_of_ranks().map_err(pmi_error)?;
-    let job = JobLayout {
-        rank: pmi.rank(),
-        size: pmi.size(),
-        job_id: pmi.kvs_name().to_owned(),
-        node_of,
-        launcher_psets: OnceLock::new(),
-        world_attrs: OnceLock::new(),
-    };
-    if job.node_of.len() != job.size as usize {
-        return Err(MpiError::new(
-            ErrorClass::Other,
-            format!(
-                "process manager described {} ranks for a job of {}",
-                job.node_of.len(),
-                job.size
-            ),
-        ));
-    }
-    // Bootstrap runs under the CURRENT lock, so only one thread gets here.
-    let _ = PMI.set(Mutex::new(pmi));
-    Ok(JOB.get_or_init(|| job))
-}
-
-/// The job layout, once any session (or `MPI_Init`) has contacted the launcher.
-pub fn job() -> Option<&'static JobLayout> {
-    JOB.get()
 }
 
 impl std::fmt::Debug for Instance {
@@ -318,6 +179,11 @@ impl Instance {
         })
     }
 
+    /// How a thread of this process waits for progress (see `Backoff`).
+    pub fn backoff(&self) -> Backoff {
+        Backoff::new(self.spin)
+    }
+
     /// The implicit VCI for a communicator's context id.
     /// Both ids of a communicator (point-to-point and collective) map to the same VCI.
     pub fn vci_for_context(&self, context_id: u32) -> usize {
@@ -326,7 +192,7 @@ impl Instance {
 
     /// The launcher connection (bootstrap, fences and aborts; never on a hot path).
     pub fn pmi(&self) -> MutexGuard<'static, PmiClient> {
-        PMI.get()
+        layout::connection()
             .expect("an instance exists only after PMI connected")
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -336,7 +202,7 @@ impl Instance {
     pub fn abort_job(&self, code: i32, message: &str) -> ! {
         self.transports.release_names();
         // A process that holds the PMI lock while aborting must not deadlock here.
-        if let Some(Ok(mut pmi)) = PMI.get().map(Mutex::try_lock) {
+        if let Some(Ok(mut pmi)) = layout::connection().map(Mutex::try_lock) {
             pmi.abort(code, message);
         }
         std::process::exit(exit_status(code))
@@ -394,21 +260,6 @@ fn online_cpus() -> usize {
     }
 }
 
-/// A job id as it may appear in a shared-memory object name (no '/', short).
-fn sanitize(job_id: &str) -> String {
-    job_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect()
-}
-
 /// The host's name (for `MPI_Get_processor_name`).
 fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -431,12 +282,6 @@ pub fn abort_without_instance(code: i32) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn local_ranks_follow_the_node_map() {
-        let job = JobLayout::known(2, vec![0, 1, 1, 0, 1], Vec::new());
-        assert_eq!(job.local_ranks(), vec![1, 2, 4]);
-    }
 
     #[test]
     fn exit_status_is_in_range() {

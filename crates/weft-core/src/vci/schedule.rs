@@ -5,7 +5,7 @@
 //! This is the hook nonblocking collectives (and `MPI_Isendrecv`) are built on:
 //!
 //! ```ignore
-//! let id = progress::schedule::start(inst, comm.vci, owner, Box::new(move |cx: &mut Cx<'_>| {
+//! let id = progress::start_schedule(inst, comm.vci, owner, Box::new(move |cx: &mut Cx<'_>| {
 //!     // called once at start (under the lock), then in every progress pass of the VCI
 //!     // until it returns Step::Done(status); the request `id` then completes with `status`.
 //!     ...
@@ -21,13 +21,12 @@
 //! buffers are dropped then).
 #![forbid(unsafe_code)]
 
+use super::engine::{self, SendStart};
+use super::VciState;
 use crate::datatype::Buf;
 use crate::error::MpiResult;
-use crate::progress::vci::VciState;
-use crate::pt2pt::engine::{self, SendMode, SendStart, Target};
-use crate::pt2pt::matching::Pattern;
-use crate::request::{Kind, ReqId, Request, Status};
-use crate::runtime::Instance;
+use crate::message::{Pattern, SendMode, Status, Target};
+use crate::request::{Kind, ReqId, Request};
 use crate::transport::Transports;
 
 /// What a schedule step reports.
@@ -56,7 +55,7 @@ impl Cx<'_> {
 
     /// Post a receive; the returned request is the schedule's to `take`.
     pub fn irecv(&mut self, pattern: Pattern, buf: Buf) -> ReqId {
-        engine::start_recv(self.transports, self.vci, self.st, pattern, buf)
+        engine::start_recv(self.transports, self.vci, self.st, pattern, buf, 0)
     }
 
     /// Whether request `id` is complete.
@@ -84,31 +83,10 @@ impl<F: FnMut(&mut Cx<'_>) -> Step + Send> Schedule for F {
     }
 }
 
-/// Start a schedule on `vci` (taking its lock): it runs its first step now. Returns the
-/// request that completes when the schedule reports `Done`.
-pub fn start(inst: &Instance, vci: usize, owner: usize, sched: Box<dyn Schedule>) -> ReqId {
-    let mut st = inst.vcis[vci].lock();
-    start_locked(&inst.transports, vci, &mut st, owner, sched)
-}
-
-/// `start` for a schedule nobody waits for: its request is released when it finishes.
-pub fn start_detached(inst: &Instance, vci: usize, sched: Box<dyn Schedule>) {
-    let mut st = inst.vcis[vci].lock();
-    start_with(&inst.transports, vci, &mut st, 0, true, sched);
-}
-
-/// `start` for a caller that already holds the VCI's lock (or runs inside a schedule step).
-pub fn start_locked(
-    t: &Transports,
-    vci: usize,
-    st: &mut VciState,
-    owner: usize,
-    sched: Box<dyn Schedule>,
-) -> ReqId {
-    start_with(t, vci, st, owner, false, sched)
-}
-
-fn start_with(
+/// Start a schedule on `vci`, whose lock the caller holds (`progress::start_schedule`
+/// takes it): it runs its first step now. Returns the request that completes when the
+/// schedule reports `Done`; a `detached` one is released then instead (nobody waits for it).
+pub fn start(
     t: &Transports,
     vci: usize,
     st: &mut VciState,
