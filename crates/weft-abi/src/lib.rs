@@ -8,11 +8,14 @@ mod args;
 pub mod boundary;
 pub mod ctypes;
 pub mod datatypes;
+mod env_info;
 pub mod error_codes;
 pub mod handles;
+mod memory;
 pub mod objects;
 pub mod requests;
 pub mod status;
+mod win_object;
 
 /// The standard ABI's constant values, generated from api/abi_constants.txt.
 #[rustfmt::skip]

@@ -13,10 +13,10 @@ use weft_core::object::Session;
 use weft_core::object::{Comm, Errhandler, Group, Info};
 use weft_core::runtime::world;
 
-use crate::api::win::WinObject;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::handles::{BadHandle, Kind, Table};
+use crate::win_object::WinObject;
 
 pub static COMMS: Table<Comm> = Table::new(Kind::Comm);
 pub static ERRHANDLERS: Table<Errhandler> = Table::new(Kind::Errhandler);
@@ -430,4 +430,30 @@ pub fn instance(func: &str) -> MpiResult<InstanceRef> {
             format!("{func}: called before MPI_Init or MPI_Session_init (or after finalize)"),
         )
     })
+}
+
+/// The info object a handle names (`MPI_INFO_ENV` included).
+pub(crate) fn info_object(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
+    if handle == MPI_INFO_ENV {
+        return Ok(crate::env_info::INFO_ENV.clone());
+    }
+    if handle == MPI_INFO_NULL {
+        return Err(MpiError::new(
+            ErrorClass::Info,
+            format!("{func}(info=MPI_INFO_NULL): a valid info object is required"),
+        ));
+    }
+    INFOS.get(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Info,
+            format!("{func}(info={handle:#x}): {}", why.describe()),
+        )
+    })
+}
+
+/// Store a new communicator (or `MPI_COMM_NULL`) in an output argument checked beforehand.
+pub(crate) unsafe fn out_comm(out: *mut MPI_Comm, c: Option<Arc<Comm>>) {
+    let h = comm_handle(c);
+    // SAFETY: the caller checked `out` for null.
+    unsafe { out.write(h) };
 }

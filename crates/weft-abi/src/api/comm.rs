@@ -13,11 +13,11 @@ use weft_core::object::{Comm, Compare, Info};
 
 use crate::api::attr::{copy_attrs, copy_comm_attrs, free_comm_attrs};
 use crate::api::group::compare_value;
-use crate::api::info::info_object;
 use crate::args::{c_str, copy_out_str, non_null, write};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
+use crate::objects::{info_object, out_comm};
 use crate::requests::request_handle;
 
 pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
@@ -105,13 +105,6 @@ pub(crate) unsafe fn mpi_comm_compare(
     };
     // SAFETY: the caller passes a valid int pointer (checked for null).
     unsafe { write(result, compare_value(r), func, "result") }
-}
-
-/// Store a new communicator (or `MPI_COMM_NULL`) in an output argument checked beforehand.
-pub(crate) unsafe fn out_comm(out: *mut MPI_Comm, c: Option<Arc<Comm>>) {
-    let h = objects::comm_handle(c);
-    // SAFETY: the caller checked `out` for null.
-    unsafe { out.write(h) };
 }
 
 /// The info hints Weft understands on communicators; others are ignored (not stored, not

@@ -2,7 +2,7 @@
 //! thread (each object has its own lock).
 
 use std::ffi::{c_char, c_int};
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Info;
@@ -11,70 +11,6 @@ use crate::args::{c_str, copy_out_str, non_null, write};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
-
-/// `MPI_INFO_ENV`: how the process was started (the standard's reserved keys that a process
-/// knows by itself).
-static INFO_ENV: LazyLock<Arc<Info>> =
-    LazyLock::new(|| Arc::new(Info::from_pairs(env_pairs(std::env::args().collect()))));
-
-/// The reserved keys a process knows by itself: `command`, `argv` (the arguments after the
-/// command, space separated), `maxprocs` (the job's size, when started by a launcher), `wdir`,
-/// `arch`, `host`.
-fn env_pairs(args: Vec<String>) -> Vec<(String, String)> {
-    let mut pairs = Vec::new();
-    let mut args = args.into_iter();
-    if let Some(command) = args.next() {
-        pairs.push(("command".to_owned(), command));
-    }
-    let rest: Vec<String> = args.collect();
-    if !rest.is_empty() {
-        pairs.push(("argv".to_owned(), rest.join(" ")));
-    }
-    if let Some(size) = launcher_size() {
-        pairs.push(("maxprocs".to_owned(), size.to_string()));
-    }
-    if let Ok(dir) = std::env::current_dir() {
-        pairs.push(("wdir".to_owned(), dir.display().to_string()));
-    }
-    pairs.push(("arch".to_owned(), std::env::consts::ARCH.to_owned()));
-    if let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
-        pairs.push(("host".to_owned(), host.trim().to_owned()));
-    }
-    pairs
-}
-
-/// The job size the launcher announced (known before `MPI_Init` from the environment).
-fn launcher_size() -> Option<u32> {
-    if let Some(job) = weft_core::instance::job() {
-        return Some(job.size);
-    }
-    ["PMI_SIZE", "WEFT_SIZE", "OMPI_COMM_WORLD_SIZE"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok()?.parse().ok())
-}
-
-/// The info object a handle names (`MPI_INFO_ENV` included).
-pub(crate) fn info_object(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
-    info(handle, func)
-}
-
-fn info(handle: MPI_Info, func: &str) -> MpiResult<Arc<Info>> {
-    if handle == MPI_INFO_ENV {
-        return Ok(INFO_ENV.clone());
-    }
-    if handle == MPI_INFO_NULL {
-        return Err(MpiError::new(
-            ErrorClass::Info,
-            format!("{func}(info=MPI_INFO_NULL): a valid info object is required"),
-        ));
-    }
-    objects::INFOS.get(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Info,
-            format!("{func}(info={handle:#x}): {}", why.describe()),
-        )
-    })
-}
 
 pub(crate) unsafe fn mpi_info_create(info: *mut MPI_Info) -> MpiResult<()> {
     non_null(info, "MPI_Info_create", "info")?;
@@ -93,7 +29,7 @@ pub(crate) unsafe fn mpi_info_free(info: *mut MPI_Info) -> MpiResult<()> {
             "MPI_Info_free(info=MPI_INFO_ENV): a predefined info object cannot be freed",
         ));
     }
-    self::info(handle, "MPI_Info_free")?;
+    objects::info_object(handle, "MPI_Info_free")?;
     objects::INFOS.remove(handle).map_err(|why| {
         MpiError::new(
             ErrorClass::Info,
@@ -109,7 +45,7 @@ pub(crate) unsafe fn mpi_info_set(
     key: *const c_char,
     value: *const c_char,
 ) -> MpiResult<()> {
-    let i = self::info(info, "MPI_Info_set")?;
+    let i = self::objects::info_object(info, "MPI_Info_set")?;
     if info == MPI_INFO_ENV {
         return Err(MpiError::new(
             ErrorClass::Info,
@@ -133,7 +69,7 @@ pub(crate) unsafe fn mpi_info_get_string(
     value: *mut c_char,
     flag: *mut c_int,
 ) -> MpiResult<()> {
-    let i = self::info(info, "MPI_Info_get_string")?;
+    let i = self::objects::info_object(info, "MPI_Info_get_string")?;
     // SAFETY: the caller passes a NUL-terminated key (checked for null).
     let key = unsafe { c_str(key, "MPI_Info_get_string", "key")? };
     non_null(buflen, "MPI_Info_get_string", "buflen")?;
@@ -163,7 +99,7 @@ pub(crate) unsafe fn mpi_info_get_string(
 }
 
 pub(crate) unsafe fn mpi_info_get_nkeys(info: MPI_Info, nkeys: *mut c_int) -> MpiResult<()> {
-    let i = self::info(info, "MPI_Info_get_nkeys")?;
+    let i = self::objects::info_object(info, "MPI_Info_get_nkeys")?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
     unsafe { write(nkeys, i.len() as c_int, "MPI_Info_get_nkeys", "nkeys") }
 }
@@ -173,7 +109,7 @@ pub(crate) unsafe fn mpi_info_get_nthkey(
     n: c_int,
     key: *mut c_char,
 ) -> MpiResult<()> {
-    let i = self::info(info, "MPI_Info_get_nthkey")?;
+    let i = self::objects::info_object(info, "MPI_Info_get_nthkey")?;
     let k = usize::try_from(n)
         .ok()
         .and_then(|n| i.nth_key(n))
@@ -200,7 +136,7 @@ pub(crate) unsafe fn mpi_info_get_nthkey(
 }
 
 pub(crate) unsafe fn mpi_info_dup(info: MPI_Info, newinfo: *mut MPI_Info) -> MpiResult<()> {
-    let i = self::info(info, "MPI_Info_dup")?;
+    let i = self::objects::info_object(info, "MPI_Info_dup")?;
     non_null(newinfo, "MPI_Info_dup", "newinfo")?;
     let handle = objects::INFOS.insert(Arc::new(i.duplicate()));
     // SAFETY: checked non-null.
@@ -209,7 +145,7 @@ pub(crate) unsafe fn mpi_info_dup(info: MPI_Info, newinfo: *mut MPI_Info) -> Mpi
 }
 
 pub(crate) unsafe fn mpi_info_delete(info: MPI_Info, key: *const c_char) -> MpiResult<()> {
-    let i = self::info(info, "MPI_Info_delete")?;
+    let i = self::objects::info_object(info, "MPI_Info_delete")?;
     if info == MPI_INFO_ENV {
         return Err(MpiError::new(
             ErrorClass::Info,
@@ -240,7 +176,7 @@ pub(crate) unsafe fn mpi_info_get(
     flag: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Info_get";
-    let i = self::info(info, func)?;
+    let i = self::objects::info_object(info, func)?;
     // SAFETY: the caller passes a NUL-terminated key (checked for null).
     let key = unsafe { c_str(key, func, "key")? };
     check_key_len(&key, func)?;
@@ -282,7 +218,7 @@ pub(crate) unsafe fn mpi_info_get_valuelen(
     flag: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Info_get_valuelen";
-    let i = self::info(info, func)?;
+    let i = self::objects::info_object(info, func)?;
     // SAFETY: the caller passes a NUL-terminated key (checked for null).
     let key = unsafe { c_str(key, func, "key")? };
     check_key_len(&key, func)?;
@@ -326,7 +262,8 @@ pub(crate) unsafe fn mpi_info_create_env(
             })
             .collect::<MpiResult<_>>()?
     };
-    let handle = objects::INFOS.insert(Arc::new(Info::from_pairs(env_pairs(args))));
+    let handle =
+        objects::INFOS.insert(Arc::new(Info::from_pairs(crate::env_info::env_pairs(args))));
     // SAFETY: checked non-null.
     unsafe { info.write(handle) };
     Ok(())

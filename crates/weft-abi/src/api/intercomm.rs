@@ -7,10 +7,10 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::comm as core_comm;
 use weft_core::object::{Comm, Group};
 
-use crate::api::comm::out_comm;
 use crate::args::non_null;
 use crate::ctypes::*;
 use crate::objects;
+use crate::objects::out_comm;
 
 pub(crate) unsafe fn mpi_intercomm_create(
     local_comm: MPI_Comm,

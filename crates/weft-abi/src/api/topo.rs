@@ -8,12 +8,12 @@ use weft_core::object::comm as core_comm;
 use weft_core::object::topo::{self, Topology};
 use weft_core::object::Comm;
 
-use crate::api::comm::out_comm;
 use crate::api::group::int_array;
 use crate::args::{non_null, write};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
+use crate::objects::out_comm;
 
 fn err(class: ErrorClass, msg: String) -> MpiError {
     MpiError::new(class, msg)
