@@ -13,9 +13,17 @@ Outputs (committed; `gen.py --check` fails when regenerating would change one):
   - crates/weft-abi/c/forwarders.c: weak MPI_X -> strong PMPI_X forwarders
   - crates/weft-abi/c/libmpi_abi.map: the linker version script (exported names only)
 
-An entry point whose implementation exists (a `pub(crate) [unsafe] fn mpi_x(` in
-crates/weft-abi/src) calls it; any other returns MPI_ERR_UNSUPPORTED_OPERATION and is
-listed in UNIMPLEMENTED (shown by weft-info).
+An entry point calls its implementation in crates/weft-abi/src, found by name:
+  - a direct one, `pub(crate) [unsafe] fn mpi_x(` with the C parameters, or else
+  - a family member (FAMILIES: the blocking `MPI_X`, nonblocking `MPI_Ix` and persistent
+    `MPI_X_init` forms, each with its `_c` twin) calls the family's one implementation
+    `fn x(<the blocking form's parameters>, func, mode[, extra])` through the helpers of
+    `api/family.rs` (parameters a form lacks, such as a blocking receive's status, are
+    passed as null), or else
+  - a twin (`MPI_X` and `MPI_X_c`) calls one implementation generic over the count and
+    displacement types, `fn x(<the C parameters>, func)`.
+Any other returns MPI_ERR_UNSUPPORTED_OPERATION and is listed in UNIMPLEMENTED (shown by
+weft-info).
 """
 import argparse
 import difflib
@@ -366,24 +374,101 @@ def rust_ident(name):
 
 
 def find_implementations():
-    found = {}
-    pat = re.compile(r"^pub\(crate\) (unsafe )?fn ((?:mpi|mpix)_\w+)\(", re.M)
+    """Direct implementations (`mpi_x`/`mpix_x`) and shared ones (any other `pub(crate)`
+    function: family and twin implementations are looked up among them by name)."""
+    direct, shared = {}, {}
+    pat = re.compile(r"^pub\(crate\) (unsafe )?fn (\w+)[<(]", re.M)
     for path in sorted(ABI_SRC.rglob("*.rs")):
         if "generated" in path.parts:
             continue
         module = "::".join(path.relative_to(ABI_SRC).with_suffix("").parts)
         module = module.removesuffix("::mod")
         for m in pat.finditer(path.read_text()):
-            found[m.group(2)] = (f"crate::{module}::{m.group(2)}", bool(m.group(1)))
-    return found
+            found = (f"crate::{module}", m.group(2), bool(m.group(1)))
+            if re.match(r"(mpi|mpix)_", m.group(2)):
+                direct[m.group(2)] = found
+            else:
+                shared.setdefault(m.group(2), found)
+    return direct, shared
+
+
+# Families whose blocking (MPI_X), nonblocking (MPI_Ix) and persistent (MPI_X_init) forms
+# share one implementation: base name -> (implementation, extra argument or None). The
+# extra argument is an expression in the implementation's module.
+FAMILIES = {
+    **{b: (b.lower(), None) for b in (
+        "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
+        "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce",
+        "Reduce_scatter", "Reduce_scatter_block", "Neighbor_allgather",
+        "Neighbor_allgatherv", "Neighbor_alltoall", "Neighbor_alltoallv",
+        "Neighbor_alltoallw", "Recv", "Sendrecv", "Sendrecv_replace", "Mrecv")},
+    "Allreduce": ("all_reduce", "AllKind::Allreduce"),
+    "Scan": ("all_reduce", "AllKind::Scan"),
+    "Exscan": ("all_reduce", "AllKind::Exscan"),
+    "Send": ("send", "SendKind::Standard"),
+    "Ssend": ("send", "SendKind::Synchronous"),
+    "Rsend": ("send", "SendKind::Ready"),
+    "Bsend": ("send", "SendKind::Buffered"),
+}
+
+
+def family_forms(exports):
+    """Each exported family member: name -> (base, form, twin suffix)."""
+    forms = {}
+    for base in FAMILIES:
+        names = {
+            "blocking": f"MPI_{base}",
+            "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
+            "persistent": f"MPI_{base}_init",
+        }
+        for form, name in names.items():
+            for suffix in ("", "_c"):
+                if name + suffix in exports:
+                    forms[name + suffix] = (base, form, suffix)
+    return forms
+
+
+def family_call(f, funcs, impl, base, form, suffix):
+    """The body of a family member's entry point."""
+    module, fname, _ = impl
+    extra = FAMILIES[base][1]
+    blocking = funcs[f"MPI_{base}{suffix}"]
+    mine = {p.name for p in f.params}
+    args = []
+    for p in blocking.params:
+        if p.name in mine:
+            args.append(rust_ident(p.name))
+        elif p.pointers or p.array:
+            args.append("std::ptr::null_mut()")
+        else:
+            sys.exit(f"gen.py: {f.name} lacks {p.name} of the family's blocking form")
+    owner = "comm" if "comm" in mine else "MPI_COMM_NULL"
+    def call(mode):
+        parts = args + [f'"{f.name}"', mode] + ([f"{module}::{extra}"] if extra else [])
+        return f"{module}::{fname}({', '.join(parts)})"
+    if form == "blocking":
+        return f"family::blocking({call('Mode::Blocking')})"
+    if form == "nonblocking":
+        return f'family::nonblocking(request, "{f.name}", {owner}, |mode| {call("mode")})'
+    info = "info" if "info" in mine else "MPI_INFO_NULL"
+    return f'family::persistent({info}, request, "{f.name}", {owner}, |mode| {call("mode")})'
+
+
+def twin_key(name):
+    """The shared implementation of a function and its `_c` twin: `MPI_Type_size_c` ->
+    `type_size`."""
+    return re.sub(r"^(MPI|MPIX)_", "", name).removesuffix("_c").lower()
 
 
 def render_rust(funcs, exports):
-    impls = find_implementations()
+    direct, shared = find_implementations()
+    forms = family_forms(exports)
     out = [
         "// Generated by api/gen.py: every exported PMPI_ entry point. Do not edit.",
         "#![allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments, clippy::missing_safety_doc, unused_variables)]",
+        "use crate::api::family::{self, Mode};",
         "use crate::boundary::{call, direct, read_handle, unsupported, Scope};",
+        "use crate::constants::*;",
         "use crate::ctypes::*;",
         "use std::ffi::{c_char, c_double, c_int, c_void};",
         "",
@@ -395,17 +480,29 @@ def render_rust(funcs, exports):
             continue  # written in C (crates/weft-abi/c/variadic.c)
         args = ", ".join(f"{rust_ident(p.name)}: {rust_type(p)}" for p in f.params)
         call_args = ", ".join(rust_ident(p.name) for p in f.params)
-        impl, is_unsafe = impls.get(name.lower(), (None, False))
-        body = f"unsafe {{ {impl}({call_args}) }}" if is_unsafe else f"{impl}({call_args})"
+        body, is_unsafe = None, False
+        if name.lower() in direct:
+            module, fname, is_unsafe = direct[name.lower()]
+            body = f"{module}::{fname}({call_args})"
+        elif name in forms and FAMILIES[forms[name][0]][0] in shared:
+            impl = shared[FAMILIES[forms[name][0]][0]]
+            body = family_call(f, funcs, impl, *forms[name])
+            is_unsafe = impl[2] or forms[name][1] != "blocking"
+        elif twin_key(name) in shared and not is_direct(f):
+            module, fname, is_unsafe = shared[twin_key(name)]
+            sep = ", " if call_args else ""
+            body = f'{module}::{fname}({call_args}{sep}"{name}")'
+        if body is not None and is_unsafe:
+            body = f"unsafe {{ {body} }}"
         out.append("#[no_mangle]")
         out.append(f"pub unsafe extern \"C\" fn P{name}({args}) -> {rust_ret(f.ret)} {{")
         if is_direct(f):
-            if impl is None:
+            if body is None:
                 sys.exit(f"gen.py: {name} returns a value, not an error code: it needs an implementation")
             if is_unsafe:
                 out.append(f"    // SAFETY: the caller passes arguments as the MPI standard specifies for {name}.")
             out.append(f"    direct(\"{name}\", || {body})")
-        elif impl is None:
+        elif body is None:
             missing.append(name)
             out.append(f"    unsupported(\"{name}\", {error_scope(f)})")
         else:
@@ -414,7 +511,7 @@ def render_rust(funcs, exports):
             out.append(f"    call(\"{name}\", {error_scope(f)}, || {body})")
         out.append("}")
         out.append("")
-    stale = set(impls) - {n.lower() for n in exports}
+    stale = set(direct) - {n.lower() for n in exports}
     if stale:
         sys.exit(f"gen.py: implementations of functions that are not exported: {sorted(stale)}")
     out.append("/// Exported functions that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).")

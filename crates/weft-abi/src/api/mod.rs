@@ -1,12 +1,16 @@
 //! Hand-written implementations of the entry points, grouped by area. `api/gen.py` finds
-//! every `pub(crate) fn mpi_*`/`mpix_*` here and wires the generated `PMPI_` symbol to it.
+//! every `pub(crate) fn mpi_*`/`mpix_*` here and wires the generated `PMPI_` symbol to it;
+//! families and `_c` twins share one implementation (`family.rs`, gen.py's docs).
 
 pub(crate) mod attr;
 pub(crate) mod buffered;
 pub(crate) mod coll;
+pub(crate) mod coll_args;
+pub(crate) mod coll_data;
 pub(crate) mod comm;
 pub(crate) mod datatype;
 pub(crate) mod errors;
+pub(crate) mod family;
 pub(crate) mod grequest;
 pub(crate) mod group;
 pub(crate) mod handle_ints;
@@ -17,6 +21,7 @@ pub(crate) mod neighbor;
 pub(crate) mod op;
 pub(crate) mod pack;
 pub(crate) mod pt2pt;
+pub(crate) mod recv;
 pub(crate) mod requests;
 pub(crate) mod runtime;
 pub(crate) mod session;

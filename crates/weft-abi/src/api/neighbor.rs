@@ -1,8 +1,9 @@
-//! Neighbourhood collectives (`MPI_Neighbor_*`, `MPI_Ineighbor_*`, `MPI_Neighbor_*_init`,
-//! and their `_c` forms) on Cartesian, graph and distributed-graph communicators. Every form
-//! becomes one buffer per destination and per source for `coll::ineighbor_alltoallv`.
+//! Neighbourhood collectives on Cartesian, graph and distributed-graph communicators: one
+//! implementation per family serves `MPI_Neighbor_*`, `MPI_Ineighbor_*`,
+//! `MPI_Neighbor_*_init` and their `_c` forms (`family.rs`). Every form becomes one buffer
+//! per destination and per source for `coll::ineighbor_alltoallv`.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_void;
 use std::sync::Arc;
 
 use weft_core::coll::{self, Neighbors};
@@ -10,10 +11,10 @@ use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 
-use crate::api::coll::{
-    array, dtype, finish, intra_of, is_in_place, keep, parts, side, types, Int, Mode, SEND,
+use crate::api::coll_args::{
+    array, dtype, finish, intra_of, is_in_place, keep, parts, side, types, RECV, SEND,
 };
-use crate::args::non_null;
+use crate::api::family::{Int, Mode};
 use crate::ctypes::*;
 
 fn topo_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Neighbors)> {
@@ -83,34 +84,33 @@ fn blocks(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn allgather(
+pub(crate) fn neighbor_allgather(
     sendbuf: *const c_void,
-    sendcount: i64,
+    sendcount: impl Int,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: i64,
+    recvcount: impl Int,
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let recvcount = recvcount.get();
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
     let s = side(sendbuf, sendcount, 1, sendtype, func, SEND)?;
     let send = vec![s; n.destinations.len()];
-    let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV3)?;
+    let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV)?;
     run(func, nb, c, n, send, recv)
 }
-
-const RECV3: (&str, &str, &str) = ("recvbuf", "recvcount", "recvtype");
-const SEND3: (&str, &str, &str) = ("sendbuf", "sendcount", "sendtype");
 
 /// # Safety
 /// `recvcounts` and `displs` hold one entry per source.
 #[allow(clippy::too_many_arguments)]
-unsafe fn allgatherv<C: Int, D: Int>(
+pub(crate) unsafe fn neighbor_allgatherv<C: Int, D: Int>(
     sendbuf: *const c_void,
-    sendcount: i64,
+    sendcount: impl Int,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
     recvcounts: *const C,
@@ -120,6 +120,7 @@ unsafe fn allgatherv<C: Int, D: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
     let s = side(sendbuf, sendcount, 1, sendtype, func, SEND)?;
@@ -147,17 +148,19 @@ unsafe fn allgatherv<C: Int, D: Int>(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn alltoall(
+pub(crate) fn neighbor_alltoall(
     sendbuf: *const c_void,
-    sendcount: i64,
+    sendcount: impl Int,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: i64,
+    recvcount: impl Int,
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let recvcount = recvcount.get();
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
     let send = blocks(
@@ -166,11 +169,14 @@ fn alltoall(
         sendtype,
         n.destinations.len(),
         func,
-        SEND3,
+        SEND,
     )?;
-    let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV3)?;
+    let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV)?;
     run(func, nb, c, n, send, recv)
 }
+
+/// Per-neighbour datatypes (`Ok`: an array, the `w` forms) or one for all (`Err`).
+type Types = Result<*const MPI_Datatype, MPI_Datatype>;
 
 /// # Safety
 /// Count and displacement arrays hold one entry per destination (send) or source (receive);
@@ -178,13 +184,9 @@ fn alltoall(
 #[allow(clippy::too_many_arguments)]
 unsafe fn alltoallvw<C: Int, D: Int>(
     sendbuf: *const c_void,
-    sendcounts: *const C,
-    sdispls: *const D,
-    sendtypes: Result<*const MPI_Datatype, MPI_Datatype>,
+    (sendcounts, sdispls, sendtypes): (*const C, *const D, Types),
     recvbuf: *mut c_void,
-    recvcounts: *const C,
-    rdispls: *const D,
-    recvtypes: Result<*const MPI_Datatype, MPI_Datatype>,
+    (recvcounts, rdispls, recvtypes): (*const C, *const D, Types),
     comm: MPI_Comm,
     func: &str,
     nb: Mode,
@@ -246,916 +248,55 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     run(func, nb, c, n, send, recv)
 }
 
-pub(crate) fn mpi_neighbor_allgather(
+/// The neighbor_alltoallv family.
+///
+/// # Safety
+/// Count and displacement arrays hold one entry per destination (send) or source (receive).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn neighbor_alltoallv<C: Int, D: Int>(
     sendbuf: *const c_void,
-    sendcount: c_int,
+    sendcounts: *const C,
+    sdispls: *const D,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: c_int,
+    recvcounts: *const C,
+    rdispls: *const D,
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
-) -> MpiResult<()> {
-    let handle = allgather(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_allgather",
-        Mode::Blocking,
-    )?;
-    let _ = handle;
-    Ok(())
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let (s, r) = (
+        (sendcounts, sdispls, Err(sendtype)),
+        (recvcounts, rdispls, Err(recvtype)),
+    );
+    // SAFETY: forwarded caller contract.
+    unsafe { alltoallvw(sendbuf, s, recvbuf, r, comm, func, nb) }
 }
 
-pub(crate) fn mpi_neighbor_allgather_c(
+/// The neighbor_alltoallw family (byte displacements, a datatype per neighbour).
+///
+/// # Safety
+/// Count, displacement and datatype arrays hold one entry per destination (send) or source
+/// (receive).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn neighbor_alltoallw<C: Int, D: Int>(
     sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    let handle = allgather(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_allgather_c",
-        Mode::Blocking,
-    )?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_allgather(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_allgather", "request")?;
-    let handle = allgather(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Ineighbor_allgather",
-        Mode::Nonblocking(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_allgather_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_allgather_c", "request")?;
-    let handle = allgather(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Ineighbor_allgather_c",
-        Mode::Nonblocking(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_allgather_init(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_allgather_init", "request")?;
-    let handle = allgather(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_allgather_init",
-        Mode::Persistent(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_allgather_init_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_allgather_init_c", "request")?;
-    let handle = allgather(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_allgather_init_c",
-        Mode::Persistent(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_allgatherv(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    displs: *const c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        allgatherv(
-            sendbuf,
-            sendcount as i64,
-            sendtype,
-            recvbuf,
-            recvcounts,
-            displs,
-            recvtype,
-            comm,
-            "MPI_Neighbor_allgatherv",
-            Mode::Blocking,
-        )
-    }?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_allgatherv_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    displs: *const MPI_Aint,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        allgatherv(
-            sendbuf,
-            sendcount as i64,
-            sendtype,
-            recvbuf,
-            recvcounts,
-            displs,
-            recvtype,
-            comm,
-            "MPI_Neighbor_allgatherv_c",
-            Mode::Blocking,
-        )
-    }?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_allgatherv(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    displs: *const c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_allgatherv", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        allgatherv(
-            sendbuf,
-            sendcount as i64,
-            sendtype,
-            recvbuf,
-            recvcounts,
-            displs,
-            recvtype,
-            comm,
-            "MPI_Ineighbor_allgatherv",
-            Mode::Nonblocking(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_allgatherv_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    displs: *const MPI_Aint,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_allgatherv_c", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        allgatherv(
-            sendbuf,
-            sendcount as i64,
-            sendtype,
-            recvbuf,
-            recvcounts,
-            displs,
-            recvtype,
-            comm,
-            "MPI_Ineighbor_allgatherv_c",
-            Mode::Nonblocking(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_allgatherv_init(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    displs: *const c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_allgatherv_init", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        allgatherv(
-            sendbuf,
-            sendcount as i64,
-            sendtype,
-            recvbuf,
-            recvcounts,
-            displs,
-            recvtype,
-            comm,
-            "MPI_Neighbor_allgatherv_init",
-            Mode::Persistent(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_allgatherv_init_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    displs: *const MPI_Aint,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_allgatherv_init_c", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        allgatherv(
-            sendbuf,
-            sendcount as i64,
-            sendtype,
-            recvbuf,
-            recvcounts,
-            displs,
-            recvtype,
-            comm,
-            "MPI_Neighbor_allgatherv_init_c",
-            Mode::Persistent(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) fn mpi_neighbor_alltoall(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    let handle = alltoall(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_alltoall",
-        Mode::Blocking,
-    )?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) fn mpi_neighbor_alltoall_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    let handle = alltoall(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_alltoall_c",
-        Mode::Blocking,
-    )?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_alltoall(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_alltoall", "request")?;
-    let handle = alltoall(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Ineighbor_alltoall",
-        Mode::Nonblocking(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_alltoall_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_alltoall_c", "request")?;
-    let handle = alltoall(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Ineighbor_alltoall_c",
-        Mode::Nonblocking(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoall_init(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_alltoall_init", "request")?;
-    let handle = alltoall(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_alltoall_init",
-        Mode::Persistent(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoall_init_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_alltoall_init_c", "request")?;
-    let handle = alltoall(
-        sendbuf,
-        sendcount as i64,
-        sendtype,
-        recvbuf,
-        recvcount as i64,
-        recvtype,
-        comm,
-        "MPI_Neighbor_alltoall_init_c",
-        Mode::Persistent(comm),
-    )?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallv(
-    sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Err(sendtype),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Err(recvtype),
-            comm,
-            "MPI_Neighbor_alltoallv",
-            Mode::Blocking,
-        )
-    }?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallv_c(
-    sendbuf: *const c_void,
-    sendcounts: *const MPI_Count,
-    sdispls: *const MPI_Aint,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    rdispls: *const MPI_Aint,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Err(sendtype),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Err(recvtype),
-            comm,
-            "MPI_Neighbor_alltoallv_c",
-            Mode::Blocking,
-        )
-    }?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_alltoallv(
-    sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_alltoallv", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Err(sendtype),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Err(recvtype),
-            comm,
-            "MPI_Ineighbor_alltoallv",
-            Mode::Nonblocking(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_alltoallv_c(
-    sendbuf: *const c_void,
-    sendcounts: *const MPI_Count,
-    sdispls: *const MPI_Aint,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    rdispls: *const MPI_Aint,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_alltoallv_c", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Err(sendtype),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Err(recvtype),
-            comm,
-            "MPI_Ineighbor_alltoallv_c",
-            Mode::Nonblocking(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallv_init(
-    sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_alltoallv_init", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Err(sendtype),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Err(recvtype),
-            comm,
-            "MPI_Neighbor_alltoallv_init",
-            Mode::Persistent(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallv_init_c(
-    sendbuf: *const c_void,
-    sendcounts: *const MPI_Count,
-    sdispls: *const MPI_Aint,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    rdispls: *const MPI_Aint,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_alltoallv_init_c", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Err(sendtype),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Err(recvtype),
-            comm,
-            "MPI_Neighbor_alltoallv_init_c",
-            Mode::Persistent(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallw(
-    sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const MPI_Aint,
+    sendcounts: *const C,
+    sdispls: *const D,
     sendtypes: *const MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const MPI_Aint,
+    recvcounts: *const C,
+    rdispls: *const D,
     recvtypes: *const MPI_Datatype,
     comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Ok(sendtypes),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Ok(recvtypes),
-            comm,
-            "MPI_Neighbor_alltoallw",
-            Mode::Blocking,
-        )
-    }?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallw_c(
-    sendbuf: *const c_void,
-    sendcounts: *const MPI_Count,
-    sdispls: *const MPI_Aint,
-    sendtypes: *const MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    rdispls: *const MPI_Aint,
-    recvtypes: *const MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Ok(sendtypes),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Ok(recvtypes),
-            comm,
-            "MPI_Neighbor_alltoallw_c",
-            Mode::Blocking,
-        )
-    }?;
-    let _ = handle;
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_alltoallw(
-    sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const MPI_Aint,
-    sendtypes: *const MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const MPI_Aint,
-    recvtypes: *const MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_alltoallw", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Ok(sendtypes),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Ok(recvtypes),
-            comm,
-            "MPI_Ineighbor_alltoallw",
-            Mode::Nonblocking(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_ineighbor_alltoallw_c(
-    sendbuf: *const c_void,
-    sendcounts: *const MPI_Count,
-    sdispls: *const MPI_Aint,
-    sendtypes: *const MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    rdispls: *const MPI_Aint,
-    recvtypes: *const MPI_Datatype,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    non_null(request, "MPI_Ineighbor_alltoallw_c", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Ok(sendtypes),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Ok(recvtypes),
-            comm,
-            "MPI_Ineighbor_alltoallw_c",
-            Mode::Nonblocking(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallw_init(
-    sendbuf: *const c_void,
-    sendcounts: *const c_int,
-    sdispls: *const MPI_Aint,
-    sendtypes: *const MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const c_int,
-    rdispls: *const MPI_Aint,
-    recvtypes: *const MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_alltoallw_init", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Ok(sendtypes),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Ok(recvtypes),
-            comm,
-            "MPI_Neighbor_alltoallw_init",
-            Mode::Persistent(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_neighbor_alltoallw_init_c(
-    sendbuf: *const c_void,
-    sendcounts: *const MPI_Count,
-    sdispls: *const MPI_Aint,
-    sendtypes: *const MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcounts: *const MPI_Count,
-    rdispls: *const MPI_Aint,
-    recvtypes: *const MPI_Datatype,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let _ = info;
-    non_null(request, "MPI_Neighbor_alltoallw_init_c", "request")?;
-    // SAFETY: forwarded caller contract (array lengths).
-    let handle = unsafe {
-        alltoallvw(
-            sendbuf,
-            sendcounts,
-            sdispls,
-            Ok(sendtypes),
-            recvbuf,
-            recvcounts,
-            rdispls,
-            Ok(recvtypes),
-            comm,
-            "MPI_Neighbor_alltoallw_init_c",
-            Mode::Persistent(comm),
-        )
-    }?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let (s, r) = (
+        (sendcounts, sdispls, Ok(sendtypes)),
+        (recvcounts, rdispls, Ok(recvtypes)),
+    );
+    // SAFETY: forwarded caller contract.
+    unsafe { alltoallvw(sendbuf, s, recvbuf, r, comm, func, nb) }
 }

@@ -1,24 +1,26 @@
-//! Point-to-point: sends, receives, probes, and their large-count `_c` forms.
+//! Point-to-point arguments (buffers, ranks, tags), the send families (`MPI_Send`,
+//! `MPI_Ssend`, `MPI_Rsend`, `MPI_Bsend`: blocking, `I` and `_init` forms and their `_c`
+//! twins, one implementation: `send`) and the fast paths of `MPI_Send`/`MPI_Isend`.
+//! Receives, probes and send-receive are in `recv.rs`.
 
 use std::ffi::{c_int, c_void};
-use std::sync::{Arc, Mutex};
 
 use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
-use weft_core::message::{Pattern, SendMode, SourceSel, Status, TagSel};
+use weft_core::message::{SendMode, SourceSel, Status, TagSel};
 use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
 use weft_core::request::{PersistentOp, StartFn};
 use weft_core::vci::engine::SendStart;
 
-use crate::args::non_null;
+use crate::api::buffered::buffered_send;
+use crate::api::family::{self, Int, Mode};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::contiguous_buf;
-use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
-use crate::{datatypes, objects, status};
+use crate::{datatypes, objects};
 
 /// The user memory of a message: `count` elements of `datatype` at `buf`.
 pub(crate) fn message_buf(
@@ -149,47 +151,6 @@ fn send_args(
     })
 }
 
-fn blocking_send(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    mode: SendMode,
-    func: &str,
-) -> MpiResult<()> {
-    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
-    match a.dest {
-        None => Ok(()),
-        Some(d) => pt2pt::send(&a.comm, d, a.tag, a.buf, mode).map_err(|e| prefix(func, e)),
-    }
-}
-
-unsafe fn nonblocking_send(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    mode: SendMode,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
-    let handle = match a.dest {
-        None => completed_request(&a.comm, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), comm),
-        Some(d) => request_handle(
-            pt2pt::isend(&a.comm, d, a.tag, a.buf, mode, comm).map_err(|e| prefix(func, e))?,
-        ),
-    };
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
-}
-
 /// `MPI_Send`/`MPI_Isend` arguments when they are plain: a predefined byte-contiguous type,
 /// a real destination, a valid tag and communicator (no error possible). `None` when
 /// anything is unusual, every error included: the general path then checks and reports.
@@ -222,15 +183,15 @@ unsafe fn plain_send_args<'a>(
 /// A receive's arguments when they are plain (as `send_now` for sends): a byte-contiguous
 /// predefined type, a real source or `MPI_ANY_SOURCE`, a tag or `MPI_ANY_TAG`. `None` for
 /// anything else, errors included (the general path checks and reports them).
-struct PlainRecv {
-    comm: objects::CommRef,
-    source: SourceSel,
-    tag: TagSel,
-    buf: Buf,
+pub(crate) struct PlainRecv {
+    pub(crate) comm: objects::CommRef,
+    pub(crate) source: SourceSel,
+    pub(crate) tag: TagSel,
+    pub(crate) buf: Buf,
 }
 
 #[inline(always)]
-fn plain_recv_args(
+pub(crate) fn plain_recv_args(
     buf: *mut c_void,
     count: c_int,
     datatype: MPI_Datatype,
@@ -266,58 +227,84 @@ pub(crate) fn prefix(func: &str, e: MpiError) -> MpiError {
     }
 }
 
-/// Finish a receive's status: store it, and turn an error status into the call's error.
-pub(crate) unsafe fn finish_recv(s: Status, out: *mut MPI_Status, func: &str) -> MpiResult<()> {
-    // SAFETY: null (MPI_STATUS_IGNORE) or a writable status per the caller.
-    unsafe { status::store(out, &s, false) };
-    s.into_result().map(|_| ()).map_err(|e| prefix(func, e))
+/// The send modes of the standard. A ready send behaves as a standard one (its receive is
+/// posted, which the standard lets the implementation assume).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendKind {
+    Standard,
+    Synchronous,
+    Ready,
+    Buffered,
 }
 
-unsafe fn blocking_recv(
-    buf: *mut c_void,
-    count: MPI_Count,
+/// The send families (`MPI_Send`, `MPI_Ssend`, `MPI_Rsend`, `MPI_Bsend`, their `I` and
+/// `_init` forms and `_c` twins).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn send(
+    buf: *const c_void,
+    count: impl Int,
     datatype: MPI_Datatype,
-    source: c_int,
+    dest: c_int,
     tag: c_int,
     comm: MPI_Comm,
-    out: *mut MPI_Status,
     func: &str,
-) -> MpiResult<()> {
-    let c = objects::comm_ref(comm, func, "comm")?;
-    let b = message_buf(buf, count, datatype, func)?;
-    let tag = recv_tag(tag, func)?;
-    let s = match source_sel(&c, source, func)? {
-        None => Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
-        Some(src) => pt2pt::recv(&c, src, tag, b),
+    mode: Mode,
+    kind: SendKind,
+) -> MpiResult<MPI_Request> {
+    let a = send_args(buf, count.get(), datatype, dest, tag, comm, func)?;
+    let core_mode = match kind {
+        SendKind::Synchronous => SendMode::Synchronous,
+        _ => SendMode::Standard,
     };
-    // SAFETY: as the caller's contract for `out`.
-    unsafe { finish_recv(s, out, func) }
-}
-
-unsafe fn nonblocking_recv(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let c = objects::comm_ref(comm, func, "comm")?;
-    let b = message_buf(buf, count, datatype, func)?;
-    let tag = recv_tag(tag, func)?;
-    let handle = match source_sel(&c, source, func)? {
-        None => completed_request(&c, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), comm),
-        Some(src) => request_handle(pt2pt::irecv(&c, src, tag, b, comm)),
+    let persistent = |op, owner| {
+        let inst = &a.comm.session.instance;
+        request_handle(progress::persistent::init(inst, a.comm.vci, op, owner))
     };
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(handle) };
-    Ok(())
+    let Some(d) = a.dest else {
+        // MPI_PROC_NULL: nothing is sent; a buffered send's request reports success.
+        let status = match kind {
+            SendKind::Buffered => Status::default(),
+            _ => Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        };
+        return Ok(match mode {
+            Mode::Blocking => MPI_REQUEST_NULL,
+            Mode::Nonblocking(owner) => completed_request(&a.comm, status, owner),
+            Mode::Persistent(owner) => persistent(PersistentOp::Null(status), owner),
+        });
+    };
+    match (mode, kind) {
+        (Mode::Persistent(owner), SendKind::Buffered) => {
+            let (c, tag, buf) = (a.comm.to_arc(), a.tag, a.buf);
+            // Each start copies the message into the attached buffer and sends it from there.
+            let start =
+                StartFn::new(move |func| buffered_send(&c, 0, d, tag, &buf, func).map(|()| None));
+            Ok(persistent(PersistentOp::Deferred(start), owner))
+        }
+        (Mode::Persistent(owner), _) => {
+            let target = a.comm.target(d, a.tag).map_err(|e| prefix(func, e))?;
+            let op = PersistentOp::Send {
+                target,
+                buf: a.buf,
+                mode: core_mode,
+            };
+            Ok(persistent(op, owner))
+        }
+        (_, SendKind::Buffered) => {
+            buffered_send(&a.comm.to_arc(), comm, d, a.tag, &a.buf, func)?;
+            // The message is in the attached buffer: a request is complete at once.
+            Ok(match mode {
+                Mode::Nonblocking(owner) => completed_request(&a.comm, Status::default(), owner),
+                _ => MPI_REQUEST_NULL,
+            })
+        }
+        (Mode::Blocking, _) => pt2pt::send(&a.comm, d, a.tag, a.buf, core_mode)
+            .map(|()| MPI_REQUEST_NULL)
+            .map_err(|e| prefix(func, e)),
+        (Mode::Nonblocking(owner), _) => pt2pt::isend(&a.comm, d, a.tag, a.buf, core_mode, owner)
+            .map(request_handle)
+            .map_err(|e| prefix(func, e)),
+    }
 }
-
-// A ready send may be sent as a standard one: the receive is posted, so it behaves the same.
 
 pub(crate) fn mpi_send(
     buf: *const c_void,
@@ -341,116 +328,19 @@ pub(crate) fn mpi_send(
             Err(e) => Err(prefix("MPI_Send", e)),
         };
     }
-    blocking_send(
+    let func = "MPI_Send";
+    send(
         buf,
-        count as MPI_Count,
+        count,
         datatype,
         dest,
         tag,
         comm,
-        SendMode::Standard,
-        "MPI_Send",
+        func,
+        Mode::Blocking,
+        SendKind::Standard,
     )
-}
-
-pub(crate) fn mpi_send_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    blocking_send(
-        buf,
-        count as MPI_Count,
-        datatype,
-        dest,
-        tag,
-        comm,
-        SendMode::Standard,
-        "MPI_Send_c",
-    )
-}
-
-pub(crate) fn mpi_ssend(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    blocking_send(
-        buf,
-        count as MPI_Count,
-        datatype,
-        dest,
-        tag,
-        comm,
-        SendMode::Synchronous,
-        "MPI_Ssend",
-    )
-}
-
-pub(crate) fn mpi_ssend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    blocking_send(
-        buf,
-        count as MPI_Count,
-        datatype,
-        dest,
-        tag,
-        comm,
-        SendMode::Synchronous,
-        "MPI_Ssend_c",
-    )
-}
-
-pub(crate) fn mpi_rsend(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    blocking_send(
-        buf,
-        count as MPI_Count,
-        datatype,
-        dest,
-        tag,
-        comm,
-        SendMode::Standard,
-        "MPI_Rsend",
-    )
-}
-
-pub(crate) fn mpi_rsend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    blocking_send(
-        buf,
-        count as MPI_Count,
-        datatype,
-        dest,
-        tag,
-        comm,
-        SendMode::Standard,
-        "MPI_Rsend_c",
-    )
+    .map(|_| ())
 }
 
 pub(crate) unsafe fn mpi_isend(
@@ -476,1352 +366,18 @@ pub(crate) unsafe fn mpi_isend(
     }
     // SAFETY: forwarded caller contract.
     unsafe {
-        nonblocking_send(
-            buf,
-            count as MPI_Count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            SendMode::Standard,
-            "MPI_Isend",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_isend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_send(
-            buf,
-            count as MPI_Count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            SendMode::Standard,
-            "MPI_Isend_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_issend(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_send(
-            buf,
-            count as MPI_Count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            SendMode::Synchronous,
-            "MPI_Issend",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_issend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_send(
-            buf,
-            count as MPI_Count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            SendMode::Synchronous,
-            "MPI_Issend_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_irsend(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_send(
-            buf,
-            count as MPI_Count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            SendMode::Standard,
-            "MPI_Irsend",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_irsend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_send(
-            buf,
-            count as MPI_Count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            SendMode::Standard,
-            "MPI_Irsend_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_recv(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
-        let s = pt2pt::recv(&a.comm, a.source, a.tag, a.buf);
-        // SAFETY: as the caller's contract for `status`.
-        return unsafe { finish_recv(s, status, "MPI_Recv") };
-    }
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking_recv(
-            buf,
-            count as MPI_Count,
-            datatype,
-            source,
-            tag,
-            comm,
-            status,
-            "MPI_Recv",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_recv_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking_recv(
-            buf,
-            count as MPI_Count,
-            datatype,
-            source,
-            tag,
-            comm,
-            status,
-            "MPI_Recv_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_irecv(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    if !request.is_null() {
-        if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
-            let id = pt2pt::irecv(&a.comm, a.source, a.tag, a.buf, comm);
-            // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-            unsafe { request.write(request_handle(id)) };
-            return Ok(());
-        }
-    }
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_recv(
-            buf,
-            count as MPI_Count,
-            datatype,
-            source,
-            tag,
-            comm,
-            request,
-            "MPI_Irecv",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_irecv_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking_recv(
-            buf,
-            count as MPI_Count,
-            datatype,
-            source,
-            tag,
-            comm,
-            request,
-            "MPI_Irecv_c",
-        )
-    }
-}
-
-unsafe fn sendrecv(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    out: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
-    let sbuf = message_buf(sendbuf, sendcount, sendtype, func)?;
-    let rbuf = message_buf(recvbuf, recvcount, recvtype, func)?;
-    let dest = dest_rank(&c, dest, func)?;
-    let sendtag = send_tag(sendtag, func)?;
-    let recvtag = recv_tag(recvtag, func)?;
-    let source = source_sel(&c, source, func)?;
-    // Post the receive first so the exchange cannot deadlock with a peer doing the same.
-    let rreq = source.map(|src| pt2pt::irecv(&c, src, recvtag, rbuf, comm));
-    if let Some(d) = dest {
-        pt2pt::send(&c, d, sendtag, sbuf, SendMode::Standard).map_err(|e| prefix(func, e))?;
-    }
-    let s = match rreq {
-        None => Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
-        Some(id) => weft_core::progress::wait(&c.session.instance, id).status,
-    };
-    // SAFETY: as the caller's contract for `out`.
-    unsafe { finish_recv(s, out, func) }
-}
-
-pub(crate) unsafe fn mpi_sendrecv(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        sendrecv(
-            sendbuf,
-            sendcount.into(),
-            sendtype,
-            dest,
-            sendtag,
-            recvbuf,
-            recvcount.into(),
-            recvtype,
-            source,
-            recvtag,
-            comm,
-            status,
-            "MPI_Sendrecv",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_sendrecv_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        sendrecv(
-            sendbuf,
-            sendcount,
-            sendtype,
-            dest,
-            sendtag,
-            recvbuf,
-            recvcount,
-            recvtype,
-            source,
-            recvtag,
-            comm,
-            status,
-            "MPI_Sendrecv_c",
-        )
-    }
-}
-
-unsafe fn sendrecv_replace(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    out: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    let b = message_buf(buf, count, datatype, func)?;
-    // Send from a copy so the receive may land in the user's buffer meanwhile.
-    let mut copy = vec![0u8; b.len()];
-    b.pack(0, &mut copy);
-    // SAFETY: forwarded caller contract; `copy` outlives the exchange.
-    unsafe {
-        sendrecv(
-            copy.as_ptr().cast(),
-            b.len() as MPI_Count,
-            MPI_BYTE,
-            dest,
-            sendtag,
-            buf,
-            count,
-            datatype,
-            source,
-            recvtag,
-            comm,
-            out,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_sendrecv_replace(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        sendrecv_replace(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            sendtag,
-            source,
-            recvtag,
-            comm,
-            status,
-            "MPI_Sendrecv_replace",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_sendrecv_replace_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        sendrecv_replace(
-            buf,
-            count,
-            datatype,
-            dest,
-            sendtag,
-            source,
-            recvtag,
-            comm,
-            status,
-            "MPI_Sendrecv_replace_c",
-        )
-    }
-}
-
-unsafe fn probe_impl(
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    flag: Option<*mut c_int>,
-    out: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
-    let tag = recv_tag(tag, func)?;
-    if let Some(f) = flag {
-        non_null(f, func, "flag")?;
-    }
-    let found = match source_sel(&c, source, func)? {
-        None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-        Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
-        Some(src) => Some(pt2pt::probe(&c, src, tag)),
-    };
-    // SAFETY: flag checked non-null above; `out` null or writable per the caller.
-    unsafe {
-        if let Some(f) = flag {
-            f.write(found.is_some() as c_int);
-        }
-        if let Some(s) = found {
-            status::store(out, &s, false);
-        }
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_probe(
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { probe_impl(source, tag, comm, None, status, "MPI_Probe") }
-}
-
-pub(crate) unsafe fn mpi_iprobe(
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    flag: *mut c_int,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { probe_impl(source, tag, comm, Some(flag), status, "MPI_Iprobe") }
-}
-
-// ------------------------------------------------------------------ persistent requests
-
-/// Which send a persistent request repeats.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum InitMode {
-    Standard,
-    Synchronous,
-    Buffered,
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe fn send_init(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    mode: InitMode,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
-    let op = match a.dest {
-        None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-        Some(d) if mode == InitMode::Buffered => {
-            let (comm, tag, buf) = (a.comm.to_arc(), a.tag, a.buf);
-            // Each start copies the message into the attached buffer and sends it from there.
-            PersistentOp::Deferred(StartFn::new(move |func| {
-                crate::api::buffered::buffered_send(&comm, 0, d, tag, &buf, func).map(|()| None)
-            }))
-        }
-        Some(d) => PersistentOp::Send {
-            target: a.comm.target(d, a.tag).map_err(|e| prefix(func, e))?,
-            buf: a.buf,
-            mode: if mode == InitMode::Synchronous {
-                SendMode::Synchronous
-            } else {
-                SendMode::Standard
-            },
-        },
-    };
-    let id = progress::persistent::init(&a.comm.session.instance, a.comm.vci, op, comm);
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(request_handle(id)) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_send_init(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Standard,
-            "MPI_Send_init",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_send_init_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Standard,
-            "MPI_Send_init_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_ssend_init(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Synchronous,
-            "MPI_Ssend_init",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_ssend_init_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Synchronous,
-            "MPI_Ssend_init_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_rsend_init(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Standard,
-            "MPI_Rsend_init",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_rsend_init_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Standard,
-            "MPI_Rsend_init_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_bsend_init(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Buffered,
-            "MPI_Bsend_init",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_bsend_init_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send_init(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            request,
-            InitMode::Buffered,
-            "MPI_Bsend_init_c",
-        )
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe fn recv_init(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let c = objects::comm(comm, func, "comm")?;
-    let b = message_buf(buf, count, datatype, func)?;
-    let tag = recv_tag(tag, func)?;
-    let op = match source_sel(&c, source, func)? {
-        None => PersistentOp::Null(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-        Some(src) => PersistentOp::Recv {
-            pattern: Pattern::new(c.context_id(), src, tag),
-            buf: b,
-        },
-    };
-    let id = progress::persistent::init(&c.session.instance, c.vci, op, comm);
-    // SAFETY: checked non-null; the caller passes a writable MPI_Request.
-    unsafe { request.write(request_handle(id)) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_recv_init(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        recv_init(
-            buf,
-            count.into(),
-            datatype,
-            source,
-            tag,
-            comm,
-            request,
-            "MPI_Recv_init",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_recv_init_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        recv_init(
-            buf,
-            count,
-            datatype,
-            source,
-            tag,
-            comm,
-            request,
-            "MPI_Recv_init_c",
-        )
-    }
-}
-
-// ------------------------------------------------------------------ buffered sends
-
-unsafe fn bsend_impl(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: Option<*mut MPI_Request>,
-    func: &str,
-) -> MpiResult<()> {
-    if let Some(r) = request {
-        non_null(r, func, "request")?;
-    }
-    let a = send_args(buf, count, datatype, dest, tag, comm, func)?;
-    if let Some(d) = a.dest {
-        crate::api::buffered::buffered_send(&a.comm.to_arc(), comm, d, a.tag, &a.buf, func)?;
-    }
-    if let Some(r) = request {
-        // The message is in the attached buffer (or went nowhere): the request is complete.
-        let handle = completed_request(&a.comm, Status::default(), comm);
-        // SAFETY: checked non-null above.
-        unsafe { r.write(handle) };
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_bsend(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        bsend_impl(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            tag,
-            comm,
-            None,
-            "MPI_Bsend",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_bsend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { bsend_impl(buf, count, datatype, dest, tag, comm, None, "MPI_Bsend_c") }
-}
-
-pub(crate) unsafe fn mpi_ibsend(
-    buf: *const c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        bsend_impl(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            tag,
-            comm,
-            Some(request),
-            "MPI_Ibsend",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_ibsend_c(
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        bsend_impl(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            Some(request),
-            "MPI_Ibsend_c",
-        )
-    }
-}
-
-// ------------------------------------------------------------------ matched probes
-
-/// Messages taken by `MPI_Mprobe`/`MPI_Improbe`, until `MPI_Mrecv`/`MPI_Imrecv` receives them.
-static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>>> =
-    Table::new(Kind::Message);
-
-unsafe fn mprobe_impl(
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    flag: Option<*mut c_int>,
-    message: *mut MPI_Message,
-    out: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
-    let tag = recv_tag(tag, func)?;
-    if let Some(f) = flag {
-        non_null(f, func, "flag")?;
-    }
-    non_null(message, func, "message")?;
-    let found = match source_sel(&c, source, func)? {
-        None => Some((
-            Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
-            MPI_MESSAGE_NO_PROC,
-        )),
-        Some(src) => {
-            let got = if flag.is_some() {
-                pt2pt::improbe(&c, src, tag)
-            } else {
-                Some(pt2pt::mprobe(&c, src, tag))
-            };
-            got.map(|(s, m)| {
-                (
-                    s,
-                    MESSAGES.insert(Arc::new(Mutex::new(Some((c.clone(), comm, m))))),
-                )
-            })
-        }
-    };
-    // SAFETY: pointers checked non-null above; `out` null or writable per the caller.
-    unsafe {
-        if let Some(f) = flag {
-            f.write(found.is_some() as c_int);
-        }
-        if let Some((s, handle)) = found {
-            message.write(handle);
-            status::store(out, &s, false);
-        }
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_mprobe(
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    message: *mut MPI_Message,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { mprobe_impl(source, tag, comm, None, message, status, "MPI_Mprobe") }
-}
-
-pub(crate) unsafe fn mpi_improbe(
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    flag: *mut c_int,
-    message: *mut MPI_Message,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        mprobe_impl(
-            source,
-            tag,
-            comm,
-            Some(flag),
-            message,
-            status,
-            "MPI_Improbe",
-        )
-    }
-}
-
-/// Take the message a handle names: `None` for `MPI_MESSAGE_NO_PROC`.
-fn take_message(
-    handle: MPI_Message,
-    func: &str,
-) -> MpiResult<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>> {
-    if handle == MPI_MESSAGE_NO_PROC {
-        return Ok(None);
-    }
-    if handle == MPI_MESSAGE_NULL {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(message=MPI_MESSAGE_NULL): a matched message is required"),
-        ));
-    }
-    let slot = MESSAGES.remove(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(message={handle:#x}): message {}", why.describe()),
-        )
-    })?;
-    let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
-    Ok(taken)
-}
-
-unsafe fn mrecv_impl(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    message: *mut MPI_Message,
-    request: Option<*mut MPI_Request>,
-    out: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(message, func, "message")?;
-    if let Some(r) = request {
-        non_null(r, func, "request")?;
-    }
-    let b = message_buf(buf, count, datatype, func)?;
-    // SAFETY: checked non-null.
-    let handle = unsafe { *message };
-    let taken = take_message(handle, func)?;
-    // SAFETY: checked non-null.
-    unsafe { message.write(MPI_MESSAGE_NULL) };
-    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
-    match (taken, request) {
-        (None, Some(r)) => {
-            let inst = crate::objects::instance(func)?;
-            let id = weft_core::progress::completed(&inst, 0, null, 0);
-            // SAFETY: checked non-null.
-            unsafe { r.write(request_handle(id)) };
-            Ok(())
-        }
-        // SAFETY: `out` null or writable per the caller.
-        (None, None) => unsafe { finish_recv(null, out, func) },
-        (Some((c, comm, m)), Some(r)) => {
-            let id = pt2pt::imrecv(&c.session.instance, m, b, comm);
-            // SAFETY: checked non-null.
-            unsafe { r.write(request_handle(id)) };
-            Ok(())
-        }
-        (Some((c, comm, m)), None) => {
-            let inst = &c.session.instance;
-            let id = pt2pt::imrecv(inst, m, b, comm);
-            let s = weft_core::progress::wait(inst, id).status;
-            // SAFETY: `out` null or writable per the caller.
-            unsafe { finish_recv(s, out, func) }
-        }
-    }
-}
-
-pub(crate) unsafe fn mpi_mrecv(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    message: *mut MPI_Message,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        mrecv_impl(
-            buf,
-            count.into(),
-            datatype,
-            message,
-            None,
-            status,
-            "MPI_Mrecv",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_mrecv_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    message: *mut MPI_Message,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { mrecv_impl(buf, count, datatype, message, None, status, "MPI_Mrecv_c") }
-}
-
-pub(crate) unsafe fn mpi_imrecv(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    message: *mut MPI_Message,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        mrecv_impl(
-            buf,
-            count.into(),
-            datatype,
-            message,
-            Some(request),
-            std::ptr::null_mut(),
-            "MPI_Imrecv",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_imrecv_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    message: *mut MPI_Message,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        mrecv_impl(
-            buf,
-            count,
-            datatype,
-            message,
-            Some(request),
-            std::ptr::null_mut(),
-            "MPI_Imrecv_c",
-        )
-    }
-}
-
-// ------------------------------------------------------------------ nonblocking send-receive
-
-#[allow(clippy::too_many_arguments)]
-unsafe fn isendrecv_impl(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    replace: bool,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let c = objects::comm(comm, func, "comm")?;
-    let rbuf = message_buf(recvbuf, recvcount, recvtype, func)?;
-    let mut sbuf = if replace {
-        Buf::EMPTY
-    } else {
-        message_buf(sendbuf, sendcount, sendtype, func)?
-    };
-    let dest = dest_rank(&c, dest, func)?;
-    let sendtag = send_tag(sendtag, func)?;
-    let recvtag = recv_tag(recvtag, func)?;
-    let source = source_sel(&c, source, func)?;
-    let mut keep: Option<Box<dyn std::any::Any + Send>> = None;
-    if replace && dest.is_some() {
-        // Send from a copy so the receive may land in the user's buffer meanwhile; the
-        // schedule owns the copy until it completes.
-        let mut copy = vec![0u8; rbuf.len()].into_boxed_slice();
-        rbuf.pack(0, &mut copy);
-        // SAFETY: the boxed copy moves into the schedule (its heap block does not move) and
-        // lives until the schedule completes, after the send finished.
-        sbuf = unsafe { Buf::new(copy.as_ptr() as usize, copy.len()) };
-        keep = Some(Box::new(copy));
-    }
-    let id = pt2pt::isendrecv(
-        &c,
-        dest.map(|d| (d, sendtag, sbuf)),
-        source.map(|s| (s, recvtag, rbuf)),
-        Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
-        keep,
-        comm,
-    )
-    .map_err(|e| prefix(func, e))?;
-    // SAFETY: checked non-null.
-    unsafe { request.write(request_handle(id)) };
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_isendrecv(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        isendrecv_impl(
-            sendbuf,
-            sendcount.into(),
-            sendtype,
-            dest,
-            sendtag,
-            recvbuf,
-            recvcount.into(),
-            recvtype,
-            source,
-            recvtag,
-            comm,
-            request,
-            false,
-            "MPI_Isendrecv",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_isendrecv_c(
-    sendbuf: *const c_void,
-    sendcount: MPI_Count,
-    sendtype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    recvbuf: *mut c_void,
-    recvcount: MPI_Count,
-    recvtype: MPI_Datatype,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        isendrecv_impl(
-            sendbuf,
-            sendcount,
-            sendtype,
-            dest,
-            sendtag,
-            recvbuf,
-            recvcount,
-            recvtype,
-            source,
-            recvtag,
-            comm,
-            request,
-            false,
-            "MPI_Isendrecv_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_isendrecv_replace(
-    buf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        isendrecv_impl(
-            buf,
-            count.into(),
-            datatype,
-            dest,
-            sendtag,
-            buf,
-            count.into(),
-            datatype,
-            source,
-            recvtag,
-            comm,
-            request,
-            true,
-            "MPI_Isendrecv_replace",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_isendrecv_replace_c(
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    sendtag: c_int,
-    source: c_int,
-    recvtag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        isendrecv_impl(
-            buf,
-            count,
-            datatype,
-            dest,
-            sendtag,
-            buf,
-            count,
-            datatype,
-            source,
-            recvtag,
-            comm,
-            request,
-            true,
-            "MPI_Isendrecv_replace_c",
-        )
+        family::nonblocking(request, "MPI_Isend", comm, |mode| {
+            send(
+                buf,
+                count,
+                datatype,
+                dest,
+                tag,
+                comm,
+                "MPI_Isend",
+                mode,
+                SendKind::Standard,
+            )
+        })
     }
 }

@@ -1,0 +1,357 @@
+//! Arguments of the collective operations, shared by `coll.rs`, `coll_data.rs` and
+//! `neighbor.rs`: the communicator and root, typed buffers from (address, count, datatype)
+//! and from count/displacement arrays, `MPI_IN_PLACE`, aliasing, and `finish`, which runs
+//! a collective in its mode.
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use weft_core::coll;
+use weft_core::datatype::{Buf, Type};
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::Comm;
+use weft_core::op::Reduction;
+use weft_core::request::ReqId;
+
+use crate::api::family::{Int, Mode};
+use crate::api::op::reduction;
+use crate::api::pt2pt::prefix;
+use crate::args::non_null;
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::datatypes::TypeRef;
+use crate::objects::CommRef;
+use crate::requests::request_handle;
+use crate::{datatypes, objects};
+
+pub(crate) fn is_in_place(p: *const c_void) -> bool {
+    p as usize == MPI_IN_PLACE
+}
+
+pub(crate) fn comm_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
+    objects::comm(comm, func, "comm")
+}
+
+/// `comm_of` for the blocking paths of the small collectives: no reference count or lock
+/// unless calls may overlap (`objects::comm_ref`).
+pub(crate) fn comm_ref(comm: MPI_Comm, func: &str) -> MpiResult<CommRef> {
+    objects::comm_ref(comm, func, "comm")
+}
+
+/// A communicator for an operation the standard defines on intracommunicators only.
+pub(crate) fn intra_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
+    let c = objects::comm(comm, func, "comm")?;
+    intra_only(&c, func)?;
+    Ok(c)
+}
+
+pub(crate) fn intra_only(c: &Comm, func: &str) -> MpiResult<()> {
+    if c.is_inter() {
+        return Err(MpiError::new(
+            ErrorClass::Comm,
+            format!("{func}(comm): not defined on an intercommunicator"),
+        ));
+    }
+    Ok(())
+}
+
+/// The root argument: a rank of the communicator, or on an intercommunicator `MPI_ROOT`
+/// (`coll::ROOT`), `MPI_PROC_NULL` (`coll::PROC_NULL`) or a rank of the remote group.
+pub(crate) fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {
+    if c.is_inter() {
+        match root {
+            MPI_ROOT => return Ok(coll::ROOT),
+            MPI_PROC_NULL => return Ok(coll::PROC_NULL),
+            r if r >= 0 && (r as u32) < c.peer_size() => return Ok(r as u32),
+            _ => {
+                return Err(MpiError::new(
+                    ErrorClass::Root,
+                    format!(
+                        "{func}(root={root}): not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group (size {})",
+                        c.peer_size()
+                    ),
+                ))
+            }
+        }
+    }
+    if root < 0 || root as u32 >= c.size() {
+        return Err(MpiError::new(
+            ErrorClass::Root,
+            format!(
+                "{func}(root={root}): not a rank of the communicator (size {})",
+                c.size()
+            ),
+        ));
+    }
+    Ok(root as u32)
+}
+
+/// Whether this process holds the root's buffers (the root, or `MPI_ROOT`).
+pub(crate) fn at_root(c: &Comm, root: u32) -> bool {
+    if c.is_inter() {
+        root == coll::ROOT
+    } else {
+        c.rank == root
+    }
+}
+
+/// Whether this process takes part with data (not `MPI_PROC_NULL` on an intercommunicator).
+pub(crate) fn takes_part(c: &Comm, root: u32) -> bool {
+    !(c.is_inter() && root == coll::PROC_NULL)
+}
+
+/// A committed datatype.
+pub(crate) fn dtype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Type>> {
+    datatypes::committed(handle, func, arg)
+}
+
+/// `count` instances of `t` at address `addr`.
+pub(crate) fn buf_at(
+    addr: usize,
+    count: i64,
+    t: &Arc<Type>,
+    func: &str,
+    buf_arg: &str,
+    count_arg: &str,
+) -> MpiResult<Buf> {
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}({count_arg}={count}): negative count"),
+        ));
+    }
+    let bytes = usize::try_from(count)
+        .ok()
+        .and_then(|c| t.bytes_for(c))
+        .filter(|&b| {
+            b == 0 || (count as u128) * (t.extent.unsigned_abs() as u128) <= isize::MAX as u128
+        })
+        .ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Count,
+                format!("{func}({count_arg}={count}): the message size overflows"),
+            )
+        })?;
+    // A derived type may address absolute memory from MPI_BOTTOM (null).
+    if addr == 0 && bytes > 0 && t.predefined.is_some() {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!("{func}({buf_arg}=NULL): a buffer is required for count {count}"),
+        ));
+    }
+    if addr == MPI_IN_PLACE && bytes > 0 {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!("{func}({buf_arg}=MPI_IN_PLACE): not allowed here"),
+        ));
+    }
+    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` instances
+    // and to leave it alone until the collective completes; the type stays alive through
+    // the handle table during the call and through `finish`'s `keep` (and the core's plans
+    // and requests) after it.
+    Ok(unsafe { Buf::typed(addr, count as usize, t) })
+}
+
+/// The types of typed buffers, for whoever holds the buffers past the call.
+pub(crate) trait Keep {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>);
+}
+impl Keep for Buf {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        out.extend(self.keep());
+    }
+}
+impl<T: Keep> Keep for Option<T> {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        if let Some(b) = self {
+            b.keep_into(out)
+        }
+    }
+}
+impl<T: Keep> Keep for Vec<T> {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        for b in self {
+            b.keep_into(out)
+        }
+    }
+}
+
+pub(crate) fn keep(bufs: &[&dyn Keep]) -> Vec<Arc<Type>> {
+    let mut out = Vec::new();
+    for b in bufs {
+        b.keep_into(&mut out);
+    }
+    out
+}
+
+/// Read `n` integers of a count or displacement array.
+///
+/// # Safety
+/// `p` must be null or point to `n` readable integers.
+pub(crate) unsafe fn array<T: Int>(
+    p: *const T,
+    n: usize,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Vec<i64>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    non_null(p, func, arg)?;
+    // SAFETY: non-null and `n` elements long per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) }
+        .iter()
+        .map(|v| v.get())
+        .collect())
+}
+
+/// Read `n` datatype handles (alltoallw).
+///
+/// # Safety
+/// `p` must be null or point to `n` readable handles.
+pub(crate) unsafe fn types(
+    p: *const MPI_Datatype,
+    n: usize,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Vec<MPI_Datatype>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    non_null(p, func, arg)?;
+    // SAFETY: non-null and `n` elements long per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
+}
+
+/// Per-rank parts of a `v` buffer: `counts[i]` instances at `base + displs[i] * extent`
+/// (bytes for `byte_displs`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn parts(
+    base: *const c_void,
+    counts: &[i64],
+    displs: &[i64],
+    dts: &[Arc<Type>],
+    byte_displs: bool,
+    func: &str,
+    buf_arg: &str,
+    counts_arg: &str,
+) -> MpiResult<Vec<Buf>> {
+    counts
+        .iter()
+        .zip(displs)
+        .zip(dts)
+        .enumerate()
+        .map(|(i, ((&c, &d), dt))| {
+            let scale = if byte_displs { 1 } else { dt.extent as i64 };
+            let addr = (base as usize).wrapping_add_signed(d.wrapping_mul(scale) as isize);
+            let addr = if c == 0 { base as usize } else { addr };
+            buf_at(addr, c, dt, func, buf_arg, &format!("{counts_arg}[{i}]"))
+        })
+        .collect()
+}
+
+pub(crate) fn op_for(
+    op: MPI_Op,
+    datatype: MPI_Datatype,
+    func: &str,
+) -> MpiResult<(TypeRef, Reduction)> {
+    let t = datatypes::committed_ref(datatype, func, "datatype")?;
+    let red = reduction(op, datatype, &t, func)?;
+    Ok((t, red))
+}
+
+/// The send side of a reduction: `None` for `MPI_IN_PLACE`.
+pub(crate) fn send_side(
+    sendbuf: *const c_void,
+    count: i64,
+    dt: &Arc<Type>,
+    allowed: bool,
+    func: &str,
+) -> MpiResult<Option<Buf>> {
+    if is_in_place(sendbuf) {
+        if !allowed {
+            return Err(MpiError::new(
+                ErrorClass::Buffer,
+                format!("{func}(sendbuf=MPI_IN_PLACE): only the root may pass MPI_IN_PLACE"),
+            ));
+        }
+        return Ok(None);
+    }
+    buf_at(sendbuf as usize, count, dt, func, "sendbuf", "count").map(Some)
+}
+
+pub(crate) fn check_alias(send: &Option<Buf>, recv: &Buf, func: &str) -> MpiResult<()> {
+    if let Some(s) = send {
+        if !s.is_empty() && s.addr() == recv.addr() {
+            return Err(MpiError::new(
+                ErrorClass::Buffer,
+                format!(
+                    "{func}(sendbuf, recvbuf): the buffers are the same memory (use MPI_IN_PLACE)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {
+    r.map_err(|e| prefix(func, e))
+}
+
+/// Run the blocking form, or (`nb` holds the communicator handle, the request's owner) start
+/// the nonblocking one (made by `nonblocking`) and return its request handle. `keep` gives
+/// the buffers' types, held for as long as a persistent request may start the operation
+/// again. Both are built only when needed: the blocking form takes no reference counts.
+pub(crate) fn finish<F>(
+    func: &str,
+    nb: Mode,
+    c: &Comm,
+    keep: impl FnOnce() -> Vec<Arc<Type>>,
+    blocking: impl FnOnce() -> MpiResult<()>,
+    nonblocking: impl FnOnce() -> F,
+) -> MpiResult<MPI_Request>
+where
+    F: Fn(usize) -> MpiResult<ReqId> + Send + Sync + 'static,
+{
+    match nb {
+        Mode::Blocking => core(func, blocking()).map(|_| MPI_REQUEST_NULL),
+        Mode::Nonblocking(owner) => core(func, nonblocking()(owner)).map(request_handle),
+        Mode::Persistent(owner) => {
+            let (types, start) = (keep(), nonblocking());
+            Ok(request_handle(coll::persistent::init(c, owner, move |o| {
+                let _types = &types;
+                start(o)
+            })))
+        }
+    }
+}
+
+/// One side of a regular gather/scatter/allgather/alltoall: `count` elements (times `times`
+/// blocks) of `datatype` at `buf`.
+pub(crate) fn side(
+    buf: *const c_void,
+    count: i64,
+    times: i64,
+    datatype: MPI_Datatype,
+    func: &str,
+    names: (&str, &str, &str),
+) -> MpiResult<Buf> {
+    let dt = dtype(datatype, func, names.2)?;
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}({}={count}): negative count", names.1),
+        ));
+    }
+    buf_at(
+        buf as usize,
+        count.saturating_mul(times),
+        &dt,
+        func,
+        names.0,
+        names.1,
+    )
+}
+
+pub(crate) const SEND: (&str, &str, &str) = ("sendbuf", "sendcount", "sendtype");
+pub(crate) const RECV: (&str, &str, &str) = ("recvbuf", "recvcount", "recvtype");

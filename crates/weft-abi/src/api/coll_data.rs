@@ -1,0 +1,484 @@
+//! Collective operations that move data without reducing it: gather(v), scatter(v),
+//! allgather(v), alltoall(v/w). Each family's one implementation serves its blocking,
+//! nonblocking and persistent forms and their `_c` twins (`family.rs`).
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use weft_core::coll;
+use weft_core::datatype::{Buf, Type};
+use weft_core::error::MpiResult;
+use weft_core::object::Comm;
+
+use crate::api::coll_args::*;
+use crate::api::family::{Int, Mode};
+use crate::ctypes::*;
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gather(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let recvcount = recvcount.get();
+    let c = comm_of(comm, func)?;
+    let root = root_of(&c, root, func)?;
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as i64;
+    let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
+        None
+    } else {
+        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+    };
+    let recv = if is_root {
+        side(recvbuf, recvcount, n, recvtype, func, RECV)?
+    } else {
+        Buf::EMPTY
+    };
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::gather(&c, send.as_ref(), &recv, root),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::igather(&c, send.as_ref(), &recv, root, o)
+        },
+    )
+}
+
+/// # Safety
+/// At the root, `recvcounts` and `displs` hold one entry per rank.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gatherv<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const C,
+    displs: *const D,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let c = comm_of(comm, func)?;
+    let root = root_of(&c, root, func)?;
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as usize;
+    let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
+        None
+    } else {
+        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+    };
+    let recv = if is_root {
+        let dt = dtype(recvtype, func, "recvtype")?;
+        // SAFETY: one entry per rank at the root, per the caller's contract.
+        let (counts, displs) = unsafe {
+            (
+                array(recvcounts, n, func, "recvcounts")?,
+                array(displs, n, func, "displs")?,
+            )
+        };
+        parts(
+            recvbuf,
+            &counts,
+            &displs,
+            &vec![dt; n],
+            false,
+            func,
+            "recvbuf",
+            "recvcounts",
+        )?
+    } else {
+        Vec::new()
+    };
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::gatherv(&c, send.as_ref(), &recv, root),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::igatherv(&c, send.as_ref(), &recv, root, o)
+        },
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let recvcount = recvcount.get();
+    let c = comm_of(comm, func)?;
+    let root = root_of(&c, root, func)?;
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as i64;
+    let send = if is_root {
+        side(sendbuf, sendcount, n, sendtype, func, SEND)?
+    } else {
+        Buf::EMPTY
+    };
+    let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
+        None
+    } else {
+        Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
+    };
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::scatter(&c, &send, recv.as_ref(), root),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iscatter(&c, &send, recv.as_ref(), root, o)
+        },
+    )
+}
+
+/// # Safety
+/// At the root, `sendcounts` and `displs` hold one entry per rank.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn scatterv<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    sendcounts: *const C,
+    displs: *const D,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let recvcount = recvcount.get();
+    let c = comm_of(comm, func)?;
+    let root = root_of(&c, root, func)?;
+    let is_root = at_root(&c, root);
+    let n = c.peer_size() as usize;
+    let send = if is_root {
+        let dt = dtype(sendtype, func, "sendtype")?;
+        // SAFETY: one entry per rank at the root, per the caller's contract.
+        let (counts, displs) = unsafe {
+            (
+                array(sendcounts, n, func, "sendcounts")?,
+                array(displs, n, func, "displs")?,
+            )
+        };
+        parts(
+            sendbuf,
+            &counts,
+            &displs,
+            &vec![dt; n],
+            false,
+            func,
+            "sendbuf",
+            "sendcounts",
+        )?
+    } else {
+        Vec::new()
+    };
+    let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
+        None
+    } else {
+        Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
+    };
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::scatterv(&c, &send, recv.as_ref(), root),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o)
+        },
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn allgather(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let recvcount = recvcount.get();
+    let c = comm_of(comm, func)?;
+    let n = c.peer_size() as i64;
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
+        None
+    } else {
+        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+    };
+    let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::allgather(&c, send.as_ref(), &recv),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iallgather(&c, send.as_ref(), &recv, o)
+        },
+    )
+}
+
+/// # Safety
+/// `recvcounts` and `displs` hold one entry per rank.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const C,
+    displs: *const D,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let c = comm_of(comm, func)?;
+    let n = c.peer_size() as usize;
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
+        None
+    } else {
+        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+    };
+    let dt = dtype(recvtype, func, "recvtype")?;
+    // SAFETY: one entry per rank, per the caller's contract.
+    let (counts, displs) = unsafe {
+        (
+            array(recvcounts, n, func, "recvcounts")?,
+            array(displs, n, func, "displs")?,
+        )
+    };
+    let recv = parts(
+        recvbuf,
+        &counts,
+        &displs,
+        &vec![dt; n],
+        false,
+        func,
+        "recvbuf",
+        "recvcounts",
+    )?;
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::allgatherv(&c, send.as_ref(), &recv),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::iallgatherv(&c, send.as_ref(), &recv, o)
+        },
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn alltoall(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let sendcount = sendcount.get();
+    let recvcount = recvcount.get();
+    let c = comm_of(comm, func)?;
+    let n = c.peer_size() as i64;
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
+        None
+    } else {
+        Some(side(sendbuf, sendcount, n, sendtype, func, SEND)?)
+    };
+    let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::alltoall(&c, send.as_ref(), &recv),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
+        },
+    )
+}
+
+/// Alltoallv and alltoallw: per-rank counts, displacements (in elements for v, bytes for w)
+/// and datatypes.
+///
+/// # Safety
+/// Every array holds one entry per rank (the send arrays are ignored with `MPI_IN_PLACE`).
+#[allow(clippy::too_many_arguments)]
+unsafe fn alltoallvw<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    (sendcounts, sdispls, sendtypes): (*const C, *const D, &[MPI_Datatype]),
+    recvbuf: *mut c_void,
+    (recvcounts, rdispls, recvtypes): (*const C, *const D, &[MPI_Datatype]),
+    byte_displs: bool,
+    c: &Arc<Comm>,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let n = c.peer_size() as usize;
+    let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<Arc<Type>>> {
+        handles.iter().map(|&h| dtype(h, func, arg)).collect()
+    };
+    let send = if is_in_place(sendbuf) && !c.is_inter() {
+        None
+    } else {
+        let dts = resolve(sendtypes, "sendtype")?;
+        // SAFETY: one entry per rank, per the caller's contract.
+        let (counts, displs) = unsafe {
+            (
+                array(sendcounts, n, func, "sendcounts")?,
+                array(sdispls, n, func, "sdispls")?,
+            )
+        };
+        Some(parts(
+            sendbuf,
+            &counts,
+            &displs,
+            &dts,
+            byte_displs,
+            func,
+            "sendbuf",
+            "sendcounts",
+        )?)
+    };
+    let dts = resolve(recvtypes, "recvtype")?;
+    // SAFETY: one entry per rank, per the caller's contract.
+    let (counts, displs) = unsafe {
+        (
+            array(recvcounts, n, func, "recvcounts")?,
+            array(rdispls, n, func, "rdispls")?,
+        )
+    };
+    let recv = parts(
+        recvbuf,
+        &counts,
+        &displs,
+        &dts,
+        byte_displs,
+        func,
+        "recvbuf",
+        "recvcounts",
+    )?;
+    finish(
+        func,
+        nb,
+        &c,
+        || keep(&[&send, &recv]),
+        || coll::alltoallv(c, send.as_deref(), &recv),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::ialltoallv(&c, send.as_deref(), &recv, o)
+        },
+    )
+}
+
+/// The alltoallv family.
+///
+/// # Safety
+/// The count and displacement arrays hold one entry per rank.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn alltoallv<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    sendcounts: *const C,
+    sdispls: *const D,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const C,
+    rdispls: *const D,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let c = comm_of(comm, func)?;
+    let n = c.peer_size() as usize;
+    let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
+    let (s, r) = (
+        (sendcounts, sdispls, &st[..]),
+        (recvcounts, rdispls, &rt[..]),
+    );
+    // SAFETY: forwarded caller contract.
+    unsafe { alltoallvw(sendbuf, s, recvbuf, r, false, &c, func, nb) }
+}
+
+/// The alltoallw family (displacements in bytes, a datatype per rank).
+///
+/// # Safety
+/// The count, displacement and datatype arrays hold one entry per rank.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn alltoallw<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    sendcounts: *const C,
+    sdispls: *const D,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const C,
+    rdispls: *const D,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let c = comm_of(comm, func)?;
+    let n = c.peer_size() as usize;
+    // SAFETY: one type per rank, per the caller's contract (send types unused in place).
+    let (st, rt) = unsafe {
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            types(sendtypes, n, func, "sendtypes")?
+        };
+        (st, types(recvtypes, n, func, "recvtypes")?)
+    };
+    let (s, r) = (
+        (sendcounts, sdispls, &st[..]),
+        (recvcounts, rdispls, &rt[..]),
+    );
+    // SAFETY: forwarded caller contract.
+    unsafe { alltoallvw(sendbuf, s, recvbuf, r, true, &c, func, nb) }
+}

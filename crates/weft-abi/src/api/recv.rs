@@ -1,0 +1,464 @@
+//! Receives, probes, matched probes and send-receive: the receive families (`MPI_Recv`,
+//! `MPI_Mrecv`, `MPI_Sendrecv`, `MPI_Sendrecv_replace`: blocking, `I` and `_init` forms
+//! and `_c` twins, one implementation each) and the fast paths of `MPI_Recv`/`MPI_Irecv`.
+
+use std::ffi::{c_int, c_void};
+use std::sync::{Arc, Mutex};
+
+use weft_core::datatype::Buf;
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::{Pattern, SendMode, Status};
+use weft_core::object::Comm;
+use weft_core::progress;
+use weft_core::pt2pt;
+use weft_core::request::PersistentOp;
+
+use crate::api::family::{self, Int, Mode};
+use crate::api::pt2pt::{
+    dest_rank, message_buf, plain_recv_args, prefix, recv_tag, send_tag, source_sel,
+};
+use crate::args::non_null;
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::handles::{Kind, Table};
+use crate::requests::{completed_request, request_handle};
+use crate::{objects, status};
+
+/// Finish a receive's status: store it, and turn an error status into the call's error.
+pub(crate) unsafe fn finish_recv(s: Status, out: *mut MPI_Status, func: &str) -> MpiResult<()> {
+    // SAFETY: null (MPI_STATUS_IGNORE) or a writable status per the caller.
+    unsafe { status::store(out, &s, false) };
+    s.into_result().map(|_| ()).map_err(|e| prefix(func, e))
+}
+
+/// The receive family (`MPI_Recv`, `MPI_Irecv`, `MPI_Recv_init`, `_c` twins); `out` is the
+/// blocking form's status.
+///
+/// # Safety
+/// `out` is null (`MPI_STATUS_IGNORE`) or a writable status.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn recv(
+    buf: *mut c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    let c = objects::comm_ref(comm, func, "comm")?;
+    let b = message_buf(buf, count.get(), datatype, func)?;
+    let tag = recv_tag(tag, func)?;
+    let source = source_sel(&c, source, func)?;
+    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+    Ok(match (mode, source) {
+        (Mode::Blocking, src) => {
+            let s = src.map_or(null, |src| pt2pt::recv(&c, src, tag, b));
+            // SAFETY: as the caller's contract for `out`.
+            unsafe { finish_recv(s, out, func)? };
+            MPI_REQUEST_NULL
+        }
+        (Mode::Nonblocking(owner), None) => completed_request(&c, null, owner),
+        (Mode::Nonblocking(owner), Some(src)) => {
+            request_handle(pt2pt::irecv(&c, src, tag, b, owner))
+        }
+        (Mode::Persistent(owner), src) => {
+            let op = match src {
+                None => PersistentOp::Null(null),
+                Some(src) => PersistentOp::Recv {
+                    pattern: Pattern::new(c.context_id(), src, tag),
+                    buf: b,
+                },
+            };
+            request_handle(progress::persistent::init(
+                &c.session.instance,
+                c.vci,
+                op,
+                owner,
+            ))
+        }
+    })
+}
+
+pub(crate) unsafe fn mpi_recv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
+        let s = pt2pt::recv(&a.comm, a.source, a.tag, a.buf);
+        // SAFETY: as the caller's contract for `status`.
+        return unsafe { finish_recv(s, status, "MPI_Recv") };
+    }
+    let func = "MPI_Recv";
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        recv(
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            status,
+            func,
+            Mode::Blocking,
+        )
+    }
+    .map(|_| ())
+}
+
+pub(crate) unsafe fn mpi_irecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    if !request.is_null() {
+        if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
+            let id = pt2pt::irecv(&a.comm, a.source, a.tag, a.buf, comm);
+            // SAFETY: checked non-null; the caller passes a writable MPI_Request.
+            unsafe { request.write(request_handle(id)) };
+            return Ok(());
+        }
+    }
+    let func = "MPI_Irecv";
+    let ignore = std::ptr::null_mut();
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        family::nonblocking(request, func, comm, |mode| {
+            recv(buf, count, datatype, source, tag, comm, ignore, func, mode)
+        })
+    }
+}
+
+// ------------------------------------------------------------------ send-receive
+
+/// The send-receive family (`MPI_Sendrecv`, `MPI_Isendrecv`, `_c` twins); `out` is the
+/// blocking form's status.
+///
+/// # Safety
+/// `out` is null (`MPI_STATUS_IGNORE`) or a writable status.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn sendrecv(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    let c = objects::comm(comm, func, "comm")?;
+    let sbuf = message_buf(sendbuf, sendcount.get(), sendtype, func)?;
+    let rbuf = message_buf(recvbuf, recvcount.get(), recvtype, func)?;
+    let send = (dest, sendtag, sbuf);
+    let recv = (source, recvtag, rbuf);
+    // SAFETY: forwarded caller contract.
+    unsafe { exchange(&c, send, recv, None, out, func, mode) }
+}
+
+/// The send-receive-replace family (`MPI_Sendrecv_replace`, `MPI_Isendrecv_replace`, `_c`
+/// twins): the message is sent from a copy, so the receive may land in the buffer meanwhile.
+///
+/// # Safety
+/// `out` is null (`MPI_STATUS_IGNORE`) or a writable status.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn sendrecv_replace(
+    buf: *mut c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    let c = objects::comm(comm, func, "comm")?;
+    let b = message_buf(buf, count.get(), datatype, func)?;
+    let mut copy = vec![0u8; b.len()].into_boxed_slice();
+    b.pack(0, &mut copy);
+    // SAFETY: the boxed copy's heap block does not move; `exchange` keeps the box until the
+    // exchange completed (with the schedule, for the nonblocking form).
+    let sbuf = unsafe { Buf::new(copy.as_ptr() as usize, copy.len()) };
+    let keep: Box<dyn std::any::Any + Send> = Box::new(copy);
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        exchange(
+            &c,
+            (dest, sendtag, sbuf),
+            (source, recvtag, b),
+            Some(keep),
+            out,
+            func,
+            mode,
+        )
+    }
+}
+
+/// A send of `send` (destination, tag, buffer) and a receive into `recv` (source, tag,
+/// buffer) at once; `keep` lives until both are done.
+///
+/// # Safety
+/// `out` is null or a writable status.
+unsafe fn exchange(
+    c: &Arc<Comm>,
+    (dest, sendtag, sbuf): (c_int, c_int, Buf),
+    (source, recvtag, rbuf): (c_int, c_int, Buf),
+    keep: Option<Box<dyn std::any::Any + Send>>,
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    let dest = dest_rank(c, dest, func)?;
+    let sendtag = send_tag(sendtag, func)?;
+    let recvtag = recv_tag(recvtag, func)?;
+    let source = source_sel(c, source, func)?;
+    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+    let Mode::Nonblocking(owner) = mode else {
+        // Post the receive first so the exchange cannot deadlock with a peer doing the same.
+        let rreq = source.map(|src| pt2pt::irecv(c, src, recvtag, rbuf, 0));
+        if let Some(d) = dest {
+            pt2pt::send(c, d, sendtag, sbuf, SendMode::Standard).map_err(|e| prefix(func, e))?;
+        }
+        drop(keep);
+        let s = rreq.map_or(null, |id| progress::wait(&c.session.instance, id).status);
+        // SAFETY: as the caller's contract for `out`.
+        unsafe { finish_recv(s, out, func)? };
+        return Ok(MPI_REQUEST_NULL);
+    };
+    let id = pt2pt::isendrecv(
+        c,
+        dest.map(|d| (d, sendtag, sbuf)),
+        source.map(|s| (s, recvtag, rbuf)),
+        null,
+        keep,
+        owner,
+    )
+    .map_err(|e| prefix(func, e))?;
+    Ok(request_handle(id))
+}
+
+// ------------------------------------------------------------------ probes
+
+unsafe fn probe_impl(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: Option<*mut c_int>,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let tag = recv_tag(tag, func)?;
+    if let Some(f) = flag {
+        non_null(f, func, "flag")?;
+    }
+    let found = match source_sel(&c, source, func)? {
+        None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
+        Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
+        Some(src) => Some(pt2pt::probe(&c, src, tag)),
+    };
+    // SAFETY: flag checked non-null above; `out` null or writable per the caller.
+    unsafe {
+        if let Some(f) = flag {
+            f.write(found.is_some() as c_int);
+        }
+        if let Some(s) = found {
+            status::store(out, &s, false);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_probe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { probe_impl(source, tag, comm, None, status, "MPI_Probe") }
+}
+
+pub(crate) unsafe fn mpi_iprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { probe_impl(source, tag, comm, Some(flag), status, "MPI_Iprobe") }
+}
+
+/// Messages taken by `MPI_Mprobe`/`MPI_Improbe`, until `MPI_Mrecv`/`MPI_Imrecv` receives them.
+static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>>> =
+    Table::new(Kind::Message);
+
+unsafe fn mprobe_impl(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: Option<*mut c_int>,
+    message: *mut MPI_Message,
+    out: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    let c = objects::comm(comm, func, "comm")?;
+    let tag = recv_tag(tag, func)?;
+    if let Some(f) = flag {
+        non_null(f, func, "flag")?;
+    }
+    non_null(message, func, "message")?;
+    let found = match source_sel(&c, source, func)? {
+        None => Some((
+            Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+            MPI_MESSAGE_NO_PROC,
+        )),
+        Some(src) => {
+            let got = if flag.is_some() {
+                pt2pt::improbe(&c, src, tag)
+            } else {
+                Some(pt2pt::mprobe(&c, src, tag))
+            };
+            got.map(|(s, m)| {
+                (
+                    s,
+                    MESSAGES.insert(Arc::new(Mutex::new(Some((c.clone(), comm, m))))),
+                )
+            })
+        }
+    };
+    // SAFETY: pointers checked non-null above; `out` null or writable per the caller.
+    unsafe {
+        if let Some(f) = flag {
+            f.write(found.is_some() as c_int);
+        }
+        if let Some((s, handle)) = found {
+            message.write(handle);
+            status::store(out, &s, false);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe fn mpi_mprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { mprobe_impl(source, tag, comm, None, message, status, "MPI_Mprobe") }
+}
+
+pub(crate) unsafe fn mpi_improbe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        mprobe_impl(
+            source,
+            tag,
+            comm,
+            Some(flag),
+            message,
+            status,
+            "MPI_Improbe",
+        )
+    }
+}
+
+/// Take the message a handle names: `None` for `MPI_MESSAGE_NO_PROC`.
+fn take_message(
+    handle: MPI_Message,
+    func: &str,
+) -> MpiResult<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>> {
+    if handle == MPI_MESSAGE_NO_PROC {
+        return Ok(None);
+    }
+    if handle == MPI_MESSAGE_NULL {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(message=MPI_MESSAGE_NULL): a matched message is required"),
+        ));
+    }
+    let slot = MESSAGES.remove(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(message={handle:#x}): message {}", why.describe()),
+        )
+    })?;
+    let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok(taken)
+}
+
+/// The matched-receive family (`MPI_Mrecv`, `MPI_Imrecv`, `_c` twins); `out` is the
+/// blocking form's status.
+///
+/// # Safety
+/// `message` is null or a readable and writable message handle; `out` is null or a
+/// writable status.
+pub(crate) unsafe fn mrecv(
+    buf: *mut c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    non_null(message, func, "message")?;
+    let b = message_buf(buf, count.get(), datatype, func)?;
+    // SAFETY: checked non-null.
+    let handle = unsafe { *message };
+    let taken = take_message(handle, func)?;
+    // SAFETY: checked non-null.
+    unsafe { message.write(MPI_MESSAGE_NULL) };
+    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+    let Some((c, comm, m)) = taken else {
+        // MPI_MESSAGE_NO_PROC: a receive from MPI_PROC_NULL.
+        if mode == Mode::Blocking {
+            // SAFETY: `out` null or writable per the caller.
+            unsafe { finish_recv(null, out, func)? };
+            return Ok(MPI_REQUEST_NULL);
+        }
+        let inst = objects::instance(func)?;
+        return Ok(request_handle(progress::completed(&inst, 0, null, 0)));
+    };
+    let inst = &c.session.instance;
+    let id = pt2pt::imrecv(inst, m, b, comm);
+    if mode != Mode::Blocking {
+        return Ok(request_handle(id));
+    }
+    let s = progress::wait(inst, id).status;
+    // SAFETY: `out` null or writable per the caller.
+    unsafe { finish_recv(s, out, func)? };
+    Ok(MPI_REQUEST_NULL)
+}
