@@ -6,6 +6,52 @@ use std::ffi::{c_char, c_int, CStr};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 
+/// An integer type of counts and displacements: `int` (and `MPI_Aint` displacements) in the
+/// standard forms, `MPI_Count` in the large-count `_c` forms. One implementation generic
+/// over it serves both forms of a function (api/gen.py wires them).
+pub trait Int: Copy {
+    /// Whether this is the large-count forms' type (`MPI_Count`).
+    const LARGE: bool;
+    fn get(self) -> i64;
+    /// `v` in this type, if it fits.
+    fn of(v: i64) -> Option<Self>;
+    /// `v`, or `MPI_UNDEFINED` when it does not fit (what count queries answer then).
+    fn or_undefined(v: i64) -> Self {
+        Self::of(v)
+            .unwrap_or_else(|| Self::of(crate::constants::MPI_UNDEFINED.into()).expect("fits"))
+    }
+}
+
+impl Int for i32 {
+    const LARGE: bool = false;
+    fn get(self) -> i64 {
+        self.into()
+    }
+    fn of(v: i64) -> Option<i32> {
+        v.try_into().ok()
+    }
+}
+
+impl Int for i64 {
+    const LARGE: bool = true;
+    fn get(self) -> i64 {
+        self
+    }
+    fn of(v: i64) -> Option<i64> {
+        Some(v)
+    }
+}
+
+impl Int for isize {
+    const LARGE: bool = false;
+    fn get(self) -> i64 {
+        self as i64
+    }
+    fn of(v: i64) -> Option<isize> {
+        v.try_into().ok()
+    }
+}
+
 /// Fail with `MPI_ERR_ARG` if `ptr` is null.
 pub fn non_null<T>(ptr: *const T, func: &str, arg: &str) -> MpiResult<()> {
     if ptr.is_null() {

@@ -4,7 +4,7 @@
 //! Session buffers (`MPI_Session_attach_buffer`, ...) plug into `weft_core::pt2pt::buffered`
 //! with the sessions issue.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_void;
 use std::sync::Arc;
 
 use weft_core::datatype::Buf;
@@ -14,7 +14,7 @@ use weft_core::object::Comm;
 use weft_core::pt2pt;
 use weft_core::pt2pt::buffered::{self, Scope, Space};
 
-use crate::args::non_null;
+use crate::args::{non_null, Int};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
@@ -74,7 +74,7 @@ fn attach(scope: Scope, buffer: *mut c_void, size: MPI_Count, func: &str) -> Mpi
 }
 
 /// Detach and report the buffer: `*buffer_addr` (a `void**` in C) gets its address.
-unsafe fn detach<T: TryFrom<usize>>(
+unsafe fn detach<T: Int>(
     scope: Scope,
     buffer_addr: *mut c_void,
     size: *mut T,
@@ -85,7 +85,7 @@ unsafe fn detach<T: TryFrom<usize>>(
     let inst = crate::objects::instance(func)?;
     let r = buffered::detach(&inst, &scope, func)?;
     let (addr, len) = r.unwrap_or((MPI_BUFFER_AUTOMATIC, 0));
-    let len = T::try_from(len).map_err(|_| {
+    let len = T::of(len as i64).ok_or_else(|| {
         MpiError::new(
             ErrorClass::ValueTooLarge,
             format!("{func}: the buffer size {len} does not fit in an int; use the _c form"),
@@ -103,66 +103,70 @@ fn comm_scope(comm: MPI_Comm, func: &str) -> MpiResult<Scope> {
     Ok(Scope::Comm(objects::comm(comm, func, "comm")?))
 }
 
-pub(crate) fn mpi_buffer_attach(buffer: *mut c_void, size: c_int) -> MpiResult<()> {
-    attach(Scope::Process, buffer, size.into(), "MPI_Buffer_attach")
+/// `MPI_Buffer_attach` and its `_c` twin.
+pub(crate) fn buffer_attach<C: Int>(buffer: *mut c_void, size: C, func: &str) -> MpiResult<()> {
+    attach(Scope::Process, buffer, size.get(), func)
 }
 
-pub(crate) fn mpi_buffer_attach_c(buffer: *mut c_void, size: MPI_Count) -> MpiResult<()> {
-    attach(Scope::Process, buffer, size, "MPI_Buffer_attach_c")
-}
-
-pub(crate) unsafe fn mpi_buffer_detach(
+/// `MPI_Buffer_detach` and its `_c` twin.
+///
+/// # Safety
+/// `buffer_addr` (a `void**`) and `size` null or writable.
+pub(crate) unsafe fn buffer_detach<C: Int>(
     buffer_addr: *mut c_void,
-    size: *mut c_int,
+    size: *mut C,
+    func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { detach(Scope::Process, buffer_addr, size, "MPI_Buffer_detach") }
+    unsafe { detach(Scope::Process, buffer_addr, size, func) }
 }
 
-pub(crate) unsafe fn mpi_buffer_detach_c(
-    buffer_addr: *mut c_void,
-    size: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { detach(Scope::Process, buffer_addr, size, "MPI_Buffer_detach_c") }
-}
-
-pub(crate) fn mpi_comm_attach_buffer(
+/// `MPI_Comm_attach_buffer` and its `_c` twin.
+pub(crate) fn comm_attach_buffer<C: Int>(
     comm: MPI_Comm,
     buffer: *mut c_void,
-    size: c_int,
+    size: C,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Comm_attach_buffer";
-    attach(comm_scope(comm, f)?, buffer, size.into(), f)
+    attach(comm_scope(comm, func)?, buffer, size.get(), func)
 }
 
-pub(crate) fn mpi_comm_attach_buffer_c(
+/// `MPI_Comm_detach_buffer` and its `_c` twin.
+///
+/// # Safety
+/// `buffer_addr` (a `void**`) and `size` null or writable.
+pub(crate) unsafe fn comm_detach_buffer<C: Int>(
     comm: MPI_Comm,
+    buffer_addr: *mut c_void,
+    size: *mut C,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { detach(comm_scope(comm, func)?, buffer_addr, size, func) }
+}
+
+/// `MPI_Session_attach_buffer` and its `_c` twin.
+pub(crate) fn session_attach_buffer<C: Int>(
+    session: MPI_Session,
     buffer: *mut c_void,
-    size: MPI_Count,
+    size: C,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Comm_attach_buffer_c";
-    attach(comm_scope(comm, f)?, buffer, size, f)
+    attach(session_scope(session, func)?, buffer, size.get(), func)
 }
 
-pub(crate) unsafe fn mpi_comm_detach_buffer(
-    comm: MPI_Comm,
+/// `MPI_Session_detach_buffer` and its `_c` twin.
+///
+/// # Safety
+/// `buffer_addr` (a `void**`) and `size` null or writable.
+pub(crate) unsafe fn session_detach_buffer<C: Int>(
+    session: MPI_Session,
     buffer_addr: *mut c_void,
-    size: *mut c_int,
+    size: *mut C,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Comm_detach_buffer";
     // SAFETY: forwarded caller contract.
-    unsafe { detach(comm_scope(comm, f)?, buffer_addr, size, f) }
-}
-
-pub(crate) unsafe fn mpi_comm_detach_buffer_c(
-    comm: MPI_Comm,
-    buffer_addr: *mut c_void,
-    size: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Comm_detach_buffer_c";
-    // SAFETY: forwarded caller contract.
-    unsafe { detach(comm_scope(comm, f)?, buffer_addr, size, f) }
+    unsafe { detach(session_scope(session, func)?, buffer_addr, size, func) }
 }
 
 pub(crate) fn mpi_buffer_flush() -> MpiResult<()> {
@@ -208,44 +212,6 @@ pub(crate) unsafe fn mpi_comm_iflush_buffer(
 
 fn session_scope(session: MPI_Session, func: &str) -> MpiResult<Scope> {
     Ok(Scope::Session(objects::session(session, func, "session")?))
-}
-
-pub(crate) fn mpi_session_attach_buffer(
-    session: MPI_Session,
-    buffer: *mut c_void,
-    size: c_int,
-) -> MpiResult<()> {
-    let f = "MPI_Session_attach_buffer";
-    attach(session_scope(session, f)?, buffer, size.into(), f)
-}
-
-pub(crate) fn mpi_session_attach_buffer_c(
-    session: MPI_Session,
-    buffer: *mut c_void,
-    size: MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Session_attach_buffer_c";
-    attach(session_scope(session, f)?, buffer, size, f)
-}
-
-pub(crate) unsafe fn mpi_session_detach_buffer(
-    session: MPI_Session,
-    buffer_addr: *mut c_void,
-    size: *mut c_int,
-) -> MpiResult<()> {
-    let f = "MPI_Session_detach_buffer";
-    // SAFETY: forwarded caller contract.
-    unsafe { detach(session_scope(session, f)?, buffer_addr, size, f) }
-}
-
-pub(crate) unsafe fn mpi_session_detach_buffer_c(
-    session: MPI_Session,
-    buffer_addr: *mut c_void,
-    size: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Session_detach_buffer_c";
-    // SAFETY: forwarded caller contract.
-    unsafe { detach(session_scope(session, f)?, buffer_addr, size, f) }
 }
 
 pub(crate) fn mpi_session_flush_buffer(session: MPI_Session) -> MpiResult<()> {

@@ -14,7 +14,8 @@ use weft_core::object::Comm;
 use weft_core::op::Reduction;
 
 use crate::api::coll_args::*;
-use crate::api::family::{Int, Mode};
+use crate::api::family::Mode;
+use crate::args::Int;
 use crate::ctypes::*;
 use crate::objects::CommRef;
 use crate::{datatypes, objects};

@@ -13,10 +13,11 @@ use weft_core::object::Comm;
 use weft_core::op::Reduction;
 use weft_core::request::ReqId;
 
-use crate::api::family::{Int, Mode};
+use crate::api::family::Mode;
 use crate::api::op::reduction;
 use crate::api::pt2pt::prefix;
 use crate::args::non_null;
+use crate::args::Int;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::TypeRef;

@@ -11,7 +11,8 @@ use weft_core::error::MpiResult;
 use weft_core::object::Comm;
 
 use crate::api::coll_args::*;
-use crate::api::family::{Int, Mode};
+use crate::api::family::Mode;
+use crate::args::Int;
 use crate::ctypes::*;
 
 #[allow(clippy::too_many_arguments)]

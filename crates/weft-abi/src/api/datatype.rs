@@ -7,7 +7,7 @@ use std::sync::Arc;
 use weft_core::datatype::{Combiner, Distrib, Order, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 
-use crate::args::{c_str, copy_out_str, non_null, write};
+use crate::args::{c_str, copy_out_str, non_null, write, Int};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::{self, committed, handle_for, type_of, TYPES};
@@ -67,35 +67,20 @@ unsafe fn store(out: *mut MPI_Datatype, t: MpiResult<Arc<Type>>, func: &str) -> 
 
 // ------------------------------------------------------------------ constructors
 
-unsafe fn contiguous(
-    count: i64,
-    old: MPI_Datatype,
-    out: *mut MPI_Datatype,
-    large: bool,
+/// `MPI_Type_contiguous` and its `_c` twin.
+///
+/// # Safety
+/// `newtype` null or writable.
+pub(crate) unsafe fn type_contiguous<C: Int>(
+    count: C,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
-    let n = count_arg(count, func, "count")?;
-    let o = type_of(old, func, "oldtype")?;
+    let n = count_arg(count.get(), func, "count")?;
+    let o = type_of(oldtype, func, "oldtype")?;
     // SAFETY: forwarded caller contract.
-    unsafe { store(out, Type::contiguous(n, &o, large), func) }
-}
-
-pub(crate) unsafe fn mpi_type_contiguous(
-    count: c_int,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { contiguous(count.into(), oldtype, newtype, false, "MPI_Type_contiguous") }
-}
-
-pub(crate) unsafe fn mpi_type_contiguous_c(
-    count: MPI_Count,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { contiguous(count, oldtype, newtype, true, "MPI_Type_contiguous_c") }
+    unsafe { store(newtype, Type::contiguous(n, &o, C::LARGE), func) }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -116,92 +101,38 @@ unsafe fn vector(
     unsafe { store(out, Type::vector(n, bl, stride, bytes, &o, large), func) }
 }
 
-pub(crate) unsafe fn mpi_type_vector(
-    count: c_int,
-    blocklength: c_int,
-    stride: c_int,
+/// `MPI_Type_vector` and its `_c` twin (stride in elements).
+///
+/// # Safety
+/// `newtype` null or writable.
+pub(crate) unsafe fn type_vector<C: Int>(
+    count: C,
+    blocklength: C,
+    stride: C,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
+    let (n, bl, st) = (count.get(), blocklength.get(), stride.get());
     // SAFETY: forwarded caller contract.
-    unsafe {
-        vector(
-            count.into(),
-            blocklength.into(),
-            stride.into(),
-            false,
-            oldtype,
-            newtype,
-            false,
-            "MPI_Type_vector",
-        )
-    }
+    unsafe { vector(n, bl, st, false, oldtype, newtype, C::LARGE, func) }
 }
 
-pub(crate) unsafe fn mpi_type_vector_c(
-    count: MPI_Count,
-    blocklength: MPI_Count,
-    stride: MPI_Count,
+/// `MPI_Type_create_hvector` and its `_c` twin (stride in bytes).
+///
+/// # Safety
+/// `newtype` null or writable.
+pub(crate) unsafe fn type_create_hvector<C: Int, D: Int>(
+    count: C,
+    blocklength: C,
+    stride: D,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
+    let (n, bl, st) = (count.get(), blocklength.get(), stride.get());
     // SAFETY: forwarded caller contract.
-    unsafe {
-        vector(
-            count,
-            blocklength,
-            stride,
-            false,
-            oldtype,
-            newtype,
-            true,
-            "MPI_Type_vector_c",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_hvector(
-    count: c_int,
-    blocklength: c_int,
-    stride: MPI_Aint,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        vector(
-            count.into(),
-            blocklength.into(),
-            stride as i64,
-            true,
-            oldtype,
-            newtype,
-            false,
-            "MPI_Type_create_hvector",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_hvector_c(
-    count: MPI_Count,
-    blocklength: MPI_Count,
-    stride: MPI_Count,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        vector(
-            count,
-            blocklength,
-            stride,
-            true,
-            oldtype,
-            newtype,
-            true,
-            "MPI_Type_create_hvector_c",
-        )
-    }
+    unsafe { vector(n, bl, st, true, oldtype, newtype, C::LARGE, func) }
 }
 
 /// The indexed family, with block lengths and displacements already widened.
@@ -244,223 +175,130 @@ unsafe fn indexed(
     }
 }
 
-/// Widen `n` C values at `p` to i64.
+/// Widen `n` C counts or displacements at `p` to i64.
 ///
 /// # Safety
 /// `p` null or valid for `n` elements.
-unsafe fn wide<T: Copy + Into<i64>>(
-    p: *const T,
-    n: usize,
+unsafe fn wide<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
+    // SAFETY: forwarded caller contract.
+    Ok(unsafe { array(p, n, func, arg)? }
+        .iter()
+        .map(|&v| v.get())
+        .collect())
+}
+
+/// `MPI_Type_indexed` and its `_c` twin.
+///
+/// # Safety
+/// The arrays hold `count` elements; `newtype` null or writable.
+pub(crate) unsafe fn type_indexed<C: Int>(
+    count: C,
+    array_of_blocklengths: *const C,
+    array_of_displacements: *const C,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
     func: &str,
-    arg: &str,
-) -> MpiResult<Vec<i64>> {
-    // SAFETY: forwarded caller contract.
-    Ok(unsafe { array(p, n, func, arg)? }
-        .iter()
-        .map(|&v| v.into())
-        .collect())
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
+    unsafe {
+        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
+        indexed(
+            count.get(),
+            &|n| wide(array_of_blocklengths, n, func, "array_of_blocklengths"),
+            &disps,
+            false,
+            false,
+            oldtype,
+            newtype,
+            C::LARGE,
+            func,
+        )
+    }
 }
 
-/// `MPI_Aint` arrays to i64.
+/// `MPI_Type_create_hindexed` and its `_c` twin.
 ///
 /// # Safety
-/// `p` null or valid for `n` elements.
-unsafe fn wide_aint(p: *const MPI_Aint, n: usize, func: &str, arg: &str) -> MpiResult<Vec<i64>> {
-    // SAFETY: forwarded caller contract.
-    Ok(unsafe { array(p, n, func, arg)? }
-        .iter()
-        .map(|&v| v as i64)
-        .collect())
-}
-
-pub(crate) unsafe fn mpi_type_indexed(
-    count: c_int,
-    array_of_blocklengths: *const c_int,
-    array_of_displacements: *const c_int,
+/// The arrays hold `count` elements; `newtype` null or writable.
+pub(crate) unsafe fn type_create_hindexed<C: Int, D: Int>(
+    count: C,
+    array_of_blocklengths: *const C,
+    array_of_displacements: *const D,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_indexed";
-    // SAFETY: forwarded caller contract (arrays of `count` elements).
+    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
     unsafe {
+        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count.into(),
-            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
-            false,
+            count.get(),
+            &|n| wide(array_of_blocklengths, n, func, "array_of_blocklengths"),
+            &disps,
+            true,
             false,
             oldtype,
             newtype,
-            false,
-            f,
+            C::LARGE,
+            func,
         )
     }
 }
 
-pub(crate) unsafe fn mpi_type_indexed_c(
-    count: MPI_Count,
-    array_of_blocklengths: *const MPI_Count,
-    array_of_displacements: *const MPI_Count,
+/// `MPI_Type_create_indexed_block` and its `_c` twin.
+///
+/// # Safety
+/// The arrays hold `count` elements; `newtype` null or writable.
+pub(crate) unsafe fn type_create_indexed_block<C: Int>(
+    count: C,
+    blocklength: C,
+    array_of_displacements: *const C,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_indexed_c";
-    // SAFETY: forwarded caller contract.
+    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
     unsafe {
+        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count,
-            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
+            count.get(),
+            &|_| Ok(vec![blocklength.get()]),
+            &disps,
             false,
-            false,
+            true,
             oldtype,
             newtype,
-            true,
-            f,
+            C::LARGE,
+            func,
         )
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_hindexed(
-    count: c_int,
-    array_of_blocklengths: *const c_int,
-    array_of_displacements: *const MPI_Aint,
+/// `MPI_Type_create_hindexed_block` and its `_c` twin.
+///
+/// # Safety
+/// The arrays hold `count` elements; `newtype` null or writable.
+pub(crate) unsafe fn type_create_hindexed_block<C: Int, D: Int>(
+    count: C,
+    blocklength: C,
+    array_of_displacements: *const D,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_hindexed";
-    // SAFETY: forwarded caller contract.
+    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
     unsafe {
+        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count.into(),
-            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
-            &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"),
-            true,
-            false,
-            oldtype,
-            newtype,
-            false,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_hindexed_c(
-    count: MPI_Count,
-    array_of_blocklengths: *const MPI_Count,
-    array_of_displacements: *const MPI_Count,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_hindexed_c";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
-            true,
-            false,
-            oldtype,
-            newtype,
-            true,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_indexed_block(
-    count: c_int,
-    blocklength: c_int,
-    array_of_displacements: *const c_int,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_indexed_block";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count.into(),
-            &|_| Ok(vec![blocklength.into()]),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
-            false,
-            true,
-            oldtype,
-            newtype,
-            false,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_indexed_block_c(
-    count: MPI_Count,
-    blocklength: MPI_Count,
-    array_of_displacements: *const MPI_Count,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_indexed_block_c";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            &|_| Ok(vec![blocklength]),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
-            false,
-            true,
-            oldtype,
-            newtype,
-            true,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_hindexed_block(
-    count: c_int,
-    blocklength: c_int,
-    array_of_displacements: *const MPI_Aint,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_hindexed_block";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count.into(),
-            &|_| Ok(vec![blocklength.into()]),
-            &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"),
+            count.get(),
+            &|_| Ok(vec![blocklength.get()]),
+            &disps,
             true,
             true,
             oldtype,
             newtype,
-            false,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_hindexed_block_c(
-    count: MPI_Count,
-    blocklength: MPI_Count,
-    array_of_displacements: *const MPI_Count,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_hindexed_block_c";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            &|_| Ok(vec![blocklength]),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
-            true,
-            true,
-            oldtype,
-            newtype,
-            true,
-            f,
+            C::LARGE,
+            func,
         )
     }
 }
@@ -490,47 +328,24 @@ unsafe fn create_struct(
     unsafe { store(out, Type::create_struct(&lens, &disps, &types, large), func) }
 }
 
-pub(crate) unsafe fn mpi_type_create_struct(
-    count: c_int,
-    array_of_blocklengths: *const c_int,
-    array_of_displacements: *const MPI_Aint,
+/// `MPI_Type_create_struct` and its `_c` twin.
+///
+/// # Safety
+/// The arrays hold `count` elements; `newtype` null or writable.
+pub(crate) unsafe fn type_create_struct<C: Int, D: Int>(
+    count: C,
+    array_of_blocklengths: *const C,
+    array_of_displacements: *const D,
     array_of_types: *const MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_struct";
-    // SAFETY: forwarded caller contract.
+    let (n, types) = (count.get(), array_of_types);
+    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
     unsafe {
-        create_struct(
-            count.into(),
-            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
-            &|n| wide_aint(array_of_displacements, n, f, "array_of_displacements"),
-            array_of_types,
-            newtype,
-            false,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_struct_c(
-    count: MPI_Count,
-    array_of_blocklengths: *const MPI_Count,
-    array_of_displacements: *const MPI_Count,
-    array_of_types: *const MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_struct_c";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        create_struct(
-            count,
-            &|n| wide(array_of_blocklengths, n, f, "array_of_blocklengths"),
-            &|n| wide(array_of_displacements, n, f, "array_of_displacements"),
-            array_of_types,
-            newtype,
-            true,
-            f,
-        )
+        let lens = |n| wide(array_of_blocklengths, n, func, "array_of_blocklengths");
+        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
+        create_struct(n, &lens, &disps, types, newtype, C::LARGE, func)
     }
 }
 
@@ -585,54 +400,36 @@ fn ndims_arg(ndims: c_int, func: &str) -> MpiResult<usize> {
     Ok(ndims as usize)
 }
 
-pub(crate) unsafe fn mpi_type_create_subarray(
+/// `MPI_Type_create_subarray` and its `_c` twin.
+///
+/// # Safety
+/// The arrays hold `ndims` elements; `newtype` null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn type_create_subarray<C: Int>(
     ndims: c_int,
-    array_of_sizes: *const c_int,
-    array_of_subsizes: *const c_int,
-    array_of_starts: *const c_int,
+    array_of_sizes: *const C,
+    array_of_subsizes: *const C,
+    array_of_starts: *const C,
     order: c_int,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_subarray";
-    let n = ndims_arg(ndims, f)?;
+    let n = ndims_arg(ndims, func)?;
     // SAFETY: forwarded caller contract (arrays of ndims elements).
     unsafe {
-        let a = wide(array_of_sizes, n, f, "array_of_sizes")?;
-        let b = wide(array_of_subsizes, n, f, "array_of_subsizes")?;
-        let c = wide(array_of_starts, n, f, "array_of_starts")?;
-        subarray(ndims, a, b, c, order, oldtype, newtype, false, f)
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_subarray_c(
-    ndims: c_int,
-    array_of_sizes: *const MPI_Count,
-    array_of_subsizes: *const MPI_Count,
-    array_of_starts: *const MPI_Count,
-    order: c_int,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_subarray_c";
-    let n = ndims_arg(ndims, f)?;
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        let a = wide(array_of_sizes, n, f, "array_of_sizes")?;
-        let b = wide(array_of_subsizes, n, f, "array_of_subsizes")?;
-        let c = wide(array_of_starts, n, f, "array_of_starts")?;
-        subarray(ndims, a, b, c, order, oldtype, newtype, true, f)
+        let a = wide(array_of_sizes, n, func, "array_of_sizes")?;
+        let b = wide(array_of_subsizes, n, func, "array_of_subsizes")?;
+        let c = wide(array_of_starts, n, func, "array_of_starts")?;
+        subarray(ndims, a, b, c, order, oldtype, newtype, C::LARGE, func)
     }
 }
 
 #[allow(clippy::too_many_arguments)]
 unsafe fn darray(
-    size: c_int,
-    rank: c_int,
+    (size, rank): (c_int, c_int),
     gsizes: Vec<i64>,
-    distribs: *const c_int,
-    dargs: *const c_int,
-    psizes: *const c_int,
+    (distribs, dargs, psizes): (*const c_int, *const c_int, *const c_int),
     order: c_int,
     old: MPI_Datatype,
     out: *mut MPI_Datatype,
@@ -729,100 +526,51 @@ unsafe fn darray(
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_darray(
+/// `MPI_Type_create_darray` and its `_c` twin.
+///
+/// # Safety
+/// The arrays hold `ndims` elements; `newtype` null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn type_create_darray<C: Int>(
     size: c_int,
     rank: c_int,
     ndims: c_int,
-    array_of_gsizes: *const c_int,
+    array_of_gsizes: *const C,
     array_of_distribs: *const c_int,
     array_of_dargs: *const c_int,
     array_of_psizes: *const c_int,
     order: c_int,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_darray";
-    let n = ndims_arg(ndims, f)?;
+    let n = ndims_arg(ndims, func)?;
+    let (grid, place) = (
+        (array_of_distribs, array_of_dargs, array_of_psizes),
+        (size, rank),
+    );
     // SAFETY: forwarded caller contract.
     unsafe {
-        let g = wide(array_of_gsizes, n, f, "array_of_gsizes")?;
-        darray(
-            size,
-            rank,
-            g,
-            array_of_distribs,
-            array_of_dargs,
-            array_of_psizes,
-            order,
-            oldtype,
-            newtype,
-            false,
-            f,
-        )
+        let g = wide(array_of_gsizes, n, func, "array_of_gsizes")?;
+        darray(place, g, grid, order, oldtype, newtype, C::LARGE, func)
     }
 }
 
-pub(crate) unsafe fn mpi_type_create_darray_c(
-    size: c_int,
-    rank: c_int,
-    ndims: c_int,
-    array_of_gsizes: *const MPI_Count,
-    array_of_distribs: *const c_int,
-    array_of_dargs: *const c_int,
-    array_of_psizes: *const c_int,
-    order: c_int,
+/// `MPI_Type_create_resized` and its `_c` twin.
+///
+/// # Safety
+/// `newtype` null or writable.
+pub(crate) unsafe fn type_create_resized<D: Int>(
     oldtype: MPI_Datatype,
+    lb: D,
+    extent: D,
     newtype: *mut MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_darray_c";
-    let n = ndims_arg(ndims, f)?;
+    let o = type_of(oldtype, func, "oldtype")?;
+    let t = Type::resized(&o, lb.get(), extent.get(), D::LARGE);
     // SAFETY: forwarded caller contract.
-    unsafe {
-        let g = wide(array_of_gsizes, n, f, "array_of_gsizes")?;
-        darray(
-            size,
-            rank,
-            g,
-            array_of_distribs,
-            array_of_dargs,
-            array_of_psizes,
-            order,
-            oldtype,
-            newtype,
-            true,
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_resized(
-    oldtype: MPI_Datatype,
-    lb: MPI_Aint,
-    extent: MPI_Aint,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_resized";
-    let o = type_of(oldtype, f, "oldtype")?;
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        store(
-            newtype,
-            Type::resized(&o, lb as i64, extent as i64, false),
-            f,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_create_resized_c(
-    oldtype: MPI_Datatype,
-    lb: MPI_Count,
-    extent: MPI_Count,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_resized_c";
-    let o = type_of(oldtype, f, "oldtype")?;
-    // SAFETY: forwarded caller contract.
-    unsafe { store(newtype, Type::resized(&o, lb, extent, true), f) }
+    unsafe { store(newtype, t, func) }
 }
 
 pub(crate) unsafe fn mpi_type_dup(
@@ -1109,30 +857,26 @@ pub(crate) unsafe fn mpi_type_get_contents_c(
 
 // ------------------------------------------------------------------ size, extent, name
 
-pub(crate) unsafe fn mpi_type_size(datatype: MPI_Datatype, size: *mut c_int) -> MpiResult<()> {
-    let f = "MPI_Type_size";
-    let t = type_of(datatype, f, "datatype")?;
-    let v = c_int::try_from(t.size).unwrap_or(MPI_UNDEFINED);
-    // SAFETY: checked by write.
-    unsafe { write(size, v, f, "size") }
-}
-
-pub(crate) unsafe fn mpi_type_size_c(
+/// `MPI_Type_size` and its `_c` twin (`MPI_UNDEFINED` when the size does not fit).
+///
+/// # Safety
+/// `size` null or writable.
+pub(crate) unsafe fn type_size<C: Int>(
     datatype: MPI_Datatype,
-    size: *mut MPI_Count,
+    size: *mut C,
+    func: &str,
 ) -> MpiResult<()> {
-    let t = type_of(datatype, "MPI_Type_size_c", "datatype")?;
+    let t = type_of(datatype, func, "datatype")?;
     // SAFETY: checked by write.
-    unsafe { write(size, t.size as MPI_Count, "MPI_Type_size_c", "size") }
+    unsafe { write(size, C::or_undefined(t.size as i64), func, "size") }
 }
 
 pub(crate) unsafe fn mpi_type_size_x(
     datatype: MPI_Datatype,
     size: *mut MPI_Count,
 ) -> MpiResult<()> {
-    let t = type_of(datatype, "MPI_Type_size_x", "datatype")?;
-    // SAFETY: checked by write.
-    unsafe { write(size, t.size as MPI_Count, "MPI_Type_size_x", "size") }
+    // SAFETY: forwarded caller contract.
+    unsafe { type_size(datatype, size, "MPI_Type_size_x") }
 }
 
 /// Write a pair of outputs after checking both.
@@ -1158,46 +902,23 @@ unsafe fn pair<T>(
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_type_get_extent(
+/// `MPI_Type_get_extent`, its `_c` twin and the `_x` form.
+///
+/// # Safety
+/// `lb` and `extent` null or writable.
+pub(crate) unsafe fn type_get_extent<D: Int>(
     datatype: MPI_Datatype,
-    lb: *mut MPI_Aint,
-    extent: *mut MPI_Aint,
+    lb: *mut D,
+    extent: *mut D,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_extent";
-    let t = type_of(datatype, f, "datatype")?;
+    let t = type_of(datatype, func, "datatype")?;
+    let (l, e) = (
+        D::or_undefined(t.lb as i64),
+        D::or_undefined(t.extent as i64),
+    );
     // SAFETY: forwarded caller contract.
-    unsafe {
-        pair(
-            lb,
-            t.lb as MPI_Aint,
-            extent,
-            t.extent as MPI_Aint,
-            f,
-            "lb",
-            "extent",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_get_extent_c(
-    datatype: MPI_Datatype,
-    lb: *mut MPI_Count,
-    extent: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Type_get_extent_c";
-    let t = type_of(datatype, f, "datatype")?;
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        pair(
-            lb,
-            t.lb as MPI_Count,
-            extent,
-            t.extent as MPI_Count,
-            f,
-            "lb",
-            "extent",
-        )
-    }
+    unsafe { pair(lb, l, extent, e, func, "lb", "extent") }
 }
 
 pub(crate) unsafe fn mpi_type_get_extent_x(
@@ -1205,62 +926,27 @@ pub(crate) unsafe fn mpi_type_get_extent_x(
     lb: *mut MPI_Count,
     extent: *mut MPI_Count,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_extent_x";
-    let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe {
-        pair(
-            lb,
-            t.lb as MPI_Count,
-            extent,
-            t.extent as MPI_Count,
-            f,
-            "lb",
-            "extent",
-        )
-    }
+    unsafe { type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_x") }
 }
 
-pub(crate) unsafe fn mpi_type_get_true_extent(
+/// `MPI_Type_get_true_extent`, its `_c` twin and the `_x` form.
+///
+/// # Safety
+/// `true_lb` and `true_extent` null or writable.
+pub(crate) unsafe fn type_get_true_extent<D: Int>(
     datatype: MPI_Datatype,
-    true_lb: *mut MPI_Aint,
-    true_extent: *mut MPI_Aint,
+    true_lb: *mut D,
+    true_extent: *mut D,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_true_extent";
-    let t = type_of(datatype, f, "datatype")?;
+    let t = type_of(datatype, func, "datatype")?;
+    let (l, e) = (
+        D::or_undefined(t.true_lb as i64),
+        D::or_undefined(t.true_extent as i64),
+    );
     // SAFETY: forwarded caller contract.
-    unsafe {
-        pair(
-            true_lb,
-            t.true_lb as MPI_Aint,
-            true_extent,
-            t.true_extent as MPI_Aint,
-            f,
-            "true_lb",
-            "true_extent",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_get_true_extent_c(
-    datatype: MPI_Datatype,
-    true_lb: *mut MPI_Count,
-    true_extent: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Type_get_true_extent_c";
-    let t = type_of(datatype, f, "datatype")?;
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        pair(
-            true_lb,
-            t.true_lb as MPI_Count,
-            true_extent,
-            t.true_extent as MPI_Count,
-            f,
-            "true_lb",
-            "true_extent",
-        )
-    }
+    unsafe { pair(true_lb, l, true_extent, e, func, "true_lb", "true_extent") }
 }
 
 pub(crate) unsafe fn mpi_type_get_true_extent_x(
@@ -1268,20 +954,8 @@ pub(crate) unsafe fn mpi_type_get_true_extent_x(
     true_lb: *mut MPI_Count,
     true_extent: *mut MPI_Count,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_true_extent_x";
-    let t = type_of(datatype, f, "datatype")?;
     // SAFETY: forwarded caller contract.
-    unsafe {
-        pair(
-            true_lb,
-            t.true_lb as MPI_Count,
-            true_extent,
-            t.true_extent as MPI_Count,
-            f,
-            "true_lb",
-            "true_extent",
-        )
-    }
+    unsafe { type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_x") }
 }
 
 pub(crate) unsafe fn mpi_type_set_name(
@@ -1517,40 +1191,25 @@ unsafe fn elements(
     Ok(t.elements_in(st.bytes))
 }
 
-pub(crate) unsafe fn mpi_get_elements(
+/// `MPI_Get_elements`, its `_c` twin and the `_x` form (`MPI_UNDEFINED` when the count
+/// is not a whole number of elements or does not fit).
+///
+/// # Safety
+/// `status` null or readable; `count` null or writable.
+pub(crate) unsafe fn get_elements<C: Int>(
     status: *const MPI_Status,
     datatype: MPI_Datatype,
-    count: *mut c_int,
+    count: *mut C,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Get_elements";
-    non_null(count, f, "count")?;
+    non_null(count, func, "count")?;
     // SAFETY: forwarded caller contract.
-    let n = unsafe { elements(status, datatype, f)? };
-    let v = n
-        .and_then(|n| c_int::try_from(n).ok())
-        .unwrap_or(MPI_UNDEFINED);
+    let n = unsafe { elements(status, datatype, func)? };
+    let v = n.map_or(MPI_UNDEFINED.into(), |n| {
+        i64::try_from(n).unwrap_or(i64::MAX)
+    });
     // SAFETY: checked by write.
-    unsafe { write(count, v, f, "count") }
-}
-
-pub(crate) unsafe fn mpi_get_elements_c(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Get_elements_c";
-    non_null(count, f, "count")?;
-    // SAFETY: forwarded caller contract.
-    let n = unsafe { elements(status, datatype, f)? };
-    // SAFETY: checked by write.
-    unsafe {
-        write(
-            count,
-            n.map_or(MPI_UNDEFINED as MPI_Count, |n| n as MPI_Count),
-            f,
-            "count",
-        )
-    }
+    unsafe { write(count, C::or_undefined(v), func, "count") }
 }
 
 pub(crate) unsafe fn mpi_get_elements_x(
@@ -1558,19 +1217,8 @@ pub(crate) unsafe fn mpi_get_elements_x(
     datatype: MPI_Datatype,
     count: *mut MPI_Count,
 ) -> MpiResult<()> {
-    let f = "MPI_Get_elements_x";
-    non_null(count, f, "count")?;
     // SAFETY: forwarded caller contract.
-    let n = unsafe { elements(status, datatype, f)? };
-    // SAFETY: checked by write.
-    unsafe {
-        write(
-            count,
-            n.map_or(MPI_UNDEFINED as MPI_Count, |n| n as MPI_Count),
-            f,
-            "count",
-        )
-    }
+    unsafe { get_elements(status, datatype, count, "MPI_Get_elements_x") }
 }
 
 unsafe fn set_elements(
@@ -1596,13 +1244,18 @@ unsafe fn set_elements(
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_status_set_elements(
+/// `MPI_Status_set_elements`, its `_c` twin and the `_x` form.
+///
+/// # Safety
+/// `status` null or writable.
+pub(crate) unsafe fn status_set_elements<C: Int>(
     status: *mut MPI_Status,
     datatype: MPI_Datatype,
-    count: c_int,
+    count: C,
+    func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count.into(), "MPI_Status_set_elements") }
+    unsafe { set_elements(status, datatype, count.get(), func) }
 }
 
 pub(crate) unsafe fn mpi_status_set_elements_x(
@@ -1612,15 +1265,6 @@ pub(crate) unsafe fn mpi_status_set_elements_x(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_x") }
-}
-
-pub(crate) unsafe fn mpi_status_set_elements_c(
-    status: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_c") }
 }
 
 /// `committed` re-exported for the pack and iov modules.

@@ -1,7 +1,7 @@
 //! Families of entry points: the blocking `MPI_X`, nonblocking `MPI_Ix` and persistent
 //! `MPI_X_init` forms of an operation, each with its large-count `_c` twin, share one
 //! implementation that takes the blocking form's arguments (counts and displacements of
-//! either width: `Int`), the entry point's name and a `Mode`. The generated entry points
+//! either width: `args::Int`), the entry point's name and a `Mode`. The generated entry points
 //! (api/gen.py, `FAMILIES`) call it through the helpers below, which check and fill what
 //! only some forms have (the request, the info argument).
 
@@ -20,27 +20,6 @@ pub(crate) enum Mode {
     Blocking,
     Nonblocking(MPI_Comm),
     Persistent(MPI_Comm),
-}
-
-/// An integer type of counts and displacements: `int` in the standard forms, `MPI_Count`
-/// and `MPI_Aint` in the `_c` forms.
-pub(crate) trait Int: Copy {
-    fn get(self) -> i64;
-}
-impl Int for i32 {
-    fn get(self) -> i64 {
-        self as i64
-    }
-}
-impl Int for i64 {
-    fn get(self) -> i64 {
-        self
-    }
-}
-impl Int for isize {
-    fn get(self) -> i64 {
-        self as i64
-    }
 }
 
 /// The blocking form: the operation ran (its implementation returns no request).

@@ -14,7 +14,8 @@ use weft_core::object::Comm;
 use crate::api::coll_args::{
     array, dtype, finish, intra_of, is_in_place, keep, parts, side, types, RECV, SEND,
 };
-use crate::api::family::{Int, Mode};
+use crate::api::family::Mode;
+use crate::args::Int;
 use crate::ctypes::*;
 
 fn topo_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Neighbors)> {

@@ -20,6 +20,18 @@ pub enum UserFunction {
     Count(MPI_User_function_c),
 }
 
+impl From<MPI_User_function> for UserFunction {
+    fn from(f: MPI_User_function) -> UserFunction {
+        UserFunction::Int(f)
+    }
+}
+
+impl From<MPI_User_function_c> for UserFunction {
+    fn from(f: MPI_User_function_c) -> UserFunction {
+        UserFunction::Count(f)
+    }
+}
+
 /// A user-defined op object.
 #[derive(Debug)]
 pub struct UserOp {
@@ -197,32 +209,20 @@ fn create(function: UserFunction, commute: c_int, op: *mut MPI_Op, func: &str) -
     unsafe { write(op, handle, func, "op") }
 }
 
-pub(crate) fn mpi_op_create(
-    user_fn: Option<MPI_User_function>,
+/// `MPI_Op_create` and its `_c` twin (whose function takes an `MPI_Count` length).
+pub(crate) fn op_create<F: Into<UserFunction>>(
+    user_fn: Option<F>,
     commute: c_int,
     op: *mut MPI_Op,
+    func: &str,
 ) -> MpiResult<()> {
     let f = user_fn.ok_or_else(|| {
         MpiError::new(
             ErrorClass::Arg,
-            "MPI_Op_create(user_fn=NULL): a function is required",
+            format!("{func}(user_fn=NULL): a function is required"),
         )
     })?;
-    create(UserFunction::Int(f), commute, op, "MPI_Op_create")
-}
-
-pub(crate) fn mpi_op_create_c(
-    user_fn: Option<MPI_User_function_c>,
-    commute: c_int,
-    op: *mut MPI_Op,
-) -> MpiResult<()> {
-    let f = user_fn.ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            "MPI_Op_create_c(user_fn=NULL): a function is required",
-        )
-    })?;
-    create(UserFunction::Count(f), commute, op, "MPI_Op_create_c")
+    create(f.into(), commute, op, func)
 }
 
 pub(crate) unsafe fn mpi_op_free(op: *mut MPI_Op) -> MpiResult<()> {

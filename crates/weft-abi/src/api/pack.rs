@@ -1,14 +1,13 @@
 //! `MPI_Pack`, `MPI_Unpack`, `MPI_Pack_size` (native representation: the packed stream is
 //! the type's data bytes in typemap order, no header) and the "external32" forms.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_void};
 
 use weft_core::datatype::{external32, Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 
 use crate::api::datatype::{committed_type, count_arg};
-use crate::args::{c_str, non_null, write};
-use crate::constants::*;
+use crate::args::{c_str, non_null, write, Int};
 use crate::ctypes::*;
 use crate::objects;
 
@@ -27,10 +26,10 @@ fn overflow(func: &str, count: i64) -> MpiError {
 ///
 /// # Safety
 /// `position` null or readable.
-unsafe fn read_position<T: Copy + Into<i64>>(position: *const T, func: &str) -> MpiResult<usize> {
+unsafe fn read_position<T: Int>(position: *const T, func: &str) -> MpiResult<usize> {
     non_null(position, func, "position")?;
     // SAFETY: checked non-null; readable per the caller.
-    let p: i64 = unsafe { *position }.into();
+    let p = unsafe { *position }.get();
     usize::try_from(p).map_err(|_| {
         err(
             ErrorClass::Arg,
@@ -49,7 +48,7 @@ fn typed_buf(buf: *const c_void, t: &Type, func: &str, arg: &str) -> MpiResult<(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn pack(
+unsafe fn pack_bytes(
     inbuf: *const c_void,
     incount: i64,
     datatype: MPI_Datatype,
@@ -98,7 +97,7 @@ unsafe fn pack(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn unpack(
+unsafe fn unpack_bytes(
     inbuf: *const c_void,
     insize: i64,
     position: usize,
@@ -145,129 +144,16 @@ unsafe fn unpack(
     Ok(end)
 }
 
-pub(crate) unsafe fn mpi_pack(
-    inbuf: *const c_void,
-    incount: c_int,
-    datatype: MPI_Datatype,
-    outbuf: *mut c_void,
-    outsize: c_int,
-    position: *mut c_int,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    let f = "MPI_Pack";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        let p = read_position(position, f)?;
-        let end = pack(
-            inbuf,
-            incount.into(),
-            datatype,
-            outbuf,
-            outsize.into(),
-            p,
-            Some(comm),
-            f,
-        )?;
-        *position = end as c_int;
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_pack_c(
-    inbuf: *const c_void,
-    incount: MPI_Count,
-    datatype: MPI_Datatype,
-    outbuf: *mut c_void,
-    outsize: MPI_Count,
-    position: *mut MPI_Count,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    let f = "MPI_Pack_c";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        let p = read_position(position, f)?;
-        let end = pack(inbuf, incount, datatype, outbuf, outsize, p, Some(comm), f)?;
-        *position = end as MPI_Count;
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_unpack(
-    inbuf: *const c_void,
-    insize: c_int,
-    position: *mut c_int,
-    outbuf: *mut c_void,
-    outcount: c_int,
+fn packed_size(
+    incount: i64,
     datatype: MPI_Datatype,
     comm: MPI_Comm,
-) -> MpiResult<()> {
-    let f = "MPI_Unpack";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        let p = read_position(position, f)?;
-        let end = unpack(
-            inbuf,
-            insize.into(),
-            p,
-            outbuf,
-            outcount.into(),
-            datatype,
-            Some(comm),
-            f,
-        )?;
-        *position = end as c_int;
-    }
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_unpack_c(
-    inbuf: *const c_void,
-    insize: MPI_Count,
-    position: *mut MPI_Count,
-    outbuf: *mut c_void,
-    outcount: MPI_Count,
-    datatype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    let f = "MPI_Unpack_c";
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        let p = read_position(position, f)?;
-        let end = unpack(inbuf, insize, p, outbuf, outcount, datatype, Some(comm), f)?;
-        *position = end as MPI_Count;
-    }
-    Ok(())
-}
-
-fn pack_size(incount: i64, datatype: MPI_Datatype, comm: MPI_Comm, func: &str) -> MpiResult<usize> {
+    func: &str,
+) -> MpiResult<usize> {
     objects::comm(comm, func, "comm")?;
     let n = count_arg(incount, func, "incount")?;
     let t = crate::datatypes::type_of(datatype, func, "datatype")?;
     t.bytes_for(n).ok_or_else(|| overflow(func, incount))
-}
-
-pub(crate) unsafe fn mpi_pack_size(
-    incount: c_int,
-    datatype: MPI_Datatype,
-    comm: MPI_Comm,
-    size: *mut c_int,
-) -> MpiResult<()> {
-    let f = "MPI_Pack_size";
-    let n = pack_size(incount.into(), datatype, comm, f)?;
-    // SAFETY: checked by write.
-    unsafe { write(size, c_int::try_from(n).unwrap_or(MPI_UNDEFINED), f, "size") }
-}
-
-pub(crate) unsafe fn mpi_pack_size_c(
-    incount: MPI_Count,
-    datatype: MPI_Datatype,
-    comm: MPI_Comm,
-    size: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Pack_size_c";
-    let n = pack_size(incount, datatype, comm, f)?;
-    // SAFETY: checked by write.
-    unsafe { write(size, n as MPI_Count, f, "size") }
 }
 
 // ------------------------------------------------------------------ external32
@@ -292,36 +178,8 @@ fn external_size(incount: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<
     external32::size(&t, n).ok_or_else(|| overflow(func, incount))
 }
 
-pub(crate) unsafe fn mpi_pack_external_size(
-    datarep: *const c_char,
-    incount: c_int,
-    datatype: MPI_Datatype,
-    size: *mut MPI_Aint,
-) -> MpiResult<()> {
-    let f = "MPI_Pack_external_size";
-    // SAFETY: forwarded caller contract.
-    unsafe { check_datarep(datarep, f)? };
-    let n = external_size(incount.into(), datatype, f)?;
-    // SAFETY: checked by write.
-    unsafe { write(size, n as MPI_Aint, f, "size") }
-}
-
-pub(crate) unsafe fn mpi_pack_external_size_c(
-    datarep: *const c_char,
-    incount: MPI_Count,
-    datatype: MPI_Datatype,
-    size: *mut MPI_Count,
-) -> MpiResult<()> {
-    let f = "MPI_Pack_external_size_c";
-    // SAFETY: forwarded caller contract.
-    unsafe { check_datarep(datarep, f)? };
-    let n = external_size(incount, datatype, f)?;
-    // SAFETY: checked by write.
-    unsafe { write(size, n as MPI_Count, f, "size") }
-}
-
 #[allow(clippy::too_many_arguments)]
-unsafe fn pack_external(
+unsafe fn pack_external_bytes(
     datarep: *const c_char,
     inbuf: *const c_void,
     incount: i64,
@@ -360,7 +218,7 @@ unsafe fn pack_external(
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn unpack_external(
+unsafe fn unpack_external_bytes(
     datarep: *const c_char,
     inbuf: *const c_void,
     insize: i64,
@@ -398,96 +256,145 @@ unsafe fn unpack_external(
     Ok(end)
 }
 
-pub(crate) unsafe fn mpi_pack_external(
-    datarep: *const c_char,
+/// Move the stream position to `end`.
+///
+/// # Safety
+/// `position` writable (read by `read_position` before).
+unsafe fn advance<T: Int>(position: *mut T, end: usize) {
+    // SAFETY: per the contract; the end fits where the size it is bounded by fitted.
+    unsafe { position.write(T::or_undefined(end as i64)) };
+}
+
+/// `MPI_Pack` and its `_c` twin.
+///
+/// # Safety
+/// The buffers hold what the counts say; `position` null or readable and writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn pack<C: Int>(
     inbuf: *const c_void,
-    incount: c_int,
+    incount: C,
     datatype: MPI_Datatype,
     outbuf: *mut c_void,
-    outsize: MPI_Aint,
-    position: *mut MPI_Aint,
+    outsize: C,
+    position: *mut C,
+    comm: MPI_Comm,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Pack_external";
     // SAFETY: forwarded caller contract.
     unsafe {
-        let p = read_position(position as *const i64, f)?;
-        let end = pack_external(
-            datarep,
-            inbuf,
-            incount.into(),
-            datatype,
-            outbuf,
-            outsize as i64,
-            p,
-            f,
-        )?;
-        *position = end as MPI_Aint;
+        let p = read_position(position, func)?;
+        let (n, size) = (incount.get(), outsize.get());
+        let end = pack_bytes(inbuf, n, datatype, outbuf, size, p, Some(comm), func)?;
+        advance(position, end);
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_pack_external_c(
-    datarep: *const c_char,
+/// `MPI_Unpack` and its `_c` twin.
+///
+/// # Safety
+/// The buffers hold what the counts say; `position` null or readable and writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn unpack<C: Int>(
     inbuf: *const c_void,
-    incount: MPI_Count,
-    datatype: MPI_Datatype,
+    insize: C,
+    position: *mut C,
     outbuf: *mut c_void,
-    outsize: MPI_Count,
-    position: *mut MPI_Count,
+    outcount: C,
+    datatype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Pack_external_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        let p = read_position(position, f)?;
-        let end = pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, p, f)?;
-        *position = end as MPI_Count;
+        let p = read_position(position, func)?;
+        let (size, n) = (insize.get(), outcount.get());
+        let end = unpack_bytes(inbuf, size, p, outbuf, n, datatype, Some(comm), func)?;
+        advance(position, end);
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_unpack_external(
+/// `MPI_Pack_size` and its `_c` twin (`MPI_UNDEFINED` when the size does not fit).
+///
+/// # Safety
+/// `size` null or writable.
+pub(crate) unsafe fn pack_size<C: Int>(
+    incount: C,
+    datatype: MPI_Datatype,
+    comm: MPI_Comm,
+    size: *mut C,
+    func: &str,
+) -> MpiResult<()> {
+    let n = packed_size(incount.get(), datatype, comm, func)?;
+    // SAFETY: checked by write.
+    unsafe { write(size, C::or_undefined(n as i64), func, "size") }
+}
+
+/// `MPI_Pack_external_size` and its `_c` twin.
+///
+/// # Safety
+/// `datarep` null or a C string; `size` null or writable.
+pub(crate) unsafe fn pack_external_size<C: Int, D: Int>(
+    datarep: *const c_char,
+    incount: C,
+    datatype: MPI_Datatype,
+    size: *mut D,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe { check_datarep(datarep, func)? };
+    let n = external_size(incount.get(), datatype, func)?;
+    // SAFETY: checked by write.
+    unsafe { write(size, D::or_undefined(n as i64), func, "size") }
+}
+
+/// `MPI_Pack_external` and its `_c` twin.
+///
+/// # Safety
+/// The buffers hold what the counts say; `position` null or readable and writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn pack_external<C: Int, D: Int>(
     datarep: *const c_char,
     inbuf: *const c_void,
-    insize: MPI_Aint,
-    position: *mut MPI_Aint,
-    outbuf: *mut c_void,
-    outcount: c_int,
+    incount: C,
     datatype: MPI_Datatype,
+    outbuf: *mut c_void,
+    outsize: D,
+    position: *mut D,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Unpack_external";
     // SAFETY: forwarded caller contract.
     unsafe {
-        let p = read_position(position as *const i64, f)?;
-        let end = unpack_external(
-            datarep,
-            inbuf,
-            insize as i64,
-            p,
-            outbuf,
-            outcount.into(),
-            datatype,
-            f,
-        )?;
-        *position = end as MPI_Aint;
+        let p = read_position(position, func)?;
+        let (n, size) = (incount.get(), outsize.get());
+        let end = pack_external_bytes(datarep, inbuf, n, datatype, outbuf, size, p, func)?;
+        advance(position, end);
     }
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_unpack_external_c(
+/// `MPI_Unpack_external` and its `_c` twin.
+///
+/// # Safety
+/// The buffers hold what the counts say; `position` null or readable and writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn unpack_external<C: Int, D: Int>(
     datarep: *const c_char,
     inbuf: *const c_void,
-    insize: MPI_Count,
-    position: *mut MPI_Count,
+    insize: D,
+    position: *mut D,
     outbuf: *mut c_void,
-    outcount: MPI_Count,
+    outcount: C,
     datatype: MPI_Datatype,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Unpack_external_c";
     // SAFETY: forwarded caller contract.
     unsafe {
-        let p = read_position(position, f)?;
-        let end = unpack_external(datarep, inbuf, insize, p, outbuf, outcount, datatype, f)?;
-        *position = end as MPI_Count;
+        let p = read_position(position, func)?;
+        let (size, n) = (insize.get(), outcount.get());
+        let end = unpack_external_bytes(datarep, inbuf, size, p, outbuf, n, datatype, func)?;
+        advance(position, end);
     }
     Ok(())
 }

@@ -15,7 +15,8 @@ use weft_core::request::{PersistentOp, StartFn};
 use weft_core::vci::engine::SendStart;
 
 use crate::api::buffered::buffered_send;
-use crate::api::family::{self, Int, Mode};
+use crate::api::family::{self, Mode};
+use crate::args::Int;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::contiguous_buf;

@@ -13,11 +13,12 @@ use weft_core::progress;
 use weft_core::pt2pt;
 use weft_core::request::PersistentOp;
 
-use crate::api::family::{self, Int, Mode};
+use crate::api::family::{self, Mode};
 use crate::api::pt2pt::{
     dest_rank, message_buf, plain_recv_args, prefix, recv_tag, send_tag, source_sel,
 };
 use crate::args::non_null;
+use crate::args::Int;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::handles::{Kind, Table};

@@ -10,7 +10,7 @@ use weft_core::progress::{self, Completed};
 use weft_core::pt2pt;
 use weft_core::request::{PersistentState, ReqId};
 
-use crate::args::{non_null, write};
+use crate::args::{non_null, write, Int};
 use crate::boundary::{raise_on, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
@@ -676,57 +676,23 @@ unsafe fn count_in(
     Ok((st.bytes % dt.size as u64 == 0).then(|| (st.bytes / dt.size as u64) as MPI_Count))
 }
 
-unsafe fn count_int(
-    s: *const MPI_Status,
+/// `MPI_Get_count` and its `_c` twin: `MPI_UNDEFINED` when the bytes are not a whole
+/// number of elements or the count does not fit (MPI 4.1 §3.2.5).
+///
+/// # Safety
+/// `status` null or readable; `count` null or writable.
+pub(crate) unsafe fn get_count<C: Int>(
+    status: *const MPI_Status,
     datatype: MPI_Datatype,
-    count: *mut c_int,
+    count: *mut C,
     func: &str,
 ) -> MpiResult<()> {
     non_null(count, func, "count")?;
     // SAFETY: forwarded caller contract.
-    let n = unsafe { count_in(s, datatype, func)? };
-    let value = match n {
-        None => MPI_UNDEFINED,
-        Some(n) => c_int::try_from(n).map_err(|_| {
-            MpiError::new(
-                ErrorClass::ValueTooLarge,
-                format!("{func}: the count {n} does not fit in an int; use the _c form"),
-            )
-        })?,
-    };
+    let n = unsafe { count_in(status, datatype, func)? };
+    let value = C::or_undefined(n.unwrap_or(MPI_UNDEFINED.into()));
     // SAFETY: checked non-null.
     unsafe { write(count, value, func, "count") }
-}
-
-unsafe fn count_large(
-    s: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut MPI_Count,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(count, func, "count")?;
-    // SAFETY: forwarded caller contract.
-    let n = unsafe { count_in(s, datatype, func)? }.unwrap_or(MPI_UNDEFINED as MPI_Count);
-    // SAFETY: checked non-null.
-    unsafe { write(count, n, func, "count") }
-}
-
-pub(crate) unsafe fn mpi_get_count(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { count_int(status, datatype, count, "MPI_Get_count") }
-}
-
-pub(crate) unsafe fn mpi_get_count_c(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { count_large(status, datatype, count, "MPI_Get_count_c") }
 }
 
 pub(crate) unsafe fn mpi_test_cancelled(

@@ -12,7 +12,7 @@ use weft_core::object::{Comm, Info};
 
 use crate::api::attr::free_win_attrs;
 use crate::api::mem::info_alignment;
-use crate::args::{c_str, copy_out_str, non_null, write};
+use crate::args::{c_str, copy_out_str, non_null, write, Int};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::memory::Allocation;
@@ -74,48 +74,21 @@ unsafe fn create_impl(
     finish_create(&c, memory, Flavor::Create, &hints, None, win, func).map(|_| ())
 }
 
-pub(crate) unsafe fn mpi_win_create(
+/// `MPI_Win_create` and its `_c` twin (a wider `disp_unit`).
+///
+/// # Safety
+/// `win` null or writable.
+pub(crate) unsafe fn win_create<D: Int>(
     base: *mut c_void,
     size: MPI_Aint,
-    disp_unit: c_int,
+    disp_unit: D,
     info: MPI_Info,
     comm: MPI_Comm,
     win: *mut MPI_Win,
+    func: &str,
 ) -> MpiResult<()> {
     // SAFETY: pointers checked inside.
-    unsafe {
-        create_impl(
-            base,
-            size,
-            disp_unit as i64,
-            info,
-            comm,
-            win,
-            "MPI_Win_create",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_win_create_c(
-    base: *mut c_void,
-    size: MPI_Aint,
-    disp_unit: MPI_Aint,
-    info: MPI_Info,
-    comm: MPI_Comm,
-    win: *mut MPI_Win,
-) -> MpiResult<()> {
-    // SAFETY: pointers checked inside.
-    unsafe {
-        create_impl(
-            base,
-            size,
-            disp_unit as i64,
-            info,
-            comm,
-            win,
-            "MPI_Win_create_c",
-        )
-    }
+    unsafe { create_impl(base, size, disp_unit.get(), info, comm, win, func) }
 }
 
 unsafe fn allocate_impl(
@@ -149,48 +122,21 @@ unsafe fn allocate_impl(
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_win_allocate(
+/// `MPI_Win_allocate` and its `_c` twin (a wider `disp_unit`).
+///
+/// # Safety
+/// `baseptr` (a `void**`) and `win` null or writable.
+pub(crate) unsafe fn win_allocate<D: Int>(
     size: MPI_Aint,
-    disp_unit: c_int,
+    disp_unit: D,
     info: MPI_Info,
     comm: MPI_Comm,
     baseptr: *mut c_void,
     win: *mut MPI_Win,
+    func: &str,
 ) -> MpiResult<()> {
     // SAFETY: pointers checked inside.
-    unsafe {
-        allocate_impl(
-            size,
-            disp_unit as i64,
-            info,
-            comm,
-            baseptr,
-            win,
-            "MPI_Win_allocate",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_win_allocate_c(
-    size: MPI_Aint,
-    disp_unit: MPI_Aint,
-    info: MPI_Info,
-    comm: MPI_Comm,
-    baseptr: *mut c_void,
-    win: *mut MPI_Win,
-) -> MpiResult<()> {
-    // SAFETY: pointers checked inside.
-    unsafe {
-        allocate_impl(
-            size,
-            disp_unit as i64,
-            info,
-            comm,
-            baseptr,
-            win,
-            "MPI_Win_allocate_c",
-        )
-    }
+    unsafe { allocate_impl(size, disp_unit.get(), info, comm, baseptr, win, func) }
 }
 
 pub(crate) unsafe fn mpi_win_create_dynamic(

@@ -544,24 +544,24 @@ pub unsafe extern "C" fn PMPI_Bsend_init_c(buf: *const c_void, count: MPI_Count,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Buffer_attach", Scope::Default, || crate::api::buffered::mpi_buffer_attach(buffer, size))
+    call("MPI_Buffer_attach", Scope::Default, || crate::api::buffered::buffer_attach(buffer, size, "MPI_Buffer_attach"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Buffer_attach_c(buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Buffer_attach_c", Scope::Default, || crate::api::buffered::mpi_buffer_attach_c(buffer, size))
+    call("MPI_Buffer_attach_c", Scope::Default, || crate::api::buffered::buffer_attach(buffer, size, "MPI_Buffer_attach_c"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Buffer_detach.
-    call("MPI_Buffer_detach", Scope::Default, || unsafe { crate::api::buffered::mpi_buffer_detach(buffer_addr, size) })
+    call("MPI_Buffer_detach", Scope::Default, || unsafe { crate::api::buffered::buffer_detach(buffer_addr, size, "MPI_Buffer_detach") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Buffer_detach_c(buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Buffer_detach_c.
-    call("MPI_Buffer_detach_c", Scope::Default, || unsafe { crate::api::buffered::mpi_buffer_detach_c(buffer_addr, size) })
+    call("MPI_Buffer_detach_c", Scope::Default, || unsafe { crate::api::buffered::buffer_detach(buffer_addr, size, "MPI_Buffer_detach_c") })
 }
 
 #[no_mangle]
@@ -641,12 +641,12 @@ pub unsafe extern "C" fn PMPI_Comm_accept(port_name: *const c_char, info: MPI_In
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_attach_buffer(comm: MPI_Comm, buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Comm_attach_buffer", Scope::Comm(comm), || crate::api::buffered::mpi_comm_attach_buffer(comm, buffer, size))
+    call("MPI_Comm_attach_buffer", Scope::Comm(comm), || crate::api::buffered::comm_attach_buffer(comm, buffer, size, "MPI_Comm_attach_buffer"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_attach_buffer_c(comm: MPI_Comm, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Comm_attach_buffer_c", Scope::Comm(comm), || crate::api::buffered::mpi_comm_attach_buffer_c(comm, buffer, size))
+    call("MPI_Comm_attach_buffer_c", Scope::Comm(comm), || crate::api::buffered::comm_attach_buffer(comm, buffer, size, "MPI_Comm_attach_buffer_c"))
 }
 
 #[no_mangle]
@@ -703,13 +703,13 @@ pub unsafe extern "C" fn PMPI_Comm_delete_attr(comm: MPI_Comm, comm_keyval: c_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_detach_buffer(comm: MPI_Comm, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_detach_buffer.
-    call("MPI_Comm_detach_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::mpi_comm_detach_buffer(comm, buffer_addr, size) })
+    call("MPI_Comm_detach_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::comm_detach_buffer(comm, buffer_addr, size, "MPI_Comm_detach_buffer") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_detach_buffer_c(comm: MPI_Comm, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_detach_buffer_c.
-    call("MPI_Comm_detach_buffer_c", Scope::Comm(comm), || unsafe { crate::api::buffered::mpi_comm_detach_buffer_c(comm, buffer_addr, size) })
+    call("MPI_Comm_detach_buffer_c", Scope::Comm(comm), || unsafe { crate::api::buffered::comm_detach_buffer(comm, buffer_addr, size, "MPI_Comm_detach_buffer_c") })
 }
 
 #[no_mangle]
@@ -1521,25 +1521,25 @@ pub unsafe extern "C" fn PMPI_Get_c(origin_addr: *mut c_void, origin_count: MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_count(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_count.
-    call("MPI_Get_count", Scope::Default, || unsafe { crate::api::requests::mpi_get_count(status, datatype, count) })
+    call("MPI_Get_count", Scope::Default, || unsafe { crate::api::requests::get_count(status, datatype, count, "MPI_Get_count") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_count_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_count_c.
-    call("MPI_Get_count_c", Scope::Default, || unsafe { crate::api::requests::mpi_get_count_c(status, datatype, count) })
+    call("MPI_Get_count_c", Scope::Default, || unsafe { crate::api::requests::get_count(status, datatype, count, "MPI_Get_count_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements.
-    call("MPI_Get_elements", Scope::Default, || unsafe { crate::api::datatype::mpi_get_elements(status, datatype, count) })
+    call("MPI_Get_elements", Scope::Default, || unsafe { crate::api::datatype::get_elements(status, datatype, count, "MPI_Get_elements") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_c.
-    call("MPI_Get_elements_c", Scope::Default, || unsafe { crate::api::datatype::mpi_get_elements_c(status, datatype, count) })
+    call("MPI_Get_elements_c", Scope::Default, || unsafe { crate::api::datatype::get_elements(status, datatype, count, "MPI_Get_elements_c") })
 }
 
 #[no_mangle]
@@ -2359,12 +2359,12 @@ pub unsafe extern "C" fn PMPI_Op_commutative(op: MPI_Op, commute: *mut c_int) ->
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Op_create(user_fn: Option<MPI_User_function>, commute: c_int, op: *mut MPI_Op) -> c_int {
-    call("MPI_Op_create", Scope::Default, || crate::api::op::mpi_op_create(user_fn, commute, op))
+    call("MPI_Op_create", Scope::Default, || crate::api::op::op_create(user_fn, commute, op, "MPI_Op_create"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Op_create_c(user_fn: Option<MPI_User_function_c>, commute: c_int, op: *mut MPI_Op) -> c_int {
-    call("MPI_Op_create_c", Scope::Default, || crate::api::op::mpi_op_create_c(user_fn, commute, op))
+    call("MPI_Op_create_c", Scope::Default, || crate::api::op::op_create(user_fn, commute, op, "MPI_Op_create_c"))
 }
 
 #[no_mangle]
@@ -2391,49 +2391,49 @@ pub unsafe extern "C" fn PMPI_Open_port(info: MPI_Info, port_name: *mut c_char) 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack(inbuf: *const c_void, incount: c_int, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack.
-    call("MPI_Pack", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack(inbuf, incount, datatype, outbuf, outsize, position, comm) })
+    call("MPI_Pack", Scope::Comm(comm), || unsafe { crate::api::pack::pack(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_c(inbuf: *const c_void, incount: MPI_Count, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_c.
-    call("MPI_Pack_c", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm) })
+    call("MPI_Pack_c", Scope::Comm(comm), || unsafe { crate::api::pack::pack(inbuf, incount, datatype, outbuf, outsize, position, comm, "MPI_Pack_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external(datarep: *const c_char, inbuf: *const c_void, incount: c_int, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Aint, position: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external.
-    call("MPI_Pack_external", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position) })
+    call("MPI_Pack_external", Scope::Default, || unsafe { crate::api::pack::pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, "MPI_Pack_external") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external_c(datarep: *const c_char, inbuf: *const c_void, incount: MPI_Count, datatype: MPI_Datatype, outbuf: *mut c_void, outsize: MPI_Count, position: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external_c.
-    call("MPI_Pack_external_c", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position) })
+    call("MPI_Pack_external_c", Scope::Default, || unsafe { crate::api::pack::pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, "MPI_Pack_external_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external_size(datarep: *const c_char, incount: c_int, datatype: MPI_Datatype, size: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external_size.
-    call("MPI_Pack_external_size", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external_size(datarep, incount, datatype, size) })
+    call("MPI_Pack_external_size", Scope::Default, || unsafe { crate::api::pack::pack_external_size(datarep, incount, datatype, size, "MPI_Pack_external_size") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_external_size_c(datarep: *const c_char, incount: MPI_Count, datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_external_size_c.
-    call("MPI_Pack_external_size_c", Scope::Default, || unsafe { crate::api::pack::mpi_pack_external_size_c(datarep, incount, datatype, size) })
+    call("MPI_Pack_external_size_c", Scope::Default, || unsafe { crate::api::pack::pack_external_size(datarep, incount, datatype, size, "MPI_Pack_external_size_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_size(incount: c_int, datatype: MPI_Datatype, comm: MPI_Comm, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_size.
-    call("MPI_Pack_size", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack_size(incount, datatype, comm, size) })
+    call("MPI_Pack_size", Scope::Comm(comm), || unsafe { crate::api::pack::pack_size(incount, datatype, comm, size, "MPI_Pack_size") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pack_size_c(incount: MPI_Count, datatype: MPI_Datatype, comm: MPI_Comm, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pack_size_c.
-    call("MPI_Pack_size_c", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_pack_size_c(incount, datatype, comm, size) })
+    call("MPI_Pack_size_c", Scope::Comm(comm), || unsafe { crate::api::pack::pack_size(incount, datatype, comm, size, "MPI_Pack_size_c") })
 }
 
 #[no_mangle]
@@ -2838,12 +2838,12 @@ pub unsafe extern "C" fn PMPI_Sendrecv_replace_c(buf: *mut c_void, count: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer(session: MPI_Session, buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::mpi_session_attach_buffer(session, buffer, size))
+    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::session_attach_buffer(session, buffer, size, "MPI_Session_attach_buffer"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer_c(session: MPI_Session, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::mpi_session_attach_buffer_c(session, buffer, size))
+    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::session_attach_buffer(session, buffer, size, "MPI_Session_attach_buffer_c"))
 }
 
 #[no_mangle]
@@ -2860,13 +2860,13 @@ pub unsafe extern "C" fn PMPI_Session_create_errhandler(session_errhandler_fn: O
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer(session: MPI_Session, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer.
-    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_detach_buffer(session, buffer_addr, size) })
+    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::session_detach_buffer(session, buffer_addr, size, "MPI_Session_detach_buffer") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer_c(session: MPI_Session, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer_c.
-    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_detach_buffer_c(session, buffer_addr, size) })
+    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::session_detach_buffer(session, buffer_addr, size, "MPI_Session_detach_buffer_c") })
 }
 
 #[no_mangle]
@@ -2998,13 +2998,13 @@ pub unsafe extern "C" fn PMPI_Status_set_cancelled(status: *mut MPI_Status, flag
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements(status: *mut MPI_Status, datatype: MPI_Datatype, count: c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements.
-    call("MPI_Status_set_elements", Scope::Default, || unsafe { crate::api::datatype::mpi_status_set_elements(status, datatype, count) })
+    call("MPI_Status_set_elements", Scope::Default, || unsafe { crate::api::datatype::status_set_elements(status, datatype, count, "MPI_Status_set_elements") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements_c(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements_c.
-    call("MPI_Status_set_elements_c", Scope::Default, || unsafe { crate::api::datatype::mpi_status_set_elements_c(status, datatype, count) })
+    call("MPI_Status_set_elements_c", Scope::Default, || unsafe { crate::api::datatype::status_set_elements(status, datatype, count, "MPI_Status_set_elements_c") })
 }
 
 #[no_mangle]
@@ -3331,25 +3331,25 @@ pub unsafe extern "C" fn PMPI_Type_commit(datatype: *mut MPI_Datatype) -> c_int 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_contiguous(count: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_contiguous.
-    call("MPI_Type_contiguous", Scope::Default, || unsafe { crate::api::datatype::mpi_type_contiguous(count, oldtype, newtype) })
+    call("MPI_Type_contiguous", Scope::Default, || unsafe { crate::api::datatype::type_contiguous(count, oldtype, newtype, "MPI_Type_contiguous") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_contiguous_c(count: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_contiguous_c.
-    call("MPI_Type_contiguous_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_contiguous_c(count, oldtype, newtype) })
+    call("MPI_Type_contiguous_c", Scope::Default, || unsafe { crate::api::datatype::type_contiguous(count, oldtype, newtype, "MPI_Type_contiguous_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_darray(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const c_int, array_of_distribs: *const c_int, array_of_dargs: *const c_int, array_of_psizes: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_darray.
-    call("MPI_Type_create_darray", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype) })
+    call("MPI_Type_create_darray", Scope::Default, || unsafe { crate::api::datatype::type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, "MPI_Type_create_darray") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_darray_c(size: c_int, rank: c_int, ndims: c_int, array_of_gsizes: *const MPI_Count, array_of_distribs: *const c_int, array_of_dargs: *const c_int, array_of_psizes: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_darray_c.
-    call("MPI_Type_create_darray_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype) })
+    call("MPI_Type_create_darray_c", Scope::Default, || unsafe { crate::api::datatype::type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, "MPI_Type_create_darray_c") })
 }
 
 #[no_mangle]
@@ -3373,49 +3373,49 @@ pub unsafe extern "C" fn PMPI_Type_create_f90_real(p: c_int, r: c_int, newtype: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed.
-    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block.
-    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_block") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block_c.
-    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_block_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_c.
-    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector.
-    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hvector(count, blocklength, stride, oldtype, newtype) })
+    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::type_create_hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector_c.
-    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_hvector_c(count, blocklength, stride, oldtype, newtype) })
+    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block.
-    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_indexed_block") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block_c.
-    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_indexed_block_c") })
 }
 
 #[no_mangle]
@@ -3427,37 +3427,37 @@ pub unsafe extern "C" fn PMPI_Type_create_keyval(type_copy_attr_fn: Option<MPI_T
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_resized(oldtype: MPI_Datatype, lb: MPI_Aint, extent: MPI_Aint, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_resized.
-    call("MPI_Type_create_resized", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_resized(oldtype, lb, extent, newtype) })
+    call("MPI_Type_create_resized", Scope::Default, || unsafe { crate::api::datatype::type_create_resized(oldtype, lb, extent, newtype, "MPI_Type_create_resized") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_resized_c(oldtype: MPI_Datatype, lb: MPI_Count, extent: MPI_Count, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_resized_c.
-    call("MPI_Type_create_resized_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_resized_c(oldtype, lb, extent, newtype) })
+    call("MPI_Type_create_resized_c", Scope::Default, || unsafe { crate::api::datatype::type_create_resized(oldtype, lb, extent, newtype, "MPI_Type_create_resized_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_struct(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_struct.
-    call("MPI_Type_create_struct", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype) })
+    call("MPI_Type_create_struct", Scope::Default, || unsafe { crate::api::datatype::type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, "MPI_Type_create_struct") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_struct_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, array_of_types: *const MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_struct_c.
-    call("MPI_Type_create_struct_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype) })
+    call("MPI_Type_create_struct_c", Scope::Default, || unsafe { crate::api::datatype::type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, "MPI_Type_create_struct_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_subarray(ndims: c_int, array_of_sizes: *const c_int, array_of_subsizes: *const c_int, array_of_starts: *const c_int, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_subarray.
-    call("MPI_Type_create_subarray", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype) })
+    call("MPI_Type_create_subarray", Scope::Default, || unsafe { crate::api::datatype::type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, "MPI_Type_create_subarray") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_subarray_c(ndims: c_int, array_of_sizes: *const MPI_Count, array_of_subsizes: *const MPI_Count, array_of_starts: *const MPI_Count, order: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_subarray_c.
-    call("MPI_Type_create_subarray_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype) })
+    call("MPI_Type_create_subarray_c", Scope::Default, || unsafe { crate::api::datatype::type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, "MPI_Type_create_subarray_c") })
 }
 
 #[no_mangle]
@@ -3521,13 +3521,13 @@ pub unsafe extern "C" fn PMPI_Type_get_envelope_c(datatype: MPI_Datatype, num_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent(datatype: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent.
-    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_extent(datatype, lb, extent) })
+    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_c.
-    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_extent_c(datatype, lb, extent) })
+    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_c") })
 }
 
 #[no_mangle]
@@ -3545,13 +3545,13 @@ pub unsafe extern "C" fn PMPI_Type_get_name(datatype: MPI_Datatype, type_name: *
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut MPI_Aint, true_extent: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent.
-    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_true_extent(datatype, true_lb, true_extent) })
+    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_c.
-    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_true_extent_c(datatype, true_lb, true_extent) })
+    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_c") })
 }
 
 #[no_mangle]
@@ -3569,13 +3569,13 @@ pub unsafe extern "C" fn PMPI_Type_get_value_index(value_type: MPI_Datatype, ind
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed.
-    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::mpi_type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_indexed") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed_c.
-    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype) })
+    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_indexed_c") })
 }
 
 #[no_mangle]
@@ -3599,13 +3599,13 @@ pub unsafe extern "C" fn PMPI_Type_set_name(datatype: MPI_Datatype, type_name: *
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_size(datatype: MPI_Datatype, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_size.
-    call("MPI_Type_size", Scope::Default, || unsafe { crate::api::datatype::mpi_type_size(datatype, size) })
+    call("MPI_Type_size", Scope::Default, || unsafe { crate::api::datatype::type_size(datatype, size, "MPI_Type_size") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_size_c(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_size_c.
-    call("MPI_Type_size_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_size_c(datatype, size) })
+    call("MPI_Type_size_c", Scope::Default, || unsafe { crate::api::datatype::type_size(datatype, size, "MPI_Type_size_c") })
 }
 
 #[no_mangle]
@@ -3622,37 +3622,37 @@ pub unsafe extern "C" fn PMPI_Type_toint(datatype: MPI_Datatype) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector.
-    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::mpi_type_vector(count, blocklength, stride, oldtype, newtype) })
+    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::type_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_vector") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector_c.
-    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_vector_c(count, blocklength, stride, oldtype, newtype) })
+    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::type_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_vector_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, datatype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack.
-    call("MPI_Unpack", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_unpack(inbuf, insize, position, outbuf, outcount, datatype, comm) })
+    call("MPI_Unpack", Scope::Comm(comm), || unsafe { crate::api::pack::unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack_c(inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, datatype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack_c.
-    call("MPI_Unpack_c", Scope::Comm(comm), || unsafe { crate::api::pack::mpi_unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm) })
+    call("MPI_Unpack_c", Scope::Comm(comm), || unsafe { crate::api::pack::unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, "MPI_Unpack_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack_external(datarep: *const c_char, inbuf: *const c_void, insize: MPI_Aint, position: *mut MPI_Aint, outbuf: *mut c_void, outcount: c_int, datatype: MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack_external.
-    call("MPI_Unpack_external", Scope::Default, || unsafe { crate::api::pack::mpi_unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype) })
+    call("MPI_Unpack_external", Scope::Default, || unsafe { crate::api::pack::unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, "MPI_Unpack_external") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpack_external_c(datarep: *const c_char, inbuf: *const c_void, insize: MPI_Count, position: *mut MPI_Count, outbuf: *mut c_void, outcount: MPI_Count, datatype: MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpack_external_c.
-    call("MPI_Unpack_external_c", Scope::Default, || unsafe { crate::api::pack::mpi_unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype) })
+    call("MPI_Unpack_external_c", Scope::Default, || unsafe { crate::api::pack::unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, "MPI_Unpack_external_c") })
 }
 
 #[no_mangle]
@@ -3687,13 +3687,13 @@ pub unsafe extern "C" fn PMPI_Waitsome(incount: c_int, array_of_requests: *mut M
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate.
-    call("MPI_Win_allocate", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_allocate(size, disp_unit, info, comm, baseptr, win) })
+    call("MPI_Win_allocate", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_c(size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_c.
-    call("MPI_Win_allocate_c", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_allocate_c(size, disp_unit, info, comm, baseptr, win) })
+    call("MPI_Win_allocate_c", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_c") })
 }
 
 #[no_mangle]
@@ -3724,13 +3724,13 @@ pub unsafe extern "C" fn PMPI_Win_complete(win: MPI_Win) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create(base: *mut c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create.
-    call("MPI_Win_create", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_create(base, size, disp_unit, info, comm, win) })
+    call("MPI_Win_create", Scope::Comm(comm), || unsafe { crate::api::win::win_create(base, size, disp_unit, info, comm, win, "MPI_Win_create") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_c(base: *mut c_void, size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_c.
-    call("MPI_Win_create_c", Scope::Comm(comm), || unsafe { crate::api::win::mpi_win_create_c(base, size, disp_unit, info, comm, win) })
+    call("MPI_Win_create_c", Scope::Comm(comm), || unsafe { crate::api::win::win_create(base, size, disp_unit, info, comm, win, "MPI_Win_create_c") })
 }
 
 #[no_mangle]
