@@ -285,8 +285,16 @@ pub fn contiguous_predefined_size(handle: MPI_Datatype) -> usize {
 /// The message memory of `count` elements of a predefined byte-contiguous type at `buf`, as
 /// plain bytes; `None` for any other type or a count that is negative or overflows (the
 /// caller then takes its general path, which reports errors).
+///
+/// # Safety
+/// `buf` holds `count` elements of `datatype` (the standard's rule for a message buffer),
+/// left alone until the operation using the `Buf` completes.
 #[inline(always)]
-pub fn contiguous_buf(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> Option<Buf> {
+pub unsafe fn contiguous_buf(
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+) -> Option<Buf> {
     let size = contiguous_predefined_size(datatype);
     if size == 0 || count < 0 || (buf.is_null() && count > 0) {
         return None;
@@ -294,8 +302,7 @@ pub fn contiguous_buf(buf: *const c_void, count: MPI_Count, datatype: MPI_Dataty
     let bytes = (count as usize)
         .checked_mul(size)
         .filter(|&b| b <= isize::MAX as usize)?;
-    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
-    // and to leave it alone until the operation completes; these bytes are the elements.
+    // SAFETY: the caller's contract; these bytes are the elements.
     Some(unsafe { Buf::new(buf as usize, bytes) })
 }
 

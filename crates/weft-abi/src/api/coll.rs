@@ -32,8 +32,11 @@ struct PlainReduce {
 /// predefined byte-contiguous type, a predefined op defined on it, an intracommunicator.
 /// `None` for anything else, every error included: the general path then checks everything
 /// and reports.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[inline(always)]
-fn plain_reduce_args(
+unsafe fn plain_reduce_args(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
@@ -44,8 +47,10 @@ fn plain_reduce_args(
     if is_in_place(sendbuf) || (sendbuf == recvbuf.cast_const() && count != 0) {
         return None;
     }
-    let send = datatypes::contiguous_buf(sendbuf, count.into(), datatype)?;
-    let recv = datatypes::contiguous_buf(recvbuf, count.into(), datatype)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { datatypes::contiguous_buf(sendbuf, count.into(), datatype) }?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { datatypes::contiguous_buf(recvbuf, count.into(), datatype) }?;
     let red = datatypes::contiguous_reduction(op, datatype)?;
     let comm = objects::comm_ref_quiet(comm).filter(|c| !c.is_inter())?;
     Some(PlainReduce {
@@ -79,7 +84,9 @@ pub(crate) fn barrier(comm: MPI_Comm, func: &str, nb: Mode) -> MpiResult<MPI_Req
     )
 }
 
-pub(crate) fn bcast(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn bcast(
     buffer: *mut c_void,
     count: impl Int,
     datatype: MPI_Datatype,
@@ -93,7 +100,8 @@ pub(crate) fn bcast(
     let root = root_of(&c, root, func)?;
     let dt = datatypes::committed_ref(datatype, func, "datatype")?;
     let buf = if takes_part(&c, root) {
-        buf_at(buffer as usize, count, &dt, func, "buffer", "count")?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { buf_at(buffer as usize, count, &dt, func, "buffer", "count") }?
     } else {
         Buf::EMPTY
     };
@@ -110,7 +118,9 @@ pub(crate) fn bcast(
     )
 }
 
-pub(crate) fn mpi_bcast(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_bcast(
     buffer: *mut c_void,
     count: c_int,
     datatype: MPI_Datatype,
@@ -119,29 +129,35 @@ pub(crate) fn mpi_bcast(
 ) -> MpiResult<()> {
     // Fast path: a predefined byte-contiguous type, a valid root on an intracommunicator.
     if let (Some(buf), Some(c)) = (
-        datatypes::contiguous_buf(buffer, count.into(), datatype),
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { datatypes::contiguous_buf(buffer, count.into(), datatype) },
         objects::comm_ref_quiet(comm),
     ) {
         if !c.is_inter() && root >= 0 && (root as u32) < c.size() {
             return core("MPI_Bcast", coll::bcast(&c, &buf, root as u32));
         }
     }
-    bcast(
-        buffer,
-        count,
-        datatype,
-        root,
-        comm,
-        "MPI_Bcast",
-        Mode::Blocking,
-    )
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        bcast(
+            buffer,
+            count,
+            datatype,
+            root,
+            comm,
+            "MPI_Bcast",
+            Mode::Blocking,
+        )
+    }
     .map(|_| ())
 }
 
 // ------------------------------------------------------------------ reductions
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn reduce(
+pub(crate) unsafe fn reduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: impl Int,
@@ -161,20 +177,16 @@ pub(crate) fn reduce(
         if is_root || !takes_part(&c, root) {
             None
         } else {
-            Some(buf_at(
-                sendbuf as usize,
-                count,
-                &dt,
-                func,
-                "sendbuf",
-                "count",
-            )?)
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            Some(unsafe { buf_at(sendbuf as usize, count, &dt, func, "sendbuf", "count") }?)
         }
     } else {
-        send_side(sendbuf, count, &dt, is_root, func)?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { send_side(sendbuf, count, &dt, is_root, func) }?
     };
     let recv = if is_root {
-        buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count")?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?
     } else {
         Buf::EMPTY
     };
@@ -194,7 +206,9 @@ pub(crate) fn reduce(
     )
 }
 
-pub(crate) fn mpi_reduce(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_reduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
@@ -203,24 +217,28 @@ pub(crate) fn mpi_reduce(
     root: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    if let Some(a) = plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    if let Some(a) = unsafe { plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) } {
         if root >= 0 && (root as u32) < a.comm.size() {
             let r = coll::reduce(&a.comm, Some(&a.send), &a.recv, &a.red, root as u32);
             return core("MPI_Reduce", r);
         }
     }
     let func = "MPI_Reduce";
-    reduce(
-        sendbuf,
-        recvbuf,
-        count,
-        datatype,
-        op,
-        root,
-        comm,
-        func,
-        Mode::Blocking,
-    )
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        reduce(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            root,
+            comm,
+            func,
+            Mode::Blocking,
+        )
+    }
     .map(|_| ())
 }
 
@@ -232,8 +250,10 @@ pub(crate) enum AllKind {
     Exscan,
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn all_reduce(
+pub(crate) unsafe fn all_reduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: impl Int,
@@ -250,8 +270,10 @@ pub(crate) fn all_reduce(
         intra_only(&c, func)?;
     }
     let (dt, red) = op_for(op, datatype, func)?;
-    let send = send_side(sendbuf, count, &dt, !c.is_inter(), func)?;
-    let recv = buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count")?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { send_side(sendbuf, count, &dt, !c.is_inter(), func) }?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
     check_alias(&send, &recv, func)?;
     finish(
         func,
@@ -274,7 +296,9 @@ pub(crate) fn all_reduce(
     )
 }
 
-pub(crate) fn mpi_allreduce(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_allreduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
@@ -282,27 +306,34 @@ pub(crate) fn mpi_allreduce(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    if let Some(a) = plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    if let Some(a) = unsafe { plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) } {
         let r = coll::allreduce(&a.comm, Some(&a.send), &a.recv, &a.red);
         return core("MPI_Allreduce", r);
     }
     let (func, kind) = ("MPI_Allreduce", AllKind::Allreduce);
-    all_reduce(
-        sendbuf,
-        recvbuf,
-        count,
-        datatype,
-        op,
-        comm,
-        func,
-        Mode::Blocking,
-        kind,
-    )
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        all_reduce(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            func,
+            Mode::Blocking,
+            kind,
+        )
+    }
     .map(|_| ())
 }
 
 /// `MPI_Reduce_local` and its `_c` twin.
-pub(crate) fn reduce_local(
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn reduce_local(
     inbuf: *const c_void,
     inoutbuf: *mut c_void,
     count: impl Int,
@@ -312,14 +343,19 @@ pub(crate) fn reduce_local(
 ) -> MpiResult<()> {
     let count = count.get();
     let (dt, red) = op_for(op, datatype, func)?;
-    let input = buf_at(inbuf as usize, count, &dt, func, "inbuf", "count")?;
-    let inout = buf_at(inoutbuf as usize, count, &dt, func, "inoutbuf", "count")?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let input = unsafe { buf_at(inbuf as usize, count, &dt, func, "inbuf", "count") }?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let inout = unsafe { buf_at(inoutbuf as usize, count, &dt, func, "inoutbuf", "count") }?;
     core(func, coll::reduce_local(&input, &inout, &red))
 }
 
 /// Reduce-scatter with `counts[i]` elements for rank i.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-fn reduce_scatter_counts(
+unsafe fn reduce_scatter_counts(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     counts: &[i64],
@@ -345,11 +381,14 @@ fn reduce_scatter_counts(
     }
     let total: i64 = counts.iter().sum();
     let mine = counts[c.rank as usize];
-    let output = buf_at(recvbuf as usize, mine, &dt, func, "recvbuf", "recvcount")?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let output = unsafe { buf_at(recvbuf as usize, mine, &dt, func, "recvbuf", "recvcount") }?;
     let input = if is_in_place(sendbuf) && !c.is_inter() {
-        buf_at(recvbuf as usize, total, &dt, func, "recvbuf", "recvcounts")?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { buf_at(recvbuf as usize, total, &dt, func, "recvbuf", "recvcounts") }?
     } else {
-        let s = buf_at(sendbuf as usize, total, &dt, func, "sendbuf", "recvcounts")?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let s = unsafe { buf_at(sendbuf as usize, total, &dt, func, "sendbuf", "recvcounts") }?;
         check_alias(&Some(s.clone()), &output, func)?;
         s
     };
@@ -390,10 +429,13 @@ pub(crate) unsafe fn reduce_scatter<C: Int>(
     let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
     let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
-    reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb)
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
 }
 
-pub(crate) fn reduce_scatter_block(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn reduce_scatter_block(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     recvcount: impl Int,
@@ -412,5 +454,6 @@ pub(crate) fn reduce_scatter_block(
         ));
     }
     let counts = vec![recvcount; c.size() as usize];
-    reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb)
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
 }

@@ -107,7 +107,11 @@ pub(crate) fn dtype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Ar
 }
 
 /// `count` instances of `t` at address `addr`.
-pub(crate) fn buf_at(
+///
+/// # Safety
+/// `addr` holds `count` instances of `t` (the standard's rule for a message buffer), left
+/// alone until the collective completes.
+pub(crate) unsafe fn buf_at(
     addr: usize,
     count: i64,
     t: &Arc<Type>,
@@ -146,10 +150,8 @@ pub(crate) fn buf_at(
             format!("{func}({buf_arg}=MPI_IN_PLACE): not allowed here"),
         ));
     }
-    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` instances
-    // and to leave it alone until the collective completes; the type stays alive through
-    // the handle table during the call and through `finish`'s `keep` (and the core's plans
-    // and requests) after it.
+    // SAFETY: the caller's contract; the type stays alive through the handle table during
+    // the call and through `finish`'s `keep` (and the core's plans and requests) after it.
     Ok(unsafe { Buf::typed(addr, count as usize, t) })
 }
 
@@ -226,8 +228,11 @@ pub(crate) unsafe fn types(
 
 /// Per-rank parts of a `v` buffer: `counts[i]` instances at `base + displs[i] * extent`
 /// (bytes for `byte_displs`).
+///
+/// # Safety
+/// Each part is a message buffer (`buf_at`'s contract).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn parts(
+pub(crate) unsafe fn parts(
     base: *const c_void,
     counts: &[i64],
     displs: &[i64],
@@ -246,7 +251,8 @@ pub(crate) fn parts(
             let scale = if byte_displs { 1 } else { dt.extent as i64 };
             let addr = (base as usize).wrapping_add_signed(d.wrapping_mul(scale) as isize);
             let addr = if c == 0 { base as usize } else { addr };
-            buf_at(addr, c, dt, func, buf_arg, &format!("{counts_arg}[{i}]"))
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            unsafe { buf_at(addr, c, dt, func, buf_arg, &format!("{counts_arg}[{i}]")) }
         })
         .collect()
 }
@@ -262,7 +268,10 @@ pub(crate) fn op_for(
 }
 
 /// The send side of a reduction: `None` for `MPI_IN_PLACE`.
-pub(crate) fn send_side(
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn send_side(
     sendbuf: *const c_void,
     count: i64,
     dt: &Arc<Type>,
@@ -278,7 +287,8 @@ pub(crate) fn send_side(
         }
         return Ok(None);
     }
-    buf_at(sendbuf as usize, count, dt, func, "sendbuf", "count").map(Some)
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe { buf_at(sendbuf as usize, count, dt, func, "sendbuf", "count") }.map(Some)
 }
 
 pub(crate) fn check_alias(send: &Option<Buf>, recv: &Buf, func: &str) -> MpiResult<()> {
@@ -329,7 +339,10 @@ where
 
 /// One side of a regular gather/scatter/allgather/alltoall: `count` elements (times `times`
 /// blocks) of `datatype` at `buf`.
-pub(crate) fn side(
+///
+/// # Safety
+/// `buf` is a message buffer of that many elements (`buf_at`'s contract).
+pub(crate) unsafe fn side(
     buf: *const c_void,
     count: i64,
     times: i64,
@@ -344,14 +357,17 @@ pub(crate) fn side(
             format!("{func}({}={count}): negative count", names.1),
         ));
     }
-    buf_at(
-        buf as usize,
-        count.saturating_mul(times),
-        &dt,
-        func,
-        names.0,
-        names.1,
-    )
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        buf_at(
+            buf as usize,
+            count.saturating_mul(times),
+            &dt,
+            func,
+            names.0,
+            names.1,
+        )
+    }
 }
 
 pub(crate) const SEND: (&str, &str, &str) = ("sendbuf", "sendcount", "sendtype");

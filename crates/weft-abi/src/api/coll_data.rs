@@ -15,8 +15,10 @@ use crate::api::family::Mode;
 use crate::args::Int;
 use crate::ctypes::*;
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gather(
+pub(crate) unsafe fn gather(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -37,10 +39,12 @@ pub(crate) fn gather(
     let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
-        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
     };
     let recv = if is_root {
-        side(recvbuf, recvcount, n, recvtype, func, RECV)?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?
     } else {
         Buf::EMPTY
     };
@@ -81,7 +85,8 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
-        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
     };
     let recv = if is_root {
         let dt = dtype(recvtype, func, "recvtype")?;
@@ -92,16 +97,19 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
                 array(displs, n, func, "displs")?,
             )
         };
-        parts(
-            recvbuf,
-            &counts,
-            &displs,
-            &vec![dt; n],
-            false,
-            func,
-            "recvbuf",
-            "recvcounts",
-        )?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe {
+            parts(
+                recvbuf,
+                &counts,
+                &displs,
+                &vec![dt; n],
+                false,
+                func,
+                "recvbuf",
+                "recvcounts",
+            )
+        }?
     } else {
         Vec::new()
     };
@@ -118,8 +126,10 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     )
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn scatter(
+pub(crate) unsafe fn scatter(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -138,14 +148,16 @@ pub(crate) fn scatter(
     let is_root = at_root(&c, root);
     let n = c.peer_size() as i64;
     let send = if is_root {
-        side(sendbuf, sendcount, n, sendtype, func, SEND)?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?
     } else {
         Buf::EMPTY
     };
     let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
-        Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
     };
     finish(
         func,
@@ -190,23 +202,27 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
                 array(displs, n, func, "displs")?,
             )
         };
-        parts(
-            sendbuf,
-            &counts,
-            &displs,
-            &vec![dt; n],
-            false,
-            func,
-            "sendbuf",
-            "sendcounts",
-        )?
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe {
+            parts(
+                sendbuf,
+                &counts,
+                &displs,
+                &vec![dt; n],
+                false,
+                func,
+                "sendbuf",
+                "sendcounts",
+            )
+        }?
     } else {
         Vec::new()
     };
     let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
         None
     } else {
-        Some(side(recvbuf, recvcount, 1, recvtype, func, RECV)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
     };
     finish(
         func,
@@ -221,8 +237,10 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     )
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn allgather(
+pub(crate) unsafe fn allgather(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -240,9 +258,11 @@ pub(crate) fn allgather(
     let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
-        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
     };
-    let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
     finish(
         func,
         nb,
@@ -277,7 +297,8 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
     let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
-        Some(side(sendbuf, sendcount, 1, sendtype, func, SEND)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
     };
     let dt = dtype(recvtype, func, "recvtype")?;
     // SAFETY: one entry per rank, per the caller's contract.
@@ -287,16 +308,19 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
             array(displs, n, func, "displs")?,
         )
     };
-    let recv = parts(
-        recvbuf,
-        &counts,
-        &displs,
-        &vec![dt; n],
-        false,
-        func,
-        "recvbuf",
-        "recvcounts",
-    )?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe {
+        parts(
+            recvbuf,
+            &counts,
+            &displs,
+            &vec![dt; n],
+            false,
+            func,
+            "recvbuf",
+            "recvcounts",
+        )
+    }?;
     finish(
         func,
         nb,
@@ -310,8 +334,10 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
     )
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn alltoall(
+pub(crate) unsafe fn alltoall(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -329,9 +355,11 @@ pub(crate) fn alltoall(
     let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
     } else {
-        Some(side(sendbuf, sendcount, n, sendtype, func, SEND)?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?)
     };
-    let recv = side(recvbuf, recvcount, n, recvtype, func, RECV)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
     finish(
         func,
         nb,
@@ -376,16 +404,19 @@ unsafe fn alltoallvw<C: Int, D: Int>(
                 array(sdispls, n, func, "sdispls")?,
             )
         };
-        Some(parts(
-            sendbuf,
-            &counts,
-            &displs,
-            &dts,
-            byte_displs,
-            func,
-            "sendbuf",
-            "sendcounts",
-        )?)
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Some(unsafe {
+            parts(
+                sendbuf,
+                &counts,
+                &displs,
+                &dts,
+                byte_displs,
+                func,
+                "sendbuf",
+                "sendcounts",
+            )
+        }?)
     };
     let dts = resolve(recvtypes, "recvtype")?;
     // SAFETY: one entry per rank, per the caller's contract.
@@ -395,16 +426,19 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             array(rdispls, n, func, "rdispls")?,
         )
     };
-    let recv = parts(
-        recvbuf,
-        &counts,
-        &displs,
-        &dts,
-        byte_displs,
-        func,
-        "recvbuf",
-        "recvcounts",
-    )?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe {
+        parts(
+            recvbuf,
+            &counts,
+            &displs,
+            &dts,
+            byte_displs,
+            func,
+            "recvbuf",
+            "recvcounts",
+        )
+    }?;
     finish(
         func,
         nb,

@@ -56,7 +56,10 @@ fn run(
 }
 
 /// `count` instances per neighbour, block k at `k * count * extent`.
-fn blocks(
+///
+/// # Safety
+/// `buf` holds every block (`buf_at`'s contract).
+unsafe fn blocks(
     buf: *const c_void,
     count: i64,
     datatype: MPI_Datatype,
@@ -72,20 +75,25 @@ fn blocks(
         ));
     }
     let displs: Vec<i64> = (0..n as i64).map(|k| k * count).collect();
-    parts(
-        buf,
-        &vec![count; n],
-        &displs,
-        &vec![t; n],
-        false,
-        func,
-        names.0,
-        names.1,
-    )
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        parts(
+            buf,
+            &vec![count; n],
+            &displs,
+            &vec![t; n],
+            false,
+            func,
+            names.0,
+            names.1,
+        )
+    }
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn neighbor_allgather(
+pub(crate) unsafe fn neighbor_allgather(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -100,9 +108,11 @@ pub(crate) fn neighbor_allgather(
     let recvcount = recvcount.get();
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
-    let s = side(sendbuf, sendcount, 1, sendtype, func, SEND)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
     let send = vec![s; n.destinations.len()];
-    let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV) }?;
     run(func, nb, c, n, send, recv)
 }
 
@@ -124,7 +134,8 @@ pub(crate) unsafe fn neighbor_allgatherv<C: Int, D: Int>(
     let sendcount = sendcount.get();
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
-    let s = side(sendbuf, sendcount, 1, sendtype, func, SEND)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
     let send = vec![s; n.destinations.len()];
     let k = n.sources.len();
     let t = dtype(recvtype, func, "recvtype")?;
@@ -135,21 +146,26 @@ pub(crate) unsafe fn neighbor_allgatherv<C: Int, D: Int>(
             array(displs, k, func, "displs")?,
         )
     };
-    let recv = parts(
-        recvbuf,
-        &counts,
-        &displs,
-        &vec![t; k],
-        false,
-        func,
-        "recvbuf",
-        "recvcounts",
-    )?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe {
+        parts(
+            recvbuf,
+            &counts,
+            &displs,
+            &vec![t; k],
+            false,
+            func,
+            "recvbuf",
+            "recvcounts",
+        )
+    }?;
     run(func, nb, c, n, send, recv)
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn neighbor_alltoall(
+pub(crate) unsafe fn neighbor_alltoall(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -164,15 +180,19 @@ pub(crate) fn neighbor_alltoall(
     let recvcount = recvcount.get();
     let (c, n) = topo_comm(comm, func)?;
     no_in_place(sendbuf, func, "sendbuf")?;
-    let send = blocks(
-        sendbuf,
-        sendcount,
-        sendtype,
-        n.destinations.len(),
-        func,
-        SEND,
-    )?;
-    let recv = blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe {
+        blocks(
+            sendbuf,
+            sendcount,
+            sendtype,
+            n.destinations.len(),
+            func,
+            SEND,
+        )
+    }?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV) }?;
     run(func, nb, c, n, send, recv)
 }
 
@@ -226,26 +246,32 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             array(rdispls, inn, func, "rdispls")?,
         )
     };
-    let send = parts(
-        sendbuf,
-        &sc,
-        &sd,
-        &st,
-        byte_displs,
-        func,
-        "sendbuf",
-        "sendcounts",
-    )?;
-    let recv = parts(
-        recvbuf,
-        &rc,
-        &rd,
-        &rt,
-        byte_displs,
-        func,
-        "recvbuf",
-        "recvcounts",
-    )?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe {
+        parts(
+            sendbuf,
+            &sc,
+            &sd,
+            &st,
+            byte_displs,
+            func,
+            "sendbuf",
+            "sendcounts",
+        )
+    }?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe {
+        parts(
+            recvbuf,
+            &rc,
+            &rd,
+            &rt,
+            byte_displs,
+            func,
+            "recvbuf",
+            "recvcounts",
+        )
+    }?;
     run(func, nb, c, n, send, recv)
 }
 

@@ -24,7 +24,11 @@ use crate::requests::{completed_request, request_handle};
 use crate::{datatypes, objects};
 
 /// The user memory of a message: `count` elements of `datatype` at `buf`.
-pub(crate) fn message_buf(
+///
+/// # Safety
+/// `buf` holds `count` elements of `datatype` (the standard's rule for a message buffer),
+/// left alone until the operation completes.
+pub(crate) unsafe fn message_buf(
     buf: *const c_void,
     count: MPI_Count,
     datatype: MPI_Datatype,
@@ -37,7 +41,8 @@ pub(crate) fn message_buf(
         ));
     }
     // Fast path: a predefined type of plain bytes needs no type object.
-    if let Some(b) = contiguous_buf(buf, count, datatype) {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    if let Some(b) = unsafe { contiguous_buf(buf, count, datatype) } {
         return Ok(b);
     }
     let dt = match datatypes::committed_ref(datatype, func, "datatype") {
@@ -63,9 +68,8 @@ pub(crate) fn message_buf(
             format!("{func}(buf=NULL): a buffer is required for count {count}"),
         ));
     }
-    // SAFETY: the MPI standard obliges the caller to pass a buffer holding `count` elements
-    // and to leave it alone until the operation completes; the type stays alive through the
-    // handle table during the call and through the request (`Request::keep`) after it.
+    // SAFETY: the caller's contract; the type stays alive through the handle table during
+    // the call and through the request (`Request::keep`) after it.
     Ok(unsafe { Buf::typed(buf as usize, count as usize, &dt) })
 }
 
@@ -131,7 +135,9 @@ struct SendArgs {
     buf: Buf,
 }
 
-fn send_args(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+unsafe fn send_args(
     buf: *const c_void,
     count: MPI_Count,
     datatype: MPI_Datatype,
@@ -141,7 +147,8 @@ fn send_args(
     func: &str,
 ) -> MpiResult<SendArgs> {
     let c = objects::comm_ref(comm, func, "comm")?;
-    let buf = message_buf(buf, count, datatype, func)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let buf = unsafe { message_buf(buf, count, datatype, func) }?;
     let dest = dest_rank(&c, dest, func)?;
     let tag = send_tag(tag, func)?;
     Ok(SendArgs {
@@ -172,7 +179,8 @@ unsafe fn plain_send_args<'a>(
     if tag < 0 || dest < 0 {
         return None;
     }
-    let data = contiguous_buf(buf, count as MPI_Count, datatype)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let data = unsafe { contiguous_buf(buf, count as MPI_Count, datatype) }?;
     // SAFETY: forwarded contract: the borrow ends before anything waits or runs user code.
     let c = unsafe { objects::comm_quiet_unchecked(comm) }?;
     if dest as u32 >= c.peer_size() {
@@ -191,8 +199,10 @@ pub(crate) struct PlainRecv {
     pub(crate) buf: Buf,
 }
 
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[inline(always)]
-pub(crate) fn plain_recv_args(
+pub(crate) unsafe fn plain_recv_args(
     buf: *mut c_void,
     count: c_int,
     datatype: MPI_Datatype,
@@ -200,7 +210,8 @@ pub(crate) fn plain_recv_args(
     tag: c_int,
     comm: MPI_Comm,
 ) -> Option<PlainRecv> {
-    let buf = contiguous_buf(buf, count as MPI_Count, datatype)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let buf = unsafe { contiguous_buf(buf, count as MPI_Count, datatype) }?;
     let tag = match tag {
         MPI_ANY_TAG => TagSel::Any,
         t if t >= 0 => TagSel::Tag(t),
@@ -240,8 +251,11 @@ pub(crate) enum SendKind {
 
 /// The send families (`MPI_Send`, `MPI_Ssend`, `MPI_Rsend`, `MPI_Bsend`, their `I` and
 /// `_init` forms and `_c` twins).
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn send(
+pub(crate) unsafe fn send(
     buf: *const c_void,
     count: impl Int,
     datatype: MPI_Datatype,
@@ -252,7 +266,8 @@ pub(crate) fn send(
     mode: Mode,
     kind: SendKind,
 ) -> MpiResult<MPI_Request> {
-    let a = send_args(buf, count.get(), datatype, dest, tag, comm, func)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let a = unsafe { send_args(buf, count.get(), datatype, dest, tag, comm, func) }?;
     let core_mode = match kind {
         SendKind::Synchronous => SendMode::Synchronous,
         _ => SendMode::Standard,
@@ -307,7 +322,9 @@ pub(crate) fn send(
     }
 }
 
-pub(crate) fn mpi_send(
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_send(
     buf: *const c_void,
     count: c_int,
     datatype: MPI_Datatype,
@@ -330,17 +347,20 @@ pub(crate) fn mpi_send(
         };
     }
     let func = "MPI_Send";
-    send(
-        buf,
-        count,
-        datatype,
-        dest,
-        tag,
-        comm,
-        func,
-        Mode::Blocking,
-        SendKind::Standard,
-    )
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        send(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            func,
+            Mode::Blocking,
+            SendKind::Standard,
+        )
+    }
     .map(|_| ())
 }
 

@@ -50,7 +50,8 @@ pub(crate) unsafe fn recv(
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = objects::comm_ref(comm, func, "comm")?;
-    let b = message_buf(buf, count.get(), datatype, func)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
     let tag = recv_tag(tag, func)?;
     let source = source_sel(&c, source, func)?;
     let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
@@ -92,7 +93,8 @@ pub(crate) unsafe fn mpi_recv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> MpiResult<()> {
-    if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    if let Some(a) = unsafe { plain_recv_args(buf, count, datatype, source, tag, comm) } {
         let s = pt2pt::recv(&a.comm, a.source, a.tag, a.buf);
         // SAFETY: as the caller's contract for `status`.
         return unsafe { finish_recv(s, status, "MPI_Recv") };
@@ -125,7 +127,8 @@ pub(crate) unsafe fn mpi_irecv(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     if !request.is_null() {
-        if let Some(a) = plain_recv_args(buf, count, datatype, source, tag, comm) {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        if let Some(a) = unsafe { plain_recv_args(buf, count, datatype, source, tag, comm) } {
             let id = pt2pt::irecv(&a.comm, a.source, a.tag, a.buf, comm);
             // SAFETY: checked non-null; the caller passes a writable MPI_Request.
             unsafe { request.write(request_handle(id)) };
@@ -167,8 +170,10 @@ pub(crate) unsafe fn sendrecv(
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = objects::comm(comm, func, "comm")?;
-    let sbuf = message_buf(sendbuf, sendcount.get(), sendtype, func)?;
-    let rbuf = message_buf(recvbuf, recvcount.get(), recvtype, func)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let sbuf = unsafe { message_buf(sendbuf, sendcount.get(), sendtype, func) }?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let rbuf = unsafe { message_buf(recvbuf, recvcount.get(), recvtype, func) }?;
     let send = (dest, sendtag, sbuf);
     let recv = (source, recvtag, rbuf);
     // SAFETY: forwarded caller contract.
@@ -195,7 +200,8 @@ pub(crate) unsafe fn sendrecv_replace(
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
     let c = objects::comm(comm, func, "comm")?;
-    let b = message_buf(buf, count.get(), datatype, func)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
     let mut copy = vec![0u8; b.len()].into_boxed_slice();
     b.pack(0, &mut copy);
     // SAFETY: the boxed copy's heap block does not move; `exchange` keeps the box until the
@@ -436,7 +442,8 @@ pub(crate) unsafe fn mrecv(
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
     non_null(message, func, "message")?;
-    let b = message_buf(buf, count.get(), datatype, func)?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
     // SAFETY: checked non-null.
     let handle = unsafe { *message };
     let taken = take_message(handle, func)?;

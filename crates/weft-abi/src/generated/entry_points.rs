@@ -328,12 +328,14 @@ pub unsafe extern "C" fn PMPI_Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Allgather", Scope::Comm(comm), || family::blocking(crate::api::coll_data::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather.
+    call("MPI_Allgather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Allgather_c", Scope::Comm(comm), || family::blocking(crate::api::coll_data::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather_c.
+    call("MPI_Allgather_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -380,12 +382,14 @@ pub unsafe extern "C" fn PMPI_Alloc_mem(size: MPI_Aint, info: MPI_Info, baseptr:
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Allreduce", Scope::Comm(comm), || crate::api::coll::mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allreduce.
+    call("MPI_Allreduce", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Allreduce_c", Scope::Comm(comm), || family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce_c", Mode::Blocking, crate::api::coll::AllKind::Allreduce)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allreduce_c.
+    call("MPI_Allreduce_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce_c", Mode::Blocking, crate::api::coll::AllKind::Allreduce)) })
 }
 
 #[no_mangle]
@@ -402,12 +406,14 @@ pub unsafe extern "C" fn PMPI_Allreduce_init_c(sendbuf: *const c_void, recvbuf: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Alltoall", Scope::Comm(comm), || family::blocking(crate::api::coll_data::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall.
+    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Alltoall_c", Scope::Comm(comm), || family::blocking(crate::api::coll_data::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall_c.
+    call("MPI_Alltoall_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -500,12 +506,14 @@ pub unsafe extern "C" fn PMPI_Barrier_init(comm: MPI_Comm, info: MPI_Info, reque
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bcast(buffer: *mut c_void, count: c_int, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Bcast", Scope::Comm(comm), || crate::api::coll::mpi_bcast(buffer, count, datatype, root, comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Bcast.
+    call("MPI_Bcast", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_bcast(buffer, count, datatype, root, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bcast_c(buffer: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Bcast_c", Scope::Comm(comm), || family::blocking(crate::api::coll::bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Bcast_c.
+    call("MPI_Bcast_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::bcast(buffer, count, datatype, root, comm, "MPI_Bcast_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -522,12 +530,14 @@ pub unsafe extern "C" fn PMPI_Bcast_init_c(buffer: *mut c_void, count: MPI_Count
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Bsend", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Bsend", Mode::Blocking, crate::api::pt2pt::SendKind::Buffered)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Bsend.
+    call("MPI_Bsend", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Bsend", Mode::Blocking, crate::api::pt2pt::SendKind::Buffered)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Bsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Bsend_c", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Bsend_c", Mode::Blocking, crate::api::pt2pt::SendKind::Buffered)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Bsend_c.
+    call("MPI_Bsend_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Bsend_c", Mode::Blocking, crate::api::pt2pt::SendKind::Buffered)) })
 }
 
 #[no_mangle]
@@ -954,12 +964,14 @@ pub unsafe extern "C" fn PMPI_Error_string(errorcode: c_int, string: *mut c_char
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Exscan", Scope::Comm(comm), || family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", Mode::Blocking, crate::api::coll::AllKind::Exscan)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan.
+    call("MPI_Exscan", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", Mode::Blocking, crate::api::coll::AllKind::Exscan)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Exscan_c", Scope::Comm(comm), || family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_c", Mode::Blocking, crate::api::coll::AllKind::Exscan)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan_c.
+    call("MPI_Exscan_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_c", Mode::Blocking, crate::api::coll::AllKind::Exscan)) })
 }
 
 #[no_mangle]
@@ -1448,12 +1460,14 @@ pub unsafe extern "C" fn PMPI_Free_mem(base: *mut c_void) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Gather", Scope::Comm(comm), || family::blocking(crate::api::coll_data::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gather.
+    call("MPI_Gather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Gather_c", Scope::Comm(comm), || family::blocking(crate::api::coll_data::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gather_c.
+    call("MPI_Gather_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -2237,12 +2251,14 @@ pub unsafe extern "C" fn PMPI_Mrecv_c(buf: *mut c_void, count: MPI_Count, dataty
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Neighbor_allgather", Scope::Comm(comm), || family::blocking(crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_allgather.
+    call("MPI_Neighbor_allgather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Neighbor_allgather_c", Scope::Comm(comm), || family::blocking(crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_allgather_c.
+    call("MPI_Neighbor_allgather_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -2283,12 +2299,14 @@ pub unsafe extern "C" fn PMPI_Neighbor_allgatherv_init_c(sendbuf: *const c_void,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Neighbor_alltoall", Scope::Comm(comm), || family::blocking(crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_alltoall.
+    call("MPI_Neighbor_alltoall", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
-    call("MPI_Neighbor_alltoall_c", Scope::Comm(comm), || family::blocking(crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_alltoall_c.
+    call("MPI_Neighbor_alltoall_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -2529,12 +2547,14 @@ pub unsafe extern "C" fn PMPI_Recv_init_c(buf: *mut c_void, count: MPI_Count, da
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Reduce", Scope::Comm(comm), || crate::api::coll::mpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce.
+    call("MPI_Reduce", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Reduce_c", Scope::Comm(comm), || family::blocking(crate::api::coll::reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_c.
+    call("MPI_Reduce_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::reduce(sendbuf, recvbuf, count, datatype, op, root, comm, "MPI_Reduce_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -2551,12 +2571,14 @@ pub unsafe extern "C" fn PMPI_Reduce_init_c(sendbuf: *const c_void, recvbuf: *mu
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_local(inbuf: *const c_void, inoutbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op) -> c_int {
-    call("MPI_Reduce_local", Scope::Default, || crate::api::coll::reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local"))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_local.
+    call("MPI_Reduce_local", Scope::Default, || unsafe { crate::api::coll::reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_local_c(inbuf: *const c_void, inoutbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op) -> c_int {
-    call("MPI_Reduce_local_c", Scope::Default, || crate::api::coll::reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c"))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_local_c.
+    call("MPI_Reduce_local_c", Scope::Default, || unsafe { crate::api::coll::reduce_local(inbuf, inoutbuf, count, datatype, op, "MPI_Reduce_local_c") })
 }
 
 #[no_mangle]
@@ -2567,12 +2589,14 @@ pub unsafe extern "C" fn PMPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Reduce_scatter_block", Scope::Comm(comm), || family::blocking(crate::api::coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_block.
+    call("MPI_Reduce_scatter_block", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Reduce_scatter_block_c(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Reduce_scatter_block_c", Scope::Comm(comm), || family::blocking(crate::api::coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Reduce_scatter_block_c.
+    call("MPI_Reduce_scatter_block_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, "MPI_Reduce_scatter_block_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -2702,12 +2726,14 @@ pub unsafe extern "C" fn PMPI_Rput_c(origin_addr: *const c_void, origin_count: M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rsend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Rsend", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Rsend", Mode::Blocking, crate::api::pt2pt::SendKind::Ready)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rsend.
+    call("MPI_Rsend", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Rsend", Mode::Blocking, crate::api::pt2pt::SendKind::Ready)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rsend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Rsend_c", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Rsend_c", Mode::Blocking, crate::api::pt2pt::SendKind::Ready)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rsend_c.
+    call("MPI_Rsend_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Rsend_c", Mode::Blocking, crate::api::pt2pt::SendKind::Ready)) })
 }
 
 #[no_mangle]
@@ -2724,12 +2750,14 @@ pub unsafe extern "C" fn PMPI_Rsend_init_c(buf: *const c_void, count: MPI_Count,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Scan", Scope::Comm(comm), || family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", Mode::Blocking, crate::api::coll::AllKind::Scan)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan.
+    call("MPI_Scan", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", Mode::Blocking, crate::api::coll::AllKind::Scan)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan_c(sendbuf: *const c_void, recvbuf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
-    call("MPI_Scan_c", Scope::Comm(comm), || family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_c", Mode::Blocking, crate::api::coll::AllKind::Scan)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan_c.
+    call("MPI_Scan_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_c", Mode::Blocking, crate::api::coll::AllKind::Scan)) })
 }
 
 #[no_mangle]
@@ -2746,12 +2774,14 @@ pub unsafe extern "C" fn PMPI_Scan_init_c(sendbuf: *const c_void, recvbuf: *mut 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Scatter", Scope::Comm(comm), || family::blocking(crate::api::coll_data::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatter.
+    call("MPI_Scatter", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scatter_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Scatter_c", Scope::Comm(comm), || family::blocking(crate::api::coll_data::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter_c", Mode::Blocking)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scatter_c.
+    call("MPI_Scatter_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Scatter_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -2792,12 +2822,14 @@ pub unsafe extern "C" fn PMPI_Scatterv_init_c(sendbuf: *const c_void, sendcounts
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Send(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Send", Scope::Comm(comm), || crate::api::pt2pt::mpi_send(buf, count, datatype, dest, tag, comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Send.
+    call("MPI_Send", Scope::Comm(comm), || unsafe { crate::api::pt2pt::mpi_send(buf, count, datatype, dest, tag, comm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Send_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Send_c", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Send_c", Mode::Blocking, crate::api::pt2pt::SendKind::Standard)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Send_c.
+    call("MPI_Send_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Send_c", Mode::Blocking, crate::api::pt2pt::SendKind::Standard)) })
 }
 
 #[no_mangle]
@@ -2939,12 +2971,14 @@ pub unsafe extern "C" fn PMPI_Session_toint(session: MPI_Session) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ssend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Ssend", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Ssend", Mode::Blocking, crate::api::pt2pt::SendKind::Synchronous)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ssend.
+    call("MPI_Ssend", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Ssend", Mode::Blocking, crate::api::pt2pt::SendKind::Synchronous)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ssend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
-    call("MPI_Ssend_c", Scope::Comm(comm), || family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Ssend_c", Mode::Blocking, crate::api::pt2pt::SendKind::Synchronous)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ssend_c.
+    call("MPI_Ssend_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::pt2pt::send(buf, count, datatype, dest, tag, comm, "MPI_Ssend_c", Mode::Blocking, crate::api::pt2pt::SendKind::Synchronous)) })
 }
 
 #[no_mangle]
