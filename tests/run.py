@@ -714,6 +714,29 @@ class Checks:
         r = run([py, os.path.join(REPO, "api", "gen.py"), "--check"], timeout=300, cwd=REPO)
         return Outcome(r.rc == 0 and not r.timed_out, r.text())
 
+    # ---- Rust checks beyond cargo test
+    def loom_models(self):
+        """The loom models of the lock-free structures (their own target dir: `--cfg loom`
+        rebuilds everything)."""
+        cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+        env = dict(os.environ, RUSTFLAGS="--cfg loom")
+        r = run([cargo, "test", "-p", "weft-core", "--lib", "--target-dir",
+                 os.path.join(REPO, "target", "loom"), "loom"], timeout=1200, cwd=REPO, env=env,
+                merge=True)
+        m = RESULT_RE.search(r.out)
+        ok = r.rc == 0 and not r.timed_out and m is not None and int(m.group(2)) > 0
+        return Outcome(ok, tail(r.text(), 60))
+
+    def clippy_unsafe(self):
+        """Every unsafe block documented: clippy's undocumented_unsafe_blocks, alone."""
+        cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+        r = run([cargo, "clippy", "--release", "--workspace", "--all-targets", "--", "-A",
+                 "clippy::all", "-D", "clippy::undocumented_unsafe_blocks"], timeout=1200,
+                cwd=REPO, merge=True)
+        if r.rc != 0 and "no such command" in r.out:
+            return Outcome(True, skipped="cargo clippy is not installed")
+        return Outcome(r.rc == 0 and not r.timed_out, tail(r.text(), 60))
+
     # ---- exported symbols
     def exports(self):
         lib = os.path.join(self.prefix, "lib", "libmpi_abi.so.1")
@@ -1063,6 +1086,8 @@ def main():
         runner.test("check/abi-probe", checks.abi_probe)
         runner.test("check/abi-probe-mpich", checks.abi_probe_mpich)
         runner.test("check/gen-up-to-date", checks.gen_check)
+        runner.test("check/loom", checks.loom_models)
+        runner.test("check/clippy-unsafe", checks.clippy_unsafe)
         runner.test("check/exports", checks.exports)
         runner.test("check/profiling", checks.profiling)
         runner.test("check/header-strict", checks.header_strict)

@@ -181,9 +181,7 @@ mod tests {
         assert!(text.contains("é"), "valid UTF-8 stays as it is");
         let plain = b"plain\0";
         // SAFETY: as above.
-        assert!(matches!(
-            unsafe { c_str(plain.as_ptr().cast(), "f", "a") }.unwrap(),
-            Cow::Borrowed("plain")
-        ));
+        let text = unsafe { c_str(plain.as_ptr().cast(), "f", "a") }.unwrap();
+        assert!(matches!(text, Cow::Borrowed("plain")));
     }
 }

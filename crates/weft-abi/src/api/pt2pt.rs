@@ -332,11 +332,12 @@ pub(crate) unsafe fn mpi_send(
     tag: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
-    // SAFETY: `c` only starts the send; a pending send is waited for through the instance,
-    // cloned while `c` is still valid.
-    if let Some((c, dest, tag, data)) =
-        unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) }
-    {
+    // `c` only starts the send; a pending send is waited for through the instance, cloned
+    // while `c` is still valid.
+    let plain =
+        // SAFETY: as just said; the buffer is the caller's (the standard's rule).
+        unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) };
+    if let Some((c, dest, tag, data)) = plain {
         return match pt2pt::start_send(c, dest, tag, data, SendMode::Standard, None) {
             Ok(SendStart::Done) => Ok(()),
             Ok(SendStart::Pending(id)) => {
@@ -374,10 +375,10 @@ pub(crate) unsafe fn mpi_isend(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     if !request.is_null() {
-        // SAFETY: `c` only starts the send.
-        if let Some((c, dest, tag, data)) =
-            unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) }
-        {
+        let plain =
+            // SAFETY: `c` only starts the send; the buffer is the caller's (the standard's rule).
+            unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) };
+        if let Some((c, dest, tag, data)) = plain {
             let id = pt2pt::isend(c, dest, tag, data, SendMode::Standard, comm)
                 .map_err(|e| prefix("MPI_Isend", e))?;
             // SAFETY: checked non-null; the caller passes a writable MPI_Request.

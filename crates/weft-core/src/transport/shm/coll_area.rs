@@ -22,20 +22,22 @@
 //! cores: 8-byte bcast 0.57 us with 8 turns, 0.17 us with 32; 2 KiB: 0.99 us with 4 regions,
 //! 0.35 us with 16). Regions are big, so their number follows from a memory budget.
 
-use std::fmt;
-use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use super::segment::{Segment, HEADER_BYTES};
 use crate::datatype::Buf;
+use crate::sync::atomic::{AtomicU64, Ordering};
+use std::fmt;
+use std::io;
 
 /// Payload bytes that fit in a slot's first line, after its sequence number.
-pub const INLINE: usize = 56;
+pub const INLINE: usize = 64 - INLINE_AT;
 /// Most ranks an area serves (polling every other rank's line stops paying beyond that).
 pub const MAX_RANKS: u32 = 64;
 /// Slot lines per rank: how many turns a rank may be ahead of the slowest reader of its
-/// small payloads.
+/// small payloads. (Two in the loom model, so that a few turns wrap the ring.)
+#[cfg(not(loom))]
 const TURNS: u64 = 32;
+#[cfg(loom)]
+const TURNS: u64 = 2;
 /// Bytes of payload regions per rank; their number follows from their size (16 of 2 KiB).
 const REGION_BUDGET: usize = 32 * 1024;
 
@@ -44,12 +46,39 @@ const ALIGN: usize = 128;
 /// disagree on it fail to attach; the ranks' lines follow.
 const LAYOUT_AT: usize = HEADER_BYTES;
 const START: usize = LAYOUT_AT + ALIGN;
-/// Where the inline payload starts in a slot line (after the sequence number).
-const INLINE_AT: usize = 8;
+/// Where the inline payload starts in a slot line (after the sequence number; loom's atomics
+/// are larger than 8 bytes).
+const INLINE_AT: usize = std::mem::size_of::<AtomicU64>().next_multiple_of(8);
+
+/// Where an area's bytes are: the shared segment, or (the loom model) a heap block whose
+/// atomics the model constructed.
+enum Memory {
+    Segment(Segment),
+    #[cfg(all(test, loom))]
+    Heap(std::sync::Arc<loom_tests::Block>),
+}
+
+impl Memory {
+    fn base(&self) -> *mut u8 {
+        match self {
+            Memory::Segment(segment) => segment.base(),
+            #[cfg(all(test, loom))]
+            Memory::Heap(block) => block.base,
+        }
+    }
+
+    /// The loom model's record that `rank` writes (`write`) or reads its payload of `seq`.
+    #[cfg(all(test, loom))]
+    fn touch(&self, rank: u32, seq: u64, write: bool) {
+        if let Memory::Heap(block) = self {
+            block.touch(rank, seq, write);
+        }
+    }
+}
 
 /// One communicator's arrival lines and slots, mapped into this process.
 pub struct CollArea {
-    segment: Segment,
+    memory: Memory,
     size: u32,
     rank: u32,
     payload_max: usize,
@@ -102,7 +131,7 @@ impl CollArea {
     /// `attach` it.
     pub fn create(name: &str, size: u32, payload_max: usize) -> io::Result<CollArea> {
         let segment = Segment::create(name, CollArea::bytes(size, payload_max), size)?;
-        let area = CollArea::new(segment, size, 0, payload_max);
+        let area = CollArea::new(Memory::Segment(segment), size, 0, payload_max);
         // The attachers learn the name only after this (through a message), which orders it.
         area.layout().store(payload_max as u64, Ordering::Relaxed);
         Ok(area)
@@ -111,7 +140,7 @@ impl CollArea {
     /// Attach the area `name` that rank 0 created, as `rank`.
     pub fn attach(name: &str, size: u32, rank: u32, payload_max: usize) -> io::Result<CollArea> {
         let segment = Segment::attach(name, CollArea::bytes(size, payload_max), size)?;
-        let area = CollArea::new(segment, size, rank, payload_max);
+        let area = CollArea::new(Memory::Segment(segment), size, rank, payload_max);
         let theirs = area.layout().load(Ordering::Relaxed);
         if theirs != payload_max as u64 {
             return Err(io::Error::new(
@@ -127,13 +156,13 @@ impl CollArea {
         // SAFETY: the area's first line lies inside the mapping (`bytes` counts it), 128-byte
         // aligned in the page-aligned mapping, which lives as long as `self`; it is only
         // accessed atomically.
-        unsafe { &*self.segment.base().add(LAYOUT_AT).cast::<AtomicU64>() }
+        unsafe { &*self.memory.base().add(LAYOUT_AT).cast::<AtomicU64>() }
     }
 
-    fn new(segment: Segment, size: u32, rank: u32, payload_max: usize) -> CollArea {
+    fn new(memory: Memory, size: u32, rank: u32, payload_max: usize) -> CollArea {
         assert!((1..=MAX_RANKS).contains(&size) && rank < size);
         CollArea {
-            segment,
+            memory,
             size,
             rank,
             payload_max,
@@ -147,7 +176,9 @@ impl CollArea {
 
     /// Remove the name if some rank has not attached (setup is being abandoned).
     pub fn release_name(&self) {
-        self.segment.unlink_if_pending();
+        if let Memory::Segment(segment) = &self.memory {
+            segment.unlink_if_pending();
+        }
     }
 
     /// Largest payload one turn carries.
@@ -178,7 +209,7 @@ impl CollArea {
         // SAFETY: inside the mapping (`bytes` counts one line per rank after the header),
         // 128-byte aligned in the page-aligned mapping, which lives as long as `self`; the
         // line is only accessed atomically.
-        unsafe { &*self.segment.base().add(at).cast::<AtomicU64>() }
+        unsafe { &*self.memory.base().add(at).cast::<AtomicU64>() }
     }
 
     /// `rank`'s slot line for turn `seq`.
@@ -187,7 +218,7 @@ impl CollArea {
         let n = self.size as usize;
         let index = rank as usize * TURNS as usize + (seq % TURNS) as usize;
         // In bounds: `bytes` counts TURNS lines per rank after the arrival lines.
-        self.segment
+        self.memory
             .base()
             .wrapping_add(START + n * ALIGN + index * ALIGN)
     }
@@ -199,7 +230,7 @@ impl CollArea {
         let index = (rank as u64 * self.regions + seq % self.regions) as usize;
         let regions = START + n * ALIGN + n * TURNS as usize * ALIGN;
         // In bounds: `bytes` counts `regions` regions per rank after the slot lines.
-        self.segment
+        self.memory
             .base()
             .wrapping_add(regions + index * self.region)
     }
@@ -285,6 +316,8 @@ impl Turn<'_> {
         // seq-ring+1, so none still reads what turn seq-ring left there (module doc); nobody
         // reads this payload before the release store below.
         let out = unsafe { std::slice::from_raw_parts_mut(dst, len) };
+        #[cfg(all(test, loom))]
+        a.memory.touch(a.rank, self.seq, true);
         data.pack(0, out);
         a.published(a.rank, self.seq)
             .store(self.seq, Ordering::Release);
@@ -325,11 +358,13 @@ impl Turn<'_> {
         // after this rank arrives at a later turn, which it cannot do while this turn is
         // current (checked above).
         let bytes = unsafe { std::slice::from_raw_parts(src, len) };
+        #[cfg(all(test, loom))]
+        a.memory.touch(rank, self.seq, false);
         f(bytes)
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 
@@ -385,5 +420,108 @@ mod tests {
         assert!(CollArea::attach(&n, 2, 1, 4096).is_err());
         a.release_name();
         assert!(!std::path::Path::new(&format!("/dev/shm{n}")).exists());
+    }
+}
+
+/// The loom model of the protocol (module docs): two ranks take four broadcast turns on an
+/// area with two slots per rank (so the slots are reused). Every payload read is the one
+/// written for that turn, and a loom-tracked cell per (rank, slot) checks that each write
+/// happens after the reads of the slot's previous turn (the arrival wait) and before this
+/// turn's reads (the publish store).
+#[cfg(all(test, loom))]
+pub(crate) mod loom_tests {
+    use super::*;
+    use loom::cell::UnsafeCell as Tracked;
+    use std::alloc::{alloc_zeroed, dealloc, Layout};
+    use std::sync::Arc;
+
+    const SIZE: u32 = 2;
+    const PAYLOAD_MAX: usize = 8;
+
+    /// An area's bytes on the heap, with loom's atomics constructed where the protocol keeps
+    /// them, and one tracked cell per (rank, slot).
+    pub(crate) struct Block {
+        pub(crate) base: *mut u8,
+        layout: Layout,
+        shadow: Vec<Tracked<()>>,
+    }
+
+    // SAFETY: shared memory by design; the protocol orders its accesses.
+    unsafe impl Send for Block {}
+    // SAFETY: as above.
+    unsafe impl Sync for Block {}
+
+    impl Block {
+        fn new() -> Block {
+            let layout =
+                Layout::from_size_align(CollArea::bytes(SIZE, PAYLOAD_MAX), ALIGN).unwrap();
+            // SAFETY: non-zero size; freed in drop.
+            let base = unsafe { alloc_zeroed(layout) };
+            let mut atomics = vec![LAYOUT_AT];
+            let n = SIZE as usize;
+            atomics.extend((0..n).map(|r| START + r * ALIGN));
+            atomics.extend((0..n * TURNS as usize).map(|i| START + n * ALIGN + i * ALIGN));
+            for at in atomics {
+                // SAFETY: inside the block, 128-byte aligned.
+                unsafe { base.add(at).cast::<AtomicU64>().write(AtomicU64::new(0)) };
+            }
+            let shadow = (0..n * TURNS as usize).map(|_| Tracked::new(())).collect();
+            Block {
+                base,
+                layout,
+                shadow,
+            }
+        }
+
+        pub(crate) fn touch(&self, rank: u32, seq: u64, write: bool) {
+            let cell = &self.shadow[rank as usize * TURNS as usize + (seq % TURNS) as usize];
+            if write {
+                cell.with_mut(|_| ());
+            } else {
+                cell.with(|_| ());
+            }
+        }
+    }
+
+    impl Drop for Block {
+        fn drop(&mut self) {
+            // SAFETY: allocated in `new` with this layout.
+            unsafe { dealloc(self.base, self.layout) }
+        }
+    }
+
+    /// Four broadcasts from rank 0: the root contributes its value each turn, the other
+    /// rank arrives, waits for it and reads it (the pattern in which the root runs ahead and
+    /// the arrival wait alone keeps it from overwriting a slot being read).
+    fn rank_takes_turns(block: Arc<Block>, rank: u32) {
+        let area = CollArea::new(Memory::Heap(block), SIZE, rank, PAYLOAD_MAX);
+        let mut idle = loom::thread::yield_now;
+        for turn in 1..=4u64 {
+            let t = area.begin();
+            if rank == 0 {
+                let mut value = (turn * 10).to_le_bytes();
+                // SAFETY: `value` outlives the call (contribute packs it at once).
+                let data = unsafe { Buf::new(value.as_mut_ptr() as usize, 8) };
+                t.contribute(&data, &mut idle);
+            } else {
+                t.arrive();
+                t.wait_for(0, &mut idle);
+                let got = t.read(0, 8, |b| u64::from_le_bytes(b.try_into().unwrap()));
+                assert_eq!(got, turn * 10, "turn {turn}");
+            }
+        }
+    }
+
+    #[test]
+    fn loom_broadcast_reuses_slots_safely() {
+        crate::sync::loom_model(|| {
+            let block = Arc::new(Block::new());
+            let peer = {
+                let block = block.clone();
+                loom::thread::spawn(move || rank_takes_turns(block, 1))
+            };
+            rank_takes_turns(block, 0);
+            peer.join().unwrap();
+        });
     }
 }
