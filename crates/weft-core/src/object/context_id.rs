@@ -1,5 +1,5 @@
 //! Compact context ids: which ids this process has free, and the collective agreement that
-//! picks the lowest id free on every member of a new communicator (DESIGN.md point 7).
+//! picks the lowest id free on every member of a new communicator (design point 7, docs/design.md).
 //!
 //! A communicator owns a pair of ids: `2i` (point-to-point) and `2i + 1` (collectives). Pair
 //! 0 is `MPI_COMM_WORLD`'s, pair 1 `MPI_COMM_SELF`'s; user communicators get pairs

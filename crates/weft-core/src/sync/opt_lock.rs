@@ -1,7 +1,7 @@
 //! `OptLock`: a lock that really locks only when several threads may call MPI at once.
 //!
 //! Under `MPI_THREAD_SINGLE`, `FUNNELED` and `SERIALIZED` the application guarantees one
-//! caller at a time, so taking a lock is pure overhead; DESIGN.md point 5 says none is taken.
+//! caller at a time, so taking a lock is pure overhead; design point 5 (docs/design.md) says none is taken.
 //! The guard then only sets a borrow flag with plain stores (no atomic read-modify-write), which
 //! still turns an accidental re-entry (a library bug) into a panic instead of aliased `&mut`.
 //! Under `MPI_THREAD_MULTIPLE` it is a test-and-test-and-set spinlock that yields the CPU
@@ -131,7 +131,7 @@ impl<T> Drop for OptGuard<'_, T> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             // A panic inside the critical section may have left the state half-updated; it
-            // must never be resumed (DESIGN.md point 8).
+            // must never be resumed (design point 8).
             eprintln!("weft: internal panic while holding a VCI lock; aborting");
             std::process::abort();
         }
