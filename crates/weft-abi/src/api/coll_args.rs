@@ -372,3 +372,56 @@ pub(crate) unsafe fn side(
 
 pub(crate) const SEND: (&str, &str, &str) = ("sendbuf", "sendcount", "sendtype");
 pub(crate) const RECV: (&str, &str, &str) = ("recvbuf", "recvcount", "recvtype");
+pub(crate) const SEND_V: (&str, &str, &str) = ("sendbuf", "sendcounts", "sendtype");
+pub(crate) const RECV_V: (&str, &str, &str) = ("recvbuf", "recvcounts", "recvtype");
+
+/// The one-block side of a rooted gather or scatter (each rank's send of a gather, receive of
+/// a scatter): `None` at the root with `MPI_IN_PLACE`, and on the root's side of an
+/// intercommunicator, where it takes no part.
+///
+/// # Safety
+/// `buf` is a message buffer of that many elements (`buf_at`'s contract).
+pub(crate) unsafe fn leaf_side(
+    c: &Comm,
+    root: u32,
+    (buf, count, datatype): (*const c_void, i64, MPI_Datatype),
+    func: &str,
+    names: (&str, &str, &str),
+) -> MpiResult<Option<Buf>> {
+    if (is_in_place(buf) && at_root(c, root)) || (c.is_inter() && root >= coll::PROC_NULL) {
+        return Ok(None);
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { side(buf, count, 1, datatype, func, names) }.map(Some)
+}
+
+/// The `v` side of a collective: per-peer `counts` and `displs` (one type, displacements in
+/// its extents) for `n` peers; `names` are the buffer, counts and type arguments' names.
+///
+/// # Safety
+/// `counts` and `displs` hold `n` entries and the buffer holds every part.
+pub(crate) unsafe fn varying<C: Int, D: Int>(
+    buf: *const c_void,
+    (counts, displs): (*const C, *const D),
+    datatype: MPI_Datatype,
+    n: usize,
+    func: &str,
+    names: (&str, &str, &str),
+) -> MpiResult<Vec<Buf>> {
+    let dt = dtype(datatype, func, names.2)?;
+    // SAFETY: forwarded caller contract (arrays of n entries, then the parts).
+    unsafe {
+        let counts = array(counts, n, func, names.1)?;
+        let displs = array(displs, n, func, "displs")?;
+        parts(
+            buf,
+            &counts,
+            &displs,
+            &vec![dt; n],
+            false,
+            func,
+            names.0,
+            names.1,
+        )
+    }
+}

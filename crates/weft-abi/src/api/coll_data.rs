@@ -36,12 +36,8 @@ pub(crate) unsafe fn gather(
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
     let n = c.peer_size() as i64;
-    let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { leaf_side(&c, root, (sendbuf, sendcount, sendtype), func, SEND) }?;
     let recv = if is_root {
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?
@@ -82,34 +78,12 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
     let n = c.peer_size() as usize;
-    let send = if (is_in_place(sendbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { leaf_side(&c, root, (sendbuf, sendcount, sendtype), func, SEND) }?;
     let recv = if is_root {
-        let dt = dtype(recvtype, func, "recvtype")?;
-        // SAFETY: one entry per rank at the root, per the caller's contract.
-        let (counts, displs) = unsafe {
-            (
-                array(recvcounts, n, func, "recvcounts")?,
-                array(displs, n, func, "displs")?,
-            )
-        };
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe {
-            parts(
-                recvbuf,
-                &counts,
-                &displs,
-                &vec![dt; n],
-                false,
-                func,
-                "recvbuf",
-                "recvcounts",
-            )
-        }?
+        let arrays = (recvcounts, displs);
+        // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+        unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?
     } else {
         Vec::new()
     };
@@ -153,12 +127,8 @@ pub(crate) unsafe fn scatter(
     } else {
         Buf::EMPTY
     };
-    let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
     finish(
         func,
         nb,
@@ -194,36 +164,14 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     let is_root = at_root(&c, root);
     let n = c.peer_size() as usize;
     let send = if is_root {
-        let dt = dtype(sendtype, func, "sendtype")?;
-        // SAFETY: one entry per rank at the root, per the caller's contract.
-        let (counts, displs) = unsafe {
-            (
-                array(sendcounts, n, func, "sendcounts")?,
-                array(displs, n, func, "displs")?,
-            )
-        };
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe {
-            parts(
-                sendbuf,
-                &counts,
-                &displs,
-                &vec![dt; n],
-                false,
-                func,
-                "sendbuf",
-                "sendcounts",
-            )
-        }?
+        let arrays = (sendcounts, displs);
+        // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+        unsafe { varying(sendbuf, arrays, sendtype, n, func, SEND_V) }?
     } else {
         Vec::new()
     };
-    let recv = if (is_in_place(recvbuf) && is_root) || (c.is_inter() && root >= coll::PROC_NULL) {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
     finish(
         func,
         nb,
@@ -300,27 +248,9 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
     };
-    let dt = dtype(recvtype, func, "recvtype")?;
-    // SAFETY: one entry per rank, per the caller's contract.
-    let (counts, displs) = unsafe {
-        (
-            array(recvcounts, n, func, "recvcounts")?,
-            array(displs, n, func, "displs")?,
-        )
-    };
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe {
-        parts(
-            recvbuf,
-            &counts,
-            &displs,
-            &vec![dt; n],
-            false,
-            func,
-            "recvbuf",
-            "recvcounts",
-        )
-    }?;
+    let arrays = (recvcounts, displs);
+    // SAFETY: the arrays hold one entry per rank and the buffer every part.
+    let recv = unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?;
     finish(
         func,
         nb,

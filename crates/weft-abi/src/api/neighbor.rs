@@ -12,7 +12,8 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 
 use crate::api::coll_args::{
-    array, dtype, finish, intra_of, is_in_place, keep, parts, side, types, RECV, SEND,
+    array, dtype, finish, intra_of, is_in_place, keep, parts, side, types, varying, RECV, RECV_V,
+    SEND,
 };
 use crate::api::family::Mode;
 use crate::args::Int;
@@ -138,27 +139,9 @@ pub(crate) unsafe fn neighbor_allgatherv<C: Int, D: Int>(
     let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
     let send = vec![s; n.destinations.len()];
     let k = n.sources.len();
-    let t = dtype(recvtype, func, "recvtype")?;
-    // SAFETY: one entry per source, per the caller's contract.
-    let (counts, displs) = unsafe {
-        (
-            array(recvcounts, k, func, "recvcounts")?,
-            array(displs, k, func, "displs")?,
-        )
-    };
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe {
-        parts(
-            recvbuf,
-            &counts,
-            &displs,
-            &vec![t; k],
-            false,
-            func,
-            "recvbuf",
-            "recvcounts",
-        )
-    }?;
+    let arrays = (recvcounts, displs);
+    // SAFETY: the arrays hold one entry per source and the buffer every part.
+    let recv = unsafe { varying(recvbuf, arrays, recvtype, k, func, RECV_V) }?;
     run(func, nb, c, n, send, recv)
 }
 

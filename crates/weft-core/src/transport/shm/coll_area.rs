@@ -176,8 +176,10 @@ impl CollArea {
 
     /// Remove the name if some rank has not attached (setup is being abandoned).
     pub fn release_name(&self) {
-        if let Memory::Segment(segment) = &self.memory {
-            segment.unlink_if_pending();
+        match &self.memory {
+            Memory::Segment(segment) => segment.unlink_if_pending(),
+            #[cfg(all(test, loom))]
+            Memory::Heap(_) => {}
         }
     }
 
