@@ -15,6 +15,9 @@
 //! - intercommunicator: dissemination inside the local group, the two leaders (rank 0 of
 //!   each group) swap and AND, then a binomial broadcast from the leader.
 //!
+//! A communicator of one process claims its pair alone (`context_id::try_claim_alone`, in
+//! each progress pass until it gets one).
+//!
 //! Tags come from the parent's nonblocking-collective sequence (`Comm::coll_seq`), so any
 //! number of idups (and nonblocking collectives) can be outstanding on one communicator;
 //! they are started in the same order everywhere, as the standard requires.
@@ -23,7 +26,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::comm::{key, CommKind, Spec};
+use super::comm::{key, sub_key, CommKind, Spec};
 use super::context_id::{self, contribution_len, Agreement, Outcome};
 use super::errhandler::Errhandler;
 use super::exchange::tag;
@@ -79,7 +82,8 @@ struct Idup {
     then: Then,
     links: Vec<Link>,
     stages: Vec<Stage>,
-    agreement: Agreement,
+    /// `None` for a communicator of one process, which claims its pair alone.
+    agreement: Option<Agreement>,
     /// The contribution being reduced in the current round.
     data: Vec<u8>,
     /// Index of the stage in flight (`stages.len()`: the round is reduced).
@@ -148,8 +152,8 @@ pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Delive
             });
         }
     }
-    let agreement =
-        Agreement::begin_nonblocking(key(parent.context_id(), -1 - (seq & 0x3fff_ffff) as i32));
+    let agreement = (n > 1 || parent.remote.is_some())
+        .then(|| Agreement::begin(key(parent.context_id(), sub_key::idup(seq))));
     let inst = parent.session.instance.clone();
     let vci = parent.vci;
     let then = Then::Dup {
@@ -182,7 +186,7 @@ pub fn publish_agreed(
     }];
     let stages = dissemination(me, n, tag);
     let inst = comm.session.instance.clone();
-    let agreement = Agreement::begin_nonblocking(key);
+    let agreement = (n > 1).then(|| Agreement::begin(key));
     let sched = Idup::new(Then::Publish(comm), links, stages, agreement, func);
     progress::start_detached_schedule(&inst, vci, Box::new(sched));
 }
@@ -208,7 +212,7 @@ impl Idup {
         then: Then,
         links: Vec<Link>,
         stages: Vec<Stage>,
-        agreement: Agreement,
+        agreement: Option<Agreement>,
         func: &'static str,
     ) -> Idup {
         let mut sched = Idup {
@@ -228,8 +232,11 @@ impl Idup {
     }
 
     fn new_round(&mut self) {
-        let mut words = vec![0u64; contribution_len(self.agreement.words)];
-        self.agreement.contribute(&mut words);
+        let Some(agreement) = self.agreement.as_mut() else {
+            return;
+        };
+        let mut words = vec![0u64; contribution_len(agreement.words)];
+        agreement.contribute(&mut words);
         self.data = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.stage = 0;
     }
@@ -317,6 +324,7 @@ impl Idup {
                 ..Status::default()
             },
         };
+        self.agreement = None;
         match &mut self.then {
             Then::Dup { parent, deliver } => {
                 let made = result.map(|id| Arc::new(duplicate(parent, id)));
@@ -332,6 +340,13 @@ impl Idup {
 
 impl Schedule for Idup {
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        if self.agreement.is_none() {
+            // A communicator of one process: a pair no round holds, when there is one.
+            return match context_id::try_claim_alone(self.func) {
+                Some(r) => self.finish(r),
+                None => Step::Pending,
+            };
+        }
         loop {
             let in_flight = !self.sends.is_empty() || self.recv.is_some();
             if in_flight {
@@ -361,23 +376,17 @@ impl Schedule for Idup {
                 continue;
             }
             // The round is reduced.
-            let mut words = vec![0u64; contribution_len(self.agreement.words)];
+            let agreement = self.agreement.as_mut().expect("checked at the start");
+            let mut words = vec![0u64; contribution_len(agreement.words)];
             for (w, c) in words.iter_mut().zip(self.data.chunks_exact(8)) {
                 *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             }
-            match self.agreement.settle(&words) {
+            match agreement.settle(&words) {
                 Outcome::Got(id) => return self.finish(Ok(id)),
                 Outcome::Exhausted => {
                     return self.finish(Err(context_id::exhausted(self.func)));
                 }
-                Outcome::Retry | Outcome::Widen => {
-                    self.new_round();
-                    if self.stages.is_empty() {
-                        // A single member: nothing to exchange, but another agreement
-                        // owns the mask; try again in the next progress pass.
-                        return Step::Pending;
-                    }
-                }
+                Outcome::Retry => self.new_round(),
             }
         }
     }
