@@ -6,7 +6,8 @@
  * B: groups {0}, {1}, ..., {n-1} (the free ids of different processes differ: no id is
  *    common to all while each still has some);
  * C: MPI_Comm_split of MPI_COMM_WORLD, where only rank 0 keeps its communicator (the other
- *    colours' ids are given back). */
+ *    colours' ids are given back), then MPI_Comm_idup of MPI_COMM_SELF on rank 0 (its
+ *    request fails). */
 #include "wtest.h"
 
 #define MAX 40000
@@ -91,8 +92,16 @@ int main(int argc, char **argv)
             MPI_Comm_free(&kept[i]);
     }
     check_failure(rc, i, "MPI_Comm_split");
-    if (rank == 0)
+    if (rank == 0) {
+        MPI_Comm d;
+        MPI_Request req;
+        EXPECT_OK(MPI_Comm_idup(MPI_COMM_SELF, &d, &req));
+        EXPECT_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_ERR_OTHER);
+        /* The failed communicator reports its agreement's error, and can be freed. */
+        EXPECT_ERR(MPI_Barrier(d), MPI_ERR_OTHER, "MPI_Comm_idup", "context id");
+        EXPECT_OK(MPI_Comm_free(&d));
         free_all(i);
+    }
     works_again();
 
     free(ranks);

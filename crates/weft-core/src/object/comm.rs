@@ -62,6 +62,11 @@ pub struct Comm {
     hints: Mutex<Vec<(String, String)>>,
     /// Whether dropping the communicator gives its context-id pair back.
     pub(super) owns_context: bool,
+    /// `MPI_Comm_idup`'s communicator, which may not be used before the request completes
+    /// (MPI 4.1 §7.4.2): until its id is agreed, uses that need the id are refused rather
+    /// than waited for (see `resolve`); what the object itself keeps (groups, name,
+    /// errhandler, attributes, info) can be read and set meanwhile, as MPICH allows.
+    pub(super) refuses_early_use: bool,
     /// Nonblocking collectives started on this communicator (their tags on the wire).
     pub coll_seq: std::sync::atomic::AtomicU32,
     /// The shared memory of node-level collectives (`coll::shm`), set up by the first
@@ -115,6 +120,7 @@ impl Comm {
             name: Mutex::new(name.to_owned()),
             hints: Mutex::new(Vec::new()),
             owns_context: false,
+            refuses_early_use: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
             coll_area: OnceLock::new(),
             prepared_area: Mutex::new(None),
@@ -158,6 +164,17 @@ impl Comm {
     #[inline]
     pub fn is_resolved(&self) -> bool {
         matches!(self.context.get(), Some(Ok(_)))
+    }
+
+    /// Whether the context-id agreement is over (the id is known, or the agreement failed).
+    pub fn is_settled(&self) -> bool {
+        self.context.get().is_some()
+    }
+
+    /// Whether a use that needs the context id is refused, not waited for, while the
+    /// agreement runs (`MPI_Comm_idup`'s communicator; see `refuses_early_use`).
+    pub fn refuses_early_use(&self) -> bool {
+        self.refuses_early_use
     }
 
     /// Wait until the context id is agreed, making progress meanwhile; the agreement's

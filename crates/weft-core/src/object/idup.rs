@@ -1,12 +1,20 @@
 //! Communicators whose context id is agreed in the background: `MPI_Comm_idup` and
 //! `MPI_Comm_create_from_group`.
 //!
-//! Context-id agreements run as internal schedules (`vci::schedule`): `MPI_Comm_idup`'s
-//! (the call returns at once and the agreement advances in every progress pass of the
-//! parent's VCI, whatever the program waits on) and `MPI_Comm_create_from_group`'s
-//! (`publish_agreed`: the communicator exists before its id is agreed). Overlapping idups
-//! (two communicators duplicated in different orders on different processes, idup followed
-//! by point-to-point traffic the peer needs before it calls idup) cannot deadlock.
+//! Both make the communicator object at the call, without its context id, and run the
+//! agreement as an internal schedule (`vci::schedule`) that gives the communicator its id
+//! (or the error) when it settles: the call returns at once and the agreement advances in
+//! every progress pass of the VCI, whatever the program waits on. Overlapping idups (two
+//! communicators duplicated in different orders on different processes, idup followed by
+//! point-to-point traffic the peer needs before it calls idup) cannot deadlock.
+//!
+//! `MPI_Comm_idup`'s communicator refuses uses that need the id until then
+//! (`Comm::refuses_early_use`: the standard forbids them before the request completes), but
+//! its group, name, errhandler, attributes and info are there from the start (MPICH accepts
+//! those calls, and mpi4py sets the errhandler right after the call). Its VCI cannot come
+//! from the id, so it comes from the parent's and the idup's number, the same on every
+//! member. `MPI_Comm_create_from_group`'s communicator is usable at once: its first use waits
+//! for the id (`Comm::resolve`).
 //!
 //! The agreement is the same as the blocking one (`context_id`): rounds of an
 //! AND-reduction of every member's contribution, repeated until one settles. A round is a
@@ -26,7 +34,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::comm::{key, sub_key, CommKind, Spec};
+use super::comm::{key, sub_key, CommKind};
 use super::context_id::{self, contribution_len, Agreement, Outcome};
 use super::errhandler::Errhandler;
 use super::exchange::tag;
@@ -40,10 +48,6 @@ use crate::message::{Pattern, SendMode, Status, Target};
 use crate::progress;
 use crate::request::ReqId;
 use crate::vci::schedule::{Cx, Schedule, Step};
-
-/// Called once when the duplicate exists (or the agreement failed), inside the progress
-/// pass (the VCI lock is held: it must not block or call MPI).
-pub type Deliver = Box<dyn FnOnce(MpiResult<Arc<Comm>>) + Send>;
 
 /// Where a stage's messages go: a context, this process's rank as receivers see it, and the
 /// job rank of each peer rank.
@@ -67,19 +71,9 @@ enum Stage {
     Send { link: usize, to: Vec<u32>, tag: i32 },
 }
 
-/// What a settled agreement is for.
-enum Then {
-    /// `MPI_Comm_idup`: build the duplicate of `parent` and hand it over.
-    Dup {
-        parent: Arc<Comm>,
-        deliver: Option<Deliver>,
-    },
-    /// `MPI_Comm_create_from_group`: give the communicator (returned already) its id.
-    Publish(Arc<Comm>),
-}
-
 struct Idup {
-    then: Then,
+    /// The communicator (returned already) that gets the id.
+    comm: Arc<Comm>,
     links: Vec<Link>,
     stages: Vec<Stage>,
     /// `None` for a communicator of one process, which claims its pair alone.
@@ -95,9 +89,10 @@ struct Idup {
     func: &'static str,
 }
 
-/// Start duplicating `parent`; returns the request that completes when `deliver` has been
-/// given the new communicator. `owner` is stored in the request (the ABI's handle).
-pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Deliver) -> ReqId {
+/// Start duplicating `parent`: returns the duplicate, whose context id is still being
+/// agreed, and the request that completes when it has one (or the agreement failed).
+/// `owner` is stored in the request (the ABI's handle).
+pub fn idup(parent: &Comm, owner: usize, func: &'static str) -> (Arc<Comm>, ReqId) {
     let seq = parent.coll_seq.fetch_add(1, Ordering::Relaxed);
     let (t_local, t_bridge) = tag::idup(seq);
     let ctx = parent.collective_context();
@@ -154,14 +149,10 @@ pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Delive
     }
     let agreement = (n > 1 || parent.remote.is_some())
         .then(|| Agreement::begin(key(parent.context_id(), sub_key::idup(seq))));
-    let inst = parent.session.instance.clone();
-    let vci = parent.vci;
-    let then = Then::Dup {
-        parent,
-        deliver: Some(deliver),
-    };
-    let sched = Idup::new(then, links, stages, agreement, func);
-    progress::start_schedule(&inst, vci, owner, Box::new(sched))
+    let comm = Arc::new(pending_duplicate(parent, seq));
+    let sched = Idup::new(comm.clone(), links, stages, agreement, func);
+    let id = progress::start_schedule(&parent.session.instance, parent.vci, owner, Box::new(sched));
+    (comm, id)
 }
 
 /// Agree on the context id of `comm`, a communicator of the members `peers` (this process
@@ -187,7 +178,7 @@ pub fn publish_agreed(
     let stages = dissemination(me, n, tag);
     let inst = comm.session.instance.clone();
     let agreement = (n > 1).then(|| Agreement::begin(key));
-    let sched = Idup::new(Then::Publish(comm), links, stages, agreement, func);
+    let sched = Idup::new(comm, links, stages, agreement, func);
     progress::start_detached_schedule(&inst, vci, Box::new(sched));
 }
 
@@ -209,14 +200,14 @@ fn dissemination(me: u32, n: u32, tag: i32) -> Vec<Stage> {
 
 impl Idup {
     fn new(
-        then: Then,
+        comm: Arc<Comm>,
         links: Vec<Link>,
         stages: Vec<Stage>,
         agreement: Option<Agreement>,
         func: &'static str,
     ) -> Idup {
         let mut sched = Idup {
-            then,
+            comm,
             links,
             stages,
             agreement,
@@ -315,7 +306,7 @@ impl Idup {
         Some(result)
     }
 
-    /// The agreement settled on `result`: build or publish what it was for.
+    /// The agreement settled on `result`: the communicator gets it.
     fn finish(&mut self, result: MpiResult<u32>) -> Step {
         let status = match &result {
             Ok(_) => Status::default(),
@@ -325,15 +316,7 @@ impl Idup {
             },
         };
         self.agreement = None;
-        match &mut self.then {
-            Then::Dup { parent, deliver } => {
-                let made = result.map(|id| Arc::new(duplicate(parent, id)));
-                if let Some(d) = deliver.take() {
-                    d(made);
-                }
-            }
-            Then::Publish(comm) => comm.set_context(result),
-        }
+        self.comm.set_context(result);
         Step::Done(status)
     }
 }
@@ -392,23 +375,28 @@ impl Schedule for Idup {
     }
 }
 
-/// The duplicate of `p` with context id `id` (what `MPI_Comm_idup` delivers).
-fn duplicate(p: &Comm, id: u32) -> Comm {
+/// The duplicate of `p` that `MPI_Comm_idup` number `seq` on it returns, before its context
+/// id is agreed: on a VCI every member computes alike, the parent's moved on by `seq + 1`.
+fn pending_duplicate(p: &Comm, seq: u32) -> Comm {
     let kind = match p.kind {
         CommKind::Inter => CommKind::Inter,
         _ => CommKind::Intra,
     };
-    let c = Comm::derived(
-        p,
-        Spec {
-            kind,
-            group: p.group.clone(),
-            rank: p.rank,
-            remote: p.remote.clone(),
-            topo: p.topo.clone(),
-        },
-        id,
+    let vcis = p.session.instance.vcis.len();
+    let vci = (p.vci + 1 + seq as usize % vcis) % vcis;
+    let mut c = Comm::unresolved(
+        kind,
+        p.group.clone(),
+        p.rank,
+        vci,
+        p.session.clone(),
+        p.errhandler(),
+        "",
     );
+    c.remote = p.remote.clone();
+    c.topo = p.topo.clone();
+    c.owns_context = true;
+    c.refuses_early_use = true;
     c.set_hints(&p.hints());
     c
 }
