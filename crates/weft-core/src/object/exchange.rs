@@ -19,8 +19,8 @@ use crate::progress;
 use crate::request::ReqId;
 use crate::vci::engine::{self, SendStart};
 
-/// Tags on a collective context reserved for communicator creation (collectives use small
-/// positive tags there). All are at or below `-0x1000_0000`.
+/// Tags on a collective context reserved for communicator creation and `MPI_Finalize`
+/// (collectives use small positive tags there). All are at or below `-0x1000_0000`.
 pub mod tag {
     /// Context-id agreement of `dup`, `split`, `create` (over the parent).
     pub const AGREE: i32 = -0x1000_0001;
@@ -36,6 +36,8 @@ pub mod tag {
     pub const EDGES: i32 = -0x1000_0006;
     /// A split whose colours needed more than one round: did every colour get its id?
     pub const VERDICT: i32 = -0x1000_0007;
+    /// `MPI_Finalize`'s synchronization over `MPI_COMM_WORLD` (`runtime::world::finalize`).
+    pub const FINALIZE: i32 = -0x1000_0008;
     /// `MPI_Comm_create_group(tag)`: `GROUP_BASE - (tag & 0x0fff_ffff)`.
     pub const GROUP_BASE: i32 = -0x2000_0000;
     /// `MPI_Intercomm_create(tag)` between the leaders: `INTERCOMM_BASE - (tag & 0x0fff_ffff)`.
