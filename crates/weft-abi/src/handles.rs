@@ -129,12 +129,6 @@ fn locate(slot: u32) -> (usize, usize) {
     (chunk, slot as usize - start)
 }
 
-fn raw_of<T>(value: &Option<Arc<T>>) -> *mut T {
-    value
-        .as_ref()
-        .map_or(std::ptr::null_mut(), |v| Arc::as_ptr(v).cast_mut())
-}
-
 /// The objects of one kind, by slot.
 pub struct Table<T> {
     kind: Kind,
@@ -190,10 +184,6 @@ impl<T> Table<T> {
 
     /// Store an object owned by a VCI (requests) and return its handle.
     pub fn insert_on_vci(&self, value: Arc<T>, vci: u8) -> usize {
-        self.insert_on_vci_opt(Some(value), vci)
-    }
-
-    fn insert_on_vci_opt(&self, value: Option<Arc<T>>, vci: u8) -> usize {
         let index = {
             let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
             match free.released.pop() {
@@ -216,57 +206,10 @@ impl<T> Table<T> {
             generation = 1;
         }
         slot.generation.store(generation, Ordering::Release);
-        slot.raw.store(raw_of(&value), Ordering::Release);
-        *guard = value;
-        encode(self.kind, vci, index, generation)
-    }
-
-    /// A handle whose object comes later (`fill`), for operations that return a handle at
-    /// once and create its object when they complete (`MPI_Comm_idup`). Until then the
-    /// handle names nothing (lookups say freed).
-    pub fn reserve(&self) -> usize {
-        let h = self.insert_on_vci_opt(None, 0);
-        h
-    }
-
-    /// Store the object of a handle from `reserve`; false if the handle is not a reserved,
-    /// still empty one.
-    pub fn fill(&self, handle: usize, value: Arc<T>) -> bool {
-        let Some(d) = decode(handle) else {
-            return false;
-        };
-        let Some(slot) = self.slot(d.slot) else {
-            return false;
-        };
-        let mut guard = slot.value.write().unwrap_or_else(|p| p.into_inner());
-        if d.kind != self.kind as u8
-            || slot.generation.load(Ordering::Acquire) != d.generation
-            || guard.is_some()
-        {
-            return false;
-        }
         slot.raw
             .store(Arc::as_ptr(&value).cast_mut(), Ordering::Release);
         *guard = Some(value);
-        true
-    }
-
-    /// Give back a handle from `reserve` that will never get its object.
-    pub fn unreserve(&self, handle: usize) {
-        let Some(d) = decode(handle) else {
-            return;
-        };
-        if let Some(slot) = self.slot(d.slot) {
-            let guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
-            if slot.generation.load(Ordering::Acquire) == d.generation && guard.is_none() {
-                drop(guard);
-                self.free
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .released
-                    .push(d.slot);
-            }
-        }
+        encode(self.kind, vci, index, generation)
     }
 
     /// The object a handle names.

@@ -62,6 +62,23 @@ pub fn comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
     }
 }
 
+/// `comm` for calls that only read or set what the communicator object keeps (size, rank,
+/// groups, name, errhandler, attributes, info, topology): `MPI_Comm_idup`'s communicator is
+/// taken as it is while its context id is still being agreed (MPICH accepts these calls
+/// there, and mpi4py sets the errhandler right after `MPI_Comm_idup`).
+pub fn comm_local(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
+    match handle {
+        MPI_COMM_WORLD | MPI_COMM_SELF | MPI_COMM_NULL => comm(handle, func, arg),
+        _ => {
+            let c = user_comm(handle, func, arg)?;
+            if !c.refuses_early_use() {
+                resolved(&c, func)?;
+            }
+            Ok(c)
+        }
+    }
+}
+
 /// A user communicator from the table, as it is (perhaps not resolved yet).
 fn user_comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
     COMMS
@@ -76,6 +93,9 @@ pub fn comm_settled(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Co
         MPI_COMM_WORLD | MPI_COMM_SELF | MPI_COMM_NULL => comm(handle, func, arg),
         _ => {
             let c = user_comm(handle, func, arg)?;
+            if c.refuses_early_use() && !c.is_settled() {
+                return Err(not_yet(func));
+            }
             // A failed agreement is this communicator's last news; freeing it is fine.
             let _ = c.resolve();
             Ok(c)
@@ -85,16 +105,32 @@ pub fn comm_settled(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Co
 
 /// Wait, if needed, until a communicator from `MPI_Comm_create_from_group` has its context
 /// id (agreed in the progress engine after that call returned); its error if the agreement
-/// failed. Every communicator handed to the core goes through here first.
+/// failed. `MPI_Comm_idup`'s communicator is refused until then instead. Every
+/// communicator handed to the core goes through here first.
 #[inline]
 fn resolved(c: &Comm, func: &str) -> MpiResult<()> {
     if c.is_resolved() {
         return Ok(());
     }
+    if c.refuses_early_use() && !c.is_settled() {
+        return Err(not_yet(func));
+    }
     c.resolve().map_err(|e| MpiError {
         message: format!("{func}(comm): {}", e.message),
         ..e
     })
+}
+
+/// The error for a use of `MPI_Comm_idup`'s communicator before its request completed.
+#[cold]
+fn not_yet(func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::Comm,
+        format!(
+            "{func}(comm): the communicator from MPI_Comm_idup is not yet available (its \
+             context id is still being agreed): complete the MPI_Comm_idup request first"
+        ),
+    )
 }
 
 /// A communicator borrowed for one call: the predefined ones without touching a reference
@@ -254,10 +290,14 @@ fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
 }
 
 /// The wait of `borrow_user_comm` for a communicator whose context id is not agreed yet; a
-/// failed agreement refuses the borrow (the general path, `comm`, then reports it).
+/// failed agreement, or `MPI_Comm_idup`'s communicator before it has its id, refuses the
+/// borrow (the general path, `comm`, then reports it).
 #[cold]
 #[inline(never)]
 fn wait_resolved(c: &Comm) -> Result<(), BadHandle> {
+    if c.refuses_early_use() && !c.is_settled() {
+        return Err(BadHandle::Invalid);
+    }
     c.resolve().map_err(|_| BadHandle::Invalid)
 }
 

@@ -315,7 +315,7 @@ pub(crate) unsafe fn mpi_keyval_free(keyval: *mut c_int) -> MpiResult<()> {
 }
 
 fn comm_set(comm: MPI_Comm, keyval: c_int, value: usize, func: &str) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
     set_attr(comm, &c.attrs, kv, value, func)
 }
@@ -342,7 +342,7 @@ pub(crate) unsafe fn mpi_attr_put(
 }
 
 fn comm_delete(comm: MPI_Comm, keyval: c_int, func: &str) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
     delete_attr(comm, &c.attrs, &kv, func)
 }
@@ -404,7 +404,7 @@ unsafe fn comm_get(
     flag: *mut c_int,
     func: &str,
 ) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     non_null(attribute_val, func, "attribute_val")?;
     non_null(flag, func, "flag")?;
     if let Some(kind) = predefined_kind(keyval) {

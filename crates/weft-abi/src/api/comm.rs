@@ -21,20 +21,20 @@ use crate::objects::{info_object, out_comm};
 use crate::requests::request_handle;
 
 pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
-    let c = objects::comm(comm, "MPI_Comm_size", "comm")?;
+    let c = objects::comm_local(comm, "MPI_Comm_size", "comm")?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
     unsafe { write(size, c.size() as c_int, "MPI_Comm_size", "size") }
 }
 
 pub(crate) unsafe fn mpi_comm_rank(comm: MPI_Comm, rank: *mut c_int) -> MpiResult<()> {
-    let c = objects::comm(comm, "MPI_Comm_rank", "comm")?;
+    let c = objects::comm_local(comm, "MPI_Comm_rank", "comm")?;
     // SAFETY: as above.
     unsafe { write(rank, c.rank as c_int, "MPI_Comm_rank", "rank") }
 }
 
 pub(crate) unsafe fn mpi_comm_remote_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
     let func = "MPI_Comm_remote_size";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let r = c.remote.as_ref().ok_or_else(|| {
         MpiError::new(
             ErrorClass::Comm,
@@ -46,13 +46,13 @@ pub(crate) unsafe fn mpi_comm_remote_size(comm: MPI_Comm, size: *mut c_int) -> M
 }
 
 pub(crate) unsafe fn mpi_comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> MpiResult<()> {
-    let c = objects::comm(comm, "MPI_Comm_test_inter", "comm")?;
+    let c = objects::comm_local(comm, "MPI_Comm_test_inter", "comm")?;
     // SAFETY: as above.
     unsafe { write(flag, c.is_inter() as c_int, "MPI_Comm_test_inter", "flag") }
 }
 
 pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char) -> MpiResult<()> {
-    let c = objects::comm(comm, "MPI_Comm_set_name", "comm")?;
+    let c = objects::comm_local(comm, "MPI_Comm_set_name", "comm")?;
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
     let name = unsafe { c_str(comm_name, "MPI_Comm_set_name", "comm_name")? };
     if name.len() >= MPI_MAX_OBJECT_NAME as usize {
@@ -75,7 +75,7 @@ pub(crate) unsafe fn mpi_comm_get_name(
     let name = if comm == MPI_COMM_NULL {
         "MPI_COMM_NULL".to_owned()
     } else {
-        objects::comm(comm, "MPI_Comm_get_name", "comm")?.name()
+        objects::comm_local(comm, "MPI_Comm_get_name", "comm")?.name()
     };
     // SAFETY: the standard requires a buffer of MPI_MAX_OBJECT_NAME bytes.
     unsafe {
@@ -96,8 +96,8 @@ pub(crate) unsafe fn mpi_comm_compare(
     result: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Comm_compare";
-    let c1 = objects::comm(comm1, func, "comm1")?;
-    let c2 = objects::comm(comm2, func, "comm2")?;
+    let c1 = objects::comm_local(comm1, func, "comm1")?;
+    let c2 = objects::comm_local(comm2, func, "comm2")?;
     let r = if comm1 == comm2 || Arc::ptr_eq(&c1, &c2) {
         Compare::Ident
     } else {
@@ -173,8 +173,9 @@ pub(crate) unsafe fn mpi_comm_dup_with_info(
 }
 
 /// `MPI_Comm_idup`: attributes are copied (their callbacks run) at the call; the handle is
-/// returned at once and names the new communicator when the request completes (the
-/// context-id agreement runs in the progress engine: `weft_core::object::idup`).
+/// returned at once and names the new communicator, whose context id is agreed in the
+/// progress engine (`weft_core::object::idup`): until then what needs the id is refused
+/// (`objects::comm`), what the object keeps can be used (`objects::comm_local`).
 unsafe fn idup_impl(
     comm: MPI_Comm,
     hints: Option<Vec<(String, String)>>,
@@ -185,25 +186,18 @@ unsafe fn idup_impl(
     let c = objects::comm(comm, func, "comm")?;
     non_null(newcomm, func, "newcomm")?;
     non_null(request, func, "request")?;
+    // Copied first: a failing copy callback fails the call before the agreement starts.
     let attrs = AttrList::new();
     copy_attrs(comm, &c.attrs, &attrs, func)?;
-    let handle = objects::COMMS.reserve();
-    let deliver: idup::Deliver = Box::new(move |result| match result {
-        Ok(new) => {
-            if let Some(h) = hints {
-                new.clear_hints();
-                new.set_hints(&h);
-            }
-            for (kv, v) in attrs.snapshot() {
-                new.attrs.set(kv, v);
-            }
-            objects::COMMS.fill(handle, new);
-        }
-        // The attributes copied at the call are dropped without their delete callbacks
-        // (callbacks cannot run inside the progress engine).
-        Err(_) => objects::COMMS.unreserve(handle),
-    });
-    let id = idup::idup(c, comm, func, deliver);
+    let (new, id) = idup::idup(&c, comm, func);
+    if let Some(h) = hints {
+        new.clear_hints();
+        new.set_hints(&h);
+    }
+    for (kv, v) in attrs.snapshot() {
+        new.attrs.set(kv, v);
+    }
+    let handle = objects::COMMS.insert(new);
     // SAFETY: both checked non-null.
     unsafe {
         newcomm.write(handle);
@@ -399,7 +393,7 @@ pub(crate) unsafe fn mpi_comm_disconnect(comm: *mut MPI_Comm) -> MpiResult<()> {
 
 pub(crate) fn mpi_comm_set_info(comm: MPI_Comm, info: MPI_Info) -> MpiResult<()> {
     let func = "MPI_Comm_set_info";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let hints = hints_of(info, func)?;
     c.set_hints(&hints);
     Ok(())
@@ -407,7 +401,7 @@ pub(crate) fn mpi_comm_set_info(comm: MPI_Comm, info: MPI_Info) -> MpiResult<()>
 
 pub(crate) unsafe fn mpi_comm_get_info(comm: MPI_Comm, info_used: *mut MPI_Info) -> MpiResult<()> {
     let func = "MPI_Comm_get_info";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     non_null(info_used, func, "info_used")?;
     let h = objects::INFOS.insert(Arc::new(Info::from_pairs(c.hints())));
     // SAFETY: checked non-null.

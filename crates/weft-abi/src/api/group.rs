@@ -239,7 +239,7 @@ pub(crate) unsafe fn mpi_group_free(group: *mut MPI_Group) -> MpiResult<()> {
 }
 
 pub(crate) unsafe fn mpi_comm_group(comm: MPI_Comm, group: *mut MPI_Group) -> MpiResult<()> {
-    let c = objects::comm(comm, "MPI_Comm_group", "comm")?;
+    let c = objects::comm_local(comm, "MPI_Comm_group", "comm")?;
     non_null(group, "MPI_Comm_group", "group")?;
     let h = objects::group_handle(c.group.clone());
     // SAFETY: checked non-null.
@@ -249,7 +249,7 @@ pub(crate) unsafe fn mpi_comm_group(comm: MPI_Comm, group: *mut MPI_Group) -> Mp
 
 pub(crate) unsafe fn mpi_comm_remote_group(comm: MPI_Comm, group: *mut MPI_Group) -> MpiResult<()> {
     let func = "MPI_Comm_remote_group";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     non_null(group, func, "group")?;
     let r = c.remote.clone().ok_or_else(|| {
         MpiError::new(

@@ -105,7 +105,7 @@ pub(crate) unsafe fn mpi_cart_create(
 
 pub(crate) unsafe fn mpi_cartdim_get(comm: MPI_Comm, ndims: *mut c_int) -> MpiResult<()> {
     let func = "MPI_Cartdim_get";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (d, _) = cart(&c, func)?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
     unsafe { write(ndims, d.len() as c_int, func, "ndims") }
@@ -119,7 +119,7 @@ pub(crate) unsafe fn mpi_cart_get(
     coords: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Cart_get";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (d, p) = cart(&c, func)?;
     if maxdims < d.len() as c_int {
         return Err(err(
@@ -147,7 +147,7 @@ pub(crate) unsafe fn mpi_cart_rank(
     rank: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Cart_rank";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (d, p) = cart(&c, func)?;
     non_null(rank, func, "rank")?;
     // SAFETY: the caller passes ndims ints.
@@ -165,7 +165,7 @@ pub(crate) unsafe fn mpi_cart_coords(
     coords: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Cart_coords";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (d, _) = cart(&c, func)?;
     if rank < 0 || rank as u32 >= c.size() {
         return Err(err(
@@ -198,7 +198,7 @@ pub(crate) unsafe fn mpi_cart_shift(
     rank_dest: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Cart_shift";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (d, p) = cart(&c, func)?;
     non_null(rank_source, func, "rank_source")?;
     non_null(rank_dest, func, "rank_dest")?;
@@ -247,7 +247,7 @@ pub(crate) unsafe fn mpi_cart_map(
     newrank: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Cart_map";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     intra(&c, func, "comm")?;
     non_null(newrank, func, "newrank")?;
     // SAFETY: the caller passes ndims ints.
@@ -327,7 +327,7 @@ pub(crate) unsafe fn mpi_graphdims_get(
     nedges: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Graphdims_get";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (i, e) = graph(&c, func)?;
     non_null(nedges, func, "nedges")?;
     // SAFETY: checked for null.
@@ -346,7 +346,7 @@ pub(crate) unsafe fn mpi_graph_get(
     edges: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Graph_get";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (i, e) = graph(&c, func)?;
     let mi = (maxindex.max(0) as usize).min(i.len());
     let me = (maxedges.max(0) as usize).min(e.len());
@@ -375,7 +375,7 @@ pub(crate) unsafe fn mpi_graph_neighbors_count(
     nneighbors: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Graph_neighbors_count";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (i, e) = graph(&c, func)?;
     let r = graph_rank(&c, rank, i.len(), func)?;
     let n = topo::graph_neighbors(&i, &e, r).len();
@@ -390,7 +390,7 @@ pub(crate) unsafe fn mpi_graph_neighbors(
     neighbors: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Graph_neighbors";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let (i, e) = graph(&c, func)?;
     let r = graph_rank(&c, rank, i.len(), func)?;
     let nb = topo::graph_neighbors(&i, &e, r);
@@ -407,7 +407,7 @@ pub(crate) unsafe fn mpi_graph_map(
     newrank: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Graph_map";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     intra(&c, func, "comm")?;
     non_null(newrank, func, "newrank")?;
     // SAFETY: the caller passes nnodes ints.
@@ -588,7 +588,7 @@ pub(crate) unsafe fn mpi_dist_graph_neighbors_count(
     weighted: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Dist_graph_neighbors_count";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let t = dist(&c, func)?;
     let Topology::DistGraph {
         sources,
@@ -621,7 +621,7 @@ pub(crate) unsafe fn mpi_dist_graph_neighbors(
     destweights: *mut c_int,
 ) -> MpiResult<()> {
     let func = "MPI_Dist_graph_neighbors";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let t = dist(&c, func)?;
     let Topology::DistGraph {
         sources: s,
@@ -654,7 +654,7 @@ pub(crate) unsafe fn mpi_dist_graph_neighbors(
 
 pub(crate) unsafe fn mpi_topo_test(comm: MPI_Comm, status: *mut c_int) -> MpiResult<()> {
     let func = "MPI_Topo_test";
-    let c = objects::comm(comm, func, "comm")?;
+    let c = objects::comm_local(comm, func, "comm")?;
     let v = match c.topo.as_deref() {
         None => MPI_UNDEFINED,
         Some(Topology::Cart { .. }) => MPI_CART,

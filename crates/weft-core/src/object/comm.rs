@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::attr::AttrList;
-use super::context_id::{self, contribution_len, Agreement, Outcome, HEAD_WORDS};
+use super::context_id::{self, contribution_len, Agreement, Outcome, ENTRY_WORDS};
 use super::errhandler::Errhandler;
 use super::exchange::{self, bytes_to_words, tag, words_to_bytes, Channel};
 use super::group::{Compare, Group};
@@ -62,6 +62,11 @@ pub struct Comm {
     hints: Mutex<Vec<(String, String)>>,
     /// Whether dropping the communicator gives its context-id pair back.
     pub(super) owns_context: bool,
+    /// `MPI_Comm_idup`'s communicator, which may not be used before the request completes
+    /// (MPI 4.1 §7.4.2): until its id is agreed, uses that need the id are refused rather
+    /// than waited for (see `resolve`); what the object itself keeps (groups, name,
+    /// errhandler, attributes, info) can be read and set meanwhile, as MPICH allows.
+    pub(super) refuses_early_use: bool,
     /// Nonblocking collectives started on this communicator (their tags on the wire).
     pub coll_seq: std::sync::atomic::AtomicU32,
     /// The shared memory of node-level collectives (`coll::shm`), set up by the first
@@ -115,6 +120,7 @@ impl Comm {
             name: Mutex::new(name.to_owned()),
             hints: Mutex::new(Vec::new()),
             owns_context: false,
+            refuses_early_use: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
             coll_area: OnceLock::new(),
             prepared_area: Mutex::new(None),
@@ -158,6 +164,17 @@ impl Comm {
     #[inline]
     pub fn is_resolved(&self) -> bool {
         matches!(self.context.get(), Some(Ok(_)))
+    }
+
+    /// Whether the context-id agreement is over (the id is known, or the agreement failed).
+    pub fn is_settled(&self) -> bool {
+        self.context.get().is_some()
+    }
+
+    /// Whether a use that needs the context id is refused, not waited for, while the
+    /// agreement runs (`MPI_Comm_idup`'s communicator; see `refuses_early_use`).
+    pub fn refuses_early_use(&self) -> bool {
+        self.refuses_early_use
     }
 
     /// Wait until the context id is agreed, making progress meanwhile; the agreement's
@@ -317,10 +334,38 @@ pub(super) struct Spec {
     pub(super) topo: Option<Arc<Topology>>,
 }
 
-/// Priority of an agreement (the same on every member): the parent's context id, then a
-/// tag that tells concurrent agreements on one parent apart.
-pub(super) fn key(parent_context: u32, sub: i32) -> u64 {
-    ((parent_context as u64) << 32) | (sub as u32 as u64)
+/// Priority of a context-id agreement (the same on every member): the parent's context id,
+/// then a sub-key (`sub_key`) that tells apart creations that may run at once on one parent.
+pub(super) fn key(parent_context: u32, sub: u32) -> u64 {
+    ((parent_context as u64) << 32) | sub as u64
+}
+
+/// The sub-keys of `key`, in disjoint ranges so that creations that may overlap on one
+/// parent (from several threads, or nonblocking) never share a key.
+pub(super) mod sub_key {
+    /// A creation collective over the whole parent (dup, split, create, topologies, merge):
+    /// at most one runs at a time on a parent.
+    pub const COLLECTIVE: u32 = 0x8000_0000;
+
+    /// `MPI_Comm_create_group(tag)`: the tag (non-negative), below `COLLECTIVE`.
+    pub fn group(tag: i32) -> u32 {
+        tag as u32 & 0x7fff_ffff
+    }
+
+    /// `MPI_Intercomm_create(tag)`: above `COLLECTIVE`, below the idups.
+    pub fn intercomm(tag: i32) -> u32 {
+        COLLECTIVE + 1 + (tag as u32 & 0x3fff_fffe)
+    }
+
+    /// `MPI_Comm_idup` number `seq` on a parent: the top quarter.
+    pub fn idup(seq: u32) -> u32 {
+        u32::MAX - (seq & 0x3fff_ffff)
+    }
+}
+
+/// `exchange::pause` on `comm`'s instance.
+fn pause(comm: &Comm) -> impl FnMut() + '_ {
+    move || exchange::pause(&comm.session.instance)
 }
 
 fn intra_only(comm: &Comm, func: &str) -> MpiResult<()> {
@@ -336,14 +381,18 @@ fn intra_only(comm: &Comm, func: &str) -> MpiResult<()> {
 /// Agree a context id among all members of an intracommunicator.
 fn agree_intra(parent: &Comm, func: &str) -> MpiResult<u32> {
     if parent.size() == 1 {
-        return context_id::claim_alone(func);
+        return context_id::claim_alone(func, pause(parent));
     }
     let ch = Channel::collective(parent);
     let members = exchange::all(parent.size());
     let me = parent.rank as usize;
-    context_id::agree(key(parent.context_id(), 0), func, |buf| {
-        ch.allreduce_and(&members, me, tag::AGREE, buf)
-    })
+    let k = key(parent.context_id(), sub_key::COLLECTIVE);
+    context_id::agree(
+        k,
+        func,
+        |buf| ch.allreduce_and(&members, me, tag::AGREE, buf),
+        pause(parent),
+    )
 }
 
 /// A reduction over two groups joined by their leaders: AND inside the local group, the
@@ -415,7 +464,8 @@ pub fn dup(parent: &Comm) -> MpiResult<Arc<Comm>> {
 pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
     let ctx = if parent.is_inter() {
         let levels = inter_levels(parent);
-        context_id::agree(key(parent.context_id(), 0), func, |b| levels.reduce(b))?
+        let k = key(parent.context_id(), sub_key::COLLECTIVE);
+        context_id::agree(k, func, |b| levels.reduce(b), pause(parent))?
     } else {
         agree_intra(parent, func)?
     };
@@ -448,10 +498,10 @@ pub fn split(parent: &Comm, color: Option<u32>, key: i32) -> MpiResult<Option<Ar
 
 /// `MPI_Comm_split` on an intercommunicator: the processes of one colour on each side form
 /// a new intercommunicator (local group ordered by key, then old rank); a colour present
-/// on only one side gives `None`. Each side allgathers (colour, key, mask head) inside
-/// itself, the leaders swap the tables and broadcast them, so every process knows both
-/// sides' colours; retry rounds of the agreement run two-level among the colour's members
-/// (their lowest-key members bridge the sides).
+/// on only one side gives `None`. Each side allgathers (colour, key, entry-round
+/// contribution) inside itself, the leaders swap the tables and broadcast them, so every
+/// process knows both sides' colours and each colour's entry round; later rounds run
+/// two-level among the colour's members (their lowest-key members bridge the sides).
 fn split_inter(
     parent: &Comm,
     color: Option<u32>,
@@ -459,81 +509,60 @@ fn split_inter(
     func: &str,
 ) -> MpiResult<Option<Arc<Comm>>> {
     let remote = parent.remote.as_ref().expect("an intercommunicator");
-    let n = parent.size() as usize;
-    let rn = remote.size() as usize;
-    let cw = contribution_len(HEAD_WORDS);
-    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id(), 0)));
-    let mut contrib = vec![0u64; cw];
-    if let Some(a) = agreement.as_mut() {
-        a.contribute(&mut contrib);
-    }
-    let mut block = Vec::with_capacity(16 + cw * 8);
-    block.extend_from_slice(&color.map_or(-1i64, |c| c as i64).to_le_bytes());
-    block.extend_from_slice(&(key_ as i64).to_le_bytes());
-    block.extend_from_slice(&words_to_bytes(&contrib));
-    let bl = block.len();
+    let n = parent.size();
+    let (mut agreement, block) = entry_block(parent, color, key_);
     let local = Channel::local(parent);
-    let table = local.allgather(
-        &exchange::all(n as u32),
-        parent.rank as usize,
-        tag::SPLIT,
-        &block,
-    )?;
-    let mut rtable = vec![0u8; rn * bl];
+    let table = local.allgather(&exchange::all(n), parent.rank as usize, tag::SPLIT, &block)?;
+    let mut rtable = vec![0u8; remote.size() as usize * block.len()];
     inter_levels(parent).swap(&table, &mut rtable)?;
-    let (Some(color), Some(mut agreement)) = (color, agreement) else {
-        return Ok(None);
-    };
-    let i64_at = |t: &[u8], r: usize, off: usize| {
-        i64::from_le_bytes(t[r * bl + off..r * bl + off + 8].try_into().expect("8"))
-    };
-    let members_of = |t: &[u8], count: usize| -> Vec<u32> {
-        let mut m: Vec<(i64, u32)> = (0..count)
-            .filter(|&r| i64_at(t, r, 0) == color as i64)
-            .map(|r| (i64_at(t, r, 8), r as u32))
-            .collect();
-        m.sort_unstable();
-        m.into_iter().map(|(_, r)| r).collect()
-    };
-    let mine = members_of(&table, n);
-    let theirs = members_of(&rtable, rn);
-    if theirs.is_empty() {
-        return Ok(None);
-    }
-    let me = mine
-        .iter()
-        .position(|&r| r == parent.rank)
-        .expect("this process is in its colour");
-    let mut reduced = vec![u64::MAX; cw];
-    for (t, list) in [(&table, &mine), (&rtable, &theirs)] {
-        for &r in list.iter() {
-            let mut w = vec![0u64; cw];
-            bytes_to_words(&t[r as usize * bl + 16..(r as usize + 1) * bl], &mut w);
-            for (a, b) in reduced.iter_mut().zip(&w) {
-                *a &= *b;
-            }
+    let (rows, rrows) = (
+        Rows::new(&table, block.len()),
+        Rows::new(&rtable, block.len()),
+    );
+    // Colours present on both sides, each with its members on either side.
+    let colours: Vec<(Vec<u32>, Vec<u32>)> = rows
+        .colours()
+        .into_iter()
+        .map(|c| (rows.members(c), rrows.members(c)))
+        .filter(|(_, theirs)| !theirs.is_empty())
+        .collect();
+    let entry = |mine: &[u32], theirs: &[u32]| and(rows.entry_and(mine), &rrows.entry_and(theirs));
+    let entry_suffices = colours.iter().all(|(m, t)| has_pair(&entry(m, t)));
+    let mut made = None;
+    if let (Some(color), Some(agreement)) = (color, agreement.as_mut()) {
+        let (mine, theirs) = (rows.members(color as i64), rrows.members(color as i64));
+        if !theirs.is_empty() {
+            let me = position(&mine, parent.rank);
+            let levels = TwoLevel {
+                local: Channel::local(parent),
+                local_tag: tag::SUBSET,
+                members: mine.clone(),
+                me,
+                leader: 0,
+                bridge: (me == 0).then(|| (Channel::collective(parent), theirs[0], tag::LEADERS)),
+            };
+            let settled =
+                later_rounds(agreement, entry(&mine, &theirs), false, parent, func, |b| {
+                    levels.reduce(b)
+                })?;
+            made = Some(settled.map(|id| (id, (mine, theirs, me))));
         }
     }
-    let levels = TwoLevel {
-        local: Channel::local(parent),
-        local_tag: tag::SUBSET,
-        members: mine.clone(),
-        me,
-        leader: 0,
-        bridge: (me == 0).then(|| (Channel::collective(parent), theirs[0], tag::LEADERS)),
-    };
-    let ctx = loop {
-        match agreement.settle(&reduced) {
-            Outcome::Got(id) => break id,
-            Outcome::Exhausted => return Err(context_id::exhausted(func)),
-            Outcome::Retry | Outcome::Widen => {
-                reduced = vec![0u64; contribution_len(agreement.words)];
-                agreement.contribute(&mut reduced);
-                levels.reduce(&mut reduced)?;
-            }
-        }
-    };
     drop(agreement);
+    if !entry_suffices {
+        let everyone = TwoLevel {
+            local: Channel::local(parent),
+            local_tag: tag::VERDICT,
+            members: exchange::all(n),
+            me: parent.rank as usize,
+            leader: 0,
+            bridge: (parent.rank == 0).then(|| (Channel::collective(parent), 0, tag::VERDICT)),
+        };
+        verdict(&mut made, func, |b| everyone.reduce(b))?;
+    }
+    let Some((ctx, (mine, theirs, me))) = made.transpose()? else {
+        return Ok(None);
+    };
     let group_of = |g: &Group, list: &[u32]| {
         Group::new(list.iter().map(|&r| g.proc_at(r).expect("rank")).collect())
     };
@@ -568,7 +597,9 @@ pub fn create_inter(parent: &Comm, group: &Group) -> MpiResult<Option<Arc<Comm>>
     split_inter(parent, me.map(|_| 0), me.map_or(0, |r| r as i32), func)
 }
 
-/// Split with a topology for the new communicators.
+/// Split with a topology for the new communicators. Every process allgathers (colour, key,
+/// entry-round contribution), so each colour's entry round is known everywhere; later
+/// rounds run among the colour's members.
 fn split_impl(
     parent: &Comm,
     color: Option<u32>,
@@ -577,62 +608,36 @@ fn split_impl(
     func: &str,
 ) -> MpiResult<Option<Arc<Comm>>> {
     intra_only(parent, func)?;
-    let n = parent.size() as usize;
+    let n = parent.size();
     let ch = Channel::collective(parent);
-    let cw = contribution_len(HEAD_WORDS);
-    let mut agreement = color.map(|_| Agreement::begin(key(parent.context_id(), 0)));
-    // block: colour (i64, -1 = undefined), key (i64), contribution
-    let mut contrib = vec![0u64; cw];
-    if let Some(a) = agreement.as_mut() {
-        a.contribute(&mut contrib);
+    let (mut agreement, block) = entry_block(parent, color, key_);
+    let table = ch.allgather(&exchange::all(n), parent.rank as usize, tag::SPLIT, &block)?;
+    let rows = Rows::new(&table, block.len());
+    let entry_suffices = rows
+        .colours()
+        .into_iter()
+        .all(|c| has_pair(&rows.entry_and(&rows.members(c))));
+    let mut made = None;
+    if let (Some(color), Some(agreement)) = (color, agreement.as_mut()) {
+        let members = rows.members(color as i64);
+        let me = position(&members, parent.rank);
+        let reduced = rows.entry_and(&members);
+        let alone = members.len() == 1;
+        let settled = later_rounds(agreement, reduced, alone, parent, func, |b| {
+            ch.allreduce_and(&members, me, tag::SUBSET, b)
+        })?;
+        made = Some(settled.map(|id| (id, (members, me))));
     }
-    let mut block = Vec::with_capacity(16 + cw * 8);
-    block.extend_from_slice(&color.map_or(-1i64, |c| c as i64).to_le_bytes());
-    block.extend_from_slice(&(key_ as i64).to_le_bytes());
-    block.extend_from_slice(&words_to_bytes(&contrib));
-    let bl = block.len();
-    let table = ch.allgather(
-        &exchange::all(n as u32),
-        parent.rank as usize,
-        tag::SPLIT,
-        &block,
-    )?;
-    let (Some(color), Some(mut agreement)) = (color, agreement) else {
+    drop(agreement);
+    if !entry_suffices {
+        let everyone = exchange::all(n);
+        verdict(&mut made, func, |b| {
+            ch.allreduce_and(&everyone, parent.rank as usize, tag::VERDICT, b)
+        })?;
+    }
+    let Some((ctx, (members, me))) = made.transpose()? else {
         return Ok(None);
     };
-    let i64_at = |r: usize, off: usize| {
-        i64::from_le_bytes(table[r * bl + off..r * bl + off + 8].try_into().expect("8"))
-    };
-    let mut mine: Vec<(i64, u32)> = (0..n)
-        .filter(|&r| i64_at(r, 0) == color as i64)
-        .map(|r| (i64_at(r, 8), r as u32))
-        .collect();
-    mine.sort_unstable();
-    let members: Vec<u32> = mine.iter().map(|&(_, r)| r).collect();
-    let me = members
-        .iter()
-        .position(|&r| r == parent.rank)
-        .expect("this process is in its colour");
-    let mut reduced = vec![u64::MAX; cw];
-    for &r in &members {
-        let mut w = vec![0u64; cw];
-        bytes_to_words(&table[r as usize * bl + 16..(r as usize + 1) * bl], &mut w);
-        for (a, b) in reduced.iter_mut().zip(&w) {
-            *a &= *b;
-        }
-    }
-    let ctx = loop {
-        match agreement.settle(&reduced) {
-            Outcome::Got(id) => break id,
-            Outcome::Exhausted => return Err(context_id::exhausted(func)),
-            Outcome::Retry | Outcome::Widen => {
-                reduced = vec![0u64; contribution_len(agreement.words)];
-                agreement.contribute(&mut reduced);
-                ch.allreduce_and(&members, me, tag::SUBSET, &mut reduced)?;
-            }
-        }
-    };
-    drop(agreement);
     let group = Group::new(
         members
             .iter()
@@ -650,6 +655,150 @@ fn split_impl(
         },
         ctx,
     ))))
+}
+
+/// A split's agreement (none for `MPI_UNDEFINED`), begun and with its entry-round
+/// contribution in the block this process allgathers: colour (i64, -1 = undefined), key
+/// (i64), contribution.
+fn entry_block(parent: &Comm, color: Option<u32>, key_: i32) -> (Option<Agreement>, Vec<u8>) {
+    let mut agreement =
+        color.map(|_| Agreement::begin(key(parent.context_id(), sub_key::COLLECTIVE)));
+    let mut contrib = vec![0u64; contribution_len(ENTRY_WORDS)];
+    if let Some(a) = agreement.as_mut() {
+        a.contribute(&mut contrib);
+    }
+    let mut block = Vec::with_capacity(16 + contrib.len() * 8);
+    block.extend_from_slice(&color.map_or(-1i64, |c| c as i64).to_le_bytes());
+    block.extend_from_slice(&(key_ as i64).to_le_bytes());
+    block.extend_from_slice(&words_to_bytes(&contrib));
+    (agreement, block)
+}
+
+/// The allgathered blocks of a split (`entry_block`), one per rank.
+struct Rows<'a> {
+    table: &'a [u8],
+    len: usize,
+}
+
+impl<'a> Rows<'a> {
+    fn new(table: &'a [u8], len: usize) -> Rows<'a> {
+        Rows { table, len }
+    }
+
+    fn count(&self) -> usize {
+        self.table.len() / self.len
+    }
+
+    fn i64_at(&self, r: usize, off: usize) -> i64 {
+        let at = r * self.len + off;
+        i64::from_le_bytes(self.table[at..at + 8].try_into().expect("8"))
+    }
+
+    /// The colours of the table (not `MPI_UNDEFINED`), ascending.
+    fn colours(&self) -> Vec<i64> {
+        let mut c: Vec<i64> = (0..self.count())
+            .map(|r| self.i64_at(r, 0))
+            .filter(|&c| c >= 0)
+            .collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    /// The ranks of colour `color`, ordered by key, then rank.
+    fn members(&self, color: i64) -> Vec<u32> {
+        let mut m: Vec<(i64, u32)> = (0..self.count())
+            .filter(|&r| self.i64_at(r, 0) == color)
+            .map(|r| (self.i64_at(r, 8), r as u32))
+            .collect();
+        m.sort_unstable();
+        m.into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// The AND of the entry-round contributions of `ranks`.
+    fn entry_and(&self, ranks: &[u32]) -> Vec<u64> {
+        let mut reduced = vec![u64::MAX; contribution_len(ENTRY_WORDS)];
+        for &r in ranks {
+            let at = r as usize * self.len + 16;
+            let mut w = vec![0u64; reduced.len()];
+            bytes_to_words(&self.table[at..at + reduced.len() * 8], &mut w);
+            reduced = and(reduced, &w);
+        }
+        reduced
+    }
+}
+
+fn and(mut a: Vec<u64>, b: &[u64]) -> Vec<u64> {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x &= *y;
+    }
+    a
+}
+
+/// Whether an entry-round reduction has a common pair.
+fn has_pair(reduced: &[u64]) -> bool {
+    reduced[..ENTRY_WORDS].iter().any(|w| *w != 0)
+}
+
+fn position(members: &[u32], rank: u32) -> usize {
+    members
+        .iter()
+        .position(|&r| r == rank)
+        .expect("this process is in its colour")
+}
+
+/// Settle a split's entry round (`reduced`, computed from the table) and run the later
+/// rounds with `reduce` until the agreement settles (a colour of one process, `alone`, claims
+/// its pair alone instead). `Ok(Err(_))`: the ids are exhausted (the caller tells the other
+/// colours); `Err`: an exchange failed.
+fn later_rounds(
+    agreement: &mut Agreement,
+    mut reduced: Vec<u64>,
+    alone: bool,
+    parent: &Comm,
+    func: &str,
+    mut reduce: impl FnMut(&mut [u64]) -> MpiResult<()>,
+) -> MpiResult<MpiResult<u32>> {
+    loop {
+        match agreement.settle(&reduced) {
+            Outcome::Got(id) => return Ok(Ok(id)),
+            Outcome::Exhausted => return Ok(Err(context_id::exhausted(func))),
+            Outcome::Retry if alone => {
+                return Ok(context_id::claim_alone(func, pause(parent)));
+            }
+            Outcome::Retry => {
+                pause(parent)();
+                reduced = vec![0u64; contribution_len(agreement.words)];
+                agreement.contribute(&mut reduced);
+                reduce(&mut reduced)?;
+            }
+        }
+    }
+}
+
+/// After a split whose entry round left some colour without a pair (so its outcome is known
+/// only to its members), every process of the parent learns, with `reduce` (an AND over
+/// all of them), whether every colour got its id; if one did not, the call fails everywhere
+/// (with `MPI_ERR_OTHER`, as MPICH's does) and the ids claimed are given back. Processes that
+/// went on while others stopped would wait for them forever.
+fn verdict<T>(
+    made: &mut Option<MpiResult<(u32, T)>>,
+    func: &str,
+    mut reduce: impl FnMut(&mut [u64]) -> MpiResult<()>,
+) -> MpiResult<()> {
+    let mut ok = [u64::from(!matches!(made, Some(Err(_))))];
+    reduce(&mut ok)?;
+    if ok[0] == 0 {
+        return Err(match made.take() {
+            Some(Ok((id, _))) => {
+                context_id::release(id);
+                context_id::exhausted(func)
+            }
+            Some(Err(e)) => e,
+            None => context_id::exhausted(func),
+        });
+    }
+    Ok(())
 }
 
 /// The parent ranks of `group`'s members (all must be in `parent`).
@@ -707,11 +856,15 @@ pub fn create_group(parent: &Comm, group: &Group, user_tag: i32) -> MpiResult<Op
     let ch = Channel::collective(parent);
     let t = tag::group(user_tag);
     let ctx = if members.len() == 1 {
-        context_id::claim_alone(func)?
+        context_id::claim_alone(func, pause(parent))?
     } else {
-        context_id::agree(key(parent.context_id(), user_tag), func, |buf| {
-            ch.allreduce_and(&members, me as usize, t, buf)
-        })?
+        let k = key(parent.context_id(), sub_key::group(user_tag));
+        context_id::agree(
+            k,
+            func,
+            |buf| ch.allreduce_and(&members, me as usize, t, buf),
+            pause(parent),
+        )?
     };
     Ok(Some(Arc::new(Comm::derived(
         parent,
@@ -863,11 +1016,14 @@ pub fn intercomm_create(
             (false, _) => None,
         },
     };
-    // The leaders swap group sizes, then member lists; each leader broadcasts the other's.
-    let mine_n = (local.size() as u64).to_le_bytes();
-    let mut theirs_n = [0u8; 8];
+    // The leaders swap group sizes and local context ids, then member lists; each leader
+    // broadcasts the other's.
+    let mut mine_n = (local.size() as u64).to_le_bytes().to_vec();
+    mine_n.extend_from_slice(&(local.context_id() as u64).to_le_bytes());
+    let mut theirs_n = [0u8; 16];
     levels.swap(&mine_n, &mut theirs_n)?;
-    let remote_n = u64::from_le_bytes(theirs_n) as usize;
+    let remote_n = u64::from_le_bytes(theirs_n[..8].try_into().expect("8")) as usize;
+    let remote_context = u64::from_le_bytes(theirs_n[8..].try_into().expect("8")) as u32;
     let mine: Vec<u8> = local
         .group
         .members()
@@ -888,9 +1044,12 @@ pub fn intercomm_create(
             format!("{func}: the local and remote groups overlap"),
         );
     }
-    let ctx = context_id::agree(key(local.context_id(), user_tag), func, |b| {
-        levels.reduce(b)
-    })?;
+    // The agreement's key must be the same on both sides: the lower local context id.
+    let k = key(
+        local.context_id().min(remote_context),
+        sub_key::intercomm(user_tag),
+    );
+    let ctx = context_id::agree(k, func, |b| levels.reduce(b), pause(local))?;
     Ok(Arc::new(Comm::derived(
         local,
         Spec {
@@ -923,7 +1082,8 @@ pub fn intercomm_merge(inter: &Comm, high: bool) -> MpiResult<Arc<Comm>> {
     } else {
         inter.group.members().iter().min() < remote.members().iter().min()
     };
-    let ctx = context_id::agree(key(inter.context_id(), 1), func, |b| levels.reduce(b))?;
+    let k = key(inter.context_id(), sub_key::COLLECTIVE);
+    let ctx = context_id::agree(k, func, |b| levels.reduce(b), pause(inter))?;
     let (group, rank) = if local_first {
         (inter.group.union(&remote), inter.rank)
     } else {

@@ -6,26 +6,68 @@
 //! `2..MAX_COMMS` and give them back when they are dropped, so creating and freeing
 //! communicators in a loop never runs out.
 //!
-//! The agreement is an AND-reduction of every member's free-pair bitmask. Several threads of
-//! a process may agree on different parents at once, so the bitmask has one *owner* at a
-//! time: only the owner contributes its free pairs (the others contribute none, so their
-//! round finds nothing and is repeated), and because the owner is the only one that takes
-//! pairs, the lowest pair of the reduced mask is still free when it claims it. Ownership goes
-//! to the waiting agreement with the smallest key (the parent's context id, the same on every
-//! member), so that when two agreements compete on overlapping groups, the same one wins
-//! everywhere and the other retries after it. A process that contributes reports whether it
-//! owned the mask (an AND-reduced word as well); a round where everyone owned it and the mask
-//! is empty means the ids are exhausted.
+//! # The protocol
 //!
-//! A round first sends only the first `HEAD_WORDS` words of the mask (256 pairs: the common
-//! case, since freed pairs are reused lowest first); only if those hold no common free pair
-//! does it retry with the whole mask.
+//! An agreement is a sequence of *rounds*; a round is an AND-reduction over the members of a
+//! *contribution* (some words of the free-pair mask and an "owned" word). Every member runs
+//! the same rounds, since they all see the same reduced words. Several agreements may be in
+//! flight on one process (threads, `MPI_Comm_idup`s in the progress engine), so the mask is
+//! split in two regions, each lent to at most one round at a time, and a round contributes
+//! only the pairs it was lent (the others contribute zeros there):
+//!
+//! - **Round 0** (the *entry round*) contributes the entry region (the first `ENTRY_WORDS`
+//!   words, 256 pairs) if no other entry round holds it, else zeros. Its reduction completes
+//!   only when every member has entered the agreement, so after it the agreement knows that
+//!   all its members are running it. If it finds a common pair (the usual case: freed pairs
+//!   are reused lowest first), that is the id: one round, a small message.
+//! - After its entry round an agreement joins this process's *queue*, ordered by its *key*
+//!   (parent context id and a sub-key, the same on every member, distinct for creations that
+//!   may run at once on overlapping groups: see `comm::sub_key`). **Rounds 1, 2, ...**
+//!   contribute the main region (the rest of the mask) if this agreement is the head of the
+//!   queue and no other round holds the main region, else zeros; the "owned" word says which.
+//! - A round whose reduction has a pair claims the lowest one. A later round where every
+//!   member owned the main region and no pair is common means the ids are exhausted: the
+//!   agreement fails with `MPI_ERR_OTHER` on every member (never a hang).
+//!
+//! **Safety.** A region is lent to one round at a time and only its holder takes pairs from
+//! what it contributed; so a pair set in a reduction was free and held by this agreement on
+//! every member, is still free when it is claimed, and is claimed on every member.
+//!
+//! **Progress.** Assume every member of an agreement eventually enters it and that a process
+//! inside a waiting MPI call makes progress on all its agreements (blocking ones run in the
+//! calling thread; every wait of the creation paths and of `Comm::resolve` runs progress
+//! passes of every VCI, so the nonblocking ones advance too). Then, when no new agreement
+//! begins, every agreement settles:
+//! 1. An entry round completes: contributing never waits, and every member contributes once
+//!    it has entered. The entry region is held only during an entry round, and it delays
+//!    nobody: a round that does not get it contributes zeros and goes on.
+//! 2. A round r >= 1 of an agreement A completes: A is queued only after its entry round,
+//!    so every member is running A and reaches round r (rounds settle identically
+//!    everywhere). So the main region, held only by such rounds, is always released.
+//! 3. Let A be the unsettled agreement with the smallest key. Once its entry round is done
+//!    and every agreement with a smaller key has settled, A is the head of the queue of
+//!    every member p. From the moment p's main region is next released (2), only the head,
+//!    A, can take it, and A retakes it at each of its rounds; so from some round on, every
+//!    member owns the main region in the same round, which then claims a pair or declares
+//!    the ids exhausted. By induction on the keys, every agreement settles.
+//!
+//! Keys must be ordered the same way on every member: an agreement's key is computed from
+//! values all its members share (for `MPI_Intercomm_create`, the lower of the two local
+//! groups' context ids). The ordering of agreements with equal keys on overlapping groups is
+//! left to each process (only erroneous programs run two such creations at once).
+//!
+//! An agreement cannot hold the main region before all its members have entered it: this is
+//! what keeps a round waiting for a process that is itself blocked in another agreement
+//! (MPICH's `threads/comm/idup_deadlock`: some threads of some processes start their
+//! `MPI_Comm_idup` only after other duplications completed) from stopping everything.
 //!
 //! A communicator of this process alone (`MPI_Comm_dup(MPI_COMM_SELF)`) needs no agreement
-//! and no ownership (`claim_alone`): it takes the lowest free pair outside what the current
-//! owner contributed. Waiting for ownership there could deadlock: the owner's round may wait
-//! for a peer that is itself waiting for this thread (MPICH's `threads/comm/comm_dup_deadlock`,
-//! where an application lock serializes the `MPI_COMM_SELF` duplications).
+//! and no queue (`claim_alone`): it takes the lowest free pair that no round holds. Waiting in
+//! the queue there could deadlock: the head's round may wait for a peer that is itself
+//! waiting for this thread (MPICH's `threads/comm/comm_dup_deadlock`, where an application
+//! lock serializes the `MPI_COMM_SELF` duplications). If every free pair is held, it waits
+//! only for a main-region round (which completes, by 2); if only an entry round holds pairs,
+//! the ids are exhausted.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeSet;
@@ -38,37 +80,42 @@ use crate::error::{ErrorClass, MpiError, MpiResult};
 pub const MAX_COMMS: usize = 8192;
 /// Words of the free-pair bitmask.
 pub const WORDS: usize = MAX_COMMS / 64;
-/// Words a first agreement round sends.
-pub const HEAD_WORDS: usize = 4;
+/// Words of the entry region (the pairs an entry round contributes).
+pub const ENTRY_WORDS: usize = 4;
 /// A context id never allocated: internal bootstrap traffic of `MPI_Comm_create_from_group`.
 pub const BOOTSTRAP_CONTEXT: u32 = (MAX_COMMS as u32) * 2 + 16;
+
+/// A region lent to one round: the round's ticket and the words it contributed.
+struct Hold {
+    ticket: u64,
+    bits: Vec<u64>,
+}
+
+impl Hold {
+    fn word(hold: &Option<Hold>, i: usize) -> u64 {
+        hold.as_ref()
+            .and_then(|h| h.bits.get(i).copied())
+            .unwrap_or(0)
+    }
+}
 
 struct Allocator {
     /// Bit i set: pair i (context ids 2i, 2i+1) is free.
     free: [u64; WORDS],
-    /// The agreement (ticket) that owns the mask for its current round.
-    owner: Option<u64>,
-    /// When the owner is a nonblocking agreement (its round may wait on processes that are
-    /// blocked in another agreement first), the mask words it contributed; a blocking
-    /// agreement may then co-own the mask, contributing only pairs outside these.
-    owner_nb: Option<Vec<u64>>,
-    /// The co-owner of the current round (see `owner_nb`).
-    co_owner: Option<u64>,
-    /// The mask words the owner (blocking or not) contributed to its current round: pairs a
-    /// `claim_alone` must leave to it.
-    owner_snapshot: Option<Vec<u64>>,
-    /// Agreements in progress: (key, ticket).
-    waiting: BTreeSet<(u64, u64)>,
+    /// The entry round holding the entry region.
+    entry: Option<Hold>,
+    /// The round holding the main region (its words below `ENTRY_WORDS` are zero).
+    main: Option<Hold>,
+    /// Agreements past their entry round: (key, ticket).
+    queue: BTreeSet<(u64, u64)>,
     in_use: usize,
 }
 
 static ALLOC: Mutex<Allocator> = Mutex::new(Allocator {
     free: initial_mask(),
-    owner: None,
-    owner_nb: None,
-    co_owner: None,
-    owner_snapshot: None,
-    waiting: BTreeSet::new(),
+    entry: None,
+    main: None,
+    queue: BTreeSet::new(),
     in_use: 0,
 });
 
@@ -112,185 +159,148 @@ pub fn in_use() -> usize {
 pub enum Outcome {
     /// The agreed context id (the point-to-point one of the pair), claimed.
     Got(u32),
-    /// Not every member owned its mask: repeat the round.
+    /// No common pair among what the members contributed: run another round (of
+    /// `Agreement::words` words).
     Retry,
-    /// Every member owned its mask but the head words had no common free pair: repeat the
-    /// round with the whole mask.
-    Widen,
-    /// No pair is free on every member.
+    /// Every member contributed its whole main region and no pair is free on all.
     Exhausted,
 }
 
-/// One agreement in progress on this process. Dropping it withdraws from the queue.
+/// One agreement in progress on this process. Dropping it leaves the queue and gives back
+/// what its round holds.
 #[derive(Debug)]
 pub struct Agreement {
     key: u64,
     ticket: u64,
-    /// Words the next round sends.
+    /// Mask words the next round sends (`ENTRY_WORDS` in the entry round, then `WORDS`).
     pub words: usize,
-    rounds: u32,
-    /// Whether the rounds run in the progress engine (`MPI_Comm_idup`).
-    nonblocking: bool,
+    round: u32,
 }
 
-/// Length in words of a contribution of `words` mask words (mask plus the owner word).
+/// Length in words of a contribution of `words` mask words (mask plus the owned word).
 pub fn contribution_len(words: usize) -> usize {
     words + 1
 }
 
 impl Agreement {
-    /// Start an agreement ordered by `key` (the parent's context id).
+    /// Start an agreement ordered by `key` (the same on every member; see the module docs).
     pub fn begin(key: u64) -> Agreement {
-        let ticket = NEXT_TICKET.fetch_add(1, Ordering::Relaxed);
-        alloc().waiting.insert((key, ticket));
         Agreement {
             key,
-            ticket,
-            words: HEAD_WORDS,
-            rounds: 0,
-            nonblocking: false,
+            ticket: NEXT_TICKET.fetch_add(1, Ordering::Relaxed),
+            words: ENTRY_WORDS,
+            round: 0,
         }
     }
 
-    /// An agreement whose rounds run in the progress engine: while it owns the mask, the
-    /// first blocking agreement in key order may co-own it.
-    pub fn begin_nonblocking(key: u64) -> Agreement {
-        let mut a = Agreement::begin(key);
-        a.nonblocking = true;
-        a
-    }
-
-    /// Fill `out` (`contribution_len(self.words)` words) with this process's contribution:
-    /// the free mask if it may own it now, else zeros; the last word says which.
+    /// Fill `out` (`contribution_len(self.words)` words) with this process's contribution to
+    /// the next round: the region it may hold now, else zeros; the last word says whether it
+    /// holds the main region.
     pub fn contribute(&mut self, out: &mut [u64]) {
         let words = self.words;
         assert_eq!(out.len(), contribution_len(words));
+        out.fill(0);
         let mut a = alloc();
-        let first = a.waiting.iter().next().copied();
-        if a.owner.is_none() && first == Some((self.key, self.ticket)) {
-            a.owner = Some(self.ticket);
-        }
-        if a.owner == Some(self.ticket) {
-            out[..words].copy_from_slice(&a.free[..words]);
-            out[words] = u64::MAX;
-            a.owner_snapshot = Some(out[..words].to_vec());
-            if self.nonblocking {
-                a.owner_nb = Some(out[..words].to_vec());
+        if self.round == 0 {
+            if a.entry.is_none() {
+                out[..ENTRY_WORDS].copy_from_slice(&a.free[..ENTRY_WORDS]);
+                a.entry = Some(Hold {
+                    ticket: self.ticket,
+                    bits: out[..ENTRY_WORDS].to_vec(),
+                });
             }
-        } else if !self.nonblocking
-            && a.co_owner.is_none()
-            && a.owner_nb.is_some()
-            && a.waiting
-                .iter()
-                .find(|&&(_, t)| Some(t) != a.owner)
-                .copied()
-                == Some((self.key, self.ticket))
-        {
-            // Co-own: pairs the nonblocking owner did not contribute. The owner word says
-            // "partial" (bit 0 clear), so an empty result means retry, not exhausted.
-            let taken = a.owner_nb.as_ref().expect("checked");
-            for (i, o) in out[..words].iter_mut().enumerate() {
-                *o = a.free[i] & !taken.get(i).copied().unwrap_or(0);
-            }
-            out[words] = u64::MAX - 1;
-            a.co_owner = Some(self.ticket);
-        } else {
-            out.fill(0);
+        } else if a.main.is_none() && a.queue.first() == Some(&(self.key, self.ticket)) {
+            out[ENTRY_WORDS..WORDS].copy_from_slice(&a.free[ENTRY_WORDS..]);
+            out[WORDS] = u64::MAX;
+            a.main = Some(Hold {
+                ticket: self.ticket,
+                bits: out[..WORDS].to_vec(),
+            });
         }
     }
 
     /// Settle a round given the AND of every member's contribution.
     pub fn settle(&mut self, reduced: &[u64]) -> Outcome {
         let words = self.words;
-        let all_owned = reduced[words] | 1 == u64::MAX;
-        let partial = reduced[words] & 1 == 0;
         let mut a = alloc();
-        let owned = a.owner == Some(self.ticket) || a.co_owner == Some(self.ticket);
-        if a.owner == Some(self.ticket) {
-            a.owner = None;
-            a.owner_nb = None;
-            a.owner_snapshot = None;
-        }
-        if a.co_owner == Some(self.ticket) {
-            a.co_owner = None;
-        }
-        self.rounds += 1;
-        if !all_owned {
-            drop(a);
-            // Let the agreement that owns the mask finish its round.
-            if self.rounds > 2 {
-                std::thread::yield_now();
-            }
-            return Outcome::Retry;
-        }
-        debug_assert!(owned, "every member owned the mask, this one included");
-        match reduced[..words]
+        let held = self.let_go(&mut a);
+        let pair = reduced[..words]
             .iter()
             .enumerate()
             .find(|(_, w)| **w != 0)
-            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
-        {
-            Some(pair) => {
-                let bit = 1u64 << (pair % 64);
-                assert!(
-                    a.free[pair / 64] & bit != 0,
-                    "agreed pair {pair} is not free on this process"
-                );
-                a.free[pair / 64] &= !bit;
-                a.in_use += 1;
-                Outcome::Got(pair as u32 * 2)
-            }
-            None if words < WORDS => {
-                self.words = WORDS;
-                Outcome::Widen
-            }
-            None if partial => Outcome::Retry,
-            None => Outcome::Exhausted,
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize);
+        if let Some(pair) = pair {
+            let bit = 1u64 << (pair % 64);
+            assert!(
+                held.get(pair / 64).is_some_and(|w| w & bit != 0) && a.free[pair / 64] & bit != 0,
+                "agreed pair {pair} was not held free by this process"
+            );
+            a.free[pair / 64] &= !bit;
+            a.in_use += 1;
+            a.queue.remove(&(self.key, self.ticket));
+            return Outcome::Got(pair as u32 * 2);
         }
+        if self.round > 0 && reduced[words] == u64::MAX {
+            a.queue.remove(&(self.key, self.ticket));
+            return Outcome::Exhausted;
+        }
+        if self.round == 0 {
+            // Every member has entered: from now on this agreement may hold the main region.
+            a.queue.insert((self.key, self.ticket));
+            self.words = WORDS;
+        }
+        self.round += 1;
+        Outcome::Retry
+    }
+
+    /// Give back the region this agreement's round holds; returns the words it contributed.
+    fn let_go(&self, a: &mut Allocator) -> Vec<u64> {
+        let mut held = Vec::new();
+        for region in [&mut a.entry, &mut a.main] {
+            if region.as_ref().is_some_and(|h| h.ticket == self.ticket) {
+                held = region.take().expect("checked").bits;
+            }
+        }
+        held
     }
 }
 
 impl Drop for Agreement {
     fn drop(&mut self) {
         let mut a = alloc();
-        a.waiting.remove(&(self.key, self.ticket));
-        if a.owner == Some(self.ticket) {
-            a.owner = None;
-            a.owner_nb = None;
-            a.owner_snapshot = None;
-        }
-        if a.co_owner == Some(self.ticket) {
-            a.co_owner = None;
-        }
+        self.let_go(&mut a);
+        a.queue.remove(&(self.key, self.ticket));
     }
 }
 
-/// A context-id pair for a communicator whose only member is this process: the lowest free
-/// pair that no agreement in flight may claim (see the module comment).
-pub fn claim_alone(func: &str) -> MpiResult<u32> {
-    loop {
-        let mut a = alloc();
-        if a.free.iter().all(|&w| w == 0) {
-            return Err(exhausted(func));
-        }
-        // A co-owned round's pairs are not recorded: leave the mask alone until it settles.
-        let pick = if a.co_owner.is_some() {
-            None
-        } else {
-            let held = a.owner_snapshot.as_deref().unwrap_or(&[]);
-            (0..WORDS).find_map(|i| {
-                let w = a.free[i] & !held.get(i).copied().unwrap_or(0);
-                (w != 0).then(|| i * 64 + w.trailing_zeros() as usize)
-            })
-        };
-        if let Some(pair) = pick {
+/// A context-id pair for a communicator whose only member is this process, if one can be
+/// had now: the lowest free pair no round holds. `None` while a main-region round holds every
+/// free pair (it completes: try again after a progress pass); exhausted if only an entry round
+/// holds pairs, or none is free.
+pub fn try_claim_alone(func: &str) -> Option<MpiResult<u32>> {
+    let mut a = alloc();
+    let pick = (0..WORDS).find_map(|i| {
+        let w = a.free[i] & !Hold::word(&a.entry, i) & !Hold::word(&a.main, i);
+        (w != 0).then(|| i * 64 + w.trailing_zeros() as usize)
+    });
+    match pick {
+        Some(pair) => {
             a.free[pair / 64] &= !(1u64 << (pair % 64));
             a.in_use += 1;
-            return Ok(pair as u32 * 2);
+            Some(Ok(pair as u32 * 2))
         }
-        // Every free pair is in a round in flight: let it settle.
-        drop(a);
-        std::thread::yield_now();
+        None if a.main.is_some() => None,
+        None => Some(Err(exhausted(func))),
+    }
+}
+
+/// `try_claim_alone`, calling `pause` (a progress pass) until it has an answer.
+pub fn claim_alone(func: &str, mut pause: impl FnMut()) -> MpiResult<u32> {
+    loop {
+        if let Some(r) = try_claim_alone(func) {
+            return r;
+        }
+        pause();
     }
 }
 
@@ -299,18 +309,20 @@ pub fn exhausted(func: &str) -> MpiError {
     MpiError::new(
         ErrorClass::Other,
         format!(
-            "{func}: no context id is free on every member ({MAX_COMMS} communicators exist \
-             on some process; free some)"
+            "{func}: no context id is free on every member of the new communicator (a process \
+             can have {MAX_COMMS} communicators at once; free some)"
         ),
     )
 }
 
-/// Agree on a context id, using `reduce` to AND-reduce a contribution over all members.
-/// Every member runs the same rounds, since they all see the same reduced words.
+/// Agree on a context id, using `reduce` to AND-reduce a contribution over all members and
+/// calling `pause` (a progress pass of every VCI, so that nonblocking agreements on this
+/// process advance) between rounds that found nothing.
 pub fn agree(
     key: u64,
     func: &str,
     mut reduce: impl FnMut(&mut [u64]) -> MpiResult<()>,
+    mut pause: impl FnMut(),
 ) -> MpiResult<u32> {
     let mut agreement = Agreement::begin(key);
     loop {
@@ -319,7 +331,7 @@ pub fn agree(
         reduce(&mut buf)?;
         match agreement.settle(&buf) {
             Outcome::Got(id) => return Ok(id),
-            Outcome::Retry | Outcome::Widen => continue,
+            Outcome::Retry => pause(),
             Outcome::Exhausted => return Err(exhausted(func)),
         }
     }
@@ -336,127 +348,126 @@ mod tests {
         SERIAL.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn contribution(a: &mut Agreement) -> Vec<u64> {
+        let mut c = vec![0; contribution_len(a.words)];
+        a.contribute(&mut c);
+        c
+    }
+
+    fn got(o: Outcome) -> u32 {
+        match o {
+            Outcome::Got(id) => id,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn a_single_member_gets_the_lowest_free_pair_and_releases_it() {
         let _s = serial();
-        let a = agree(0, "t", |_| Ok(())).unwrap();
-        let b = agree(0, "t", |_| Ok(())).unwrap();
+        let a = agree(0, "t", |_| Ok(()), || {}).unwrap();
+        let b = agree(0, "t", |_| Ok(()), || {}).unwrap();
         assert_ne!(a, b);
         assert!(a >= 4 && a % 2 == 0 && b % 2 == 0);
         release(a);
-        let c = agree(0, "t", |_| Ok(())).unwrap();
+        let c = agree(0, "t", |_| Ok(()), || {}).unwrap();
         assert!(c <= a.max(b), "a released id is reused ({c} vs {a})");
         release(b);
         release(c);
     }
 
     #[test]
-    fn a_lone_claim_leaves_the_owners_pairs_and_needs_no_ownership() {
+    fn the_entry_region_goes_to_one_entry_round_at_a_time() {
         let _s = serial();
-        let mut owner = Agreement::begin(1);
-        let mut c = vec![0; contribution_len(owner.words)];
-        owner.contribute(&mut c);
-        assert_eq!(c[HEAD_WORDS], u64::MAX, "the agreement owns the mask");
-        // While the owner's round is in flight, a lone claim takes a pair outside what the
-        // owner contributed, and does not wait for the round.
-        let alone = claim_alone("t").unwrap();
-        assert!(
-            alone / 2 >= (HEAD_WORDS * 64) as u32,
-            "pair {} is outside the head words",
-            alone / 2
-        );
-        // The owner's round still gets the lowest common pair it saw.
-        let got = match owner.settle(&c) {
-            Outcome::Got(id) => id,
-            other => panic!("{other:?}"),
-        };
-        assert!(got < alone);
-        drop(owner);
-        // With no round in flight the lone claim takes the lowest free pair.
-        let next = claim_alone("t").unwrap();
-        assert!(next < alone && next != got);
-        release(got);
-        release(alone);
-        release(next);
-    }
-
-    #[test]
-    fn a_second_agreement_waits_for_the_owner() {
-        let _s = serial();
-        let mut first = Agreement::begin(1);
-        let mut second = Agreement::begin(5);
-        let mut c1 = vec![0; contribution_len(first.words)];
-        let mut c2 = vec![0; contribution_len(second.words)];
-        first.contribute(&mut c1);
-        second.contribute(&mut c2);
-        assert_eq!(c1[HEAD_WORDS], u64::MAX);
-        assert_eq!(c2, vec![0; HEAD_WORDS + 1]);
+        let mut first = Agreement::begin(5);
+        let mut second = Agreement::begin(1);
+        let c1 = contribution(&mut first);
+        let c2 = contribution(&mut second);
+        assert_ne!(c1[..ENTRY_WORDS], [0; ENTRY_WORDS]);
+        assert_eq!(c2, vec![0; ENTRY_WORDS + 1], "the region is held");
+        // The second finds nothing, joins the queue and, being its head, gets the main region
+        // while the first's entry round is still in flight.
         assert_eq!(second.settle(&c2), Outcome::Retry);
-        let got = match first.settle(&c1) {
-            Outcome::Got(id) => id,
-            other => panic!("{other:?}"),
-        };
-        drop(first);
-        second.contribute(&mut c2);
-        assert_eq!(c2[HEAD_WORDS], u64::MAX);
-        let got2 = match second.settle(&c2) {
-            Outcome::Got(id) => id,
-            other => panic!("{other:?}"),
-        };
-        assert_ne!(got, got2);
-        release(got);
-        release(got2);
+        assert_eq!(second.words, WORDS);
+        let c2 = contribution(&mut second);
+        assert_eq!(c2[WORDS], u64::MAX, "the head owns the main region");
+        assert_eq!(c2[..ENTRY_WORDS], [0; ENTRY_WORDS]);
+        let id2 = got(second.settle(&c2));
+        assert!(id2 / 2 >= (ENTRY_WORDS * 64) as u32);
+        let id1 = got(first.settle(&c1));
+        assert!(id1 < id2);
+        release(id1);
+        release(id2);
     }
 
     #[test]
-    fn an_empty_head_widens_then_exhausts() {
+    fn only_the_head_of_the_queue_holds_the_main_region() {
+        let _s = serial();
+        let mut low = Agreement::begin(1);
+        let mut high = Agreement::begin(9);
+        // Both failed their entry round (as if another member had nothing in common).
+        let _ = contribution(&mut high);
+        assert_eq!(high.settle(&[0; ENTRY_WORDS + 1]), Outcome::Retry);
+        let _ = contribution(&mut low);
+        assert_eq!(low.settle(&[0; ENTRY_WORDS + 1]), Outcome::Retry);
+        let ch = contribution(&mut high);
+        assert_eq!(ch, vec![0; WORDS + 1], "not the head");
+        let cl = contribution(&mut low);
+        assert_eq!(cl[WORDS], u64::MAX);
+        assert_eq!(high.settle(&ch), Outcome::Retry);
+        // A round of the head that found no common pair lets the region go; the head keeps
+        // its place, so the other still waits.
+        assert_eq!(low.settle(&vec![0; WORDS + 1]), Outcome::Retry);
+        assert_eq!(contribution(&mut high), vec![0; WORDS + 1]);
+        assert_eq!(high.settle(&vec![0; WORDS + 1]), Outcome::Retry);
+        drop(low);
+        let ch = contribution(&mut high);
+        assert_eq!(ch[WORDS], u64::MAX, "the next in key order");
+        let id = got(high.settle(&ch));
+        release(id);
+    }
+
+    #[test]
+    fn an_empty_main_region_owned_everywhere_is_exhaustion() {
         let _s = serial();
         let mut ag = Agreement::begin(2);
-        let mut c = vec![0; contribution_len(ag.words)];
-        ag.contribute(&mut c);
-        c[..HEAD_WORDS].fill(0); // as if another member had no free pair in the head
-        assert_eq!(ag.settle(&c), Outcome::Widen);
-        let mut c = vec![0; contribution_len(ag.words)];
-        ag.contribute(&mut c);
-        c[..WORDS].fill(0);
-        assert_eq!(ag.settle(&c), Outcome::Exhausted);
+        let _ = contribution(&mut ag);
+        // An empty entry round is never exhaustion...
+        assert_eq!(ag.settle(&[0; ENTRY_WORDS + 1]), Outcome::Retry);
+        let _ = contribution(&mut ag);
+        // ...nor is an empty round where some member did not own its main region...
+        assert_eq!(ag.settle(&vec![0; WORDS + 1]), Outcome::Retry);
+        let _ = contribution(&mut ag);
+        let mut owned_by_all = vec![0; WORDS + 1];
+        owned_by_all[WORDS] = u64::MAX;
+        // ...but one where everyone did is.
+        assert_eq!(ag.settle(&owned_by_all), Outcome::Exhausted);
     }
 
     #[test]
-    fn a_blocking_agreement_co_owns_beside_a_nonblocking_owner() {
+    fn a_lone_claim_takes_no_held_pair() {
         let _s = serial();
-        let mut nb = Agreement::begin_nonblocking(9);
-        let mut c1 = vec![0; contribution_len(nb.words)];
-        nb.contribute(&mut c1);
-        assert_eq!(c1[HEAD_WORDS], u64::MAX);
-        // A blocking agreement with a smaller key arrives while the idup round is in flight.
-        let mut b = Agreement::begin(1);
-        let mut c2 = vec![0; contribution_len(b.words)];
-        b.contribute(&mut c2);
-        assert_eq!(
-            c2[HEAD_WORDS],
-            u64::MAX - 1,
-            "co-owner reports a partial mask"
+        let mut entry = Agreement::begin(3);
+        let ce = contribution(&mut entry);
+        let alone = try_claim_alone("t").unwrap().unwrap();
+        assert!(
+            alone / 2 >= (ENTRY_WORDS * 64) as u32,
+            "pair {} is outside the held entry region",
+            alone / 2
         );
-        for i in 0..HEAD_WORDS {
-            assert_eq!(c1[i] & c2[i], 0, "disjoint contributions");
+        let mut main = Agreement::begin(4);
+        let _ = contribution(&mut main);
+        assert_eq!(main.settle(&[0; ENTRY_WORDS + 1]), Outcome::Retry);
+        let cm = contribution(&mut main);
+        assert_eq!(cm[WORDS], u64::MAX);
+        // Every free pair is held: wait for the main round, which always completes.
+        assert!(try_claim_alone("t").is_none());
+        let id = got(main.settle(&cm));
+        let next = try_claim_alone("t").unwrap().unwrap();
+        assert!(next > id && next / 2 >= (ENTRY_WORDS * 64) as u32);
+        let e = got(entry.settle(&ce));
+        for x in [alone, id, next, e] {
+            release(x);
         }
-        // The head was all the idup's: the co-owner widens and finds a pair outside it.
-        assert_eq!(b.settle(&c2), Outcome::Widen);
-        let mut c3 = vec![0; contribution_len(b.words)];
-        b.contribute(&mut c3);
-        let got_b = match b.settle(&c3) {
-            Outcome::Got(id) => id,
-            other => panic!("{other:?}"),
-        };
-        let got_nb = match nb.settle(&c1) {
-            Outcome::Got(id) => id,
-            other => panic!("{other:?}"),
-        };
-        assert_ne!(got_b, got_nb);
-        drop((b, nb));
-        release(got_b);
-        release(got_nb);
     }
 
     #[test]
@@ -464,9 +475,26 @@ mod tests {
         let _s = serial();
         let before = in_use();
         for _ in 0..3 * MAX_COMMS {
-            let id = agree(3, "t", |_| Ok(())).unwrap();
+            let id = agree(3, "t", |_| Ok(()), || {}).unwrap();
             release(id);
         }
         assert_eq!(in_use(), before);
+    }
+
+    #[test]
+    fn a_full_mask_is_exhausted_alone_and_in_agreement() {
+        let _s = serial();
+        let mut ids = Vec::new();
+        while let Some(Ok(id)) = try_claim_alone("t") {
+            ids.push(id);
+        }
+        assert_eq!(in_use(), MAX_COMMS - 2, "every user pair was claimed");
+        assert!(matches!(try_claim_alone("t"), Some(Err(_))));
+        let e = agree(7, "MPI_Comm_dup", |_| Ok(()), || {}).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Other as i32);
+        assert!(e.message.contains("MPI_Comm_dup"));
+        for id in ids {
+            release(id);
+        }
     }
 }

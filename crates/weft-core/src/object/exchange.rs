@@ -19,8 +19,8 @@ use crate::progress;
 use crate::request::ReqId;
 use crate::vci::engine::{self, SendStart};
 
-/// Tags on a collective context reserved for communicator creation (collectives use small
-/// positive tags there). All are at or below `-0x1000_0000`.
+/// Tags on a collective context reserved for communicator creation and `MPI_Finalize`
+/// (collectives use small positive tags there). All are at or below `-0x1000_0000`.
 pub mod tag {
     /// Context-id agreement of `dup`, `split`, `create` (over the parent).
     pub const AGREE: i32 = -0x1000_0001;
@@ -34,6 +34,10 @@ pub mod tag {
     pub const LEADERS: i32 = -0x1000_0005;
     /// Distributed-graph creation: edges sent to the processes they concern.
     pub const EDGES: i32 = -0x1000_0006;
+    /// A split whose colours needed more than one round: did every colour get its id?
+    pub const VERDICT: i32 = -0x1000_0007;
+    /// `MPI_Finalize`'s synchronization over `MPI_COMM_WORLD` (`runtime::world::finalize`).
+    pub const FINALIZE: i32 = -0x1000_0008;
     /// `MPI_Comm_create_group(tag)`: `GROUP_BASE - (tag & 0x0fff_ffff)`.
     pub const GROUP_BASE: i32 = -0x2000_0000;
     /// `MPI_Intercomm_create(tag)` between the leaders: `INTERCOMM_BASE - (tag & 0x0fff_ffff)`.
@@ -139,8 +143,7 @@ impl<'a> Channel<'a> {
     }
 
     fn wait(&self, id: ReqId, expect: Option<usize>) -> MpiResult<()> {
-        let done = progress::wait(self.inst, id);
-        let status = done.status.into_result()?;
+        let status = complete(self.inst, id).status.into_result()?;
         match expect {
             Some(n) if status.bytes != n as u64 => Err(MpiError::new(
                 ErrorClass::Intern,
@@ -199,8 +202,7 @@ impl<'a> Channel<'a> {
     pub fn recv_any_len(&self, src: u32, tag: i32, max: usize) -> MpiResult<Vec<u8>> {
         let mut rbuf = Scratch::new(max);
         let id = self.irecv(src, tag, rbuf.buf());
-        let done = progress::wait(self.inst, id);
-        let status = done.status.into_result()?;
+        let status = complete(self.inst, id).status.into_result()?;
         Ok(rbuf.bytes()[..status.bytes as usize].to_vec())
     }
 
@@ -296,6 +298,35 @@ impl<'a> Channel<'a> {
         }
         Ok(())
     }
+}
+
+/// Wait for request `id` of an exchange. With several VCIs, every pass also makes progress
+/// on the others: a context-id agreement running in the progress engine of another VCI (an
+/// `MPI_Comm_idup`) may hold what this exchange's agreement waits for (see `context_id`).
+fn complete(inst: &Instance, id: ReqId) -> progress::Completed {
+    if inst.vcis.len() == 1 {
+        return progress::wait(inst, id);
+    }
+    let mut backoff = inst.backoff();
+    loop {
+        if let Some(done) = progress::take_if_complete(inst, id) {
+            return done;
+        }
+        if progress::poke_all(inst) {
+            backoff.reset();
+        } else {
+            backoff.idle();
+        }
+    }
+}
+
+/// Between two rounds of a blocking context-id agreement that found nothing: a progress pass
+/// of every VCI and the polled work (nonblocking agreements of this process may hold what
+/// this one waits for), then let other threads run.
+pub fn pause(inst: &Instance) {
+    crate::polled::run();
+    progress::poke_all(inst);
+    std::thread::yield_now();
 }
 
 fn scratch_of(data: &[u8]) -> Scratch {

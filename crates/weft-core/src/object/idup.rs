@@ -1,12 +1,20 @@
 //! Communicators whose context id is agreed in the background: `MPI_Comm_idup` and
 //! `MPI_Comm_create_from_group`.
 //!
-//! Context-id agreements run as internal schedules (`vci::schedule`): `MPI_Comm_idup`'s
-//! (the call returns at once and the agreement advances in every progress pass of the
-//! parent's VCI, whatever the program waits on) and `MPI_Comm_create_from_group`'s
-//! (`publish_agreed`: the communicator exists before its id is agreed). Overlapping idups
-//! (two communicators duplicated in different orders on different processes, idup followed
-//! by point-to-point traffic the peer needs before it calls idup) cannot deadlock.
+//! Both make the communicator object at the call, without its context id, and run the
+//! agreement as an internal schedule (`vci::schedule`) that gives the communicator its id
+//! (or the error) when it settles: the call returns at once and the agreement advances in
+//! every progress pass of the VCI, whatever the program waits on. Overlapping idups (two
+//! communicators duplicated in different orders on different processes, idup followed by
+//! point-to-point traffic the peer needs before it calls idup) cannot deadlock.
+//!
+//! `MPI_Comm_idup`'s communicator refuses uses that need the id until then
+//! (`Comm::refuses_early_use`: the standard forbids them before the request completes), but
+//! its group, name, errhandler, attributes and info are there from the start (MPICH accepts
+//! those calls, and mpi4py sets the errhandler right after the call). Its VCI cannot come
+//! from the id, so it comes from the parent's and the idup's number, the same on every
+//! member. `MPI_Comm_create_from_group`'s communicator is usable at once: its first use waits
+//! for the id (`Comm::resolve`).
 //!
 //! The agreement is the same as the blocking one (`context_id`): rounds of an
 //! AND-reduction of every member's contribution, repeated until one settles. A round is a
@@ -14,6 +22,9 @@
 //! - intracommunicator: dissemination (`ceil(log2 n)` exchanges);
 //! - intercommunicator: dissemination inside the local group, the two leaders (rank 0 of
 //!   each group) swap and AND, then a binomial broadcast from the leader.
+//!
+//! A communicator of one process claims its pair alone (`context_id::try_claim_alone`, in
+//! each progress pass until it gets one).
 //!
 //! Tags come from the parent's nonblocking-collective sequence (`Comm::coll_seq`), so any
 //! number of idups (and nonblocking collectives) can be outstanding on one communicator;
@@ -23,7 +34,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::comm::{key, CommKind, Spec};
+use super::comm::{key, sub_key, CommKind};
 use super::context_id::{self, contribution_len, Agreement, Outcome};
 use super::errhandler::Errhandler;
 use super::exchange::tag;
@@ -37,10 +48,6 @@ use crate::message::{Pattern, SendMode, Status, Target};
 use crate::progress;
 use crate::request::ReqId;
 use crate::vci::schedule::{Cx, Schedule, Step};
-
-/// Called once when the duplicate exists (or the agreement failed), inside the progress
-/// pass (the VCI lock is held: it must not block or call MPI).
-pub type Deliver = Box<dyn FnOnce(MpiResult<Arc<Comm>>) + Send>;
 
 /// Where a stage's messages go: a context, this process's rank as receivers see it, and the
 /// job rank of each peer rank.
@@ -64,22 +71,13 @@ enum Stage {
     Send { link: usize, to: Vec<u32>, tag: i32 },
 }
 
-/// What a settled agreement is for.
-enum Then {
-    /// `MPI_Comm_idup`: build the duplicate of `parent` and hand it over.
-    Dup {
-        parent: Arc<Comm>,
-        deliver: Option<Deliver>,
-    },
-    /// `MPI_Comm_create_from_group`: give the communicator (returned already) its id.
-    Publish(Arc<Comm>),
-}
-
 struct Idup {
-    then: Then,
+    /// The communicator (returned already) that gets the id.
+    comm: Arc<Comm>,
     links: Vec<Link>,
     stages: Vec<Stage>,
-    agreement: Agreement,
+    /// `None` for a communicator of one process, which claims its pair alone.
+    agreement: Option<Agreement>,
     /// The contribution being reduced in the current round.
     data: Vec<u8>,
     /// Index of the stage in flight (`stages.len()`: the round is reduced).
@@ -91,9 +89,10 @@ struct Idup {
     func: &'static str,
 }
 
-/// Start duplicating `parent`; returns the request that completes when `deliver` has been
-/// given the new communicator. `owner` is stored in the request (the ABI's handle).
-pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Deliver) -> ReqId {
+/// Start duplicating `parent`: returns the duplicate, whose context id is still being
+/// agreed, and the request that completes when it has one (or the agreement failed).
+/// `owner` is stored in the request (the ABI's handle).
+pub fn idup(parent: &Comm, owner: usize, func: &'static str) -> (Arc<Comm>, ReqId) {
     let seq = parent.coll_seq.fetch_add(1, Ordering::Relaxed);
     let (t_local, t_bridge) = tag::idup(seq);
     let ctx = parent.collective_context();
@@ -148,16 +147,12 @@ pub fn idup(parent: Arc<Comm>, owner: usize, func: &'static str, deliver: Delive
             });
         }
     }
-    let agreement =
-        Agreement::begin_nonblocking(key(parent.context_id(), -1 - (seq & 0x3fff_ffff) as i32));
-    let inst = parent.session.instance.clone();
-    let vci = parent.vci;
-    let then = Then::Dup {
-        parent,
-        deliver: Some(deliver),
-    };
-    let sched = Idup::new(then, links, stages, agreement, func);
-    progress::start_schedule(&inst, vci, owner, Box::new(sched))
+    let agreement = (n > 1 || parent.remote.is_some())
+        .then(|| Agreement::begin(key(parent.context_id(), sub_key::idup(seq))));
+    let comm = Arc::new(pending_duplicate(parent, seq));
+    let sched = Idup::new(comm.clone(), links, stages, agreement, func);
+    let id = progress::start_schedule(&parent.session.instance, parent.vci, owner, Box::new(sched));
+    (comm, id)
 }
 
 /// Agree on the context id of `comm`, a communicator of the members `peers` (this process
@@ -182,8 +177,8 @@ pub fn publish_agreed(
     }];
     let stages = dissemination(me, n, tag);
     let inst = comm.session.instance.clone();
-    let agreement = Agreement::begin_nonblocking(key);
-    let sched = Idup::new(Then::Publish(comm), links, stages, agreement, func);
+    let agreement = (n > 1).then(|| Agreement::begin(key));
+    let sched = Idup::new(comm, links, stages, agreement, func);
     progress::start_detached_schedule(&inst, vci, Box::new(sched));
 }
 
@@ -205,14 +200,14 @@ fn dissemination(me: u32, n: u32, tag: i32) -> Vec<Stage> {
 
 impl Idup {
     fn new(
-        then: Then,
+        comm: Arc<Comm>,
         links: Vec<Link>,
         stages: Vec<Stage>,
-        agreement: Agreement,
+        agreement: Option<Agreement>,
         func: &'static str,
     ) -> Idup {
         let mut sched = Idup {
-            then,
+            comm,
             links,
             stages,
             agreement,
@@ -228,8 +223,11 @@ impl Idup {
     }
 
     fn new_round(&mut self) {
-        let mut words = vec![0u64; contribution_len(self.agreement.words)];
-        self.agreement.contribute(&mut words);
+        let Some(agreement) = self.agreement.as_mut() else {
+            return;
+        };
+        let mut words = vec![0u64; contribution_len(agreement.words)];
+        agreement.contribute(&mut words);
         self.data = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.stage = 0;
     }
@@ -308,7 +306,7 @@ impl Idup {
         Some(result)
     }
 
-    /// The agreement settled on `result`: build or publish what it was for.
+    /// The agreement settled on `result`: the communicator gets it.
     fn finish(&mut self, result: MpiResult<u32>) -> Step {
         let status = match &result {
             Ok(_) => Status::default(),
@@ -317,21 +315,21 @@ impl Idup {
                 ..Status::default()
             },
         };
-        match &mut self.then {
-            Then::Dup { parent, deliver } => {
-                let made = result.map(|id| Arc::new(duplicate(parent, id)));
-                if let Some(d) = deliver.take() {
-                    d(made);
-                }
-            }
-            Then::Publish(comm) => comm.set_context(result),
-        }
+        self.agreement = None;
+        self.comm.set_context(result);
         Step::Done(status)
     }
 }
 
 impl Schedule for Idup {
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        if self.agreement.is_none() {
+            // A communicator of one process: a pair no round holds, when there is one.
+            return match context_id::try_claim_alone(self.func) {
+                Some(r) => self.finish(r),
+                None => Step::Pending,
+            };
+        }
         loop {
             let in_flight = !self.sends.is_empty() || self.recv.is_some();
             if in_flight {
@@ -361,45 +359,44 @@ impl Schedule for Idup {
                 continue;
             }
             // The round is reduced.
-            let mut words = vec![0u64; contribution_len(self.agreement.words)];
+            let agreement = self.agreement.as_mut().expect("checked at the start");
+            let mut words = vec![0u64; contribution_len(agreement.words)];
             for (w, c) in words.iter_mut().zip(self.data.chunks_exact(8)) {
                 *w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             }
-            match self.agreement.settle(&words) {
+            match agreement.settle(&words) {
                 Outcome::Got(id) => return self.finish(Ok(id)),
                 Outcome::Exhausted => {
                     return self.finish(Err(context_id::exhausted(self.func)));
                 }
-                Outcome::Retry | Outcome::Widen => {
-                    self.new_round();
-                    if self.stages.is_empty() {
-                        // A single member: nothing to exchange, but another agreement
-                        // owns the mask; try again in the next progress pass.
-                        return Step::Pending;
-                    }
-                }
+                Outcome::Retry => self.new_round(),
             }
         }
     }
 }
 
-/// The duplicate of `p` with context id `id` (what `MPI_Comm_idup` delivers).
-fn duplicate(p: &Comm, id: u32) -> Comm {
+/// The duplicate of `p` that `MPI_Comm_idup` number `seq` on it returns, before its context
+/// id is agreed: on a VCI every member computes alike, the parent's moved on by `seq + 1`.
+fn pending_duplicate(p: &Comm, seq: u32) -> Comm {
     let kind = match p.kind {
         CommKind::Inter => CommKind::Inter,
         _ => CommKind::Intra,
     };
-    let c = Comm::derived(
-        p,
-        Spec {
-            kind,
-            group: p.group.clone(),
-            rank: p.rank,
-            remote: p.remote.clone(),
-            topo: p.topo.clone(),
-        },
-        id,
+    let vcis = p.session.instance.vcis.len();
+    let vci = (p.vci + 1 + seq as usize % vcis) % vcis;
+    let mut c = Comm::unresolved(
+        kind,
+        p.group.clone(),
+        p.rank,
+        vci,
+        p.session.clone(),
+        p.errhandler(),
+        "",
     );
+    c.remote = p.remote.clone();
+    c.topo = p.topo.clone();
+    c.owns_context = true;
+    c.refuses_early_use = true;
     c.set_hints(&p.hints());
     c
 }

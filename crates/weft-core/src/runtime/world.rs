@@ -10,6 +10,7 @@ use std::thread::ThreadId;
 
 use crate::error::{fail, ErrorClass, MpiResult};
 use crate::instance::{ThreadLevel, WorldAttrs};
+use crate::object::exchange::{self, tag, Channel};
 use crate::object::{Comm, CommKind, Errhandler, Group, Session};
 
 /// Context ids of the predefined communicators; user communicators get larger ones. Each
@@ -114,10 +115,25 @@ pub fn finalize() -> MpiResult<()> {
         Err(FINALIZED) => return fail(ErrorClass::Other, "MPI_Finalize: MPI is already finalized"),
         Err(_) => return fail(ErrorClass::Other, "MPI_Finalize: MPI is not initialized"),
     }
-    if let Some(world) = WORLD.get() {
-        world.session.finish();
-    }
-    Ok(())
+    let Some(world) = WORLD.get() else {
+        return Ok(());
+    };
+    let synced = synchronize(&world.world);
+    world.session.finish();
+    synced
+}
+
+/// `MPI_Finalize` is collective over the connected processes (MPI 4.1 §11.2.2): wait, making
+/// progress, until every process of `MPI_COMM_WORLD` has called it. A request freed while
+/// active must still complete (§3.7.3), and its peer may match it only later, waiting for
+/// it (a receive freed before the sender's rendezvous message came, MPICH's `pt2pt/rqfree`):
+/// that peer reaches `MPI_Finalize` only after, so this process is still making progress
+/// when its part is needed. (MPICH's `MPI_Finalize` synchronizes the same way.)
+fn synchronize(world: &Comm) -> MpiResult<()> {
+    let channel = Channel::collective(world);
+    let everyone = exchange::all(world.size());
+    let mut word = [0u64];
+    channel.allreduce_and(&everyone, world.rank as usize, tag::FINALIZE, &mut word)
 }
 
 /// `MPI_Initialized`.
