@@ -128,12 +128,18 @@ pub fn access_all(
         rw::check_readable(file, func)
     };
     let len = if allowed.is_ok() { mem.file_len() } else { 0 };
+    // A read moves nothing past the end of the file (the user's buffer beyond what was
+    // read stays as it was).
+    let eof = if write || len == 0 { u64::MAX } else { file.size(func)? };
     let mut pieces = Vec::new();
     let mut at = 0;
     view.pieces(pos, len, |off, l| {
-        pieces.push(Piece { off, len: l, at });
+        let l = l.min(eof.saturating_sub(off));
+        if l > 0 {
+            pieces.push(Piece { off, len: l, at });
+        }
         at += l;
-        true
+        off + l < eof
     });
     let (lo, hi) = match (pieces.first(), pieces.last()) {
         (Some(f), Some(l)) => (f.off, l.off + l.len),
@@ -298,7 +304,6 @@ fn run(
     } else {
         Stream::for_read(mem)
     };
-    let eof = if write { u64::MAX } else { file.size(func)? };
     let atomic = file.state().atomic;
     let mut wbuf = Scratch::new(if my_aggr.is_some() { plan.window as usize } else { 0 });
     let mut failure = None;
@@ -366,9 +371,8 @@ fn run(
                 let b = (s - wstart) as usize;
                 let n = (e - s) as usize;
                 let area = &mut wbuf.bytes_mut()[b..b + n];
-                match rw::pread(file, area, s, func) {
-                    Ok(got) => area[got..].fill(0),
-                    Err(e) => failure = Some(e),
+                if let Err(e) = rw::pread(file, area, s, func) {
+                    failure = Some(e);
                 }
             }
             exch::alltoallv(comm, &agg_bufs, &mine_bufs)?;
@@ -385,19 +389,11 @@ fn run(
             format!("{func}(\"{}\"): the access failed on an aggregating rank", file.name),
         ));
     }
+    // The pieces end where the file ended: what was read is the stream up to there.
     let total = pieces.iter().map(|p| p.len).sum::<u64>();
     if write {
         return Ok((total, mem.buf.len() as u64));
     }
-    // Bytes before the end of file, in stream order.
-    let mut got = 0;
-    for p in pieces {
-        let have = eof.saturating_sub(p.off).min(p.len);
-        got += have;
-        if have < p.len {
-            break;
-        }
-    }
-    let m = stream.finish_read(mem, got)?;
-    Ok((got, m))
+    let m = stream.finish_read(mem, total)?;
+    Ok((total, m))
 }

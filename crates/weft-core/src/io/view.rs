@@ -210,6 +210,23 @@ impl View {
     }
 }
 
+/// Whether `t` can be an etype or filetype: its typemap's displacements are non-negative
+/// and non-decreasing, and (for a file open for writing, `overlap` false) its pieces do not
+/// overlap (MPI 5.0 §14.3). Checked on the merged segments, which follow typemap order.
+pub fn is_monotone(t: &Type, overlap: bool) -> bool {
+    let c = t.compiled_layout();
+    let (mut start, mut end) = (0isize, 0isize);
+    for k in 0..c.segments() {
+        let (seg, _) = c.segment(k);
+        if seg.start < start || (!overlap && seg.start < end) {
+            return false;
+        }
+        start = seg.start;
+        end = seg.start + seg.len as isize;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

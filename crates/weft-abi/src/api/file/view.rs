@@ -50,11 +50,14 @@ pub(crate) unsafe fn mpi_file_set_view(
             format!("{func}(filetype): its size ({fsize}) is not a multiple of the etype's ({esize})"),
         ));
     }
-    if ft.lb < 0 || ft.true_lb < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Type,
-            format!("{func}(filetype): displacements must not be negative"),
-        ));
+    // MPICH reports these as MPI_ERR_IO; programs written for it test for that class.
+    for (t, arg) in [(&e, "etype"), (&ft, "filetype")] {
+        if !weft_core::io::view::is_monotone(t, f.amode.rdonly) {
+            return Err(MpiError::new(
+                ErrorClass::Io,
+                format!("{func}({arg}): displacements must be non-negative and non-decreasing (and must not overlap in a file open for writing)"),
+            ));
+        }
     }
     let layout = rep.file_layout(&ft)?;
     let pairs = info_pairs(info, func)?;
