@@ -67,7 +67,9 @@ pub(crate) unsafe fn mpi_file_delete(filename: *const c_char, info: MPI_Info) ->
     // SAFETY: the caller passes a NUL-terminated file name (checked for null).
     let name = unsafe { c_str(filename, func, "filename")? };
     info_pairs(info, func)?;
-    core_file::delete(&name, func)
+    core_file::delete(&name, func)?;
+    crate::boundary::clear_raise_on();
+    Ok(())
 }
 
 pub(crate) fn mpi_file_set_size(fh: MPI_File, size: MPI_Offset) -> MpiResult<()> {

@@ -11,6 +11,7 @@ use weft_core::io::{self as core_io, View, Whence};
 use super::offset_arg;
 use super::open::info_pairs;
 use crate::args::{c_str, copy_out_str, non_null, write, Int};
+use crate::boundary::{raise_on, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::{self, committed};
@@ -264,6 +265,8 @@ unsafe fn register(
     extra_state: *mut c_void,
     func: &str,
 ) -> MpiResult<()> {
+    // No file is involved: errors go to MPI_FILE_NULL's errhandler, as for MPI_File_open.
+    raise_on(Scope::File(MPI_FILE_NULL));
     // SAFETY: the caller passes a NUL-terminated name (checked for null).
     let name = unsafe { c_str(datarep, func, "datarep")? }.into_owned();
     if name.len() >= MPI_MAX_DATAREP_STRING as usize {
@@ -280,7 +283,9 @@ unsafe fn register(
             extra: extra_state as usize,
         }),
         func,
-    )
+    )?;
+    crate::boundary::clear_raise_on();
+    Ok(())
 }
 
 pub(crate) unsafe fn mpi_register_datarep(
