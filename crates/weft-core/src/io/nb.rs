@@ -174,13 +174,9 @@ fn ring(inst: &Instance) -> Option<&'static Ring> {
     .as_ref()
 }
 
-/// The name of the engine in use (for `weft-info` and tests).
-pub fn engine_name(inst: &Instance) -> &'static str {
-    if ring(inst).is_some() {
-        "io_uring"
-    } else {
-        "posix"
-    }
+/// Whether this kernel gives this process an io_uring ring (for `weft-info`).
+pub fn probe_uring() -> std::io::Result<()> {
+    Ring::new(0).map(|_| ())
 }
 
 /// Tags carry the op key (high 40 bits) and the part index (low 24 bits would limit parts;
