@@ -4,7 +4,6 @@
 
 use crate::coll;
 use crate::datatype::access::Scratch;
-use crate::datatype::Buf;
 use crate::error::MpiResult;
 use crate::object::Comm;
 
@@ -59,23 +58,6 @@ pub fn barrier(comm: &Comm) -> MpiResult<()> {
         return Ok(());
     }
     coll::barrier(comm)
-}
-
-/// `send[j]` to rank j; returns what each rank sent here.
-pub fn alltoall(comm: &Comm, send: &[u64]) -> MpiResult<Vec<u64>> {
-    if comm.size() == 1 {
-        return Ok(send.to_vec());
-    }
-    let mut s = Scratch::new(send.len() * 8);
-    s.bytes_mut().copy_from_slice(&words_to_bytes(send));
-    let mut r = Scratch::new(send.len() * 8);
-    coll::alltoall(comm, Some(&s.buf()), &r.buf())?;
-    Ok(bytes_to_words(r.bytes()))
-}
-
-/// Exchange buffers: `send[j]` to rank j, `recv[j]` from it.
-pub fn alltoallv(comm: &Comm, send: &[Buf], recv: &[Buf]) -> MpiResult<()> {
-    coll::alltoallv(comm, Some(send), recv)
 }
 
 /// The first error class any rank reports (0: none), agreed by all.

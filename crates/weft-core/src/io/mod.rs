@@ -102,7 +102,7 @@ fn settle(file: &File, ptr: Pointer, start: u64, len: u64, got: u64) {
 pub fn access(
     file: &Arc<File>,
     ptr: Pointer,
-    mem: &Mem,
+    mem: Mem,
     write: bool,
     collective: bool,
     func: &str,
@@ -114,9 +114,9 @@ pub fn access(
     let (got, bytes) = if collective {
         two_phase::access_all(file, &view, pos, mem, write, func)?
     } else if write {
-        (len, rw::write(file, &view, pos, mem, func)?)
+        (len, rw::write(file, &view, pos, &mem, func)?)
     } else {
-        rw::read(file, &view, pos, mem, func)?
+        rw::read(file, &view, pos, &mem, func)?
     };
     if !write {
         settle(file, ptr, pos, len, got);
@@ -126,7 +126,7 @@ pub fn access(
 
 /// `MPI_File_read_ordered`/`_write_ordered`: collective, in rank order at the shared file
 /// pointer, which advances by everyone's total.
-pub fn ordered(file: &Arc<File>, mem: &Mem, write: bool, func: &str) -> MpiResult<Status> {
+pub fn ordered(file: &Arc<File>, mem: Mem, write: bool, func: &str) -> MpiResult<Status> {
     let view = file.view();
     let len = mem.file_len();
     let all = exch::allgather(&file.comm, &[len])?;
@@ -141,9 +141,8 @@ pub fn ordered(file: &Arc<File>, mem: &Mem, write: bool, func: &str) -> MpiResul
     Ok(status(bytes))
 }
 
-/// A nonblocking access. Independent ones run in the kernel (or in `poll_fn`) while the
-/// program goes on; collective ones run their exchange and access here and return a
-/// completed request.
+/// A nonblocking access: independent ones run in the kernel (or in `poll_fn`), collective
+/// ones step through their exchanges in `poll_fn`, while the program goes on.
 pub fn iaccess(
     file: &Arc<File>,
     ptr: Pointer,
@@ -154,12 +153,11 @@ pub fn iaccess(
     func: &str,
 ) -> MpiResult<ReqId> {
     check_sequential(file, ptr, func)?;
-    if collective {
-        let st = access(file, ptr, &mem, write, true, func)?;
-        return Ok(nb::completed(file, st, owner));
-    }
     let view = file.view();
     let pos = claim(file, &view, ptr, mem.file_len());
+    if collective {
+        return nb::start_collective(file, &view, pos, mem, write, owner, func);
+    }
     nb::start(file, &view, pos, mem, write, owner, func)
 }
 
@@ -258,7 +256,7 @@ pub fn byte_offset(file: &File, offset: u64) -> u64 {
 pub fn split_begin(
     file: &Arc<File>,
     ptr: Option<Pointer>,
-    mem: &Mem,
+    mem: Mem,
     write: bool,
     func: &str,
 ) -> MpiResult<()> {

@@ -23,6 +23,7 @@ use crate::instance::Instance;
 use crate::io::config::Engine;
 use crate::io::file::File;
 use crate::io::rw::{self, Conv, Mem};
+use crate::io::two_phase::CollOp;
 use crate::io::uring::Ring;
 use crate::io::view::View;
 use crate::message::Status;
@@ -278,6 +279,20 @@ struct IoClass;
 
 impl GreqClass for IoClass {
     fn query(&self, state: usize) -> Status {
+        if let Some(c) = coll(state as u64) {
+            let c = c.lock().unwrap_or_else(|e| e.into_inner());
+            return match &c.outcome {
+                Some(Ok(bytes)) => Status {
+                    bytes: *bytes,
+                    ..Status::default()
+                },
+                Some(Err(e)) => Status {
+                    error: e.class(),
+                    ..Status::default()
+                },
+                None => Status::default(),
+            };
+        }
         let table = ops();
         let Some(op) = table.ops.get(&(state as u64)) else {
             return Status::default();
@@ -290,7 +305,9 @@ impl GreqClass for IoClass {
     }
 
     fn free(&self, state: usize) -> i32 {
-        ops().ops.remove(&(state as u64));
+        if colls().remove(&(state as u64)).is_none() {
+            ops().ops.remove(&(state as u64));
+        }
         0
     }
 
@@ -304,6 +321,10 @@ impl GreqClass for IoClass {
     }
 
     fn poll(&self, state: usize) -> i32 {
+        if let Some(c) = coll(state as u64) {
+            step_coll(&c);
+            return 0;
+        }
         let inst = {
             let table = ops();
             match table.ops.get(&(state as u64)) {
@@ -320,6 +341,17 @@ impl GreqClass for IoClass {
     }
 
     fn wait(&self, states: &[usize], timeout: f64) -> i32 {
+        // Collective accesses need message progress, not sleep: step them and return.
+        let mut any_coll = false;
+        for &s in states {
+            if let Some(c) = coll(s as u64) {
+                any_coll = true;
+                step_coll(&c);
+            }
+        }
+        if any_coll {
+            return 0;
+        }
         let inst = {
             let table = ops();
             let pending: Vec<&Op> = states
@@ -435,8 +467,75 @@ pub fn start(
     Ok(id)
 }
 
-/// A request that is already complete with `status` (collective nonblocking accesses, which
-/// run their exchange at the call).
-pub fn completed(file: &File, status: Status, owner: usize) -> ReqId {
-    progress::completed(&file.comm.session.instance, file.comm.vci, status, owner)
+// ------------------------------------------------------------------ collective accesses
+
+/// A nonblocking collective access: its state machine and outcome.
+struct Coll {
+    op: CollOp,
+    inst: Arc<Instance>,
+    req: Option<ReqId>,
+    /// Memory bytes moved, or the error, once finished.
+    outcome: Option<Result<u64, MpiError>>,
+}
+
+type CollRef = Arc<Mutex<Coll>>;
+
+static COLLS: LazyLock<Mutex<HashMap<u64, CollRef>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn colls() -> MutexGuard<'static, HashMap<u64, CollRef>> {
+    COLLS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn coll(key: u64) -> Option<CollRef> {
+    colls().get(&key).cloned()
+}
+
+/// Step collective access `key` (unless another thread or an outer frame is stepping it);
+/// signal its request when it finished. Returns whether it is finished.
+fn step_coll(c: &CollRef) -> bool {
+    let Ok(mut c) = c.try_lock() else {
+        return false;
+    };
+    if c.outcome.is_some() {
+        return true;
+    }
+    if !c.op.step(false) {
+        return false;
+    }
+    let r = c.op.result();
+    c.outcome = Some(r.map(|(_, m)| m));
+    if let Some(id) = c.req {
+        let inst = c.inst.clone();
+        drop(c);
+        let _ = progress::greq::complete(&inst, id, "MPI_File nonblocking collective access");
+    }
+    true
+}
+
+/// Start a nonblocking collective access (every rank of the file's communicator starts its
+/// collective accesses in the same order).
+pub fn start_collective(
+    file: &Arc<File>,
+    view: &View,
+    pos: u64,
+    mem: Mem,
+    write: bool,
+    owner: usize,
+    func: &str,
+) -> MpiResult<ReqId> {
+    let op = CollOp::start(file, view, pos, mem, write, func)?;
+    let inst = file.comm.session.instance.clone();
+    let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    let c = Arc::new(Mutex::new(Coll {
+        op,
+        inst: inst.clone(),
+        req: None,
+        outcome: None,
+    }));
+    colls().insert(key, c.clone());
+    let class: Arc<dyn GreqClass> = CLASS.clone();
+    let id = progress::greq::start(&inst, class, key as usize, owner);
+    c.lock().unwrap_or_else(|e| e.into_inner()).req = Some(id);
+    step_coll(&c);
+    Ok(id)
 }

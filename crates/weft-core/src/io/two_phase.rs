@@ -14,19 +14,34 @@
 //!    rank's pieces) and writes every contiguous run of the window with one `pwrite`; for a
 //!    read it reads the window's span once and sends each rank its pieces the same way.
 //!    Bytes nobody accessed are never written (no read-modify-write).
+//!
+//! The steps run as a state machine (`CollOp`) over the nonblocking collectives, each phase
+//! on a sequence number reserved when the operation starts (so operations started in the
+//! same order everywhere match, whatever order their later phases run in): blocking
+//! collectives drive it to the end at the call, nonblocking ones (`MPI_File_iread_all`, ...)
+//! from their request's `poll_fn` (`nb.rs`).
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::coll;
+use crate::coll::sched::with_seq;
 use crate::datatype::access::Scratch;
 use crate::datatype::{Buf, Type};
-use crate::error::MpiResult;
+use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::io::config::Buffering;
 use crate::io::file::{byte_type, File};
 use crate::io::rw::{self, Conv, Mem};
 use crate::io::sys::RangeLock;
 use crate::io::view::View;
-use crate::io::exch;
+use crate::progress;
+use crate::request::ReqId;
+
+/// Sequence numbers an operation reserves for its exchanges (ranges, lengths, piece lists,
+/// one per round, the final agreement): at most this many minus 4 rounds.
+const SEQS: u32 = 4096;
+const MAX_ROUNDS: u64 = (SEQS - 4) as u64;
 
 /// The bytes of an access in stream order: the user's buffer itself, or a copy.
 struct Stream {
@@ -109,95 +124,6 @@ impl Plan {
     }
 }
 
-/// A collective access of `mem` at stream position `pos` of `view` by every rank of the
-/// file's communicator. Returns (stream bytes, memory bytes) accessed by this rank.
-pub fn access_all(
-    file: &File,
-    view: &View,
-    pos: u64,
-    mem: &Mem,
-    write: bool,
-    func: &str,
-) -> MpiResult<(u64, u64)> {
-    let comm = &file.comm;
-    // Mode errors are local: a rank that cannot access still takes part in the exchanges
-    // with nothing, then reports.
-    let allowed = if write {
-        rw::check_writable(file, func)
-    } else {
-        rw::check_readable(file, func)
-    };
-    let len = if allowed.is_ok() { mem.file_len() } else { 0 };
-    // A read moves nothing past the end of the file (the user's buffer beyond what was
-    // read stays as it was).
-    let eof = if write || len == 0 { u64::MAX } else { file.size(func)? };
-    let mut pieces = Vec::new();
-    let mut at = 0;
-    view.pieces(pos, len, |off, l| {
-        let l = l.min(eof.saturating_sub(off));
-        if l > 0 {
-            pieces.push(Piece { off, len: l, at });
-        }
-        at += l;
-        off + l < eof
-    });
-    let (lo, hi) = match (pieces.first(), pieces.last()) {
-        (Some(f), Some(l)) => (f.off, l.off + l.len),
-        _ => (u64::MAX, 0),
-    };
-    let hints = file.hints();
-    let all = exch::allgather(comm, &[lo, hi, pieces.len() as u64])?;
-    allowed?;
-    let ranges: Vec<(u64, u64)> = all
-        .chunks(3)
-        .filter(|c| c[2] > 0)
-        .map(|c| (c[0], c[1]))
-        .collect();
-    let mode = if write { hints.cb_write } else { hints.cb_read };
-    let interleaved = {
-        let mut r = ranges.clone();
-        r.sort();
-        r.windows(2).any(|w| w[1].0 < w[0].1)
-    };
-    let aggregate = comm.size() > 1
-        && !ranges.is_empty()
-        && match mode {
-            Buffering::Enable => true,
-            Buffering::Disable => false,
-            Buffering::Auto => interleaved,
-        };
-    if !aggregate {
-        return if write {
-            rw::write(file, view, pos, mem, func).map(|m| (len, m))
-        } else {
-            let (s, m) = rw::read(file, view, pos, mem, func)?;
-            Ok((s, m))
-        };
-    }
-    let gmin = ranges.iter().map(|r| r.0).min().unwrap_or(0);
-    let gmax = ranges.iter().map(|r| r.1).max().unwrap_or(0);
-    let size = comm.size() as usize;
-    let naggr = match hints.cb_nodes {
-        0 => size,
-        n => n.min(size),
-    }
-    .max(1);
-    let span = gmax - gmin;
-    let mut domain = span.div_ceil(naggr as u64).max(1);
-    if domain > 4096 {
-        domain = domain.div_ceil(4096) * 4096;
-    }
-    let window = (hints.cb_buffer_size as u64).min(domain).max(1);
-    let plan = Plan {
-        gmin,
-        domain,
-        window,
-        rounds: domain.div_ceil(window),
-        aggregators: (0..naggr).map(|i| (i * size / naggr) as u32).collect(),
-    };
-    run(file, &plan, &pieces, mem, write, func)
-}
-
 /// This rank's pieces cut at window boundaries: per aggregator, per round, the pieces and
 /// the stream range they cover.
 fn split(plan: &Plan, pieces: &[Piece]) -> Vec<Vec<Vec<Piece>>> {
@@ -218,8 +144,22 @@ fn split(plan: &Plan, pieces: &[Piece]) -> Vec<Vec<Vec<Piece>>> {
     out
 }
 
+fn words(b: &[u8]) -> Vec<u64> {
+    b.chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
+fn scratch_of(w: &[u64]) -> Scratch {
+    let mut s = Scratch::new(w.len() * 8);
+    for (k, v) in w.iter().enumerate() {
+        s.bytes_mut()[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    s
+}
+
 /// An hindexed type of bytes placing `runs` (offset in the window, length) over a window
-/// buffer; `None` for a single run starting at `first` (a plain slice then).
+/// buffer.
 fn layout(runs: &[(u64, u64)]) -> MpiResult<Arc<Type>> {
     let lens: Vec<usize> = runs.iter().map(|r| r.1 as usize).collect();
     let disps: Vec<i64> = runs.iter().map(|r| r.0 as i64).collect();
@@ -228,59 +168,347 @@ fn layout(runs: &[(u64, u64)]) -> MpiResult<Arc<Type>> {
     Ok(t)
 }
 
-fn run(
-    file: &File,
-    plan: &Plan,
-    pieces: &[Piece],
-    mem: &Mem,
-    write: bool,
-    func: &str,
-) -> MpiResult<(u64, u64)> {
-    let comm = &file.comm;
-    let size = comm.size() as usize;
-    let me = comm.rank;
-    let mine = split(plan, pieces);
-    let my_aggr = plan.aggregators.iter().position(|&a| a == me);
-    let rounds = plan.rounds as usize;
+/// Where a collective operation is.
+enum Phase {
+    /// Exchanging every rank's (first offset, end, number of pieces).
+    Ranges,
+    /// Exchanging the lengths of the piece lists.
+    Lens,
+    /// Exchanging the piece lists.
+    Meta,
+    /// Round r: exchanging its data (a read's window was read before).
+    Round(usize),
+    /// Agreeing on failures.
+    Agree,
+    Done,
+}
 
-    // The piece lists, once: to aggregator a, [count per round..., (off, len)...].
-    let mut msgs: Vec<Vec<u64>> = vec![Vec::new(); size];
-    for (i, &a) in plan.aggregators.iter().enumerate() {
-        let m = &mut msgs[a as usize];
-        m.extend(mine[i].iter().map(|r| r.len() as u64));
-        for r in &mine[i] {
-            for p in r {
-                m.push(p.off);
-                m.push(p.len);
+/// A collective access in progress.
+pub struct CollOp {
+    file: Arc<File>,
+    mem: Mem,
+    write: bool,
+    func: String,
+    pieces: Vec<Piece>,
+    stream: Option<Stream>,
+    /// Why this rank takes part without data (a mode error), reported at the end.
+    refused: Option<MpiError>,
+    seq: u32,
+    phase: Phase,
+    /// The exchange in flight.
+    pending: Option<ReqId>,
+    /// Buffers of the exchange in flight (kept until it completes).
+    out: Vec<Scratch>,
+    inn: Vec<Scratch>,
+    keep: Vec<Arc<Type>>,
+    plan: Option<Plan>,
+    mine: Vec<Vec<Vec<Piece>>>,
+    /// At an aggregator: per source, per round, the pieces (file offset, length).
+    theirs: Vec<Vec<Vec<(u64, u64)>>>,
+    my_aggr: Option<usize>,
+    wbuf: Scratch,
+    /// The merged runs of the current round's window (aggregators).
+    runs: Vec<(u64, u64)>,
+    failure: Option<MpiError>,
+    result: Option<MpiResult<(u64, u64)>>,
+}
+
+impl CollOp {
+    /// Start a collective access of `mem` at stream position `pos` of `view` (every rank of
+    /// the file's communicator calls this in the same order).
+    pub fn start(
+        file: &Arc<File>,
+        view: &View,
+        pos: u64,
+        mem: Mem,
+        write: bool,
+        func: &str,
+    ) -> MpiResult<CollOp> {
+        let refused = if write {
+            rw::check_writable(file, func)
+        } else {
+            rw::check_readable(file, func)
+        }
+        .err();
+        let len = if refused.is_none() { mem.file_len() } else { 0 };
+        // A read moves nothing past the end of the file (the user's buffer beyond what was
+        // read stays as it was).
+        let eof = if write || len == 0 { u64::MAX } else { file.size(func)? };
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        view.pieces(pos, len, |off, l| {
+            let l = l.min(eof.saturating_sub(off));
+            if l > 0 {
+                pieces.push(Piece { off, len: l, at });
+            }
+            at += l;
+            off + l < eof
+        });
+        let stream = if refused.is_some() {
+            None
+        } else if write {
+            Some(Stream::for_write(&mem)?)
+        } else {
+            Some(Stream::for_read(&mem))
+        };
+        let (lo, hi) = match (pieces.first(), pieces.last()) {
+            (Some(f), Some(l)) => (f.off, l.off + l.len),
+            _ => (u64::MAX, 0),
+        };
+        let comm = &file.comm;
+        let seq = comm.coll_seq.fetch_add(SEQS, Ordering::Relaxed);
+        let mut op = CollOp {
+            file: file.clone(),
+            mem,
+            write,
+            func: func.to_owned(),
+            pieces,
+            stream,
+            refused,
+            seq,
+            phase: Phase::Ranges,
+            pending: None,
+            out: vec![scratch_of(&[lo, hi, 0])],
+            inn: vec![Scratch::new(24 * comm.size() as usize)],
+            keep: Vec::new(),
+            plan: None,
+            mine: Vec::new(),
+            theirs: Vec::new(),
+            my_aggr: None,
+            wbuf: Scratch::new(0),
+            runs: Vec::new(),
+            failure: None,
+            result: None,
+        };
+        op.out[0].bytes_mut()[16..24].copy_from_slice(&(op.pieces.len() as u64).to_le_bytes());
+        let (send, recv) = (op.out[0].buf(), op.inn[0].buf());
+        op.pending = Some(op.exchange(0, |c, o| coll::iallgather(c, Some(&send), &recv, o))?);
+        Ok(op)
+    }
+
+    /// Start exchange `k` of this operation (its reserved sequence number).
+    fn exchange(
+        &self,
+        k: u32,
+        f: impl FnOnce(&crate::object::Comm, usize) -> MpiResult<ReqId>,
+    ) -> MpiResult<ReqId> {
+        with_seq(self.seq + k, || f(&self.file.comm, 0))
+    }
+
+    /// Whether the exchange in flight is over (waiting for it when `block`).
+    fn ready(&mut self, block: bool) -> MpiResult<bool> {
+        let Some(id) = self.pending else {
+            return Ok(true);
+        };
+        let inst = &self.file.comm.session.instance;
+        let done = if block {
+            Some(progress::wait(inst, id))
+        } else {
+            progress::take_if_complete(inst, id)
+        };
+        match done {
+            None => Ok(false),
+            Some(c) => {
+                self.pending = None;
+                c.status.into_result().map(|_| true)
             }
         }
     }
-    let lens: Vec<u64> = msgs.iter().map(|m| m.len() as u64 * 8).collect();
-    let their_lens = exch::alltoall(comm, &lens)?;
-    let mut send_meta: Vec<Scratch> = msgs
-        .iter()
-        .map(|m| {
-            let mut s = Scratch::new(m.len() * 8);
-            for (k, v) in m.iter().enumerate() {
-                s.bytes_mut()[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
-            }
-            s
+
+    /// The outcome, once `step` returned true.
+    pub fn result(&mut self) -> MpiResult<(u64, u64)> {
+        self.result.take().unwrap_or_else(|| {
+            Err(MpiError::new(ErrorClass::Intern, "collective access not finished"))
         })
-        .collect();
-    let mut recv_meta: Vec<Scratch> = their_lens.iter().map(|&l| Scratch::new(l as usize)).collect();
-    let sb: Vec<Buf> = send_meta.iter_mut().map(|s| s.buf()).collect();
-    let rb: Vec<Buf> = recv_meta.iter_mut().map(|s| s.buf()).collect();
-    exch::alltoallv(comm, &sb, &rb)?;
-    // At an aggregator: per source rank, per round, the pieces (offset in file, length).
-    let theirs: Vec<Vec<Vec<(u64, u64)>>> = if my_aggr.is_some() {
-        recv_meta
+    }
+
+    /// Advance as far as possible (to the end when `block`). Returns whether it finished.
+    pub fn step(&mut self, block: bool) -> bool {
+        loop {
+            if matches!(self.phase, Phase::Done) {
+                return true;
+            }
+            match self.ready(block) {
+                Ok(false) => return false,
+                Ok(true) => {}
+                Err(e) => {
+                    // The communication failed: nothing more can be agreed on.
+                    self.result = Some(Err(e));
+                    self.phase = Phase::Done;
+                    return true;
+                }
+            }
+            if let Err(e) = self.advance() {
+                self.result = Some(Err(e));
+                self.phase = Phase::Done;
+                return true;
+            }
+        }
+    }
+
+    /// The exchange that was in flight is over: act on it and start the next one.
+    fn advance(&mut self) -> MpiResult<()> {
+        match self.phase {
+            Phase::Ranges => self.after_ranges(),
+            Phase::Lens => {
+                let lens = words(self.inn[0].bytes());
+                self.inn = lens.iter().map(|&l| Scratch::new(l as usize)).collect();
+                let send: Vec<Buf> = self.out[1..].iter_mut().map(|s| s.buf()).collect();
+                let recv: Vec<Buf> = self.inn.iter_mut().map(|s| s.buf()).collect();
+                self.phase = Phase::Meta;
+                self.pending = Some(self.exchange(2, |c, o| coll::ialltoallv(c, Some(&send), &recv, o))?);
+                Ok(())
+            }
+            Phase::Meta => {
+                self.parse_meta();
+                self.out.clear();
+                self.inn.clear();
+                self.begin_round(0)
+            }
+            Phase::Round(r) => {
+                self.keep.clear();
+                if self.write {
+                    self.write_window();
+                }
+                self.begin_round(r + 1)
+            }
+            Phase::Agree => {
+                let all = words(self.inn[0].bytes());
+                self.finish(all.into_iter().find(|&c| c != 0).unwrap_or(0));
+                Ok(())
+            }
+            Phase::Done => Ok(()),
+        }
+    }
+
+    fn after_ranges(&mut self) -> MpiResult<()> {
+        let all = words(self.inn[0].bytes());
+        let comm = self.file.comm.clone();
+        let ranges: Vec<(u64, u64)> = all
+            .chunks(3)
+            .filter(|c| c[2] > 0)
+            .map(|c| (c[0], c[1]))
+            .collect();
+        let hints = self.file.hints();
+        let mode = if self.write { hints.cb_write } else { hints.cb_read };
+        let interleaved = {
+            let mut r = ranges.clone();
+            r.sort();
+            r.windows(2).any(|w| w[1].0 < w[0].1)
+        };
+        let aggregate = comm.size() > 1
+            && !ranges.is_empty()
+            && match mode {
+                Buffering::Enable => true,
+                Buffering::Disable => false,
+                Buffering::Auto => interleaved,
+            };
+        if !aggregate {
+            self.independent();
+            return Ok(());
+        }
+        let gmin = ranges.iter().map(|r| r.0).min().unwrap_or(0);
+        let gmax = ranges.iter().map(|r| r.1).max().unwrap_or(0);
+        let size = comm.size() as usize;
+        let naggr = match hints.cb_nodes {
+            0 => size,
+            n => n.min(size),
+        }
+        .max(1);
+        let mut domain = (gmax - gmin).div_ceil(naggr as u64).max(1);
+        if domain > 4096 {
+            domain = domain.div_ceil(4096) * 4096;
+        }
+        let window = (hints.cb_buffer_size as u64)
+            .max(domain.div_ceil(MAX_ROUNDS))
+            .min(domain)
+            .max(1);
+        let plan = Plan {
+            gmin,
+            domain,
+            window,
+            rounds: domain.div_ceil(window),
+            aggregators: (0..naggr).map(|i| (i * size / naggr) as u32).collect(),
+        };
+        self.mine = split(&plan, &self.pieces);
+        self.my_aggr = plan.aggregators.iter().position(|&a| a == comm.rank);
+        // The piece lists: to aggregator a, [count per round..., (off, len)...].
+        let mut msgs: Vec<Vec<u64>> = vec![Vec::new(); size];
+        for (i, &a) in plan.aggregators.iter().enumerate() {
+            let m = &mut msgs[a as usize];
+            m.extend(self.mine[i].iter().map(|r| r.len() as u64));
+            for r in &self.mine[i] {
+                for p in r {
+                    m.push(p.off);
+                    m.push(p.len);
+                }
+            }
+        }
+        if self.my_aggr.is_some() {
+            self.wbuf = Scratch::new(plan.window as usize);
+        }
+        self.plan = Some(plan);
+        let lens: Vec<u64> = msgs.iter().map(|m| m.len() as u64 * 8).collect();
+        self.out = std::iter::once(scratch_of(&lens))
+            .chain(msgs.iter().map(|m| scratch_of(m)))
+            .collect();
+        self.inn = vec![Scratch::new(8 * size)];
+        let (send, recv) = (self.out[0].buf(), self.inn[0].buf());
+        self.phase = Phase::Lens;
+        self.pending = Some(self.exchange(1, |c, o| coll::ialltoall(c, Some(&send), &recv, o))?);
+        Ok(())
+    }
+
+    /// No aggregation: each rank accesses its own pieces.
+    fn independent(&mut self) {
+        let func = self.func.clone();
+        let r = if self.refused.is_some() {
+            Ok((0, 0))
+        } else {
+            self.direct(&func)
+        };
+        self.phase = Phase::Done;
+        self.result = Some(match (self.refused.take(), r) {
+            (Some(e), _) => Err(e),
+            (None, r) => r,
+        });
+    }
+
+    /// Access this rank's pieces itself (no aggregation; the pieces are those of the view
+    /// and position the operation started with).
+    fn direct(&mut self, func: &str) -> MpiResult<(u64, u64)> {
+        let stream = self.stream.as_ref().expect("a stream when allowed");
+        let mut done = 0u64;
+        for p in &self.pieces {
+            let b = stream.buf.slice(p.at as usize, p.len as usize);
+            if self.write {
+                b.with_bytes(|d| rw::pwrite(&self.file, d, p.off, func))?;
+                done += p.len;
+            } else {
+                let got = b.with_bytes_mut(|d| rw::pread(&self.file, d, p.off, func))? as u64;
+                done += got;
+                if got < p.len {
+                    break;
+                }
+            }
+        }
+        if self.write {
+            return Ok((done, self.mem.buf.len() as u64));
+        }
+        let m = stream.finish_read(&self.mem, done)?;
+        Ok((done, m))
+    }
+
+    fn parse_meta(&mut self) {
+        let rounds = self.plan.as_ref().map_or(0, |p| p.rounds as usize);
+        if self.my_aggr.is_none() {
+            return;
+        }
+        self.theirs = self
+            .inn
             .iter()
             .map(|s| {
-                let w: Vec<u64> = s
-                    .bytes()
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                    .collect();
+                let w = words(s.bytes());
                 if w.is_empty() {
                     return vec![Vec::new(); rounds];
                 }
@@ -294,35 +522,45 @@ fn run(
                     })
                     .collect()
             })
-            .collect()
-    } else {
-        Vec::new()
-    };
+            .collect();
+    }
 
-    let stream = if write {
-        Stream::for_write(mem)?
-    } else {
-        Stream::for_read(mem)
-    };
-    let atomic = file.state().atomic;
-    let mut wbuf = Scratch::new(if my_aggr.is_some() { plan.window as usize } else { 0 });
-    let mut failure = None;
-    for r in 0..rounds {
+    /// Set up round `r`'s exchange (after the last round, the agreement).
+    fn begin_round(&mut self, r: usize) -> MpiResult<()> {
+        let plan = self.plan.as_ref().expect("planned");
+        let size = self.file.comm.size() as usize;
+        if r as u64 >= plan.rounds {
+            let class = self
+                .failure
+                .as_ref()
+                .or(self.refused.as_ref())
+                .map_or(0, |e| e.class() as u64);
+            self.out = vec![scratch_of(&[class])];
+            self.inn = vec![Scratch::new(8 * size)];
+            let (send, recv) = (self.out[0].buf(), self.inn[0].buf());
+            self.phase = Phase::Agree;
+            let k = 3 + plan.rounds as u32;
+            self.pending = Some(self.exchange(k, |c, o| coll::iallgather(c, Some(&send), &recv, o))?);
+            return Ok(());
+        }
         // This rank's side: the stream range for each aggregator's window.
         let mut mine_bufs = vec![Buf::EMPTY; size];
-        for (i, &a) in plan.aggregators.iter().enumerate() {
-            let ps = &mine[i][r];
-            if let (Some(f), Some(l)) = (ps.first(), ps.last()) {
-                mine_bufs[a as usize] = stream.buf.slice(f.at as usize, (l.at + l.len - f.at) as usize);
+        if let Some(stream) = &self.stream {
+            for (i, &a) in plan.aggregators.iter().enumerate() {
+                let ps = &self.mine[i][r];
+                if let (Some(f), Some(l)) = (ps.first(), ps.last()) {
+                    mine_bufs[a as usize] =
+                        stream.buf.slice(f.at as usize, (l.at + l.len - f.at) as usize);
+                }
             }
         }
         // The aggregator's side: each source's pieces placed in the window buffer.
         let mut agg_bufs = vec![Buf::EMPTY; size];
-        let mut keep: Vec<Arc<Type>> = Vec::new();
-        let mut runs: Vec<(u64, u64)> = Vec::new();
-        let wstart = my_aggr.map(|i| plan.window_start(i, r as u64)).unwrap_or(0);
-        if my_aggr.is_some() {
-            for (j, src) in theirs.iter().enumerate() {
+        self.runs.clear();
+        if let Some(i) = self.my_aggr {
+            let wstart = plan.window_start(i, r as u64);
+            let mut runs = Vec::new();
+            for (j, src) in self.theirs.iter().enumerate() {
                 let ps = &src[r];
                 if ps.is_empty() {
                     continue;
@@ -330,70 +568,114 @@ fn run(
                 let rel: Vec<(u64, u64)> = ps.iter().map(|&(o, l)| (o - wstart, l)).collect();
                 runs.extend(ps.iter().copied());
                 let t = layout(&rel)?;
-                agg_bufs[j] = wbuf.typed(&t).expect("pieces lie inside the window");
-                keep.push(t);
+                agg_bufs[j] = self.wbuf.typed(&t).expect("pieces lie inside the window");
+                self.keep.push(t);
             }
             runs.sort_unstable();
-            let mut merged: Vec<(u64, u64)> = Vec::new();
-            for (o, l) in runs.drain(..) {
-                match merged.last_mut() {
+            for (o, l) in runs {
+                match self.runs.last_mut() {
                     Some(m) if o <= m.0 + m.1 => m.1 = m.1.max(o + l - m.0),
-                    _ => merged.push((o, l)),
+                    _ => self.runs.push((o, l)),
                 }
             }
-            runs = merged;
+            if !self.write {
+                self.read_window(wstart);
+            }
         }
-        if write {
-            exch::alltoallv(comm, &mine_bufs, &agg_bufs)?;
-            if !runs.is_empty() && failure.is_none() {
-                let (s, e) = (runs[0].0, runs.last().map_or(0, |m| m.0 + m.1));
-                let _lock = if atomic {
-                    RangeLock::new(&file.fd, s, e - s, true).ok()
-                } else {
-                    None
-                };
-                for &(o, l) in &runs {
-                    let b = (o - wstart) as usize;
-                    if let Err(e) = rw::pwrite(file, &wbuf.bytes()[b..b + l as usize], o, func) {
-                        failure = Some(e);
-                        break;
-                    }
-                }
-            }
+        self.phase = Phase::Round(r);
+        let k = 3 + r as u32;
+        self.pending = Some(if self.write {
+            self.exchange(k, |c, o| coll::ialltoallv(c, Some(&mine_bufs), &agg_bufs, o))?
         } else {
-            if !runs.is_empty() && failure.is_none() {
-                let (s, e) = (runs[0].0, runs.last().map_or(0, |m| m.0 + m.1));
-                let _lock = if atomic {
-                    RangeLock::new(&file.fd, s, e - s, false).ok()
-                } else {
-                    None
-                };
-                let b = (s - wstart) as usize;
-                let n = (e - s) as usize;
-                let area = &mut wbuf.bytes_mut()[b..b + n];
-                if let Err(e) = rw::pread(file, area, s, func) {
-                    failure = Some(e);
-                }
-            }
-            exch::alltoallv(comm, &agg_bufs, &mine_bufs)?;
+            self.exchange(k, |c, o| coll::ialltoallv(c, Some(&agg_bufs), &mine_bufs, o))?
+        });
+        Ok(())
+    }
+
+
+    /// An aggregator reads the span of its window's runs at once.
+    fn read_window(&mut self, wstart: u64) {
+        if self.runs.is_empty() || self.failure.is_some() {
+            return;
         }
-        drop(keep);
+        let (s, e) = (self.runs[0].0, self.runs.last().map_or(0, |m| m.0 + m.1));
+        let file = self.file.clone();
+        let _lock = span_lock(&file, &self.runs, false);
+        let b = (s - wstart) as usize;
+        let n = (e - s) as usize;
+        let mut area = std::mem::take(&mut self.wbuf);
+        if let Err(e) = rw::pread(&self.file, &mut area.bytes_mut()[b..b + n], s, &self.func) {
+            self.failure = Some(e);
+        }
+        self.wbuf = area;
     }
-    let agreed = exch::agree(comm, failure.as_ref().map_or(0, |e| e.class() as u64))?;
-    if let Some(e) = failure {
-        return Err(e);
+
+    /// An aggregator writes each contiguous run of its window.
+    fn write_window(&mut self) {
+        let (Some(i), Some(plan)) = (self.my_aggr, self.plan.as_ref()) else {
+            return;
+        };
+        if self.runs.is_empty() || self.failure.is_some() {
+            return;
+        }
+        let Phase::Round(r) = self.phase else { return };
+        let wstart = plan.window_start(i, r as u64);
+        let file = self.file.clone();
+        let _lock = span_lock(&file, &self.runs, true);
+        for &(o, l) in &self.runs {
+            let b = (o - wstart) as usize;
+            if let Err(e) = rw::pwrite(&self.file, &self.wbuf.bytes()[b..b + l as usize], o, &self.func) {
+                self.failure = Some(e);
+                break;
+            }
+        }
     }
-    if agreed != 0 {
-        return Err(crate::error::MpiError::new(
-            crate::error::ErrorClass::from_i32(agreed as i32).unwrap_or(crate::error::ErrorClass::Io),
-            format!("{func}(\"{}\"): the access failed on an aggregating rank", file.name),
-        ));
+
+    fn finish(&mut self, agreed: u64) {
+        self.phase = Phase::Done;
+        let func = &self.func;
+        let r = if let Some(e) = self.refused.take().or(self.failure.take()) {
+            Err(e)
+        } else if agreed != 0 {
+            Err(MpiError::new(
+                ErrorClass::from_i32(agreed as i32).unwrap_or(ErrorClass::Io),
+                format!("{func}(\"{}\"): the access failed on another rank", self.file.name),
+            ))
+        } else {
+            // The pieces end where the file ended: what moved is the stream up to there.
+            let total = self.pieces.iter().map(|p| p.len).sum::<u64>();
+            if self.write {
+                Ok((total, self.mem.buf.len() as u64))
+            } else {
+                let stream = self.stream.as_ref().expect("a stream when allowed");
+                stream.finish_read(&self.mem, total).map(|m| (total, m))
+            }
+        };
+        self.result = Some(r);
     }
-    // The pieces end where the file ended: what was read is the stream up to there.
-    let total = pieces.iter().map(|p| p.len).sum::<u64>();
-    if write {
-        return Ok((total, mem.buf.len() as u64));
+}
+
+/// In atomic mode, a lock over the span of `runs`.
+fn span_lock<'f>(file: &'f File, runs: &[(u64, u64)], write: bool) -> Option<RangeLock<'f>> {
+    let (s, e) = (runs.first()?.0, runs.last().map(|m| m.0 + m.1)?);
+    if file.state().atomic {
+        RangeLock::new(&file.fd, s, e - s, write).ok()
+    } else {
+        None
     }
-    let m = stream.finish_read(mem, total)?;
-    Ok((total, m))
+}
+
+/// A blocking collective access (every rank of the file's communicator calls it). Returns
+/// (stream bytes, memory bytes) accessed by this rank.
+pub fn access_all(
+    file: &Arc<File>,
+    view: &View,
+    pos: u64,
+    mem: Mem,
+    write: bool,
+    func: &str,
+) -> MpiResult<(u64, u64)> {
+    let mut op = CollOp::start(file, view, pos, mem, write, func)?;
+    op.step(true);
+    op.result()
 }

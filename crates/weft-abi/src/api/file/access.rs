@@ -100,7 +100,7 @@ unsafe fn blocking<I: Int>(
     let ptr = pointer(offset, shared, func)?;
     // SAFETY: forwarded caller contract.
     let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    let st = core_io::access(&f, ptr, &mem, write, collective, func)?;
+    let st = core_io::access(&f, ptr, mem, write, collective, func)?;
     // SAFETY: the caller passes MPI_STATUS_IGNORE (null) or a writable status.
     unsafe { status::store(out, &st, false) };
     Ok(())
@@ -144,7 +144,7 @@ unsafe fn ordered<I: Int>(
     let f = file(fh, func)?;
     // SAFETY: forwarded caller contract.
     let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    let st = core_io::ordered(&f, &mem, write, func)?;
+    let st = core_io::ordered(&f, mem, write, func)?;
     // SAFETY: as in `blocking`.
     unsafe { status::store(out, &st, false) };
     Ok(())
@@ -170,7 +170,7 @@ unsafe fn begin<I: Int>(
     };
     // SAFETY: forwarded caller contract (the buffer stays untouched until `_end`).
     let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    core_io::split_begin(&f, ptr, &mem, write, func)
+    core_io::split_begin(&f, ptr, mem, write, func)
 }
 
 /// The `_end` of a split collective.
