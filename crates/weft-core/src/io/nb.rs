@@ -175,6 +175,12 @@ fn ring(inst: &Instance) -> Option<&'static Ring> {
     .as_ref()
 }
 
+/// Set up the engine ahead of the first nonblocking access (`MPI_File_open` calls it), so
+/// that access does not pay for creating the ring.
+pub fn prepare(inst: &Instance) {
+    ring(inst);
+}
+
 /// Whether this kernel gives this process an io_uring ring (for `weft-info`).
 pub fn probe_uring() -> std::io::Result<()> {
     Ring::new(0).map(|_| ())
