@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
-use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::error::{MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::io::config::Engine;
 use crate::io::file::File;
@@ -405,6 +405,20 @@ pub fn start(
         rw::check_readable(file, func)?;
     }
     let len = mem.file_len();
+    if file.state().atomic {
+        // Atomic mode: done now under its byte-range lock; the request is already complete.
+        let bytes = if write {
+            rw::write(file, view, pos, &mem, func)?
+        } else {
+            rw::read(file, view, pos, &mem, func)?.1
+        };
+        let status = Status {
+            bytes,
+            ..Status::default()
+        };
+        let inst = &file.comm.session.instance;
+        return Ok(progress::completed(inst, file.comm.vci, status, owner));
+    }
     let bytes = if write {
         match mem.converted()? {
             Some(v) => {
@@ -436,12 +450,7 @@ pub fn start(
         at += l;
         true
     });
-    if file.state().atomic {
-        return Err(MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!("{func}(\"{}\"): nonblocking access in atomic mode", file.name),
-        ));
-    }
+
     let inst = file.comm.session.instance.clone();
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
     ops().ops.insert(

@@ -182,14 +182,19 @@ pub fn read_stream(
     let mut i = 0;
     while i < pieces.len() {
         // Sieve: pieces close together within one span, read at once.
+        // (Pieces of a read-only view may overlap or go back: the span is their extremes.)
         let (start, _) = pieces[i];
         let mut j = i;
         let mut data = 0u64;
-        while j < pieces.len() && pieces[j].0 + pieces[j].1 - start <= SIEVE_SPAN {
+        let mut end = start;
+        while j < pieces.len()
+            && pieces[j].0 >= start
+            && pieces[j].0 + pieces[j].1 - start <= SIEVE_SPAN
+        {
             data += pieces[j].1;
+            end = end.max(pieces[j].0 + pieces[j].1);
             j += 1;
         }
-        let end = if j > i { pieces[j - 1].0 + pieces[j - 1].1 } else { start };
         if j > i + 1 && data * 2 >= end - start {
             let mut sieve = vec![0u8; (end - start) as usize];
             let got = pread(file, &mut sieve, start, func)? as u64;

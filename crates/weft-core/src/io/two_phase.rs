@@ -280,7 +280,11 @@ impl CollOp {
             failure: None,
             result: None,
         };
-        op.out[0].bytes_mut()[16..24].copy_from_slice(&(op.pieces.len() as u64).to_le_bytes());
+        // Pieces that overlap or go back (a read-only view may have them) do not split into
+        // windows as stream ranges: such an access is done without aggregation.
+        let backward = op.pieces.windows(2).any(|w| w[1].off < w[0].off + w[0].len);
+        let word = op.pieces.len() as u64 | (backward as u64) << 63;
+        op.out[0].bytes_mut()[16..24].copy_from_slice(&word.to_le_bytes());
         let (send, recv) = (op.out[0].buf(), op.inn[0].buf());
         op.pending = Some(op.exchange(0, |c, o| coll::iallgather(c, Some(&send), &recv, o))?);
         Ok(op)
@@ -384,9 +388,10 @@ impl CollOp {
     fn after_ranges(&mut self) -> MpiResult<()> {
         let all = words(self.inn[0].bytes());
         let comm = self.file.comm.clone();
+        let backward = all.chunks(3).any(|c| c[2] >> 63 != 0);
         let ranges: Vec<(u64, u64)> = all
             .chunks(3)
-            .filter(|c| c[2] > 0)
+            .filter(|c| c[2] & !(1 << 63) > 0)
             .map(|c| (c[0], c[1]))
             .collect();
         let hints = self.file.hints();
@@ -397,6 +402,7 @@ impl CollOp {
             r.windows(2).any(|w| w[1].0 < w[0].1)
         };
         let aggregate = comm.size() > 1
+            && !backward
             && !ranges.is_empty()
             && match mode {
                 Buffering::Enable => true,
