@@ -1,9 +1,11 @@
 /* MPI-IO benchmarks (bench/io.py runs them for Weft, MPICH/ROMIO and Open MPI/OMPIO).
  *
- *   io coll DIR MIB REPS        collective write and read of a 3-D block-distributed array of
+ *   io coll DIR MIB REPS [GRID] collective write and read of a 3-D block-distributed array of
  *                               doubles (MIB MiB in all; each rank's block is noncontiguous in
- *                               the file); prints "coll_write SECONDS" and "coll_read SECONDS"
- *                               per repetition (the slowest rank's time, from a barrier).
+ *                               the file) over a process grid GRID ("2x2x1"; default from
+ *                               MPI_Dims_create with the last dimension 1); prints
+ *                               "coll_write SECONDS" and "coll_read SECONDS" per repetition
+ *                               (the slowest rank's time, from a barrier).
  *   io indep DIR MIB REPS       one rank: contiguous MPI_File_write_at/read_at of MIB MiB in
  *                               4 MiB calls, and the same with pwrite/pread on the same file
  *                               ("dd"); prints "mpi_write", "posix_write", "mpi_read",
@@ -47,13 +49,22 @@ static void die(const char *what, int rc)
 
 static double value(long i) { return (double)(i % 1000003) * 0.5; }
 
-static int coll(const char *dir, long mib, int reps)
+static int coll(const char *dir, long mib, int reps, const char *grid)
 {
     int rank, size, dims[3] = {0, 0, 1}, periods[3] = {0}, coords[3];
     MPI_Comm cart;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Dims_create(size, 3, dims);
+    if (grid && sscanf(grid, "%dx%dx%d", &dims[0], &dims[1], &dims[2]) != 3) {
+        fprintf(stderr, "grid %s: expected AxBxC\n", grid);
+        return 1;
+    }
+    if (dims[0] * dims[1] * dims[2] != size && grid) {
+        fprintf(stderr, "grid %s does not have %d ranks\n", grid, size);
+        return 1;
+    }
+    if (!grid)
+        MPI_Dims_create(size, 3, dims);
     MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
     MPI_Cart_coords(cart, rank, 3, coords);
     /* A cube-ish global array of doubles of about MIB MiB, each dimension a multiple of the grid. */
@@ -247,7 +258,7 @@ int main(int argc, char **argv)
     int rc = 1;
     MPI_Init(&argc, &argv);
     if (argc >= 5 && strcmp(argv[1], "coll") == 0)
-        rc = coll(argv[2], atol(argv[3]), atoi(argv[4]));
+        rc = coll(argv[2], atol(argv[3]), atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
     else if (argc >= 5 && strcmp(argv[1], "indep") == 0)
         rc = indep(argv[2], atol(argv[3]), atoi(argv[4]));
     else if (argc >= 6 && strcmp(argv[1], "overlap") == 0)

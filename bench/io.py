@@ -10,7 +10,8 @@
   then MPI_Wait: total / max(compute, blocking read) (the target: at most 1.1).
 
     python3 bench/io.py [--weft PREFIX] [--mpich VENV] [--ompi VENV] [--dir DIR]
-                        [--mib 256] [--compute-ms 100] [--ranks 4] [--runs 5] [--only coll,indep]
+                        [--mib 256] [--compute-ms 100] [--ranks 4] [--grid 2x2x1] [--runs 5]
+                        [--only coll,indep,overlap]
 
 Files go to --dir (default $TMPDIR or /tmp), the same for all three MPIs; the page cache is
 warm after the first access. Run it on an otherwise idle machine.
@@ -74,6 +75,8 @@ def main():
     p.add_argument("--mib", type=int, default=256)
     p.add_argument("--compute-ms", type=int, default=100)
     p.add_argument("--ranks", type=int, default=4)
+    p.add_argument("--grid", default=None, help="process grid of the collective, e.g. 1x2x2 "
+                   "(splitting the fastest dimensions makes the pieces small); default 2x2x1")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--only", default="coll,indep,overlap")
     a = p.parse_args()
@@ -91,7 +94,8 @@ def main():
             for n in names:
                 if "coll" in only:
                     bindir, launch, env = mpis(a, a.ranks)[n]
-                    for k, v in run(bindir, launch, env, exes[n], ["coll", a.dir, str(mib), "1"]).items():
+                    args = ["coll", a.dir, str(mib), "1"] + ([a.grid] if a.grid else [])
+                    for k, v in run(bindir, launch, env, exes[n], args).items():
                         res[n].setdefault(k, []).extend(v)
                 bindir, launch, env = mpis(a, 1)[n]
                 if "indep" in only:
@@ -104,8 +108,8 @@ def main():
         med = {n: {k: statistics.median(v) for k, v in r.items()} for n, r in res.items()}
         rate = lambda n, k: mib / med[n][k] if med[n].get(k) else float("nan")
         if "coll" in only:
-            print(f"Collective access of a 3-D block-distributed array, {a.ranks} ranks, ~{mib} MiB "
-                  "(MiB/s, median of runs)")
+            print(f"Collective access of a 3-D block-distributed array, {a.ranks} ranks, grid "
+                  f"{a.grid or 'auto'}, ~{mib} MiB (MiB/s, median of runs)")
             print(f"{'':>12} " + " ".join(f"{n:>10}" for n in names) + f" {'weft/best':>10}")
             for k in ("coll_write", "coll_read"):
                 vals = {n: rate(n, k) for n in names}

@@ -109,7 +109,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "WEFT_IO_CB_READ",
         default: "automatic",
-        meaning: "MPI-IO collective reads aggregate: automatic (when the ranks' accesses interleave), enable or disable (default of the romio_cb_read hint)",
+        meaning: "MPI-IO collective reads aggregate: automatic (when the ranks' accesses interleave in pieces averaging under 64 KiB), enable or disable (default of the romio_cb_read hint)",
     },
     Variable {
         name: "WEFT_IO_CB_WRITE",

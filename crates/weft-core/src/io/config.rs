@@ -7,7 +7,7 @@ use crate::error::{ErrorClass, MpiError, MpiResult};
 /// Whether collective accesses aggregate (`romio_cb_read`/`romio_cb_write`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Buffering {
-    /// Aggregate when the ranks' accesses interleave.
+    /// Aggregate when the ranks' accesses interleave in small pieces.
     #[default]
     Auto,
     Enable,

@@ -3,8 +3,9 @@
 //! become a few large contiguous file accesses.
 //!
 //! 1. Every rank lists the file pieces of its access (its view's pieces, in file order) and
-//!    the ranks exchange their ranges. If no two ranks' ranges interleave (or aggregation is
-//!    switched off by `romio_cb_read`/`romio_cb_write`), each rank accesses its own pieces.
+//!    the ranks exchange their ranges. If no two ranks' ranges interleave, or the pieces
+//!    average `LARGE_PIECE` bytes or more (or aggregation is switched off by
+//!    `romio_cb_read`/`romio_cb_write`), each rank accesses its own pieces.
 //! 2. Otherwise the span of all accesses is cut into one file domain per aggregator
 //!    (`cb_nodes` ranks spread over the communicator), each handled in windows of
 //!    `cb_buffer_size` bytes, one window per aggregator per round.
@@ -42,6 +43,9 @@ use crate::request::ReqId;
 /// one per round, the final agreement): at most this many minus 4 rounds.
 const SEQS: u32 = 4096;
 const MAX_ROUNDS: u64 = (SEQS - 4) as u64;
+/// Average piece size from which `automatic` collective buffering lets every rank access its
+/// own pieces (a system call per piece costs under a few percent of copying it).
+const LARGE_PIECE: u64 = 64 << 10;
 
 /// The bytes of an access in stream order: the user's buffer itself, or a copy.
 struct Stream {
@@ -268,8 +272,8 @@ impl CollOp {
             seq,
             phase: Phase::Ranges,
             pending: None,
-            out: vec![scratch_of(&[lo, hi, 0])],
-            inn: vec![Scratch::new(24 * comm.size() as usize)],
+            out: vec![scratch_of(&[lo, hi, 0, 0])],
+            inn: vec![Scratch::new(32 * comm.size() as usize)],
             keep: Vec::new(),
             plan: None,
             mine: Vec::new(),
@@ -285,6 +289,8 @@ impl CollOp {
         let backward = op.pieces.windows(2).any(|w| w[1].off < w[0].off + w[0].len);
         let word = op.pieces.len() as u64 | (backward as u64) << 63;
         op.out[0].bytes_mut()[16..24].copy_from_slice(&word.to_le_bytes());
+        let bytes: u64 = op.pieces.iter().map(|p| p.len).sum();
+        op.out[0].bytes_mut()[24..32].copy_from_slice(&bytes.to_le_bytes());
         let (send, recv) = (op.out[0].buf(), op.inn[0].buf());
         op.pending = Some(op.exchange(0, |c, o| coll::iallgather(c, Some(&send), &recv, o))?);
         Ok(op)
@@ -388,9 +394,11 @@ impl CollOp {
     fn after_ranges(&mut self) -> MpiResult<()> {
         let all = words(self.inn[0].bytes());
         let comm = self.file.comm.clone();
-        let backward = all.chunks(3).any(|c| c[2] >> 63 != 0);
+        let backward = all.chunks(4).any(|c| c[2] >> 63 != 0);
+        let pieces: u64 = all.chunks(4).map(|c| c[2] & !(1 << 63)).sum();
+        let bytes: u64 = all.chunks(4).map(|c| c[3]).sum();
         let ranges: Vec<(u64, u64)> = all
-            .chunks(3)
+            .chunks(4)
             .filter(|c| c[2] & !(1 << 63) > 0)
             .map(|c| (c[0], c[1]))
             .collect();
@@ -407,7 +415,9 @@ impl CollOp {
             && match mode {
                 Buffering::Enable => true,
                 Buffering::Disable => false,
-                Buffering::Auto => interleaved,
+                // Pieces this large are already large accesses: moving them through an
+                // aggregator would only add copies.
+                Buffering::Auto => interleaved && bytes < LARGE_PIECE * pieces.max(1),
             };
         if !aggregate {
             self.independent();
