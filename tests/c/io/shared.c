@@ -94,6 +94,45 @@ int main(int argc, char **argv)
     EXPECT_OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_END));
     EXPECT_OK(MPI_File_get_position_shared(fh, &pos));
     CHECK_INT(pos, N * nranks + nranks * (nranks + 1) / 2);
+    /* Nonblocking and split shared-pointer forms, and the _c twins. */
+    {
+        MPI_Offset base, end;
+        MPI_Request req;
+        int r2[2] = {2000 + rank, 0}, back[2 * 8], mine[2 * 8];
+        MPI_Count one = 1;
+        MPI_Barrier(MPI_COMM_WORLD); /* everyone has checked the position above */
+        EXPECT_OK(MPI_File_get_position_shared(fh, &base));
+        MPI_Barrier(MPI_COMM_WORLD); /* everyone has read it before anyone moves it */
+        EXPECT_OK(MPI_File_iwrite_shared(fh, r2, 1, MPI_2INT, &req));
+        EXPECT_OK(MPI_Wait(&req, &st));
+        r2[1] = 1;
+        EXPECT_OK(MPI_File_write_shared_c(fh, r2, one, MPI_2INT, &st));
+        MPI_Barrier(MPI_COMM_WORLD);
+        EXPECT_OK(MPI_File_get_position_shared(fh, &end));
+        CHECK_INT(end - base, 2 * nranks);
+        for (int j = 0; j <= rank; j++)
+            mine[2 * j] = 3000 + rank, mine[2 * j + 1] = j;
+        EXPECT_OK(MPI_File_write_ordered_begin_c(fh, mine, (MPI_Count)rank + 1, MPI_2INT));
+        EXPECT_OK(MPI_File_write_ordered_end(fh, mine, &st));
+        MPI_Get_count(&st, MPI_2INT, &count);
+        CHECK_INT(count, rank + 1);
+        EXPECT_OK(MPI_File_seek_shared(fh, end, MPI_SEEK_SET));
+        memset(back, 0, sizeof back);
+        EXPECT_OK(MPI_File_read_ordered_begin(fh, back, rank + 1, MPI_2INT));
+        EXPECT_OK(MPI_File_read_ordered_end(fh, back, &st));
+        CHECK(memcmp(back, mine, sizeof(int) * 2 * (rank + 1)) == 0, "split ordered records");
+        /* Every rank reads one of the 2n nonblocking/_c records through the shared pointer. */
+        EXPECT_OK(MPI_File_seek_shared(fh, base, MPI_SEEK_SET));
+        EXPECT_OK(MPI_File_iread_shared(fh, back, 1, MPI_2INT, &req));
+        EXPECT_OK(MPI_Wait(&req, &st));
+        CHECK(back[0] >= 2000 && back[0] < 2000 + nranks && (back[1] == 0 || back[1] == 1),
+              "iread_shared record (%d, %d)", back[0], back[1]);
+        EXPECT_OK(MPI_File_read_shared_c(fh, back, one, MPI_2INT, &st));
+        CHECK(back[0] >= 2000 && back[0] < 2000 + nranks, "read_shared_c record %d", back[0]);
+        EXPECT_OK(MPI_File_read_ordered_c(fh, back, one, MPI_2INT, &st));
+        MPI_Get_count(&st, MPI_2INT, &count);
+        CHECK_INT(count, 1);
+    }
     EXPECT_OK(MPI_File_close(&fh));
     free(seen);
     EXPECT_OK(MPI_Finalize());
