@@ -192,11 +192,12 @@ fn tag(key: u64, idx: usize) -> u64 {
     (key << 32) | idx as u64
 }
 
-/// Hand parts of `op` to the ring while it has room.
-fn feed(r: &Ring, key: u64, op: &mut Op) {
+/// Hand parts of `op` to the ring while it has room; returns how many.
+fn feed(r: &Ring, key: u64, op: &mut Op) -> usize {
     if op.error.is_some() || op.short.is_some() {
-        return;
+        return 0;
     }
+    let before = op.next;
     let fd = std::os::fd::AsRawFd::as_raw_fd(&op.file.fd);
     while op.next < op.parts.len() {
         let p = op.parts[op.next];
@@ -210,6 +211,7 @@ fn feed(r: &Ring, key: u64, op: &mut Op) {
         op.next += 1;
         op.in_flight += 1;
     }
+    op.next - before
 }
 
 /// Posix engine: move up to `budget` bytes of `op` now.
@@ -251,10 +253,14 @@ fn advance(inst: &Instance, blocking_posix: Option<&[usize]>) -> Vec<(Arc<Instan
                 op.part_done(idx, res as i64);
             }
         }
+        let mut queued = 0;
         for (&key, op) in table.ops.iter_mut() {
-            feed(r, key, op);
+            queued += feed(r, key, op);
         }
-        let _ = r.submit();
+        // Only new entries need a system call: completions are read from shared memory.
+        if queued > 0 {
+            let _ = r.submit();
+        }
     } else {
         for (&key, op) in table.ops.iter_mut() {
             let all = blocking_posix.is_some_and(|keys| keys.contains(&(key as usize)));

@@ -84,12 +84,9 @@ impl Ring {
         self.ring.submit().map(|_| ())
     }
 
-    /// Submit and wait up to `timeout` for at least one completion.
+    /// Submit what is queued and wait up to `timeout` for at least one completion (one
+    /// system call).
     pub fn wait(&self, timeout: Duration) -> io::Result<()> {
-        {
-            let _q = self.lock();
-            self.ring.submit()?;
-        }
         let ts = types::Timespec::from(timeout);
         let args = types::SubmitArgs::new().timespec(&ts);
         match self.ring.submitter().submit_with_args(1, &args) {
