@@ -9,3 +9,11 @@ typedef struct MPIX_Iov {
 /* Generalized-request callbacks the progress engine drives (seed 002). */
 typedef int (MPIX_Grequest_poll_function)(void *extra_state, MPI_Status *status);
 typedef int (MPIX_Grequest_wait_function)(int count, void **array_of_states, double timeout, MPI_Status *status);
+
+/* ROMIO's names for MPI-IO requests (MPI-2 made file requests ordinary requests), which
+   programs written for MPICH still use. */
+#define MPIO_USES_MPI_REQUEST 1
+#define MPIO_Request MPI_Request
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test

@@ -52,6 +52,16 @@ pub fn read_handle(ptr: *mut usize) -> usize {
     }
 }
 
+/// The object whose errhandler reports a completed request's error: its owner, a file
+/// handle (nonblocking file accesses) or a communicator handle (everything else).
+pub fn owner_scope(owner: usize) -> Scope {
+    if crate::handles::is_user_handle_of(owner, crate::handles::Kind::File) {
+        Scope::File(owner)
+    } else {
+        Scope::Comm(owner)
+    }
+}
+
 /// Forget a `raise_on` (the call got past the point where it applied).
 pub fn clear_raise_on() {
     SCOPE_OVERRIDE.with(|s| s.set(None));
@@ -139,9 +149,16 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
             Ok(win) => (win.errhandler(), handle),
             Err(_) => default_errhandler(),
         },
-        // Files bring their errhandlers with their issue; until then their errors go where
-        // errors without an object go.
-        Scope::File(_) | Scope::Default => default_errhandler(),
+        // MPI_FILE_NULL (and a handle that names no open file): the default file
+        // errhandler, MPI_ERRORS_RETURN unless the program set another (MPI 5.0 §9.3).
+        Scope::File(handle) => match crate::file_object::FILES.get(handle) {
+            Ok(file) => (file.errhandler(), handle),
+            Err(_) => (
+                weft_core::io::file::default_errhandler(),
+                crate::constants::MPI_FILE_NULL,
+            ),
+        },
+        Scope::Default => default_errhandler(),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod boundary;
 pub mod ctypes;
 pub mod datatypes;
 mod env_info;
+mod file_object;
 pub mod error_codes;
 pub mod handles;
 mod memory;

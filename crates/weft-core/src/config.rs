@@ -96,6 +96,36 @@ pub const VARIABLES: &[Variable] = &[
         default: "2048",
         meaning: "largest message (bytes) of the node-level shared-memory barrier, bcast, reduce and allreduce on communicators of 2..=64 ranks on one node (0..=65536; 0 turns the path off)",
     },
+    Variable {
+        name: "WEFT_IO_CB_BUFFER_SIZE",
+        default: "16777216",
+        meaning: "MPI-IO collective buffering: bytes an aggregator gathers per round (default of the cb_buffer_size hint; k/m/g suffixes)",
+    },
+    Variable {
+        name: "WEFT_IO_CB_NODES",
+        default: "0",
+        meaning: "MPI-IO collective buffering: number of aggregator ranks, 0 for every rank (default of the cb_nodes hint)",
+    },
+    Variable {
+        name: "WEFT_IO_CB_READ",
+        default: "automatic",
+        meaning: "MPI-IO collective reads aggregate: automatic (when the ranks' accesses interleave in pieces averaging under 64 KiB), enable or disable (default of the romio_cb_read hint)",
+    },
+    Variable {
+        name: "WEFT_IO_CB_WRITE",
+        default: "automatic",
+        meaning: "MPI-IO collective writes aggregate: automatic, enable or disable (default of the romio_cb_write hint)",
+    },
+    Variable {
+        name: "WEFT_IO_ENGINE",
+        default: "auto",
+        meaning: "how nonblocking MPI-IO reaches the kernel: auto (io_uring where allowed, else posix), uring, or posix (pread/pwrite in slices inside the requests' poll_fn)",
+    },
+    Variable {
+        name: "WEFT_IO_URING_WORKERS",
+        default: "1",
+        meaning: "kernel worker threads io_uring may use per process for file I/O, 0 for the kernel's default (few workers keep them from competing with the ranks for cores)",
+    },
 ];
 
 /// How large messages travel between processes of a node.
@@ -122,6 +152,8 @@ pub struct Config {
     pub error_backtrace: bool,
     /// Forced collective algorithms (`WEFT_COLL_*`).
     pub coll: crate::coll::CollConfig,
+    /// MPI-IO defaults (`WEFT_IO_*`).
+    pub io: crate::io::config::IoConfig,
 }
 
 impl Default for Config {
@@ -136,6 +168,7 @@ impl Default for Config {
             pmi_version: None,
             error_backtrace: false,
             coll: crate::coll::CollConfig::default(),
+            io: crate::io::config::IoConfig::default(),
         }
     }
 }
@@ -192,6 +225,7 @@ impl Config {
             config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
         }
         config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
+        config.io = crate::io::config::IoConfig::from_lookup(&lookup)?;
         Ok(config)
     }
 
@@ -217,6 +251,7 @@ impl Config {
                     }
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
                     name if name.starts_with("WEFT_COLL_") => self.coll.describe(name),
+                    name if name.starts_with("WEFT_IO_") => self.io.describe(name),
                     _ => unreachable!("every variable has a value"),
                 };
                 (var, value)
@@ -286,6 +321,7 @@ mod tests {
                 shm_large: LargeMode::Pipeline,
                 progress_spin: Some(5),
                 coll: crate::coll::CollConfig::default(),
+                io: crate::io::config::IoConfig::default(),
             }
         );
     }

@@ -4,6 +4,7 @@
 //! `docs/architecture.md`, "Layers"):
 //!
 //! - `runtime`: `MPI_Init`'s world.
+//! - `io`: MPI-IO (files, views, independent, collective and nonblocking access).
 //! - `coll`: collectives.
 //! - `pt2pt`: point-to-point on communicators.
 //! - `object`: sessions, communicators (and their context ids), groups, attributes,
@@ -26,6 +27,7 @@ pub mod config;
 pub mod datatype;
 pub mod error;
 pub mod instance;
+pub mod io;
 pub mod message;
 pub mod object;
 pub mod op;

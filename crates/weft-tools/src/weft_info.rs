@@ -33,6 +33,14 @@ fn cma_state() -> String {
     }
 }
 
+/// Whether nonblocking MPI-IO can run in the kernel (io_uring) on this machine.
+fn uring_state() -> String {
+    match weft_core::io::nb::probe_uring() {
+        Ok(()) => "available: nonblocking MPI-IO runs in the kernel (WEFT_IO_ENGINE)".into(),
+        Err(e) => format!("refused by this kernel ({e}): nonblocking MPI-IO uses pread/pwrite in poll_fn"),
+    }
+}
+
 /// Extensions and the function-name prefixes that make them up.
 const EXTENSIONS: &[(&str, &[&str])] = &[
     (
@@ -153,6 +161,7 @@ fn print_all(out: &mut String) -> Result<(), String> {
         let _ = writeln!(out, "  {name:<8} {state}");
     }
     let _ = writeln!(out, "  {:<8} {}", "cma", cma_state());
+    let _ = writeln!(out, "  {:<8} {}", "io_uring", uring_state());
     let _ = writeln!(out);
     let _ = writeln!(out, "Extensions:");
     for (name, prefixes) in EXTENSIONS {

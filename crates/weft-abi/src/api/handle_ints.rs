@@ -54,7 +54,7 @@ pub(crate) fn mpi_file_toint(file: MPI_File) -> c_int {
     to_int(file)
 }
 pub(crate) fn mpi_file_fromint(file: c_int) -> MPI_File {
-    from_int(file, MPI_FILE_NULL, |_| None)
+    from_int(file, MPI_FILE_NULL, |v| crate::file_object::FILES.from_int(v))
 }
 pub(crate) fn mpi_group_toint(group: MPI_Group) -> c_int {
     to_int(group)

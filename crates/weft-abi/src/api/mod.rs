@@ -11,6 +11,7 @@ pub(crate) mod comm;
 pub(crate) mod datatype;
 pub(crate) mod errors;
 pub(crate) mod family;
+pub(crate) mod file;
 pub(crate) mod grequest;
 pub(crate) mod group;
 pub(crate) mod handle_ints;

@@ -11,7 +11,7 @@ use weft_core::pt2pt;
 use weft_core::request::{PersistentState, ReqId};
 
 use crate::args::{non_null, write, Int};
-use crate::boundary::{raise_on, Scope};
+use crate::boundary::raise_on;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::requests::request_id;
@@ -80,7 +80,7 @@ fn completion_error(done: &Completed, func: &str) -> MpiResult<()> {
         Ok(_) => Ok(()),
         Err(e) => {
             if done.owner != 0 {
-                raise_on(Scope::Comm(done.owner));
+                raise_on(crate::boundary::owner_scope(done.owner));
             }
             Err(MpiError {
                 message: format!("{func}: {}", e.message),

@@ -993,12 +993,13 @@ pub unsafe extern "C" fn PMPI_Fetch_and_op(origin_addr: *const c_void, result_ad
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_call_errhandler(fh: MPI_File, errorcode: c_int) -> c_int {
-    unsupported("MPI_File_call_errhandler", Scope::File(fh))
+    call("MPI_File_call_errhandler", Scope::File(fh), || crate::api::file::errhandler::mpi_file_call_errhandler(fh, errorcode))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_close(fh: *mut MPI_File) -> c_int {
-    unsupported("MPI_File_close", Scope::File(read_handle(fh)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_close.
+    call("MPI_File_close", Scope::File(read_handle(fh)), || unsafe { crate::api::file::open::mpi_file_close(fh) })
 }
 
 #[no_mangle]
@@ -1009,7 +1010,8 @@ pub unsafe extern "C" fn PMPI_File_create_errhandler(file_errhandler_fn: Option<
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_delete(filename: *const c_char, info: MPI_Info) -> c_int {
-    unsupported("MPI_File_delete", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_delete.
+    call("MPI_File_delete", Scope::Default, || unsafe { crate::api::file::open::mpi_file_delete(filename, info) })
 }
 
 #[no_mangle]
@@ -1019,317 +1021,372 @@ pub unsafe extern "C" fn PMPI_File_fromint(file: c_int) -> MPI_File {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_amode(fh: MPI_File, amode: *mut c_int) -> c_int {
-    unsupported("MPI_File_get_amode", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_amode.
+    call("MPI_File_get_amode", Scope::File(fh), || unsafe { crate::api::file::open::mpi_file_get_amode(fh, amode) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_atomicity(fh: MPI_File, flag: *mut c_int) -> c_int {
-    unsupported("MPI_File_get_atomicity", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_atomicity.
+    call("MPI_File_get_atomicity", Scope::File(fh), || unsafe { crate::api::file::open::mpi_file_get_atomicity(fh, flag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_byte_offset(fh: MPI_File, offset: MPI_Offset, disp: *mut MPI_Offset) -> c_int {
-    unsupported("MPI_File_get_byte_offset", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_byte_offset.
+    call("MPI_File_get_byte_offset", Scope::File(fh), || unsafe { crate::api::file::view::mpi_file_get_byte_offset(fh, offset, disp) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_errhandler(file: MPI_File, errhandler: *mut MPI_Errhandler) -> c_int {
-    unsupported("MPI_File_get_errhandler", Scope::File(file))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_errhandler.
+    call("MPI_File_get_errhandler", Scope::File(file), || unsafe { crate::api::file::errhandler::mpi_file_get_errhandler(file, errhandler) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_group(fh: MPI_File, group: *mut MPI_Group) -> c_int {
-    unsupported("MPI_File_get_group", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_group.
+    call("MPI_File_get_group", Scope::File(fh), || unsafe { crate::api::file::open::mpi_file_get_group(fh, group) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_info(fh: MPI_File, info_used: *mut MPI_Info) -> c_int {
-    unsupported("MPI_File_get_info", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_info.
+    call("MPI_File_get_info", Scope::File(fh), || unsafe { crate::api::file::open::mpi_file_get_info(fh, info_used) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_position(fh: MPI_File, offset: *mut MPI_Offset) -> c_int {
-    unsupported("MPI_File_get_position", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_position.
+    call("MPI_File_get_position", Scope::File(fh), || unsafe { crate::api::file::view::mpi_file_get_position(fh, offset) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_position_shared(fh: MPI_File, offset: *mut MPI_Offset) -> c_int {
-    unsupported("MPI_File_get_position_shared", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_position_shared.
+    call("MPI_File_get_position_shared", Scope::File(fh), || unsafe { crate::api::file::view::mpi_file_get_position_shared(fh, offset) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_size(fh: MPI_File, size: *mut MPI_Offset) -> c_int {
-    unsupported("MPI_File_get_size", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_size.
+    call("MPI_File_get_size", Scope::File(fh), || unsafe { crate::api::file::open::mpi_file_get_size(fh, size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_type_extent(fh: MPI_File, datatype: MPI_Datatype, extent: *mut MPI_Aint) -> c_int {
-    unsupported("MPI_File_get_type_extent", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_type_extent.
+    call("MPI_File_get_type_extent", Scope::File(fh), || unsafe { crate::api::file::view::file_get_type_extent(fh, datatype, extent, "MPI_File_get_type_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_type_extent_c(fh: MPI_File, datatype: MPI_Datatype, extent: *mut MPI_Count) -> c_int {
-    unsupported("MPI_File_get_type_extent_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_type_extent_c.
+    call("MPI_File_get_type_extent_c", Scope::File(fh), || unsafe { crate::api::file::view::file_get_type_extent(fh, datatype, extent, "MPI_File_get_type_extent_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_view(fh: MPI_File, disp: *mut MPI_Offset, etype: *mut MPI_Datatype, filetype: *mut MPI_Datatype, datarep: *mut c_char) -> c_int {
-    unsupported("MPI_File_get_view", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_view.
+    call("MPI_File_get_view", Scope::File(fh), || unsafe { crate::api::file::view::mpi_file_get_view(fh, disp, etype, filetype, datarep) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread.
+    call("MPI_File_iread", Scope::File(fh), || unsafe { crate::api::file::access::file_iread(fh, buf, count, datatype, request, "MPI_File_iread") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_all(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_all.
+    call("MPI_File_iread_all", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_all(fh, buf, count, datatype, request, "MPI_File_iread_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_all_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_all_c.
+    call("MPI_File_iread_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_all(fh, buf, count, datatype, request, "MPI_File_iread_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_at(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_at", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_at.
+    call("MPI_File_iread_at", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_at(fh, offset, buf, count, datatype, request, "MPI_File_iread_at") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_at_all(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_at_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_at_all.
+    call("MPI_File_iread_at_all", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_at_all(fh, offset, buf, count, datatype, request, "MPI_File_iread_at_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_at_all_c(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_at_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_at_all_c.
+    call("MPI_File_iread_at_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_at_all(fh, offset, buf, count, datatype, request, "MPI_File_iread_at_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_at_c(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_at_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_at_c.
+    call("MPI_File_iread_at_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_at(fh, offset, buf, count, datatype, request, "MPI_File_iread_at_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_c.
+    call("MPI_File_iread_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iread(fh, buf, count, datatype, request, "MPI_File_iread_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_shared(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_shared", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_shared.
+    call("MPI_File_iread_shared", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_shared(fh, buf, count, datatype, request, "MPI_File_iread_shared") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iread_shared_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iread_shared_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iread_shared_c.
+    call("MPI_File_iread_shared_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iread_shared(fh, buf, count, datatype, request, "MPI_File_iread_shared_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite.
+    call("MPI_File_iwrite", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite(fh, buf, count, datatype, request, "MPI_File_iwrite") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_all(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_all.
+    call("MPI_File_iwrite_all", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_all(fh, buf, count, datatype, request, "MPI_File_iwrite_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_all_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_all_c.
+    call("MPI_File_iwrite_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_all(fh, buf, count, datatype, request, "MPI_File_iwrite_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_at(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_at", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_at.
+    call("MPI_File_iwrite_at", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_at(fh, offset, buf, count, datatype, request, "MPI_File_iwrite_at") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_at_all(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_at_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_at_all.
+    call("MPI_File_iwrite_at_all", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_at_all(fh, offset, buf, count, datatype, request, "MPI_File_iwrite_at_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_at_all_c(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_at_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_at_all_c.
+    call("MPI_File_iwrite_at_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_at_all(fh, offset, buf, count, datatype, request, "MPI_File_iwrite_at_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_at_c(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_at_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_at_c.
+    call("MPI_File_iwrite_at_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_at(fh, offset, buf, count, datatype, request, "MPI_File_iwrite_at_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_c.
+    call("MPI_File_iwrite_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite(fh, buf, count, datatype, request, "MPI_File_iwrite_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_shared(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_shared", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_shared.
+    call("MPI_File_iwrite_shared", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_shared(fh, buf, count, datatype, request, "MPI_File_iwrite_shared") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_iwrite_shared_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_File_iwrite_shared_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_iwrite_shared_c.
+    call("MPI_File_iwrite_shared_c", Scope::File(fh), || unsafe { crate::api::file::access::file_iwrite_shared(fh, buf, count, datatype, request, "MPI_File_iwrite_shared_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_open(comm: MPI_Comm, filename: *const c_char, amode: c_int, info: MPI_Info, fh: *mut MPI_File) -> c_int {
-    unsupported("MPI_File_open", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_open.
+    call("MPI_File_open", Scope::Comm(comm), || unsafe { crate::api::file::open::mpi_file_open(comm, filename, amode, info, fh) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_preallocate(fh: MPI_File, size: MPI_Offset) -> c_int {
-    unsupported("MPI_File_preallocate", Scope::File(fh))
+    call("MPI_File_preallocate", Scope::File(fh), || crate::api::file::open::mpi_file_preallocate(fh, size))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read.
+    call("MPI_File_read", Scope::File(fh), || unsafe { crate::api::file::access::file_read(fh, buf, count, datatype, status, "MPI_File_read") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_all(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_all.
+    call("MPI_File_read_all", Scope::File(fh), || unsafe { crate::api::file::access::file_read_all(fh, buf, count, datatype, status, "MPI_File_read_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_all_begin(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_read_all_begin", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_all_begin.
+    call("MPI_File_read_all_begin", Scope::File(fh), || unsafe { crate::api::file::access::file_read_all_begin(fh, buf, count, datatype, "MPI_File_read_all_begin") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_all_begin_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_read_all_begin_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_all_begin_c.
+    call("MPI_File_read_all_begin_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_all_begin(fh, buf, count, datatype, "MPI_File_read_all_begin_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_all_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_all_c.
+    call("MPI_File_read_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_all(fh, buf, count, datatype, status, "MPI_File_read_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_all_end(fh: MPI_File, buf: *mut c_void, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_all_end", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_all_end.
+    call("MPI_File_read_all_end", Scope::File(fh), || unsafe { crate::api::file::access::mpi_file_read_all_end(fh, buf, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_at", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at.
+    call("MPI_File_read_at", Scope::File(fh), || unsafe { crate::api::file::access::file_read_at(fh, offset, buf, count, datatype, status, "MPI_File_read_at") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at_all(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_at_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at_all.
+    call("MPI_File_read_at_all", Scope::File(fh), || unsafe { crate::api::file::access::file_read_at_all(fh, offset, buf, count, datatype, status, "MPI_File_read_at_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at_all_begin(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_read_at_all_begin", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at_all_begin.
+    call("MPI_File_read_at_all_begin", Scope::File(fh), || unsafe { crate::api::file::access::file_read_at_all_begin(fh, offset, buf, count, datatype, "MPI_File_read_at_all_begin") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at_all_begin_c(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_read_at_all_begin_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at_all_begin_c.
+    call("MPI_File_read_at_all_begin_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_at_all_begin(fh, offset, buf, count, datatype, "MPI_File_read_at_all_begin_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at_all_c(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_at_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at_all_c.
+    call("MPI_File_read_at_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_at_all(fh, offset, buf, count, datatype, status, "MPI_File_read_at_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at_all_end(fh: MPI_File, buf: *mut c_void, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_at_all_end", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at_all_end.
+    call("MPI_File_read_at_all_end", Scope::File(fh), || unsafe { crate::api::file::access::mpi_file_read_at_all_end(fh, buf, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_at_c(fh: MPI_File, offset: MPI_Offset, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_at_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_at_c.
+    call("MPI_File_read_at_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_at(fh, offset, buf, count, datatype, status, "MPI_File_read_at_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_c.
+    call("MPI_File_read_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read(fh, buf, count, datatype, status, "MPI_File_read_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_ordered(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_ordered", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_ordered.
+    call("MPI_File_read_ordered", Scope::File(fh), || unsafe { crate::api::file::access::file_read_ordered(fh, buf, count, datatype, status, "MPI_File_read_ordered") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_ordered_begin(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_read_ordered_begin", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_ordered_begin.
+    call("MPI_File_read_ordered_begin", Scope::File(fh), || unsafe { crate::api::file::access::file_read_ordered_begin(fh, buf, count, datatype, "MPI_File_read_ordered_begin") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_ordered_begin_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_read_ordered_begin_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_ordered_begin_c.
+    call("MPI_File_read_ordered_begin_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_ordered_begin(fh, buf, count, datatype, "MPI_File_read_ordered_begin_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_ordered_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_ordered_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_ordered_c.
+    call("MPI_File_read_ordered_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_ordered(fh, buf, count, datatype, status, "MPI_File_read_ordered_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_ordered_end(fh: MPI_File, buf: *mut c_void, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_ordered_end", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_ordered_end.
+    call("MPI_File_read_ordered_end", Scope::File(fh), || unsafe { crate::api::file::access::mpi_file_read_ordered_end(fh, buf, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_shared(fh: MPI_File, buf: *mut c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_shared", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_shared.
+    call("MPI_File_read_shared", Scope::File(fh), || unsafe { crate::api::file::access::file_read_shared(fh, buf, count, datatype, status, "MPI_File_read_shared") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_read_shared_c(fh: MPI_File, buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_read_shared_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_read_shared_c.
+    call("MPI_File_read_shared_c", Scope::File(fh), || unsafe { crate::api::file::access::file_read_shared(fh, buf, count, datatype, status, "MPI_File_read_shared_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_seek(fh: MPI_File, offset: MPI_Offset, whence: c_int) -> c_int {
-    unsupported("MPI_File_seek", Scope::File(fh))
+    call("MPI_File_seek", Scope::File(fh), || crate::api::file::view::mpi_file_seek(fh, offset, whence))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_seek_shared(fh: MPI_File, offset: MPI_Offset, whence: c_int) -> c_int {
-    unsupported("MPI_File_seek_shared", Scope::File(fh))
+    call("MPI_File_seek_shared", Scope::File(fh), || crate::api::file::view::mpi_file_seek_shared(fh, offset, whence))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_set_atomicity(fh: MPI_File, flag: c_int) -> c_int {
-    unsupported("MPI_File_set_atomicity", Scope::File(fh))
+    call("MPI_File_set_atomicity", Scope::File(fh), || crate::api::file::open::mpi_file_set_atomicity(fh, flag))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_set_errhandler(file: MPI_File, errhandler: MPI_Errhandler) -> c_int {
-    unsupported("MPI_File_set_errhandler", Scope::File(file))
+    call("MPI_File_set_errhandler", Scope::File(file), || crate::api::file::errhandler::mpi_file_set_errhandler(file, errhandler))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_set_info(fh: MPI_File, info: MPI_Info) -> c_int {
-    unsupported("MPI_File_set_info", Scope::File(fh))
+    call("MPI_File_set_info", Scope::File(fh), || crate::api::file::open::mpi_file_set_info(fh, info))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_set_size(fh: MPI_File, size: MPI_Offset) -> c_int {
-    unsupported("MPI_File_set_size", Scope::File(fh))
+    call("MPI_File_set_size", Scope::File(fh), || crate::api::file::open::mpi_file_set_size(fh, size))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_set_view(fh: MPI_File, disp: MPI_Offset, etype: MPI_Datatype, filetype: MPI_Datatype, datarep: *const c_char, info: MPI_Info) -> c_int {
-    unsupported("MPI_File_set_view", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_set_view.
+    call("MPI_File_set_view", Scope::File(fh), || unsafe { crate::api::file::view::mpi_file_set_view(fh, disp, etype, filetype, datarep, info) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_sync(fh: MPI_File) -> c_int {
-    unsupported("MPI_File_sync", Scope::File(fh))
+    call("MPI_File_sync", Scope::File(fh), || crate::api::file::open::mpi_file_sync(fh))
 }
 
 #[no_mangle]
@@ -1339,107 +1396,128 @@ pub unsafe extern "C" fn PMPI_File_toint(file: MPI_File) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write.
+    call("MPI_File_write", Scope::File(fh), || unsafe { crate::api::file::access::file_write(fh, buf, count, datatype, status, "MPI_File_write") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_all(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_all.
+    call("MPI_File_write_all", Scope::File(fh), || unsafe { crate::api::file::access::file_write_all(fh, buf, count, datatype, status, "MPI_File_write_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_all_begin(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_write_all_begin", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_all_begin.
+    call("MPI_File_write_all_begin", Scope::File(fh), || unsafe { crate::api::file::access::file_write_all_begin(fh, buf, count, datatype, "MPI_File_write_all_begin") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_all_begin_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_write_all_begin_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_all_begin_c.
+    call("MPI_File_write_all_begin_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_all_begin(fh, buf, count, datatype, "MPI_File_write_all_begin_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_all_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_all_c.
+    call("MPI_File_write_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_all(fh, buf, count, datatype, status, "MPI_File_write_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_all_end(fh: MPI_File, buf: *const c_void, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_all_end", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_all_end.
+    call("MPI_File_write_all_end", Scope::File(fh), || unsafe { crate::api::file::access::mpi_file_write_all_end(fh, buf, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_at", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at.
+    call("MPI_File_write_at", Scope::File(fh), || unsafe { crate::api::file::access::file_write_at(fh, offset, buf, count, datatype, status, "MPI_File_write_at") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at_all(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_at_all", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at_all.
+    call("MPI_File_write_at_all", Scope::File(fh), || unsafe { crate::api::file::access::file_write_at_all(fh, offset, buf, count, datatype, status, "MPI_File_write_at_all") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at_all_begin(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_write_at_all_begin", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at_all_begin.
+    call("MPI_File_write_at_all_begin", Scope::File(fh), || unsafe { crate::api::file::access::file_write_at_all_begin(fh, offset, buf, count, datatype, "MPI_File_write_at_all_begin") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at_all_begin_c(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_write_at_all_begin_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at_all_begin_c.
+    call("MPI_File_write_at_all_begin_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_at_all_begin(fh, offset, buf, count, datatype, "MPI_File_write_at_all_begin_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at_all_c(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_at_all_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at_all_c.
+    call("MPI_File_write_at_all_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_at_all(fh, offset, buf, count, datatype, status, "MPI_File_write_at_all_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at_all_end(fh: MPI_File, buf: *const c_void, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_at_all_end", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at_all_end.
+    call("MPI_File_write_at_all_end", Scope::File(fh), || unsafe { crate::api::file::access::mpi_file_write_at_all_end(fh, buf, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_at_c(fh: MPI_File, offset: MPI_Offset, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_at_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_at_c.
+    call("MPI_File_write_at_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_at(fh, offset, buf, count, datatype, status, "MPI_File_write_at_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_c.
+    call("MPI_File_write_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write(fh, buf, count, datatype, status, "MPI_File_write_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_ordered(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_ordered", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_ordered.
+    call("MPI_File_write_ordered", Scope::File(fh), || unsafe { crate::api::file::access::file_write_ordered(fh, buf, count, datatype, status, "MPI_File_write_ordered") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_ordered_begin(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_write_ordered_begin", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_ordered_begin.
+    call("MPI_File_write_ordered_begin", Scope::File(fh), || unsafe { crate::api::file::access::file_write_ordered_begin(fh, buf, count, datatype, "MPI_File_write_ordered_begin") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_ordered_begin_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype) -> c_int {
-    unsupported("MPI_File_write_ordered_begin_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_ordered_begin_c.
+    call("MPI_File_write_ordered_begin_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_ordered_begin(fh, buf, count, datatype, "MPI_File_write_ordered_begin_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_ordered_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_ordered_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_ordered_c.
+    call("MPI_File_write_ordered_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_ordered(fh, buf, count, datatype, status, "MPI_File_write_ordered_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_ordered_end(fh: MPI_File, buf: *const c_void, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_ordered_end", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_ordered_end.
+    call("MPI_File_write_ordered_end", Scope::File(fh), || unsafe { crate::api::file::access::mpi_file_write_ordered_end(fh, buf, status) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_shared(fh: MPI_File, buf: *const c_void, count: c_int, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_shared", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_shared.
+    call("MPI_File_write_shared", Scope::File(fh), || unsafe { crate::api::file::access::file_write_shared(fh, buf, count, datatype, status, "MPI_File_write_shared") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_write_shared_c(fh: MPI_File, buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, status: *mut MPI_Status) -> c_int {
-    unsupported("MPI_File_write_shared_c", Scope::File(fh))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_write_shared_c.
+    call("MPI_File_write_shared_c", Scope::File(fh), || unsafe { crate::api::file::access::file_write_shared(fh, buf, count, datatype, status, "MPI_File_write_shared_c") })
 }
 
 #[no_mangle]
@@ -2631,12 +2709,14 @@ pub unsafe extern "C" fn PMPI_Reduce_scatter_init_c(sendbuf: *const c_void, recv
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Register_datarep(datarep: *const c_char, read_conversion_fn: Option<MPI_Datarep_conversion_function>, write_conversion_fn: Option<MPI_Datarep_conversion_function>, dtype_file_extent_fn: Option<MPI_Datarep_extent_function>, extra_state: *mut c_void) -> c_int {
-    unsupported("MPI_Register_datarep", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Register_datarep.
+    call("MPI_Register_datarep", Scope::Default, || unsafe { crate::api::file::view::mpi_register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Register_datarep_c(datarep: *const c_char, read_conversion_fn: Option<MPI_Datarep_conversion_function_c>, write_conversion_fn: Option<MPI_Datarep_conversion_function_c>, dtype_file_extent_fn: Option<MPI_Datarep_extent_function>, extra_state: *mut c_void) -> c_int {
-    unsupported("MPI_Register_datarep_c", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Register_datarep_c.
+    call("MPI_Register_datarep_c", Scope::Default, || unsafe { crate::api::file::view::mpi_register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state) })
 }
 
 #[no_mangle]
@@ -4017,93 +4097,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Comm_spawn_multiple",
     "MPI_Compare_and_swap",
     "MPI_Fetch_and_op",
-    "MPI_File_call_errhandler",
-    "MPI_File_close",
-    "MPI_File_delete",
-    "MPI_File_get_amode",
-    "MPI_File_get_atomicity",
-    "MPI_File_get_byte_offset",
-    "MPI_File_get_errhandler",
-    "MPI_File_get_group",
-    "MPI_File_get_info",
-    "MPI_File_get_position",
-    "MPI_File_get_position_shared",
-    "MPI_File_get_size",
-    "MPI_File_get_type_extent",
-    "MPI_File_get_type_extent_c",
-    "MPI_File_get_view",
-    "MPI_File_iread",
-    "MPI_File_iread_all",
-    "MPI_File_iread_all_c",
-    "MPI_File_iread_at",
-    "MPI_File_iread_at_all",
-    "MPI_File_iread_at_all_c",
-    "MPI_File_iread_at_c",
-    "MPI_File_iread_c",
-    "MPI_File_iread_shared",
-    "MPI_File_iread_shared_c",
-    "MPI_File_iwrite",
-    "MPI_File_iwrite_all",
-    "MPI_File_iwrite_all_c",
-    "MPI_File_iwrite_at",
-    "MPI_File_iwrite_at_all",
-    "MPI_File_iwrite_at_all_c",
-    "MPI_File_iwrite_at_c",
-    "MPI_File_iwrite_c",
-    "MPI_File_iwrite_shared",
-    "MPI_File_iwrite_shared_c",
-    "MPI_File_open",
-    "MPI_File_preallocate",
-    "MPI_File_read",
-    "MPI_File_read_all",
-    "MPI_File_read_all_begin",
-    "MPI_File_read_all_begin_c",
-    "MPI_File_read_all_c",
-    "MPI_File_read_all_end",
-    "MPI_File_read_at",
-    "MPI_File_read_at_all",
-    "MPI_File_read_at_all_begin",
-    "MPI_File_read_at_all_begin_c",
-    "MPI_File_read_at_all_c",
-    "MPI_File_read_at_all_end",
-    "MPI_File_read_at_c",
-    "MPI_File_read_c",
-    "MPI_File_read_ordered",
-    "MPI_File_read_ordered_begin",
-    "MPI_File_read_ordered_begin_c",
-    "MPI_File_read_ordered_c",
-    "MPI_File_read_ordered_end",
-    "MPI_File_read_shared",
-    "MPI_File_read_shared_c",
-    "MPI_File_seek",
-    "MPI_File_seek_shared",
-    "MPI_File_set_atomicity",
-    "MPI_File_set_errhandler",
-    "MPI_File_set_info",
-    "MPI_File_set_size",
-    "MPI_File_set_view",
-    "MPI_File_sync",
-    "MPI_File_write",
-    "MPI_File_write_all",
-    "MPI_File_write_all_begin",
-    "MPI_File_write_all_begin_c",
-    "MPI_File_write_all_c",
-    "MPI_File_write_all_end",
-    "MPI_File_write_at",
-    "MPI_File_write_at_all",
-    "MPI_File_write_at_all_begin",
-    "MPI_File_write_at_all_begin_c",
-    "MPI_File_write_at_all_c",
-    "MPI_File_write_at_all_end",
-    "MPI_File_write_at_c",
-    "MPI_File_write_c",
-    "MPI_File_write_ordered",
-    "MPI_File_write_ordered_begin",
-    "MPI_File_write_ordered_begin_c",
-    "MPI_File_write_ordered_c",
-    "MPI_File_write_ordered_end",
-    "MPI_File_write_shared",
-    "MPI_File_write_shared_c",
     "MPI_Get",
     "MPI_Get_accumulate",
     "MPI_Get_accumulate_c",
@@ -4122,8 +4115,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Put_c",
     "MPI_Raccumulate",
     "MPI_Raccumulate_c",
-    "MPI_Register_datarep",
-    "MPI_Register_datarep_c",
     "MPI_Rget",
     "MPI_Rget_accumulate",
     "MPI_Rget_accumulate_c",

@@ -139,6 +139,18 @@ impl Scratch {
         unsafe { Buf::new(self.mem.as_mut_ptr() as usize, self.mem.len()) }
     }
 
+    /// One instance of `ty` laid over the scratch (its displacements relative to the
+    /// scratch's first byte), if it lies inside it.
+    pub fn typed(&mut self, ty: &std::sync::Arc<super::Type>) -> Option<Buf> {
+        let inside = ty.true_lb >= 0 && (ty.true_lb + ty.true_extent) as usize <= self.mem.len();
+        if !inside || !ty.is_committed() {
+            return None;
+        }
+        // SAFETY: every byte the type addresses lies inside the vector (checked above), which
+        // stays valid as long as the scratch, and its users keep the scratch alive.
+        Some(unsafe { Buf::typed(self.mem.as_mut_ptr() as usize, 1, ty) })
+    }
+
     pub fn bytes(&self) -> &[u8] {
         &self.mem
     }

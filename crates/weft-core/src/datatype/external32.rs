@@ -14,6 +14,11 @@ fn layout(d: &Datatype) -> (usize, usize) {
     }
 }
 
+/// Bytes of one element of `d` in external32.
+pub fn element_size(d: &Datatype) -> usize {
+    layout(d).0
+}
+
 /// Bytes of `count` instances of `t` in external32, if that fits.
 pub fn size(t: &Type, count: usize) -> Option<usize> {
     let mut per = 0usize;
@@ -85,5 +90,47 @@ pub unsafe fn unpack(t: &Type, addr: usize, count: usize, data: &[u8]) {
             }
             pos += ext;
         });
+    }
+}
+
+/// `count` instances of a type in user memory, converted to and from external32 as a whole
+/// (file I/O in the external32 representation).
+pub struct TypedMem {
+    addr: usize,
+    count: usize,
+    ty: std::sync::Arc<Type>,
+}
+
+impl TypedMem {
+    /// # Safety
+    /// The `count` instances of `ty` at `addr` stay valid user memory (readable for
+    /// `to_external32`, writable for `from_external32`) while the `TypedMem` is used.
+    pub unsafe fn new(addr: usize, count: usize, ty: std::sync::Arc<Type>) -> TypedMem {
+        TypedMem { addr, count, ty }
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// external32 bytes of one instance.
+    pub fn instance_size(&self) -> usize {
+        size(&self.ty, 1).unwrap_or(0)
+    }
+
+    /// The instances in external32.
+    pub fn to_external32(&self) -> Vec<u8> {
+        let mut out = vec![0; self.instance_size() * self.count];
+        // SAFETY: the constructor's caller vouched for the readable instances.
+        unsafe { pack(&self.ty, self.addr, self.count, &mut out) };
+        out
+    }
+
+    /// Store the whole instances that `data` holds (a short read stores fewer).
+    pub fn from_external32(&self, data: &[u8]) {
+        let per = self.instance_size();
+        let n = if per == 0 { 0 } else { (data.len() / per).min(self.count) };
+        // SAFETY: n <= count instances, writable per the constructor's contract.
+        unsafe { unpack(&self.ty, self.addr, n, &data[..n * per]) };
     }
 }

@@ -15,6 +15,7 @@ pub mod compile;
 pub mod external32;
 pub mod layout;
 pub mod predefined;
+mod remap;
 #[cfg(test)]
 mod tests;
 pub mod types;

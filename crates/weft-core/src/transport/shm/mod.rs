@@ -3,6 +3,7 @@
 //! segment of one communicator's node-level collectives.
 
 pub mod coll_area;
+pub mod counter;
 pub mod ring;
 pub mod segment;
 

@@ -1,0 +1,29 @@
+//! File handles (lookup layer): the table of open files and their resolution with the
+//! errors the standard asks for (`MPI_ERR_FILE`).
+
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::io::File;
+
+use crate::constants::MPI_FILE_NULL;
+use crate::ctypes::MPI_File;
+use crate::handles::{Kind, Table};
+
+pub static FILES: Table<File> = Table::new(Kind::File);
+
+/// The open file a handle names.
+pub fn file(handle: MPI_File, func: &str) -> MpiResult<Arc<File>> {
+    if handle == MPI_FILE_NULL {
+        return Err(MpiError::new(
+            ErrorClass::File,
+            format!("{func}(fh=MPI_FILE_NULL): a valid file handle is required"),
+        ));
+    }
+    FILES.get(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::File,
+            format!("{func}(fh={handle:#x}): file handle: {}", why.describe()),
+        )
+    })
+}
