@@ -358,27 +358,17 @@ impl<T> Table<T> {
         Ok(value)
     }
 
-    /// `MPI_X_toint` for a user handle: kind and slot, which fit in a positive C int.
-    pub fn to_int(&self, handle: usize) -> Option<i32> {
-        let d = decode(handle)?;
-        (d.kind == self.kind as u8).then_some(((d.kind as i32) << KIND_SHIFT) | d.slot as i32)
-    }
-
-    /// `MPI_X_fromint` for a user handle's int: the handle of the slot's current object.
-    pub fn from_int(&self, value: i32) -> Option<usize> {
-        if value < 0 || (value >> KIND_SHIFT) as u8 != self.kind as u8 {
-            return None;
-        }
-        let index = value as u32 & SLOT_MASK as u32;
-        let slot = self.slot(index)?;
-        let guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
-        guard.as_ref()?;
-        Some(encode(
-            self.kind,
-            0,
-            index,
-            slot.generation.load(Ordering::Acquire),
-        ))
+    /// Whether `handle` is this table's handle of a live or reserved object (what
+    /// `MPI_X_toint` may name).
+    pub fn is_current(&self, handle: usize) -> bool {
+        let Some(d) = decode(handle) else {
+            return false;
+        };
+        d.kind == self.kind as u8
+            && self.slot(d.slot).is_some_and(|slot| {
+                let _guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
+                slot.generation.load(Ordering::Acquire) == d.generation
+            })
     }
 }
 
@@ -441,13 +431,22 @@ mod tests {
         // Slot 0 has been reused until its next occupant takes the last generation.
         age_slot(&table, 0, GEN_MASK);
         let last = table.insert(Arc::new(1));
-        assert_eq!(decode(last).map(|d| (d.slot, d.generation)), Some((0, GEN_MASK)));
+        assert_eq!(
+            decode(last).map(|d| (d.slot, d.generation)),
+            Some((0, GEN_MASK))
+        );
+        assert!(table.is_current(last));
         table.remove(last).unwrap();
+        assert!(!table.is_current(last));
         assert_eq!(table.get(last).err(), Some(BadHandle::Freed));
         // Wrapping to generation 1 would hand out `first` again: the slot is retired.
         let next = table.insert(Arc::new(2));
         assert_ne!(next, first);
-        assert_ne!(decode(next).map(|d| d.slot), Some(0), "slot 0 is never reused");
+        assert_ne!(
+            decode(next).map(|d| d.slot),
+            Some(0),
+            "slot 0 is never reused"
+        );
         assert_eq!(table.get(first).err(), Some(BadHandle::Freed));
         assert_eq!(table.get(last).err(), Some(BadHandle::Freed));
         assert_eq!(*table.get(next).unwrap(), 2);
@@ -459,14 +458,21 @@ mod tests {
     }
 
     #[test]
-    fn int_conversion_round_trips() {
-        let table: Table<u8> = Table::new(Kind::Group);
-        let h = table.insert(Arc::new(3));
-        let i = table.to_int(h).unwrap();
-        assert!(i >= 0x1000);
-        assert_eq!(table.from_int(i), Some(h));
-        table.remove(h).unwrap();
-        assert_eq!(table.from_int(i), None);
+    fn reserved_handles_are_current_until_filled_or_given_back() {
+        let table: Table<u32> = Table::new(Kind::Comm);
+        let r = table.reserve();
+        assert!(table.is_current(r));
+        assert_eq!(
+            table.get(r).err(),
+            Some(BadHandle::Freed),
+            "nothing to use yet"
+        );
+        assert!(table.fill(r, Arc::new(5)));
+        assert_eq!(*table.get(r).unwrap(), 5);
+        let r2 = table.reserve();
+        table.unreserve(r2);
+        assert!(!table.is_current(r2));
+        assert!(!table.fill(r2, Arc::new(6)), "given back");
     }
 
     #[test]

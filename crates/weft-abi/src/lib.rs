@@ -11,6 +11,7 @@ pub mod datatypes;
 mod env_info;
 pub mod error_codes;
 pub mod handles;
+mod int_names;
 mod memory;
 pub mod objects;
 pub mod requests;
