@@ -685,15 +685,11 @@ unsafe fn count_int(
     non_null(count, func, "count")?;
     // SAFETY: forwarded caller contract.
     let n = unsafe { count_in(s, datatype, func)? };
-    let value = match n {
-        None => MPI_UNDEFINED,
-        Some(n) => c_int::try_from(n).map_err(|_| {
-            MpiError::new(
-                ErrorClass::ValueTooLarge,
-                format!("{func}: the count {n} does not fit in an int; use the _c form"),
-            )
-        })?,
-    };
+    // Not a whole number of elements, or more than an int holds: MPI_UNDEFINED (MPI 4.1
+    // §3.2.5; the _c form gives the large count).
+    let value = n
+        .and_then(|n| c_int::try_from(n).ok())
+        .unwrap_or(MPI_UNDEFINED);
     // SAFETY: checked non-null.
     unsafe { write(count, value, func, "count") }
 }
