@@ -64,6 +64,22 @@ fn done_status(done: &Completed) -> Status {
     }
 }
 
+/// Write a completed request's status: the empty status (error included) for an inactive
+/// persistent request; for others, single-request calls leave `MPI_ERROR` alone.
+///
+/// # Safety
+/// `out` must be null or point to a writable `MPI_Status`.
+unsafe fn store_done(out: *mut MPI_Status, done: &Completed) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if done.inactive {
+            status::store_empty(out)
+        } else {
+            status::store(out, &done.status, false)
+        }
+    }
+}
+
 /// The handle after completion: `MPI_REQUEST_NULL`, except for persistent requests (they
 /// become inactive and keep their handle).
 fn after(handle: MPI_Request, done: &Completed) -> MPI_Request {
@@ -130,7 +146,7 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
     let inst = instance("MPI_Wait")?;
     let Some(id) = request_id(handle, "MPI_Wait", "request")? else {
         // SAFETY: `out` is null (ignored) or writable.
-        unsafe { status::store(out, &status::EMPTY, false) };
+        unsafe { status::store_empty(out) };
         return Ok(());
     };
     let done = if is_completed_send(&inst, id) {
@@ -141,7 +157,7 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
     // SAFETY: as above.
     unsafe {
         request.write(after(handle, &done));
-        status::store(out, &done_status(&done), false);
+        store_done(out, &done);
     }
     completion_error(&done, "MPI_Wait")
 }
@@ -160,7 +176,7 @@ pub(crate) unsafe fn mpi_test(
         // SAFETY: checked/caller-guaranteed pointers.
         unsafe {
             flag.write(1);
-            status::store(out, &status::EMPTY, false);
+            status::store_empty(out);
         }
         return Ok(());
     };
@@ -175,7 +191,7 @@ pub(crate) unsafe fn mpi_test(
             unsafe {
                 flag.write(1);
                 request.write(after(handle, &done));
-                status::store(out, &done_status(&done), false);
+                store_done(out, &done);
             }
             completion_error(&done, "MPI_Test")
         }
@@ -206,14 +222,11 @@ pub(crate) unsafe fn mpi_cancel(request: *mut MPI_Request) -> MpiResult<()> {
     let inst = instance("MPI_Cancel")?;
     match live_id(&inst, handle, "MPI_Cancel", "request")? {
         Some(id) => pt2pt::cancel(&inst, id),
-        None => {
-            return Err(MpiError::new(
-                ErrorClass::Request,
-                "MPI_Cancel(request=MPI_REQUEST_NULL): nothing to cancel",
-            ))
-        }
+        None => Err(MpiError::new(
+            ErrorClass::Request,
+            "MPI_Cancel(request=MPI_REQUEST_NULL): nothing to cancel",
+        )),
     }
-    Ok(())
 }
 
 pub(crate) unsafe fn mpi_request_get_status(
@@ -223,15 +236,20 @@ pub(crate) unsafe fn mpi_request_get_status(
 ) -> MpiResult<()> {
     non_null(flag, "MPI_Request_get_status", "flag")?;
     let inst = instance("MPI_Request_get_status")?;
-    let found = match live_id(&inst, request, "MPI_Request_get_status", "request")? {
-        None => Some(status::EMPTY),
-        Some(id) => progress::peek_status(&inst, id).map(|c| done_status(&c)),
-    };
+    let id = live_id(&inst, request, "MPI_Request_get_status", "request")?;
+    let found = id.map(|id| progress::peek_status(&inst, id));
     // SAFETY: checked non-null; `out` null or writable.
     unsafe {
-        flag.write(found.is_some() as c_int);
-        if let Some(s) = found {
-            status::store(out, &s, false);
+        match found {
+            None => {
+                flag.write(1);
+                status::store_empty(out);
+            }
+            Some(Some(done)) => {
+                flag.write(1);
+                store_done(out, &done);
+            }
+            Some(None) => flag.write(0),
         }
     }
     Ok(())
@@ -449,12 +467,12 @@ unsafe fn any_result(
         match found {
             None => {
                 index.write(MPI_UNDEFINED);
-                status::store(out, &status::EMPTY, false);
+                status::store_empty(out);
                 Ok(())
             }
             Some((i, done)) => {
                 index.write(i as c_int);
-                status::store(out, &done_status(&done), false);
+                store_done(out, &done);
                 completion_error(&done, func)
             }
         }
@@ -929,7 +947,7 @@ pub(crate) unsafe fn mpi_request_get_status_any(
             (false, _) => {
                 flag.write(1);
                 index.write(MPI_UNDEFINED);
-                status::store(out, &status::EMPTY, false);
+                status::store_empty(out);
             }
             (true, Some((i, s))) => {
                 flag.write(1);
