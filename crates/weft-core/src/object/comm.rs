@@ -126,14 +126,14 @@ impl Comm {
     pub(super) fn derived(parent: &Comm, spec: Spec, context_id: u32) -> Comm {
         let mut c = Comm::new(
             spec.kind,
-            spec.group,
+            spec.group.owned_by(&parent.session),
             spec.rank,
             context_id,
             parent.session.clone(),
             parent.errhandler(),
             "",
         );
-        c.remote = spec.remote;
+        c.remote = spec.remote.map(|r| r.owned_by(&parent.session));
         c.topo = spec.topo;
         c.owns_context = true;
         c
