@@ -294,8 +294,13 @@ pub(crate) unsafe fn mpi_comm_split_type(
             ))
         }
     };
+    let hints = hints_of(info, func)?;
     let unguided = kind == Some(SplitType::Unguided);
     let (new, level) = core_comm::split_type_level(&c, kind, key)?;
+    // The info's hints hold for the new communicator (MPI_Comm_get_info returns them).
+    if let Some(new) = &new {
+        new.set_hints(&hints);
+    }
     // An unguided split reports the level it chose in the info argument (MPI 4.0 7.4.2).
     if let (true, Some(l), true) = (unguided, level, new.is_some()) {
         if info != MPI_INFO_NULL {

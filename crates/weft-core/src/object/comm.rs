@@ -253,6 +253,18 @@ impl Comm {
         lock(&self.hints).clone()
     }
 
+    /// The hints a duplicate (`MPI_Comm_dup`, `MPI_Comm_idup`) inherits: none of the
+    /// `mpi_assert_*` assertions, which MPI 4 does not propagate to duplicates (they hold for
+    /// how the program uses this communicator, not for what it does with a copy; MPICH's
+    /// test suite checks this).
+    pub fn inherited_hints(&self) -> Vec<(String, String)> {
+        lock(&self.hints)
+            .iter()
+            .filter(|(k, _)| !k.starts_with("mpi_assert_"))
+            .cloned()
+            .collect()
+    }
+
     /// Set (or replace) hints; keys this implementation does not know are kept too.
     pub fn set_hints(&self, pairs: &[(String, String)]) {
         let mut h = lock(&self.hints);
@@ -406,8 +418,8 @@ fn inter_levels(inter: &Comm) -> TwoLevel<'_> {
 
 // ----------------------------------------------------------------------- constructors
 
-/// `MPI_Comm_dup`: same group(s), new context, topology and hints kept. (Attributes are
-/// copied by the caller, which runs their callbacks.)
+/// `MPI_Comm_dup`: same group(s), new context, topology and inherited hints kept.
+/// (Attributes are copied by the caller, which runs their callbacks.)
 pub fn dup(parent: &Comm) -> MpiResult<Arc<Comm>> {
     dup_named(parent, "MPI_Comm_dup")
 }
@@ -434,7 +446,7 @@ pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
         },
         ctx,
     );
-    c.set_hints(&parent.hints());
+    c.set_hints(&parent.inherited_hints());
     Ok(Arc::new(c))
 }
 

@@ -400,7 +400,7 @@ fn duplicate(p: &Comm, id: u32) -> Comm {
         },
         id,
     );
-    c.set_hints(&p.hints());
+    c.set_hints(&p.inherited_hints());
     c
 }
 
