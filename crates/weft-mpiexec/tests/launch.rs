@@ -355,6 +355,20 @@ fn environment_and_mpmd() {
 }
 
 #[test]
+fn a_bad_weft_variable_is_reported_once_and_no_rank_starts() {
+    let r = mpiexec(&["-genv", "WEFT_NUM_VCIS", "0", "-n", "3", "{probe}", "pid"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr.matches("WEFT_NUM_VCIS=\"0\" is not valid").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.starts_with("mpiexec: "), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "ranks ran: {}", r.stdout);
+}
+
+#[test]
 fn usage_mistakes_and_missing_programs() {
     let r = mpiexec(&["--bogus", "x"]);
     assert_eq!(r.code, 2);
