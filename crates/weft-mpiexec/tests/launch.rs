@@ -402,6 +402,36 @@ fn sigterm_to_mpiexec_reaches_every_rank() {
     let r = finish(child, began);
     assert_eq!(r.code, 128 + 15);
     assert!(pids.iter().all(|&p| !alive(p)));
+    assert!(
+        r.stderr
+            .contains("mpiexec: received SIGTERM, ending the job (exit status 143)\n"),
+        "the launcher says why the job ended: {:?}",
+        r.stderr
+    );
+}
+
+#[test]
+fn sigint_to_mpiexec_is_reported_and_gives_130() {
+    let began = Instant::now();
+    let mut child = start(
+        MPIEXEC,
+        &["--timeout", "30", "-n", "1", "{probe}", "pid", "spin"],
+    );
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let pid = pids(&line)[0];
+    send_signal(child.id(), "INT");
+    let r = finish(child, began);
+    assert_eq!(r.code, 128 + 2);
+    assert!(!alive(pid));
+    assert!(
+        r.stderr
+            .contains("mpiexec: received SIGINT, ending the job (exit status 130)\n"),
+        "{:?}",
+        r.stderr
+    );
 }
 
 #[test]

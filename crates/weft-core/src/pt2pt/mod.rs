@@ -137,12 +137,14 @@ pub fn probe(comm: &Comm, source: SourceSel, tag: TagSel) -> Status {
 pub fn cancel(inst: &Instance, id: ReqId) -> MpiResult<()> {
     match progress::greq::cancel(inst, id) {
         Some(0) => return Ok(()),
-        Some(code) => return Err(MpiError::with_code(
-            code,
-            format!(
+        Some(code) => {
+            return Err(MpiError::with_code(
+                code,
+                format!(
                 "MPI_Cancel(request): the generalized request's cancel_fn returned error {code}"
             ),
-        )),
+            ))
+        }
         None => {}
     }
     let mut st = inst.vcis[id.vci() as usize].lock();
