@@ -14,7 +14,7 @@ use crate::args::{non_null, write};
 use crate::boundary::{raise_on, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
-use crate::requests::request_id;
+use crate::requests::{request_id, InArray};
 use crate::{datatypes, status};
 
 /// The instance requests live in.
@@ -39,7 +39,7 @@ fn live_id(
     inst: &Instance,
     handle: MPI_Request,
     func: &str,
-    arg: &str,
+    arg: impl std::fmt::Display + Copy,
 ) -> MpiResult<Option<ReqId>> {
     let id = request_id(handle, func, arg)?;
     if let Some(id) = id {
@@ -303,7 +303,7 @@ fn finish_all(
     // sweep (with its VCI locked anyway), not by a separate lookup per request.
     let mut left = 0;
     for (i, slot) in open.iter_mut().enumerate() {
-        let id = request_id(reqs[i], func, "array_of_requests")?;
+        let id = request_id(reqs[i], func, InArray(i))?;
         let status = match id {
             None => &status::EMPTY,
             Some(id) if is_completed_send(inst, id) => {
@@ -399,7 +399,8 @@ pub(crate) unsafe fn mpi_testall(
     let inst = instance("MPI_Testall")?;
     let ids: Vec<ReqId> = reqs
         .iter()
-        .map(|&h| live_id(&inst, h, "MPI_Testall", "array_of_requests"))
+        .enumerate()
+        .map(|(i, &h)| live_id(&inst, h, "MPI_Testall", InArray(i)))
         .collect::<MpiResult<Vec<_>>>()?
         .into_iter()
         .flatten()
@@ -430,7 +431,7 @@ fn any_once(
 ) -> MpiResult<Option<Option<(usize, Completed)>>> {
     let mut active = false;
     for (i, h) in reqs.iter_mut().enumerate() {
-        if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+        if let Some(id) = live_id(inst, *h, func, InArray(i))? {
             if progress::persistent_state(inst, id) == Some(PersistentState::Inactive) {
                 continue;
             }
@@ -558,7 +559,7 @@ unsafe fn some_once(
     let mut active = false;
     let mut done: Vec<(usize, Completed)> = Vec::new();
     for (i, h) in reqs.iter_mut().enumerate() {
-        if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+        if let Some(id) = live_id(inst, *h, func, InArray(i))? {
             if progress::persistent_state(inst, id) == Some(PersistentState::Inactive) {
                 continue;
             }
@@ -840,7 +841,12 @@ pub(crate) unsafe fn mpi_status_get_error(
 
 // ------------------------------------------------------------------ persistent: start
 
-unsafe fn start_one(inst: &Instance, handle: MPI_Request, func: &str, arg: &str) -> MpiResult<()> {
+unsafe fn start_one(
+    inst: &Instance,
+    handle: MPI_Request,
+    func: &str,
+    arg: impl std::fmt::Display + Copy,
+) -> MpiResult<()> {
     let Some(id) = live_id(inst, handle, func, arg)? else {
         return Err(MpiError::new(
             ErrorClass::Request,
@@ -871,9 +877,9 @@ pub(crate) unsafe fn mpi_startall(
         )?
     };
     let inst = instance("MPI_Startall")?;
-    for &h in reqs.iter() {
+    for (i, &h) in reqs.iter().enumerate() {
         // SAFETY: forwarded.
-        unsafe { start_one(&inst, h, "MPI_Startall", "array_of_requests")? };
+        unsafe { start_one(&inst, h, "MPI_Startall", InArray(i))? };
     }
     Ok(())
 }
@@ -909,8 +915,9 @@ fn peek_all(
     func: &str,
 ) -> MpiResult<Vec<(bool, Option<Status>)>> {
     reqs.iter()
-        .map(|&h| {
-            Ok(match live_id(inst, h, func, "array_of_requests")? {
+        .enumerate()
+        .map(|(i, &h)| {
+            Ok(match live_id(inst, h, func, InArray(i))? {
                 None => (false, Some(status::EMPTY)),
                 Some(id) => match progress::peek_status(inst, id) {
                     Some(c) if c.inactive => (false, Some(status::EMPTY)),
