@@ -74,7 +74,9 @@ fn launch(opts: &Options) -> i32 {
             return 2;
         }
     };
-    let kvsname = format!("weft-{}-{}", std::process::id(), random_hex());
+    // Segments of jobs whose launcher was killed before it could remove them.
+    shm::sweep_dead_jobs(Path::new("/dev/shm"), shm::launcher_running);
+    let kvsname = shm::job_name(&random_hex());
     let mut server = Server::new(&kvsname, size);
     if !psets.is_empty() {
         server.set_job_attr(PSETS_KEY, &encode_psets(&psets));

@@ -459,6 +459,55 @@ fn ranks_die_with_a_killed_mpiexec() {
     }
 }
 
+#[test]
+fn a_killed_launchers_segments_are_swept_by_the_next_launch() {
+    let mut child = start(
+        MPIEXEC,
+        &[
+            "--timeout",
+            "30",
+            "-n",
+            "1",
+            "{probe}",
+            "info",
+            "shm",
+            "pid",
+            "spin",
+        ],
+    );
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("pid ") {
+        assert!(
+            reader.read_line(&mut seen).unwrap() > 0,
+            "no pid line: {seen}"
+        );
+    }
+    let kvs = kvs_name(&seen);
+    let rank = pids(&seen)[0];
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let began = Instant::now();
+    while alive(rank) {
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the rank outlived mpiexec"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    // (Another test's launch may already have swept it: tests run in parallel.)
+    assert!(
+        seen.contains(" shm /dev/shm/weft."),
+        "the segment was made: {seen}"
+    );
+    let r = mpiexec(&["-n", "1", "{probe}", "fence"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        leftover_segments(&kvs).is_empty(),
+        "the next launch swept the dead job's segment"
+    );
+}
+
 /// Sends a signal with the `kill` utility (keeps the tests free of `unsafe`).
 fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")
