@@ -92,7 +92,10 @@ fn launch(opts: &Options) -> i32 {
         size,
         hostname: spawn::hostname(),
         genv: opts.genv.clone(),
-        cpus: binding(opts.bind, size),
+        cpus: match opts.bind {
+            Bind::Core => sys::allowed_cpus(),
+            Bind::None => Vec::new(),
+        },
     };
     let mut started = Vec::new();
     let mut rank = 0;
@@ -146,16 +149,6 @@ fn check_config(opts: &Options, inherited: impl Fn(&str) -> Option<String>) -> R
         .map_err(|e| e.message)?;
     }
     Ok(())
-}
-
-/// The CPUs to bind ranks to, in order; empty for no binding.
-fn binding(bind: Option<Bind>, size: u32) -> Vec<usize> {
-    let cpus = sys::allowed_cpus();
-    match bind {
-        Some(Bind::Core) => cpus,
-        None if size as usize <= cpus.len() => cpus,
-        _ => Vec::new(),
-    }
 }
 
 /// Eight random bytes in hex, to make the job's name unique.

@@ -595,6 +595,27 @@ fn bind_to_core_pins_each_rank_to_its_own_cpu() {
     assert_eq!(r.stdout.rsplit('\t').next().unwrap().trim(), allowed);
 }
 
+#[test]
+fn ranks_are_not_bound_by_default() {
+    // Binding by default pinned rank 0 of every concurrent job to the same CPU.
+    let script = "grep Cpus_allowed_list /proc/self/status";
+    let ours = std::fs::read_to_string("/proc/self/status").unwrap();
+    let allowed = ours
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let r = mpiexec(&["-n", "2", "sh", "-c", script]);
+    assert_eq!(r.code, 0);
+    let cpus: Vec<&str> = r
+        .lines()
+        .iter()
+        .map(|l| l.rsplit('\t').next().unwrap())
+        .collect();
+    assert_eq!(cpus, [allowed.as_str(), allowed.as_str()]);
+}
+
 /// MPICH's Hydra from the PyPI wheel, if this machine has it.
 fn hydra() -> Option<String> {
     let path = PathBuf::from(std::env::var_os("HOME")?).join(".cache/weft/mpich/bin/mpiexec");
