@@ -25,7 +25,7 @@ def mpis(args):
     ompi_env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                 "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,sm"}
     return {
-        "weft": (os.path.join(args.weft, "bin"), ["mpiexec", "-n", "2"], {}),
+        "weft": (os.path.join(args.weft, "bin"), ["mpiexec", "-n", "2", "-bind-to", "core"], {}),
         "mpich": (os.path.join(args.mpich, "bin"), ["mpiexec", "-n", "2", "-bind-to", "core"], {}),
         "ompi": (os.path.join(args.ompi, "bin"),
                  ["mpirun", "-n", "2", "--bind-to", "core", "--mca", "pml", "ob1", "--mca", "btl",

@@ -179,8 +179,11 @@ fn default_errhandler() -> (Arc<Errhandler>, usize) {
 
 /// Report a fatal error and end the job.
 fn fatal(err: &MpiError) -> ! {
+    // Before the world exists (a bad WEFT_* value at init) the launcher's PMI_RANK says
+    // which rank this is; a singleton has none.
     let rank = world::get_any()
         .map(|w| w.world.rank.to_string())
+        .or_else(|| std::env::var("PMI_RANK").ok())
         .unwrap_or_else(|| "?".into());
     let text = if err.message.is_empty() {
         // A user-raised code (MPI_Comm_call_errhandler) carries no message: describe the code.

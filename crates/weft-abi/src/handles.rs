@@ -3,7 +3,9 @@
 //! is recognised and rejected with the right error class instead of being dereferenced.
 //!
 //! Layout (64 bits): generation (24) | VCI (8) | kind (8) | slot (24). The generation starts at
-//! 1, so every user handle is at least 2^40, far above the predefined values (< 0x1000).
+//! 1, so every user handle is at least 2^40, far above the predefined values (< 0x1000). A
+//! slot's generation advances when its object is removed; a slot whose generations are used
+//! up is retired rather than wrapped, so a handle value never names two objects.
 //!
 //! Lookups take no global lock: tables are arrays of chunks that never move once allocated,
 //! and each slot has its own reader-writer lock.
@@ -201,15 +203,32 @@ impl<T> Table<T> {
         };
         let slot = self.slot_or_create(index);
         let mut guard = slot.value.write().unwrap_or_else(|p| p.into_inner());
-        let mut generation = (slot.generation.load(Ordering::Relaxed) + 1) & GEN_MASK;
-        if generation == 0 {
-            generation = 1;
-        }
+        // A released slot's generation was advanced when it was released; a new one starts
+        // at 1.
+        let generation = slot.generation.load(Ordering::Relaxed).max(1);
+        debug_assert!(generation <= GEN_MASK, "a retired slot is never reused");
         slot.generation.store(generation, Ordering::Release);
         slot.raw
             .store(Arc::as_ptr(&value).cast_mut(), Ordering::Release);
         *guard = Some(value);
         encode(self.kind, vci, index, generation)
+    }
+
+    /// Ends the current generation of slot `index` (its handles become stale) and gives the
+    /// slot back for reuse, unless its generation would wrap: a slot whose 2^24 - 1
+    /// generations are used up is retired for good (its generation is left at 2^24, which no
+    /// handle carries), since starting over would make its oldest handles valid again. The
+    /// caller holds the slot's write lock.
+    fn release(&self, index: u32, slot: &Slot<T>) {
+        let next = slot.generation.load(Ordering::Relaxed) + 1;
+        slot.generation.store(next, Ordering::Release);
+        if next <= GEN_MASK {
+            self.free
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .released
+                .push(index);
+        }
     }
 
     /// The object a handle names.
@@ -277,43 +296,27 @@ impl<T> Table<T> {
             return Err(BadHandle::Invalid);
         }
         let slot = self.slot(d.slot).ok_or(BadHandle::Invalid)?;
-        let value = {
-            let mut guard = slot.value.write().unwrap_or_else(|p| p.into_inner());
-            if slot.generation.load(Ordering::Acquire) != d.generation || guard.is_none() {
-                return Err(BadHandle::Freed);
-            }
-            slot.raw.store(std::ptr::null_mut(), Ordering::Release);
-            guard.take().expect("checked above")
-        };
-        self.free
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .released
-            .push(d.slot);
+        let mut guard = slot.value.write().unwrap_or_else(|p| p.into_inner());
+        if slot.generation.load(Ordering::Acquire) != d.generation || guard.is_none() {
+            return Err(BadHandle::Freed);
+        }
+        slot.raw.store(std::ptr::null_mut(), Ordering::Release);
+        let value = guard.take().expect("checked above");
+        self.release(d.slot, slot);
         Ok(value)
     }
 
-    /// `MPI_X_toint` for a user handle: kind and slot, which fit in a positive C int.
-    pub fn to_int(&self, handle: usize) -> Option<i32> {
-        let d = decode(handle)?;
-        (d.kind == self.kind as u8).then_some(((d.kind as i32) << KIND_SHIFT) | d.slot as i32)
-    }
-
-    /// `MPI_X_fromint` for a user handle's int: the handle of the slot's current object.
-    pub fn from_int(&self, value: i32) -> Option<usize> {
-        if value < 0 || (value >> KIND_SHIFT) as u8 != self.kind as u8 {
-            return None;
-        }
-        let index = value as u32 & SLOT_MASK as u32;
-        let slot = self.slot(index)?;
-        let guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
-        guard.as_ref()?;
-        Some(encode(
-            self.kind,
-            0,
-            index,
-            slot.generation.load(Ordering::Acquire),
-        ))
+    /// Whether `handle` is this table's handle of a live object (what
+    /// `MPI_X_toint` may name).
+    pub fn is_current(&self, handle: usize) -> bool {
+        let Some(d) = decode(handle) else {
+            return false;
+        };
+        d.kind == self.kind as u8
+            && self.slot(d.slot).is_some_and(|slot| {
+                let _guard = slot.value.read().unwrap_or_else(|p| p.into_inner());
+                slot.generation.load(Ordering::Acquire) == d.generation
+            })
     }
 }
 
@@ -358,15 +361,48 @@ mod tests {
         assert_eq!(infos.get(0xdead_beef_0000).err(), Some(BadHandle::Invalid));
     }
 
+    /// Test hook: make slot `index`'s next occupant get `generation`, as if the slot had
+    /// been reused that many times.
+    fn age_slot<T>(table: &Table<T>, index: u32, generation: u32) {
+        table
+            .slot_or_create(index)
+            .generation
+            .store(generation, Ordering::Release);
+    }
+
     #[test]
-    fn int_conversion_round_trips() {
-        let table: Table<u8> = Table::new(Kind::Group);
-        let h = table.insert(Arc::new(3));
-        let i = table.to_int(h).unwrap();
-        assert!(i >= 0x1000);
-        assert_eq!(table.from_int(i), Some(h));
-        table.remove(h).unwrap();
-        assert_eq!(table.from_int(i), None);
+    fn a_slot_is_retired_instead_of_wrapping_its_generation() {
+        let table: Table<u32> = Table::new(Kind::Op);
+        let first = table.insert(Arc::new(0));
+        assert_eq!(decode(first).map(|d| (d.slot, d.generation)), Some((0, 1)));
+        table.remove(first).unwrap();
+        // Slot 0 has been reused until its next occupant takes the last generation.
+        age_slot(&table, 0, GEN_MASK);
+        let last = table.insert(Arc::new(1));
+        assert_eq!(
+            decode(last).map(|d| (d.slot, d.generation)),
+            Some((0, GEN_MASK))
+        );
+        assert!(table.is_current(last));
+        table.remove(last).unwrap();
+        assert!(!table.is_current(last));
+        assert_eq!(table.get(last).err(), Some(BadHandle::Freed));
+        // Wrapping to generation 1 would hand out `first` again: the slot is retired.
+        let next = table.insert(Arc::new(2));
+        assert_ne!(next, first);
+        assert_ne!(
+            decode(next).map(|d| d.slot),
+            Some(0),
+            "slot 0 is never reused"
+        );
+        assert_eq!(table.get(first).err(), Some(BadHandle::Freed));
+        assert_eq!(table.get(last).err(), Some(BadHandle::Freed));
+        assert_eq!(*table.get(next).unwrap(), 2);
+        for k in 0..10 {
+            let h = table.insert(Arc::new(k));
+            assert_ne!(decode(h).map(|d| d.slot), Some(0));
+            table.remove(h).unwrap();
+        }
     }
 
     #[test]

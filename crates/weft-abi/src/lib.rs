@@ -12,6 +12,7 @@ mod env_info;
 mod file_object;
 pub mod error_codes;
 pub mod handles;
+mod int_names;
 mod memory;
 pub mod objects;
 pub mod requests;

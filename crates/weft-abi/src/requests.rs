@@ -18,9 +18,24 @@ pub fn request_handle(id: ReqId) -> MPI_Request {
     id.bits() as usize | handles::kind_bits(Kind::Request)
 }
 
+/// An element of a request array as error messages name it: `array_of_requests[i]`.
+#[derive(Clone, Copy, Debug)]
+pub struct InArray(pub usize);
+
+impl std::fmt::Display for InArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "array_of_requests[{}]", self.0)
+    }
+}
+
 /// The request a handle names; `None` for `MPI_REQUEST_NULL`. Whether the request still
-/// exists is checked where it is used (with its VCI locked).
-pub fn request_id(handle: MPI_Request, func: &str, arg: &str) -> MpiResult<Option<ReqId>> {
+/// exists is checked where it is used (with its VCI locked). `arg` names the argument in the
+/// error (formatted only then).
+pub fn request_id(
+    handle: MPI_Request,
+    func: &str,
+    arg: impl std::fmt::Display,
+) -> MpiResult<Option<ReqId>> {
     if handle == MPI_REQUEST_NULL {
         return Ok(None);
     }

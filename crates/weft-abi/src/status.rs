@@ -51,6 +51,16 @@ pub unsafe fn store(out: *mut MPI_Status, status: &Status, with_error: bool) {
     }
 }
 
+/// Write the empty status (`EMPTY`, its `MPI_ERROR` included: MPI 4.1 §3.7.3 defines the
+/// empty status with error `MPI_SUCCESS`) unless `out` is `MPI_STATUS_IGNORE`.
+///
+/// # Safety
+/// As for `store`.
+pub unsafe fn store_empty(out: *mut MPI_Status) {
+    // SAFETY: the caller's contract.
+    unsafe { store(out, &EMPTY, true) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -376,7 +376,9 @@ pub fn add_error_string(code: i32, text: &str) -> MpiResult<()> {
     Ok(())
 }
 
-/// `MPI_Remove_error_class/code`: the value must exist and, for a class, have no codes left.
+/// `MPI_Remove_error_class/code`: the value must exist, have no error string left (MPI 5.0
+/// §9.5: removing one whose string was not removed first is erroneous) and, for a class, no
+/// codes left.
 pub fn remove_error(value: i32, want_class: bool, func: &str) -> MpiResult<()> {
     let mut errors = user_errors();
     let Some(&class) = errors.classes.get(&value) else {
@@ -404,8 +406,15 @@ pub fn remove_error(value: i32, want_class: bool, func: &str) -> MpiResult<()> {
             format!("{func}({value}): the class still has error codes"),
         );
     }
+    if errors.strings.contains_key(&value) {
+        return fail(
+            ErrorClass::Arg,
+            format!(
+                "{func}({value}): it still has an error string (MPI_Remove_error_string first)"
+            ),
+        );
+    }
     errors.classes.remove(&value);
-    errors.strings.remove(&value);
     errors.free.insert(value);
     Ok(())
 }
@@ -482,6 +491,11 @@ mod tests {
             remove_error(class, true, "MPI_Remove_error_class").is_err(),
             "class still has a code"
         );
+        assert!(
+            remove_error(code, false, "MPI_Remove_error_code").is_err(),
+            "the code still has a string"
+        );
+        remove_error_string(code).unwrap();
         remove_error(code, false, "MPI_Remove_error_code").unwrap();
         remove_error(class, true, "MPI_Remove_error_class").unwrap();
         assert_eq!(class_of_code(code), None);

@@ -22,8 +22,10 @@ Options:
                           (or Hydra's MPIEXEC_TIMEOUT)
   --pset NAME=RANKLIST    define a process set, e.g. app://evens=0,2-3 (repeatable)
   -bind-to, --bind-to core|none
-                          pin rank i to the i-th allowed CPU (default: core when the
-                          ranks fit on the CPUs, else none)
+                          core: pin rank i to the i-th CPU mpiexec may use (for timing
+                          runs on a machine no other job uses: concurrent jobs bound this
+                          way share their first CPUs); none (default): the ranks run on
+                          any of those CPUs, wherever the kernel places them
   -h, --help              show this help
   --version               show the version
 ";
@@ -33,7 +35,8 @@ Options:
 pub enum Bind {
     /// Rank i runs on allowed CPU i mod the number of allowed CPUs.
     Core,
-    /// No binding.
+    /// No binding (the default: the launcher cannot know which CPUs other jobs use, so
+    /// binding by default would pin rank i of every concurrent job to the same CPU).
     None,
 }
 
@@ -63,8 +66,8 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// `--pset` specifications, unparsed (they need the job size).
     pub psets: Vec<String>,
-    /// Explicit binding policy, `None` for the default.
-    pub bind: Option<Bind>,
+    /// Binding policy.
+    pub bind: Bind,
 }
 
 /// What the command line asks for.
@@ -93,7 +96,7 @@ pub fn parse(args: &[String], timeout_env: Option<&str>) -> Result<Request, Stri
         tag_output: false,
         timeout: None,
         psets: Vec::new(),
-        bind: None,
+        bind: Bind::None,
     };
     // Some(..) once --timeout was given, even as 0 (which then overrides the environment).
     let mut timeout_option: Option<Option<Duration>> = None;
@@ -151,11 +154,11 @@ pub fn parse(args: &[String], timeout_env: Option<&str>) -> Result<Request, Stri
                 }
                 "--pset" | "-pset" => opts.psets.push(value("NAME=RANKLIST")?),
                 "-bind-to" | "--bind-to" => {
-                    opts.bind = Some(match value("core or none")?.as_str() {
+                    opts.bind = match value("core or none")?.as_str() {
                         "core" => Bind::Core,
                         "none" => Bind::None,
                         other => return Err(format!("{name}: {other:?} is not core or none")),
-                    })
+                    }
                 }
                 _ => return Err(format!("unknown option {arg}")),
             }
@@ -205,7 +208,7 @@ mod tests {
         assert!(o.tag_output);
         assert_eq!(o.timeout, Some(Duration::from_secs(5)));
         assert_eq!(o.genv, [("A".into(), "1".into())]);
-        assert_eq!(o.bind, Some(Bind::None));
+        assert_eq!(o.bind, Bind::None);
     }
 
     #[test]
@@ -216,8 +219,13 @@ mod tests {
         assert!(o.programs[1].env.is_empty());
         assert_eq!(o.programs[1].args, ["arg"]);
         assert_eq!(o.psets, ["p=0-4"]);
-        assert_eq!(o.bind, Some(Bind::Core));
+        assert_eq!(o.bind, Bind::Core);
         assert_eq!(run("prog").unwrap().size(), 1);
+        assert_eq!(
+            run("prog").unwrap().bind,
+            Bind::None,
+            "no binding by default"
+        );
     }
 
     #[test]

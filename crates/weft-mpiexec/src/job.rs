@@ -19,7 +19,7 @@ use weft_pmi::{Event, PeerState, Server};
 
 use crate::output::LineForwarder;
 use crate::spawn::Started;
-use crate::status::{describe, exit_code};
+use crate::status::{describe, exit_code, signal_symbol};
 use crate::sys::{self, SignalFd};
 
 /// Time the ranks get between SIGTERM and SIGKILL.
@@ -198,9 +198,22 @@ impl Job {
         loop {
             match self.signals.next() {
                 Ok(Some(libc::SIGCHLD)) => self.reap(),
-                Ok(Some(sig)) if self.ending.is_none() => self.end(Ending::Signal(sig)),
+                Ok(Some(sig)) if self.ending.is_none() => {
+                    eprintln!(
+                        "mpiexec: received {}, ending the job (exit status {})",
+                        signal_symbol(sig),
+                        128 + sig
+                    );
+                    self.end(Ending::Signal(sig));
+                }
                 // A second interruption while ending: no more grace.
-                Ok(Some(_)) => self.kill_all(libc::SIGKILL),
+                Ok(Some(sig)) => {
+                    eprintln!(
+                        "mpiexec: received {} while ending the job, killing the ranks",
+                        signal_symbol(sig)
+                    );
+                    self.kill_all(libc::SIGKILL);
+                }
                 Ok(None) => return,
                 Err(e) => {
                     eprintln!("mpiexec: reading signals failed: {e}");

@@ -57,6 +57,10 @@ fn usage_error(msg: &str) -> ExitCode {
 
 /// Runs the job `opts` describes and returns the launcher's exit code.
 fn launch(opts: &Options) -> i32 {
+    if let Err(message) = check_config(opts, |name| std::env::var(name).ok()) {
+        eprintln!("mpiexec: {message}; no rank was started");
+        return 2;
+    }
     let size = opts.size();
     let psets = match opts
         .psets
@@ -70,7 +74,9 @@ fn launch(opts: &Options) -> i32 {
             return 2;
         }
     };
-    let kvsname = format!("weft-{}-{}", std::process::id(), random_hex());
+    // Segments of jobs whose launcher was killed before it could remove them.
+    shm::sweep_dead_jobs(Path::new("/dev/shm"), shm::launcher_running);
+    let kvsname = shm::job_name(&random_hex());
     let mut server = Server::new(&kvsname, size);
     if !psets.is_empty() {
         server.set_job_attr(PSETS_KEY, &encode_psets(&psets));
@@ -86,7 +92,10 @@ fn launch(opts: &Options) -> i32 {
         size,
         hostname: spawn::hostname(),
         genv: opts.genv.clone(),
-        cpus: binding(opts.bind, size),
+        cpus: match opts.bind {
+            Bind::Core => sys::allowed_cpus(),
+            Bind::None => Vec::new(),
+        },
     };
     let mut started = Vec::new();
     let mut rank = 0;
@@ -119,14 +128,27 @@ fn launch(opts: &Options) -> i32 {
     code
 }
 
-/// The CPUs to bind ranks to, in order; empty for no binding.
-fn binding(bind: Option<Bind>, size: u32) -> Vec<usize> {
-    let cpus = sys::allowed_cpus();
-    match bind {
-        Some(Bind::Core) => cpus,
-        None if size as usize <= cpus.len() => cpus,
-        _ => Vec::new(),
+/// Checks the `WEFT_*` variables each program's ranks will see (the launcher's environment
+/// `inherited`, then `-genv`, then the program's `-env`, later settings winning) with the
+/// library's own parser, so that a bad value is reported once, here, rather than by every
+/// rank. (The library still checks them: it may run under another launcher, or none.)
+fn check_config(opts: &Options, inherited: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+    let last = |pairs: &[(String, String)], name: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    for program in &opts.programs {
+        weft_core::config::Config::from_lookup(|name| {
+            last(&program.env, name)
+                .or_else(|| last(&opts.genv, name))
+                .or_else(|| inherited(name))
+        })
+        .map_err(|e| e.message)?;
     }
+    Ok(())
 }
 
 /// Eight random bytes in hex, to make the job's name unique.
@@ -141,4 +163,36 @@ fn random_hex() -> String {
         bytes = nanos.to_le_bytes();
     }
     weft_pmi::hex_encode(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(line: &str) -> Options {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        match cli::parse(&args, None) {
+            Ok(Request::Run(o)) => o,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_ranks_configuration_is_checked_with_the_librarys_parser() {
+        let bad_inherited = |name: &str| (name == "WEFT_NUM_VCIS").then(|| "0".to_string());
+        let e = check_config(&options("-n 2 prog"), bad_inherited).unwrap_err();
+        assert!(e.contains("WEFT_NUM_VCIS=\"0\""), "{e}");
+        // -genv overrides the launcher's environment, -env overrides -genv.
+        assert!(check_config(&options("-genv WEFT_NUM_VCIS 2 prog"), bad_inherited).is_ok());
+        let e = check_config(
+            &options("-genv WEFT_SHM_LARGE x -env WEFT_SHM_LARGE cma a : b"),
+            |_| None,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("WEFT_SHM_LARGE=\"x\""),
+            "the second program sees -genv: {e}"
+        );
+        assert!(check_config(&options("-env WEFT_COLL_BCAST linear prog"), |_| None).is_ok());
+    }
 }

@@ -21,6 +21,16 @@ pub fn describe(status: ExitStatus) -> String {
     }
 }
 
+/// The name of a signal the launcher handles (`SIGTERM`), for its own messages.
+pub fn signal_symbol(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
 /// A short description of a signal, as `strsignal` gives it.
 pub fn signal_name(sig: i32) -> &'static str {
     match sig {

@@ -197,9 +197,12 @@ fn programs_that_never_speak_pmi_are_fine() {
 fn abort_ends_the_job_with_its_code() {
     let r = mpiexec(&["-n", "3", "{probe}", "abort", "1", "7", "fence"]);
     assert_eq!(r.code, 7);
-    assert!(r
-        .stderr
-        .contains("mpiexec: rank 1 aborted the job with code 7: probe_abort_from_rank_1"));
+    assert!(
+        r.stderr
+            .contains("mpiexec: rank 1 aborted the job with code 7: probe abort; from rank 1\n"),
+        "the message is relayed verbatim: {}",
+        r.stderr
+    );
     assert!(r.elapsed < Duration::from_secs(5));
 }
 
@@ -355,6 +358,20 @@ fn environment_and_mpmd() {
 }
 
 #[test]
+fn a_bad_weft_variable_is_reported_once_and_no_rank_starts() {
+    let r = mpiexec(&["-genv", "WEFT_NUM_VCIS", "0", "-n", "3", "{probe}", "pid"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr.matches("WEFT_NUM_VCIS=\"0\" is not valid").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.starts_with("mpiexec: "), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "ranks ran: {}", r.stdout);
+}
+
+#[test]
 fn usage_mistakes_and_missing_programs() {
     let r = mpiexec(&["--bogus", "x"]);
     assert_eq!(r.code, 2);
@@ -385,6 +402,36 @@ fn sigterm_to_mpiexec_reaches_every_rank() {
     let r = finish(child, began);
     assert_eq!(r.code, 128 + 15);
     assert!(pids.iter().all(|&p| !alive(p)));
+    assert!(
+        r.stderr
+            .contains("mpiexec: received SIGTERM, ending the job (exit status 143)\n"),
+        "the launcher says why the job ended: {:?}",
+        r.stderr
+    );
+}
+
+#[test]
+fn sigint_to_mpiexec_is_reported_and_gives_130() {
+    let began = Instant::now();
+    let mut child = start(
+        MPIEXEC,
+        &["--timeout", "30", "-n", "1", "{probe}", "pid", "spin"],
+    );
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let pid = pids(&line)[0];
+    send_signal(child.id(), "INT");
+    let r = finish(child, began);
+    assert_eq!(r.code, 128 + 2);
+    assert!(!alive(pid));
+    assert!(
+        r.stderr
+            .contains("mpiexec: received SIGINT, ending the job (exit status 130)\n"),
+        "{:?}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -410,6 +457,55 @@ fn ranks_die_with_a_killed_mpiexec() {
         );
         thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn a_killed_launchers_segments_are_swept_by_the_next_launch() {
+    let mut child = start(
+        MPIEXEC,
+        &[
+            "--timeout",
+            "30",
+            "-n",
+            "1",
+            "{probe}",
+            "info",
+            "shm",
+            "pid",
+            "spin",
+        ],
+    );
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("pid ") {
+        assert!(
+            reader.read_line(&mut seen).unwrap() > 0,
+            "no pid line: {seen}"
+        );
+    }
+    let kvs = kvs_name(&seen);
+    let rank = pids(&seen)[0];
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let began = Instant::now();
+    while alive(rank) {
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "the rank outlived mpiexec"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    // (Another test's launch may already have swept it: tests run in parallel.)
+    assert!(
+        seen.contains(" shm /dev/shm/weft."),
+        "the segment was made: {seen}"
+    );
+    let r = mpiexec(&["-n", "1", "{probe}", "fence"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        leftover_segments(&kvs).is_empty(),
+        "the next launch swept the dead job's segment"
+    );
 }
 
 /// Sends a signal with the `kill` utility (keeps the tests free of `unsafe`).
@@ -497,6 +593,27 @@ fn bind_to_core_pins_each_rank_to_its_own_cpu() {
     }
     let r = mpiexec(&["-bind-to", "none", "-n", "1", "sh", "-c", script]);
     assert_eq!(r.stdout.rsplit('\t').next().unwrap().trim(), allowed);
+}
+
+#[test]
+fn ranks_are_not_bound_by_default() {
+    // Binding by default pinned rank 0 of every concurrent job to the same CPU.
+    let script = "grep Cpus_allowed_list /proc/self/status";
+    let ours = std::fs::read_to_string("/proc/self/status").unwrap();
+    let allowed = ours
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let r = mpiexec(&["-n", "2", "sh", "-c", script]);
+    assert_eq!(r.code, 0);
+    let cpus: Vec<&str> = r
+        .lines()
+        .iter()
+        .map(|l| l.rsplit('\t').next().unwrap())
+        .collect();
+    assert_eq!(cpus, [allowed.as_str(), allowed.as_str()]);
 }
 
 /// MPICH's Hydra from the PyPI wheel, if this machine has it.

@@ -21,6 +21,10 @@ pub mod wire;
 mod testkit;
 
 pub use client::{Mode, PmiClient};
+
+/// The abort request's key for the message as it is, hex-encoded (PMI values cannot carry
+/// spaces or `;`): sent to, and understood by, Weft's own launcher only.
+pub const ABORT_MESSAGE_HEX: &str = "weft_message_hex";
 pub use error::PmiError;
 pub use hex::{hex_decode, hex_encode};
 pub use mapping::parse_process_mapping;

@@ -102,13 +102,21 @@ int main(int argc, char **argv)
     EXPECT_CLASS(MPI_Error_class(k1, &out), MPI_ERR_ARG);
     EXPECT_ERR(MPI_Remove_error_code(k1), MPI_ERR_ARG, "MPI_Remove_error_code", NULL);
     EXPECT_ERR(MPI_Remove_error_class(c1), MPI_ERR_ARG, "MPI_Remove_error_class", NULL); /* k2 left */
+    /* A value whose string was not removed first cannot go (MPI 5.0 §9.5). */
+    EXPECT_ERR(MPI_Remove_error_code(k2), MPI_ERR_ARG, "MPI_Remove_error_code", "string");
+    CHECK_INT(class_of(k2), c1);
+    EXPECT_OK(MPI_Remove_error_string(k2));
     EXPECT_OK(MPI_Remove_error_code(k2));
+    EXPECT_ERR(MPI_Remove_error_class(c1), MPI_ERR_ARG, "MPI_Remove_error_class", "string");
+    CHECK_INT(class_of(c1), c1);
+    EXPECT_OK(MPI_Remove_error_string(c1));
     EXPECT_OK(MPI_Remove_error_class(c1));
     EXPECT_CLASS(MPI_Error_class(c1, &out), MPI_ERR_ARG);
     EXPECT_CLASS(MPI_Error_class(k2, &out), MPI_ERR_ARG);
     EXPECT_ERR(MPI_Remove_error_class(c1), MPI_ERR_ARG, "MPI_Remove_error_class", NULL);
     CHECK_INT(class_of(c2), c2); /* untouched */
 
+    EXPECT_OK(MPI_Remove_error_string(kcomm));
     EXPECT_OK(MPI_Remove_error_code(kcomm));
     EXPECT_CLASS(MPI_Error_class(kcomm, &out), MPI_ERR_ARG);
     CHECK_INT(class_of(MPI_ERR_COMM), MPI_ERR_COMM);

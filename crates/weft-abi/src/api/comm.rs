@@ -262,7 +262,7 @@ pub(crate) unsafe fn mpi_comm_split_type(
     let func = "MPI_Comm_split_type";
     let c = objects::comm(comm, func, "comm")?;
     non_null(newcomm, func, "newcomm")?;
-    let hints = if info == MPI_INFO_NULL {
+    let pairs = if info == MPI_INFO_NULL {
         Vec::new()
     } else {
         info_object(info, func)?.pairs()
@@ -271,19 +271,16 @@ pub(crate) unsafe fn mpi_comm_split_type(
         MPI_UNDEFINED => None,
         MPI_COMM_TYPE_SHARED => Some(SplitType::Shared),
         MPI_COMM_TYPE_HW_UNGUIDED => Some(SplitType::Unguided),
-        MPI_COMM_TYPE_HW_GUIDED => {
-            let v = hints
+        // Both are guided by the mpi_hw_resource_type hint (mpi_shared_memory: the node, as
+        // MPI_COMM_TYPE_SHARED); without it there is nothing to be guided by: no
+        // communicator.
+        MPI_COMM_TYPE_HW_GUIDED | MPI_COMM_TYPE_RESOURCE_GUIDED => Some(SplitType::Guided(
+            pairs
                 .iter()
                 .find(|(k, _)| k == "mpi_hw_resource_type")
-                .map(|(_, v)| v.clone());
-            match v {
-                Some(v) => Some(SplitType::Guided(v)),
-                // Without the hint there is nothing to be guided by: no communicator.
-                None => Some(SplitType::Guided(String::new())),
-            }
-        }
-        // A resource-guided split needs resource sets Weft does not describe: none.
-        MPI_COMM_TYPE_RESOURCE_GUIDED => Some(SplitType::Guided(String::new())),
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default(),
+        )),
         t => {
             return Err(MpiError::new(
                 ErrorClass::Arg,
@@ -291,8 +288,13 @@ pub(crate) unsafe fn mpi_comm_split_type(
             ))
         }
     };
+    let hints = hints_of(info, func)?;
     let unguided = kind == Some(SplitType::Unguided);
     let (new, level) = core_comm::split_type_level(&c, kind, key)?;
+    // The info's hints hold for the new communicator (MPI_Comm_get_info returns them).
+    if let Some(new) = &new {
+        new.set_hints(&hints);
+    }
     // An unguided split reports the level it chose in the info argument (MPI 4.0 7.4.2).
     if let (true, Some(l), true) = (unguided, level, new.is_some()) {
         if info != MPI_INFO_NULL {

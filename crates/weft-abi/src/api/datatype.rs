@@ -981,12 +981,17 @@ pub(crate) unsafe fn mpi_type_get_name(
     resultlen: *mut c_int,
 ) -> MpiResult<()> {
     let f = "MPI_Type_get_name";
-    let t = type_of(datatype, f, "datatype")?;
+    // The null handle has a name too, as MPICH gives it (mpi4py relies on it).
+    let name = if datatype == MPI_DATATYPE_NULL {
+        "MPI_DATATYPE_NULL".to_string()
+    } else {
+        type_of(datatype, f, "datatype")?.name()
+    };
     non_null(resultlen, f, "resultlen")?;
     // SAFETY: the standard gives the buffer MPI_MAX_OBJECT_NAME bytes.
     unsafe {
         copy_out_str(
-            &t.name(),
+            &name,
             type_name,
             MPI_MAX_OBJECT_NAME as usize,
             resultlen,

@@ -25,14 +25,10 @@ pub(crate) unsafe fn mpi_error_string(
             format!("MPI_Error_string(errorcode={errorcode}): not a valid error code"),
         )
     })?;
-    // A user-defined class or code without an added string has the empty string (MPI 5.0
-    // §9.5, MPI_ADD_ERROR_STRING); its class's string stands in for a code.
+    // A user-defined class or code has the empty string until MPI_Add_error_string gives it
+    // one (MPI 5.0 §9.5); a code does not borrow its class's string.
     let text = if errorcode > error::ERR_LASTCODE && errorcode <= error::LAST_USER_VALUE {
-        let class = error_codes::class_of(errorcode).unwrap_or(errorcode);
-        error::user_string(errorcode)
-            .or_else(|| error::user_string(class))
-            .or_else(|| ErrorClass::from_i32(class).map(|_| text))
-            .unwrap_or_default()
+        error::user_string(errorcode).unwrap_or_default()
     } else {
         text
     };

@@ -319,7 +319,7 @@ pub(crate) unsafe fn mpi_iprobe(
 }
 
 /// Messages taken by `MPI_Mprobe`/`MPI_Improbe`, until `MPI_Mrecv`/`MPI_Imrecv` receives them.
-static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>>> =
+pub(crate) static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>>> =
     Table::new(Kind::Message);
 
 unsafe fn mprobe_impl(

@@ -14,7 +14,7 @@ use crate::args::{non_null, write, Int};
 use crate::boundary::raise_on;
 use crate::constants::*;
 use crate::ctypes::*;
-use crate::requests::request_id;
+use crate::requests::{request_id, InArray};
 use crate::{datatypes, status};
 
 /// The instance requests live in.
@@ -39,7 +39,7 @@ fn live_id(
     inst: &Instance,
     handle: MPI_Request,
     func: &str,
-    arg: &str,
+    arg: impl std::fmt::Display + Copy,
 ) -> MpiResult<Option<ReqId>> {
     let id = request_id(handle, func, arg)?;
     if let Some(id) = id {
@@ -61,6 +61,22 @@ fn done_status(done: &Completed) -> Status {
         status::EMPTY
     } else {
         done.status
+    }
+}
+
+/// Write a completed request's status: the empty status (error included) for an inactive
+/// persistent request; for others, single-request calls leave `MPI_ERROR` alone.
+///
+/// # Safety
+/// `out` must be null or point to a writable `MPI_Status`.
+unsafe fn store_done(out: *mut MPI_Status, done: &Completed) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if done.inactive {
+            status::store_empty(out)
+        } else {
+            status::store(out, &done.status, false)
+        }
     }
 }
 
@@ -130,7 +146,7 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
     let inst = instance("MPI_Wait")?;
     let Some(id) = request_id(handle, "MPI_Wait", "request")? else {
         // SAFETY: `out` is null (ignored) or writable.
-        unsafe { status::store(out, &status::EMPTY, false) };
+        unsafe { status::store_empty(out) };
         return Ok(());
     };
     let done = if is_completed_send(&inst, id) {
@@ -141,7 +157,7 @@ pub(crate) unsafe fn mpi_wait(request: *mut MPI_Request, out: *mut MPI_Status) -
     // SAFETY: as above.
     unsafe {
         request.write(after(handle, &done));
-        status::store(out, &done_status(&done), false);
+        store_done(out, &done);
     }
     completion_error(&done, "MPI_Wait")
 }
@@ -160,7 +176,7 @@ pub(crate) unsafe fn mpi_test(
         // SAFETY: checked/caller-guaranteed pointers.
         unsafe {
             flag.write(1);
-            status::store(out, &status::EMPTY, false);
+            status::store_empty(out);
         }
         return Ok(());
     };
@@ -175,7 +191,7 @@ pub(crate) unsafe fn mpi_test(
             unsafe {
                 flag.write(1);
                 request.write(after(handle, &done));
-                status::store(out, &done_status(&done), false);
+                store_done(out, &done);
             }
             completion_error(&done, "MPI_Test")
         }
@@ -206,14 +222,11 @@ pub(crate) unsafe fn mpi_cancel(request: *mut MPI_Request) -> MpiResult<()> {
     let inst = instance("MPI_Cancel")?;
     match live_id(&inst, handle, "MPI_Cancel", "request")? {
         Some(id) => pt2pt::cancel(&inst, id),
-        None => {
-            return Err(MpiError::new(
-                ErrorClass::Request,
-                "MPI_Cancel(request=MPI_REQUEST_NULL): nothing to cancel",
-            ))
-        }
+        None => Err(MpiError::new(
+            ErrorClass::Request,
+            "MPI_Cancel(request=MPI_REQUEST_NULL): nothing to cancel",
+        )),
     }
-    Ok(())
 }
 
 pub(crate) unsafe fn mpi_request_get_status(
@@ -223,15 +236,20 @@ pub(crate) unsafe fn mpi_request_get_status(
 ) -> MpiResult<()> {
     non_null(flag, "MPI_Request_get_status", "flag")?;
     let inst = instance("MPI_Request_get_status")?;
-    let found = match live_id(&inst, request, "MPI_Request_get_status", "request")? {
-        None => Some(status::EMPTY),
-        Some(id) => progress::peek_status(&inst, id).map(|c| done_status(&c)),
-    };
+    let id = live_id(&inst, request, "MPI_Request_get_status", "request")?;
+    let found = id.map(|id| progress::peek_status(&inst, id));
     // SAFETY: checked non-null; `out` null or writable.
     unsafe {
-        flag.write(found.is_some() as c_int);
-        if let Some(s) = found {
-            status::store(out, &s, false);
+        match found {
+            None => {
+                flag.write(1);
+                status::store_empty(out);
+            }
+            Some(Some(done)) => {
+                flag.write(1);
+                store_done(out, &done);
+            }
+            Some(None) => flag.write(0),
         }
     }
     Ok(())
@@ -285,7 +303,7 @@ fn finish_all(
     // sweep (with its VCI locked anyway), not by a separate lookup per request.
     let mut left = 0;
     for (i, slot) in open.iter_mut().enumerate() {
-        let id = request_id(reqs[i], func, "array_of_requests")?;
+        let id = request_id(reqs[i], func, InArray(i))?;
         let status = match id {
             None => &status::EMPTY,
             Some(id) if is_completed_send(inst, id) => {
@@ -381,7 +399,8 @@ pub(crate) unsafe fn mpi_testall(
     let inst = instance("MPI_Testall")?;
     let ids: Vec<ReqId> = reqs
         .iter()
-        .map(|&h| live_id(&inst, h, "MPI_Testall", "array_of_requests"))
+        .enumerate()
+        .map(|(i, &h)| live_id(&inst, h, "MPI_Testall", InArray(i)))
         .collect::<MpiResult<Vec<_>>>()?
         .into_iter()
         .flatten()
@@ -412,7 +431,7 @@ fn any_once(
 ) -> MpiResult<Option<Option<(usize, Completed)>>> {
     let mut active = false;
     for (i, h) in reqs.iter_mut().enumerate() {
-        if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+        if let Some(id) = live_id(inst, *h, func, InArray(i))? {
             if progress::persistent_state(inst, id) == Some(PersistentState::Inactive) {
                 continue;
             }
@@ -449,12 +468,12 @@ unsafe fn any_result(
         match found {
             None => {
                 index.write(MPI_UNDEFINED);
-                status::store(out, &status::EMPTY, false);
+                status::store_empty(out);
                 Ok(())
             }
             Some((i, done)) => {
                 index.write(i as c_int);
-                status::store(out, &done_status(&done), false);
+                store_done(out, &done);
                 completion_error(&done, func)
             }
         }
@@ -540,7 +559,7 @@ unsafe fn some_once(
     let mut active = false;
     let mut done: Vec<(usize, Completed)> = Vec::new();
     for (i, h) in reqs.iter_mut().enumerate() {
-        if let Some(id) = live_id(inst, *h, func, "array_of_requests")? {
+        if let Some(id) = live_id(inst, *h, func, InArray(i))? {
             if progress::persistent_state(inst, id) == Some(PersistentState::Inactive) {
                 continue;
             }
@@ -792,7 +811,12 @@ pub(crate) unsafe fn mpi_status_get_error(
 
 // ------------------------------------------------------------------ persistent: start
 
-unsafe fn start_one(inst: &Instance, handle: MPI_Request, func: &str, arg: &str) -> MpiResult<()> {
+unsafe fn start_one(
+    inst: &Instance,
+    handle: MPI_Request,
+    func: &str,
+    arg: impl std::fmt::Display + Copy,
+) -> MpiResult<()> {
     let Some(id) = live_id(inst, handle, func, arg)? else {
         return Err(MpiError::new(
             ErrorClass::Request,
@@ -823,9 +847,9 @@ pub(crate) unsafe fn mpi_startall(
         )?
     };
     let inst = instance("MPI_Startall")?;
-    for &h in reqs.iter() {
+    for (i, &h) in reqs.iter().enumerate() {
         // SAFETY: forwarded.
-        unsafe { start_one(&inst, h, "MPI_Startall", "array_of_requests")? };
+        unsafe { start_one(&inst, h, "MPI_Startall", InArray(i))? };
     }
     Ok(())
 }
@@ -861,8 +885,9 @@ fn peek_all(
     func: &str,
 ) -> MpiResult<Vec<(bool, Option<Status>)>> {
     reqs.iter()
-        .map(|&h| {
-            Ok(match live_id(inst, h, func, "array_of_requests")? {
+        .enumerate()
+        .map(|(i, &h)| {
+            Ok(match live_id(inst, h, func, InArray(i))? {
                 None => (false, Some(status::EMPTY)),
                 Some(id) => match progress::peek_status(inst, id) {
                     Some(c) if c.inactive => (false, Some(status::EMPTY)),
@@ -899,7 +924,7 @@ pub(crate) unsafe fn mpi_request_get_status_any(
             (false, _) => {
                 flag.write(1);
                 index.write(MPI_UNDEFINED);
-                status::store(out, &status::EMPTY, false);
+                status::store_empty(out);
             }
             (true, Some((i, s))) => {
                 flag.write(1);

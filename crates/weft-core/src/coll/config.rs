@@ -118,8 +118,12 @@ pub enum Tree {
     Binomial,
 }
 
+/// The option `value` names; an empty value is the first option (`auto`).
 fn pick<T: Copy>(name: &str, value: &str, options: &[(&str, T)]) -> MpiResult<T> {
-    let v = value.trim();
+    let v = match value.trim() {
+        "" => options[0].0,
+        v => v,
+    };
     options
         .iter()
         .find(|(n, _)| *n == v)
@@ -146,7 +150,6 @@ impl CollConfig {
                 &v,
                 &[
                     ("auto", Auto),
-                    ("", Auto),
                     ("dissemination", Dissemination),
                     ("tree", Tree),
                     ("shm", Shm),
@@ -160,7 +163,6 @@ impl CollConfig {
                 &v,
                 &[
                     ("auto", Auto),
-                    ("", Auto),
                     ("binomial", Binomial),
                     ("scatter_allgather", ScatterAllgather),
                     ("linear", Linear),
@@ -175,7 +177,6 @@ impl CollConfig {
                 &v,
                 &[
                     ("auto", Auto),
-                    ("", Auto),
                     ("binomial", Binomial),
                     ("rabenseifner", Rabenseifner),
                     ("linear", Linear),
@@ -190,7 +191,6 @@ impl CollConfig {
                 &v,
                 &[
                     ("auto", Auto),
-                    ("", Auto),
                     ("recursive_doubling", RecursiveDoubling),
                     ("rabenseifner", Rabenseifner),
                     ("ring", Ring),
@@ -206,7 +206,6 @@ impl CollConfig {
                 &v,
                 &[
                     ("auto", Auto),
-                    ("", Auto),
                     ("ring", Ring),
                     ("recursive_doubling", RecursiveDoubling),
                     ("bruck", Bruck),
@@ -220,7 +219,6 @@ impl CollConfig {
                 &v,
                 &[
                     ("auto", Auto),
-                    ("", Auto),
                     ("linear", Linear),
                     ("pairwise", Pairwise),
                     ("bruck", Bruck),
@@ -232,12 +230,7 @@ impl CollConfig {
             c.gather = pick(
                 "WEFT_COLL_GATHER",
                 &v,
-                &[
-                    ("auto", Auto),
-                    ("", Auto),
-                    ("linear", Linear),
-                    ("binomial", Binomial),
-                ],
+                &[("auto", Auto), ("linear", Linear), ("binomial", Binomial)],
             )?;
         }
         if let Some(v) = lookup("WEFT_COLL_SHM_MAX") {
@@ -302,6 +295,16 @@ mod tests {
             CollConfig::from_lookup(&|n: &str| (n == "WEFT_COLL_BCAST").then(|| "nope".to_owned()))
                 .unwrap_err();
         assert!(e.message.contains("WEFT_COLL_BCAST"));
+        assert!(
+            e.message
+                .ends_with("(expected one of auto, binomial, scatter_allgather, linear, shm)"),
+            "the choices, none blank: {}",
+            e.message
+        );
+        let empty =
+            CollConfig::from_lookup(&|n: &str| (n == "WEFT_COLL_BCAST").then(|| " ".to_owned()))
+                .unwrap();
+        assert_eq!(empty.bcast, Bcast::Auto, "an empty value is auto");
     }
 
     #[test]

@@ -132,14 +132,14 @@ impl Comm {
     pub(super) fn derived(parent: &Comm, spec: Spec, context_id: u32) -> Comm {
         let mut c = Comm::new(
             spec.kind,
-            spec.group,
+            spec.group.owned_by(&parent.session),
             spec.rank,
             context_id,
             parent.session.clone(),
             parent.errhandler(),
             "",
         );
-        c.remote = spec.remote;
+        c.remote = spec.remote.map(|r| r.owned_by(&parent.session));
         c.topo = spec.topo;
         c.owns_context = true;
         c
@@ -268,6 +268,18 @@ impl Comm {
     /// The hints set on this communicator, in the order first set.
     pub fn hints(&self) -> Vec<(String, String)> {
         lock(&self.hints).clone()
+    }
+
+    /// The hints a duplicate (`MPI_Comm_dup`, `MPI_Comm_idup`) inherits: none of the
+    /// `mpi_assert_*` assertions, which MPI 4 does not propagate to duplicates (they hold for
+    /// how the program uses this communicator, not for what it does with a copy; MPICH's
+    /// test suite checks this).
+    pub fn inherited_hints(&self) -> Vec<(String, String)> {
+        lock(&self.hints)
+            .iter()
+            .filter(|(k, _)| !k.starts_with("mpi_assert_"))
+            .cloned()
+            .collect()
     }
 
     /// Set (or replace) hints; keys this implementation does not know are kept too.
@@ -455,8 +467,8 @@ fn inter_levels(inter: &Comm) -> TwoLevel<'_> {
 
 // ----------------------------------------------------------------------- constructors
 
-/// `MPI_Comm_dup`: same group(s), new context, topology and hints kept. (Attributes are
-/// copied by the caller, which runs their callbacks.)
+/// `MPI_Comm_dup`: same group(s), new context, topology and inherited hints kept.
+/// (Attributes are copied by the caller, which runs their callbacks.)
 pub fn dup(parent: &Comm) -> MpiResult<Arc<Comm>> {
     dup_named(parent, "MPI_Comm_dup")
 }
@@ -484,7 +496,7 @@ pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
         },
         ctx,
     );
-    c.set_hints(&parent.hints());
+    c.set_hints(&parent.inherited_hints());
     Ok(Arc::new(c))
 }
 
@@ -944,7 +956,6 @@ pub fn split_type_level(
 ) -> MpiResult<(Option<Arc<Comm>>, Option<&'static str>)> {
     let func = "MPI_Comm_split_type";
     let mut chosen = None;
-    intra_only(parent, func)?;
     let node = || parent.session.instance.job.node_of[parent.my_proc() as usize];
     let color = match &kind {
         None => None,
@@ -959,14 +970,12 @@ pub fn split_type_level(
         }
         Some(SplitType::Guided(_)) => None,
         Some(SplitType::Unguided) => {
-            // Everyone learns everyone's domains, then all pick the same level: the largest
-            // that splits the parent into more than one part.
-            let ch = Channel::collective(parent);
+            // Everyone learns everyone's domains (both groups of an intercommunicator), then
+            // all pick the same level: the largest that splits them into more than one part.
             let d = hw_domains(parent);
             let block: Vec<u8> = d.iter().flat_map(|x| x.to_le_bytes()).collect();
-            let n = parent.size();
-            let table =
-                ch.allgather(&exchange::all(n), parent.rank as usize, tag::SPLIT, &block)?;
+            let table = everyones_blocks(parent, &block)?;
+            let n = table.len() / block.len();
             let at = |r: usize, l: usize| {
                 i64::from_le_bytes(
                     table[r * 24 + l * 8..r * 24 + l * 8 + 8]
@@ -974,15 +983,35 @@ pub fn split_type_level(
                         .expect("8"),
                 )
             };
-            let level = (0..3).find(|&l| {
-                (0..n as usize).all(|r| at(r, l) >= 0)
-                    && (1..n as usize).any(|r| at(r, l) != at(0, l))
-            });
+            let level = (0..3)
+                .find(|&l| (0..n).all(|r| at(r, l) >= 0) && (1..n).any(|r| at(r, l) != at(0, l)));
             chosen = level.map(|l| HW_LEVELS[l]);
             level.map(|l| (d[l] & 0x7fff_ffff) as u32)
         }
     };
-    Ok((split_impl(parent, color, key_, None, func)?, chosen))
+    // On an intercommunicator the processes of one domain on both sides form a new
+    // intercommunicator (a domain present on one side only gives none), as MPICH does.
+    let new = if parent.is_inter() {
+        split_inter(parent, color, key_, func)?
+    } else {
+        split_impl(parent, color, key_, None, func)?
+    };
+    Ok((new, chosen))
+}
+
+/// Every process's `block` (all the same length), in rank order: the parent's, or on an
+/// intercommunicator the local group's followed by the remote group's.
+fn everyones_blocks(parent: &Comm, block: &[u8]) -> MpiResult<Vec<u8>> {
+    let n = parent.size();
+    let me = parent.rank as usize;
+    if !parent.is_inter() {
+        return Channel::collective(parent).allgather(&exchange::all(n), me, tag::SPLIT, block);
+    }
+    let mut table = Channel::local(parent).allgather(&exchange::all(n), me, tag::SPLIT, block)?;
+    let mut remote = vec![0u8; parent.peer_size() as usize * block.len()];
+    inter_levels(parent).swap(&table, &mut remote)?;
+    table.extend_from_slice(&remote);
+    Ok(table)
 }
 
 // ------------------------------------------------------------------ intercommunicators

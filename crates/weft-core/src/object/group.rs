@@ -70,6 +70,17 @@ impl Group {
         Group::with_origin(self.members().to_vec(), session)
     }
 
+    /// This group, belonging to `session` unless it already belongs to one (the groups of
+    /// communicators derived from others: `MPI_Comm_group` of any communicator of a session,
+    /// the world's included, can make communicators from groups).
+    pub fn owned_by(self, session: &Arc<Session>) -> Group {
+        if self.inner.origin.is_some() {
+            self
+        } else {
+            self.in_session(Some(session.clone()))
+        }
+    }
+
     /// The session this group belongs to, if any.
     pub fn origin(&self) -> Option<&Arc<Session>> {
         self.inner.origin.as_ref()

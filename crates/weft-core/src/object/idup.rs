@@ -397,7 +397,7 @@ fn pending_duplicate(p: &Comm, seq: u32) -> Comm {
     c.topo = p.topo.clone();
     c.owns_context = true;
     c.refuses_early_use = true;
-    c.set_hints(&p.hints());
+    c.set_hints(&p.inherited_hints());
     c
 }
 

@@ -115,20 +115,19 @@ pub fn complete(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
     }
 }
 
-/// `MPI_Cancel` of a generalized request: `cancel_fn(state, complete)`. Returns false if
-/// `id` is no generalized request.
-pub fn cancel(inst: &Instance, id: ReqId) -> bool {
+/// `MPI_Cancel` of a generalized request: `cancel_fn(state, complete)`, whose return code
+/// it gives back; `None` if `id` is no generalized request.
+pub fn cancel(inst: &Instance, id: ReqId) -> Option<i32> {
     let g = {
         let st = inst.vcis[id.vci() as usize].lock();
         match st.requests.get(id) {
             Some(Request {
                 ext: Ext::Greq(g), ..
             }) => g.clone(),
-            _ => return false,
+            _ => return None,
         }
     };
-    g.class.cancel(g.state, g.is_complete());
-    true
+    Some(g.class.cancel(g.state, g.is_complete()))
 }
 
 /// Whether `id` is a pending generalized request (its waiters may block in a `wait_fn`).

@@ -131,11 +131,21 @@ pub fn probe(comm: &Comm, source: SourceSel, tag: TagSel) -> Status {
 
 /// `MPI_Cancel`: a receive still waiting for its message is cancelled (it completes with
 /// the cancelled flag); a persistent request cancels its running operation; a generalized
-/// request calls its `cancel_fn`. Anything else (sends, matched receives) completes
-/// normally: cancelling a send never succeeds (its status says not cancelled).
-pub fn cancel(inst: &Instance, id: ReqId) {
-    if progress::greq::cancel(inst, id) {
-        return;
+/// request calls its `cancel_fn`, and an error it returns is the call's. Anything else
+/// (sends, matched receives) completes normally: cancelling a send never succeeds (its
+/// status says not cancelled).
+pub fn cancel(inst: &Instance, id: ReqId) -> MpiResult<()> {
+    match progress::greq::cancel(inst, id) {
+        Some(0) => return Ok(()),
+        Some(code) => {
+            return Err(MpiError::with_code(
+                code,
+                format!(
+                "MPI_Cancel(request): the generalized request's cancel_fn returned error {code}"
+            ),
+            ))
+        }
+        None => {}
     }
     let mut st = inst.vcis[id.vci() as usize].lock();
     let target = match st.requests.get(id) {
@@ -144,11 +154,12 @@ pub fn cancel(inst: &Instance, id: ReqId) {
             ..
         }) => match p.state {
             PersistentState::Running(inner) => inner,
-            _ => return,
+            _ => return Ok(()),
         },
         _ => id,
     };
     engine::cancel_recv(&mut st, target);
+    Ok(())
 }
 
 // ------------------------------------------------------------------ matched probes

@@ -150,10 +150,9 @@ impl RequestPool {
             None => self.grow(),
         };
         let entry = &mut self.slots[slot as usize];
-        entry.gen = match (entry.gen + 1) & GEN_MASK {
-            0 => 1,
-            g => g,
-        };
+        // Never wraps: a slot is retired when it held generation GEN_MASK (`give_back`).
+        entry.gen += 1;
+        debug_assert!(entry.gen <= GEN_MASK);
         entry.live = true;
         (ReqId::new(self.vci, slot, entry.gen), entry)
     }
@@ -197,8 +196,18 @@ impl RequestPool {
         }
         entry.live = false;
         let req = std::mem::replace(&mut entry.req, Request::new(Kind::Send, Buf::EMPTY));
-        self.free.push(id.slot());
+        self.give_back(id);
         Some(req)
+    }
+
+    /// Puts a released slot on the free list, unless its generations are used up: then it
+    /// is retired for good, since a generation that started over would make the slot's
+    /// oldest ids (and handles) valid again.
+    #[inline]
+    fn give_back(&mut self, id: ReqId) {
+        if id.gen() < GEN_MASK {
+            self.free.push(id.slot());
+        }
     }
 
     /// Remove a request, returning what `read` takes from it (the request is not moved out:
@@ -211,14 +220,15 @@ impl RequestPool {
             entry.live = false;
             entry.req.keep = None;
             entry.req.ext = Ext::None;
-            self.free.push(id.slot());
+            self.give_back(id);
         }
         Some(value)
     }
 
-    /// Number of live requests (for leak checks; the shared completed send is not counted).
+    /// Number of live requests (for leak checks; the shared completed send and retired
+    /// slots are not counted).
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len() - 1
+        self.slots.iter().skip(1).filter(|s| s.live).count()
     }
 }
 
@@ -265,6 +275,32 @@ mod tests {
         assert_eq!((r.received, r.owner, r.status), (0, 77, Status::default()));
         assert!(pool.get(a).is_none(), "the old id stays stale");
         assert_eq!(pool.live(), 1);
+    }
+
+    #[test]
+    fn a_slot_is_retired_instead_of_wrapping_its_generation() {
+        let mut pool = RequestPool::new(0);
+        let first = pool.alloc(Request::new(Kind::Send, Buf::EMPTY));
+        assert_eq!(first.gen(), 1);
+        pool.release(first).unwrap();
+        // Test hook: the slot has been reused until its next request takes the last
+        // generation.
+        pool.slots[first.slot() as usize].gen = GEN_MASK - 1;
+        let last = pool.alloc(Request::new(Kind::Send, Buf::EMPTY));
+        assert_eq!((last.slot(), last.gen()), (first.slot(), GEN_MASK));
+        assert_eq!(pool.release_with(last, |_| ()), Some(()));
+        // Wrapping to generation 1 would make `first` valid again: the slot is retired.
+        for _ in 0..3 {
+            let next = pool.alloc(Request::new(Kind::Recv, Buf::EMPTY));
+            assert_ne!(
+                next.slot(),
+                first.slot(),
+                "the retired slot is never reused"
+            );
+            assert!(pool.get(first).is_none() && pool.get(last).is_none());
+            pool.release(next).unwrap();
+        }
+        assert_eq!(pool.live(), 0);
     }
 
     #[test]

@@ -124,7 +124,7 @@ fn main() {
             "abort" => {
                 let (rank, code) = (number(next("a rank")), number(next("a code")));
                 if rank == me as i32 {
-                    pmi.abort(code, &format!("probe abort from rank {me}"));
+                    pmi.abort(code, &format!("probe abort; from rank {me}"));
                     spin();
                 }
             }

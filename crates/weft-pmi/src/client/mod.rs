@@ -15,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::mapping::parse_process_mapping;
 use crate::wire::{Framing, Message};
-use crate::PmiError;
+use crate::{hex_encode, PmiError, ABORT_MESSAGE_HEX};
 use connection::{Connection, Stream};
 
 /// Longest key the servers accept (`keylen_max`), our `<rank>/` prefix included.
@@ -397,7 +397,9 @@ impl PmiClient {
     }
 
     /// Asks the process manager to end the job with `exit_code`; no answer is awaited.
-    /// Whitespace and `;` in `message` are replaced so that it survives the wire.
+    /// Whitespace and `;` in `message` are replaced so that it survives the wire; Weft's own
+    /// launcher (which sets `WEFT_MPIEXEC` for its ranks) also gets it as it is, hex-encoded
+    /// under [`ABORT_MESSAGE_HEX`], a key other process managers are not sent.
     pub fn abort(&mut self, exit_code: i32, message: &str) {
         let mut text: String = message
             .chars()
@@ -407,7 +409,7 @@ impl PmiClient {
         if text.is_empty() {
             text = "aborted".into();
         }
-        let msg = match self.mode {
+        let mut msg = match self.mode {
             Mode::Pmi2 => Message::new("abort")
                 .with("isworldabort", "TRUE")
                 .with("exitcode", exit_code)
@@ -417,6 +419,12 @@ impl PmiClient {
                 .with("exitcode", exit_code)
                 .with("message", &text),
         };
+        if env("WEFT_MPIEXEC").is_some() && !message.is_empty() {
+            msg = msg.with(
+                ABORT_MESSAGE_HEX,
+                hex_encode(clip(message, DEFAULT_VALUE_MAX / 2).as_bytes()),
+            );
+        }
         if let Backend::Remote(conn) = &mut self.backend {
             // The process exits right after; a failure to send leaves nothing to do.
             let _ = conn.send(&msg);
@@ -487,6 +495,15 @@ impl PmiClient {
             _ => Ok(&mut self.backend),
         }
     }
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+fn clip(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// Whether `c` cannot travel inside a PMI value.

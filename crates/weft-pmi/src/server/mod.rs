@@ -13,6 +13,7 @@ mod v2;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::wire::{Decoder, Framing, Message};
+use crate::{hex_decode, ABORT_MESSAGE_HEX};
 
 /// What a rank's connection has done so far.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,10 +269,15 @@ impl Server {
                 .and_then(|c| c.parse().ok())
                 .unwrap_or(1),
             message: msg
-                .get("message")
-                .or_else(|| msg.get("msg"))
-                .unwrap_or_default()
-                .to_string(),
+                .get(ABORT_MESSAGE_HEX)
+                .and_then(|h| String::from_utf8(hex_decode(h).ok()?).ok())
+                .map(|m| m.trim_end().to_string())
+                .or_else(|| {
+                    msg.get("message")
+                        .or_else(|| msg.get("msg"))
+                        .map(String::from)
+                })
+                .unwrap_or_default(),
         });
     }
 

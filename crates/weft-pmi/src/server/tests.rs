@@ -168,6 +168,38 @@ fn abort_is_reported_and_stops_the_connection() {
 }
 
 #[test]
+fn a_weft_clients_abort_message_arrives_verbatim() {
+    let text = "MPI_Send(count=-1): negative count; rank 3";
+    for version in [1, 2] {
+        let mut s = Server::new("kvs", 1);
+        let line = format!(
+            "cmd=abort exitcode=5 message=MPI_Send(count=-1):_negative_count__rank_3 {}={}\n",
+            crate::ABORT_MESSAGE_HEX,
+            crate::hex_encode(format!("{text}\n").as_bytes())
+        );
+        let events = if version == 1 {
+            v1(&mut s, 0, "cmd=init pmi_version=1 pmi_subversion=1");
+            s.receive(0, line.as_bytes())
+        } else {
+            let body = line.trim_end().replace(' ', ";") + ";";
+            let mut bytes = format!("{:<6}", body.len()).into_bytes();
+            bytes.extend_from_slice(body.as_bytes());
+            v1(&mut s, 0, "cmd=init pmi_version=2 pmi_subversion=0");
+            s.receive(0, &bytes)
+        };
+        assert_eq!(
+            events,
+            [Event::Abort {
+                rank: 0,
+                exit_code: 5,
+                message: text.into()
+            }],
+            "PMI-{version}"
+        );
+    }
+}
+
+#[test]
 fn garbage_is_a_protocol_error_not_a_panic() {
     for garbage in [
         &b"\xff\xfe\n"[..],
