@@ -135,7 +135,8 @@ fn not_yet(func: &str) -> MpiError {
 
 /// A communicator borrowed for one call: the predefined ones without touching a reference
 /// count (they live as long as the world); user ones the same way while calls cannot overlap
-/// (below `MPI_THREAD_MULTIPLE`), else through the handle table's `Arc`.
+/// (below `MPI_THREAD_MULTIPLE`) or when the program serialises the communicator itself (a
+/// stream communicator, whatever the thread level), else through the handle table's `Arc`.
 pub struct CommRef {
     /// The communicator, inside the `Arc` that `hold` says keeps it alive. Two words in all,
     /// so a `CommRef` (and `Option<CommRef>`) travels in registers, and dereferencing it is
@@ -151,6 +152,9 @@ enum Hold {
     Static,
     /// A user communicator in the handle table, borrowed without a count (see `BORROWED`).
     Borrowed,
+    /// A stream communicator borrowed without a count: its own borrow count
+    /// (`StreamMap::borrows`) keeps it from being dropped (see `release_comm`).
+    Serial,
     /// A count of its own: `comm` came from `Arc::into_raw` and is given back on drop.
     Owned,
 }
@@ -164,6 +168,27 @@ static BORROWED: AtomicU32 = AtomicU32::new(0);
 fn borrowed_add(delta: i32) {
     let now = BORROWED.load(Ordering::Relaxed);
     BORROWED.store(now.wrapping_add_signed(delta), Ordering::Relaxed);
+}
+
+/// A stream communicator's borrows (`Hold::Serial`). Its user serialises its calls, so a
+/// load and a store suffice here too.
+fn serial_borrows_add(c: &Comm, delta: i32) {
+    if let Some(s) = &c.streams {
+        let now = s.borrows.load(Ordering::Relaxed);
+        s.borrows
+            .store(now.wrapping_add_signed(delta), Ordering::Relaxed);
+    }
+}
+
+/// Communicator handles whose VCI field carries this mark name stream communicators to
+/// which this process attached a stream (`comm_handle`): calls on them borrow without a
+/// lock or a reference count at every thread level, since the program promises to use each
+/// stream from one thread at a time.
+const SERIAL_MARK: u8 = 1;
+
+#[inline(always)]
+fn is_serial_handle(handle: MPI_Comm) -> bool {
+    crate::handles::decode(handle).is_some_and(|d| d.vci == SERIAL_MARK)
 }
 
 /// Freed communicators that a borrowing call on this thread may still be using; dropped by
@@ -214,6 +239,7 @@ impl Drop for CommRef {
         match self.hold {
             Hold::Static => {}
             Hold::Borrowed => borrowed_add(-1),
+            Hold::Serial => serial_borrows_add(self, -1),
             // SAFETY: an owned `comm` came from `Arc::into_raw` and is released once, here.
             Hold::Owned => drop(unsafe { Arc::from_raw(self.comm.as_ptr().cast_const()) }),
         }
@@ -231,6 +257,9 @@ pub fn comm_ref(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<CommRef> {
         _ if !calls_may_overlap() => {
             borrow_user_comm(handle).or_else(|_| comm(handle, func, arg).map(CommRef::owned))
         }
+        _ if is_serial_handle(handle) => {
+            borrow_serial_comm(handle).or_else(|_| comm(handle, func, arg).map(CommRef::owned))
+        }
         _ => comm(handle, func, arg).map(CommRef::owned),
     }
 }
@@ -244,6 +273,7 @@ pub fn comm_ref_quiet(handle: MPI_Comm) -> Option<CommRef> {
         _ if handle >= crate::handles::FIRST_USER_HANDLE && !calls_may_overlap() => {
             borrow_user_comm(handle).ok()
         }
+        _ if is_serial_handle(handle) => borrow_serial_comm(handle).ok(),
         _ => None,
     }
 }
@@ -261,9 +291,10 @@ pub unsafe fn comm_quiet_unchecked<'a>(handle: MPI_Comm) -> Option<&'a Comm> {
     match handle {
         MPI_COMM_WORLD => Some(&world::get_initialized()?.world),
         MPI_COMM_SELF => Some(&world::get_initialized()?.self_comm),
-        _ if !calls_may_overlap() => {
-            // SAFETY: no other thread is in MPI (thread level below MULTIPLE), and by the
-            // caller's contract nothing on this thread frees the communicator meanwhile.
+        _ if !calls_may_overlap() || is_serial_handle(handle) => {
+            // SAFETY: no other thread is in MPI (thread level below MULTIPLE), or none uses
+            // this stream communicator (the program serialises it: the streams contract);
+            // by the caller's contract nothing on this thread frees it meanwhile.
             let c = unsafe { COMMS.borrow(handle) }.ok()?;
             c.is_resolved().then_some(c)
         }
@@ -289,6 +320,24 @@ fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
     })
 }
 
+/// A stream communicator borrowed without lock or reference count (the caller checked the
+/// handle's mark): its own borrow count keeps a free from dropping it meanwhile.
+#[inline(always)]
+fn borrow_serial_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
+    // SAFETY: the program uses this communicator from one thread at a time (the streams
+    // contract), so no other thread frees it while this call runs; a free on this thread (in
+    // a callback) keeps it alive while it is borrowed (`release_comm`).
+    let c = unsafe { COMMS.borrow(handle) }?;
+    if !c.is_resolved() {
+        wait_resolved(c)?;
+    }
+    serial_borrows_add(c, 1);
+    Ok(CommRef {
+        comm: NonNull::from(c),
+        hold: Hold::Serial,
+    })
+}
+
 /// The wait of `borrow_user_comm` for a communicator whose context id is not agreed yet; a
 /// failed agreement, or `MPI_Comm_idup`'s communicator before it has its id, refuses the
 /// borrow (the general path, `comm`, then reports it).
@@ -310,7 +359,14 @@ pub fn release_comm(comm: Arc<Comm>) {
         .unwrap_or_else(|p| p.into_inner());
     freed.push(comm);
     if BORROWED.load(Ordering::Relaxed) == 0 {
-        let drained = std::mem::take(&mut *freed);
+        // Stream communicators still borrowed (by a call whose callback freed them) stay.
+        let (kept, drained): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut *freed).into_iter().partition(|c| {
+                c.streams
+                    .as_ref()
+                    .is_some_and(|s| s.borrows.load(Ordering::Relaxed) != 0)
+            });
+        *freed = kept;
         drop(freed);
         drop(drained);
     }
@@ -414,6 +470,7 @@ pub fn group_handle(group: Group) -> MPI_Group {
 /// A handle for a new communicator, or `MPI_COMM_NULL`.
 pub fn comm_handle(comm: Option<Arc<Comm>>) -> MPI_Comm {
     match comm {
+        Some(c) if c.is_serial() => COMMS.insert_on_vci(c, SERIAL_MARK),
         Some(c) => COMMS.insert(c),
         None => MPI_COMM_NULL,
     }

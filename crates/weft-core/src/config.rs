@@ -22,6 +22,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "number of implicit VCIs (virtual communication interfaces) communicators are hashed onto (1..=64)",
     },
     Variable {
+        name: "WEFT_MAX_STREAMS",
+        default: "64",
+        meaning: "most MPIX streams a process may have at once, each with a VCI of its own (0..=128; MPIX_Stream_create fails beyond it)",
+    },
+    Variable {
         name: "WEFT_PMI_VERSION",
         default: "auto",
         meaning: "PMI wire protocol to speak to the launcher: 1, 2, or auto (PMI-2 under Slurm, PMI-1 otherwise)",
@@ -141,6 +146,8 @@ pub enum LargeMode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub num_vcis: usize,
+    /// VCIs set aside for MPIX streams (after the implicit ones).
+    pub max_streams: usize,
     pub shm_cells: usize,
     pub shm_cell_size: usize,
     /// `None`: as much as a cell carries.
@@ -160,6 +167,7 @@ impl Default for Config {
     fn default() -> Config {
         Config {
             num_vcis: 1,
+            max_streams: 64,
             shm_cells: 64,
             shm_cell_size: 16384,
             eager_max: None,
@@ -184,6 +192,9 @@ impl Config {
         let mut config = Config::default();
         if let Some(v) = lookup("WEFT_NUM_VCIS") {
             config.num_vcis = parse_in_range("WEFT_NUM_VCIS", &v, 1, 64)?;
+        }
+        if let Some(v) = lookup("WEFT_MAX_STREAMS") {
+            config.max_streams = parse_in_range("WEFT_MAX_STREAMS", &v, 0, 128)?;
         }
         if let Some(v) = lookup("WEFT_PMI_VERSION") {
             config.pmi_version = match v.trim() {
@@ -236,6 +247,7 @@ impl Config {
             .map(|var| {
                 let value = match var.name {
                     "WEFT_NUM_VCIS" => self.num_vcis.to_string(),
+                    "WEFT_MAX_STREAMS" => self.max_streams.to_string(),
                     "WEFT_PMI_VERSION" => self.pmi_version.map_or("auto".into(), |v| v.to_string()),
                     "WEFT_SHM_CELLS" => self.shm_cells.to_string(),
                     "WEFT_SHM_CELL_SIZE" => self.shm_cell_size.to_string(),
@@ -307,12 +319,14 @@ mod tests {
             ("WEFT_EAGER_MAX", "1000"),
             ("WEFT_SHM_LARGE", "pipeline"),
             ("WEFT_PROGRESS_SPIN", "5"),
+            ("WEFT_MAX_STREAMS", "3"),
         ])
         .unwrap();
         assert_eq!(
             c,
             Config {
                 num_vcis: 8,
+                max_streams: 3,
                 pmi_version: Some(2),
                 error_backtrace: true,
                 shm_cells: 128,
@@ -332,6 +346,7 @@ mod tests {
         assert!(e.message.contains("WEFT_NUM_VCIS"), "{}", e.message);
         assert!(parse(&[("WEFT_NUM_VCIS", "65")]).is_err());
         assert!(parse(&[("WEFT_PMI_VERSION", "3")]).is_err());
+        assert!(parse(&[("WEFT_MAX_STREAMS", "129")]).is_err());
         assert!(parse(&[("WEFT_ERROR_BACKTRACE", "maybe")]).is_err());
         assert!(
             parse(&[("WEFT_SHM_CELLS", "100")]).is_err(),

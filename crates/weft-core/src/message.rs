@@ -69,16 +69,24 @@ pub struct Target {
     /// The destination's rank in the job.
     pub dest: u32,
     pub tag: i32,
+    /// The destination's VCI: the communicator's implicit VCI, or the stream the destination
+    /// attached to a stream communicator.
+    pub vci: u8,
+    /// The sender's stream on a multiplex stream communicator, plus one (0: none), so that
+    /// receives can select it.
+    pub stream: u8,
 }
 
 impl Target {
     #[inline]
-    pub fn new(context: u32, my_rank: u32, dest: u32, tag: i32) -> Target {
+    pub fn new(context: u32, my_rank: u32, dest: u32, tag: i32, vci: u8) -> Target {
         Target {
             context,
             my_rank,
             dest,
             tag,
+            vci,
+            stream: 0,
         }
     }
 }
@@ -104,6 +112,8 @@ pub struct Key {
     /// The sender's rank in the communicator.
     pub source: u32,
     pub tag: i32,
+    /// The sender's stream on a multiplex stream communicator, plus one (0: none).
+    pub stream: u8,
 }
 
 /// What a receive asks for.
@@ -112,6 +122,9 @@ pub struct Pattern {
     pub context: u32,
     pub source: SourceSel,
     pub tag: TagSel,
+    /// The sender's stream a receive on a multiplex stream communicator accepts, plus one
+    /// (0: any stream, and every message of other communicators).
+    pub stream: u8,
 }
 
 impl Pattern {
@@ -121,6 +134,7 @@ impl Pattern {
             context,
             source,
             tag,
+            stream: 0,
         }
     }
 
@@ -141,6 +155,7 @@ impl Pattern {
                 TagSel::Any => key.tag >= 0,
                 TagSel::Tag(t) => t == key.tag,
             }
+            && (self.stream == 0 || self.stream == key.stream)
     }
 }
 
@@ -155,10 +170,17 @@ mod tests {
             context: 0,
             source: 0,
             tag: -5,
+            stream: 2,
         };
         assert!(!any.matches(&key));
         assert!(Pattern::exact(0, 0, -5).matches(&key));
         assert!(!Pattern::exact(1, 0, -5).matches(&key), "other context");
+        let from_stream = |s| Pattern {
+            stream: s,
+            ..Pattern::exact(0, 0, -5)
+        };
+        assert!(from_stream(2).matches(&key), "its stream");
+        assert!(!from_stream(1).matches(&key), "another stream");
     }
 
     #[test]

@@ -37,7 +37,9 @@ fn cma_state() -> String {
 fn uring_state() -> String {
     match weft_core::io::nb::probe_uring() {
         Ok(()) => "available: nonblocking MPI-IO runs in the kernel (WEFT_IO_ENGINE)".into(),
-        Err(e) => format!("refused by this kernel ({e}): nonblocking MPI-IO uses pread/pwrite in poll_fn"),
+        Err(e) => {
+            format!("refused by this kernel ({e}): nonblocking MPI-IO uses pread/pwrite in poll_fn")
+        }
     }
 }
 

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
     EXPECT_OK(MPIX_Stream_progress(MPIX_STREAM_NULL));
     CHECK_INT(n_poll, polls); /* a completed request is no longer polled */
     EXPECT_OK(MPI_Wait(&t1.req, MPI_STATUS_IGNORE));
-    EXPECT_CLASS(MPIX_Stream_progress((MPIX_Stream)WTEST_GARBAGE), MPI_ERR_UNSUPPORTED_OPERATION);
+    EXPECT_ERR(MPIX_Stream_progress((MPIX_Stream)WTEST_GARBAGE), MPI_ERR_ARG, "MPIX_Stream_progress", "stream");
 
     /* 4. A class with wait_fn and no poll_fn: MPI_Waitall over 16 requests makes ONE wait_fn
      * call with all 16 states. */

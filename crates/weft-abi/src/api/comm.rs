@@ -375,6 +375,10 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
         )
     })?;
     drop(c);
+    // Its streams stop counting it now (the object itself may outlive the call).
+    if let Some(s) = &removed.streams {
+        s.detach();
+    }
     objects::release_comm(removed);
     // SAFETY: as above.
     unsafe { comm.write(MPI_COMM_NULL) };

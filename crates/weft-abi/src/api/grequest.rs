@@ -208,16 +208,3 @@ pub(crate) fn mpix_request_is_complete(request: MPI_Request) -> c_int {
     }
     progress::is_complete(inst, id) as c_int
 }
-
-pub(crate) fn mpix_stream_progress(stream: MPIX_Stream) -> MpiResult<()> {
-    let f = "MPIX_Stream_progress";
-    if stream != MPIX_STREAM_NULL {
-        return Err(MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!("{f}(stream={stream:#x}): only MPIX_STREAM_NULL (the implicit VCIs) is supported until MPIX streams exist"),
-        ));
-    }
-    let inst = crate::objects::instance(f)?;
-    progress::progress_all(&inst);
-    Ok(())
-}

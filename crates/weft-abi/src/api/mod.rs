@@ -26,6 +26,7 @@ pub(crate) mod recv;
 pub(crate) mod requests;
 pub(crate) mod runtime;
 pub(crate) mod session;
+pub(crate) mod stream;
 pub(crate) mod time;
 pub(crate) mod topo;
 pub(crate) mod type_iov;

@@ -65,6 +65,7 @@ pub(crate) unsafe fn mpi_init_thread(
 
 pub(crate) fn mpi_finalize() -> MpiResult<()> {
     crate::api::attr::finalize_attrs()?;
+    crate::api::stream::stop_implicit_progress();
     world::finalize()
 }
 

@@ -18,7 +18,8 @@ pub unsafe extern "C" fn PMPIX_Allreduce_enqueue_c(sendbuf: *const c_void, recvb
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_get_stream(comm: MPI_Comm, idx: c_int, stream: *mut MPIX_Stream) -> c_int {
-    unsupported("MPIX_Comm_get_stream", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_get_stream.
+    call("MPIX_Comm_get_stream", Scope::Comm(comm), || unsafe { crate::api::stream::mpix_comm_get_stream(comm, idx, stream) })
 }
 
 #[no_mangle]
@@ -121,77 +122,89 @@ pub unsafe extern "C" fn PMPIX_Send_enqueue_c(buf: *const c_void, count: MPI_Cou
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Start_progress_thread(stream: MPIX_Stream) -> c_int {
-    unsupported("MPIX_Start_progress_thread", Scope::Default)
+    call("MPIX_Start_progress_thread", Scope::Default, || crate::api::stream::mpix_start_progress_thread(stream))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stop_progress_thread(stream: MPIX_Stream) -> c_int {
-    unsupported("MPIX_Stop_progress_thread", Scope::Default)
+    call("MPIX_Stop_progress_thread", Scope::Default, || crate::api::stream::mpix_stop_progress_thread(stream))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_comm_create(comm: MPI_Comm, stream: MPIX_Stream, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPIX_Stream_comm_create", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_comm_create.
+    call("MPIX_Stream_comm_create", Scope::Comm(comm), || unsafe { crate::api::stream::mpix_stream_comm_create(comm, stream, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_comm_create_multiplex(comm: MPI_Comm, count: c_int, array_of_streams: *mut MPIX_Stream, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPIX_Stream_comm_create_multiplex", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_comm_create_multiplex.
+    call("MPIX_Stream_comm_create_multiplex", Scope::Comm(comm), || unsafe { crate::api::stream::mpix_stream_comm_create_multiplex(comm, count, array_of_streams, newcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_create(info: MPI_Info, stream: *mut MPIX_Stream) -> c_int {
-    unsupported("MPIX_Stream_create", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_create.
+    call("MPIX_Stream_create", Scope::Default, || unsafe { crate::api::stream::mpix_stream_create(info, stream) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_free(stream: *mut MPIX_Stream) -> c_int {
-    unsupported("MPIX_Stream_free", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_free.
+    call("MPIX_Stream_free", Scope::Default, || unsafe { crate::api::stream::mpix_stream_free(stream) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Stream_irecv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_irecv.
+    call("MPIX_Stream_irecv", Scope::Comm(comm), || unsafe { crate::api::stream::stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_irecv") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_irecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Stream_irecv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_irecv_c.
+    call("MPIX_Stream_irecv_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_irecv_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Stream_isend", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_isend.
+    call("MPIX_Stream_isend", Scope::Comm(comm), || unsafe { crate::api::stream::stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_isend") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_isend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Stream_isend_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_isend_c.
+    call("MPIX_Stream_isend_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_isend_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_progress(stream: MPIX_Stream) -> c_int {
-    call("MPIX_Stream_progress", Scope::Default, || crate::api::grequest::mpix_stream_progress(stream))
+    call("MPIX_Stream_progress", Scope::Default, || crate::api::stream::mpix_stream_progress(stream))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPIX_Stream_recv", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_recv.
+    call("MPIX_Stream_recv", Scope::Comm(comm), || unsafe { crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_recv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, status: *mut MPI_Status) -> c_int {
-    unsupported("MPIX_Stream_recv_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_recv_c.
+    call("MPIX_Stream_recv_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_send(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int) -> c_int {
-    unsupported("MPIX_Stream_send", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_send.
+    call("MPIX_Stream_send", Scope::Comm(comm), || unsafe { crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_send_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int) -> c_int {
-    unsupported("MPIX_Stream_send_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_send_c.
+    call("MPIX_Stream_send_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send_c") })
 }
 
 #[no_mangle]
@@ -4043,7 +4056,6 @@ pub unsafe extern "C" fn PMPI_Wtime() -> c_double {
 pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Allreduce_enqueue",
     "MPIX_Allreduce_enqueue_c",
-    "MPIX_Comm_get_stream",
     "MPIX_Comm_test_threadcomm",
     "MPIX_Info_set_hex",
     "MPIX_Irecv_enqueue",
@@ -4059,20 +4071,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Rrput",
     "MPIX_Send_enqueue",
     "MPIX_Send_enqueue_c",
-    "MPIX_Start_progress_thread",
-    "MPIX_Stop_progress_thread",
-    "MPIX_Stream_comm_create",
-    "MPIX_Stream_comm_create_multiplex",
-    "MPIX_Stream_create",
-    "MPIX_Stream_free",
-    "MPIX_Stream_irecv",
-    "MPIX_Stream_irecv_c",
-    "MPIX_Stream_isend",
-    "MPIX_Stream_isend_c",
-    "MPIX_Stream_recv",
-    "MPIX_Stream_recv_c",
-    "MPIX_Stream_send",
-    "MPIX_Stream_send_c",
     "MPIX_Threadcomm_finish",
     "MPIX_Threadcomm_free",
     "MPIX_Threadcomm_init",

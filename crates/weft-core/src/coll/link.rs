@@ -47,7 +47,8 @@ impl<'a> Link<'a> {
                 format!("collective peer {dest} out of range"),
             )
         })?;
-        let target = Target::new(self.context, self.rank, dest_job, tag);
+        let vci = self.comm.peer_vci(dest);
+        let target = Target::new(self.context, self.rank, dest_job, tag, vci);
         let vci = self.comm.vci;
         let mut st = self.inst.vcis[vci].lock();
         match engine::start_send(

@@ -136,6 +136,10 @@ pub(crate) struct Plan {
     /// Job ranks of the local group (plain ranks) and of the remote group.
     peers: Vec<u32>,
     remote: Vec<u32>,
+    /// The VCI of every local peer (they differ on a stream communicator) and of this
+    /// process (remote peers, on an intercommunicator, use the same).
+    peer_vcis: Vec<u8>,
+    vci: usize,
     context: u32,
     tag: i32,
     local_tag: i32,
@@ -174,6 +178,16 @@ impl Plan {
             outs: Vec::new(),
             red: red.cloned(),
             peers: comm.group.members().to_vec(),
+            peer_vcis: (0..comm.size())
+                .map(|r| {
+                    if inter {
+                        comm.vci as u8
+                    } else {
+                        comm.peer_vci(r)
+                    }
+                })
+                .collect(),
+            vci: comm.vci,
             remote: comm
                 .remote
                 .as_ref()
@@ -337,7 +351,12 @@ impl Runner {
             let tag = base | ((m.sub as i32) << SUB_SHIFT);
             if m.send {
                 let dest = if m.remote { &p.remote } else { &p.peers }[m.peer as usize];
-                let target = Target::new(p.context, p.rank, dest, tag);
+                let vci = if m.remote {
+                    p.vci as u8
+                } else {
+                    p.peer_vcis[m.peer as usize]
+                };
+                let target = Target::new(p.context, p.rank, dest, tag, vci);
                 match cx.isend(target, m.buf.clone(), SendMode::Standard) {
                     Ok(id) => self.pending.push(id),
                     Err(e) => self.status.error = e.class(),

@@ -129,7 +129,11 @@ impl TypedMem {
     /// Store the whole instances that `data` holds (a short read stores fewer).
     pub fn from_external32(&self, data: &[u8]) {
         let per = self.instance_size();
-        let n = if per == 0 { 0 } else { (data.len() / per).min(self.count) };
+        let n = if per == 0 {
+            0
+        } else {
+            (data.len() / per).min(self.count)
+        };
         // SAFETY: n <= count instances, writable per the constructor's contract.
         unsafe { unpack(&self.ty, self.addr, n, &data[..n * per]) };
     }

@@ -28,7 +28,11 @@ pub struct Instance {
     pub config: Config,
     pub job: &'static JobLayout,
     pub processor_name: String,
+    /// The implicit VCIs (`config.num_vcis`), then one for each possible MPIX stream
+    /// (`config.max_streams`).
     pub vcis: Vec<Vci>,
+    /// The stream VCIs no stream holds (creating and freeing streams only).
+    free_stream_vcis: Mutex<Vec<usize>>,
     pub transports: Transports,
     /// Empty progress polls before a waiting thread yields (see `spin_polls`).
     pub spin: u32,
@@ -104,7 +108,10 @@ impl Instance {
         };
         if level.concurrent() {
             CONCURRENT_CALLS.store(true, Ordering::SeqCst);
-            instance.vcis.iter().for_each(Vci::enable_threads);
+            // A stream's VCI never locks: its user promises serial use.
+            instance.vcis[instance.implicit_vcis()]
+                .iter()
+                .for_each(Vci::enable_threads);
         }
         current.instance = Some(instance.clone());
         current.sessions += 1;
@@ -154,8 +161,9 @@ impl Instance {
         let threaded = level.concurrent() || calls_may_overlap();
         let mut carried =
             std::mem::take(&mut *CARRIED.lock().unwrap_or_else(|p| p.into_inner())).into_iter();
-        let vcis = (0..config.num_vcis)
-            .map(|i| Vci::new(i, threaded, carried.next()))
+        let total = config.num_vcis + config.max_streams;
+        let vcis = (0..total)
+            .map(|i| Vci::new(i, threaded && i < config.num_vcis, carried.next()))
             .collect();
         let node = job.node_of[job.rank as usize];
         let segment = job.segment_name(node);
@@ -164,7 +172,7 @@ impl Instance {
             job.size,
             &job.local_ranks(),
             &segment,
-            config.num_vcis,
+            total,
             &config,
         )
         .map_err(|e| MpiError::new(ErrorClass::Other, format!("shared-memory transport: {e}")))?;
@@ -173,6 +181,7 @@ impl Instance {
             spin,
             processor_name: hostname(),
             vcis,
+            free_stream_vcis: Mutex::new((config.num_vcis..total).rev().collect()),
             transports,
             config,
             job,
@@ -187,7 +196,29 @@ impl Instance {
     /// The implicit VCI for a communicator's context id.
     /// Both ids of a communicator (point-to-point and collective) map to the same VCI.
     pub fn vci_for_context(&self, context_id: u32) -> usize {
-        (context_id as usize / 2) % self.vcis.len()
+        (context_id as usize / 2) % self.config.num_vcis
+    }
+
+    /// The implicit VCIs (those communicators are hashed onto).
+    pub fn implicit_vcis(&self) -> std::ops::Range<usize> {
+        0..self.config.num_vcis
+    }
+
+    /// Claim a VCI for a new MPIX stream; `None` when `WEFT_MAX_STREAMS` are in use.
+    pub fn claim_stream_vci(&self) -> Option<usize> {
+        self.free_stream_vcis
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+    }
+
+    /// A freed stream's VCI is free again.
+    pub fn release_stream_vci(&self, vci: usize) {
+        debug_assert!(vci >= self.config.num_vcis && vci < self.vcis.len());
+        self.free_stream_vcis
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(vci);
     }
 
     /// The launcher connection (bootstrap, fences and aborts; never on a hot path).

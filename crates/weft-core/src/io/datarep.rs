@@ -21,8 +21,7 @@ pub trait UserRep: Send + Sync {
     /// `file` (write conversion).
     fn to_file(&self, mem: &MemData, position: u64, count: u64, file: &mut [u8]) -> MpiResult<()>;
     /// Convert `file` into `count` items of the user buffer starting at item `position`.
-    fn from_file(&self, mem: &MemData, position: u64, count: u64, file: &[u8])
-        -> MpiResult<()>;
+    fn from_file(&self, mem: &MemData, position: u64, count: u64, file: &[u8]) -> MpiResult<()>;
 }
 
 /// A user buffer as a conversion function sees it: address, count, the datatype and the

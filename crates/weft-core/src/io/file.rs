@@ -53,7 +53,10 @@ impl Amode {
             None
         };
         match why {
-            Some(w) => Err(MpiError::new(ErrorClass::Amode, format!("{func}(amode): {w}"))),
+            Some(w) => Err(MpiError::new(
+                ErrorClass::Amode,
+                format!("{func}(amode): {w}"),
+            )),
             None => Ok(()),
         }
     }
@@ -384,7 +387,10 @@ impl File {
         if sizes.iter().any(|&s| s != size) {
             return Err(MpiError::new(
                 ErrorClass::NotSame,
-                format!("{func}(\"{}\", size): the ranks passed different sizes", self.name),
+                format!(
+                    "{func}(\"{}\", size): the ranks passed different sizes",
+                    self.name
+                ),
             ));
         }
         let mut err = None;
@@ -479,7 +485,10 @@ impl File {
         if all.iter().any(|&a| a != atomic as u64) {
             return Err(MpiError::new(
                 ErrorClass::NotSame,
-                format!("{func}(\"{}\", flag): the ranks passed different values", self.name),
+                format!(
+                    "{func}(\"{}\", flag): the ranks passed different values",
+                    self.name
+                ),
             ));
         }
         self.state().atomic = atomic;

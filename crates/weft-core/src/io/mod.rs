@@ -180,12 +180,15 @@ fn seek_target(file: &File, offset: i64, whence: Whence, cur: u64, func: &str) -
             end.div_ceil(view.esize) as i64
         }
     };
-    let target = base.checked_add(offset).filter(|&t| t >= 0).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(offset={offset}): the resulting position would be negative"),
-        )
-    })?;
+    let target = base
+        .checked_add(offset)
+        .filter(|&t| t >= 0)
+        .ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Arg,
+                format!("{func}(offset={offset}): the resulting position would be negative"),
+            )
+        })?;
     Ok(view.etype_bytes(target as u64))
 }
 
@@ -264,7 +267,10 @@ pub fn split_begin(
     if slot.is_some() {
         return Err(MpiError::new(
             ErrorClass::Other,
-            format!("{func}(\"{}\"): a split collective is already active on this file", file.name),
+            format!(
+                "{func}(\"{}\"): a split collective is already active on this file",
+                file.name
+            ),
         ));
     }
     drop(slot);
@@ -297,7 +303,10 @@ pub fn split_end(
             *slot = other;
             Err(MpiError::new(
                 ErrorClass::Other,
-                format!("{func}(\"{}\"): no matching split collective was begun", file.name),
+                format!(
+                    "{func}(\"{}\"): no matching split collective was begun",
+                    file.name
+                ),
             ))
         }
     }

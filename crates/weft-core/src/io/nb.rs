@@ -83,7 +83,8 @@ impl Op {
     }
 
     fn finished(&self) -> bool {
-        self.in_flight == 0 && (self.next == self.parts.len() || self.error.is_some() || self.short.is_some())
+        self.in_flight == 0
+            && (self.next == self.parts.len() || self.error.is_some() || self.short.is_some())
     }
 
     /// After the last part: store what a read brought into the user's buffer.
@@ -126,7 +127,11 @@ impl Op {
                 self.error = Some(crate::io::errors::file_error(
                     "nonblocking access",
                     &self.file.name,
-                    if self.write { "write failed" } else { "read failed" },
+                    if self.write {
+                        "write failed"
+                    } else {
+                        "read failed"
+                    },
                     &e,
                 ));
             }
@@ -204,7 +209,14 @@ fn feed(r: &Ring, key: u64, op: &mut Op) -> usize {
         // The op, its copy and the file with its descriptor stay in the table until every
         // part has completed (`free` comes after the request completed).
         let buf = op.slice(p.at, p.len);
-        let pushed = r.push(fd, op.write, &buf, p.off, tag(key, op.next), p.len >= PUNT_MIN);
+        let pushed = r.push(
+            fd,
+            op.write,
+            &buf,
+            p.off,
+            tag(key, op.next),
+            p.len >= PUNT_MIN,
+        );
         if !pushed {
             break;
         }

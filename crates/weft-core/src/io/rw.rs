@@ -150,13 +150,7 @@ fn span(view: &View, pos: u64, len: u64) -> (u64, u64) {
 }
 
 /// Write the stream bytes `data` at stream position `pos` of `view`.
-pub fn write_stream(
-    file: &File,
-    view: &View,
-    pos: u64,
-    data: &[u8],
-    func: &str,
-) -> MpiResult<()> {
+pub fn write_stream(file: &File, view: &View, pos: u64, data: &[u8], func: &str) -> MpiResult<()> {
     let mut at = 0usize;
     let mut result = Ok(());
     view.pieces(pos, data.len() as u64, |off, len| {
@@ -268,7 +262,10 @@ pub fn read(file: &File, view: &View, pos: u64, mem: &Mem, func: &str) -> MpiRes
     let atomic = file.state().atomic;
     let _lock = if atomic {
         let (s, e) = span(view, pos, len);
-        Some(RangeLock::new(&file.fd, s, e - s, false).map_err(|e| io_err(file, func, "lock", &e))?)
+        Some(
+            RangeLock::new(&file.fd, s, e - s, false)
+                .map_err(|e| io_err(file, func, "lock", &e))?,
+        )
     } else {
         None
     };

@@ -45,14 +45,23 @@ fn flock(kind: libc::c_short, start: u64, len: u64) -> libc::flock {
 
 impl<'f> RangeLock<'f> {
     /// Wait for a lock on `start..start+len` (shared for reads, exclusive for writes).
-    pub fn new(file: &'f std::fs::File, start: u64, len: u64, write: bool) -> io::Result<RangeLock<'f>> {
+    pub fn new(
+        file: &'f std::fs::File,
+        start: u64,
+        len: u64,
+        write: bool,
+    ) -> io::Result<RangeLock<'f>> {
         let kind = if write { libc::F_WRLCK } else { libc::F_RDLCK } as libc::c_short;
         let l = flock(kind, start, len.max(1));
         loop {
             // SAFETY: fcntl with a valid descriptor and a pointer to a live flock.
             let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLKW, &l) };
             if rc == 0 {
-                return Ok(RangeLock { file, start, len: len.max(1) });
+                return Ok(RangeLock {
+                    file,
+                    start,
+                    len: len.max(1),
+                });
             }
             let e = io::Error::last_os_error();
             if e.kind() != io::ErrorKind::Interrupted {

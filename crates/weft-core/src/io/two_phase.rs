@@ -59,23 +59,38 @@ impl Stream {
             let mut s = Scratch::new(data.len());
             s.bytes_mut().copy_from_slice(&data);
             let buf = s.buf();
-            return Ok(Stream { scratch: Some(s), buf });
+            return Ok(Stream {
+                scratch: Some(s),
+                buf,
+            });
         }
         if mem.buf.is_contiguous() {
-            return Ok(Stream { scratch: None, buf: mem.buf });
+            return Ok(Stream {
+                scratch: None,
+                buf: mem.buf,
+            });
         }
         let mut s = Scratch::copy_of(&mem.buf);
         let buf = s.buf();
-        Ok(Stream { scratch: Some(s), buf })
+        Ok(Stream {
+            scratch: Some(s),
+            buf,
+        })
     }
 
     fn for_read(mem: &Mem) -> Stream {
         if matches!(mem.conv, Conv::None) && mem.buf.is_contiguous() {
-            return Stream { scratch: None, buf: mem.buf };
+            return Stream {
+                scratch: None,
+                buf: mem.buf,
+            };
         }
         let mut s = Scratch::new(mem.file_len() as usize);
         let buf = s.buf();
-        Stream { scratch: Some(s), buf }
+        Stream {
+            scratch: Some(s),
+            buf,
+        }
     }
 
     /// Hand `got` bytes read to the user's buffer.
@@ -237,7 +252,11 @@ impl CollOp {
         let len = if refused.is_none() { mem.file_len() } else { 0 };
         // A read moves nothing past the end of the file (the user's buffer beyond what was
         // read stays as it was).
-        let eof = if write || len == 0 { u64::MAX } else { file.size(func)? };
+        let eof = if write || len == 0 {
+            u64::MAX
+        } else {
+            file.size(func)?
+        };
         let mut pieces = Vec::new();
         let mut at = 0;
         view.pieces(pos, len, |off, l| {
@@ -328,7 +347,10 @@ impl CollOp {
     /// The outcome, once `step` returned true.
     pub fn result(&mut self) -> MpiResult<(u64, u64)> {
         self.result.take().unwrap_or_else(|| {
-            Err(MpiError::new(ErrorClass::Intern, "collective access not finished"))
+            Err(MpiError::new(
+                ErrorClass::Intern,
+                "collective access not finished",
+            ))
         })
     }
 
@@ -366,7 +388,8 @@ impl CollOp {
                 let send: Vec<Buf> = self.out[1..].iter_mut().map(|s| s.buf()).collect();
                 let recv: Vec<Buf> = self.inn.iter_mut().map(|s| s.buf()).collect();
                 self.phase = Phase::Meta;
-                self.pending = Some(self.exchange(2, |c, o| coll::ialltoallv(c, Some(&send), &recv, o))?);
+                self.pending =
+                    Some(self.exchange(2, |c, o| coll::ialltoallv(c, Some(&send), &recv, o))?);
                 Ok(())
             }
             Phase::Meta => {
@@ -403,7 +426,11 @@ impl CollOp {
             .map(|c| (c[0], c[1]))
             .collect();
         let hints = self.file.hints();
-        let mode = if self.write { hints.cb_write } else { hints.cb_read };
+        let mode = if self.write {
+            hints.cb_write
+        } else {
+            hints.cb_read
+        };
         let interleaved = {
             let mut r = ranges.clone();
             r.sort();
@@ -556,7 +583,8 @@ impl CollOp {
             let (send, recv) = (self.out[0].buf(), self.inn[0].buf());
             self.phase = Phase::Agree;
             let k = 3 + plan.rounds as u32;
-            self.pending = Some(self.exchange(k, |c, o| coll::iallgather(c, Some(&send), &recv, o))?);
+            self.pending =
+                Some(self.exchange(k, |c, o| coll::iallgather(c, Some(&send), &recv, o))?);
             return Ok(());
         }
         // This rank's side: the stream range for each aggregator's window.
@@ -565,8 +593,9 @@ impl CollOp {
             for (i, &a) in plan.aggregators.iter().enumerate() {
                 let ps = &self.mine[i][r];
                 if let (Some(f), Some(l)) = (ps.first(), ps.last()) {
-                    mine_bufs[a as usize] =
-                        stream.buf.slice(f.at as usize, (l.at + l.len - f.at) as usize);
+                    mine_bufs[a as usize] = stream
+                        .buf
+                        .slice(f.at as usize, (l.at + l.len - f.at) as usize);
                 }
             }
         }
@@ -601,13 +630,16 @@ impl CollOp {
         self.phase = Phase::Round(r);
         let k = 3 + r as u32;
         self.pending = Some(if self.write {
-            self.exchange(k, |c, o| coll::ialltoallv(c, Some(&mine_bufs), &agg_bufs, o))?
+            self.exchange(k, |c, o| {
+                coll::ialltoallv(c, Some(&mine_bufs), &agg_bufs, o)
+            })?
         } else {
-            self.exchange(k, |c, o| coll::ialltoallv(c, Some(&agg_bufs), &mine_bufs, o))?
+            self.exchange(k, |c, o| {
+                coll::ialltoallv(c, Some(&agg_bufs), &mine_bufs, o)
+            })?
         });
         Ok(())
     }
-
 
     /// An aggregator reads the span of its window's runs at once.
     fn read_window(&mut self, wstart: u64) {
@@ -640,7 +672,12 @@ impl CollOp {
         let _lock = span_lock(&file, &self.runs, true);
         for &(o, l) in &self.runs {
             let b = (o - wstart) as usize;
-            if let Err(e) = rw::pwrite(&self.file, &self.wbuf.bytes()[b..b + l as usize], o, &self.func) {
+            if let Err(e) = rw::pwrite(
+                &self.file,
+                &self.wbuf.bytes()[b..b + l as usize],
+                o,
+                &self.func,
+            ) {
                 self.failure = Some(e);
                 break;
             }
@@ -655,7 +692,10 @@ impl CollOp {
         } else if agreed != 0 {
             Err(MpiError::new(
                 ErrorClass::from_i32(agreed as i32).unwrap_or(ErrorClass::Io),
-                format!("{func}(\"{}\"): the access failed on another rank", self.file.name),
+                format!(
+                    "{func}(\"{}\"): the access failed on another rank",
+                    self.file.name
+                ),
             ))
         } else {
             // The pieces end where the file ended: what moved is the stream up to there.

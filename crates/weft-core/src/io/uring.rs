@@ -53,7 +53,15 @@ impl Ring {
     /// (writable for reads) while the operation using it is pending, and the caller keeps
     /// the operation, and the file `fd` belongs to, until the completion tagged `tag` has
     /// been taken by `reap`.
-    pub fn push(&self, fd: RawFd, write: bool, buf: &Buf, offset: u64, tag: u64, punt: bool) -> bool {
+    pub fn push(
+        &self,
+        fd: RawFd,
+        write: bool,
+        buf: &Buf,
+        offset: u64,
+        tag: u64,
+        punt: bool,
+    ) -> bool {
         assert!(buf.is_contiguous() && buf.len() <= u32::MAX as usize);
         let (addr, len) = (buf.addr(), buf.len() as u32);
         let entry = if write {

@@ -256,10 +256,7 @@ mod tests {
         let vec = Type::vector(2, 2, 4, false, &int, false).unwrap();
         let ft = Type::resized(&vec, 0, 64, false).unwrap();
         let v = view_of(100, ft, 4);
-        assert_eq!(
-            v.piece_list(4, 20),
-            vec![(104, 4), (116, 8), (164, 8)]
-        );
+        assert_eq!(v.piece_list(4, 20), vec![(104, 4), (116, 8), (164, 8)]);
         assert_eq!(v.file_offset(8), 116);
         assert_eq!(v.file_offset(16), 164);
         assert_eq!(v.stream_bytes_before(100), 0);

@@ -13,6 +13,7 @@ use super::errhandler::Errhandler;
 use super::exchange::{self, bytes_to_words, tag, words_to_bytes, Channel};
 use super::group::{Compare, Group};
 use super::session::Session;
+use super::stream::StreamMap;
 use super::topo::Topology;
 use crate::error::{fail, ErrorClass, MpiError, MpiResult};
 use crate::instance::ProcId;
@@ -47,8 +48,11 @@ pub struct Comm {
     /// set at creation, except for `MPI_Comm_create_from_group`, whose members agree on it
     /// in the progress engine after the call returned (`resolve` waits for it).
     context: OnceLock<MpiResult<u32>>,
-    /// Index of the implicit VCI this communicator's traffic uses.
+    /// The VCI this process runs the communicator's operations on: an implicit one, or on a
+    /// stream communicator this process's (first) stream's.
     pub vci: usize,
+    /// A stream communicator's streams (`object::stream`); `None` for every other kind.
+    pub streams: Option<StreamMap>,
     pub session: Arc<Session>,
     pub topo: Option<Arc<Topology>>,
     /// Cached attributes (the ABI layer runs their callbacks).
@@ -112,6 +116,7 @@ impl Comm {
             remote: None,
             context: OnceLock::new(),
             vci,
+            streams: None,
             session,
             topo: None,
             attrs: AttrList::new(),
@@ -220,6 +225,24 @@ impl Comm {
         self.peer_group().size()
     }
 
+    /// The VCI that messages to rank `rank` (of the peer group) go to: this communicator's
+    /// implicit VCI, or on a stream communicator the (first) stream `rank` attached.
+    #[inline]
+    pub fn peer_vci(&self, rank: u32) -> u8 {
+        match &self.streams {
+            None => self.vci as u8,
+            Some(s) => s.first_vci(rank),
+        }
+    }
+
+    /// Whether the program serialises this communicator's operations itself: a stream
+    /// communicator to which this process attached a stream.
+    pub fn is_serial(&self) -> bool {
+        self.streams
+            .as_ref()
+            .is_some_and(|s| s.all_local_are_streams())
+    }
+
     /// Where a point-to-point message to rank `dest` (of the peer group) with `tag` goes.
     #[inline]
     pub fn target(&self, dest: u32, tag: i32) -> MpiResult<Target> {
@@ -232,7 +255,12 @@ impl Comm {
                 ),
             )
         })?;
-        Ok(Target::new(self.context_id(), self.rank, dest_job, tag))
+        let mut target = Target::new(self.context_id(), self.rank, dest_job, tag, self.vci as u8);
+        if let Some(s) = &self.streams {
+            target.vci = s.first_vci(dest);
+            target.stream = s.own_mark();
+        }
+        Ok(target)
     }
 
     /// This process's job rank.
@@ -474,6 +502,17 @@ pub fn dup(parent: &Comm) -> MpiResult<Arc<Comm>> {
 }
 
 pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
+    let mut c = dup_comm(parent, func)?;
+    if let Some(s) = &parent.streams {
+        c.streams = Some(s.attach_again());
+        c.vci = parent.vci;
+    }
+    Ok(Arc::new(c))
+}
+
+/// A duplicate of `parent` with a new context id, on the implicit VCI of that id (a stream
+/// communicator's duplicate gets its streams from the caller).
+pub(super) fn dup_comm(parent: &Comm, func: &str) -> MpiResult<Comm> {
     let ctx = if parent.is_inter() {
         let levels = inter_levels(parent);
         let k = key(parent.context_id(), sub_key::COLLECTIVE);
@@ -497,7 +536,7 @@ pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
         ctx,
     );
     c.set_hints(&parent.inherited_hints());
-    Ok(Arc::new(c))
+    Ok(c)
 }
 
 /// `MPI_Comm_split`: `color` `None` is `MPI_UNDEFINED` (no new communicator).

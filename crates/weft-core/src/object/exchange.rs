@@ -38,6 +38,8 @@ pub mod tag {
     pub const VERDICT: i32 = -0x1000_0007;
     /// `MPI_Finalize`'s synchronization over `MPI_COMM_WORLD` (`runtime::world::finalize`).
     pub const FINALIZE: i32 = -0x1000_0008;
+    /// Stream communicator creation: every member's stream VCIs (over the new communicator).
+    pub const STREAMS: i32 = -0x1000_0009;
     /// `MPI_Comm_create_group(tag)`: `GROUP_BASE - (tag & 0x0fff_ffff)`.
     pub const GROUP_BASE: i32 = -0x2000_0000;
     /// `MPI_Intercomm_create(tag)` between the leaders: `INTERCOMM_BASE - (tag & 0x0fff_ffff)`.
@@ -68,6 +70,8 @@ pub mod tag {
 pub struct Channel<'a> {
     inst: &'a Instance,
     vci: usize,
+    /// The communicator whose peers' VCIs the messages go to (`None`: all on `vci`).
+    comm: Option<&'a Comm>,
     context: u32,
     my_rank: u32,
     peers: &'a [ProcId],
@@ -80,6 +84,7 @@ impl<'a> Channel<'a> {
         Channel {
             inst: &comm.session.instance,
             vci: comm.vci,
+            comm: Some(comm),
             context: comm.collective_context(),
             my_rank: comm.rank,
             peers: comm.peer_group().members(),
@@ -92,6 +97,7 @@ impl<'a> Channel<'a> {
         Channel {
             inst: &comm.session.instance,
             vci: comm.vci,
+            comm: (!comm.is_inter()).then_some(comm),
             context: comm.collective_context(),
             my_rank: comm.rank,
             peers: comm.group.members(),
@@ -103,6 +109,7 @@ impl<'a> Channel<'a> {
         Channel {
             inst,
             vci: inst.vci_for_context(context),
+            comm: None,
             context,
             my_rank,
             peers,
@@ -113,6 +120,11 @@ impl<'a> Channel<'a> {
         self.peers.len() as u32
     }
 
+    /// The VCI messages to peer `rank` go to.
+    fn vci_of(&self, rank: u32) -> u8 {
+        self.comm.map_or(self.vci as u8, |c| c.peer_vci(rank))
+    }
+
     fn isend(&self, dest: u32, tag: i32, buf: Buf) -> MpiResult<Option<ReqId>> {
         let dest_job = *self.peers.get(dest as usize).ok_or_else(|| {
             MpiError::new(
@@ -120,7 +132,7 @@ impl<'a> Channel<'a> {
                 format!("exchange peer {dest} out of range"),
             )
         })?;
-        let target = Target::new(self.context, self.my_rank, dest_job, tag);
+        let target = Target::new(self.context, self.my_rank, dest_job, tag, self.vci_of(dest));
         let mut st = self.inst.vcis[self.vci].lock();
         match engine::start_send(
             &self.inst.transports,
@@ -304,7 +316,7 @@ impl<'a> Channel<'a> {
 /// on the others: a context-id agreement running in the progress engine of another VCI (an
 /// `MPI_Comm_idup`) may hold what this exchange's agreement waits for (see `context_id`).
 fn complete(inst: &Instance, id: ReqId) -> progress::Completed {
-    if inst.vcis.len() == 1 {
+    if inst.config.num_vcis == 1 {
         return progress::wait(inst, id);
     }
     let mut backoff = inst.backoff();

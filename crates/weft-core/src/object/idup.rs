@@ -55,6 +55,14 @@ struct Link {
     context: u32,
     my_rank: u32,
     peers: Vec<ProcId>,
+    /// The VCI of each peer (they differ on a stream communicator).
+    vcis: Vec<u8>,
+}
+
+impl Link {
+    fn vci_of(&self, rank: u32) -> u8 {
+        self.vcis[rank as usize]
+    }
 }
 
 enum Stage {
@@ -98,10 +106,20 @@ pub fn idup(parent: &Comm, owner: usize, func: &'static str) -> (Arc<Comm>, ReqI
     let ctx = parent.collective_context();
     let me = parent.rank;
     let n = parent.size();
+    let inter = parent.is_inter();
     let mut links = vec![Link {
         context: ctx,
         my_rank: me,
         peers: parent.group.members().to_vec(),
+        vcis: (0..n)
+            .map(|r| {
+                if inter {
+                    parent.vci as u8
+                } else {
+                    parent.peer_vci(r)
+                }
+            })
+            .collect(),
     }];
     let mut stages = dissemination(me, n, t_local);
     if let Some(remote) = &parent.remote {
@@ -109,6 +127,7 @@ pub fn idup(parent: &Comm, owner: usize, func: &'static str) -> (Arc<Comm>, ReqI
             context: ctx,
             my_rank: me,
             peers: remote.members().to_vec(),
+            vcis: vec![parent.vci as u8; remote.size() as usize],
         });
         if me == 0 {
             stages.push(Stage::Exchange {
@@ -173,6 +192,7 @@ pub fn publish_agreed(
     let links = vec![Link {
         context,
         my_rank: me,
+        vcis: vec![vci as u8; peers.len()],
         peers,
     }];
     let stages = dissemination(me, n, tag);
@@ -254,7 +274,13 @@ impl Idup {
         for to in sends {
             let mut sbuf = Scratch::new(self.data.len());
             sbuf.bytes_mut().copy_from_slice(&self.data);
-            let target = Target::new(l.context, l.my_rank, l.peers[to as usize], tag);
+            let target = Target::new(
+                l.context,
+                l.my_rank,
+                l.peers[to as usize],
+                tag,
+                l.vci_of(to),
+            );
             let id = cx.isend(target, sbuf.buf(), SendMode::Standard)?;
             self.sends.push((id, sbuf));
         }
@@ -382,7 +408,8 @@ fn pending_duplicate(p: &Comm, seq: u32) -> Comm {
         CommKind::Inter => CommKind::Inter,
         _ => CommKind::Intra,
     };
-    let vcis = p.session.instance.vcis.len();
+    // Only the implicit VCIs: the others belong to MPIX streams.
+    let vcis = p.session.instance.config.num_vcis;
     let vci = (p.vci + 1 + seq as usize % vcis) % vcis;
     let mut c = Comm::unresolved(
         kind,
@@ -424,7 +451,7 @@ pub fn create_from_group(
     };
     let h = hash128(group.members(), string_tag);
     let t = tag::BOOTSTRAP_BASE - ((h as i32) & 0x3fff_ffff);
-    let vci = (h >> 64) as usize % inst.vcis.len();
+    let vci = (h >> 64) as usize % inst.config.num_vcis;
     let mut c = Comm::unresolved(
         CommKind::Intra,
         group.clone(),

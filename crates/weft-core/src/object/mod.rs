@@ -1,5 +1,5 @@
 //! MPI objects: sessions, communicators (and their context ids), groups, attributes,
-//! topologies, errhandlers, info, windows.
+//! topologies, errhandlers, info, windows, MPIX streams.
 #![forbid(unsafe_code)]
 
 pub mod area;
@@ -12,6 +12,7 @@ pub mod group;
 pub mod idup;
 pub mod info;
 pub mod session;
+pub mod stream;
 pub mod topo;
 pub mod win;
 

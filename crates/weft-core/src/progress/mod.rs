@@ -5,6 +5,7 @@
 
 pub mod greq;
 pub mod persistent;
+pub mod thread;
 
 use std::sync::Arc;
 
@@ -22,9 +23,11 @@ pub fn poke(inst: &Instance, vci: usize) -> bool {
     engine::progress(&inst.transports, vci, &mut st)
 }
 
-/// One progress pass on every VCI.
+/// One progress pass on every implicit VCI (a stream's VCI is progressed only through its
+/// own operations, `MPIX_Stream_progress` and its progress thread: its user serialises it).
 pub fn poke_all(inst: &Instance) -> bool {
-    (0..inst.vcis.len()).fold(false, |worked, v| poke(inst, v) | worked)
+    inst.implicit_vcis()
+        .fold(false, |worked, v| poke(inst, v) | worked)
 }
 
 /// `MPIX_Stream_progress(MPIX_STREAM_NULL)`: every implicit VCI and the polled work.

@@ -8,7 +8,8 @@ pub mod buffered;
 use crate::datatype::Buf;
 use crate::error::{MpiError, MpiResult};
 use crate::instance::Instance;
-use crate::message::{Pattern, SendMode, SourceSel, Status, TagSel};
+use crate::message::{Pattern, SendMode, SourceSel, Status, TagSel, Target};
+use crate::object::stream::Lane;
 use crate::object::Comm;
 use crate::progress;
 use crate::request::{Ext, PersistentState, ReqId, Request};
@@ -31,11 +32,24 @@ pub fn start_send(
     request: Option<usize>,
 ) -> MpiResult<SendStart> {
     let target = comm.target(dest, tag)?;
+    send_on(comm, comm.vci, target, buf, mode, request)
+}
+
+/// `start_send` from this process's VCI `vci` to `target`.
+#[inline]
+fn send_on(
+    comm: &Comm,
+    vci: usize,
+    target: Target,
+    buf: Buf,
+    mode: SendMode,
+    request: Option<usize>,
+) -> MpiResult<SendStart> {
     let inst = &comm.session.instance;
-    let mut st = inst.vcis[comm.vci].lock();
+    let mut st = inst.vcis[vci].lock();
     let start = engine::start_send(
         &inst.transports,
-        comm.vci,
+        vci,
         &mut st,
         target,
         buf,
@@ -50,6 +64,21 @@ pub fn start_send(
         }
     }
     Ok(start)
+}
+
+/// `MPIX_Stream_send`/`isend`: `start_send` between the streams `lane` names.
+pub fn start_stream_send(
+    comm: &Comm,
+    dest: u32,
+    tag: i32,
+    buf: Buf,
+    lane: Lane,
+    request: Option<usize>,
+) -> MpiResult<SendStart> {
+    let mut target = comm.target(dest, tag)?;
+    target.vci = lane.remote_vci;
+    target.stream = lane.mark;
+    send_on(comm, lane.vci, target, buf, SendMode::Standard, request)
 }
 
 /// A nonblocking send: `start_send` asked for a request.
@@ -83,30 +112,63 @@ pub fn send(comm: &Comm, dest: u32, tag: i32, buf: Buf, mode: SendMode) -> MpiRe
 /// Start a receive; `owner` is stored in the request (see `Request::owner`).
 #[inline]
 pub fn irecv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, owner: usize) -> ReqId {
-    let inst = &comm.session.instance;
     let pattern = Pattern::new(comm.context_id(), source, tag);
+    irecv_on(comm, comm.vci, pattern, buf, owner)
+}
+
+/// `irecv` on this process's VCI `vci`.
+#[inline]
+fn irecv_on(comm: &Comm, vci: usize, pattern: Pattern, buf: Buf, owner: usize) -> ReqId {
+    let inst = &comm.session.instance;
     // No progress pass here: arrivals still in the queue are matched against this receive
     // when they are drained, and polling a queue the sender is writing costs a cache-line
     // transfer.
-    let mut st = inst.vcis[comm.vci].lock();
-    engine::start_recv(&inst.transports, comm.vci, &mut st, pattern, buf, owner)
+    let mut st = inst.vcis[vci].lock();
+    engine::start_recv(&inst.transports, vci, &mut st, pattern, buf, owner)
 }
 
 /// A blocking receive. The status is returned even on truncation (as an error status).
 pub fn recv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf) -> Status {
-    let inst = &comm.session.instance;
     let pattern = Pattern::new(comm.context_id(), source, tag);
-    if let Some(status) = engine::recv_direct(
-        &inst.transports,
-        &inst.vcis[comm.vci],
-        inst.spin,
-        &pattern,
-        buf,
-    ) {
+    recv_on(comm, comm.vci, pattern, buf)
+}
+
+/// `recv` on this process's VCI `vci`.
+fn recv_on(comm: &Comm, vci: usize, pattern: Pattern, buf: Buf) -> Status {
+    let inst = &comm.session.instance;
+    if let Some(status) =
+        engine::recv_direct(&inst.transports, &inst.vcis[vci], inst.spin, &pattern, buf)
+    {
         return status;
     }
-    let id = irecv(comm, source, tag, buf, 0);
+    let id = irecv_on(comm, vci, pattern, buf, 0);
     progress::wait(inst, id).status
+}
+
+/// `MPIX_Stream_irecv`: `irecv` on the stream `lane` names, of the sender's stream it
+/// names (or any).
+pub fn stream_irecv(
+    comm: &Comm,
+    source: SourceSel,
+    tag: TagSel,
+    buf: Buf,
+    lane: Lane,
+    owner: usize,
+) -> ReqId {
+    let pattern = Pattern {
+        stream: lane.mark,
+        ..Pattern::new(comm.context_id(), source, tag)
+    };
+    irecv_on(comm, lane.vci, pattern, buf, owner)
+}
+
+/// `MPIX_Stream_recv`.
+pub fn stream_recv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf, lane: Lane) -> Status {
+    let pattern = Pattern {
+        stream: lane.mark,
+        ..Pattern::new(comm.context_id(), source, tag)
+    };
+    recv_on(comm, lane.vci, pattern, buf)
 }
 
 /// Look for a matching message without receiving it.

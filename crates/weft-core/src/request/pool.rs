@@ -225,6 +225,11 @@ impl RequestPool {
         Some(value)
     }
 
+    /// Whether a live request has not completed yet (the shared completed send excluded).
+    pub fn any_incomplete(&self) -> bool {
+        self.slots.iter().skip(1).any(|s| s.live && !s.req.complete)
+    }
+
     /// Number of live requests (for leak checks; the shared completed send and retired
     /// slots are not counted).
     pub fn live(&self) -> usize {

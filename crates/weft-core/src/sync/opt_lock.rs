@@ -16,9 +16,11 @@ const SPINS_BEFORE_YIELD: u32 = 64;
 
 pub struct OptLock<T> {
     held: AtomicBool,
-    /// Switched on (never off) when a session asks for `MPI_THREAD_MULTIPLE`; that happens
-    /// inside an initialization call, when by the lower levels' rules no other thread is in
-    /// the library.
+    /// Switched on when a session asks for `MPI_THREAD_MULTIPLE` (inside an initialization
+    /// call, when by the lower levels' rules no other thread is in the library), and for the
+    /// life of a progress thread on a VCI that otherwise has one user (an MPIX stream's, or
+    /// the implicit ones below `MPI_THREAD_MULTIPLE`): switched by that user, before the
+    /// thread starts and after it was joined.
     threaded: AtomicBool,
     value: UnsafeCell<T>,
 }
@@ -46,6 +48,12 @@ impl<T> OptLock<T> {
     /// Make the lock really lock from now on.
     pub fn enable_threads(&self) {
         self.threaded.store(true, Ordering::SeqCst);
+    }
+
+    /// Stop really locking: only by the lock's one user, when no other thread can take it
+    /// any more (a progress thread it started has been joined).
+    pub fn disable_threads(&self) {
+        self.threaded.store(false, Ordering::SeqCst);
     }
 
     /// One attempt to take the threaded lock. A compare-exchange, not a swap: a failed

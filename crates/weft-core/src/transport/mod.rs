@@ -107,6 +107,17 @@ impl Transports {
         }
     }
 
+    /// The route through this process's own queues (a message to another of its VCIs):
+    /// the shared-memory transport's, if there is one.
+    pub fn own_queue(&self) -> Route {
+        match self.shm {
+            Some(_) => Route::Shm {
+                local: self.my_local,
+            },
+            None => Route::Unreachable,
+        }
+    }
+
     /// Whether large messages from other processes may be read with a single copy.
     pub fn cma_allowed(&self) -> bool {
         self.cma_allowed.load(Ordering::Relaxed)

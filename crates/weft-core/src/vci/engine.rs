@@ -21,6 +21,8 @@ pub enum Outgoing {
     /// synchronous sends, when the ack comes).
     Eager {
         route: Route,
+        /// The destination's VCI.
+        vci: usize,
         header: Header,
         buf: Buf,
         req: ReqId,
@@ -29,6 +31,8 @@ pub enum Outgoing {
     /// A protocol message with a small payload.
     Control {
         route: Route,
+        /// The destination's VCI.
+        vci: usize,
         header: Header,
         payload: [u8; 24],
         len: usize,
@@ -39,6 +43,8 @@ pub enum Outgoing {
 pub struct Stream {
     sreq: ReqId,
     route: Route,
+    /// The receiver's VCI.
+    vci: usize,
     rreq_token: u64,
     offset: u64,
     total: u64,
@@ -63,6 +69,16 @@ fn unreachable(dest: u32) -> MpiError {
     )
 }
 
+/// How a message from VCI `vci` reaches VCI `dest_vci` of job rank `dest`: a message to
+/// this process on another VCI (another stream) goes through this process's own queue of
+/// that VCI, when there is one (a shared-memory transport).
+fn route_to(t: &Transports, dest: u32, dest_vci: usize, vci: usize) -> Route {
+    match t.route(dest) {
+        Route::SelfRank if dest_vci != vci => t.own_queue(),
+        route => route,
+    }
+}
+
 /// Start a send; with `request`, a request is returned even when nothing remains to wait
 /// for (the VCI's shared completed one). The first branch is the whole of a small
 /// standard-mode send: the message goes straight into the peer's queue when nothing is
@@ -79,8 +95,9 @@ pub fn start_send(
 ) -> MpiResult<SendStart> {
     let len = buf.len();
     if mode == SendMode::Standard && len <= t.eager_max && st.pending.is_empty() {
-        let header = Header::eager(&target, t.my_rank, false);
-        if t.try_send(t.route(target.dest), vci, &header, len, |cell| {
+        let header = Header::eager(&target, t.my_rank, vci, false);
+        let to = target.vci as usize;
+        if t.try_send(t.route(target.dest), to, &header, len, |cell| {
             buf.pack(0, cell)
         }) {
             return Ok(if request {
@@ -105,12 +122,19 @@ fn start_send_queued(
     mode: SendMode,
     request: bool,
 ) -> MpiResult<SendStart> {
-    let route = t.route(target.dest);
+    let to = target.vci as usize;
+    let route = route_to(t, target.dest, to, vci);
     if route == Route::Unreachable {
+        if target.dest == t.my_rank {
+            return Err(MpiError::new(
+                ErrorClass::UnsupportedOperation,
+                "a message to another stream of this process needs a shared-memory transport (more than one process on the node)",
+            ));
+        }
         return Err(unreachable(target.dest));
     }
     let sync = mode == SendMode::Synchronous;
-    let mut header = Header::eager(&target, t.my_rank, sync);
+    let mut header = Header::eager(&target, t.my_rank, vci, sync);
     let len = buf.len();
     if len > t.eager_max {
         // Rendezvous: announce the message; the receiver pulls the data when it matches.
@@ -130,7 +154,14 @@ fn start_send_queued(
         };
         let mut payload = [0u8; 24];
         info.encode(&mut payload);
-        send_control(t, vci, st, target.dest, header, &payload[..RtsInfo::BYTES]);
+        send_control(
+            t,
+            vci,
+            st,
+            (target.dest, to),
+            header,
+            &payload[..RtsInfo::BYTES],
+        );
         return Ok(SendStart::Pending(req));
     }
     // The request is needed only if something remains to wait for.
@@ -156,12 +187,13 @@ fn start_send_queued(
     // (A standard send found the queue full or others queued ahead in the first branch.)
     if sync
         && st.pending.is_empty()
-        && t.try_send(route, vci, &header, len, |cell| buf.pack(0, cell))
+        && t.try_send(route, to, &header, len, |cell| buf.pack(0, cell))
     {
         return Ok(SendStart::Pending(req)); // completes with the ack
     }
     st.pending.push_back(Outgoing::Eager {
         route,
+        vci: to,
         header,
         buf,
         req,
@@ -170,23 +202,24 @@ fn start_send_queued(
     Ok(SendStart::Pending(req))
 }
 
-/// Send a protocol message (ack, rendezvous header, ...) to job rank `dest`.
+/// Send a protocol message (ack, rendezvous header, ...) to VCI `dest_vci` of job rank
+/// `dest`.
 pub fn send_control(
     t: &Transports,
     vci: usize,
     st: &mut VciState,
-    dest: u32,
+    (dest, dest_vci): (u32, usize),
     header: Header,
     payload: &[u8],
 ) {
-    let route = t.route(dest);
+    let route = route_to(t, dest, dest_vci, vci);
     match route {
         Route::SelfRank => incoming(t, vci, st, &header, payload),
         // Replies go to ranks that reached us, so they are reachable.
         Route::Unreachable => {}
         Route::Shm { .. } => {
             if st.pending.is_empty()
-                && t.try_send(route, vci, &header, payload.len(), |cell| {
+                && t.try_send(route, dest_vci, &header, payload.len(), |cell| {
                     cell.copy_from_slice(payload)
                 })
             {
@@ -196,6 +229,7 @@ pub fn send_control(
             copy[..payload.len()].copy_from_slice(payload);
             st.pending.push_back(Outgoing::Control {
                 route,
+                vci: dest_vci,
                 header,
                 payload: copy,
                 len: payload.len(),
@@ -220,7 +254,13 @@ fn key_of(header: &Header) -> Key {
         context: header.context,
         source: header.src,
         tag: header.tag,
+        stream: header.stream,
     }
+}
+
+/// Where replies to the sender of `header` go.
+fn reply_to(header: &Header) -> (u32, usize) {
+    (header.origin, header.origin_vci as usize)
 }
 
 /// Handle one arriving message.
@@ -233,13 +273,14 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
                 Some(posted) => {
                     deliver_eager(st, posted.req, &key, payload);
                     if sync {
-                        let ack = Header::control(protocol::ACK, t.my_rank, header.token);
-                        send_control(t, vci, st, header.origin, ack, &[]);
+                        let ack = Header::control(protocol::ACK, t.my_rank, vci, header.token);
+                        send_control(t, vci, st, reply_to(header), ack, &[]);
                     }
                 }
                 None => st.matching.add_unexpected(Unexpected {
                     key,
                     origin: header.origin,
+                    origin_vci: header.origin_vci,
                     token: header.token,
                     sync,
                     payload: Payload::Eager(payload.to_vec()),
@@ -254,6 +295,7 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             let message = Unexpected {
                 key,
                 origin: header.origin,
+                origin_vci: header.origin_vci,
                 token: header.token,
                 sync: false,
                 payload: Payload::Rendezvous {
@@ -287,11 +329,13 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
                 return;
             };
             let total = req.buf.len() as u64;
-            let route = t.route(header.origin);
+            let (origin, origin_vci) = reply_to(header);
+            let route = route_to(t, origin, origin_vci, vci);
             if let Route::Shm { .. } = route {
                 st.streams.push(Stream {
                     sreq,
                     route,
+                    vci: origin_vci,
                     rreq_token,
                     offset: 0,
                     total,
@@ -366,8 +410,9 @@ pub fn receive_matched(
         Payload::Eager(ref data) => {
             deliver_eager(st, id, &message.key, data);
             if message.sync {
-                let ack = Header::control(protocol::ACK, t.my_rank, message.token);
-                send_control(t, vci, st, message.origin, ack, &[]);
+                let ack = Header::control(protocol::ACK, t.my_rank, vci, message.token);
+                let to = (message.origin, message.origin_vci as usize);
+                send_control(t, vci, st, to, ack, &[]);
             }
         }
         Payload::Rendezvous { total, addr, pid } => {
@@ -398,8 +443,9 @@ pub fn receive_matched(
                 match buf.fill_from_process(pid, addr as usize, n) {
                     Ok(()) => {
                         complete(st, id, status);
-                        let fin = Header::control(protocol::FIN, t.my_rank, message.token);
-                        send_control(t, vci, st, message.origin, fin, &[]);
+                        let fin = Header::control(protocol::FIN, t.my_rank, vci, message.token);
+                        let to = (message.origin, message.origin_vci as usize);
+                        send_control(t, vci, st, to, fin, &[]);
                         return;
                     }
                     Err(e) => {
@@ -412,9 +458,10 @@ pub fn receive_matched(
             req.expected = total;
             req.received = 0;
             req.status = status;
-            let mut cts = Header::control(protocol::CTS, t.my_rank, message.token);
+            let mut cts = Header::control(protocol::CTS, t.my_rank, vci, message.token);
             cts.context = message.key.context;
-            send_control(t, vci, st, message.origin, cts, &id.token().to_le_bytes());
+            let to = (message.origin, message.origin_vci as usize);
+            send_control(t, vci, st, to, cts, &id.token().to_le_bytes());
         }
     }
 }
@@ -567,25 +614,30 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
         }
         got
     });
-    worked |= flush_pending(t, vci, st);
+    worked |= flush_pending(t, st);
     worked |= advance_streams(t, vci, st);
     worked |= super::schedule::run(t, vci, st);
     worked
 }
 
-fn flush_pending(t: &Transports, vci: usize, st: &mut VciState) -> bool {
+fn flush_pending(t: &Transports, st: &mut VciState) -> bool {
     let mut worked = false;
     while let Some(out) = st.pending.front() {
         let pushed = match out {
             Outgoing::Eager {
-                route, header, buf, ..
-            } => t.try_send(*route, vci, header, buf.len(), |cell| buf.pack(0, cell)),
+                route,
+                vci: to,
+                header,
+                buf,
+                ..
+            } => t.try_send(*route, *to, header, buf.len(), |cell| buf.pack(0, cell)),
             Outgoing::Control {
                 route,
+                vci: to,
                 header,
                 payload,
                 len,
-            } => t.try_send(*route, vci, header, *len, |cell| {
+            } => t.try_send(*route, *to, header, *len, |cell| {
                 cell.copy_from_slice(&payload[..*len])
             }),
         };
@@ -616,12 +668,12 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
             continue;
         };
         let buf = req.buf;
-        let mut header = Header::control(protocol::DATA, t.my_rank, s.rreq_token);
+        let mut header = Header::control(protocol::DATA, t.my_rank, vci, s.rreq_token);
         header.context = s.context;
         while s.offset < s.total {
             let n = chunk.min((s.total - s.offset) as usize);
             let offset = s.offset;
-            let pushed = t.try_send(s.route, vci, &header, protocol::DATA_HEADER + n, |cell| {
+            let pushed = t.try_send(s.route, s.vci, &header, protocol::DATA_HEADER + n, |cell| {
                 cell[..protocol::DATA_HEADER].copy_from_slice(&offset.to_le_bytes());
                 buf.pack(offset as usize, &mut cell[protocol::DATA_HEADER..]);
             });

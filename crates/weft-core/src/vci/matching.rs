@@ -26,6 +26,8 @@ pub struct Unexpected {
     pub key: Key,
     /// The sender's rank in the job (replies go there).
     pub origin: u32,
+    /// The sender's VCI (replies go there).
+    pub origin_vci: u8,
     /// The sender's request token (for synchronous-send acks and rendezvous).
     pub token: u64,
     /// The sender waits for an acknowledgement when the message is matched.
@@ -149,6 +151,7 @@ mod tests {
             context: 0,
             source,
             tag,
+            stream: 0,
         }
     }
 
@@ -156,6 +159,7 @@ mod tests {
         Unexpected {
             key: key(source, tag),
             origin: source,
+            origin_vci: 0,
             token: 0,
             sync: false,
             payload: Payload::Eager(vec![byte]),
@@ -172,11 +176,13 @@ mod tests {
             context: 0,
             source: SourceSel::Any,
             tag: TagSel::Any,
+            stream: 0,
         };
         let from1tag6 = Pattern {
             context: 0,
             source: SourceSel::Rank(1),
             tag: TagSel::Tag(6),
+            stream: 0,
         };
         assert_eq!(
             m.take_unexpected(&from1tag6).unwrap().payload,
@@ -201,6 +207,7 @@ mod tests {
                 context: 0,
                 source,
                 tag: TagSel::Any,
+                stream: 0,
             },
             req: req(slot),
         };

@@ -60,6 +60,12 @@ impl VciState {
         self.pending.is_empty() && self.streams.is_empty() && self.schedules.is_empty()
     }
 
+    /// Whether operations on this VCI wait for something from peers: messages queued or
+    /// streaming out, schedules running, or requests not complete yet.
+    pub fn awaits_peers(&self) -> bool {
+        !self.is_quiet() || self.requests.any_incomplete()
+    }
+
     /// Run `f` with the receive position taken out of the state, so that `f` may hand each
     /// arrival to code that needs the whole state. `f` must not receive through the state
     /// it is given (its position is a placeholder meanwhile); nothing in the engine does.
@@ -108,9 +114,15 @@ impl Vci {
         }
     }
 
-    /// Make the lock really lock (a session asked for `MPI_THREAD_MULTIPLE`).
+    /// Make the lock really lock (a session asked for `MPI_THREAD_MULTIPLE`, or a progress
+    /// thread starts on this VCI).
     pub fn enable_threads(&self) {
         self.state.enable_threads();
+    }
+
+    /// Stop really locking (see `OptLock::disable_threads`).
+    pub fn disable_threads(&self) {
+        self.state.disable_threads();
     }
 
     /// Whether several threads may use this VCI at once.

@@ -11,9 +11,13 @@ use crate::transport::WireHeader;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Header {
     /// One of the kinds below (`EAGER`, `RTS`, ...).
-    pub kind: u16,
+    pub kind: u8,
     /// `FLAG_*` bits.
-    pub flags: u16,
+    pub flags: u8,
+    /// The sender's VCI: where replies (ack, clear-to-send, fin) go.
+    pub origin_vci: u8,
+    /// The sender's stream on a multiplex stream communicator, plus one (0: none).
+    pub stream: u8,
     /// The sender's rank in the communicator.
     pub src: u32,
     pub context: u32,
@@ -28,8 +32,10 @@ impl WireHeader for Header {
     #[inline]
     fn encode(&self) -> [u8; WIRE_HEADER_BYTES] {
         let mut b = [0u8; WIRE_HEADER_BYTES];
-        b[0..2].copy_from_slice(&self.kind.to_le_bytes());
-        b[2..4].copy_from_slice(&self.flags.to_le_bytes());
+        b[0] = self.kind;
+        b[1] = self.flags;
+        b[2] = self.origin_vci;
+        b[3] = self.stream;
         b[4..8].copy_from_slice(&self.src.to_le_bytes());
         b[8..12].copy_from_slice(&self.context.to_le_bytes());
         b[12..16].copy_from_slice(&self.tag.to_le_bytes());
@@ -40,13 +46,14 @@ impl WireHeader for Header {
 
     #[inline]
     fn decode(b: &[u8; WIRE_HEADER_BYTES]) -> Header {
-        let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let mut token = [0u8; 8];
         token.copy_from_slice(&b[20..28]);
         Header {
-            kind: u16_at(0),
-            flags: u16_at(2),
+            kind: b[0],
+            flags: b[1],
+            origin_vci: b[2],
+            stream: b[3],
             src: u32_at(4),
             context: u32_at(8),
             tag: u32_at(12) as i32,
@@ -57,13 +64,15 @@ impl WireHeader for Header {
 }
 
 impl Header {
-    /// The header of a message to `target` from job rank `origin`: an eager message
-    /// (`sync`: the sender waits for `ACK`); the rendezvous start changes the kind.
+    /// The header of a message to `target` from job rank `origin`, VCI `origin_vci`: an eager
+    /// message (`sync`: the sender waits for `ACK`); the rendezvous start changes the kind.
     #[inline]
-    pub fn eager(target: &Target, origin: u32, sync: bool) -> Header {
+    pub fn eager(target: &Target, origin: u32, origin_vci: usize, sync: bool) -> Header {
         Header {
             kind: EAGER,
             flags: if sync { FLAG_SYNC } else { 0 },
+            origin_vci: origin_vci as u8,
+            stream: target.stream,
             src: target.my_rank,
             context: target.context,
             tag: target.tag,
@@ -72,11 +81,13 @@ impl Header {
         }
     }
 
-    /// A protocol message of `kind` (ack, fin, clear-to-send, data) about `token`.
-    pub fn control(kind: u16, origin: u32, token: u64) -> Header {
+    /// A protocol message of `kind` (ack, fin, clear-to-send, data) about `token`, from job
+    /// rank `origin`, VCI `origin_vci`.
+    pub fn control(kind: u8, origin: u32, origin_vci: usize, token: u64) -> Header {
         Header {
             kind,
             origin,
+            origin_vci: origin_vci as u8,
             token,
             ..Header::default()
         }
@@ -84,20 +95,20 @@ impl Header {
 }
 
 /// A whole message in one cell.
-pub const EAGER: u16 = 1;
+pub const EAGER: u8 = 1;
 /// Request to send a large message: payload `RtsInfo`; the data stays with the sender.
-pub const RTS: u16 = 2;
+pub const RTS: u8 = 2;
 /// A synchronous eager send was matched (token: the sender's request).
-pub const ACK: u16 = 3;
+pub const ACK: u8 = 3;
 /// The receiver finished reading a rendezvous message (token: the sender's request).
-pub const FIN: u16 = 4;
+pub const FIN: u8 = 4;
 /// Clear to send, for the pipelined path (token: the sender's request; payload: receiver's).
-pub const CTS: u16 = 5;
+pub const CTS: u8 = 5;
 /// A chunk of a pipelined message (token: the receiver's request; payload: offset + bytes).
-pub const DATA: u16 = 6;
+pub const DATA: u8 = 6;
 
 /// Flag: the sender waits for `ACK` when the message is matched (`MPI_Ssend`).
-pub const FLAG_SYNC: u16 = 1;
+pub const FLAG_SYNC: u8 = 1;
 
 /// Where a rendezvous message's data is: `total` bytes at `addr` in process `pid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +169,8 @@ mod tests {
         let h = Header {
             kind: RTS,
             flags: FLAG_SYNC,
+            origin_vci: 3,
+            stream: 2,
             src: 7,
             context: 0xdead_beef,
             tag: -42,

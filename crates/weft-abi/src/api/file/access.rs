@@ -60,8 +60,10 @@ unsafe fn mem_of<I: Int>(
     let conv = match &rep {
         Rep::Native | Rep::Internal => Conv::None,
         Rep::User(u) if !u.converts() => Conv::None,
-        // SAFETY: as above: the elements stay valid user memory during the access.
-        Rep::External32 => Conv::External32(unsafe { TypedMem::new(buf as usize, n as usize, t.clone()) }),
+        Rep::External32 => {
+            // SAFETY: as above: the elements stay valid user memory during the access.
+            Conv::External32(unsafe { TypedMem::new(buf as usize, n as usize, t.clone()) })
+        }
         Rep::User(u) => Conv::User(
             u.clone(),
             MemData {
@@ -201,7 +203,20 @@ pub(crate) unsafe fn file_read_at<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, Some(offset), false, buf, count, datatype, status, false, false, func) }
+    unsafe {
+        blocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            status,
+            false,
+            false,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_read_at_all<I: Int>(
@@ -214,7 +229,20 @@ pub(crate) unsafe fn file_read_at_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, Some(offset), false, buf, count, datatype, status, false, true, func) }
+    unsafe {
+        blocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            status,
+            false,
+            true,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_write_at<I: Int>(
@@ -227,7 +255,20 @@ pub(crate) unsafe fn file_write_at<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, Some(offset), false, buf, count, datatype, status, true, false, func) }
+    unsafe {
+        blocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            status,
+            true,
+            false,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_write_at_all<I: Int>(
@@ -240,7 +281,20 @@ pub(crate) unsafe fn file_write_at_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, Some(offset), false, buf, count, datatype, status, true, true, func) }
+    unsafe {
+        blocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            status,
+            true,
+            true,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iread_at<I: Int>(
@@ -253,7 +307,20 @@ pub(crate) unsafe fn file_iread_at<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, Some(offset), false, buf, count, datatype, request, false, false, func) }
+    unsafe {
+        nonblocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            request,
+            false,
+            false,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iread_at_all<I: Int>(
@@ -266,7 +333,20 @@ pub(crate) unsafe fn file_iread_at_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, Some(offset), false, buf, count, datatype, request, false, true, func) }
+    unsafe {
+        nonblocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            request,
+            false,
+            true,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iwrite_at<I: Int>(
@@ -279,7 +359,20 @@ pub(crate) unsafe fn file_iwrite_at<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, Some(offset), false, buf, count, datatype, request, true, false, func) }
+    unsafe {
+        nonblocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            request,
+            true,
+            false,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iwrite_at_all<I: Int>(
@@ -292,7 +385,20 @@ pub(crate) unsafe fn file_iwrite_at_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, Some(offset), false, buf, count, datatype, request, true, true, func) }
+    unsafe {
+        nonblocking(
+            fh,
+            Some(offset),
+            false,
+            buf,
+            count,
+            datatype,
+            request,
+            true,
+            true,
+            func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_read_at_all_begin<I: Int>(
@@ -348,7 +454,11 @@ pub(crate) unsafe fn file_read<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, None, false, buf, count, datatype, status, false, false, func) }
+    unsafe {
+        blocking(
+            fh, None, false, buf, count, datatype, status, false, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_read_all<I: Int>(
@@ -360,7 +470,11 @@ pub(crate) unsafe fn file_read_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, None, false, buf, count, datatype, status, false, true, func) }
+    unsafe {
+        blocking(
+            fh, None, false, buf, count, datatype, status, false, true, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_write<I: Int>(
@@ -372,7 +486,11 @@ pub(crate) unsafe fn file_write<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, None, false, buf, count, datatype, status, true, false, func) }
+    unsafe {
+        blocking(
+            fh, None, false, buf, count, datatype, status, true, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_write_all<I: Int>(
@@ -384,7 +502,11 @@ pub(crate) unsafe fn file_write_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, None, false, buf, count, datatype, status, true, true, func) }
+    unsafe {
+        blocking(
+            fh, None, false, buf, count, datatype, status, true, true, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iread<I: Int>(
@@ -396,7 +518,11 @@ pub(crate) unsafe fn file_iread<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, None, false, buf, count, datatype, request, false, false, func) }
+    unsafe {
+        nonblocking(
+            fh, None, false, buf, count, datatype, request, false, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iread_all<I: Int>(
@@ -408,7 +534,11 @@ pub(crate) unsafe fn file_iread_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, None, false, buf, count, datatype, request, false, true, func) }
+    unsafe {
+        nonblocking(
+            fh, None, false, buf, count, datatype, request, false, true, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iwrite<I: Int>(
@@ -420,7 +550,11 @@ pub(crate) unsafe fn file_iwrite<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, None, false, buf, count, datatype, request, true, false, func) }
+    unsafe {
+        nonblocking(
+            fh, None, false, buf, count, datatype, request, true, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iwrite_all<I: Int>(
@@ -432,7 +566,11 @@ pub(crate) unsafe fn file_iwrite_all<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, None, false, buf, count, datatype, request, true, true, func) }
+    unsafe {
+        nonblocking(
+            fh, None, false, buf, count, datatype, request, true, true, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_read_all_begin<I: Int>(
@@ -486,7 +624,11 @@ pub(crate) unsafe fn file_read_shared<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, None, true, buf, count, datatype, status, false, false, func) }
+    unsafe {
+        blocking(
+            fh, None, true, buf, count, datatype, status, false, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_write_shared<I: Int>(
@@ -498,7 +640,11 @@ pub(crate) unsafe fn file_write_shared<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { blocking(fh, None, true, buf, count, datatype, status, true, false, func) }
+    unsafe {
+        blocking(
+            fh, None, true, buf, count, datatype, status, true, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iread_shared<I: Int>(
@@ -510,7 +656,11 @@ pub(crate) unsafe fn file_iread_shared<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, None, true, buf, count, datatype, request, false, false, func) }
+    unsafe {
+        nonblocking(
+            fh, None, true, buf, count, datatype, request, false, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_iwrite_shared<I: Int>(
@@ -522,7 +672,11 @@ pub(crate) unsafe fn file_iwrite_shared<I: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { nonblocking(fh, None, true, buf, count, datatype, request, true, false, func) }
+    unsafe {
+        nonblocking(
+            fh, None, true, buf, count, datatype, request, true, false, func,
+        )
+    }
 }
 
 pub(crate) unsafe fn file_read_ordered<I: Int>(

@@ -60,6 +60,9 @@ pub(crate) fn mpi_file_call_errhandler(fh: MPI_File, errorcode: c_int) -> MpiRes
             format!("{func}(errorcode={errorcode}): not a valid error code"),
         ));
     }
-    raise(Scope::File(fh), MpiError::with_code(errorcode, String::new()));
+    raise(
+        Scope::File(fh),
+        MpiError::with_code(errorcode, String::new()),
+    );
     Ok(())
 }

@@ -48,7 +48,9 @@ pub(crate) unsafe fn mpi_file_set_view(
     if esize == 0 && fsize > 0 || esize > 0 && fsize % esize != 0 {
         return Err(MpiError::new(
             ErrorClass::Type,
-            format!("{func}(filetype): its size ({fsize}) is not a multiple of the etype's ({esize})"),
+            format!(
+                "{func}(filetype): its size ({fsize}) is not a multiple of the etype's ({esize})"
+            ),
         ));
     }
     // MPICH reports these as MPI_ERR_IO; programs written for it test for that class.
@@ -115,7 +117,11 @@ pub(crate) fn mpi_file_seek(fh: MPI_File, offset: MPI_Offset, whence: c_int) -> 
     core_io::seek(&f, offset, whence_of(whence, func)?, func)
 }
 
-pub(crate) fn mpi_file_seek_shared(fh: MPI_File, offset: MPI_Offset, whence: c_int) -> MpiResult<()> {
+pub(crate) fn mpi_file_seek_shared(
+    fh: MPI_File,
+    offset: MPI_Offset,
+    whence: c_int,
+) -> MpiResult<()> {
     let func = "MPI_File_seek_shared";
     let f = file(fh, func)?;
     core_io::seek_shared(&f, offset, whence_of(whence, func)?, func)
@@ -135,7 +141,14 @@ pub(crate) unsafe fn mpi_file_get_position_shared(
     let func = "MPI_File_get_position_shared";
     let f = file(fh, func)?;
     // SAFETY: null-checked by `write`.
-    unsafe { write(offset, core_io::position_shared(&f) as MPI_Offset, func, "offset") }
+    unsafe {
+        write(
+            offset,
+            core_io::position_shared(&f) as MPI_Offset,
+            func,
+            "offset",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_file_get_byte_offset(
@@ -147,7 +160,14 @@ pub(crate) unsafe fn mpi_file_get_byte_offset(
     let f = file(fh, func)?;
     let o = offset_arg(offset, func, "offset")?;
     // SAFETY: null-checked by `write`.
-    unsafe { write(disp, core_io::byte_offset(&f, o) as MPI_Offset, func, "disp") }
+    unsafe {
+        write(
+            disp,
+            core_io::byte_offset(&f, o) as MPI_Offset,
+            func,
+            "disp",
+        )
+    }
 }
 
 /// `MPI_File_get_type_extent(_c)`.
@@ -174,7 +194,10 @@ pub(crate) unsafe fn file_get_type_extent<I: Int>(
 
 /// The conversion functions of `MPI_Register_datarep` (int counts) or `_c` (large counts).
 enum Conversion {
-    Int(Option<MPI_Datarep_conversion_function>, Option<MPI_Datarep_conversion_function>),
+    Int(
+        Option<MPI_Datarep_conversion_function>,
+        Option<MPI_Datarep_conversion_function>,
+    ),
     Large(
         Option<MPI_Datarep_conversion_function_c>,
         Option<MPI_Datarep_conversion_function_c>,
@@ -199,7 +222,14 @@ fn conversion_error(name: &str, code: c_int) -> MpiError {
 }
 
 impl CRep {
-    fn convert(&self, read: bool, mem: &MemData, position: u64, count: u64, file: *mut c_void) -> MpiResult<()> {
+    fn convert(
+        &self,
+        read: bool,
+        mem: &MemData,
+        position: u64,
+        count: u64,
+        file: *mut c_void,
+    ) -> MpiResult<()> {
         let user = mem.addr as *mut c_void;
         let extra = self.extra as *mut c_void;
         // SAFETY: user callbacks given to MPI_Register_datarep, called as the standard says:
@@ -207,11 +237,25 @@ impl CRep {
         let code = unsafe {
             match &self.conv {
                 Conversion::Int(r, w) => match if read { r } else { w } {
-                    Some(f) => f(user, mem.handle, count as c_int, file, position as MPI_Offset, extra),
+                    Some(f) => f(
+                        user,
+                        mem.handle,
+                        count as c_int,
+                        file,
+                        position as MPI_Offset,
+                        extra,
+                    ),
                     None => MPI_SUCCESS,
                 },
                 Conversion::Large(r, w) => match if read { r } else { w } {
-                    Some(f) => f(user, mem.handle, count as MPI_Count, file, position as MPI_Offset, extra),
+                    Some(f) => f(
+                        user,
+                        mem.handle,
+                        count as MPI_Count,
+                        file,
+                        position as MPI_Offset,
+                        extra,
+                    ),
                     None => MPI_SUCCESS,
                 },
             }
@@ -297,7 +341,15 @@ pub(crate) unsafe fn mpi_register_datarep(
 ) -> MpiResult<()> {
     let conv = Conversion::Int(read_conversion_fn, write_conversion_fn);
     // SAFETY: forwarded caller contract.
-    unsafe { register(datarep, conv, dtype_file_extent_fn, extra_state, "MPI_Register_datarep") }
+    unsafe {
+        register(
+            datarep,
+            conv,
+            dtype_file_extent_fn,
+            extra_state,
+            "MPI_Register_datarep",
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_register_datarep_c(
@@ -309,6 +361,13 @@ pub(crate) unsafe fn mpi_register_datarep_c(
 ) -> MpiResult<()> {
     let conv = Conversion::Large(read_conversion_fn, write_conversion_fn);
     // SAFETY: forwarded caller contract.
-    unsafe { register(datarep, conv, dtype_file_extent_fn, extra_state, "MPI_Register_datarep_c") }
+    unsafe {
+        register(
+            datarep,
+            conv,
+            dtype_file_extent_fn,
+            extra_state,
+            "MPI_Register_datarep_c",
+        )
+    }
 }
-

@@ -1,0 +1,538 @@
+//! MPIX streams (seed 000): `MPIX_Stream_create`/`free`, stream communicators, the
+//! point-to-point operations between named streams, and progress control
+//! (`MPIX_Stream_progress`, `MPIX_Start_progress_thread`/`MPIX_Stop_progress_thread`). The
+//! model is `weft_core::object::stream`'s; here are handles and argument checks.
+
+use std::ffi::{c_int, c_void};
+use std::sync::{Arc, Mutex};
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::Status;
+use weft_core::object::stream::{self, Stream};
+use weft_core::progress;
+use weft_core::progress::thread::{ProgressThread, Scope};
+use weft_core::pt2pt;
+use weft_core::vci::engine::SendStart;
+
+use crate::api::pt2pt::{dest_rank, message_buf, prefix, recv_tag, send_tag, source_sel};
+use crate::api::recv::finish_recv;
+use crate::args::{non_null, Int};
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::handles::{Kind, Table};
+use crate::objects::{self, comm_handle};
+use crate::requests::{completed_request, request_handle};
+
+pub(crate) static STREAMS: Table<Stream> = Table::new(Kind::Stream);
+
+/// The progress thread of the implicit VCIs (`MPIX_Start_progress_thread(MPIX_STREAM_NULL)`).
+static IMPLICIT_PROGRESS: Mutex<Option<ProgressThread>> = Mutex::new(None);
+
+/// The stream a handle names (`MPIX_STREAM_NULL` is refused).
+fn stream(handle: MPIX_Stream, func: &str, arg: &str) -> MpiResult<Arc<Stream>> {
+    if handle == MPIX_STREAM_NULL {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}({arg}=MPIX_STREAM_NULL): a stream is required"),
+        ));
+    }
+    STREAMS.get(handle).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}({arg}={handle:#x}): stream {}", why.describe()),
+        )
+    })
+}
+
+/// The stream a handle names, `None` for `MPIX_STREAM_NULL`.
+fn stream_or_null(handle: MPIX_Stream, func: &str, arg: &str) -> MpiResult<Option<Arc<Stream>>> {
+    if handle == MPIX_STREAM_NULL {
+        return Ok(None);
+    }
+    stream(handle, func, arg).map(Some)
+}
+
+/// # Safety
+/// `out` is null or a writable `MPIX_Stream`.
+pub(crate) unsafe fn mpix_stream_create(info: MPI_Info, out: *mut MPIX_Stream) -> MpiResult<()> {
+    let func = "MPIX_Stream_create";
+    non_null(out, func, "stream")?;
+    if info != MPI_INFO_NULL {
+        let info = objects::info_object(info, func)?;
+        if let Some(kind) = info.get("type") {
+            return Err(MpiError::new(
+                ErrorClass::UnsupportedOperation,
+                format!(
+                    "{func}(info): stream type \"{kind}\" (an offload stream for the enqueue \
+                     functions) is not implemented in Weft yet; leave \"type\" unset for a \
+                     CPU stream"
+                ),
+            ));
+        }
+    }
+    let inst = objects::instance(func)?;
+    let s = Stream::create(&inst, func)?;
+    let handle = STREAMS.insert(s.clone());
+    let _ = s.handle.set(handle);
+    // SAFETY: checked non-null.
+    unsafe { out.write(handle) };
+    Ok(())
+}
+
+/// # Safety
+/// `handle` is null or a readable and writable `MPIX_Stream`.
+pub(crate) unsafe fn mpix_stream_free(handle: *mut MPIX_Stream) -> MpiResult<()> {
+    let func = "MPIX_Stream_free";
+    non_null(handle, func, "stream")?;
+    // SAFETY: checked non-null.
+    let h = unsafe { *handle };
+    let s = stream(h, func, "stream")?;
+    let n = s.attached();
+    if n > 0 {
+        return Err(MpiError::new(
+            ErrorClass::Other,
+            format!(
+                "{func}(stream={h:#x}): the stream is attached to {n} communicator{} not yet \
+                 freed: free {} first",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
+            ),
+        ));
+    }
+    drop(s);
+    // Dropping the last reference stops a progress thread still running and frees the VCI.
+    STREAMS.remove(h).map_err(|why| {
+        MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(stream={h:#x}): stream {}", why.describe()),
+        )
+    })?;
+    // SAFETY: checked non-null.
+    unsafe { handle.write(MPIX_STREAM_NULL) };
+    Ok(())
+}
+
+/// `MPIX_Stream_comm_create` and `_multiplex` once the streams are known.
+///
+/// # Safety
+/// `newcomm` is null or a writable `MPI_Comm`.
+unsafe fn comm_create(
+    comm: MPI_Comm,
+    local: Vec<Option<Arc<Stream>>>,
+    multiplex: bool,
+    newcomm: *mut MPI_Comm,
+    func: &str,
+) -> MpiResult<()> {
+    let parent = objects::comm(comm, func, "comm")?;
+    let new = stream::comm_create(&parent, local, multiplex, func)?;
+    // SAFETY: checked non-null by the callers.
+    unsafe { newcomm.write(comm_handle(Some(new))) };
+    Ok(())
+}
+
+/// # Safety
+/// `newcomm` is null or a writable `MPI_Comm`.
+pub(crate) unsafe fn mpix_stream_comm_create(
+    comm: MPI_Comm,
+    stream: MPIX_Stream,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPIX_Stream_comm_create";
+    non_null(newcomm, func, "newcomm")?;
+    let local = stream_or_null(stream, func, "stream")?;
+    // SAFETY: checked non-null.
+    unsafe {
+        comm_create(
+            comm,
+            local.into_iter().map(Some).collect(),
+            false,
+            newcomm,
+            func,
+        )
+    }
+}
+
+/// # Safety
+/// `streams` holds `count` handles; `newcomm` is null or a writable `MPI_Comm`.
+pub(crate) unsafe fn mpix_stream_comm_create_multiplex(
+    comm: MPI_Comm,
+    count: c_int,
+    streams: *mut MPIX_Stream,
+    newcomm: *mut MPI_Comm,
+) -> MpiResult<()> {
+    let func = "MPIX_Stream_comm_create_multiplex";
+    non_null(newcomm, func, "newcomm")?;
+    if !(0..=254).contains(&count) {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): a process attaches 0 to 254 streams"),
+        ));
+    }
+    if count > 0 {
+        non_null(streams, func, "array_of_streams")?;
+    }
+    let mut local: Vec<Option<Arc<Stream>>> = Vec::with_capacity(count as usize);
+    for i in 0..count as usize {
+        // SAFETY: the caller's contract: `count` readable handles.
+        let h = unsafe { *streams.add(i) };
+        let s = stream_or_null(h, func, &format!("array_of_streams[{i}]"))?;
+        let seen =
+            |o: &Option<Arc<Stream>>| matches!((o, &s), (Some(a), Some(b)) if Arc::ptr_eq(a, b));
+        if local.iter().any(seen) {
+            return Err(MpiError::new(
+                ErrorClass::Arg,
+                format!("{func}(array_of_streams[{i}]): the stream is already in the array"),
+            ));
+        }
+        local.push(s);
+    }
+    // SAFETY: checked non-null.
+    unsafe { comm_create(comm, local, true, newcomm, func) }
+}
+
+/// # Safety
+/// `out` is null or a writable `MPIX_Stream`.
+pub(crate) unsafe fn mpix_comm_get_stream(
+    comm: MPI_Comm,
+    idx: c_int,
+    out: *mut MPIX_Stream,
+) -> MpiResult<()> {
+    let func = "MPIX_Comm_get_stream";
+    non_null(out, func, "stream")?;
+    let c = objects::comm_local(comm, func, "comm")?;
+    let local = c.streams.as_ref().map_or(&[][..], |s| s.local());
+    let handle = match usize::try_from(idx).ok().and_then(|i| local.get(i)) {
+        Some(Some(s)) => stream_handle(s),
+        Some(None) => MPIX_STREAM_NULL,
+        // A communicator without streams (or a member that attached MPIX_STREAM_NULL) has
+        // the null stream at index 0, as MPICH answers.
+        None if idx == 0 && local.is_empty() => MPIX_STREAM_NULL,
+        None => {
+            return Err(MpiError::new(
+                ErrorClass::Arg,
+                format!(
+                    "{func}(idx={idx}): this process attached {} stream{} to the communicator",
+                    local.len(),
+                    if local.len() == 1 { "" } else { "s" }
+                ),
+            ))
+        }
+    };
+    // SAFETY: checked non-null.
+    unsafe { out.write(handle) };
+    Ok(())
+}
+
+/// The handle of a stream attached to a communicator (a stream cannot be freed while
+/// attached, so its handle is still valid).
+fn stream_handle(s: &Stream) -> MPIX_Stream {
+    s.handle.get().copied().unwrap_or(MPIX_STREAM_NULL)
+}
+
+/// `MPIX_Stream_send`/`isend` (and `_c` twins); `request` null for the blocking form.
+///
+/// # Safety
+/// The buffer holds `count` elements of `datatype`; `request` is null or writable.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send(
+    buf: *const c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    source_index: c_int,
+    dest_index: c_int,
+    request: Option<*mut MPI_Request>,
+    func: &str,
+) -> MpiResult<()> {
+    if let Some(r) = request {
+        non_null(r, func, "request")?;
+    }
+    let c = objects::comm_ref(comm, func, "comm")?;
+    // SAFETY: forwarded caller contract.
+    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
+    let tag = send_tag(tag, func)?;
+    let Some(d) = dest_rank(&c, dest, func)? else {
+        if let Some(r) = request {
+            let done = completed_request(&c, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), comm);
+            // SAFETY: checked non-null.
+            unsafe { r.write(done) };
+        }
+        return Ok(());
+    };
+    let lane = stream::send_lane(&c, source_index, d, dest_index, func)?;
+    let owner = request.map(|_| comm);
+    match pt2pt::start_stream_send(&c, d, tag, b, lane, owner).map_err(|e| prefix(func, e))? {
+        SendStart::Pending(id) => match request {
+            // SAFETY: checked non-null.
+            Some(r) => unsafe { r.write(request_handle(id)) },
+            None => pt2pt::wait_send(&c.session.instance, id).map_err(|e| prefix(func, e))?,
+        },
+        SendStart::Done => {}
+    }
+    Ok(())
+}
+
+/// # Safety
+/// As `send`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn stream_send(
+    buf: *const c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    source_stream_index: c_int,
+    dest_stream_index: c_int,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            source_stream_index,
+            dest_stream_index,
+            None,
+            func,
+        )
+    }
+}
+
+/// # Safety
+/// As `send`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn stream_isend(
+    buf: *const c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    source_stream_index: c_int,
+    dest_stream_index: c_int,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        send(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            source_stream_index,
+            dest_stream_index,
+            Some(request),
+            func,
+        )
+    }
+}
+
+/// `MPIX_Stream_recv`/`irecv` (and `_c` twins): the status for the blocking form, the
+/// request for the nonblocking one.
+enum RecvOut {
+    Status(*mut MPI_Status),
+    Request(*mut MPI_Request),
+}
+
+/// # Safety
+/// The buffer holds `count` elements of `datatype`; the output is null or writable.
+#[allow(clippy::too_many_arguments)]
+unsafe fn recv(
+    buf: *mut c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    source_index: c_int,
+    dest_index: c_int,
+    out: RecvOut,
+    func: &str,
+) -> MpiResult<()> {
+    if let RecvOut::Request(r) = out {
+        non_null(r, func, "request")?;
+    }
+    let c = objects::comm_ref(comm, func, "comm")?;
+    // SAFETY: forwarded caller contract.
+    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
+    let tag = recv_tag(tag, func)?;
+    let src = source_sel(&c, source, func)?;
+    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+    let Some(src) = src else {
+        match out {
+            // SAFETY: forwarded caller contract for the status.
+            RecvOut::Status(s) => unsafe { finish_recv(null, s, func)? },
+            // SAFETY: checked non-null.
+            RecvOut::Request(r) => unsafe { r.write(completed_request(&c, null, comm)) },
+        }
+        return Ok(());
+    };
+    let rank = match src {
+        weft_core::message::SourceSel::Rank(r) => Some(r),
+        weft_core::message::SourceSel::Any => None,
+    };
+    let lane = stream::recv_lane(&c, source_index, rank, dest_index, func)?;
+    match out {
+        RecvOut::Status(s) => {
+            let got = pt2pt::stream_recv(&c, src, tag, b, lane);
+            // SAFETY: forwarded caller contract for the status.
+            unsafe { finish_recv(got, s, func) }
+        }
+        RecvOut::Request(r) => {
+            let id = pt2pt::stream_irecv(&c, src, tag, b, lane, comm);
+            // SAFETY: checked non-null.
+            unsafe { r.write(request_handle(id)) };
+            Ok(())
+        }
+    }
+}
+
+/// # Safety
+/// As `recv`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn stream_recv(
+    buf: *mut c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    source_stream_index: c_int,
+    dest_stream_index: c_int,
+    status: *mut MPI_Status,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        recv(
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            source_stream_index,
+            dest_stream_index,
+            RecvOut::Status(status),
+            func,
+        )
+    }
+}
+
+/// # Safety
+/// As `recv`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn stream_irecv(
+    buf: *mut c_void,
+    count: impl Int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    source_stream_index: c_int,
+    dest_stream_index: c_int,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        recv(
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            source_stream_index,
+            dest_stream_index,
+            RecvOut::Request(request),
+            func,
+        )
+    }
+}
+
+// ------------------------------------------------------------------ progress control
+
+/// `MPIX_Stream_progress`: one pass over the stream's VCI, or with `MPIX_STREAM_NULL` over
+/// every implicit VCI and the polled work (generalized requests' `poll_fn`s).
+pub(crate) fn mpix_stream_progress(stream_h: MPIX_Stream) -> MpiResult<()> {
+    let f = "MPIX_Stream_progress";
+    match stream_or_null(stream_h, f, "stream")? {
+        Some(s) => {
+            progress::poke(&s.instance, s.vci);
+        }
+        None => {
+            let inst = objects::instance(f)?;
+            progress::progress_all(&inst);
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn mpix_start_progress_thread(stream_h: MPIX_Stream) -> MpiResult<()> {
+    let f = "MPIX_Start_progress_thread";
+    match stream_or_null(stream_h, f, "stream")? {
+        Some(s) => s.start_progress_thread(f),
+        None => {
+            let inst = objects::instance(f)?;
+            let mut slot = IMPLICIT_PROGRESS.lock().unwrap_or_else(|p| p.into_inner());
+            // One left from an instance that ended has ended with it.
+            if slot.as_ref().is_some_and(|t| t.is_orphan()) {
+                *slot = None;
+            }
+            if slot.is_some() {
+                return Err(MpiError::new(
+                    ErrorClass::Other,
+                    format!("{f}(stream=MPIX_STREAM_NULL): the implicit VCIs already have a progress thread"),
+                ));
+            }
+            let t = ProgressThread::start(&inst, Scope::Implicit)
+                .map_err(|e| MpiError::new(ErrorClass::Other, format!("{f}: {e}")))?;
+            *slot = Some(t);
+            Ok(())
+        }
+    }
+}
+
+/// Stop the implicit VCIs' progress thread, if one runs (`MPI_Finalize`, before the world
+/// ends).
+pub(crate) fn stop_implicit_progress() {
+    let t = IMPLICIT_PROGRESS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take();
+    drop(t);
+}
+
+pub(crate) fn mpix_stop_progress_thread(stream_h: MPIX_Stream) -> MpiResult<()> {
+    let f = "MPIX_Stop_progress_thread";
+    match stream_or_null(stream_h, f, "stream")? {
+        Some(s) => s.stop_progress_thread(f),
+        None => {
+            let t = IMPLICIT_PROGRESS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take();
+            match t {
+                Some(t) => {
+                    t.stop();
+                    Ok(())
+                }
+                None => Err(MpiError::new(
+                    ErrorClass::Other,
+                    format!("{f}(stream=MPIX_STREAM_NULL): no progress thread runs on the implicit VCIs"),
+                )),
+            }
+        }
+    }
+}
