@@ -42,6 +42,7 @@ def instruction_costs(path):
     names = {"ob": {}, "fn": {}}
     ob = fn = None
     addr = 0
+    npos = 1
     skip_next = False
     with open(path) as f:
         for line in f:
@@ -61,10 +62,13 @@ def instruction_costs(path):
             if line.startswith("calls="):
                 skip_next = True
                 continue
-            m = re.match(r"^(0x[0-9a-f]+|[+-]\d+|\*)\s+(\d+)", line)
-            if not m:
+            if line.startswith("positions:"):
+                npos = len(line.split()) - 1
                 continue
-            pos, cost = m.group(1), int(m.group(2))
+            fields = line.split()
+            if len(fields) <= npos or not re.match(r"^(0x[0-9a-f]+|[+-]\d+|\*)$", fields[0]):
+                continue
+            pos, cost = fields[0], int(fields[npos])
             if pos.startswith("0x"):
                 addr = int(pos, 16)
             elif pos != "*":

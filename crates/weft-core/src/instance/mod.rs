@@ -36,6 +36,10 @@ pub struct Instance {
     pub transports: Transports,
     /// Empty progress polls before a waiting thread yields (see `spin_polls`).
     pub spin: u32,
+    /// Tells this instance apart from earlier and later ones of the same process (and from
+    /// other processes): names of shared objects that only one instance may use carry it
+    /// (`transport::shm::pair`).
+    pub nonce: u64,
 }
 
 impl std::fmt::Debug for Instance {
@@ -179,6 +183,7 @@ impl Instance {
         let spin = spin_polls(&config, job.local_ranks().len());
         Ok(Instance {
             spin,
+            nonce: instance_nonce(),
             processor_name: hostname(),
             vcis,
             free_stream_vcis: Mutex::new((config.num_vcis..total).rev().collect()),
@@ -308,6 +313,14 @@ pub fn abort_without_instance(code: i32) -> ! {
         instance.abort_job(code, "aborted")
     }
     std::process::exit(exit_status(code))
+}
+
+/// A value no other instance (of this process, or of another process of the job) has:
+/// the pid, and how many instances this process started before.
+fn instance_nonce() -> u64 {
+    static STARTED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    (u64::from(std::process::id()) << 32) | u64::from(n)
 }
 
 #[cfg(test)]

@@ -24,6 +24,9 @@ use super::exchange::{self, Channel};
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::progress::thread::{ProgressThread, Scope};
+use crate::transport::shm::pair::{PairEnd, PairRing};
+use crate::transport::shm::Geometry;
+use crate::transport::Route;
 
 /// An MPIX stream: its VCI, held until the stream goes.
 pub struct Stream {
@@ -291,11 +294,18 @@ pub fn comm_create(
     let me = c.rank as usize;
     let members = exchange::all(n);
     let ch = Channel::collective(&c);
-    let count = local.len() as u32;
-    let counts: Vec<u32> = ch
-        .allgather(&members, me, exchange::tag::STREAMS, &count.to_le_bytes())?
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    let inst = &parent.session.instance;
+    let mut block = [0u8; 12];
+    block[..4].copy_from_slice(&(local.len() as u32).to_le_bytes());
+    block[4..].copy_from_slice(&inst.nonce.to_le_bytes());
+    let gathered = ch.allgather(&members, me, exchange::tag::STREAMS, &block)?;
+    let counts: Vec<u32> = gathered
+        .chunks_exact(12)
+        .map(|b| u32::from_le_bytes(b[..4].try_into().expect("4 bytes")))
+        .collect();
+    let nonces: Vec<u64> = gathered
+        .chunks_exact(12)
+        .map(|b| u64::from_le_bytes(b[4..].try_into().expect("8 bytes")))
         .collect();
     let width = counts.iter().copied().max().unwrap_or(0).max(1) as usize;
     let implicit = c.vci;
@@ -304,18 +314,117 @@ pub fn comm_create(
         *slot = s.as_ref().map_or(implicit, |s| s.vci) as u8;
     }
     let table = ch.allgather(&members, me, exchange::tag::STREAMS, &mine)?;
-    drop(ch);
-    let vcis = table
+    let vcis: Vec<Vec<u8>> = table
         .chunks_exact(width)
         .zip(&counts)
         .map(|(row, &k)| row[..(k as usize).max(1)].to_vec())
         .collect();
+    // Pair rings to and from the other processes' streams, installed only once every
+    // member has opened its own (the two ends of a ring must agree that it exists).
+    let opened = open_pairs(&c, &local, &vcis, &nonces, func);
+    let agreed = ch.allgather(
+        &members,
+        me,
+        exchange::tag::STREAMS,
+        &[opened.is_ok() as u8],
+    )?;
+    drop(ch);
+    let opened = match (opened, agreed.iter().all(|&ok| ok == 1)) {
+        (Ok(opened), true) => opened,
+        (Err(e), _) => return Err(e),
+        (Ok(_), false) => return Err(MpiError::new(
+            ErrorClass::Other,
+            format!(
+                "{func}: another member could not set up its shared-memory rings for the streams"
+            ),
+        )),
+    };
+    for (vci, end, ring, out) in opened {
+        let mut st = inst.vcis[vci].lock();
+        if out {
+            st.add_pair_out(end, ring);
+        } else {
+            st.add_pair_in(end, ring);
+        }
+    }
     let map = StreamMap::new(vcis, counts, local, implicit, multiplex);
     if let Some(&first) = map.local_vcis.first() {
         c.vci = first;
     }
     c.streams = Some(map);
     Ok(Arc::new(c))
+}
+
+/// Open the pair rings (`transport::shm::pair`) between each stream this process attaches
+/// to `c` and each stream that another process of this node attaches (`vcis[r]`: rank r's
+/// VCIs, stream VCIs being those past the implicit ones; `nonces[r]`: its instance's nonce),
+/// where the stream's VCI has none yet: `(local VCI, peer end, ring, outgoing?)`. Both ends
+/// compute the same names and the same decisions.
+fn open_pairs(
+    c: &Comm,
+    local: &[Option<Arc<Stream>>],
+    vcis: &[Vec<u8>],
+    nonces: &[u64],
+    func: &str,
+) -> MpiResult<Vec<(usize, PairEnd, PairRing, bool)>> {
+    let inst = &c.session.instance;
+    let my_job = inst.job.rank;
+    let my_nonce = inst.nonce;
+    let geometry = Geometry {
+        cells: inst.config.shm_cells,
+        cell_size: inst.config.shm_cell_size,
+    };
+    let mut mine: Vec<usize> = local.iter().flatten().map(|s| s.vci).collect();
+    mine.dedup();
+    let mut opened = Vec::new();
+    for (r, theirs) in vcis.iter().enumerate() {
+        let Some(job) = c.group.proc_at(r as u32) else {
+            continue;
+        };
+        if job == my_job || !matches!(inst.transports.route(job), Route::Shm { .. }) {
+            continue;
+        }
+        let mut theirs: Vec<u8> = theirs
+            .iter()
+            .copied()
+            .filter(|&x| x as usize >= inst.config.num_vcis)
+            .collect();
+        theirs.sort_unstable();
+        theirs.dedup();
+        for &a in &mine {
+            for &x in &theirs {
+                let end = PairEnd {
+                    job_rank: job,
+                    vci: x,
+                    nonce: nonces[r],
+                };
+                let (need_out, need_in) = {
+                    let st = inst.vcis[a].lock();
+                    (!st.has_pair_out(end), !st.has_pair_in(end))
+                };
+                let me_end = format!("{my_job}.{a}.{my_nonce:x}");
+                let them = format!("{job}.{x}.{:x}", nonces[r]);
+                for (need, out, name) in [
+                    (need_out, true, format!("pair.{me_end}.{them}")),
+                    (need_in, false, format!("pair.{them}.{me_end}")),
+                ] {
+                    if need {
+                        let name = inst.job.segment_name(name);
+                        let ring = PairRing::open(&name, geometry).map_err(|e| {
+                            MpiError::new(
+                                ErrorClass::Other,
+                                format!(
+                                    "{func}: cannot set up a shared-memory ring for a stream: {e}"
+                                ),
+                            )
+                        })?;
+                        opened.push((a, end, ring, out));
+                    }
+                }
+            }
+        }
+    }
+    Ok(opened)
 }
 
 /// The streams an `MPIX_Stream_*` operation uses: this process's VCI, the peer's VCI (sends)

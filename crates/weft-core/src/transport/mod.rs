@@ -17,6 +17,9 @@ pub enum Route {
     Shm { local: u32 },
     /// No transport reaches it (another node; no network transport in this build).
     Unreachable,
+    /// A pair ring of the sending VCI (`shm::pair`; `index` into its `PairsOut`): never
+    /// returned by `route`, chosen by the engine, which pushes into it itself.
+    Pair { index: u16 },
 }
 
 use std::io;

@@ -13,7 +13,8 @@ use crate::message::{Key, Pattern, SendMode, Status, Target};
 use crate::polled;
 use crate::request::{Kind, ReqId, Request};
 use crate::sync::Backoff;
-use crate::transport::{Route, Transports, Watch};
+use crate::transport::shm::pair::PairsOut;
+use crate::transport::{Route, Transports, Watch, WireHeader};
 
 /// A message that found no room in its destination's queue yet.
 pub enum Outgoing {
@@ -79,6 +80,35 @@ fn route_to(t: &Transports, dest: u32, dest_vci: usize, vci: usize) -> Route {
     }
 }
 
+/// `route_to` from a VCI with state `st`: through a pair ring when it has one to that VCI
+/// (stream to stream between processes, `transport::shm::pair`).
+#[inline]
+fn route_from(t: &Transports, st: &VciState, dest: u32, dest_vci: usize, vci: usize) -> Route {
+    if !st.pairs_out.is_empty() {
+        if let Some(index) = st.pairs_out.index_of(dest, dest_vci as u8) {
+            return Route::Pair { index };
+        }
+    }
+    route_to(t, dest, dest_vci, vci)
+}
+
+/// Put one message into the queue `route` names: a pair ring of this VCI's, or a transport's.
+#[inline]
+fn push(
+    t: &Transports,
+    pairs: &PairsOut,
+    route: Route,
+    to: usize,
+    header: &Header,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]),
+) -> bool {
+    match route {
+        Route::Pair { index } => pairs.try_push(index, &header.encode(), len, fill),
+        route => t.try_send(route, to, header, len, fill),
+    }
+}
+
 /// Start a send; with `request`, a request is returned even when nothing remains to wait
 /// for (the VCI's shared completed one). The first branch is the whole of a small
 /// standard-mode send: the message goes straight into the peer's queue when nothing is
@@ -97,7 +127,8 @@ pub fn start_send(
     if mode == SendMode::Standard && len <= t.eager_max && st.pending.is_empty() {
         let header = Header::eager(&target, t.my_rank, vci, false);
         let to = target.vci as usize;
-        if t.try_send(t.route(target.dest), to, &header, len, |cell| {
+        let route = route_from(t, st, target.dest, to, vci);
+        if push(t, &st.pairs_out, route, to, &header, len, |cell| {
             buf.pack(0, cell)
         }) {
             return Ok(if request {
@@ -123,7 +154,7 @@ fn start_send_queued(
     request: bool,
 ) -> MpiResult<SendStart> {
     let to = target.vci as usize;
-    let route = route_to(t, target.dest, to, vci);
+    let route = route_from(t, st, target.dest, to, vci);
     if route == Route::Unreachable {
         if target.dest == t.my_rank {
             return Err(MpiError::new(
@@ -187,7 +218,9 @@ fn start_send_queued(
     // (A standard send found the queue full or others queued ahead in the first branch.)
     if sync
         && st.pending.is_empty()
-        && t.try_send(route, to, &header, len, |cell| buf.pack(0, cell))
+        && push(t, &st.pairs_out, route, to, &header, len, |cell| {
+            buf.pack(0, cell)
+        })
     {
         return Ok(SendStart::Pending(req)); // completes with the ack
     }
@@ -212,16 +245,22 @@ pub fn send_control(
     header: Header,
     payload: &[u8],
 ) {
-    let route = route_to(t, dest, dest_vci, vci);
+    let route = route_from(t, st, dest, dest_vci, vci);
     match route {
         Route::SelfRank => incoming(t, vci, st, &header, payload),
         // Replies go to ranks that reached us, so they are reachable.
         Route::Unreachable => {}
-        Route::Shm { .. } => {
+        Route::Shm { .. } | Route::Pair { .. } => {
             if st.pending.is_empty()
-                && t.try_send(route, dest_vci, &header, payload.len(), |cell| {
-                    cell.copy_from_slice(payload)
-                })
+                && push(
+                    t,
+                    &st.pairs_out,
+                    route,
+                    dest_vci,
+                    &header,
+                    payload.len(),
+                    |cell| cell.copy_from_slice(payload),
+                )
             {
                 return;
             }
@@ -330,8 +369,8 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             };
             let total = req.buf.len() as u64;
             let (origin, origin_vci) = reply_to(header);
-            let route = route_to(t, origin, origin_vci, vci);
-            if let Route::Shm { .. } = route {
+            let route = route_from(t, st, origin, origin_vci, vci);
+            if let Route::Shm { .. } | Route::Pair { .. } = route {
                 st.streams.push(Stream {
                     sreq,
                     route,
@@ -559,7 +598,11 @@ pub fn recv_direct(
     }
     let mut guard = vci.lock();
     let st = &mut *guard;
-    if st.matching.posted_len() != 0 || st.matching.unexpected_len() != 0 || !st.is_quiet() {
+    if st.matching.posted_len() != 0
+        || st.matching.unexpected_len() != 0
+        || !st.is_quiet()
+        || !st.pairs_in.is_empty()
+    {
         return None;
     }
     t.watch(vci.index, &st.rx)?;
@@ -592,7 +635,7 @@ pub fn recv_direct(
 /// stream, no schedule), a watch of its next arrival: a waiter can then poll it with single
 /// loads between full progress passes.
 pub fn arrival_watch<'t>(t: &'t Transports, vci: usize, st: &VciState) -> Option<Watch<'t>> {
-    if !st.is_quiet() {
+    if !st.is_quiet() || !st.pairs_in.is_empty() {
         return None;
     }
     t.watch(vci, &st.rx)
@@ -614,6 +657,14 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
         }
         got
     });
+    if !st.pairs_in.is_empty() {
+        // Taken out while arrivals are handed on with the whole state (as `with_rx`).
+        let mut pairs = std::mem::take(&mut st.pairs_in);
+        worked |= pairs.drain(64, |header, payload| {
+            incoming(t, vci, st, &Header::decode(header), payload)
+        });
+        st.pairs_in = pairs;
+    }
     worked |= flush_pending(t, st);
     worked |= advance_streams(t, vci, st);
     worked |= super::schedule::run(t, vci, st);
@@ -630,14 +681,16 @@ fn flush_pending(t: &Transports, st: &mut VciState) -> bool {
                 header,
                 buf,
                 ..
-            } => t.try_send(*route, *to, header, buf.len(), |cell| buf.pack(0, cell)),
+            } => push(t, &st.pairs_out, *route, *to, header, buf.len(), |cell| {
+                buf.pack(0, cell)
+            }),
             Outgoing::Control {
                 route,
                 vci: to,
                 header,
                 payload,
                 len,
-            } => t.try_send(*route, *to, header, *len, |cell| {
+            } => push(t, &st.pairs_out, *route, *to, header, *len, |cell| {
                 cell.copy_from_slice(&payload[..*len])
             }),
         };
@@ -673,10 +726,18 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
         while s.offset < s.total {
             let n = chunk.min((s.total - s.offset) as usize);
             let offset = s.offset;
-            let pushed = t.try_send(s.route, s.vci, &header, protocol::DATA_HEADER + n, |cell| {
-                cell[..protocol::DATA_HEADER].copy_from_slice(&offset.to_le_bytes());
-                buf.pack(offset as usize, &mut cell[protocol::DATA_HEADER..]);
-            });
+            let pushed = push(
+                t,
+                &st.pairs_out,
+                s.route,
+                s.vci,
+                &header,
+                protocol::DATA_HEADER + n,
+                |cell| {
+                    cell[..protocol::DATA_HEADER].copy_from_slice(&offset.to_le_bytes());
+                    buf.pack(offset as usize, &mut cell[protocol::DATA_HEADER..]);
+                },
+            );
             if !pushed {
                 break;
             }

@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 
 use crate::request::{ReqId, RequestPool};
 use crate::sync::{OptGuard, OptLock};
+use crate::transport::shm::pair::{PairEnd, PairRing, PairsIn, PairsOut};
 use crate::transport::shm::Consumer;
 use engine::{Outgoing, Stream};
 use matching::{Matching, Unexpected};
@@ -42,6 +43,10 @@ pub struct VciState {
     streams: Vec<Stream>,
     /// Internal schedules still running (`schedule`), with their requests.
     schedules: Vec<(ReqId, Box<dyn Schedule>)>,
+    /// Single-producer rings to and from other processes' stream VCIs (a stream VCI's own;
+    /// empty elsewhere): see `transport::shm::pair`.
+    pairs_out: PairsOut,
+    pairs_in: PairsIn,
 }
 
 /// What a VCI hands on to the same VCI of the next instance when its own goes away between
@@ -77,6 +82,26 @@ impl VciState {
         r
     }
 
+    /// Whether the pair ring to `end` is open already.
+    pub fn has_pair_out(&self, end: PairEnd) -> bool {
+        self.pairs_out.has(end)
+    }
+
+    /// Whether the pair ring from `end` is open already.
+    pub fn has_pair_in(&self, end: PairEnd) -> bool {
+        self.pairs_in.has(end)
+    }
+
+    /// Send to `end` through `ring` from now on (this VCI is its only producer).
+    pub fn add_pair_out(&mut self, end: PairEnd, ring: PairRing) {
+        self.pairs_out.add(end, ring);
+    }
+
+    /// Drain `ring`, from `end`, in every progress pass from now on.
+    pub fn add_pair_in(&mut self, end: PairEnd, ring: PairRing) {
+        self.pairs_in.add(end, ring);
+    }
+
     /// Hand on what the next instance's VCI needs (see `Carried`); posted receives and
     /// requests go with this state.
     pub fn carry(&mut self) -> Carried {
@@ -107,6 +132,8 @@ impl Vci {
             pending: VecDeque::new(),
             streams: Vec::new(),
             schedules: Vec::new(),
+            pairs_out: PairsOut::default(),
+            pairs_in: PairsIn::default(),
         };
         Vci {
             index,

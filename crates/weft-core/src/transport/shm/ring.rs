@@ -4,7 +4,8 @@
 //! capacity C is free for the producer that claimed position p when its sequence equals p,
 //! full (readable by the consumer at position p) when it equals p+1, and is handed back for
 //! position p+C by the consumer. Producers claim positions with one CAS on the shared tail;
-//! the consumer's position is private to it. Message bytes are written straight into the
+//! a ring known to have a single producer (`pair`) may claim with a plain store instead
+//! (`try_push_single`). The consumer's position is private to it. Message bytes are written straight into the
 //! cell by the producer and read straight out of it by the consumer: two copies in all.
 //!
 //! A cell stores its sequence minus its own index, so zero-filled memory (a fresh segment)
@@ -258,6 +259,57 @@ impl<'m> Ring<'m> {
         };
         // SAFETY: this producer owns the cell from the successful CAS until it publishes the
         // new sequence; nobody else reads or writes it meanwhile (module docs, "Claim").
+        unsafe { self.fill_and_publish(pos, slot, header, len, fill) };
+        true
+    }
+
+    /// `try_push` for a ring with exactly one producer: the position is claimed with a plain
+    /// store of the tail instead of a compare-exchange, so a push executes no atomic
+    /// read-modify-write (no `lock` instruction). The consumer side is unchanged: it never
+    /// reads the tail, only the cells' sequences, which are published as in `try_push`.
+    ///
+    /// # Safety
+    /// No other producer pushes into this ring, ever (with either method): the ring must be
+    /// one whose only producer is the caller's owner (`pair::PairRings`: the ring from one
+    /// VCI of one process to one VCI of another, pushed only with that VCI's state in hand).
+    #[inline]
+    pub unsafe fn try_push_single(
+        &self,
+        header: &[u8; WIRE_HEADER_BYTES],
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
+        assert!(len <= self.payload_capacity(), "payload larger than a cell");
+        let tail = self.tail();
+        let pos = tail.load(Ordering::Relaxed);
+        let slot = self.slot(pos);
+        let seq = self.seq(slot).load(Ordering::Acquire);
+        if seq != self.stored(pos, 0) {
+            // Not handed back from the previous lap yet: full. (No other producer can have
+            // claimed it, so a sequence ahead of `pos` cannot occur.)
+            return false;
+        }
+        tail.store(pos + 1, Ordering::Relaxed);
+        // SAFETY: the one producer owns the cell from reading its handed-back sequence until it
+        // publishes the new one (the caller's contract: nobody else claims positions).
+        unsafe { self.fill_and_publish(pos, slot, header, len, fill) };
+        true
+    }
+
+    /// Write a claimed cell and publish it to the consumer.
+    ///
+    /// # Safety
+    /// The caller owns the cell of `pos` (claimed it, and has not published it yet).
+    #[inline]
+    unsafe fn fill_and_publish(
+        &self,
+        pos: u64,
+        slot: *mut Slot,
+        header: &[u8; WIRE_HEADER_BYTES],
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) {
+        // SAFETY: the caller owns the cell; its areas lie inside the ring.
         unsafe {
             std::ptr::addr_of_mut!((*slot).len).write(len as u32);
             std::ptr::addr_of_mut!((*slot).header).write(*header);
@@ -265,7 +317,6 @@ impl<'m> Ring<'m> {
             fill(payload);
         }
         self.seq(slot).store(self.stored(pos, 1), Ordering::Release);
-        true
     }
 
     /// If the cell at the consumer's position is full, hand its header and payload to
@@ -584,6 +635,60 @@ mod loom_tests {
             let pushed: Vec<u8> = producers.into_iter().map(|t| t.join().unwrap()).collect();
             while pop(&mut consumer) {}
             assert_eq!(next.to_vec(), pushed, "every pushed message arrived once");
+        });
+    }
+
+    /// The single-producer push (`try_push_single`, a plain store of the tail): one producer
+    /// pushes three messages into the two-cell ring (so it fills and wraps) while the consumer
+    /// pops, bounded as above. Whatever was pushed arrives once, in order, with its bytes, and
+    /// loom's tracked cells see no write racing a read.
+    #[test]
+    fn loom_single_producer_plain_tail() {
+        crate::sync::loom_model(|| {
+            let m = Arc::new(Model::new());
+            const N: u8 = 3;
+            let producer = {
+                let m = m.clone();
+                loom::thread::spawn(move || {
+                    let ring = m.ring();
+                    for seq in 0..N {
+                        let (h, byte) = message(0, seq);
+                        let fill = |cell: &mut [u8]| {
+                            m.shadow[m.slot_of(cell.as_ptr())].with_mut(|_| ());
+                            cell.fill(byte);
+                        };
+                        let mut tries = 0;
+                        // SAFETY: this thread is the ring's only producer.
+                        while !unsafe { ring.try_push_single(&h, 4, fill) } {
+                            tries += 1;
+                            if tries == 3 {
+                                return seq;
+                            }
+                            loom::thread::yield_now();
+                        }
+                    }
+                    N
+                })
+            };
+            let ring = m.ring();
+            let mut consumer = Consumer::at(0);
+            let mut next = 0u8;
+            let mut pop = |consumer: &mut Consumer| {
+                ring.try_pop(consumer, |h, payload| {
+                    m.shadow[m.slot_of(payload.as_ptr())].with(|_| ());
+                    assert_eq!(h[1], next, "order");
+                    assert_eq!(payload, [message(0, next).1; 4], "payload of {next}");
+                    next += 1;
+                })
+            };
+            for _ in 0..4 {
+                if !pop(&mut consumer) {
+                    loom::thread::yield_now();
+                }
+            }
+            let pushed = producer.join().unwrap();
+            while pop(&mut consumer) {}
+            assert_eq!(next, pushed, "every pushed message arrived once");
         });
     }
 }

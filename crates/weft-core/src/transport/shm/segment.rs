@@ -95,6 +95,12 @@ impl Segment {
         Ok(segment)
     }
 
+    /// Create the segment `name` unless it exists, else attach it (whoever comes first
+    /// creates), for `participants` processes; the name goes when all of them mapped it.
+    pub fn create_or_attach_by(name: &str, len: usize, participants: u32) -> io::Result<Segment> {
+        Segment::open(name, len, participants, Open::Either, None, |_| {})
+    }
+
     /// Create the fresh segment `name` (zero-filled) that `participants` processes, this one
     /// included, will map; the others `attach` it once told its name.
     pub fn create(name: &str, len: usize, participants: u32) -> io::Result<Segment> {
