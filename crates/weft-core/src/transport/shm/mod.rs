@@ -6,6 +6,7 @@ pub mod coll_area;
 pub mod counter;
 pub mod ring;
 pub mod segment;
+pub mod win_area;
 
 use std::io;
 use std::sync::Mutex;
