@@ -34,6 +34,8 @@ int main(int argc, char **argv)
             MPI_Win_shared_query(win, r, &sz, &du, &p);
             CHECK_INT(sz, r == 0 ? 0 : 10 * r * (int)sizeof(int));
             CHECK_INT(du, sizeof(int));
+            if (r == 0)
+                CHECK(p == NULL, "a rank without memory has no address");
             for (int i = 0; i < sz / (int)sizeof(int); i++)
                 CHECK(p[i] == r * 100 + i, "noncontig=%d rank %d elem %d = %d", noncontig, r, i, p[i]);
             if (!noncontig && r > 1) {

@@ -217,7 +217,7 @@ pub(crate) unsafe fn win_shared_query<D: Int>(
     } else {
         Some(rank as u32)
     };
-    let (addr, bytes, unit) = w.rma.shared_query(r, func)?;
+    let (addr, bytes, unit) = w.rma.shared_query(r);
     // SAFETY: all three checked non-null; the caller passes writable pointers.
     unsafe {
         size.write(bytes as MPI_Aint);

@@ -186,19 +186,22 @@ impl WinRma {
 
     /// `MPI_Win_shared_query`: rank `r`'s memory as this process sees it (address, size,
     /// displacement unit); `None` for `MPI_PROC_NULL` means the lowest rank with memory.
-    pub fn shared_query(&self, r: Option<u32>, func: &str) -> MpiResult<(usize, u64, u32)> {
-        if !self.mapped {
-            return Err(MpiError::new(
-                ErrorClass::RmaFlavor,
-                format!("{func}(win): only windows whose memory the library allocated are shared"),
-            ));
-        }
+    /// Memory this process cannot load from (a window over another process's own memory, a
+    /// rank without memory) is a null address and size 0 (MPI 4.1 §12.2.3).
+    pub fn shared_query(&self, r: Option<u32>) -> (usize, u64, u32) {
         let r = match r {
             Some(r) => r,
-            None => self.peers.iter().position(|p| p.size > 0).unwrap_or(0) as u32,
+            None => self
+                .peers
+                .iter()
+                .position(|p| p.size > 0)
+                .unwrap_or(0) as u32,
         };
         let p = self.peers[r as usize];
-        Ok((self.area.data_addr(r), p.size, p.disp_unit))
+        if !self.mapped || p.size == 0 {
+            return (0, 0, p.disp_unit);
+        }
+        (self.area.data_addr(r), p.size, p.disp_unit)
     }
 
     /// How this process reaches target `t`'s window memory.
