@@ -4,7 +4,7 @@
 //! datatype engine's pack/unpack; memory another process owns by cross-memory attach, one
 //! system call per 1024 contiguous pieces of the target layout.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::ops::Target;
 use super::WinRma;
@@ -31,6 +31,9 @@ pub struct Region<'a> {
     offset: usize,
     count: usize,
     ty: &'a Arc<Type>,
+    /// For `Reach::Process`: the remote pieces and the packed bytes before each (built on
+    /// first use).
+    pieces: OnceLock<(Vec<(usize, usize)>, Vec<usize>)>,
 }
 
 fn range_error(func: &str, e: std::io::Error) -> MpiError {
@@ -51,6 +54,7 @@ impl<'a> Region<'a> {
             offset,
             count,
             ty,
+            pieces: OnceLock::new(),
         }
     }
 
@@ -90,38 +94,87 @@ impl<'a> Region<'a> {
         out
     }
 
-    /// Read the packed stream into `out` (`len()` bytes).
-    pub fn read(&self, out: &mut [u8], func: &str) -> MpiResult<()> {
-        debug_assert_eq!(out.len(), self.len());
+    /// The remote pieces holding packed bytes `at..at + len`.
+    fn pieces_in(&self, base: usize, at: usize, len: usize) -> Vec<(usize, usize)> {
+        let (pieces, before) = self.pieces.get_or_init(|| {
+            let p = self.pieces(base);
+            let mut sum = 0;
+            let b = p
+                .iter()
+                .map(|&(_, l)| {
+                    let s = sum;
+                    sum += l;
+                    s
+                })
+                .collect();
+            (p, b)
+        });
+        if at == 0 && len == self.len() {
+            return pieces.clone();
+        }
+        // The last piece starting at or before `at`, then on until `len` bytes are covered.
+        let mut i = before.partition_point(|&b| b <= at).saturating_sub(1);
+        let (mut at, mut left, mut out) = (at, len, Vec::new());
+        while left > 0 {
+            let (addr, plen) = pieces[i];
+            let skip = at - before[i];
+            let n = (plen - skip).min(left);
+            if n > 0 {
+                out.push((addr + skip, n));
+            }
+            left -= n;
+            at += n;
+            i += 1;
+        }
+        out
+    }
+
+    /// Read packed bytes `at..at + out.len()` into `out`.
+    pub fn read_at(&self, at: usize, out: &mut [u8], func: &str) -> MpiResult<()> {
+        debug_assert!(at + out.len() <= self.len());
         if out.is_empty() {
             return Ok(());
         }
         match self.reach {
             Reach::Mapped(addr) => {
-                self.mapped(addr).pack(0, out);
+                self.mapped(addr).pack(at, out);
                 Ok(())
             }
             Reach::Process { pid, base } => {
-                cma::read_pieces(pid, &self.pieces(base), out).map_err(|e| range_error(func, e))
+                cma::read_pieces(pid, &self.pieces_in(base, at, out.len()), out)
+                    .map_err(|e| range_error(func, e))
             }
         }
     }
 
-    /// Write `data` (`len()` bytes) as the packed stream.
-    pub fn write(&self, data: &[u8], func: &str) -> MpiResult<()> {
-        debug_assert_eq!(data.len(), self.len());
+    /// Write `data` as packed bytes `at..at + data.len()`.
+    pub fn write_at(&self, at: usize, data: &[u8], func: &str) -> MpiResult<()> {
+        debug_assert!(at + data.len() <= self.len());
         if data.is_empty() {
             return Ok(());
         }
         match self.reach {
             Reach::Mapped(addr) => {
-                self.mapped(addr).unpack(0, data);
+                self.mapped(addr).unpack(at, data);
                 Ok(())
             }
             Reach::Process { pid, base } => {
-                cma::write_pieces(pid, &self.pieces(base), data).map_err(|e| range_error(func, e))
+                cma::write_pieces(pid, &self.pieces_in(base, at, data.len()), data)
+                    .map_err(|e| range_error(func, e))
             }
         }
+    }
+
+    /// Read the whole packed stream into `out` (`len()` bytes).
+    pub fn read(&self, out: &mut [u8], func: &str) -> MpiResult<()> {
+        debug_assert_eq!(out.len(), self.len());
+        self.read_at(0, out, func)
+    }
+
+    /// Write `data` (`len()` bytes) as the whole packed stream.
+    pub fn write(&self, data: &[u8], func: &str) -> MpiResult<()> {
+        debug_assert_eq!(data.len(), self.len());
+        self.write_at(0, data, func)
     }
 }
 
@@ -176,5 +229,42 @@ impl WinRma {
         // (checked just above; dynamic windows are never reached mapped), which stays mapped
         // while the window lives.
         Ok(unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datatype::predefined::{Datatype, TypeClass};
+
+    static INT: Datatype = Datatype::predefined("MPI_INT", 4, TypeClass::SignedInt);
+
+    /// A vector of 4 blocks of 2 ints, stride 3, in this process reached through
+    /// cross-memory attach: sub-ranges of the packed stream split pieces correctly.
+    #[test]
+    fn process_pieces_in_sub_ranges() {
+        let int = Type::basic(&INT);
+        let v = Type::vector(4, 2, 3, false, &int, false).unwrap();
+        v.commit();
+        let mut target = vec![0i32; 16];
+        let reach = Reach::Process {
+            pid: std::process::id() as i32,
+            base: target.as_mut_ptr() as usize,
+        };
+        // SAFETY: Process reach: the kernel checks every access.
+        let r = unsafe { Region::new(reach, 4, 1, &v) };
+        assert_eq!(r.len(), 32);
+        let data: Vec<u8> = (1..=8i32).flat_map(|x| x.to_ne_bytes()).collect();
+        // Three uneven pieces: bytes 0..6, 6..22, 22..32.
+        for (a, b) in [(0, 6), (6, 22), (22, 32)] {
+            r.write_at(a, &data[a..b], "t").unwrap();
+        }
+        let t = std::hint::black_box(&target);
+        assert_eq!(&t[..], &[0, 1, 2, 0, 3, 4, 0, 5, 6, 0, 7, 8, 0, 0, 0, 0]);
+        let mut back = vec![0u8; 32];
+        r.read_at(10, &mut back[10..30], "t").unwrap();
+        r.read_at(0, &mut back[..10], "t").unwrap();
+        r.read_at(30, &mut back[30..], "t").unwrap();
+        assert_eq!(back, data);
     }
 }

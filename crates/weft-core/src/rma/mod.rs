@@ -191,11 +191,7 @@ impl WinRma {
     pub fn shared_query(&self, r: Option<u32>) -> (usize, u64, u32) {
         let r = match r {
             Some(r) => r,
-            None => self
-                .peers
-                .iter()
-                .position(|p| p.size > 0)
-                .unwrap_or(0) as u32,
+            None => self.peers.iter().position(|p| p.size > 0).unwrap_or(0) as u32,
         };
         let p = self.peers[r as usize];
         if !self.mapped || p.size == 0 {

@@ -31,6 +31,9 @@ fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
     )
 }
 
+/// Bytes an accumulate combines at a time.
+const ACC_CHUNK: usize = 64 * 1024;
+
 /// A held accumulate mutex, released on drop.
 struct AccGuard<'a>(&'a std::sync::atomic::AtomicU64);
 
@@ -91,10 +94,19 @@ impl WinRma {
         if is(op, OpKind::Replace) {
             return r.write(&input, func);
         }
-        let mut cur = vec![0u8; r.len()];
-        r.read(&mut cur, func)?;
-        op.apply(&input, &mut cur);
-        r.write(&cur, func)
+        // In pieces of whole elements that stay in the cache between read, op and write.
+        let step = (ACC_CHUNK / op.extent).max(1) * op.extent;
+        let mut cur = vec![0u8; step.min(r.len())];
+        let mut at = 0;
+        while at < r.len() {
+            let n = step.min(r.len() - at);
+            let piece = &mut cur[..n];
+            r.read_at(at, piece, func)?;
+            op.apply(&input[at..at + n], piece);
+            r.write_at(at, piece, func)?;
+            at += n;
+        }
+        Ok(())
     }
 
     /// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): `result` receives the target's
