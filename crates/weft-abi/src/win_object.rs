@@ -4,10 +4,10 @@ use std::ffi::c_int;
 
 use weft_core::object::win::{Flavor, Model};
 use weft_core::object::Win;
+use weft_core::rma::WinRma;
 
 use crate::constants::*;
 use crate::ctypes::*;
-use crate::memory::Allocation;
 
 /// The values the predefined attributes point to (`MPI_WIN_SIZE` is an `MPI_Aint*`, the
 /// others `int*`): fixed at creation, alive as long as the window.
@@ -20,12 +20,12 @@ struct Cells {
 }
 
 /// What a window handle names: the window, the C-shaped values of its predefined
-/// attributes, and the memory the library allocated for it (`MPI_Win_allocate`).
+/// attributes, and its RMA state (which maps the memory of allocated windows).
 #[derive(Debug)]
 pub struct WinObject {
     pub win: Win,
     cells: Cells,
-    _memory: Option<Allocation>,
+    pub rma: WinRma,
 }
 
 impl std::ops::Deref for WinObject {
@@ -36,7 +36,7 @@ impl std::ops::Deref for WinObject {
 }
 
 impl WinObject {
-    pub(crate) fn new(win: Win, memory: Option<Allocation>) -> WinObject {
+    pub(crate) fn new(win: Win, rma: WinRma) -> WinObject {
         let cells = Cells {
             size: win.memory.size as MPI_Aint,
             disp_unit: win.memory.disp_unit as c_int,
@@ -51,11 +51,7 @@ impl WinObject {
                 Model::Separate => MPI_WIN_SEPARATE,
             },
         };
-        WinObject {
-            win,
-            cells,
-            _memory: memory,
-        }
+        WinObject { win, cells, rma }
     }
 
     /// The value `MPI_Win_get_attr` returns for a predefined window keyval: the base address

@@ -35,6 +35,7 @@ pub mod polled;
 pub mod progress;
 pub mod pt2pt;
 pub mod request;
+pub mod rma;
 pub mod runtime;
 pub mod sync;
 pub mod transport;

@@ -24,6 +24,8 @@ pub(crate) mod pack;
 pub(crate) mod pt2pt;
 pub(crate) mod recv;
 pub(crate) mod requests;
+pub(crate) mod rma;
+pub(crate) mod rma_sync;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub(crate) mod stream;

@@ -1,7 +1,8 @@
 //! Windows: creation (`MPI_Win_create[_c]`, `MPI_Win_allocate[_c]`,
 //! `MPI_Win_create_dynamic`), `MPI_Win_free`, group, name, info, and the memory regions of
-//! dynamic windows. Window attributes are in `attr.rs`, window errhandlers in `errors.rs`.
-//! The RMA operations and synchronisation calls are not implemented yet.
+//! dynamic windows, `MPI_Win_allocate_shared` and `MPI_Win_shared_query`. Window attributes
+//! are in `attr.rs`, window errhandlers in `errors.rs`, the RMA operations in `rma.rs` and
+//! the synchronisation calls in `rma_sync.rs`.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
@@ -9,13 +10,13 @@ use std::sync::Arc;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::win::{self as core_win, Flavor, Memory};
 use weft_core::object::{Comm, Info};
+use weft_core::rma::WinRma;
 
 use crate::api::attr::free_win_attrs;
 use crate::api::mem::info_alignment;
 use crate::args::{c_str, copy_out_str, non_null, write, Int};
 use crate::constants::*;
 use crate::ctypes::*;
-use crate::memory::Allocation;
 use crate::objects;
 use crate::objects::info_object;
 use crate::win_object::WinObject;
@@ -28,22 +29,29 @@ fn info_pairs(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, String)>> {
     Ok(info_object(info, func)?.pairs())
 }
 
-/// Create a window of `flavor` over `comm` and store its handle in `*win` (checked).
+/// Create a window of `flavor` over `comm` and store its handle in `*win` (checked); the
+/// memory of the allocated flavors comes from the window's shared segment (`own_pages`: see
+/// `WinRma::setup`). Returns the handle and this process's base address.
 fn finish_create(
     c: &Comm,
     memory: Memory,
     flavor: Flavor,
     hints: &[(String, String)],
-    allocation: Option<Allocation>,
+    own_pages: bool,
     win: *mut MPI_Win,
     func: &str,
-) -> MpiResult<MPI_Win> {
-    let w = core_win::create(c, memory, flavor, hints, func)?;
-    let h = objects::WINS.insert(Arc::new(WinObject::new(w, allocation)));
+) -> MpiResult<(MPI_Win, usize)> {
+    let mut w = core_win::create(c, memory, flavor, hints, func)?;
+    let rma = WinRma::setup(&w, own_pages, func)?;
+    if matches!(flavor, Flavor::Allocate | Flavor::Shared) {
+        w.memory.base = rma.local_base();
+    }
+    let base = w.memory.base;
+    let h = objects::WINS.insert(Arc::new(WinObject::new(w, rma)));
     // SAFETY: the callers checked `win` for null; the caller of the MPI function passes a
     // valid MPI_Win pointer.
     unsafe { win.write(h) };
-    Ok(h)
+    Ok((h, base))
 }
 
 unsafe fn create_impl(
@@ -71,7 +79,7 @@ unsafe fn create_impl(
         size,
         disp_unit,
     };
-    finish_create(&c, memory, Flavor::Create, &hints, None, win, func).map(|_| ())
+    finish_create(&c, memory, Flavor::Create, &hints, false, win, func).map(|_| ())
 }
 
 /// `MPI_Win_create` and its `_c` twin (a wider `disp_unit`).
@@ -91,6 +99,7 @@ pub(crate) unsafe fn win_create<D: Int>(
     unsafe { create_impl(base, size, disp_unit.get(), info, comm, win, func) }
 }
 
+#[allow(clippy::too_many_arguments)]
 unsafe fn allocate_impl(
     size: MPI_Aint,
     disp_unit: i64,
@@ -98,6 +107,7 @@ unsafe fn allocate_impl(
     comm: MPI_Comm,
     baseptr: *mut c_void,
     win: *mut MPI_Win,
+    flavor: Flavor,
     func: &str,
 ) -> MpiResult<()> {
     let c = objects::comm(comm, func, "comm")?;
@@ -106,19 +116,21 @@ unsafe fn allocate_impl(
     let size = core_win::check_size(size as i64, func, "size")?;
     let disp_unit = core_win::check_disp_unit(disp_unit, func)?;
     let hints = info_pairs(info, func)?;
-    let block = Allocation::new(size, info_alignment(info, func)?, func)?;
+    // Checked for its errors; the segment's pages satisfy alignments up to a page.
+    info_alignment(info, func)?;
     let memory = Memory {
-        base: block.addr(),
+        base: 0,
         size,
         disp_unit,
     };
-    finish_create(&c, memory, Flavor::Allocate, &hints, Some(block), win, func)?;
+    // MPI_Win_allocate_shared's memory is contiguous across ranks unless asked otherwise.
+    let own_pages = flavor == Flavor::Allocate
+        || hints
+            .iter()
+            .any(|(k, v)| k == "alloc_shared_noncontig" && v == "true");
+    let (_, base) = finish_create(&c, memory, flavor, &hints, own_pages, win, func)?;
     // SAFETY: checked non-null; the standard makes baseptr the address of a pointer.
-    unsafe {
-        baseptr
-            .cast::<*mut c_void>()
-            .write(memory.base as *mut c_void)
-    };
+    unsafe { baseptr.cast::<*mut c_void>().write(base as *mut c_void) };
     Ok(())
 }
 
@@ -136,7 +148,83 @@ pub(crate) unsafe fn win_allocate<D: Int>(
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: pointers checked inside.
-    unsafe { allocate_impl(size, disp_unit.get(), info, comm, baseptr, win, func) }
+    unsafe {
+        allocate_impl(
+            size,
+            disp_unit.get(),
+            info,
+            comm,
+            baseptr,
+            win,
+            Flavor::Allocate,
+            func,
+        )
+    }
+}
+
+/// `MPI_Win_allocate_shared` and its `_c` twin: every rank's memory in one shared segment,
+/// contiguous unless the info says `alloc_shared_noncontig`.
+///
+/// # Safety
+/// `baseptr` (a `void**`) and `win` null or writable.
+pub(crate) unsafe fn win_allocate_shared<D: Int>(
+    size: MPI_Aint,
+    disp_unit: D,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    baseptr: *mut c_void,
+    win: *mut MPI_Win,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: pointers checked inside.
+    unsafe {
+        allocate_impl(
+            size,
+            disp_unit.get(),
+            info,
+            comm,
+            baseptr,
+            win,
+            Flavor::Shared,
+            func,
+        )
+    }
+}
+
+/// `MPI_Win_shared_query` and its `_c` twin: where rank `rank`'s memory is in this process.
+///
+/// # Safety
+/// `size`, `disp_unit` and `baseptr` (a `void**`) null or writable.
+pub(crate) unsafe fn win_shared_query<D: Int>(
+    win: MPI_Win,
+    rank: c_int,
+    size: *mut MPI_Aint,
+    disp_unit: *mut D,
+    baseptr: *mut c_void,
+    func: &str,
+) -> MpiResult<()> {
+    let w = objects::win(win, func, "win")?;
+    non_null(size, func, "size")?;
+    non_null(disp_unit, func, "disp_unit")?;
+    non_null(baseptr, func, "baseptr")?;
+    let r = if rank == MPI_PROC_NULL {
+        None
+    } else if rank < 0 || rank as u32 >= w.comm.size() {
+        return Err(MpiError::new(
+            ErrorClass::Rank,
+            format!("{func}(rank={rank}): not a rank of the window's group"),
+        ));
+    } else {
+        Some(rank as u32)
+    };
+    let (addr, bytes, unit) = w.rma.shared_query(r);
+    // SAFETY: all three checked non-null; the caller passes writable pointers.
+    unsafe {
+        size.write(bytes as MPI_Aint);
+        disp_unit.write(D::of(unit as i64).expect("a positive int fits"));
+        baseptr.cast::<*mut c_void>().write(addr as *mut c_void);
+    }
+    Ok(())
 }
 
 pub(crate) unsafe fn mpi_win_create_dynamic(
@@ -154,7 +242,7 @@ pub(crate) unsafe fn mpi_win_create_dynamic(
         size: 0,
         disp_unit: 1,
     };
-    finish_create(&c, memory, Flavor::Dynamic, &hints, None, win, func).map(|_| ())
+    finish_create(&c, memory, Flavor::Dynamic, &hints, false, win, func).map(|_| ())
 }
 
 /// `MPI_Win_free`: the attributes' delete callbacks run (in reverse order of setting; an
@@ -166,6 +254,12 @@ pub(crate) unsafe fn mpi_win_free(win: *mut MPI_Win) -> MpiResult<()> {
     // SAFETY: checked non-null; the caller passes a valid MPI_Win pointer.
     let h = unsafe { *win };
     let w = objects::win(h, func, "win")?;
+    if w.rma.busy() {
+        return Err(MpiError::new(
+            ErrorClass::RmaSync,
+            format!("{func}(win): an access or exposure epoch is still open on the window"),
+        ));
+    }
     free_win_attrs(h, &w.attrs, func)?;
     // MPI 4.1 §12.2.5: no process returns before every process of the group called it, so
     // none accesses a window already freed.

@@ -303,12 +303,14 @@ pub unsafe extern "C" fn PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
-    unsupported("MPI_Accumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate.
+    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
-    unsupported("MPI_Accumulate_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate_c.
+    call("MPI_Accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Accumulate_c") })
 }
 
 #[no_mangle]
@@ -914,7 +916,8 @@ pub unsafe extern "C" fn PMPI_Comm_toint(comm: MPI_Comm) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Compare_and_swap(origin_addr: *const c_void, compare_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, win: MPI_Win) -> c_int {
-    unsupported("MPI_Compare_and_swap", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Compare_and_swap.
+    call("MPI_Compare_and_swap", Scope::Win(win), || unsafe { crate::api::rma::mpi_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win) })
 }
 
 #[no_mangle]
@@ -1001,7 +1004,8 @@ pub unsafe extern "C" fn PMPI_Exscan_init_c(sendbuf: *const c_void, recvbuf: *mu
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Fetch_and_op(origin_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, op: MPI_Op, win: MPI_Win) -> c_int {
-    unsupported("MPI_Fetch_and_op", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Fetch_and_op.
+    call("MPI_Fetch_and_op", Scope::Win(win), || unsafe { crate::api::rma::mpi_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win) })
 }
 
 #[no_mangle]
@@ -1599,17 +1603,20 @@ pub unsafe extern "C" fn PMPI_Gatherv_init_c(sendbuf: *const c_void, sendcount: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
-    unsupported("MPI_Get", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get.
+    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma::get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Get") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
-    unsupported("MPI_Get_accumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_accumulate.
+    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma::get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Get_accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_accumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: MPI_Count, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
-    unsupported("MPI_Get_accumulate_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_accumulate_c.
+    call("MPI_Get_accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Get_accumulate_c") })
 }
 
 #[no_mangle]
@@ -1620,7 +1627,8 @@ pub unsafe extern "C" fn PMPI_Get_address(location: *const c_void, address: *mut
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_c(origin_addr: *mut c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
-    unsupported("MPI_Get_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_c.
+    call("MPI_Get_c", Scope::Win(win), || unsafe { crate::api::rma::get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Get_c") })
 }
 
 #[no_mangle]
@@ -2588,12 +2596,14 @@ pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MP
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
-    unsupported("MPI_Put", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put.
+    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma::put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Put") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
-    unsupported("MPI_Put_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put_c.
+    call("MPI_Put_c", Scope::Win(win), || unsafe { crate::api::rma::put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Put_c") })
 }
 
 #[no_mangle]
@@ -2604,12 +2614,14 @@ pub unsafe extern "C" fn PMPI_Query_thread(provided: *mut c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Raccumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Raccumulate.
+    call("MPI_Raccumulate", Scope::Win(win), || unsafe { crate::api::rma::raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Raccumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Raccumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Raccumulate_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Raccumulate_c.
+    call("MPI_Raccumulate_c", Scope::Win(win), || unsafe { crate::api::rma::raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Raccumulate_c") })
 }
 
 #[no_mangle]
@@ -2789,32 +2801,38 @@ pub unsafe extern "C" fn PMPI_Request_toint(request: MPI_Request) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Rget", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget.
+    call("MPI_Rget", Scope::Win(win), || unsafe { crate::api::rma::rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rget") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Rget_accumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget_accumulate.
+    call("MPI_Rget_accumulate", Scope::Win(win), || unsafe { crate::api::rma::rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Rget_accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget_accumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: MPI_Count, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Rget_accumulate_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget_accumulate_c.
+    call("MPI_Rget_accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Rget_accumulate_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget_c(origin_addr: *mut c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Rget_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget_c.
+    call("MPI_Rget_c", Scope::Win(win), || unsafe { crate::api::rma::rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rget_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Rput", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rput.
+    call("MPI_Rput", Scope::Win(win), || unsafe { crate::api::rma::rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rput") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rput_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Rput_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rput_c.
+    call("MPI_Rput_c", Scope::Win(win), || unsafe { crate::api::rma::rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rput_c") })
 }
 
 #[no_mangle]
@@ -3825,12 +3843,14 @@ pub unsafe extern "C" fn PMPI_Win_allocate_c(size: MPI_Aint, disp_unit: MPI_Aint
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_shared(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_allocate_shared", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_shared.
+    call("MPI_Win_allocate_shared", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate_shared(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_shared") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_shared_c(size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
-    unsupported("MPI_Win_allocate_shared_c", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_shared_c.
+    call("MPI_Win_allocate_shared_c", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate_shared(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_shared_c") })
 }
 
 #[no_mangle]
@@ -3845,7 +3865,7 @@ pub unsafe extern "C" fn PMPI_Win_call_errhandler(win: MPI_Win, errorcode: c_int
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_complete(win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_complete", Scope::Win(win))
+    call("MPI_Win_complete", Scope::Win(win), || crate::api::rma_sync::mpi_win_complete(win))
 }
 
 #[no_mangle]
@@ -3890,27 +3910,27 @@ pub unsafe extern "C" fn PMPI_Win_detach(win: MPI_Win, base: *const c_void) -> c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_fence", Scope::Win(win))
+    call("MPI_Win_fence", Scope::Win(win), || crate::api::rma_sync::mpi_win_fence(assert, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_flush(rank: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_flush", Scope::Win(win))
+    call("MPI_Win_flush", Scope::Win(win), || crate::api::rma_sync::mpi_win_flush(rank, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_flush_all(win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_flush_all", Scope::Win(win))
+    call("MPI_Win_flush_all", Scope::Win(win), || crate::api::rma_sync::mpi_win_flush_all(win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_flush_local(rank: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_flush_local", Scope::Win(win))
+    call("MPI_Win_flush_local", Scope::Win(win), || crate::api::rma_sync::mpi_win_flush_local(rank, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_flush_local_all(win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_flush_local_all", Scope::Win(win))
+    call("MPI_Win_flush_local_all", Scope::Win(win), || crate::api::rma_sync::mpi_win_flush_local_all(win))
 }
 
 #[no_mangle]
@@ -3962,17 +3982,17 @@ pub unsafe extern "C" fn PMPI_Win_get_name(win: MPI_Win, win_name: *mut c_char, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_lock(lock_type: c_int, rank: c_int, assert: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_lock", Scope::Win(win))
+    call("MPI_Win_lock", Scope::Win(win), || crate::api::rma_sync::mpi_win_lock(lock_type, rank, assert, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_lock_all", Scope::Win(win))
+    call("MPI_Win_lock_all", Scope::Win(win), || crate::api::rma_sync::mpi_win_lock_all(assert, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_post(group: MPI_Group, assert: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_post", Scope::Win(win))
+    call("MPI_Win_post", Scope::Win(win), || crate::api::rma_sync::mpi_win_post(group, assert, win))
 }
 
 #[no_mangle]
@@ -3999,27 +4019,30 @@ pub unsafe extern "C" fn PMPI_Win_set_name(win: MPI_Win, win_name: *const c_char
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_shared_query(win: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut c_int, baseptr: *mut c_void) -> c_int {
-    unsupported("MPI_Win_shared_query", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_shared_query.
+    call("MPI_Win_shared_query", Scope::Win(win), || unsafe { crate::api::win::win_shared_query(win, rank, size, disp_unit, baseptr, "MPI_Win_shared_query") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_shared_query_c(win: MPI_Win, rank: c_int, size: *mut MPI_Aint, disp_unit: *mut MPI_Aint, baseptr: *mut c_void) -> c_int {
-    unsupported("MPI_Win_shared_query_c", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_shared_query_c.
+    call("MPI_Win_shared_query_c", Scope::Win(win), || unsafe { crate::api::win::win_shared_query(win, rank, size, disp_unit, baseptr, "MPI_Win_shared_query_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_start(group: MPI_Group, assert: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_start", Scope::Win(win))
+    call("MPI_Win_start", Scope::Win(win), || crate::api::rma_sync::mpi_win_start(group, assert, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_sync(win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_sync", Scope::Win(win))
+    call("MPI_Win_sync", Scope::Win(win), || crate::api::rma_sync::mpi_win_sync(win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_test(win: MPI_Win, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Win_test", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_test.
+    call("MPI_Win_test", Scope::Win(win), || unsafe { crate::api::rma_sync::mpi_win_test(win, flag) })
 }
 
 #[no_mangle]
@@ -4029,17 +4052,17 @@ pub unsafe extern "C" fn PMPI_Win_toint(win: MPI_Win) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_unlock(rank: c_int, win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_unlock", Scope::Win(win))
+    call("MPI_Win_unlock", Scope::Win(win), || crate::api::rma_sync::mpi_win_unlock(rank, win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_unlock_all(win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_unlock_all", Scope::Win(win))
+    call("MPI_Win_unlock_all", Scope::Win(win), || crate::api::rma_sync::mpi_win_unlock_all(win))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_wait(win: MPI_Win) -> c_int {
-    unsupported("MPI_Win_wait", Scope::Win(win))
+    call("MPI_Win_wait", Scope::Win(win), || crate::api::rma_sync::mpi_win_wait(win))
 }
 
 #[no_mangle]
@@ -4084,8 +4107,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Abi_get_fortran_info",
     "MPI_Abi_set_fortran_booleans",
     "MPI_Abi_set_fortran_info",
-    "MPI_Accumulate",
-    "MPI_Accumulate_c",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
@@ -4093,12 +4114,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Comm_join",
     "MPI_Comm_spawn",
     "MPI_Comm_spawn_multiple",
-    "MPI_Compare_and_swap",
-    "MPI_Fetch_and_op",
-    "MPI_Get",
-    "MPI_Get_accumulate",
-    "MPI_Get_accumulate_c",
-    "MPI_Get_c",
     "MPI_Get_hw_resource_info",
     "MPI_Lookup_name",
     "MPI_Open_port",
@@ -4109,16 +4124,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Precv_init",
     "MPI_Psend_init",
     "MPI_Publish_name",
-    "MPI_Put",
-    "MPI_Put_c",
-    "MPI_Raccumulate",
-    "MPI_Raccumulate_c",
-    "MPI_Rget",
-    "MPI_Rget_accumulate",
-    "MPI_Rget_accumulate_c",
-    "MPI_Rget_c",
-    "MPI_Rput",
-    "MPI_Rput_c",
     "MPI_T_category_changed",
     "MPI_T_category_get_categories",
     "MPI_T_category_get_cvars",
@@ -4171,25 +4176,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_T_source_get_num",
     "MPI_T_source_get_timestamp",
     "MPI_Unpublish_name",
-    "MPI_Win_allocate_shared",
-    "MPI_Win_allocate_shared_c",
-    "MPI_Win_complete",
-    "MPI_Win_fence",
-    "MPI_Win_flush",
-    "MPI_Win_flush_all",
-    "MPI_Win_flush_local",
-    "MPI_Win_flush_local_all",
-    "MPI_Win_lock",
-    "MPI_Win_lock_all",
-    "MPI_Win_post",
-    "MPI_Win_shared_query",
-    "MPI_Win_shared_query_c",
-    "MPI_Win_start",
-    "MPI_Win_sync",
-    "MPI_Win_test",
-    "MPI_Win_unlock",
-    "MPI_Win_unlock_all",
-    "MPI_Win_wait",
 ];
 
 /// Number of exported MPI/MPIX functions.

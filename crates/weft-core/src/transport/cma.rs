@@ -1,4 +1,5 @@
-//! Cross-memory attach: read another process's memory with one copy (`process_vm_readv`).
+//! Cross-memory attach: read or write another process's memory with one copy
+//! (`process_vm_readv`/`process_vm_writev`).
 
 use std::io;
 
@@ -38,6 +39,105 @@ pub unsafe fn read(pid: i32, remote: usize, local: usize, len: usize) -> io::Res
         done += n as usize;
     }
     Ok(())
+}
+
+/// The most remote pieces one `process_vm_*v` call takes (the kernel's `IOV_MAX`).
+const IOV_MAX: usize = 1024;
+
+/// Which direction a vectored copy goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Read,
+    Write,
+}
+
+/// Copy between the contiguous local bytes `local..local+len` and the remote pieces
+/// `(address, length)` of process `pid`, in order (their lengths add up to `len`).
+///
+/// # Safety
+/// For `Dir::Read` the local range is writable memory of this process not otherwise
+/// accessed; for `Dir::Write` it is readable.
+unsafe fn vectored(pid: i32, remote: &[(usize, usize)], local: usize, dir: Dir) -> io::Result<()> {
+    let mut at = local;
+    for chunk in remote.chunks(IOV_MAX) {
+        let mut iovs: Vec<libc::iovec> = chunk
+            .iter()
+            .filter(|(_, l)| *l > 0)
+            .map(|&(a, l)| libc::iovec {
+                iov_base: a as *mut libc::c_void,
+                iov_len: l,
+            })
+            .collect();
+        let mut first = 0;
+        while first < iovs.len() {
+            let want: usize = iovs[first..].iter().map(|v| v.iov_len).sum();
+            let local_iov = libc::iovec {
+                iov_base: at as *mut libc::c_void,
+                iov_len: want,
+            };
+            let rest = &iovs[first..];
+            // SAFETY: one local iovec over memory the caller vouches for, remote iovecs the
+            // kernel checks against the target's mappings (EFAULT when unmapped).
+            let n = unsafe {
+                match dir {
+                    Dir::Read => libc::process_vm_readv(
+                        pid,
+                        &local_iov,
+                        1,
+                        rest.as_ptr(),
+                        rest.len() as libc::c_ulong,
+                        0,
+                    ),
+                    Dir::Write => libc::process_vm_writev(
+                        pid,
+                        &local_iov,
+                        1,
+                        rest.as_ptr(),
+                        rest.len() as libc::c_ulong,
+                        0,
+                    ),
+                }
+            };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if n == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "cross-memory copy moved nothing",
+                ));
+            }
+            // A partial copy ends inside some piece: skip the whole ones, shorten that one.
+            let mut n = n as usize;
+            at += n;
+            while n > 0 {
+                let v = &mut iovs[first];
+                if n >= v.iov_len {
+                    n -= v.iov_len;
+                    first += 1;
+                } else {
+                    v.iov_base = (v.iov_base as usize + n) as *mut libc::c_void;
+                    v.iov_len -= n;
+                    n = 0;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Read the remote pieces of process `pid`, in order, into `local`.
+pub fn read_pieces(pid: i32, remote: &[(usize, usize)], local: &mut [u8]) -> io::Result<()> {
+    debug_assert_eq!(remote.iter().map(|p| p.1).sum::<usize>(), local.len());
+    // SAFETY: `local` is a live, exclusively borrowed, writable slice.
+    unsafe { vectored(pid, remote, local.as_mut_ptr() as usize, Dir::Read) }
+}
+
+/// Write `local`, in order, to the remote pieces of process `pid`.
+pub fn write_pieces(pid: i32, remote: &[(usize, usize)], local: &[u8]) -> io::Result<()> {
+    debug_assert_eq!(remote.iter().map(|p| p.1).sum::<usize>(), local.len());
+    // SAFETY: `local` is a live readable slice; writev only reads it.
+    unsafe { vectored(pid, remote, local.as_ptr() as usize, Dir::Write) }
 }
 
 /// Whether this kernel lets this process read another unrelated process's memory: starts a
@@ -86,5 +186,19 @@ mod tests {
         }
         .unwrap();
         assert_eq!(src, dst);
+    }
+
+    #[test]
+    fn pieces_go_both_ways() {
+        let pid = std::process::id() as i32;
+        let mut target = vec![0u8; 64];
+        let t = target.as_mut_ptr() as usize;
+        let pieces = [(t + 1, 3), (t + 10, 0), (t + 20, 5)];
+        super::write_pieces(pid, &pieces, &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        assert_eq!(&target[0..5], &[0, 1, 2, 3, 0]);
+        assert_eq!(&target[19..26], &[0, 4, 5, 6, 7, 8, 0]);
+        let mut back = [0u8; 8];
+        super::read_pieces(pid, &pieces, &mut back).unwrap();
+        assert_eq!(back, [1, 2, 3, 4, 5, 6, 7, 8]);
     }
 }

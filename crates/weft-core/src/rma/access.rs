@@ -1,0 +1,270 @@
+//! Reaching a target's bytes: `count` instances of a datatype at an offset in a rank's
+//! window memory, read or written as the packed byte stream the type describes. Memory in
+//! the window's segment (and this process's own) is reached by address through the
+//! datatype engine's pack/unpack; memory another process owns by cross-memory attach, one
+//! system call per 1024 contiguous pieces of the target layout.
+
+use std::sync::{Arc, OnceLock};
+
+use super::ops::Target;
+use super::WinRma;
+use crate::datatype::{Buf, Type};
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::win::Flavor;
+use crate::transport::cma;
+
+/// Where a target rank's window memory is, from this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Mapped here: the address of the target's window byte 0.
+    Mapped(usize),
+    /// In process `pid`, at `base` there.
+    Process { pid: i32, base: usize },
+}
+
+/// `count` instances of `ty` at byte `offset` of a target's window memory. Constructing one
+/// is the promise (`new`) that the whole typed extent lies inside that memory, checked
+/// against the window's size by the caller (a dynamic window's memory is checked by the
+/// kernel: cross-memory attach fails on unmapped addresses).
+pub struct Region<'a> {
+    reach: Reach,
+    offset: usize,
+    count: usize,
+    ty: &'a Arc<Type>,
+    /// For `Reach::Process`: the remote pieces and the packed bytes before each (built on
+    /// first use).
+    pieces: OnceLock<(Vec<(usize, usize)>, Vec<usize>)>,
+}
+
+fn range_error(func: &str, e: std::io::Error) -> MpiError {
+    MpiError::new(
+        ErrorClass::RmaRange,
+        format!("{func}: the target memory is not accessible: {e}"),
+    )
+}
+
+impl<'a> Region<'a> {
+    /// # Safety
+    /// With `Reach::Mapped`, every byte the `count` instances of `ty` at `addr + offset`
+    /// touch is valid memory of this process (the window's mapped memory, or this process's
+    /// own window memory), used under the window's synchronisation rules.
+    pub unsafe fn new(reach: Reach, offset: usize, count: usize, ty: &'a Arc<Type>) -> Region<'a> {
+        Region {
+            reach,
+            offset,
+            count,
+            ty,
+            pieces: OnceLock::new(),
+        }
+    }
+
+    /// Bytes in the packed stream.
+    pub fn len(&self) -> usize {
+        self.count * self.ty.size
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The mapped memory as a buffer of the target type.
+    fn mapped(&self, addr: usize) -> Buf {
+        // SAFETY: the constructor's contract: the instances lie in valid mapped memory.
+        unsafe { Buf::typed(addr.wrapping_add(self.offset), self.count, self.ty) }
+    }
+
+    /// The remote pieces (address, length) of the layout, in packed order.
+    fn pieces(&self, base: usize) -> Vec<(usize, usize)> {
+        let start = base.wrapping_add(self.offset);
+        let c = self.ty.compiled_layout();
+        if let Some((disp, run)) = c.contiguous_run() {
+            if self.count == 1 || (run == self.ty.size && self.ty.extent == run as isize) {
+                return vec![(start.wrapping_add_signed(disp), self.len())];
+            }
+        }
+        let segs = c.segments();
+        let mut out = Vec::with_capacity((segs as usize).saturating_mul(self.count).min(1 << 16));
+        for i in 0..self.count {
+            let at = start.wrapping_add_signed(self.ty.extent * i as isize);
+            for k in 0..segs {
+                let (s, _) = c.segment(k);
+                out.push((at.wrapping_add_signed(s.start), s.len));
+            }
+        }
+        out
+    }
+
+    /// The remote pieces holding packed bytes `at..at + len`.
+    fn pieces_in(&self, base: usize, at: usize, len: usize) -> Vec<(usize, usize)> {
+        let (pieces, before) = self.pieces.get_or_init(|| {
+            let p = self.pieces(base);
+            let mut sum = 0;
+            let b = p
+                .iter()
+                .map(|&(_, l)| {
+                    let s = sum;
+                    sum += l;
+                    s
+                })
+                .collect();
+            (p, b)
+        });
+        if at == 0 && len == self.len() {
+            return pieces.clone();
+        }
+        // The last piece starting at or before `at`, then on until `len` bytes are covered.
+        let mut i = before.partition_point(|&b| b <= at).saturating_sub(1);
+        let (mut at, mut left, mut out) = (at, len, Vec::new());
+        while left > 0 {
+            let (addr, plen) = pieces[i];
+            let skip = at - before[i];
+            let n = (plen - skip).min(left);
+            if n > 0 {
+                out.push((addr + skip, n));
+            }
+            left -= n;
+            at += n;
+            i += 1;
+        }
+        out
+    }
+
+    /// Read packed bytes `at..at + out.len()` into `out`.
+    pub fn read_at(&self, at: usize, out: &mut [u8], func: &str) -> MpiResult<()> {
+        debug_assert!(at + out.len() <= self.len());
+        if out.is_empty() {
+            return Ok(());
+        }
+        match self.reach {
+            Reach::Mapped(addr) => {
+                self.mapped(addr).pack(at, out);
+                Ok(())
+            }
+            Reach::Process { pid, base } => {
+                cma::read_pieces(pid, &self.pieces_in(base, at, out.len()), out)
+                    .map_err(|e| range_error(func, e))
+            }
+        }
+    }
+
+    /// Write `data` as packed bytes `at..at + data.len()`.
+    pub fn write_at(&self, at: usize, data: &[u8], func: &str) -> MpiResult<()> {
+        debug_assert!(at + data.len() <= self.len());
+        if data.is_empty() {
+            return Ok(());
+        }
+        match self.reach {
+            Reach::Mapped(addr) => {
+                self.mapped(addr).unpack(at, data);
+                Ok(())
+            }
+            Reach::Process { pid, base } => {
+                cma::write_pieces(pid, &self.pieces_in(base, at, data.len()), data)
+                    .map_err(|e| range_error(func, e))
+            }
+        }
+    }
+
+    /// Read the whole packed stream into `out` (`len()` bytes).
+    pub fn read(&self, out: &mut [u8], func: &str) -> MpiResult<()> {
+        debug_assert_eq!(out.len(), self.len());
+        self.read_at(0, out, func)
+    }
+
+    /// Write `data` (`len()` bytes) as the whole packed stream.
+    pub fn write(&self, data: &[u8], func: &str) -> MpiResult<()> {
+        debug_assert_eq!(data.len(), self.len());
+        self.write_at(0, data, func)
+    }
+}
+
+/// The packed bytes of an origin buffer: its own memory when contiguous, else a copy.
+pub fn packed(buf: &Buf) -> std::borrow::Cow<'_, [u8]> {
+    if buf.is_contiguous() {
+        buf.with_bytes(|b| {
+            // SAFETY: the same bytes `with_bytes` lends, valid for the operation (the Buf's
+            // contract), which encloses every use of the returned slice.
+            std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(b.as_ptr(), b.len()) })
+        })
+    } else {
+        let mut v = vec![0u8; buf.len()];
+        buf.pack(0, &mut v);
+        std::borrow::Cow::Owned(v)
+    }
+}
+
+impl WinRma {
+    /// The target's bytes an operation touches; `MPI_ERR_RMA_RANGE` when they leave the
+    /// target's window memory.
+    pub(super) fn region<'a>(&self, t: &Target<'a>, func: &str) -> MpiResult<Region<'a>> {
+        let peer = &self.peers[t.rank as usize];
+        let range = |why: String| {
+            Err(MpiError::new(
+                ErrorClass::RmaRange,
+                format!(
+                    "{func}(target_rank={}, target_disp={}): {why}",
+                    t.rank, t.disp
+                ),
+            ))
+        };
+        let offset = t.disp as i128 * peer.disp_unit as i128;
+        if self.flavor == Flavor::Dynamic {
+            // Absolute addresses; the kernel refuses what the target has not mapped.
+            if t.disp < 0 {
+                return range("a dynamic window's displacements are addresses".into());
+            }
+        } else if t.count > 0 && t.ty.size > 0 {
+            let ty = t.ty;
+            let (first, last) = (0i128, (t.count as i128 - 1) * ty.extent as i128);
+            let lo = offset + ty.true_lb as i128 + first.min(last);
+            let hi = offset + ty.true_lb as i128 + first.max(last) + ty.true_extent as i128;
+            if lo < 0 || hi > peer.size as i128 {
+                return range(format!(
+                    "bytes {lo}..{hi} lie outside the target's {} bytes of window memory",
+                    peer.size
+                ));
+            }
+        }
+        // SAFETY: for mapped memory the typed extent lies inside the target's window memory
+        // (checked just above; dynamic windows are never reached mapped), which stays mapped
+        // while the window lives.
+        Ok(unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datatype::predefined::{Datatype, TypeClass};
+
+    static INT: Datatype = Datatype::predefined("MPI_INT", 4, TypeClass::SignedInt);
+
+    /// A vector of 4 blocks of 2 ints, stride 3, in this process reached through
+    /// cross-memory attach: sub-ranges of the packed stream split pieces correctly.
+    #[test]
+    fn process_pieces_in_sub_ranges() {
+        let int = Type::basic(&INT);
+        let v = Type::vector(4, 2, 3, false, &int, false).unwrap();
+        v.commit();
+        let mut target = vec![0i32; 16];
+        let reach = Reach::Process {
+            pid: std::process::id() as i32,
+            base: target.as_mut_ptr() as usize,
+        };
+        // SAFETY: Process reach: the kernel checks every access.
+        let r = unsafe { Region::new(reach, 4, 1, &v) };
+        assert_eq!(r.len(), 32);
+        let data: Vec<u8> = (1..=8i32).flat_map(|x| x.to_ne_bytes()).collect();
+        // Three uneven pieces: bytes 0..6, 6..22, 22..32.
+        for (a, b) in [(0, 6), (6, 22), (22, 32)] {
+            r.write_at(a, &data[a..b], "t").unwrap();
+        }
+        let t = std::hint::black_box(&target);
+        assert_eq!(&t[..], &[0, 1, 2, 0, 3, 4, 0, 5, 6, 0, 7, 8, 0, 0, 0, 0]);
+        let mut back = vec![0u8; 32];
+        r.read_at(10, &mut back[10..30], "t").unwrap();
+        r.read_at(0, &mut back[..10], "t").unwrap();
+        r.read_at(30, &mut back[30..], "t").unwrap();
+        assert_eq!(back, data);
+    }
+}

@@ -1,0 +1,340 @@
+//! Synchronisation: which access epochs this process has open, and the calls that open and
+//! close them. Operations complete at the call, so closing an epoch has no data to wait
+//! for: a fence is a barrier; a passive-target lock is the target's lock word in the
+//! window's segment (an exclusive holder, or a count of shared ones); post/start/complete/wait
+//! are counters there (the target counts its posts for each origin; an origin counts the
+//! completes it sent to each target). Waits spin with progress on this process's VCIs (a
+//! peer may be waiting for a message from this process before it releases what is awaited).
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{fence, Ordering};
+
+use super::WinRma;
+use crate::coll;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::progress;
+use crate::transport::shm::win_area::WRITER;
+
+/// A passive-target lock type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockType {
+    Exclusive,
+    Shared,
+}
+
+/// Fence assertions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FenceAssert {
+    pub noprecede: bool,
+    pub nosucceed: bool,
+}
+
+/// The epochs this process has open on one window.
+#[derive(Debug)]
+pub struct Epochs {
+    /// Between fences that open an epoch (a fence without `MPI_MODE_NOSUCCEED`).
+    fence: bool,
+    /// Passive-target locks this process holds, by target; `nocheck` ones took no lock.
+    locks: Vec<Option<(LockType, bool)>>,
+    /// `MPI_Win_lock_all` (and whether with `MPI_MODE_NOCHECK`).
+    lock_all: Option<bool>,
+    /// The targets of the access epoch `MPI_Win_start` opened.
+    started: Option<Vec<u32>>,
+    /// Posts of each target consumed by this process's starts.
+    posts_seen: Vec<u64>,
+    /// The origins of the exposure epoch `MPI_Win_post` opened.
+    posted: Option<Vec<u32>>,
+    /// Completes this process must have received when its exposure epoch ends.
+    completes_due: u64,
+}
+
+impl Epochs {
+    pub fn new(n: usize) -> Epochs {
+        Epochs {
+            fence: false,
+            locks: vec![None; n],
+            lock_all: None,
+            started: None,
+            posts_seen: vec![0; n],
+            posted: None,
+            completes_due: 0,
+        }
+    }
+
+    fn passive(&self) -> bool {
+        self.lock_all.is_some() || self.locks.iter().any(|l| l.is_some())
+    }
+
+    /// Whether an operation to `target` lies in an access epoch.
+    fn may_access(&self, target: u32) -> bool {
+        self.fence
+            || self.lock_all.is_some()
+            || self.locks[target as usize].is_some()
+            || self.started.as_ref().is_some_and(|g| g.contains(&target))
+    }
+}
+
+fn sync_error(msg: String) -> MpiError {
+    MpiError::new(ErrorClass::RmaSync, msg)
+}
+
+impl WinRma {
+    /// Wait until `ready()` holds, making progress meanwhile.
+    fn wait_until(&self, mut ready: impl FnMut() -> bool) {
+        let inst = &self.comm.session.instance;
+        let mut backoff = inst.backoff();
+        while !ready() {
+            if progress::poke_all(inst) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    /// Refuse an operation on `target` outside an access epoch (`MPI_ERR_RMA_SYNC`).
+    pub fn check_access(&self, target: u32, func: &str) -> MpiResult<()> {
+        if self.epochs().may_access(target) {
+            return Ok(());
+        }
+        Err(sync_error(format!(
+            "{func}(target_rank={target}): no access epoch to this target is open (call MPI_Win_fence, MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start first)"
+        )))
+    }
+
+    /// `MPI_Win_fence`.
+    pub fn fence(&self, a: FenceAssert, func: &str) -> MpiResult<()> {
+        {
+            let e = self.epochs();
+            if e.passive() || e.started.is_some() || e.posted.is_some() {
+                return Err(sync_error(format!(
+                    "{func}: a lock or post/start epoch is open on this window"
+                )));
+            }
+        }
+        fence(Ordering::SeqCst);
+        // Operations completed at their calls: the barrier orders them before every
+        // process's next epoch. With both assertions no operation precedes or follows it
+        // in this process, but others may still need this process at the barrier.
+        coll::barrier(&self.comm)?;
+        self.epochs().fence = !a.nosucceed;
+        Ok(())
+    }
+
+    /// `MPI_Win_lock`.
+    pub fn lock(&self, kind: LockType, target: u32, nocheck: bool, func: &str) -> MpiResult<()> {
+        {
+            let mut e = self.epochs();
+            if e.locks[target as usize].is_some() || e.lock_all.is_some() {
+                return Err(sync_error(format!(
+                    "{func}(rank={target}): this process already holds a lock on that target"
+                )));
+            }
+            if e.started.is_some() {
+                return Err(sync_error(format!(
+                    "{func}(rank={target}): a post/start access epoch is open on this window"
+                )));
+            }
+            e.fence = false;
+            e.locks[target as usize] = Some((kind, nocheck));
+        }
+        if !nocheck {
+            self.acquire(target, kind);
+        }
+        Ok(())
+    }
+
+    fn acquire(&self, target: u32, kind: LockType) {
+        let word = &self.area.ctl(target).lock;
+        let try_once = || match kind {
+            LockType::Exclusive => word
+                .compare_exchange(0, WRITER, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok(),
+            LockType::Shared => {
+                let v = word.load(Ordering::Relaxed);
+                v & WRITER == 0
+                    && word
+                        .compare_exchange(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
+                        .is_ok()
+            }
+        };
+        self.wait_until(try_once);
+    }
+
+    fn release(&self, target: u32, kind: LockType) {
+        let word = &self.area.ctl(target).lock;
+        match kind {
+            LockType::Exclusive => word.store(0, Ordering::Release),
+            LockType::Shared => {
+                word.fetch_sub(1, Ordering::Release);
+            }
+        }
+    }
+
+    /// `MPI_Win_unlock`.
+    pub fn unlock(&self, target: u32, func: &str) -> MpiResult<()> {
+        let held = self.epochs().locks[target as usize].take();
+        match held {
+            None => Err(sync_error(format!(
+                "{func}(rank={target}): this process holds no lock on that target"
+            ))),
+            Some((kind, nocheck)) => {
+                fence(Ordering::SeqCst);
+                if !nocheck {
+                    self.release(target, kind);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `MPI_Win_lock_all`.
+    pub fn lock_all(&self, nocheck: bool, func: &str) -> MpiResult<()> {
+        {
+            let mut e = self.epochs();
+            if e.passive() || e.started.is_some() {
+                return Err(sync_error(format!(
+                    "{func}: a lock or post/start access epoch is already open on this window"
+                )));
+            }
+            e.fence = false;
+            e.lock_all = Some(nocheck);
+        }
+        if !nocheck {
+            for t in 0..self.peers.len() as u32 {
+                self.acquire(t, LockType::Shared);
+            }
+        }
+        Ok(())
+    }
+
+    /// `MPI_Win_unlock_all`.
+    pub fn unlock_all(&self, func: &str) -> MpiResult<()> {
+        let held = self.epochs().lock_all.take();
+        match held {
+            None => Err(sync_error(format!(
+                "{func}: MPI_Win_lock_all was not called on this window"
+            ))),
+            Some(nocheck) => {
+                fence(Ordering::SeqCst);
+                if !nocheck {
+                    for t in 0..self.peers.len() as u32 {
+                        self.release(t, LockType::Shared);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `MPI_Win_flush*`: operations are complete already; only memory is ordered. `target`
+    /// `None` for the `_all` forms.
+    pub fn flush(&self, target: Option<u32>, func: &str) -> MpiResult<()> {
+        let ok = {
+            let e = self.epochs();
+            match target {
+                Some(t) => e.lock_all.is_some() || e.locks[t as usize].is_some(),
+                None => e.passive(),
+            }
+        };
+        if !ok {
+            return Err(sync_error(format!(
+                "{func}: no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open{}",
+                target.map_or(String::new(), |t| format!(" to rank {t}"))
+            )));
+        }
+        fence(Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// `MPI_Win_post`: expose this process's memory to `origins` (window ranks).
+    pub fn post(&self, origins: Vec<u32>, func: &str) -> MpiResult<()> {
+        let mut e = self.epochs();
+        if e.posted.is_some() {
+            return Err(sync_error(format!(
+                "{func}: an exposure epoch is already open on this window"
+            )));
+        }
+        fence(Ordering::SeqCst);
+        for &o in &origins {
+            self.area.post(self.me, o).fetch_add(1, Ordering::Release);
+        }
+        e.completes_due += origins.len() as u64;
+        e.posted = Some(origins);
+        Ok(())
+    }
+
+    /// `MPI_Win_start`: open an access epoch to `targets` once each has posted.
+    pub fn start(&self, targets: Vec<u32>, func: &str) -> MpiResult<()> {
+        let seen = {
+            let e = self.epochs();
+            if e.started.is_some() || e.passive() {
+                return Err(sync_error(format!(
+                    "{func}: an access epoch is already open on this window"
+                )));
+            }
+            e.posts_seen.clone()
+        };
+        for &t in &targets {
+            let counter = self.area.post(t, self.me);
+            let want = seen[t as usize] + 1;
+            self.wait_until(|| counter.load(Ordering::Acquire) >= want);
+        }
+        let mut e = self.epochs();
+        for &t in &targets {
+            e.posts_seen[t as usize] += 1;
+        }
+        e.fence = false;
+        e.started = Some(targets);
+        Ok(())
+    }
+
+    /// `MPI_Win_complete`: end the access epoch; each target learns it.
+    pub fn complete(&self, func: &str) -> MpiResult<()> {
+        let targets = self.epochs().started.take().ok_or_else(|| {
+            sync_error(format!(
+                "{func}: no MPI_Win_start epoch is open on this window"
+            ))
+        })?;
+        fence(Ordering::SeqCst);
+        for t in targets {
+            self.area.ctl(t).complete.fetch_add(1, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// `MPI_Win_wait` (`block`) or `MPI_Win_test`: whether the exposure epoch ended
+    /// (every origin called `MPI_Win_complete`).
+    pub fn wait(&self, block: bool, func: &str) -> MpiResult<bool> {
+        let due = {
+            let e = self.epochs();
+            if e.posted.is_none() {
+                return Err(sync_error(format!(
+                    "{func}: no MPI_Win_post epoch is open on this window"
+                )));
+            }
+            e.completes_due
+        };
+        let counter = &self.area.ctl(self.me).complete;
+        let done = || counter.load(Ordering::Acquire) >= due;
+        if block {
+            self.wait_until(done);
+        } else if !done() {
+            return Ok(false);
+        }
+        fence(Ordering::SeqCst);
+        self.epochs().posted = None;
+        Ok(true)
+    }
+
+    /// `MPI_Win_sync`: order this process's loads and stores with the window's memory.
+    pub fn sync(&self) {
+        fence(Ordering::SeqCst);
+    }
+
+    /// Whether any epoch is still open (for `MPI_Win_free`).
+    pub fn busy(&self) -> bool {
+        let e = self.epochs();
+        e.passive() || e.started.is_some() || e.posted.is_some()
+    }
+}

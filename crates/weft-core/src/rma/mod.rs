@@ -1,0 +1,220 @@
+//! One-sided communication (RMA) on one node: every operation moves data without the
+//! target's CPU. What a window needs for it (`WinRma`, made collectively when the window is
+//! created) is every rank's pid, base, size and displacement unit, and the window's shared
+//! segment (`transport::shm::win_area`): the locks, the accumulate mutexes and the
+//! post/complete counters of every rank, and, for windows whose memory the library
+//! allocates, that memory, mapped into every process.
+//!
+//! - `access`: reaching a target's bytes (a mapped address, or cross-memory attach into the
+//!   target process for memory the program owns: `MPI_Win_create`, dynamic windows).
+//! - `ops`: put, get, the accumulates, fetch-and-op, compare-and-swap. Each completes at the
+//!   call (locally and at the target), so flushes only order memory.
+//! - `epoch`: the synchronisation calls (fence, lock/unlock, lock_all, flush, PSCW) and the
+//!   check that an operation lies inside an access epoch to its target.
+//!
+//! Floor: above `coll` (fences and creation use its barrier and exchanges), below `io`.
+
+pub mod access;
+pub mod epoch;
+pub mod ops;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::coll;
+use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::object::win::{Flavor, Win};
+use crate::object::Comm;
+use crate::transport::shm::win_area::{WinArea, WinLayout};
+use crate::transport::Route;
+use access::Reach;
+use epoch::Epochs;
+
+/// What one rank of a window exposes, as every process of the window knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Peer {
+    pub pid: i32,
+    /// Its window's base address in its own address space (0 for dynamic windows).
+    pub base: usize,
+    pub size: u64,
+    pub disp_unit: u32,
+}
+
+/// The RMA state of one window in this process.
+#[derive(Debug)]
+pub struct WinRma {
+    pub peers: Vec<Peer>,
+    /// The window's private communicator (fences and waits make progress on its instance).
+    comm: Arc<Comm>,
+    area: WinArea,
+    /// Whether the segment holds every rank's memory (allocated windows).
+    mapped: bool,
+    flavor: Flavor,
+    me: u32,
+    epochs: Mutex<Epochs>,
+}
+
+/// Bytes of a segment name as broadcast (NUL padded; all zero: creation failed).
+const NAME_BYTES: usize = 128;
+
+/// Segments this process created (part of their names, with the pid).
+static CREATED: AtomicU64 = AtomicU64::new(0);
+
+fn encode_peer(p: &Peer) -> [u8; 24] {
+    let mut b = [0u8; 24];
+    b[0..4].copy_from_slice(&p.pid.to_le_bytes());
+    b[4..8].copy_from_slice(&p.disp_unit.to_le_bytes());
+    b[8..16].copy_from_slice(&(p.base as u64).to_le_bytes());
+    b[16..24].copy_from_slice(&p.size.to_le_bytes());
+    b
+}
+
+fn decode_peer(b: &[u8]) -> Peer {
+    let word = |r: std::ops::Range<usize>| u64::from_le_bytes(b[r].try_into().expect("8 bytes"));
+    Peer {
+        pid: i32::from_le_bytes(b[0..4].try_into().expect("4 bytes")),
+        disp_unit: u32::from_le_bytes(b[4..8].try_into().expect("4 bytes")),
+        base: word(8..16) as usize,
+        size: word(16..24),
+    }
+}
+
+fn shm_error(func: &str, e: std::io::Error) -> MpiError {
+    MpiError::new(
+        ErrorClass::NoMem,
+        format!("{func}: cannot set up the window's shared memory: {e}"),
+    )
+}
+
+impl WinRma {
+    /// Set up RMA for `win` (collective over its group): exchange what each rank exposes,
+    /// create the window's segment on rank 0 and attach it everywhere. `own_pages` (for
+    /// allocated windows) starts every rank's memory on its own page; for
+    /// `MPI_Win_allocate_shared` without `alloc_shared_noncontig` the memory is contiguous.
+    /// For allocated flavors the window's base is then `local_base()`.
+    pub fn setup(win: &Win, own_pages: bool, func: &str) -> MpiResult<WinRma> {
+        let comm = &win.comm;
+        let inst = &comm.session.instance;
+        if comm
+            .group
+            .members()
+            .iter()
+            .any(|&p| inst.transports.route(p) == Route::Unreachable)
+        {
+            return Err(MpiError::new(
+                ErrorClass::UnsupportedOperation,
+                format!("{func}: RMA windows spanning several nodes are not supported yet"),
+            ));
+        }
+        let n = comm.size() as usize;
+        let mine = Peer {
+            pid: inst.transports.pid,
+            base: win.memory.base,
+            size: win.memory.size,
+            disp_unit: win.memory.disp_unit,
+        };
+        let mut all = vec![0u8; 24 * n];
+        let send = encode_peer(&mine);
+        // SAFETY: both buffers are live locals, untouched until the call returns.
+        let (sbuf, rbuf) = unsafe {
+            (
+                Buf::new(send.as_ptr() as usize, 24),
+                Buf::new(all.as_mut_ptr() as usize, all.len()),
+            )
+        };
+        coll::allgather(comm, Some(&sbuf), &rbuf)?;
+        let mut peers: Vec<Peer> = all.chunks(24).map(decode_peer).collect();
+        let mapped = matches!(win.flavor, Flavor::Allocate | Flavor::Shared);
+        let sizes: Vec<u64> = if mapped {
+            peers.iter().map(|p| p.size).collect()
+        } else {
+            vec![0; n]
+        };
+        let layout = WinLayout::new(&sizes, own_pages).map_err(|e| shm_error(func, e))?;
+        let mut name = [0u8; NAME_BYTES];
+        let mut area = None;
+        if comm.rank == 0 {
+            let k = CREATED.fetch_add(1, Ordering::Relaxed);
+            let path = inst
+                .job
+                .segment_name(format_args!("win.{}.{k}", std::process::id()));
+            if path.len() < NAME_BYTES {
+                if let Ok(a) = WinArea::create(&path, layout.clone()) {
+                    name[..path.len()].copy_from_slice(path.as_bytes());
+                    area = Some(a);
+                }
+            }
+        }
+        // SAFETY: a live local buffer, untouched until the call returns.
+        let nbuf = unsafe { Buf::new(name.as_mut_ptr() as usize, NAME_BYTES) };
+        coll::bcast(comm, &nbuf, 0)?;
+        let len = name.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
+        if len == 0 {
+            return Err(MpiError::new(
+                ErrorClass::NoMem,
+                format!("{func}: rank 0 could not create the window's shared memory"),
+            ));
+        }
+        let area = match area {
+            Some(a) => a,
+            None => {
+                let path = String::from_utf8_lossy(&name[..len]).into_owned();
+                WinArea::attach(&path, layout).map_err(|e| shm_error(func, e))?
+            }
+        };
+        if mapped {
+            for (r, p) in peers.iter_mut().enumerate() {
+                p.base = area.data_addr(r as u32);
+            }
+        }
+        Ok(WinRma {
+            peers,
+            comm: comm.clone(),
+            area,
+            mapped,
+            flavor: win.flavor,
+            me: comm.rank,
+            epochs: Mutex::new(Epochs::new(n)),
+        })
+    }
+
+    /// This process's memory in the window when the segment holds it (allocated flavors).
+    pub fn local_base(&self) -> usize {
+        self.area.data_addr(self.me)
+    }
+
+    /// `MPI_Win_shared_query`: rank `r`'s memory as this process sees it (address, size,
+    /// displacement unit); `None` for `MPI_PROC_NULL` means the lowest rank with memory.
+    /// Memory this process cannot load from (a window over another process's own memory, a
+    /// rank without memory) is a null address and size 0 (MPI 4.1 §12.2.3).
+    pub fn shared_query(&self, r: Option<u32>) -> (usize, u64, u32) {
+        let r = match r {
+            Some(r) => r,
+            None => self.peers.iter().position(|p| p.size > 0).unwrap_or(0) as u32,
+        };
+        let p = self.peers[r as usize];
+        if !self.mapped || p.size == 0 {
+            return (0, 0, p.disp_unit);
+        }
+        (self.area.data_addr(r), p.size, p.disp_unit)
+    }
+
+    /// How this process reaches target `t`'s window memory.
+    fn reach(&self, t: u32) -> Reach {
+        let p = &self.peers[t as usize];
+        // A dynamic window's addresses are checked by the kernel, also for this process.
+        if self.mapped || (t == self.me && self.flavor != Flavor::Dynamic) {
+            Reach::Mapped(p.base)
+        } else {
+            Reach::Process {
+                pid: p.pid,
+                base: p.base,
+            }
+        }
+    }
+
+    fn epochs(&self) -> std::sync::MutexGuard<'_, Epochs> {
+        self.epochs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

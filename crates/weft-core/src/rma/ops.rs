@@ -1,0 +1,193 @@
+//! The RMA operations. Each completes at the call, at the origin and at the target, since
+//! the target's memory is reached directly (`access`). Accumulate-type operations (accumulate,
+//! get-accumulate, fetch-and-op, compare-and-swap) run under the target's accumulate mutex in
+//! the window's segment, so concurrent ones on the same memory are atomic with each other,
+//! element-wise and more (MPI 4.1 §12.7.1).
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::access::{packed, Region};
+use super::WinRma;
+use crate::datatype::{Buf, Type};
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::op::{Op, OpKind, Reduction};
+
+/// The target side of an operation: `count` instances of `ty` at displacement `disp` of
+/// window rank `rank`.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    pub rank: u32,
+    pub disp: i64,
+    pub count: usize,
+    pub ty: &'a Arc<Type>,
+}
+
+fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
+    MpiError::new(
+        ErrorClass::Type,
+        format!("{func}: the {what} holds {a} bytes of data but the target {b}: the type signatures must match"),
+    )
+}
+
+/// Bytes an accumulate combines at a time.
+const ACC_CHUNK: usize = 64 * 1024;
+
+/// A held accumulate mutex, released on drop.
+struct AccGuard<'a>(&'a std::sync::atomic::AtomicU64);
+
+impl Drop for AccGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Release);
+    }
+}
+
+impl WinRma {
+    fn acc_lock(&self, target: u32) -> AccGuard<'_> {
+        let word = &self.area.ctl(target).acc;
+        let mut backoff = self.comm.session.instance.backoff();
+        while word
+            .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            backoff.idle();
+        }
+        AccGuard(word)
+    }
+
+    /// `MPI_Put`.
+    pub fn put(&self, origin: &Buf, t: &Target, func: &str) -> MpiResult<()> {
+        let r = self.region(t, func)?;
+        if origin.len() != r.len() {
+            return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
+        }
+        r.write(&packed(origin), func)
+    }
+
+    /// `MPI_Get`.
+    pub fn get(&self, origin: &Buf, t: &Target, func: &str) -> MpiResult<()> {
+        let r = self.region(t, func)?;
+        if origin.len() != r.len() {
+            return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
+        }
+        read_into(&r, origin, func)
+    }
+
+    /// `MPI_Accumulate`: target = origin `op` target, atomically per target.
+    pub fn accumulate(
+        &self,
+        origin: &Buf,
+        t: &Target,
+        op: &Reduction,
+        func: &str,
+    ) -> MpiResult<()> {
+        let r = self.region(t, func)?;
+        if is(op, OpKind::NoOp) {
+            return Ok(());
+        }
+        if origin.len() != r.len() {
+            return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
+        }
+        let input = packed(origin);
+        let _held = self.acc_lock(t.rank);
+        if is(op, OpKind::Replace) {
+            return r.write(&input, func);
+        }
+        // In pieces of whole elements that stay in the cache between read, op and write.
+        let step = (ACC_CHUNK / op.extent).max(1) * op.extent;
+        let mut cur = vec![0u8; step.min(r.len())];
+        let mut at = 0;
+        while at < r.len() {
+            let n = step.min(r.len() - at);
+            let piece = &mut cur[..n];
+            r.read_at(at, piece, func)?;
+            op.apply(&input[at..at + n], piece);
+            r.write_at(at, piece, func)?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// `MPI_Get_accumulate` (and `MPI_Fetch_and_op`): `result` receives the target's
+    /// data as it was, then target = origin `op` target, atomically per target. `origin` is
+    /// unused for `MPI_NO_OP`.
+    pub fn get_accumulate(
+        &self,
+        origin: &Buf,
+        result: &Buf,
+        t: &Target,
+        op: &Reduction,
+        func: &str,
+    ) -> MpiResult<()> {
+        let r = self.region(t, func)?;
+        if result.len() != r.len() {
+            return Err(size_mismatch(func, "result buffer", result.len(), r.len()));
+        }
+        let noop = is(op, OpKind::NoOp);
+        if !noop && origin.len() != r.len() {
+            return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
+        }
+        let input = if noop {
+            Vec::new().into()
+        } else {
+            packed(origin)
+        };
+        let mut cur = vec![0u8; r.len()];
+        {
+            let _held = self.acc_lock(t.rank);
+            r.read(&mut cur, func)?;
+            if !noop {
+                if is(op, OpKind::Replace) {
+                    r.write(&input, func)?;
+                } else {
+                    let mut next = cur.clone();
+                    op.apply(&input, &mut next);
+                    r.write(&next, func)?;
+                }
+            }
+        }
+        result.unpack(0, &cur);
+        Ok(())
+    }
+
+    /// `MPI_Compare_and_swap`: `result` receives the target element; it becomes `origin`
+    /// where it equalled `compare`. One element of a predefined type.
+    pub fn compare_and_swap(
+        &self,
+        origin: &Buf,
+        compare: &Buf,
+        result: &Buf,
+        t: &Target,
+        func: &str,
+    ) -> MpiResult<()> {
+        let r = self.region(t, func)?;
+        let (o, c) = (packed(origin), packed(compare));
+        let mut cur = vec![0u8; r.len()];
+        {
+            let _held = self.acc_lock(t.rank);
+            r.read(&mut cur, func)?;
+            if cur[..] == c[..] {
+                r.write(&o, func)?;
+            }
+        }
+        result.unpack(0, &cur);
+        Ok(())
+    }
+}
+
+fn is(op: &Reduction, kind: OpKind) -> bool {
+    matches!(op.op, Op::Predefined(k) if k == kind)
+}
+
+/// Read region `r` into `origin`: straight into its bytes when contiguous.
+fn read_into(r: &Region, origin: &Buf, func: &str) -> MpiResult<()> {
+    if origin.is_contiguous() {
+        origin.with_bytes_mut(|b| r.read(b, func))
+    } else {
+        let mut v = vec![0u8; r.len()];
+        r.read(&mut v, func)?;
+        origin.unpack(0, &v);
+        Ok(())
+    }
+}

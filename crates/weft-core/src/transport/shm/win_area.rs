@@ -1,0 +1,183 @@
+//! The shared segment of one RMA window: the synchronisation state every process of the
+//! window reaches with CPU atomics (each rank's lock word, its accumulate mutex and its
+//! post/complete counters) and, for windows whose memory the library allocates
+//! (`MPI_Win_allocate`, `MPI_Win_allocate_shared`), every rank's memory, so that a put or a
+//! get is a copy between mapped addresses and needs nothing from the target.
+//!
+//! Layout after the segment header: one cache line per rank (`RankCtl`), then an `n x n`
+//! matrix of post counters (`post[target][origin]`), then the ranks' memory from a page
+//! boundary: back to back (contiguous, the default of `MPI_Win_allocate_shared`) or each from
+//! its own page (`alloc_shared_noncontig`, and `MPI_Win_allocate`).
+
+use std::io;
+use std::sync::atomic::AtomicU64;
+
+use super::segment::{Segment, HEADER_BYTES};
+
+const PAGE: usize = 4096;
+
+/// One rank's synchronisation state.
+#[repr(C, align(64))]
+pub struct RankCtl {
+    /// The passive-target lock: `WRITER` for an exclusive holder, else the number of
+    /// shared holders.
+    pub lock: AtomicU64,
+    /// The accumulate mutex (0 free, 1 held): accumulate-type operations on this rank's
+    /// memory run under it, which makes them atomic with each other.
+    pub acc: AtomicU64,
+    /// `MPI_Win_complete` calls that reached this rank as target, ever.
+    pub complete: AtomicU64,
+}
+
+/// The exclusive holder's bit in `RankCtl::lock`.
+pub const WRITER: u64 = 1 << 63;
+
+/// Where the parts of a window's segment lie.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WinLayout {
+    ranks: usize,
+    /// Offset of each rank's memory (equal to the next one's when empty).
+    data: Vec<usize>,
+    len: usize,
+}
+
+impl WinLayout {
+    /// The layout for `sizes.len()` ranks with `sizes[r]` bytes of memory each (all zero
+    /// when the memory is not the library's); `own_pages` starts each rank's memory on a
+    /// page of its own.
+    pub fn new(sizes: &[u64], own_pages: bool) -> io::Result<WinLayout> {
+        let n = sizes.len();
+        let ctl = HEADER_BYTES + n * std::mem::size_of::<RankCtl>() + n * n * 8;
+        let too_big = || io::Error::new(io::ErrorKind::OutOfMemory, "window memory too large");
+        let mut at = ctl.next_multiple_of(PAGE);
+        let mut data = Vec::with_capacity(n);
+        for &s in sizes {
+            if own_pages {
+                at = at.checked_next_multiple_of(PAGE).ok_or_else(too_big)?;
+            }
+            data.push(at);
+            at = at
+                .checked_add(usize::try_from(s).map_err(|_| too_big())?)
+                .ok_or_else(too_big)?;
+        }
+        if at > isize::MAX as usize / 2 {
+            return Err(too_big());
+        }
+        Ok(WinLayout {
+            ranks: n,
+            data,
+            len: at.max(HEADER_BYTES + 64),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A window's segment, mapped into this process.
+pub struct WinArea {
+    segment: Segment,
+    layout: WinLayout,
+}
+
+impl std::fmt::Debug for WinArea {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WinArea")
+            .field("ranks", &self.layout.ranks)
+            .field("len", &self.layout.len)
+            .finish()
+    }
+}
+
+impl WinArea {
+    /// Create the fresh (zero-filled) segment `name` for the window's `layout.ranks`
+    /// processes; the others `attach` it once told its name.
+    pub fn create(name: &str, layout: WinLayout) -> io::Result<WinArea> {
+        let segment = Segment::create(name, layout.len, layout.ranks as u32)?;
+        Ok(WinArea { segment, layout })
+    }
+
+    /// Attach the segment another process of the window created.
+    pub fn attach(name: &str, layout: WinLayout) -> io::Result<WinArea> {
+        let segment = Segment::attach(name, layout.len, layout.ranks as u32)?;
+        Ok(WinArea { segment, layout })
+    }
+
+    /// Rank `r`'s synchronisation state.
+    pub fn ctl(&self, r: u32) -> &RankCtl {
+        assert!((r as usize) < self.layout.ranks, "rank out of range");
+        // SAFETY: the control lines lie right after the header, inside the segment (the
+        // layout's length covers them), 64-byte aligned (HEADER_BYTES is a multiple of 64
+        // and the mapping is page aligned); they hold only atomics, which every process
+        // uses concurrently, and a zero-filled line is a valid RankCtl.
+        unsafe {
+            &*self
+                .segment
+                .base()
+                .add(HEADER_BYTES + r as usize * std::mem::size_of::<RankCtl>())
+                .cast::<RankCtl>()
+        }
+    }
+
+    /// How many times `target` posted an exposure epoch for `origin`, ever.
+    pub fn post(&self, target: u32, origin: u32) -> &AtomicU64 {
+        let n = self.layout.ranks;
+        assert!(
+            (target as usize) < n && (origin as usize) < n,
+            "rank out of range"
+        );
+        let at = HEADER_BYTES
+            + n * std::mem::size_of::<RankCtl>()
+            + (target as usize * n + origin as usize) * 8;
+        // SAFETY: inside the counter matrix of the layout, 8-byte aligned; only atomics
+        // live there and zero is a valid AtomicU64.
+        unsafe { &*self.segment.base().add(at).cast::<AtomicU64>() }
+    }
+
+    /// The address, in this process, of rank `r`'s memory (when the segment holds it).
+    pub fn data_addr(&self, r: u32) -> usize {
+        self.segment.base() as usize + self.layout.data[r as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn layout_places_memory_back_to_back_or_on_own_pages() {
+        let l = WinLayout::new(&[10, 0, 30], false).unwrap();
+        assert_eq!(l.data[0] % PAGE, 0);
+        assert_eq!(l.data[1], l.data[0] + 10);
+        assert_eq!(l.data[2], l.data[1]);
+        assert_eq!(l.len, l.data[2] + 30);
+        let p = WinLayout::new(&[10, 0, 30], true).unwrap();
+        assert!(p.data.iter().all(|d| d % PAGE == 0));
+        assert!(p.data[1] > p.data[0]);
+        assert!(WinLayout::new(&[u64::MAX], false).is_err());
+    }
+
+    #[test]
+    fn two_mappings_share_control_and_memory() {
+        let name = format!("/weft.test-win-{}", std::process::id());
+        let layout = WinLayout::new(&[8, 8], false).unwrap();
+        let a = WinArea::create(&name, layout.clone()).unwrap();
+        let b = WinArea::attach(&name, layout).unwrap();
+        a.ctl(1).lock.fetch_add(1, Ordering::AcqRel);
+        assert_eq!(b.ctl(1).lock.load(Ordering::Acquire), 1);
+        b.post(0, 1).fetch_add(3, Ordering::AcqRel);
+        assert_eq!(a.post(0, 1).load(Ordering::Acquire), 3);
+        assert_eq!(a.post(1, 0).load(Ordering::Acquire), 0);
+        // SAFETY: rank 1's 8 bytes, inside both mappings.
+        unsafe {
+            *(a.data_addr(1) as *mut u64) = 77;
+            assert_eq!(*(b.data_addr(1) as *const u64), 77);
+        }
+    }
+}
