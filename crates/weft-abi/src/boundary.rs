@@ -82,6 +82,21 @@ pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<(
     }
 }
 
+/// Run an MPI_T implementation: its error is returned as its class (MPI_T's classes are
+/// returned as they are, never through an errhandler: MPI 4.1 §15.3.9), a panic as
+/// `MPI_ERR_INTERN`.
+pub fn tool_call(name: &'static str, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => MPI_SUCCESS,
+        Ok(Err(err)) => err.code,
+        Err(panic) => {
+            let err = internal_error(name, panic.as_ref());
+            eprintln!("weft: {}", err.message);
+            ErrorClass::Intern as c_int
+        }
+    }
+}
+
 /// Run an implementation that returns a value rather than an error code.
 pub fn direct<T>(name: &'static str, body: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(body)) {
