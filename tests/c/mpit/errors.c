@@ -146,6 +146,11 @@ int main(int argc, char **argv)
 
     EXPECT_OK(MPI_T_finalize());
     CHECK_INT(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
+    /* MPI_T's classes are error classes. */
+    int cls = -1;
+    EXPECT_OK(MPI_Error_class(MPI_T_ERR_INVALID_HANDLE, &cls));
+    CHECK_INT(cls, MPI_T_ERR_INVALID_HANDLE);
+    CHECK_CONTAINS(wtest_string(MPI_T_ERR_PVAR_NO_STARTSTOP), "MPI_T_ERR_PVAR_NO_STARTSTOP");
     int rc = wtest_finish();
     MPI_Finalize();
     return rc;
