@@ -68,7 +68,33 @@ pub fn clear_raise_on() {
 }
 
 /// Run an implementation that returns success or an error.
+#[inline]
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    if weft_core::stats::timing() {
+        return timed(|| run_call(name, scope, body));
+    }
+    run_call(name, scope, body)
+}
+
+thread_local! {
+    /// MPI calls this thread is inside (a callback may call MPI again).
+    static CALL_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Run an outermost MPI call and add its duration to the time in MPI (`WEFT_STATS`).
+#[cold]
+fn timed(f: impl FnOnce() -> c_int) -> c_int {
+    let depth = CALL_DEPTH.with(|d| d.replace(d.get() + 1));
+    let start = std::time::Instant::now();
+    let rc = f();
+    CALL_DEPTH.with(|d| d.set(depth));
+    if depth == 0 {
+        weft_core::stats::add_mpi_time(start.elapsed().as_nanos() as u64);
+    }
+    rc
+}
+
+fn run_call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => MPI_SUCCESS,
         Ok(Err(err)) => {

@@ -62,6 +62,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "1: a fatal MPI error also prints the Rust backtrace of the failing call",
     },
     Variable {
+        name: "WEFT_STATS",
+        default: "0",
+        meaning: "1: at MPI_Finalize rank 0 prints a table of every rank's messages, bytes, time in MPI, wait time and unexpected-queue high-water mark to stderr; a path: writes it to that file instead",
+    },
+    Variable {
         name: "WEFT_COLL_BARRIER",
         default: "auto",
         meaning: "force the barrier algorithm: auto, dissemination, tree or shm (shared-memory flags; ranks on one node)",
@@ -142,6 +147,13 @@ pub enum LargeMode {
     Cma,
 }
 
+/// Where the `WEFT_STATS` table goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StatsOutput {
+    Stderr,
+    File(String),
+}
+
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -157,6 +169,8 @@ pub struct Config {
     pub progress_spin: Option<u32>,
     pub pmi_version: Option<u8>,
     pub error_backtrace: bool,
+    /// Where `WEFT_STATS` prints its table at `MPI_Finalize`, if anywhere.
+    pub stats: Option<StatsOutput>,
     /// Forced collective algorithms (`WEFT_COLL_*`).
     pub coll: crate::coll::CollConfig,
     /// MPI-IO defaults (`WEFT_IO_*`).
@@ -175,6 +189,7 @@ impl Default for Config {
             progress_spin: None,
             pmi_version: None,
             error_backtrace: false,
+            stats: None,
             coll: crate::coll::CollConfig::default(),
             io: crate::io::config::IoConfig::default(),
         }
@@ -235,6 +250,13 @@ impl Config {
         if let Some(v) = lookup("WEFT_ERROR_BACKTRACE") {
             config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
         }
+        if let Some(v) = lookup("WEFT_STATS") {
+            config.stats = match v.trim() {
+                "" | "0" => None,
+                "1" => Some(StatsOutput::Stderr),
+                path => Some(StatsOutput::File(path.to_owned())),
+            };
+        }
         config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
         config.io = crate::io::config::IoConfig::from_lookup(&lookup)?;
         Ok(config)
@@ -262,6 +284,11 @@ impl Config {
                         self.progress_spin.map_or("auto".into(), |n| n.to_string())
                     }
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
+                    "WEFT_STATS" => match &self.stats {
+                        None => "0".into(),
+                        Some(StatsOutput::Stderr) => "1".into(),
+                        Some(StatsOutput::File(path)) => path.clone(),
+                    },
                     name if name.starts_with("WEFT_COLL_") => self.coll.describe(name),
                     name if name.starts_with("WEFT_IO_") => self.io.describe(name),
                     _ => unreachable!("every variable has a value"),
@@ -334,6 +361,7 @@ mod tests {
                 eager_max: Some(1000),
                 shm_large: LargeMode::Pipeline,
                 progress_spin: Some(5),
+                stats: None,
                 coll: crate::coll::CollConfig::default(),
                 io: crate::io::config::IoConfig::default(),
             }

@@ -164,6 +164,37 @@ impl AlgoCounts {
     }
 }
 
+/// Whether MPI calls and waits are timed (`WEFT_STATS`): off, the only cost is this load.
+static TIMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Nanoseconds inside MPI calls, and waiting for completion, over all threads.
+static MPI_NS: AtomicU64 = AtomicU64::new(0);
+static WAIT_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Whether calls are timed.
+#[inline]
+pub fn timing() -> bool {
+    TIMING.load(Relaxed)
+}
+
+pub fn set_timing(on: bool) {
+    TIMING.store(on, Relaxed);
+}
+
+/// Time spent inside an MPI call (only while `timing`).
+pub fn add_mpi_time(ns: u64) {
+    MPI_NS.fetch_add(ns, Relaxed);
+}
+
+/// Time spent waiting for a completion (only while `timing`).
+pub fn add_wait_time(ns: u64) {
+    WAIT_NS.fetch_add(ns, Relaxed);
+}
+
+/// Nanoseconds in MPI calls and waiting, so far.
+pub fn times() -> (u64, u64) {
+    (MPI_NS.load(Relaxed), WAIT_NS.load(Relaxed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,6 +101,7 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
         provided,
         main_thread: std::thread::current().id(),
     };
+    crate::stats::set_timing(built.session.instance.config.stats.is_some());
     if WORLD.set(built).is_err() {
         unreachable!("the state machine lets only one thread initialize the world");
     }
@@ -118,7 +119,11 @@ pub fn finalize() -> MpiResult<()> {
     let Some(world) = WORLD.get() else {
         return Ok(());
     };
-    let synced = synchronize(&world.world);
+    let reported = match &world.session.instance.config.stats {
+        Some(out) => super::report::report(&world.world, out),
+        None => Ok(()),
+    };
+    let synced = synchronize(&world.world).and(reported);
     world.session.finish();
     synced
 }
