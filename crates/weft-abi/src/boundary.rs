@@ -70,8 +70,8 @@ pub fn clear_raise_on() {
 /// Run an implementation that returns success or an error.
 #[inline]
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
-    if weft_core::stats::timing() {
-        return timed(|| run_call(name, scope, body));
+    if weft_core::stats::timing() || weft_core::trace::on() {
+        return instrumented(name, scope, || run_call(name, scope, body));
     }
     run_call(name, scope, body)
 }
@@ -81,15 +81,24 @@ thread_local! {
     static CALL_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Run an outermost MPI call and add its duration to the time in MPI (`WEFT_STATS`).
+/// Run an MPI call measured: an outermost call's duration adds to the time in MPI
+/// (`WEFT_STATS`), and every call is a trace event (`WEFT_TRACE`).
 #[cold]
-fn timed(f: impl FnOnce() -> c_int) -> c_int {
+fn instrumented(name: &'static str, scope: Scope, f: impl FnOnce() -> c_int) -> c_int {
     let depth = CALL_DEPTH.with(|d| d.replace(d.get() + 1));
     let start = std::time::Instant::now();
+    let traced = weft_core::trace::on().then(weft_core::trace::now_ns);
     let rc = f();
     CALL_DEPTH.with(|d| d.set(depth));
-    if depth == 0 {
+    if depth == 0 && weft_core::stats::timing() {
         weft_core::stats::add_mpi_time(start.elapsed().as_nanos() as u64);
+    }
+    if let Some(ts) = traced {
+        let comm = match scope {
+            Scope::Comm(c) => Some(c),
+            _ => None,
+        };
+        weft_core::trace::record(name, ts, comm);
     }
     rc
 }

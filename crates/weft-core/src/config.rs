@@ -67,6 +67,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "1: at MPI_Finalize rank 0 prints a table of every rank's messages, bytes, time in MPI, wait time and unexpected-queue high-water mark to stderr; a path: writes it to that file instead",
     },
     Variable {
+        name: "WEFT_TRACE",
+        default: "",
+        meaning: "a path: every MPI call of every rank and thread (start, end, communicator; bytes and peer for point-to-point) is written there as Chrome/Perfetto trace-event JSON at MPI_Finalize (each rank's part as path.RANK if it aborts)",
+    },
+    Variable {
         name: "WEFT_COLL_BARRIER",
         default: "auto",
         meaning: "force the barrier algorithm: auto, dissemination, tree or shm (shared-memory flags; ranks on one node)",
@@ -171,6 +176,8 @@ pub struct Config {
     pub error_backtrace: bool,
     /// Where `WEFT_STATS` prints its table at `MPI_Finalize`, if anywhere.
     pub stats: Option<StatsOutput>,
+    /// Where `WEFT_TRACE` writes the trace, if anywhere.
+    pub trace: Option<String>,
     /// Forced collective algorithms (`WEFT_COLL_*`).
     pub coll: crate::coll::CollConfig,
     /// MPI-IO defaults (`WEFT_IO_*`).
@@ -190,6 +197,7 @@ impl Default for Config {
             pmi_version: None,
             error_backtrace: false,
             stats: None,
+            trace: None,
             coll: crate::coll::CollConfig::default(),
             io: crate::io::config::IoConfig::default(),
         }
@@ -257,6 +265,9 @@ impl Config {
                 path => Some(StatsOutput::File(path.to_owned())),
             };
         }
+        if let Some(v) = lookup("WEFT_TRACE") {
+            config.trace = Some(v.trim().to_owned()).filter(|p| !p.is_empty());
+        }
         config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
         config.io = crate::io::config::IoConfig::from_lookup(&lookup)?;
         Ok(config)
@@ -284,6 +295,7 @@ impl Config {
                         self.progress_spin.map_or("auto".into(), |n| n.to_string())
                     }
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
+                    "WEFT_TRACE" => self.trace.clone().unwrap_or_default(),
                     "WEFT_STATS" => match &self.stats {
                         None => "0".into(),
                         Some(StatsOutput::Stderr) => "1".into(),
@@ -362,6 +374,7 @@ mod tests {
                 shm_large: LargeMode::Pipeline,
                 progress_spin: Some(5),
                 stats: None,
+                trace: None,
                 coll: crate::coll::CollConfig::default(),
                 io: crate::io::config::IoConfig::default(),
             }

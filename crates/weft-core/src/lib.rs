@@ -19,7 +19,7 @@
 //! - `request`, `transport`: request pools; how bytes reach a peer.
 //! - leaves: `message` (the value types of a message), `datatype`, `op`, `polled`, `sync`,
 //!   `config`, `error`, `stats` (the per-VCI performance counters), `events` (MPI_T event
-//!   instances).
+//!   instances), `trace` (`WEFT_TRACE`'s per-thread buffers).
 //!
 //! The ABI crate decodes and validates C arguments and calls into this crate; nothing here
 //! names a C type.
@@ -42,6 +42,7 @@ pub mod runtime;
 pub mod stats;
 pub mod sync;
 pub mod tools;
+pub mod trace;
 pub mod transport;
 pub mod vci;
 

@@ -268,6 +268,8 @@ impl Instance {
 
     /// End the whole job: tell the launcher, then exit with `code`.
     pub fn abort_job(&self, code: i32, message: &str) -> ! {
+        // WEFT_TRACE: this rank's part is kept (rank 0 will not merge it).
+        crate::trace::write_part();
         self.transports.release_names();
         // A process that holds the PMI lock while aborting must not deadlock here.
         if let Some(Ok(mut pmi)) = layout::connection().map(Mutex::try_lock) {

@@ -102,6 +102,9 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
         main_thread: std::thread::current().id(),
     };
     crate::stats::set_timing(built.session.instance.config.stats.is_some());
+    if let Some(path) = &built.session.instance.config.trace {
+        crate::trace::start(path, built.world.rank);
+    }
     if WORLD.set(built).is_err() {
         unreachable!("the state machine lets only one thread initialize the world");
     }
@@ -123,7 +126,11 @@ pub fn finalize() -> MpiResult<()> {
         Some(out) => super::report::report(&world.world, out),
         None => Ok(()),
     };
+    let traced = crate::trace::write_part();
     let synced = synchronize(&world.world).and(reported);
+    if let (Some((path, 0)), Ok(())) = (traced, &synced) {
+        crate::trace::merge(&path, world.world.size());
+    }
     world.session.finish();
     synced
 }

@@ -167,6 +167,8 @@ fn value_in(config: &Config, var: &Cvar) -> i64 {
         return choices.iter().position(|c| *c == text).unwrap_or(0) as i64;
     }
     match var.name {
+        "WEFT_STATS" => config.stats.is_some().into(),
+        "WEFT_TRACE" => config.trace.is_some().into(),
         "WEFT_EAGER_MAX" => crate::transport::eager_max(config) as i64,
         "WEFT_PROGRESS_SPIN" => config.progress_spin.map_or(-1, i64::from),
         _ => text.parse().unwrap_or(0),
