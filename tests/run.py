@@ -969,6 +969,20 @@ class Checks:
                 problems.append(f"weft-info does not show {var}")
         if not documented:
             problems.append(f"no WEFT_* variables found in {src}")
+        cv = run([info, "--cvars"], timeout=30, env=dict(os.environ, WEFT_COLL_REDUCE="linear"))
+        for var in documented:
+            if not re.search(rf"\d+ {var} ", cv.out):
+                problems.append(f"weft-info --cvars does not list {var}")
+        if not re.search(r"WEFT_COLL_REDUCE +enum \{auto, binomial, rabenseifner, linear, shm\}; "
+                         r"group_eq, writable; value per communicator", cv.out):
+            problems.append("weft-info --cvars does not describe WEFT_COLL_REDUCE as MPI_T does")
+        if not re.search(r"WEFT_NUM_VCIS +int; readonly; value 1\n", cv.out):
+            problems.append("weft-info --cvars does not show WEFT_NUM_VCIS's value")
+        pv = run([info, "--pvars"], timeout=30)
+        for name in ("weft_msgs_sent_shm", "weft_unexpected_queue_max", "weft_coll_bcast_binomial",
+                     "weft_unexpected_arrival"):
+            if f" {name} " not in pv.out:
+                problems.append(f"weft-info --pvars does not list {name}")
         m = re.search(r"(\d+) exported, (\d+) implemented, (\d+) not implemented", r.out)
         missing = run([info, "--missing"], timeout=30)
         names = missing.out.split()

@@ -68,7 +68,42 @@ pub fn clear_raise_on() {
 }
 
 /// Run an implementation that returns success or an error.
+#[inline]
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    if weft_core::stats::timing() || weft_core::trace::on() {
+        return instrumented(name, scope, || run_call(name, scope, body));
+    }
+    run_call(name, scope, body)
+}
+
+thread_local! {
+    /// MPI calls this thread is inside (a callback may call MPI again).
+    static CALL_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Run an MPI call measured: an outermost call's duration adds to the time in MPI
+/// (`WEFT_STATS`), and every call is a trace event (`WEFT_TRACE`).
+#[cold]
+fn instrumented(name: &'static str, scope: Scope, f: impl FnOnce() -> c_int) -> c_int {
+    let depth = CALL_DEPTH.with(|d| d.replace(d.get() + 1));
+    let start = std::time::Instant::now();
+    let traced = weft_core::trace::on().then(weft_core::trace::now_ns);
+    let rc = f();
+    CALL_DEPTH.with(|d| d.set(depth));
+    if depth == 0 && weft_core::stats::timing() {
+        weft_core::stats::add_mpi_time(start.elapsed().as_nanos() as u64);
+    }
+    if let Some(ts) = traced {
+        let comm = match scope {
+            Scope::Comm(c) => Some(c),
+            _ => None,
+        };
+        weft_core::trace::record(name, ts, comm);
+    }
+    rc
+}
+
+fn run_call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => MPI_SUCCESS,
         Ok(Err(err)) => {
@@ -78,6 +113,21 @@ pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<(
         Err(panic) => {
             SCOPE_OVERRIDE.with(|s| s.take());
             raise(scope, internal_error(name, panic.as_ref()))
+        }
+    }
+}
+
+/// Run an MPI_T implementation: its error is returned as its class (MPI_T's classes are
+/// returned as they are, never through an errhandler: MPI 4.1 §15.3.9), a panic as
+/// `MPI_ERR_INTERN`.
+pub fn tool_call(name: &'static str, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => MPI_SUCCESS,
+        Ok(Err(err)) => err.code,
+        Err(panic) => {
+            let err = internal_error(name, panic.as_ref());
+            eprintln!("weft: {}", err.message);
+            ErrorClass::Intern as c_int
         }
     }
 }

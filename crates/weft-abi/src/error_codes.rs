@@ -65,6 +65,9 @@ pub fn string_of(code: c_int) -> Option<String> {
     if let Some(text) = error::user_string(code) {
         return Some(text);
     }
+    if let Some((name, meaning)) = error::tool_class(class) {
+        return Some(format!("{name}: {meaning}"));
+    }
     match ErrorClass::from_i32(class) {
         Some(c) => Some(format!("{}: {}", c.name(), c.description())),
         None => Some(
@@ -97,5 +100,10 @@ mod tests {
         assert_eq!(class_of(0x3000), None);
         assert_eq!(class_of(-7), None);
         assert_eq!(string_of(0).unwrap(), "MPI_SUCCESS: no error");
+        assert_eq!(class_of(1007), Some(1007));
+        assert!(string_of(1007)
+            .unwrap()
+            .starts_with("MPI_T_ERR_INVALID_INDEX"));
+        assert_eq!(class_of(1019), None);
     }
 }

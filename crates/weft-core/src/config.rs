@@ -62,6 +62,16 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "1: a fatal MPI error also prints the Rust backtrace of the failing call",
     },
     Variable {
+        name: "WEFT_STATS",
+        default: "0",
+        meaning: "1: at MPI_Finalize rank 0 prints a table of every rank's messages, bytes, time in MPI, wait time and unexpected-queue high-water mark to stderr; a path: writes it to that file instead",
+    },
+    Variable {
+        name: "WEFT_TRACE",
+        default: "",
+        meaning: "a path: every MPI call of every rank and thread (start, end, communicator; bytes and peer for point-to-point) is written there as Chrome/Perfetto trace-event JSON at MPI_Finalize (each rank's part as path.RANK if it aborts)",
+    },
+    Variable {
         name: "WEFT_COLL_BARRIER",
         default: "auto",
         meaning: "force the barrier algorithm: auto, dissemination, tree or shm (shared-memory flags; ranks on one node)",
@@ -142,6 +152,13 @@ pub enum LargeMode {
     Cma,
 }
 
+/// Where the `WEFT_STATS` table goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StatsOutput {
+    Stderr,
+    File(String),
+}
+
 /// The parsed configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -157,6 +174,10 @@ pub struct Config {
     pub progress_spin: Option<u32>,
     pub pmi_version: Option<u8>,
     pub error_backtrace: bool,
+    /// Where `WEFT_STATS` prints its table at `MPI_Finalize`, if anywhere.
+    pub stats: Option<StatsOutput>,
+    /// Where `WEFT_TRACE` writes the trace, if anywhere.
+    pub trace: Option<String>,
     /// Forced collective algorithms (`WEFT_COLL_*`).
     pub coll: crate::coll::CollConfig,
     /// MPI-IO defaults (`WEFT_IO_*`).
@@ -175,6 +196,8 @@ impl Default for Config {
             progress_spin: None,
             pmi_version: None,
             error_backtrace: false,
+            stats: None,
+            trace: None,
             coll: crate::coll::CollConfig::default(),
             io: crate::io::config::IoConfig::default(),
         }
@@ -235,6 +258,16 @@ impl Config {
         if let Some(v) = lookup("WEFT_ERROR_BACKTRACE") {
             config.error_backtrace = parse_bool("WEFT_ERROR_BACKTRACE", &v)?;
         }
+        if let Some(v) = lookup("WEFT_STATS") {
+            config.stats = match v.trim() {
+                "" | "0" => None,
+                "1" => Some(StatsOutput::Stderr),
+                path => Some(StatsOutput::File(path.to_owned())),
+            };
+        }
+        if let Some(v) = lookup("WEFT_TRACE") {
+            config.trace = Some(v.trim().to_owned()).filter(|p| !p.is_empty());
+        }
         config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
         config.io = crate::io::config::IoConfig::from_lookup(&lookup)?;
         Ok(config)
@@ -262,6 +295,12 @@ impl Config {
                         self.progress_spin.map_or("auto".into(), |n| n.to_string())
                     }
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
+                    "WEFT_TRACE" => self.trace.clone().unwrap_or_default(),
+                    "WEFT_STATS" => match &self.stats {
+                        None => "0".into(),
+                        Some(StatsOutput::Stderr) => "1".into(),
+                        Some(StatsOutput::File(path)) => path.clone(),
+                    },
                     name if name.starts_with("WEFT_COLL_") => self.coll.describe(name),
                     name if name.starts_with("WEFT_IO_") => self.io.describe(name),
                     _ => unreachable!("every variable has a value"),
@@ -334,6 +373,8 @@ mod tests {
                 eager_max: Some(1000),
                 shm_large: LargeMode::Pipeline,
                 progress_spin: Some(5),
+                stats: None,
+                trace: None,
                 coll: crate::coll::CollConfig::default(),
                 io: crate::io::config::IoConfig::default(),
             }

@@ -432,10 +432,69 @@ pub fn remove_error_string(code: i32) -> MpiResult<()> {
 
 /// The class a (standard or user) code belongs to; `None` for an unknown value.
 pub fn class_of_code(code: i32) -> Option<i32> {
-    if ErrorClass::from_i32(code).is_some() {
+    if ErrorClass::from_i32(code).is_some() || tool_class(code).is_some() {
         return Some(code);
     }
     user_errors().classes.get(&code).copied()
+}
+
+/// The tool interface's error classes (`MPI_T_ERR_*`, values fixed by the MPI 5.0 ABI):
+/// name and meaning.
+pub fn tool_class(code: i32) -> Option<(&'static str, &'static str)> {
+    const T: [(&str, &str); 18] = [
+        (
+            "MPI_T_ERR_CANNOT_INIT",
+            "the tool interface cannot be initialized",
+        ),
+        ("MPI_T_ERR_NOT_ACCESSIBLE", "not accessible at this time"),
+        (
+            "MPI_T_ERR_NOT_INITIALIZED",
+            "the tool interface is not initialized",
+        ),
+        ("MPI_T_ERR_NOT_SUPPORTED", "not supported"),
+        ("MPI_T_ERR_MEMORY", "out of memory"),
+        (
+            "MPI_T_ERR_INVALID",
+            "invalid use of the interface or bad parameter value",
+        ),
+        ("MPI_T_ERR_INVALID_INDEX", "invalid index"),
+        ("MPI_T_ERR_INVALID_ITEM", "invalid enumeration item"),
+        (
+            "MPI_T_ERR_INVALID_SESSION",
+            "invalid performance variable session",
+        ),
+        ("MPI_T_ERR_INVALID_HANDLE", "invalid handle"),
+        (
+            "MPI_T_ERR_INVALID_NAME",
+            "no variable, category or event has this name",
+        ),
+        ("MPI_T_ERR_OUT_OF_HANDLES", "no more handles"),
+        ("MPI_T_ERR_OUT_OF_SESSIONS", "no more sessions"),
+        (
+            "MPI_T_ERR_CVAR_SET_NOT_NOW",
+            "the control variable cannot be set now",
+        ),
+        (
+            "MPI_T_ERR_CVAR_SET_NEVER",
+            "the control variable can never be set",
+        ),
+        (
+            "MPI_T_ERR_PVAR_NO_WRITE",
+            "the performance variable cannot be written or reset",
+        ),
+        (
+            "MPI_T_ERR_PVAR_NO_STARTSTOP",
+            "the performance variable cannot be started or stopped",
+        ),
+        (
+            "MPI_T_ERR_PVAR_NO_ATOMIC",
+            "the performance variable cannot be read and reset atomically",
+        ),
+    ];
+    usize::try_from(code - 1001)
+        .ok()
+        .and_then(|i| T.get(i))
+        .copied()
 }
 
 /// The string the user added for a class or code, if any.

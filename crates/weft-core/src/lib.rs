@@ -3,6 +3,7 @@
 //! Layering, top to bottom; a module only names modules below it (see
 //! `docs/architecture.md`, "Layers"):
 //!
+//! - `tools`: what MPI_T shows: control and performance variables, categories.
 //! - `runtime`: `MPI_Init`'s world.
 //! - `io`: MPI-IO (files, views, independent, collective and nonblocking access).
 //! - `coll`: collectives.
@@ -17,7 +18,8 @@
 //!   protocols, matching, internal schedules.
 //! - `request`, `transport`: request pools; how bytes reach a peer.
 //! - leaves: `message` (the value types of a message), `datatype`, `op`, `polled`, `sync`,
-//!   `config`, `error`.
+//!   `config`, `error`, `stats` (the per-VCI performance counters), `events` (MPI_T event
+//!   instances), `trace` (`WEFT_TRACE`'s per-thread buffers).
 //!
 //! The ABI crate decodes and validates C arguments and calls into this crate; nothing here
 //! names a C type.
@@ -26,6 +28,7 @@ pub mod coll;
 pub mod config;
 pub mod datatype;
 pub mod error;
+pub mod events;
 pub mod instance;
 pub mod io;
 pub mod message;
@@ -37,7 +40,10 @@ pub mod pt2pt;
 pub mod request;
 pub mod rma;
 pub mod runtime;
+pub mod stats;
 pub mod sync;
+pub mod tools;
+pub mod trace;
 pub mod transport;
 pub mod vci;
 

@@ -2,7 +2,8 @@
 //!
 //! Prints the version, the build configuration, the transports and extensions with their
 //! state, every `WEFT_*` variable with its current value and meaning, and a count of the
-//! MPI functions not implemented yet (`--missing` lists them).
+//! MPI functions not implemented yet (`--missing` lists them); `--cvars` and `--pvars` list
+//! the MPI_T variables as a tool sees them.
 #![forbid(unsafe_code)]
 
 use std::fmt::Write as _;
@@ -104,10 +105,79 @@ const EXTENSIONS: &[(&str, &[&str])] = &[
 ];
 
 fn usage() -> &'static str {
-    "usage: weft-info [--missing] [--config] [--help]\n\
+    "usage: weft-info [--missing] [--config] [--cvars] [--pvars] [--help]\n\
      \x20 (no option)  everything: version, build, transports, extensions, configuration, coverage\n\
      \x20 --missing    list every exported function that is not implemented yet\n\
-     \x20 --config     only the WEFT_* variables with their current values"
+     \x20 --config     only the WEFT_* variables with their current values\n\
+     \x20 --cvars      the MPI_T control variables: type, scope, binding, value, meaning\n\
+     \x20 --pvars      the MPI_T performance variables and events: class, binding, elements, meaning"
+}
+
+/// The control variables as MPI_T shows them (`weft_core::tools::cvars`).
+fn print_cvars(out: &mut String) {
+    use weft_core::tools::cvars::{self, Bind, Scope};
+    let _ = writeln!(out, "MPI_T control variables ({}):", cvars::cvars().len());
+    for (i, var) in cvars::cvars().iter().enumerate() {
+        let ty = match &var.choices {
+            Some(c) => format!("enum {{{}}}", c.join(", ")),
+            None => "int".into(),
+        };
+        let scope = match var.scope {
+            Scope::ReadOnly => "readonly",
+            Scope::Local => "local, writable",
+            Scope::GroupEq => "group_eq, writable",
+        };
+        let value = match var.bind {
+            Bind::NoObject => {
+                let v = cvars::read(i, None);
+                match &var.choices {
+                    Some(c) => c.get(v as usize).map_or(v.to_string(), |s| s.to_string()),
+                    None => v.to_string(),
+                }
+            }
+            Bind::Comm => "per communicator".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  {i:>3} {:<24} {ty}; {scope}; value {value}",
+            var.name
+        );
+        let _ = writeln!(out, "      [{}] {}", var.category, var.desc);
+    }
+}
+
+/// The performance variables and events as MPI_T shows them (`weft_core::tools::pvars`).
+fn print_pvars(out: &mut String) {
+    use weft_core::tools::pvars::{self, Class};
+    let _ = writeln!(
+        out,
+        "MPI_T performance variables ({}), all unsigned long long:",
+        pvars::pvars().len()
+    );
+    for (i, p) in pvars::pvars().iter().enumerate() {
+        let class = match p.class {
+            Class::Level => "level, continuous, readonly",
+            Class::HighWaterMark => "highwatermark, continuous, readonly",
+            Class::Counter => "counter, start/stop",
+        };
+        let bind = if p.bound_to_comm() {
+            "per communicator"
+        } else {
+            "process"
+        };
+        let _ = writeln!(
+            out,
+            "  {i:>3} {:<36} {class}; {bind}; {} element(s)",
+            p.name,
+            p.count()
+        );
+        let _ = writeln!(out, "      [{}] {}", p.category, p.desc);
+    }
+    let _ = writeln!(out, "MPI_T events (elements: int64 each):");
+    for (i, e) in weft_core::tools::EVENTS.iter().enumerate() {
+        let _ = writeln!(out, "  {i:>3} {:<36} ({})", e.name, e.fields.join(", "));
+        let _ = writeln!(out, "      {}", e.desc);
+    }
 }
 
 fn print_config(out: &mut String) -> Result<(), String> {
@@ -205,6 +275,14 @@ fn main() -> ExitCode {
             Ok(())
         }
         ["--config"] => print_config(&mut out),
+        ["--cvars"] => {
+            print_cvars(&mut out);
+            Ok(())
+        }
+        ["--pvars"] => {
+            print_pvars(&mut out);
+            Ok(())
+        }
         ["--help"] | ["-h"] => {
             let _ = writeln!(out, "{}", usage());
             Ok(())

@@ -18,6 +18,7 @@ pub(crate) mod handle_ints;
 pub(crate) mod info;
 pub(crate) mod intercomm;
 pub(crate) mod mem;
+pub(crate) mod mpit;
 pub(crate) mod neighbor;
 pub(crate) mod op;
 pub(crate) mod pack;

@@ -12,6 +12,7 @@ use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
 use weft_core::request::{PersistentOp, StartFn};
+use weft_core::trace;
 use weft_core::vci::engine::SendStart;
 
 use crate::api::buffered::buffered_send;
@@ -268,6 +269,9 @@ pub(crate) unsafe fn send(
 ) -> MpiResult<MPI_Request> {
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let a = unsafe { send_args(buf, count.get(), datatype, dest, tag, comm, func) }?;
+    if trace::on() {
+        trace::note(a.buf.len() as i64, dest.into());
+    }
     let core_mode = match kind {
         SendKind::Synchronous => SendMode::Synchronous,
         _ => SendMode::Standard,
@@ -338,6 +342,9 @@ pub(crate) unsafe fn mpi_send(
         // SAFETY: as just said; the buffer is the caller's (the standard's rule).
         unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) };
     if let Some((c, dest, tag, data)) = plain {
+        if trace::on() {
+            trace::note(data.len() as i64, dest.into());
+        }
         return match pt2pt::start_send(c, dest, tag, data, SendMode::Standard, None) {
             Ok(SendStart::Done) => Ok(()),
             Ok(SendStart::Pending(id)) => {
@@ -379,6 +386,9 @@ pub(crate) unsafe fn mpi_isend(
             // SAFETY: `c` only starts the send; the buffer is the caller's (the standard's rule).
             unsafe { plain_send_args(buf, count, datatype, dest, tag, comm) };
         if let Some((c, dest, tag, data)) = plain {
+            if trace::on() {
+                trace::note(data.len() as i64, dest.into());
+            }
             let id = pt2pt::isend(c, dest, tag, data, SendMode::Standard, comm)
                 .map_err(|e| prefix("MPI_Isend", e))?;
             // SAFETY: checked non-null; the caller passes a writable MPI_Request.

@@ -12,6 +12,7 @@ use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
 use weft_core::request::PersistentOp;
+use weft_core::trace;
 
 use crate::api::family::{self, Mode};
 use crate::api::pt2pt::{
@@ -52,6 +53,9 @@ pub(crate) unsafe fn recv(
     let c = objects::comm_ref(comm, func, "comm")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
+    if trace::on() {
+        trace::note(b.len() as i64, source.into());
+    }
     let tag = recv_tag(tag, func)?;
     let source = source_sel(&c, source, func)?;
     let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
@@ -96,6 +100,9 @@ pub(crate) unsafe fn mpi_recv(
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     if let Some(a) = unsafe { plain_recv_args(buf, count, datatype, source, tag, comm) } {
         let s = pt2pt::recv(&a.comm, a.source, a.tag, a.buf);
+        if trace::on() {
+            trace::note(s.bytes as i64, s.source.into());
+        }
         // SAFETY: as the caller's contract for `status`.
         return unsafe { finish_recv(s, status, "MPI_Recv") };
     }
@@ -129,6 +136,9 @@ pub(crate) unsafe fn mpi_irecv(
     if !request.is_null() {
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         if let Some(a) = unsafe { plain_recv_args(buf, count, datatype, source, tag, comm) } {
+            if trace::on() {
+                trace::note(a.buf.len() as i64, source.into());
+            }
             let id = pt2pt::irecv(&a.comm, a.source, a.tag, a.buf, comm);
             // SAFETY: checked non-null; the caller passes a writable MPI_Request.
             unsafe { request.write(request_handle(id)) };

@@ -46,7 +46,7 @@ pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
         ));
     }
     let send_parts: Vec<Buf> = (0..n).map(|i| send.slice(i * block, block)).collect();
-    let algo = match comm.session.instance.config.coll.alltoall {
+    let algo = match super::choice::alltoall(comm) {
         Alltoall::Auto if n > 8 && block <= BRUCK_BLOCK => Alltoall::Bruck,
         Alltoall::Bruck if block == 0 => Alltoall::Linear,
         a => a,
@@ -66,7 +66,7 @@ pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<(
     match send {
         None => in_place(&link, recv),
         Some(s) => {
-            let algo = comm.session.instance.config.coll.alltoall;
+            let algo = super::choice::alltoall(comm);
             general(
                 &link,
                 if algo == Alltoall::Bruck {

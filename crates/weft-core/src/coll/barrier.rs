@@ -2,6 +2,7 @@
 //! zero-byte messages), or a binomial gather to rank 0 followed by a binomial release.
 #![forbid(unsafe_code)]
 
+use super::choice::{ran, Collective};
 use super::config::Barrier;
 use super::link::Link;
 use super::tag;
@@ -17,16 +18,23 @@ pub fn barrier(comm: &Comm) -> MpiResult<()> {
     if link.size == 1 {
         return Ok(());
     }
-    let choice = comm.session.instance.config.coll.barrier;
+    let choice = super::choice::barrier(comm);
     if matches!(choice, Barrier::Auto | Barrier::Shm) {
         if let Some(area) = super::shm::area(comm, 0)? {
+            ran(comm, Collective::Barrier, Barrier::Shm as usize);
             super::shm::barrier(comm, area);
             return Ok(());
         }
     }
     match choice {
-        Barrier::Tree => tree(&link),
-        Barrier::Auto | Barrier::Shm | Barrier::Dissemination => dissemination(&link),
+        Barrier::Tree => {
+            ran(comm, Collective::Barrier, Barrier::Tree as usize);
+            tree(&link)
+        }
+        Barrier::Auto | Barrier::Shm | Barrier::Dissemination => {
+            ran(comm, Collective::Barrier, Barrier::Dissemination as usize);
+            dissemination(&link)
+        }
     }
 }
 

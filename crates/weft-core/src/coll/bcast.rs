@@ -2,6 +2,7 @@
 //! tree (small messages), scatter + ring allgather (large messages, van de Geijn), or linear.
 #![forbid(unsafe_code)]
 
+use super::choice::{ran, Collective};
 use super::config::Bcast;
 use super::link::{Link, Pending};
 use super::tag;
@@ -17,10 +18,11 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
     if comm.is_inter() {
         return super::sched::block_on(comm, super::sched::ibcast(comm, buf, root, 0));
     }
-    let choice = comm.session.instance.config.coll.bcast;
+    let choice = super::choice::bcast(comm);
     if comm.size() > 1 && !buf.is_empty() && matches!(choice, Bcast::Auto | Bcast::Shm) {
         // Any layout: the root packs straight into shared memory, the others unpack from it.
         if let Some(area) = super::shm::area(comm, buf.len())? {
+            ran(comm, Collective::Bcast, Bcast::Shm as usize);
             super::shm::bcast(comm, area, buf, root);
             return Ok(());
         }
@@ -44,10 +46,14 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
         Bcast::Auto | Bcast::Shm => Bcast::Binomial,
         a => a,
     };
+    let algo = match algo {
+        Bcast::ScatterAllgather if buf.len() >= link.size as usize => Bcast::ScatterAllgather,
+        Bcast::Linear => Bcast::Linear,
+        _ => Bcast::Binomial,
+    };
+    ran(comm, Collective::Bcast, algo as usize);
     match algo {
-        Bcast::ScatterAllgather if buf.len() >= link.size as usize => {
-            scatter_allgather(&link, buf, root)
-        }
+        Bcast::ScatterAllgather => scatter_allgather(&link, buf, root),
         Bcast::Linear => linear(&link, buf, root),
         _ => binomial(&link, buf, root),
     }

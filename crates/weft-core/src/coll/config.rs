@@ -118,6 +118,65 @@ pub enum Tree {
     Binomial,
 }
 
+/// The values of `WEFT_COLL_BARRIER`, in the order of the enum's variants.
+pub const BARRIER_OPTIONS: &[(&str, Barrier)] = &[
+    ("auto", Barrier::Auto),
+    ("dissemination", Barrier::Dissemination),
+    ("tree", Barrier::Tree),
+    ("shm", Barrier::Shm),
+];
+
+/// The values of `WEFT_COLL_BCAST`, in the order of the enum's variants.
+pub const BCAST_OPTIONS: &[(&str, Bcast)] = &[
+    ("auto", Bcast::Auto),
+    ("binomial", Bcast::Binomial),
+    ("scatter_allgather", Bcast::ScatterAllgather),
+    ("linear", Bcast::Linear),
+    ("shm", Bcast::Shm),
+];
+
+/// The values of `WEFT_COLL_REDUCE`, in the order of the enum's variants.
+pub const REDUCE_OPTIONS: &[(&str, Reduce)] = &[
+    ("auto", Reduce::Auto),
+    ("binomial", Reduce::Binomial),
+    ("rabenseifner", Reduce::Rabenseifner),
+    ("linear", Reduce::Linear),
+    ("shm", Reduce::Shm),
+];
+
+/// The values of `WEFT_COLL_ALLREDUCE`, in the order of the enum's variants.
+pub const ALLREDUCE_OPTIONS: &[(&str, Allreduce)] = &[
+    ("auto", Allreduce::Auto),
+    ("recursive_doubling", Allreduce::RecursiveDoubling),
+    ("rabenseifner", Allreduce::Rabenseifner),
+    ("ring", Allreduce::Ring),
+    ("reduce_bcast", Allreduce::ReduceBcast),
+    ("shm", Allreduce::Shm),
+];
+
+/// The values of `WEFT_COLL_ALLGATHER`, in the order of the enum's variants.
+pub const ALLGATHER_OPTIONS: &[(&str, Allgather)] = &[
+    ("auto", Allgather::Auto),
+    ("ring", Allgather::Ring),
+    ("recursive_doubling", Allgather::RecursiveDoubling),
+    ("bruck", Allgather::Bruck),
+];
+
+/// The values of `WEFT_COLL_ALLTOALL`, in the order of the enum's variants.
+pub const ALLTOALL_OPTIONS: &[(&str, Alltoall)] = &[
+    ("auto", Alltoall::Auto),
+    ("linear", Alltoall::Linear),
+    ("pairwise", Alltoall::Pairwise),
+    ("bruck", Alltoall::Bruck),
+];
+
+/// The values of `WEFT_COLL_GATHER`, in the order of the enum's variants.
+pub const GATHER_OPTIONS: &[(&str, Tree)] = &[
+    ("auto", Tree::Auto),
+    ("linear", Tree::Linear),
+    ("binomial", Tree::Binomial),
+];
+
 /// The option `value` names; an empty value is the first option (`auto`).
 fn pick<T: Copy>(name: &str, value: &str, options: &[(&str, T)]) -> MpiResult<T> {
     let v = match value.trim() {
@@ -144,94 +203,25 @@ impl CollConfig {
     pub fn from_lookup(lookup: &impl Fn(&str) -> Option<String>) -> MpiResult<CollConfig> {
         let mut c = CollConfig::default();
         if let Some(v) = lookup("WEFT_COLL_BARRIER") {
-            use Barrier::*;
-            c.barrier = pick(
-                "WEFT_COLL_BARRIER",
-                &v,
-                &[
-                    ("auto", Auto),
-                    ("dissemination", Dissemination),
-                    ("tree", Tree),
-                    ("shm", Shm),
-                ],
-            )?;
+            c.barrier = pick("WEFT_COLL_BARRIER", &v, BARRIER_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_BCAST") {
-            use Bcast::*;
-            c.bcast = pick(
-                "WEFT_COLL_BCAST",
-                &v,
-                &[
-                    ("auto", Auto),
-                    ("binomial", Binomial),
-                    ("scatter_allgather", ScatterAllgather),
-                    ("linear", Linear),
-                    ("shm", Shm),
-                ],
-            )?;
+            c.bcast = pick("WEFT_COLL_BCAST", &v, BCAST_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_REDUCE") {
-            use Reduce::*;
-            c.reduce = pick(
-                "WEFT_COLL_REDUCE",
-                &v,
-                &[
-                    ("auto", Auto),
-                    ("binomial", Binomial),
-                    ("rabenseifner", Rabenseifner),
-                    ("linear", Linear),
-                    ("shm", Shm),
-                ],
-            )?;
+            c.reduce = pick("WEFT_COLL_REDUCE", &v, REDUCE_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_ALLREDUCE") {
-            use Allreduce::*;
-            c.allreduce = pick(
-                "WEFT_COLL_ALLREDUCE",
-                &v,
-                &[
-                    ("auto", Auto),
-                    ("recursive_doubling", RecursiveDoubling),
-                    ("rabenseifner", Rabenseifner),
-                    ("ring", Ring),
-                    ("reduce_bcast", ReduceBcast),
-                    ("shm", Shm),
-                ],
-            )?;
+            c.allreduce = pick("WEFT_COLL_ALLREDUCE", &v, ALLREDUCE_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_ALLGATHER") {
-            use Allgather::*;
-            c.allgather = pick(
-                "WEFT_COLL_ALLGATHER",
-                &v,
-                &[
-                    ("auto", Auto),
-                    ("ring", Ring),
-                    ("recursive_doubling", RecursiveDoubling),
-                    ("bruck", Bruck),
-                ],
-            )?;
+            c.allgather = pick("WEFT_COLL_ALLGATHER", &v, ALLGATHER_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_ALLTOALL") {
-            use Alltoall::*;
-            c.alltoall = pick(
-                "WEFT_COLL_ALLTOALL",
-                &v,
-                &[
-                    ("auto", Auto),
-                    ("linear", Linear),
-                    ("pairwise", Pairwise),
-                    ("bruck", Bruck),
-                ],
-            )?;
+            c.alltoall = pick("WEFT_COLL_ALLTOALL", &v, ALLTOALL_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_GATHER") {
-            use Tree::*;
-            c.gather = pick(
-                "WEFT_COLL_GATHER",
-                &v,
-                &[("auto", Auto), ("linear", Linear), ("binomial", Binomial)],
-            )?;
+            c.gather = pick("WEFT_COLL_GATHER", &v, GATHER_OPTIONS)?;
         }
         if let Some(v) = lookup("WEFT_COLL_SHM_MAX") {
             c.shm_max = match v.trim().parse::<usize>() {

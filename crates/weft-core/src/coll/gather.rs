@@ -39,7 +39,7 @@ fn blocks(buf: &Buf, n: usize) -> Vec<Buf> {
 }
 
 fn use_tree(comm: &Comm, total: usize) -> bool {
-    match comm.session.instance.config.coll.gather {
+    match super::choice::gather(comm) {
         Tree::Binomial => true,
         Tree::Linear => false,
         Tree::Auto => total < SMALL_TREE,
@@ -303,7 +303,7 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
     if n == 1 || block == 0 {
         return Ok(());
     }
-    let algo = match comm.session.instance.config.coll.allgather {
+    let algo = match super::choice::allgather(comm) {
         Allgather::Auto if recv.len() < SMALL_ALLGATHER => {
             if n.is_power_of_two() {
                 Allgather::RecursiveDoubling

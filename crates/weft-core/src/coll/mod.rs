@@ -17,6 +17,7 @@
 mod alltoall;
 mod barrier;
 mod bcast;
+pub mod choice;
 pub mod config;
 mod gather;
 pub mod link;

@@ -6,6 +6,7 @@
 //! gives bit-identical results everywhere, floating point included.
 #![forbid(unsafe_code)]
 
+use super::choice::{ran, Collective};
 use super::config::{Allreduce, Reduce};
 use super::flat;
 use super::link::Link;
@@ -94,9 +95,10 @@ pub fn reduce(
     if mine.is_empty() {
         return Ok(());
     }
-    let choice = comm.session.instance.config.coll.reduce;
+    let choice = super::choice::reduce(comm);
     if matches!(choice, Reduce::Auto | Reduce::Shm) {
         if let Some(area) = super::shm::area(comm, mine.len())? {
+            ran(comm, Collective::Reduce, Reduce::Shm as usize);
             super::shm::reduce(comm, area, mine, recv, red, root);
             return Ok(());
         }
@@ -113,6 +115,7 @@ pub fn reduce(
         Reduce::Rabenseifner if !red.commutative() => Reduce::Binomial,
         a => a,
     };
+    ran(comm, Collective::Reduce, algo as usize);
     // The accumulator: the root's receive buffer, a scratch elsewhere.
     let mut scratch = Scratch::default();
     let acc = if is_root {
@@ -223,9 +226,10 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
     if link.size == 1 || recv.is_empty() {
         return Ok(());
     }
-    let choice = comm.session.instance.config.coll.allreduce;
+    let choice = super::choice::allreduce(comm);
     if matches!(choice, Allreduce::Auto | Allreduce::Shm) {
         if let Some(area) = super::shm::area(comm, recv.len())? {
+            ran(comm, Collective::Allreduce, Allreduce::Shm as usize);
             super::shm::allreduce(comm, area, recv, red);
             return Ok(());
         }
@@ -244,6 +248,7 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
         }
         a => a,
     };
+    ran(comm, Collective::Allreduce, algo as usize);
     match algo {
         Allreduce::Rabenseifner => {
             let h = Halving::new(&link, count, red.extent);

@@ -34,8 +34,9 @@ pub struct Instance {
     /// The stream VCIs no stream holds (creating and freeing streams only).
     free_stream_vcis: Mutex<Vec<usize>>,
     pub transports: Transports,
-    /// Empty progress polls before a waiting thread yields (see `spin_polls`).
-    pub spin: u32,
+    /// Empty progress polls before a waiting thread yields (see `spin_polls`), unless set
+    /// at run time (`set_spin`).
+    spin: u32,
     /// Tells this instance apart from earlier and later ones of the same process (and from
     /// other processes): names of shared objects that only one instance may use carry it
     /// (`transport::shm::pair`).
@@ -70,6 +71,9 @@ static LIVE_EPOCH: AtomicU64 = AtomicU64::new(0);
 /// rejoin the node's rings, whose geometry must not change.
 static CONFIG: OnceLock<Config> = OnceLock::new();
 
+/// The spin budget set at run time (`Instance::set_spin`); `u64::MAX`: none.
+static SPIN_SET: AtomicU64 = AtomicU64::new(u64::MAX);
+
 /// What the VCIs of a released instance handed on to the next one (`Vci::new`).
 static CARRIED: Mutex<Vec<Carried>> = Mutex::new(Vec::new());
 
@@ -92,6 +96,15 @@ impl Instance {
     /// The live instance, if any session (or the world) is initialized.
     pub fn live() -> Option<Arc<Instance>> {
         current().instance.clone()
+    }
+
+    /// The process's configuration: the first bootstrap's, or (before any) what the
+    /// environment says now (the defaults where it is malformed: initialization reports that).
+    pub fn configuration() -> Config {
+        match CONFIG.get() {
+            Some(c) => c.clone(),
+            None => Config::from_env().unwrap_or_default(),
+        }
     }
 
     /// See `LIVE_EPOCH`.
@@ -195,7 +208,31 @@ impl Instance {
 
     /// How a thread of this process waits for progress (see `Backoff`).
     pub fn backoff(&self) -> Backoff {
-        Backoff::new(self.spin)
+        Backoff::new(self.spin())
+    }
+
+    /// Empty progress polls before a waiting thread yields: `set_spin`'s value, else the
+    /// configured or measured one.
+    #[inline]
+    pub fn spin(&self) -> u32 {
+        match SPIN_SET.load(Ordering::Relaxed) {
+            u64::MAX => self.spin,
+            n => n as u32,
+        }
+    }
+
+    /// Set the spin budget of waiting threads from now on (the MPI_T control variable
+    /// `WEFT_PROGRESS_SPIN`); it stays for later instances of the process.
+    pub fn set_spin(polls: u32) {
+        SPIN_SET.store(polls.into(), Ordering::Relaxed);
+    }
+
+    /// The spin budget `set_spin` set, if any.
+    pub fn spin_set() -> Option<u32> {
+        match SPIN_SET.load(Ordering::Relaxed) {
+            u64::MAX => None,
+            n => Some(n as u32),
+        }
     }
 
     /// The implicit VCI for a communicator's context id.
@@ -236,6 +273,8 @@ impl Instance {
 
     /// End the whole job: tell the launcher, then exit with `code`.
     pub fn abort_job(&self, code: i32, message: &str) -> ! {
+        // WEFT_TRACE: this rank's part is kept (rank 0 will not merge it).
+        crate::trace::write_part();
         self.transports.release_names();
         // A process that holds the PMI lock while aborting must not deadlock here.
         if let Some(Ok(mut pmi)) = layout::connection().map(Mutex::try_lock) {

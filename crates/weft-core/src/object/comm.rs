@@ -73,6 +73,11 @@ pub struct Comm {
     pub(super) refuses_early_use: bool,
     /// Nonblocking collectives started on this communicator (their tags on the wire).
     pub coll_seq: std::sync::atomic::AtomicU32,
+    /// How many times each collective algorithm ran on this communicator (`coll::choice`).
+    pub coll_algos: crate::stats::AlgoCounts,
+    /// Per forcible collective (`coll::choice::COLLECTIVES`): 0, or the algorithm forced on
+    /// this communicator at run time plus one.
+    pub coll_forced: [std::sync::atomic::AtomicU8; 7],
     /// The shared memory of node-level collectives (`coll::shm`), set up by the first
     /// collective that can use it; `None` once decided that this communicator cannot.
     /// Unmapped when the communicator goes.
@@ -127,6 +132,8 @@ impl Comm {
             owns_context: false,
             refuses_early_use: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
+            coll_algos: Default::default(),
+            coll_forced: Default::default(),
             coll_area: OnceLock::new(),
             prepared_area: Mutex::new(None),
         }

@@ -332,12 +332,14 @@ pub fn comm_create(
     let opened = match (opened, agreed.iter().all(|&ok| ok == 1)) {
         (Ok(opened), true) => opened,
         (Err(e), _) => return Err(e),
-        (Ok(_), false) => return Err(MpiError::new(
-            ErrorClass::Other,
-            format!(
+        (Ok(_), false) => {
+            return Err(MpiError::new(
+                ErrorClass::Other,
+                format!(
                 "{func}: another member could not set up its shared-memory rings for the streams"
             ),
-        )),
+            ))
+        }
     };
     for (vci, end, ring, out) in opened {
         let mut st = inst.vcis[vci].lock();

@@ -136,9 +136,13 @@ pub fn recv(comm: &Comm, source: SourceSel, tag: TagSel, buf: Buf) -> Status {
 /// `recv` on this process's VCI `vci`.
 fn recv_on(comm: &Comm, vci: usize, pattern: Pattern, buf: Buf) -> Status {
     let inst = &comm.session.instance;
-    if let Some(status) =
-        engine::recv_direct(&inst.transports, &inst.vcis[vci], inst.spin, &pattern, buf)
-    {
+    if let Some(status) = engine::recv_direct(
+        &inst.transports,
+        &inst.vcis[vci],
+        inst.spin(),
+        &pattern,
+        buf,
+    ) {
         return status;
     }
     let id = irecv_on(comm, vci, pattern, buf, 0);

@@ -101,6 +101,10 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
         provided,
         main_thread: std::thread::current().id(),
     };
+    crate::stats::set_timing(built.session.instance.config.stats.is_some());
+    if let Some(path) = &built.session.instance.config.trace {
+        crate::trace::start(path, built.world.rank);
+    }
     if WORLD.set(built).is_err() {
         unreachable!("the state machine lets only one thread initialize the world");
     }
@@ -118,7 +122,15 @@ pub fn finalize() -> MpiResult<()> {
     let Some(world) = WORLD.get() else {
         return Ok(());
     };
-    let synced = synchronize(&world.world);
+    let reported = match &world.session.instance.config.stats {
+        Some(out) => super::report::report(&world.world, out),
+        None => Ok(()),
+    };
+    let traced = crate::trace::write_part();
+    let synced = synchronize(&world.world).and(reported);
+    if let (Some((path, 0)), Ok(())) = (traced, &synced) {
+        crate::trace::merge(&path, world.world.size());
+    }
     world.session.finish();
     synced
 }

@@ -86,7 +86,7 @@ impl Transports {
             None
         };
         let cell_payload = config.shm_cell_size - PAYLOAD_OFFSET;
-        let eager_max = config.eager_max.unwrap_or(cell_payload).min(cell_payload);
+        let eager_max = eager_max(config);
         Ok(Transports {
             my_rank,
             pid: std::process::id() as i32,
@@ -200,4 +200,11 @@ impl Watch<'_> {
     pub fn arrived(&self) -> bool {
         self.ring.has_message(self.position)
     }
+}
+
+/// The largest message sent eagerly under `config` (`WEFT_EAGER_MAX`, at most a cell's
+/// payload).
+pub fn eager_max(config: &Config) -> usize {
+    let cell_payload = config.shm_cell_size - PAYLOAD_OFFSET;
+    config.eager_max.unwrap_or(cell_payload).min(cell_payload)
 }

@@ -9,9 +9,11 @@ use super::protocol::{self, Header, RtsInfo};
 use super::{Vci, VciState};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::events::{self, EventKind};
 use crate::message::{Key, Pattern, SendMode, Status, Target};
 use crate::polled;
 use crate::request::{Kind, ReqId, Request};
+use crate::stats::{self, Counter};
 use crate::sync::Backoff;
 use crate::transport::shm::pair::PairsOut;
 use crate::transport::{Route, Transports, Watch, WireHeader};
@@ -131,6 +133,7 @@ pub fn start_send(
         if push(t, &st.pairs_out, route, to, &header, len, |cell| {
             buf.pack(0, cell)
         }) {
+            stats::sent(vci, target.dest == t.my_rank, len as u64, true);
             return Ok(if request {
                 SendStart::Pending(st.requests.completed_send())
             } else {
@@ -167,7 +170,22 @@ fn start_send_queued(
     let sync = mode == SendMode::Synchronous;
     let mut header = Header::eager(&target, t.my_rank, vci, sync);
     let len = buf.len();
+    stats::sent(
+        vci,
+        target.dest == t.my_rank,
+        len as u64,
+        len <= t.eager_max,
+    );
     if len > t.eager_max {
+        if events::enabled(EventKind::RendezvousStart) {
+            let f = [
+                target.context.into(),
+                target.dest.into(),
+                target.tag.into(),
+                len as i64,
+            ];
+            events::record(vci, EventKind::RendezvousStart, f);
+        }
         // Rendezvous: announce the message; the receiver pulls the data when it matches.
         let req = st.requests.alloc(Request::new(Kind::Send, buf));
         header.kind = protocol::RTS;
@@ -224,6 +242,10 @@ fn start_send_queued(
     {
         return Ok(SendStart::Pending(req)); // completes with the ack
     }
+    if st.pending.is_empty() {
+        // Nothing queued ahead: the peer's ring had no room.
+        stats::add(vci, Counter::RingFull, 1);
+    }
     st.pending.push_back(Outgoing::Eager {
         route,
         vci: to,
@@ -263,6 +285,9 @@ pub fn send_control(
                 )
             {
                 return;
+            }
+            if st.pending.is_empty() {
+                stats::add(vci, Counter::RingFull, 1);
             }
             let mut copy = [0u8; 24];
             copy[..payload.len()].copy_from_slice(payload);
@@ -306,6 +331,7 @@ fn reply_to(header: &Header) -> (u32, usize) {
 pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, payload: &[u8]) {
     match header.kind {
         protocol::EAGER => {
+            stats::received(vci, header.origin == t.my_rank, payload.len() as u64);
             let key = key_of(header);
             let sync = header.flags & protocol::FLAG_SYNC != 0;
             match st.matching.take_posted(&key) {
@@ -316,20 +342,24 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
                         send_control(t, vci, st, reply_to(header), ack, &[]);
                     }
                 }
-                None => st.matching.add_unexpected(Unexpected {
-                    key,
-                    origin: header.origin,
-                    origin_vci: header.origin_vci,
-                    token: header.token,
-                    sync,
-                    payload: Payload::Eager(payload.to_vec()),
-                }),
+                None => {
+                    unexpected_event(vci, &key, payload.len() as u64);
+                    st.matching.add_unexpected(Unexpected {
+                        key,
+                        origin: header.origin,
+                        origin_vci: header.origin_vci,
+                        token: header.token,
+                        sync,
+                        payload: Payload::Eager(payload.to_vec()),
+                    })
+                }
             }
         }
         protocol::RTS => {
             let Some(info) = RtsInfo::decode(payload) else {
                 return;
             };
+            stats::received(vci, header.origin == t.my_rank, info.total);
             let key = key_of(header);
             let message = Unexpected {
                 key,
@@ -345,7 +375,10 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             };
             match st.matching.take_posted(&key) {
                 Some(posted) => receive_matched(t, vci, st, posted.req, message),
-                None => st.matching.add_unexpected(message),
+                None => {
+                    unexpected_event(vci, &key, info.total);
+                    st.matching.add_unexpected(message)
+                }
             }
         }
         protocol::ACK | protocol::FIN => {
@@ -404,6 +437,21 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             }
         }
         _ => {}
+    }
+}
+
+/// Tell a tool that asked (MPI_T event `weft_unexpected_arrival`) a message went to the
+/// unexpected queue.
+#[inline]
+fn unexpected_event(vci: usize, key: &Key, bytes: u64) {
+    if events::enabled(EventKind::UnexpectedArrival) {
+        let f = [
+            key.context.into(),
+            key.source.into(),
+            key.tag.into(),
+            bytes as i64,
+        ];
+        events::record(vci, EventKind::UnexpectedArrival, f);
     }
 }
 
@@ -616,6 +664,7 @@ pub fn recv_direct(
                     && header.flags & protocol::FLAG_SYNC == 0
                     && pattern.matches(&key)
                 {
+                    stats::received(vci.index, header.origin == t.my_rank, payload.len() as u64);
                     let n = payload.len().min(buf.len());
                     buf.unpack(0, &payload[..n]);
                     delivered_here = Some(delivered(&key, payload.len() as u64, buf.len()));
@@ -668,6 +717,10 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     worked |= flush_pending(t, st);
     worked |= advance_streams(t, vci, st);
     worked |= super::schedule::run(t, vci, st);
+    stats::add(vci, Counter::Polls, 1);
+    if !worked {
+        stats::add(vci, Counter::EmptyPolls, 1);
+    }
     worked
 }
 

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use crate::message::{Key, Pattern};
 use crate::request::ReqId;
+use crate::stats::{self, Counter};
 
 /// How an unexpected message's data can be had.
 #[derive(Debug, PartialEq, Eq)]
@@ -51,8 +52,11 @@ pub struct Posted {
     pub req: ReqId,
 }
 
+/// The posted and unexpected queues of one VCI; their lengths are kept in the VCI's
+/// counters (`stats`).
 #[derive(Default)]
 pub struct Matching {
+    vci: usize,
     posted: VecDeque<Posted>,
     unexpected: VecDeque<Unexpected>,
 }
@@ -60,20 +64,48 @@ pub struct Matching {
 impl Matching {
     /// Messages that arrived and no receive has taken yet, all of them, in arrival order.
     pub fn take_all_unexpected(&mut self) -> VecDeque<Unexpected> {
-        std::mem::take(&mut self.unexpected)
+        let all = std::mem::take(&mut self.unexpected);
+        self.unexpected_changed();
+        all
     }
 
-    /// Matching state that starts with `unexpected` (handed on by `take_all_unexpected`).
-    pub fn with_unexpected(unexpected: VecDeque<Unexpected>) -> Matching {
-        Matching {
+    /// Matching state of VCI `vci` that starts with `unexpected` (handed on by
+    /// `take_all_unexpected`).
+    pub fn with_unexpected(vci: usize, unexpected: VecDeque<Unexpected>) -> Matching {
+        let m = Matching {
+            vci,
             posted: VecDeque::new(),
             unexpected,
-        }
+        };
+        m.unexpected_changed();
+        m.posted_changed();
+        m
+    }
+
+    #[inline]
+    fn posted_changed(&self) {
+        stats::set_level(
+            self.vci,
+            Counter::PostedLen,
+            Counter::PostedHigh,
+            self.posted.len() as u64,
+        );
+    }
+
+    #[inline]
+    fn unexpected_changed(&self) {
+        stats::set_level(
+            self.vci,
+            Counter::UnexpectedLen,
+            Counter::UnexpectedHigh,
+            self.unexpected.len() as u64,
+        );
     }
 
     #[inline]
     pub fn post(&mut self, posted: Posted) {
         self.posted.push_back(posted);
+        self.posted_changed();
     }
 
     /// The first posted receive matching `key`, removed from the queue.
@@ -81,14 +113,18 @@ impl Matching {
     pub fn take_posted(&mut self, key: &Key) -> Option<Posted> {
         // Usually the oldest receive matches (messages arrive in the order they are awaited).
         if self.posted.front()?.pattern.matches(key) {
-            return self.posted.pop_front();
+            let p = self.posted.pop_front();
+            self.posted_changed();
+            return p;
         }
         self.search_posted(key)
     }
 
     fn search_posted(&mut self, key: &Key) -> Option<Posted> {
         let i = self.posted.iter().position(|p| p.pattern.matches(key))?;
-        self.posted.remove(i)
+        let p = self.posted.remove(i);
+        self.posted_changed();
+        p
     }
 
     /// Remove the posted receive of request `req` (cancel). Returns whether it was there.
@@ -96,6 +132,7 @@ impl Matching {
         match self.posted.iter().position(|p| p.req == req) {
             Some(i) => {
                 self.posted.remove(i);
+                self.posted_changed();
                 true
             }
             None => false,
@@ -104,6 +141,8 @@ impl Matching {
 
     pub fn add_unexpected(&mut self, message: Unexpected) {
         self.unexpected.push_back(message);
+        stats::add(self.vci, Counter::UnexpectedArrivals, 1);
+        self.unexpected_changed();
     }
 
     /// The first unexpected message matching `pattern`, removed from the queue.
@@ -117,14 +156,16 @@ impl Matching {
     }
 
     fn search_unexpected(&mut self, pattern: &Pattern) -> Option<Unexpected> {
-        if pattern.matches(&self.unexpected.front()?.key) {
-            return self.unexpected.pop_front();
-        }
-        let i = self
-            .unexpected
-            .iter()
-            .position(|u| pattern.matches(&u.key))?;
-        self.unexpected.remove(i)
+        let i = if pattern.matches(&self.unexpected.front()?.key) {
+            0
+        } else {
+            self.unexpected
+                .iter()
+                .position(|u| pattern.matches(&u.key))?
+        };
+        let u = self.unexpected.remove(i);
+        self.unexpected_changed();
+        u
     }
 
     /// The first unexpected message matching `pattern`, left in place (probe).

@@ -127,7 +127,7 @@ impl Vci {
         });
         let state = VciState {
             requests: RequestPool::new(index as u8),
-            matching: Matching::with_unexpected(carried.unexpected),
+            matching: Matching::with_unexpected(index, carried.unexpected),
             rx: Consumer::at(carried.rx_position),
             pending: VecDeque::new(),
             streams: Vec::new(),

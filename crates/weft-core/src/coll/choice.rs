@@ -1,0 +1,211 @@
+//! Collective algorithm choices changed on a communicator while the program runs (MPI_T
+//! control variables `WEFT_COLL_*` bound to a communicator), and the numbering of the
+//! per-communicator algorithm counters (`Comm::coll_algos`, MPI_T performance variables
+//! `coll_<collective>_<algorithm>`).
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::config::*;
+use crate::object::Comm;
+
+/// The collectives whose algorithm can be forced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collective {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Allgather,
+    Alltoall,
+    /// Gather and scatter.
+    Gather,
+}
+
+pub const COLLECTIVES: [Collective; 7] = [
+    Collective::Barrier,
+    Collective::Bcast,
+    Collective::Reduce,
+    Collective::Allreduce,
+    Collective::Allgather,
+    Collective::Alltoall,
+    Collective::Gather,
+];
+
+impl Collective {
+    /// The variable that forces its algorithm.
+    pub fn variable(self) -> &'static str {
+        match self {
+            Collective::Barrier => "WEFT_COLL_BARRIER",
+            Collective::Bcast => "WEFT_COLL_BCAST",
+            Collective::Reduce => "WEFT_COLL_REDUCE",
+            Collective::Allreduce => "WEFT_COLL_ALLREDUCE",
+            Collective::Allgather => "WEFT_COLL_ALLGATHER",
+            Collective::Alltoall => "WEFT_COLL_ALLTOALL",
+            Collective::Gather => "WEFT_COLL_GATHER",
+        }
+    }
+
+    /// Lower-case name (`bcast`).
+    pub fn name(self) -> String {
+        self.variable()["WEFT_COLL_".len()..].to_ascii_lowercase()
+    }
+
+    /// The values of its variable, `auto` first, in the order of the enum's variants.
+    pub fn options(self) -> Vec<&'static str> {
+        fn names<T>(t: &[(&'static str, T)]) -> Vec<&'static str> {
+            t.iter().map(|(n, _)| *n).collect()
+        }
+        match self {
+            Collective::Barrier => names(BARRIER_OPTIONS),
+            Collective::Bcast => names(BCAST_OPTIONS),
+            Collective::Reduce => names(REDUCE_OPTIONS),
+            Collective::Allreduce => names(ALLREDUCE_OPTIONS),
+            Collective::Allgather => names(ALLGATHER_OPTIONS),
+            Collective::Alltoall => names(ALLTOALL_OPTIONS),
+            Collective::Gather => names(GATHER_OPTIONS),
+        }
+    }
+
+    fn index(self) -> usize {
+        COLLECTIVES.iter().position(|&c| c == self).expect("listed")
+    }
+
+    /// The counter slot of option `option` (an index into `options`).
+    pub fn slot(self, option: usize) -> usize {
+        COLLECTIVES[..self.index()]
+            .iter()
+            .map(|c| c.options().len())
+            .sum::<usize>()
+            + option
+    }
+
+    /// The option forced on `comm` at run time, if any (`force`).
+    #[inline]
+    pub fn forced(self, comm: &Comm) -> Option<usize> {
+        match comm.coll_forced[self.index()].load(Relaxed) {
+            0 => None,
+            n => Some(n as usize - 1),
+        }
+    }
+
+    /// From now on, run option `option` (an index into `options`; 0 is `auto`) on `comm`,
+    /// whatever the environment said. Every process of the communicator must make the same
+    /// choice before its next collective on it.
+    pub fn force(self, comm: &Comm, option: usize) {
+        debug_assert!(option < self.options().len());
+        comm.coll_forced[self.index()].store(option as u8 + 1, Relaxed);
+    }
+
+    /// The option in force on `comm` (an index into `options`).
+    pub fn current(self, comm: &Comm) -> usize {
+        self.forced(comm)
+            .unwrap_or_else(|| comm.session.instance.config.coll.configured(self))
+    }
+}
+
+/// Count one run of option `option` of `coll` on `comm`.
+#[inline]
+pub fn ran(comm: &Comm, coll: Collective, option: usize) {
+    comm.coll_algos.bump(coll.slot(option));
+}
+
+/// The barrier algorithm in force on `comm`.
+pub fn barrier(comm: &Comm) -> Barrier {
+    Collective::Barrier
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.barrier, |i| {
+            BARRIER_OPTIONS[i].1
+        })
+}
+
+/// The bcast algorithm in force on `comm`.
+pub fn bcast(comm: &Comm) -> Bcast {
+    Collective::Bcast
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.bcast, |i| {
+            BCAST_OPTIONS[i].1
+        })
+}
+
+/// The reduce algorithm in force on `comm`.
+pub fn reduce(comm: &Comm) -> Reduce {
+    Collective::Reduce
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.reduce, |i| {
+            REDUCE_OPTIONS[i].1
+        })
+}
+
+/// The allreduce algorithm in force on `comm`.
+pub fn allreduce(comm: &Comm) -> Allreduce {
+    Collective::Allreduce
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.allreduce, |i| {
+            ALLREDUCE_OPTIONS[i].1
+        })
+}
+
+/// The allgather algorithm in force on `comm`.
+pub fn allgather(comm: &Comm) -> Allgather {
+    Collective::Allgather
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.allgather, |i| {
+            ALLGATHER_OPTIONS[i].1
+        })
+}
+
+/// The alltoall algorithm in force on `comm`.
+pub fn alltoall(comm: &Comm) -> Alltoall {
+    Collective::Alltoall
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.alltoall, |i| {
+            ALLTOALL_OPTIONS[i].1
+        })
+}
+
+/// The gather algorithm in force on `comm`.
+pub fn gather(comm: &Comm) -> Tree {
+    Collective::Gather
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.gather, |i| {
+            GATHER_OPTIONS[i].1
+        })
+}
+
+impl CollConfig {
+    /// The configured option of `coll` (an index into `Collective::options`).
+    pub fn configured(&self, coll: Collective) -> usize {
+        match coll {
+            Collective::Barrier => self.barrier as usize,
+            Collective::Bcast => self.bcast as usize,
+            Collective::Reduce => self.reduce as usize,
+            Collective::Allreduce => self.allreduce as usize,
+            Collective::Allgather => self.allgather as usize,
+            Collective::Alltoall => self.alltoall as usize,
+            Collective::Gather => self.gather as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_follow_the_variants_and_slots_fit() {
+        for (i, (_, v)) in BCAST_OPTIONS.iter().enumerate() {
+            assert_eq!(*v as usize, i);
+        }
+        for (i, (_, v)) in ALLREDUCE_OPTIONS.iter().enumerate() {
+            assert_eq!(*v as usize, i);
+        }
+        for (i, (_, v)) in REDUCE_OPTIONS.iter().enumerate() {
+            assert_eq!(*v as usize, i);
+        }
+        let last = Collective::Gather;
+        assert!(last.slot(last.options().len() - 1) < crate::stats::ALGO_SLOTS);
+        assert_eq!(Collective::Bcast.slot(0), 4);
+        assert_eq!(Collective::Bcast.name(), "bcast");
+    }
+}
