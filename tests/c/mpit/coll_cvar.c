@@ -1,6 +1,6 @@
 /* Writing the control variable WEFT_COLL_BCAST bound to a communicator changes the
  * broadcast algorithm on that communicator, as the algorithm counters bound to it show;
- * other communicators keep theirs. */
+ * other communicators keep theirs. Allgather, alltoall and gather are counted too. */
 #include "wtest.h"
 
 static MPI_T_pvar_session s;
@@ -93,6 +93,23 @@ int main(int argc, char **argv)
     CHECK_INT(value(shm), 2);
     CHECK_INT(value(linear), 3);
     EXPECT_OK(MPI_T_cvar_handle_free(&ch));
+
+    /* Allgather, alltoall and gather count the algorithm they ran too. At 2 ranks a small
+     * allgather is recursive doubling, a small alltoall linear (Bruck only above 8 ranks),
+     * a small gather the binomial tree. */
+    MPI_T_pvar_handle ag = counter("weft_coll_allgather_recursive_doubling", &other),
+                      a2a = counter("weft_coll_alltoall_linear", &other),
+                      ga = counter("weft_coll_gather_binomial", &other);
+    int two[2] = {-1, -1}, mine[2] = {rank, 10 + rank};
+    MPI_Allgather(&rank, 1, MPI_INT, two, 1, MPI_INT, other);
+    CHECK_INT(two[1], 1);
+    MPI_Alltoall(mine, 1, MPI_INT, two, 1, MPI_INT, other);
+    CHECK_INT(two[1], rank == 0 ? 1 : 11);
+    MPI_Gather(&rank, 1, MPI_INT, two, 1, MPI_INT, 0, other);
+    MPI_Gather(&rank, 1, MPI_INT, two, 1, MPI_INT, 0, other);
+    CHECK_INT(value(ag), 1);
+    CHECK_INT(value(a2a), 1);
+    CHECK_INT(value(ga), 2);
 
     /* Progress spin: a local, writable variable. */
     EXPECT_OK(MPI_T_cvar_get_index("WEFT_PROGRESS_SPIN", &cvar));

@@ -2,6 +2,7 @@
 //! algorithm for small blocks; in-place forms exchange pair by pair.
 #![forbid(unsafe_code)]
 
+use super::choice::{ran, Collective};
 use super::config::Alltoall;
 use super::flat;
 use super::gather::exchange;
@@ -52,6 +53,7 @@ pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
         a => a,
     };
     if algo == Alltoall::Bruck {
+        ran(comm, Collective::Alltoall, Alltoall::Bruck as usize);
         return bruck(&link, send, recv, block);
     }
     general(&link, algo, &send_parts, &recv_parts)
@@ -66,17 +68,11 @@ pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<(
     match send {
         None => in_place(&link, recv),
         Some(s) => {
-            let algo = super::choice::alltoall(comm);
-            general(
-                &link,
-                if algo == Alltoall::Bruck {
-                    Alltoall::Auto
-                } else {
-                    algo
-                },
-                s,
-                recv,
-            )
+            let algo = match super::choice::alltoall(comm) {
+                Alltoall::Bruck => Alltoall::Auto,
+                a => a,
+            };
+            general(&link, algo, s, recv)
         }
     }
 }
@@ -97,6 +93,12 @@ fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult
         Alltoall::Linear => false,
         _ => total > LINEAR_MAX,
     };
+    let used = if pairwise {
+        Alltoall::Pairwise
+    } else {
+        Alltoall::Linear
+    };
+    ran(link.comm, Collective::Alltoall, used as usize);
     if pairwise {
         for step in 1..n {
             let dst = (r + step) % n;

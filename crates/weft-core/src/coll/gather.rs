@@ -5,6 +5,7 @@
 //! the standard lets be in place.
 #![forbid(unsafe_code)]
 
+use super::choice::{ran, Collective};
 use super::config::{Allgather, Tree};
 use super::flat;
 use super::link::{Link, Pending};
@@ -38,12 +39,16 @@ fn blocks(buf: &Buf, n: usize) -> Vec<Buf> {
     (0..n).map(|i| buf.slice(i * b, b)).collect()
 }
 
+/// Whether gather/scatter of `total` bytes runs the binomial tree (else linear); counted.
 fn use_tree(comm: &Comm, total: usize) -> bool {
-    match super::choice::gather(comm) {
+    let tree = match super::choice::gather(comm) {
         Tree::Binomial => true,
         Tree::Linear => false,
         Tree::Auto => total < SMALL_TREE,
-    }
+    };
+    let used = if tree { Tree::Binomial } else { Tree::Linear };
+    ran(comm, Collective::Gather, used as usize);
+    tree
 }
 
 /// `MPI_Gather`: at the root `recv` holds n blocks; `send` is `None` for `MPI_IN_PLACE` (the
@@ -315,6 +320,7 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
         Allgather::RecursiveDoubling if !n.is_power_of_two() => Allgather::Bruck,
         a => a,
     };
+    ran(comm, Collective::Allgather, algo as usize);
     match algo {
         Allgather::RecursiveDoubling => {
             let r = link.rank;
