@@ -147,6 +147,16 @@ int main(int argc, char **argv)
             check_untouched(names[kind][which]);
         }
     }
+    /* MPI_Reduce_local: MPI_IN_PLACE on either side and aliasing are MPI_ERR_BUFFER. */
+    EXPECT_ERR(MPI_Reduce_local(sbuf, sbuf, N, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+               "MPI_Reduce_local", "inoutbuf");
+    EXPECT_ERR(MPI_Reduce_local(sbuf, sbuf + 1, N, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+               "MPI_Reduce_local", "inoutbuf");
+    EXPECT_ERR(MPI_Reduce_local(MPI_IN_PLACE, sbuf, N, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+               "MPI_Reduce_local", "inbuf");
+    EXPECT_ERR(MPI_Reduce_local(sbuf, MPI_IN_PLACE, N, MPI_INT, MPI_SUM), MPI_ERR_BUFFER,
+               "MPI_Reduce_local", "inoutbuf");
+    check_untouched("MPI_Reduce_local");
     /* Nothing may be pending on the buffer: free it, then communicate. */
     free(sbuf);
     int *junk = malloc(64 * sizeof(int));

@@ -351,6 +351,12 @@ pub(crate) unsafe fn reduce_local(
     let input = unsafe { buf_at(inbuf as usize, count, &dt, func, "inbuf", "count") }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let inout = unsafe { buf_at(inoutbuf as usize, count, &dt, func, "inoutbuf", "count") }?;
+    if buffers_overlap(&[input], &[inout]) {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!("{func}(inbuf, inoutbuf): the two buffers are the same memory"),
+        ));
+    }
     core(func, coll::reduce_local(&input, &inout, &red))
 }
 

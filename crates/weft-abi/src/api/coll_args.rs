@@ -310,7 +310,7 @@ pub(crate) fn check_alias(send: &[Buf], recv: &[Buf], func: &str) -> MpiResult<(
 
 /// Whether a part of `a` shares memory with a part of `b` (see `check_alias`): the
 /// contiguous parts are swept in address order, O(n log n).
-fn buffers_overlap(a: &[Buf], b: &[Buf]) -> bool {
+pub(crate) fn buffers_overlap(a: &[Buf], b: &[Buf]) -> bool {
     let live =
         |parts: &[Buf]| -> Vec<Buf> { parts.iter().filter(|p| !p.is_empty()).copied().collect() };
     let (a, b) = (live(a), live(b));

@@ -368,6 +368,7 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     }
     let c = objects::comm_settled(h, func, "comm")?;
     free_comm_attrs(h, &c, func)?;
+    let unmatched = weft_core::pt2pt::discard_unmatched(&c);
     let removed = objects::COMMS.remove(h).map_err(|why| {
         MpiError::new(
             ErrorClass::Comm,
@@ -382,7 +383,22 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     objects::release_comm(removed);
     // SAFETY: as above.
     unsafe { comm.write(MPI_COMM_NULL) };
-    Ok(())
+    // The communicator is freed either way; messages nobody received are an error of the
+    // program's, reported (MPICH's errors/comm/unmatched) rather than left to match a
+    // later communicator that gets the same context id.
+    match unmatched.first() {
+        None => Ok(()),
+        Some(m) => Err(MpiError::new(
+            ErrorClass::Other,
+            format!(
+                "{func}(comm={h:#x}): {} message(s) sent on the communicator were never received and are discarded (the first from rank {}, tag {}, {} bytes)",
+                unmatched.len(),
+                m.source,
+                m.tag,
+                m.bytes
+            ),
+        )),
+    }
 }
 
 pub(crate) unsafe fn mpi_comm_free(comm: *mut MPI_Comm) -> MpiResult<()> {
