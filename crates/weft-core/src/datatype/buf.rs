@@ -116,7 +116,8 @@ impl Buf {
     /// basic elements (only a non-contiguous buffer knows its elements; a contiguous one is
     /// bytes).
     pub fn ends_inside_element(&self, bytes: u64) -> bool {
-        self.layout().is_some_and(|t| t.elements_in(bytes).is_none())
+        self.layout()
+            .is_some_and(|t| t.elements_in(bytes).is_none())
     }
 
     /// Copy message bytes `offset..offset+dst.len()` into `dst`.
