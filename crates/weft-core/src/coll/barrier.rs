@@ -19,7 +19,7 @@ pub fn barrier(comm: &Comm) -> MpiResult<()> {
     }
     let choice = comm.session.instance.config.coll.barrier;
     if matches!(choice, Barrier::Auto | Barrier::Shm) {
-        if let Some(area) = super::shm::area(comm, 0)? {
+        if let Some(area) = super::shm::area(comm, false)? {
             super::shm::barrier(comm, area);
             return Ok(());
         }
