@@ -51,6 +51,15 @@ pub(crate) unsafe fn mpi_comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> Mp
     unsafe { write(flag, c.is_inter() as c_int, "MPI_Comm_test_inter", "flag") }
 }
 
+/// `MPI_Comm_get_parent`: no process of a Weft job was started by `MPI_Comm_spawn` (which
+/// Weft does not provide), so there is no parent: `MPI_COMM_NULL` (MPI 4.1 §11.8.2).
+pub(crate) unsafe fn mpi_comm_get_parent(parent: *mut MPI_Comm) -> MpiResult<()> {
+    non_null(parent, "MPI_Comm_get_parent", "parent")?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Comm.
+    unsafe { parent.write(MPI_COMM_NULL) };
+    Ok(())
+}
+
 pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char) -> MpiResult<()> {
     let c = objects::comm_local(comm, "MPI_Comm_set_name", "comm")?;
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
