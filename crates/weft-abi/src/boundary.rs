@@ -184,6 +184,11 @@ pub fn raise(scope: Scope, err: MpiError) -> c_int {
 fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
     match scope {
         Scope::Comm(handle) => match objects::comm_for_errors(handle) {
+            // A derived communicator on which no errhandler was ever chosen (see
+            // `Comm::follows_default`); the predefined ones keep their own.
+            Some(comm) if comm.follows_default() && !is_predefined_comm(handle) => {
+                default_errhandler()
+            }
             Some(comm) => (comm.errhandler(), handle),
             None => default_errhandler(),
         },
@@ -210,6 +215,10 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
         },
         Scope::Default => default_errhandler(),
     }
+}
+
+fn is_predefined_comm(handle: usize) -> bool {
+    handle == crate::constants::MPI_COMM_WORLD || handle == crate::constants::MPI_COMM_SELF
 }
 
 /// The errhandler of an error tied to no (valid) communicator, window, file or session:

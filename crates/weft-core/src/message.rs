@@ -45,6 +45,11 @@ impl Status {
         let class = ErrorClass::from_i32(self.error).unwrap_or(ErrorClass::Other);
         let what = if class == ErrorClass::Truncate {
             "message truncated: the receive buffer is smaller than the message".to_owned()
+        } else if class == ErrorClass::Type {
+            format!(
+                "the message ({} bytes) ends inside a basic element of the receive datatype: the type signatures do not match",
+                self.bytes
+            )
         } else {
             format!("the operation failed ({})", class.name())
         };

@@ -28,7 +28,7 @@ struct PlainReduce {
     red: Reduction,
 }
 
-/// The fast path of `MPI_Allreduce`/`MPI_Reduce`: distinct send and receive buffers of a
+/// The fast path of `MPI_Allreduce`/`MPI_Reduce`: disjoint send and receive buffers of a
 /// predefined byte-contiguous type, a predefined op defined on it, an intracommunicator.
 /// `None` for anything else, every error included: the general path then checks everything
 /// and reports.
@@ -44,13 +44,17 @@ unsafe fn plain_reduce_args(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> Option<PlainReduce> {
-    if is_in_place(sendbuf) || (sendbuf == recvbuf.cast_const() && count != 0) {
+    if is_in_place(sendbuf) {
         return None;
     }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let send = unsafe { datatypes::contiguous_buf(sendbuf, count.into(), datatype) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { datatypes::contiguous_buf(recvbuf, count.into(), datatype) }?;
+    let overlap = send.addr() < recv.addr() + recv.len() && recv.addr() < send.addr() + send.len();
+    if overlap && !send.is_empty() {
+        return None;
+    }
     let red = datatypes::contiguous_reduction(op, datatype)?;
     let comm = objects::comm_ref_quiet(comm).filter(|c| !c.is_inter())?;
     Some(PlainReduce {
@@ -191,7 +195,7 @@ pub(crate) unsafe fn reduce(
         Buf::EMPTY
     };
     if is_root {
-        check_alias(&send, &recv, func)?;
+        check_alias(send.as_slice(), &[recv], func)?;
     }
     finish(
         func,
@@ -274,7 +278,7 @@ pub(crate) unsafe fn all_reduce(
     let send = unsafe { send_side(sendbuf, count, &dt, !c.is_inter(), func) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
-    check_alias(&send, &recv, func)?;
+    check_alias(send.as_slice(), &[recv], func)?;
     finish(
         func,
         nb,
@@ -347,6 +351,12 @@ pub(crate) unsafe fn reduce_local(
     let input = unsafe { buf_at(inbuf as usize, count, &dt, func, "inbuf", "count") }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let inout = unsafe { buf_at(inoutbuf as usize, count, &dt, func, "inoutbuf", "count") }?;
+    if buffers_overlap(&[input], &[inout]) {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!("{func}(inbuf, inoutbuf): the two buffers are the same memory"),
+        ));
+    }
     core(func, coll::reduce_local(&input, &inout, &red))
 }
 
@@ -389,7 +399,7 @@ unsafe fn reduce_scatter_counts(
     } else {
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let s = unsafe { buf_at(sendbuf as usize, total, &dt, func, "sendbuf", "recvcounts") }?;
-        check_alias(&Some(s.clone()), &output, func)?;
+        check_alias(&[s], &[output], func)?;
         s
     };
     finish(

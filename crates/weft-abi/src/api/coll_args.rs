@@ -291,18 +291,62 @@ pub(crate) unsafe fn send_side(
     unsafe { buf_at(sendbuf as usize, count, dt, func, "sendbuf", "count") }.map(Some)
 }
 
-pub(crate) fn check_alias(send: &Option<Buf>, recv: &Buf, func: &str) -> MpiResult<()> {
-    if let Some(s) = send {
-        if !s.is_empty() && s.addr() == recv.addr() {
-            return Err(MpiError::new(
-                ErrorClass::Buffer,
-                format!(
-                    "{func}(sendbuf, recvbuf): the buffers are the same memory (use MPI_IN_PLACE)"
-                ),
-            ));
-        }
+/// Refuse send and receive buffers that share memory (MPI 4.1 §2.4.1: a buffer passed as
+/// both, which `MPI_IN_PLACE` is for), before anything moves: two contiguous parts share
+/// memory when their byte ranges overlap; a non-contiguous part (whose layout may
+/// interleave with the other without touching it) only when it starts at the same address
+/// as a part of the other side. `send` and `recv` are every part of each side.
+pub(crate) fn check_alias(send: &[Buf], recv: &[Buf], func: &str) -> MpiResult<()> {
+    if buffers_overlap(send, recv) {
+        return Err(MpiError::new(
+            ErrorClass::Buffer,
+            format!(
+                "{func}(sendbuf, recvbuf): the send and receive buffers are the same memory (pass MPI_IN_PLACE instead)"
+            ),
+        ));
     }
     Ok(())
+}
+
+/// Whether a part of `a` shares memory with a part of `b` (see `check_alias`): the
+/// contiguous parts are swept in address order, O(n log n).
+pub(crate) fn buffers_overlap(a: &[Buf], b: &[Buf]) -> bool {
+    let live =
+        |parts: &[Buf]| -> Vec<Buf> { parts.iter().filter(|p| !p.is_empty()).copied().collect() };
+    let (a, b) = (live(a), live(b));
+    let starts = |parts: &[Buf]| -> std::collections::HashSet<usize> {
+        parts.iter().map(|p| p.addr()).collect()
+    };
+    let (starts_a, starts_b) = (starts(&a), starts(&b));
+    let scattered = |parts: &[Buf], other: &std::collections::HashSet<usize>| {
+        parts
+            .iter()
+            .any(|p| !p.is_contiguous() && other.contains(&p.addr()))
+    };
+    if scattered(&a, &starts_b) || scattered(&b, &starts_a) {
+        return true;
+    }
+    // (start, end, side) of the contiguous parts; a part overlaps an earlier-starting one
+    // of the other side when it starts before the latest end seen on that side.
+    let mut spans: Vec<(usize, usize, usize)> = [&a, &b]
+        .into_iter()
+        .enumerate()
+        .flat_map(|(side, parts)| {
+            parts
+                .iter()
+                .filter(|p| p.is_contiguous())
+                .map(move |p| (p.addr(), p.addr().saturating_add(p.len()), side))
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut end_of = [0usize; 2];
+    for (start, end, side) in spans {
+        if start < end_of[1 - side] {
+            return true;
+        }
+        end_of[side] = end_of[side].max(end);
+    }
+    false
 }
 
 pub(crate) fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {

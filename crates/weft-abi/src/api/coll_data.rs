@@ -44,6 +44,7 @@ pub(crate) unsafe fn gather(
     } else {
         Buf::EMPTY
     };
+    check_alias(send.as_slice(), &[recv], func)?;
     finish(
         func,
         nb,
@@ -87,6 +88,7 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     } else {
         Vec::new()
     };
+    check_alias(send.as_slice(), &recv, func)?;
     finish(
         func,
         nb,
@@ -129,6 +131,7 @@ pub(crate) unsafe fn scatter(
     };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
+    check_alias(&[send], recv.as_slice(), func)?;
     finish(
         func,
         nb,
@@ -172,6 +175,7 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
+    check_alias(&send, recv.as_slice(), func)?;
     finish(
         func,
         nb,
@@ -211,6 +215,7 @@ pub(crate) unsafe fn allgather(
     };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
+    check_alias(send.as_slice(), &[recv], func)?;
     finish(
         func,
         nb,
@@ -251,6 +256,7 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
     let arrays = (recvcounts, displs);
     // SAFETY: the arrays hold one entry per rank and the buffer every part.
     let recv = unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?;
+    check_alias(send.as_slice(), &recv, func)?;
     finish(
         func,
         nb,
@@ -290,6 +296,7 @@ pub(crate) unsafe fn alltoall(
     };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
+    check_alias(send.as_slice(), &[recv], func)?;
     finish(
         func,
         nb,
@@ -369,6 +376,7 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             "recvcounts",
         )
     }?;
+    check_alias(send.as_deref().unwrap_or_default(), &recv, func)?;
     finish(
         func,
         nb,

@@ -51,6 +51,15 @@ pub(crate) unsafe fn mpi_comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> Mp
     unsafe { write(flag, c.is_inter() as c_int, "MPI_Comm_test_inter", "flag") }
 }
 
+/// `MPI_Comm_get_parent`: no process of a Weft job was started by `MPI_Comm_spawn` (which
+/// Weft does not provide), so there is no parent: `MPI_COMM_NULL` (MPI 4.1 §11.8.2).
+pub(crate) unsafe fn mpi_comm_get_parent(parent: *mut MPI_Comm) -> MpiResult<()> {
+    non_null(parent, "MPI_Comm_get_parent", "parent")?;
+    // SAFETY: checked non-null; the caller passes a writable MPI_Comm.
+    unsafe { parent.write(MPI_COMM_NULL) };
+    Ok(())
+}
+
 pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char) -> MpiResult<()> {
     let c = objects::comm_local(comm, "MPI_Comm_set_name", "comm")?;
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
@@ -368,6 +377,7 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     }
     let c = objects::comm_settled(h, func, "comm")?;
     free_comm_attrs(h, &c, func)?;
+    let unmatched = weft_core::pt2pt::discard_unmatched(&c);
     let removed = objects::COMMS.remove(h).map_err(|why| {
         MpiError::new(
             ErrorClass::Comm,
@@ -382,7 +392,22 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     objects::release_comm(removed);
     // SAFETY: as above.
     unsafe { comm.write(MPI_COMM_NULL) };
-    Ok(())
+    // The communicator is freed either way; messages nobody received are an error of the
+    // program's, reported (MPICH's errors/comm/unmatched) rather than left to match a
+    // later communicator that gets the same context id.
+    match unmatched.first() {
+        None => Ok(()),
+        Some(m) => Err(MpiError::new(
+            ErrorClass::Other,
+            format!(
+                "{func}(comm={h:#x}): {} message(s) sent on the communicator were never received and are discarded (the first from rank {}, tag {}, {} bytes)",
+                unmatched.len(),
+                m.source,
+                m.tag,
+                m.bytes
+            ),
+        )),
+    }
 }
 
 pub(crate) unsafe fn mpi_comm_free(comm: *mut MPI_Comm) -> MpiResult<()> {

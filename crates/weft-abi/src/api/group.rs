@@ -111,6 +111,7 @@ fn set_op(
     func: &str,
     op: fn(&Group, &Group) -> Group,
 ) -> MpiResult<()> {
+    non_null(newgroup, func, "newgroup")?;
     let g1 = objects::group(group1, func, "group1")?;
     let g2 = objects::group(group2, func, "group2")?;
     out_group(newgroup, op(&g1, &g2), func)
@@ -159,6 +160,8 @@ pub(crate) unsafe fn mpi_group_incl(
     newgroup: *mut MPI_Group,
 ) -> MpiResult<()> {
     let func = "MPI_Group_incl";
+    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
+    non_null(newgroup, func, "newgroup")?;
     let g = objects::group(group, func, "group")?;
     // SAFETY: the caller passes n ints.
     let r = unsafe { int_array(ranks, n, func, "ranks")? };
@@ -172,6 +175,8 @@ pub(crate) unsafe fn mpi_group_excl(
     newgroup: *mut MPI_Group,
 ) -> MpiResult<()> {
     let func = "MPI_Group_excl";
+    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
+    non_null(newgroup, func, "newgroup")?;
     let g = objects::group(group, func, "group")?;
     // SAFETY: the caller passes n ints.
     let r = unsafe { int_array(ranks, n, func, "ranks")? };
@@ -200,6 +205,8 @@ pub(crate) unsafe fn mpi_group_range_incl(
     newgroup: *mut MPI_Group,
 ) -> MpiResult<()> {
     let func = "MPI_Group_range_incl";
+    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
+    non_null(newgroup, func, "newgroup")?;
     let g = objects::group(group, func, "group")?;
     // SAFETY: the caller passes n triplets.
     let r = unsafe { self::ranges(ranges, n, func)? };
@@ -213,6 +220,8 @@ pub(crate) unsafe fn mpi_group_range_excl(
     newgroup: *mut MPI_Group,
 ) -> MpiResult<()> {
     let func = "MPI_Group_range_excl";
+    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
+    non_null(newgroup, func, "newgroup")?;
     let g = objects::group(group, func, "group")?;
     // SAFETY: the caller passes n triplets.
     let r = unsafe { self::ranges(ranges, n, func)? };

@@ -803,7 +803,8 @@ pub unsafe extern "C" fn PMPI_Comm_get_name(comm: MPI_Comm, comm_name: *mut c_ch
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_get_parent(parent: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_get_parent", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_get_parent.
+    call("MPI_Comm_get_parent", Scope::Default, || unsafe { crate::api::comm::mpi_comm_get_parent(parent) })
 }
 
 #[no_mangle]
@@ -4154,7 +4155,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
-    "MPI_Comm_get_parent",
     "MPI_Comm_join",
     "MPI_Comm_spawn",
     "MPI_Comm_spawn_multiple",

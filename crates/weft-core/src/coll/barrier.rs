@@ -20,7 +20,7 @@ pub fn barrier(comm: &Comm) -> MpiResult<()> {
     }
     let choice = super::choice::barrier(comm);
     if matches!(choice, Barrier::Auto | Barrier::Shm) {
-        if let Some(area) = super::shm::area(comm, 0)? {
+        if let Some(area) = super::shm::area(comm, false)? {
             ran(comm, Collective::Barrier, Barrier::Shm as usize);
             super::shm::barrier(comm, area);
             return Ok(());

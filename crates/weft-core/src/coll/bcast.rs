@@ -5,8 +5,9 @@
 use super::choice::{ran, Collective};
 use super::config::Bcast;
 use super::link::{Link, Pending};
+use super::shm::Turned;
 use super::tag;
-use crate::datatype::access::Staged;
+use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::MpiResult;
 use crate::object::Comm;
@@ -19,17 +20,37 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
         return super::sched::block_on(comm, super::sched::ibcast(comm, buf, root, 0));
     }
     let choice = super::choice::bcast(comm);
-    if comm.size() > 1 && !buf.is_empty() && matches!(choice, Bcast::Auto | Bcast::Shm) {
-        // Any layout: the root packs straight into shared memory, the others unpack from it.
-        if let Some(area) = super::shm::area(comm, buf.len())? {
-            ran(comm, Collective::Bcast, Bcast::Shm as usize);
-            super::shm::bcast(comm, area, buf, root);
-            return Ok(());
+    if comm.size() > 1 && matches!(choice, Bcast::Auto | Bcast::Shm) {
+        // Any layout: the root packs straight into shared memory, the others unpack from it;
+        // a larger message's size is announced there, so every rank follows the root's.
+        if let Some(area) = super::shm::area(comm, true)? {
+            match super::shm::bcast(comm, area, buf, root)? {
+                Turned::Done => {
+                    ran(comm, Collective::Bcast, Bcast::Shm as usize);
+                    return Ok(());
+                }
+                Turned::PointToPoint => {}
+                Turned::Mismatch(len) => {
+                    // Take part with the root's size, so that no rank waits for this one,
+                    // keep what fits and report the mismatch.
+                    let mut scratch = Scratch::new(len);
+                    let r = by_messages(comm, &scratch.buf(), root, choice);
+                    let n = len.min(buf.len());
+                    buf.unpack(0, &scratch.bytes()[..n]);
+                    r?;
+                    return Err(super::shm::mismatch("the root", len, buf.len()));
+                }
+            }
         }
     }
+    by_messages(comm, buf, root, choice)
+}
+
+/// The point-to-point algorithms.
+fn by_messages(comm: &Comm, buf: &Buf, root: u32, choice: Bcast) -> MpiResult<()> {
     if !buf.is_contiguous() {
         let st = Staged::new(buf, comm.rank == root);
-        bcast(comm, &st.buf(), root)?;
+        by_messages(comm, &st.buf(), root, choice)?;
         if comm.rank != root {
             st.store();
         }
@@ -80,16 +101,17 @@ pub(crate) fn binomial(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
     let n = link.size;
     let vr = (link.rank + n - root) % n;
     let mut mask = 1;
+    // A failed receive (a size mismatch) still forwards, so the subtree does not wait.
+    let mut result = Ok(());
     while mask < n {
         if vr & mask != 0 {
-            link.recv((vr - mask + root) % n, tag::BCAST, &buf)?;
+            result = link.recv((vr - mask + root) % n, tag::BCAST, &buf);
             break;
         }
         mask <<= 1;
     }
     mask >>= 1;
     let mut ops: Vec<Pending> = Vec::new();
-    let mut result = Ok(());
     while mask > 0 {
         if vr + mask < n {
             match link.isend((vr + mask + root) % n, tag::BCAST, &buf) {

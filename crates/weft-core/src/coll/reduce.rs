@@ -11,6 +11,7 @@ use super::config::{Allreduce, Reduce};
 use super::flat;
 use super::link::Link;
 use super::sched::{self, block_on};
+use super::shm::Turned;
 use super::{gather, pof2_floor, tag};
 use crate::datatype::access::{with_pair, Scratch, Staged};
 use crate::datatype::Buf;
@@ -92,16 +93,17 @@ pub fn reduce(
         }
         return Ok(());
     }
-    if mine.is_empty() {
-        return Ok(());
-    }
     let choice = super::choice::reduce(comm);
     if matches!(choice, Reduce::Auto | Reduce::Shm) {
-        if let Some(area) = super::shm::area(comm, mine.len())? {
-            ran(comm, Collective::Reduce, Reduce::Shm as usize);
-            super::shm::reduce(comm, area, mine, recv, red, root);
-            return Ok(());
+        if let Some(area) = super::shm::area(comm, true)? {
+            if super::shm::reduce(comm, area, mine, recv, red, root)? == Turned::Done {
+                ran(comm, Collective::Reduce, Reduce::Shm as usize);
+                return Ok(());
+            }
         }
+    }
+    if mine.is_empty() {
+        return Ok(());
     }
     let count = mine.len() / red.extent;
     let pof2 = pof2_floor(link.size) as usize;
@@ -223,16 +225,20 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
         check_len("allreduce", s.len(), recv.len())?;
         s.copy_to(&recv, s.len());
     }
-    if link.size == 1 || recv.is_empty() {
+    if link.size == 1 {
         return Ok(());
     }
     let choice = super::choice::allreduce(comm);
     if matches!(choice, Allreduce::Auto | Allreduce::Shm) {
-        if let Some(area) = super::shm::area(comm, recv.len())? {
-            ran(comm, Collective::Allreduce, Allreduce::Shm as usize);
-            super::shm::allreduce(comm, area, recv, red);
-            return Ok(());
+        if let Some(area) = super::shm::area(comm, true)? {
+            if super::shm::allreduce(comm, area, recv, red)? == Turned::Done {
+                ran(comm, Collective::Allreduce, Allreduce::Shm as usize);
+                return Ok(());
+            }
         }
+    }
+    if recv.is_empty() {
+        return Ok(());
     }
     let count = recv.len() / red.extent;
     let pof2 = pof2_floor(link.size) as usize;

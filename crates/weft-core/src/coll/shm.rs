@@ -13,7 +13,7 @@
 
 use super::tag;
 use crate::datatype::Buf;
-use crate::error::MpiResult;
+use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::object::area::{create, eligible, NAME_BYTES};
 use crate::object::exchange::{self, Channel};
@@ -26,11 +26,13 @@ use crate::transport::shm::coll_area::{CollArea, Turn};
 /// Empty polls between two point-to-point progress passes while waiting.
 const PROGRESS_EVERY: u32 = 64;
 
-/// The communicator's area if the shared-memory path applies to a message of `len` bytes,
-/// set up on first use. Every rank decides alike: the communicator, its placement, the
-/// configuration and `len` are the same everywhere.
-pub(super) fn area(comm: &Comm, len: usize) -> MpiResult<Option<&CollArea>> {
-    if len > comm.session.instance.config.coll.shm_max {
+/// The communicator's area, set up on first use, for a collective that may use it: every
+/// rank decides alike, since the communicator, its placement and the configuration are the
+/// same everywhere; the message size does not count (ranks of an erroneous program may pass
+/// different sizes, and must still meet in the same turn, where they compare them). With
+/// `WEFT_COLL_SHM_MAX=0` only the barrier uses it.
+pub(super) fn area(comm: &Comm, carries_data: bool) -> MpiResult<Option<&CollArea>> {
+    if carries_data && comm.session.instance.config.coll.shm_max == 0 {
         return Ok(None);
     }
     if let Some(area) = comm.coll_area.get() {
@@ -40,6 +42,29 @@ pub(super) fn area(comm: &Comm, len: usize) -> MpiResult<Option<&CollArea>> {
     // Collectives on one communicator do not overlap (MPI's rule), so nobody set it meanwhile.
     let _ = comm.coll_area.set(area);
     Ok(comm.coll_area.get().and_then(Option::as_ref))
+}
+
+/// What a collective's turn on the area decided.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Turned {
+    /// The data moved through the area.
+    Done,
+    /// Every rank's size is the same and too large for the area: point-to-point follows.
+    PointToPoint,
+    /// (Broadcast) the root sends this many bytes by point-to-point, which is not what this
+    /// rank passed: it must still take part, then report the mismatch.
+    Mismatch(usize),
+}
+
+/// The error of a collective whose ranks passed different sizes (an erroneous program):
+/// `MPI_ERR_TRUNCATE` on each rank that sees it, before or instead of moving data.
+pub(super) fn mismatch(whose: &str, theirs: usize, mine: usize) -> MpiError {
+    MpiError::new(
+        ErrorClass::Truncate,
+        format!(
+            "{whose} passed {theirs} bytes and this rank {mine}: the count or datatype differs between the ranks"
+        ),
+    )
 }
 
 fn set_up(comm: &Comm) -> MpiResult<Option<CollArea>> {
@@ -136,30 +161,85 @@ pub(super) fn barrier(comm: &Comm, area: &CollArea) {
     turn.wait_all_arrived(&mut || idle.poll());
 }
 
-/// `buf` of any layout: the root packs into its slot, the others unpack from it.
-pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) {
+/// `buf` of any layout: the root packs into its slot (or, too large for it, announces its
+/// size there), the others compare the root's size with theirs and unpack.
+pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiResult<Turned> {
+    let max = comm.session.instance.config.coll.shm_max;
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     if comm.rank == root {
-        turn.contribute(buf, &mut || idle.poll());
-    } else {
-        // Arrival tells the next writer of a slot that this rank is done with earlier turns.
-        turn.arrive();
-        turn.wait_for(root, &mut || idle.poll());
-        turn.read(root, buf.len(), |data| buf.unpack(0, data));
+        if buf.len() <= max {
+            turn.contribute(buf, &mut || idle.poll());
+            return Ok(Turned::Done);
+        }
+        turn.announce(buf.len(), &mut || idle.poll());
+        return Ok(Turned::PointToPoint);
     }
+    // Arrival tells the next writer of a slot that this rank is done with earlier turns.
+    turn.arrive();
+    turn.wait_for(root, &mut || idle.poll());
+    let len = turn.len_of(root);
+    if len > max {
+        return Ok(if len == buf.len() {
+            Turned::PointToPoint
+        } else {
+            Turned::Mismatch(len)
+        });
+    }
+    let n = len.min(buf.len());
+    turn.read(root, len, |data| buf.unpack(0, &data[..n]));
+    if len != buf.len() {
+        return Err(mismatch("the root", len, buf.len()));
+    }
+    Ok(Turned::Done)
 }
 
-/// `recv` is contiguous and holds this rank's contribution; it receives the result.
-pub(super) fn allreduce(comm: &Comm, area: &CollArea, recv: &Buf, red: &Reduction) {
+/// Publish this rank's size (with the data when it fits) and, when `wait`, check every
+/// rank's against it: a difference fails the call on every rank that waited.
+fn publish_and_compare(
+    comm: &Comm,
+    turn: &Turn,
+    mine: &Buf,
+    wait: bool,
+    idle: &mut Idle,
+) -> MpiResult<bool> {
+    let fits = mine.len() <= comm.session.instance.config.coll.shm_max;
+    if fits {
+        turn.contribute(mine, &mut || idle.poll());
+    } else {
+        turn.announce(mine.len(), &mut || idle.poll());
+    }
+    if wait {
+        turn.wait_all(&mut || idle.poll());
+        for r in 0..comm.size() {
+            let theirs = turn.len_of(r);
+            if theirs != mine.len() {
+                return Err(mismatch(&format!("rank {r}"), theirs, mine.len()));
+            }
+        }
+    }
+    Ok(fits)
+}
+
+/// `recv` is contiguous and holds this rank's contribution; it receives the result. Every
+/// rank waits for all, so all of them see a size mismatch.
+pub(super) fn allreduce(
+    comm: &Comm,
+    area: &CollArea,
+    recv: &Buf,
+    red: &Reduction,
+) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    turn.contribute(recv, &mut || idle.poll());
-    turn.wait_all(&mut || idle.poll());
+    if !publish_and_compare(comm, &turn, recv, true, &mut idle)? {
+        return Ok(Turned::PointToPoint);
+    }
     combine_all(&turn, comm, recv, true, red);
+    Ok(Turned::Done)
 }
 
 /// `mine` is this rank's contribution; the root's contiguous `recv` receives the result.
+/// The root, and every rank when the data is too large for the area, compare the sizes.
 pub(super) fn reduce(
     comm: &Comm,
     area: &CollArea,
@@ -167,14 +247,18 @@ pub(super) fn reduce(
     recv: &Buf,
     red: &Reduction,
     root: u32,
-) {
+) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    turn.contribute(mine, &mut || idle.poll());
+    let max = comm.session.instance.config.coll.shm_max;
+    let wait = comm.rank == root || mine.len() > max;
+    if !publish_and_compare(comm, &turn, mine, wait, &mut idle)? {
+        return Ok(Turned::PointToPoint);
+    }
     if comm.rank == root {
-        turn.wait_all(&mut || idle.poll());
         combine_all(&turn, comm, recv, mine == recv, red);
     }
+    Ok(Turned::Done)
 }
 
 /// `acc = x0 op (x1 op (... op x(n-1)))` from the published contributions: rank order, so

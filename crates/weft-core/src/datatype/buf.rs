@@ -112,6 +112,14 @@ impl Buf {
         self.addr
     }
 
+    /// Whether a message of `bytes` bytes received into this buffer ends inside one of its
+    /// basic elements (only a non-contiguous buffer knows its elements; a contiguous one is
+    /// bytes).
+    pub fn ends_inside_element(&self, bytes: u64) -> bool {
+        self.layout()
+            .is_some_and(|t| t.elements_in(bytes).is_none())
+    }
+
     /// Copy message bytes `offset..offset+dst.len()` into `dst`.
     pub fn pack(&self, offset: usize, dst: &mut [u8]) {
         assert!(

@@ -61,6 +61,10 @@ pub struct Comm {
     /// Whether the program set an errhandler on this communicator (`set_errhandler`): errors
     /// without an object fall back from `MPI_COMM_SELF` to `MPI_COMM_WORLD` on it.
     errhandler_set: AtomicBool,
+    /// Whether the errhandler is the one the communicator started with on a line of
+    /// communicators where the program never set one (`MPI_COMM_WORLD`/`MPI_COMM_SELF`, and
+    /// what is derived from them before any `set_errhandler`): see `follows_default`.
+    pub(super) default_line: bool,
     name: Mutex<String>,
     /// Info hints set on the communicator (`MPI_Comm_set_info`, `dup_with_info`), in order.
     hints: Mutex<Vec<(String, String)>>,
@@ -127,6 +131,7 @@ impl Comm {
             attrs: AttrList::new(),
             errhandler: Mutex::new(errhandler),
             errhandler_set: AtomicBool::new(false),
+            default_line: true,
             name: Mutex::new(name.to_owned()),
             hints: Mutex::new(Vec::new()),
             owns_context: false,
@@ -154,6 +159,7 @@ impl Comm {
         c.remote = spec.remote.map(|r| r.owned_by(&parent.session));
         c.topo = spec.topo;
         c.owns_context = true;
+        c.default_line = parent.follows_default();
         c
     }
 
@@ -290,6 +296,16 @@ impl Comm {
     /// errhandler does not count).
     pub fn errhandler_was_set(&self) -> bool {
         self.errhandler_set.load(Ordering::Acquire)
+    }
+
+    /// Whether no errhandler was ever chosen for this communicator: neither set on it nor
+    /// inherited from an ancestor that had one set (the line goes back to `MPI_COMM_WORLD`
+    /// or `MPI_COMM_SELF`). Errors on a derived communicator of that kind go where errors
+    /// without an object go, decided when they happen (MPICH's rule: a program that sets
+    /// `MPI_ERRORS_RETURN` on `MPI_COMM_WORLD` after `MPI_Comm_dup` gets errors on the
+    /// duplicate returned, as MPICH's `errors/comm/*_nullarg` tests expect).
+    pub fn follows_default(&self) -> bool {
+        self.default_line && !self.errhandler_was_set()
     }
 
     pub fn name(&self) -> String {

@@ -430,6 +430,7 @@ fn pending_duplicate(p: &Comm, seq: u32) -> Comm {
     }
     c.owns_context = true;
     c.refuses_early_use = true;
+    c.default_line = p.follows_default();
     c.set_hints(&p.inherited_hints());
     c
 }
@@ -468,6 +469,7 @@ pub fn create_from_group(
         "",
     );
     c.owns_context = true;
+    c.default_line = false;
     // Rank 0 sets up the collectives' shared memory now, while the members are still
     // agreeing, rather than after: the first collective then waits for the name alone.
     *c.prepared_area.get_mut().unwrap_or_else(|p| p.into_inner()) = super::area::prepare(&c);

@@ -183,6 +183,18 @@ pub fn iprobe(comm: &Comm, source: SourceSel, tag: TagSel) -> Option<Status> {
     engine::probe(&inst.transports, comm.vci, &mut st, &pattern)
 }
 
+/// `MPI_Comm_free`: discard the point-to-point messages sent on `comm` that this process
+/// received no receive for (an erroneous program, MPICH's `errors/comm/unmatched`); their
+/// statuses (source, tag, size), so the caller can report them.
+pub fn discard_unmatched(comm: &Comm) -> Vec<Status> {
+    if !comm.is_resolved() {
+        return Vec::new();
+    }
+    let inst = &comm.session.instance;
+    let mut st = inst.vcis[comm.vci].lock();
+    engine::discard_unexpected(&inst.transports, comm.vci, &mut st, comm.context_id())
+}
+
 /// Wait for a matching message without receiving it.
 pub fn probe(comm: &Comm, source: SourceSel, tag: TagSel) -> Status {
     let mut backoff = comm.session.instance.backoff();

@@ -455,18 +455,23 @@ fn unexpected_event(vci: usize, key: &Key, bytes: u64) {
     }
 }
 
-/// Status for a message of `bytes` delivered into a buffer of `room` bytes.
-fn delivered(key: &Key, bytes: u64, room: usize) -> Status {
-    let truncated = bytes > room as u64;
+/// Status for a message of `bytes` delivered into `buf`: `MPI_ERR_TRUNCATE` when it does not
+/// fit, `MPI_ERR_TYPE` when it ends inside a basic element of a non-contiguous receive type
+/// (the type signatures cannot match; MPICH reports it as its datatype engine does).
+fn delivered(key: &Key, bytes: u64, buf: &Buf) -> Status {
+    let room = buf.len() as u64;
+    let error = if bytes > room {
+        ErrorClass::Truncate as i32
+    } else if buf.ends_inside_element(bytes) {
+        ErrorClass::Type as i32
+    } else {
+        0
+    };
     Status {
         source: key.source as i32,
         tag: key.tag,
-        error: if truncated {
-            ErrorClass::Truncate as i32
-        } else {
-            0
-        },
-        bytes: bytes.min(room as u64),
+        error,
+        bytes: bytes.min(room),
         cancelled: false,
     }
 }
@@ -478,7 +483,7 @@ fn deliver_eager(st: &mut VciState, id: ReqId, key: &Key, data: &[u8]) {
     let n = data.len().min(req.buf.len());
     req.buf.unpack(0, &data[..n]);
     // `complete`, without looking the request up again.
-    req.status = delivered(key, data.len() as u64, req.buf.len());
+    req.status = delivered(key, data.len() as u64, &req.buf);
     req.complete = true;
     if req.detached {
         st.requests.release(id);
@@ -508,7 +513,7 @@ pub fn receive_matched(
             };
             let buf = req.buf;
             let n = (total as usize).min(buf.len());
-            let status = delivered(&message.key, total, buf.len());
+            let status = delivered(&message.key, total, &buf);
             let sreq = ReqId::from_token(vci as u8, message.token);
             if pid == t.pid {
                 // The sender is this process: copy from its pending request's buffer.
@@ -617,6 +622,24 @@ pub fn take_matching(
     Some((probe_status(&message), message))
 }
 
+/// After a progress pass, remove the messages of point-to-point context `context` that
+/// arrived and no receive took (`MPI_Comm_free`: nobody can receive them any more, and a
+/// later communicator given the same context id must not); their statuses, in arrival
+/// order.
+pub fn discard_unexpected(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    context: u32,
+) -> Vec<Status> {
+    progress(t, vci, st);
+    st.matching
+        .drain_unexpected(context)
+        .iter()
+        .map(probe_status)
+        .collect()
+}
+
 /// Cancel receive `id` if it is still posted: it completes with the cancelled flag.
 pub fn cancel_recv(st: &mut VciState, id: ReqId) {
     if st.matching.cancel_posted(id) {
@@ -667,7 +690,7 @@ pub fn recv_direct(
                     stats::received(vci.index, header.origin == t.my_rank, payload.len() as u64);
                     let n = payload.len().min(buf.len());
                     buf.unpack(0, &payload[..n]);
-                    delivered_here = Some(delivered(&key, payload.len() as u64, buf.len()));
+                    delivered_here = Some(delivered(&key, payload.len() as u64, &buf));
                 } else {
                     incoming(t, vci.index, st, header, payload);
                 }

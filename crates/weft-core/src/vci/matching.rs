@@ -173,6 +173,16 @@ impl Matching {
         self.unexpected.iter().find(|u| pattern.matches(&u.key))
     }
 
+    /// Remove every unexpected message of context `context` (a communicator being freed),
+    /// in arrival order.
+    pub fn drain_unexpected(&mut self, context: u32) -> Vec<Unexpected> {
+        let (gone, kept): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.unexpected)
+            .into_iter()
+            .partition(|u| u.key.context == context);
+        self.unexpected = kept;
+        gone.into()
+    }
+
     pub fn posted_len(&self) -> usize {
         self.posted.len()
     }

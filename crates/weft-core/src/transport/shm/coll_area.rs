@@ -49,6 +49,11 @@ const START: usize = LAYOUT_AT + ALIGN;
 /// Where the inline payload starts in a slot line (after the sequence number; loom's atomics
 /// are larger than 8 bytes).
 const INLINE_AT: usize = std::mem::size_of::<AtomicU64>().next_multiple_of(8);
+/// Where a slot line keeps the length of what its rank published in that turn (the line's
+/// second half, after the inline payload): written before the sequence number's release
+/// store and read after its acquire load, like the payload, so ranks can compare what they
+/// passed (an erroneous program passes different counts) before moving any data.
+const LEN_AT: usize = 64;
 
 /// Where an area's bytes are: the shared segment, or (the loom model) a heap block whose
 /// atomics the model constructed.
@@ -312,6 +317,7 @@ impl Turn<'_> {
         if a.all_arrived.load(Ordering::Relaxed) < reused {
             a.wait_arrived(reused, idle);
         }
+        self.write_len(len);
         let dst = a.payload(a.rank, self.seq, len);
         // SAFETY: `dst..dst+len` lies inside this rank's own slot line or region (`payload`
         // checked `len`); only this rank writes it, and every rank has arrived at turn
@@ -323,6 +329,46 @@ impl Turn<'_> {
         data.pack(0, out);
         a.published(a.rank, self.seq)
             .store(self.seq, Ordering::Release);
+    }
+
+    /// Arrive and publish only a length (`contribute` without a payload: the data of this
+    /// collective goes by point-to-point), once no rank can still be reading the slot.
+    pub fn announce(&self, len: usize, idle: &mut impl FnMut()) {
+        self.assert_current();
+        self.arrive();
+        let a = self.area;
+        let reused = (self.seq + 1).saturating_sub(TURNS);
+        if a.all_arrived.load(Ordering::Relaxed) < reused {
+            a.wait_arrived(reused, idle);
+        }
+        self.write_len(len);
+        a.published(a.rank, self.seq)
+            .store(self.seq, Ordering::Release);
+    }
+
+    fn write_len(&self, len: usize) {
+        let a = self.area;
+        let at = a.slot(a.rank, self.seq).wrapping_add(LEN_AT).cast::<u64>();
+        // SAFETY: inside this rank's own 128-byte slot line (LEN_AT + 8 <= ALIGN), 8-byte
+        // aligned; only this rank writes it, nobody reads the previous turn's value any more
+        // (the caller waited as for a payload) and nobody reads this one before the release
+        // store of the sequence number that follows.
+        unsafe { at.write(len as u64) };
+    }
+
+    /// The length `rank` published in this turn (after `wait_for` or `wait_all`).
+    pub fn len_of(&self, rank: u32) -> usize {
+        self.assert_current();
+        let a = self.area;
+        assert!(
+            a.published(rank, self.seq).load(Ordering::Acquire) >= self.seq,
+            "length read before it was published"
+        );
+        let at = a.slot(rank, self.seq).wrapping_add(LEN_AT).cast::<u64>();
+        // SAFETY: inside `rank`'s slot line, 8-byte aligned; the acquire load above saw it
+        // published, so the value written before the release store is visible, and `rank`
+        // rewrites it only after this rank arrives at a later turn (as for `read`).
+        unsafe { at.read() as usize }
     }
 
     /// Wait until every rank has arrived at this turn (this rank must have arrived).
