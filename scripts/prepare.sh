@@ -4,7 +4,7 @@
 CACHE="${WEFT_CACHE:-$HOME/.cache/weft}"
 
 need_apt=()
-for tool in cc c++ make python3 pkg-config; do
+for tool in cc c++ make python3 pkg-config gfortran cmake autoconf automake; do
     command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
 done
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need_apt+=(python3-venv); fi
@@ -12,7 +12,8 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     pkgs=()
     for t in "${need_apt[@]}"; do
         case "$t" in cc|c++|make) pkgs+=(build-essential) ;; python3) pkgs+=(python3) ;;
-            python3-venv) pkgs+=(python3-venv) ;; pkg-config) pkgs+=(pkg-config) ;; esac
+            python3-venv) pkgs+=(python3-venv) ;; pkg-config) pkgs+=(pkg-config) ;;
+            gfortran|cmake|autoconf|automake) pkgs+=("$t") ;; esac  # Fortran bindings, build-system tests
     done
     echo "setup: installing ${pkgs[*]}"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

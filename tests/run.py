@@ -27,6 +27,9 @@ What runs:
   c/AREA/NAME the C tests in tests/c/AREA, described by tests/c/AREA/manifest, compiled with
               PREFIX/bin/mpicc (-Wall -Werror, tests/c/include on the include path) into
               PREFIX/tests/c/AREA/.
+  fortran/AREA/NAME  the same for the Fortran programs of tests/fortran/AREA (NAME.f90 unless
+              src= says otherwise), compiled with PREFIX/bin/mpifort; one SKIP when Weft was
+              built without a Fortran compiler.
   check/*     script checks: the ABI probe (against api/abi_constants.txt and, when installed,
               MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, mpi.h under
               strict C/C++ standards, the static library, the profiling interface,
@@ -341,12 +344,14 @@ LAUNCHERS = ("weft", "hydra")
 
 
 class CTest:
+    lang = "c"
+
     def __init__(self, area, name, ranks, opts, line_no):
         self.area, self.name, self.ranks, self.opts, self.line_no = area, name, ranks, opts, line_no
 
     @property
     def full(self):
-        return f"c/{self.area}/{self.name}"
+        return f"{self.lang}/{self.area}/{self.name}"
 
 
 def parse_manifest(path, area):
@@ -430,13 +435,18 @@ def effective(opts, launcher):
 
 
 class CSuite:
-    def __init__(self, runner, prefix, cache, launcher):
+    """The manifest-driven programs of tests/c (C, built with mpicc) or tests/fortran
+    (Fortran, built with mpifort; skipped when Weft was built without a Fortran compiler)."""
+
+    def __init__(self, runner, prefix, cache, launcher, lang="c"):
         self.runner = runner
         self.prefix = prefix
         self.cache = cache
         self.launcher = launcher
-        self.build_dir = os.path.join(prefix, "tests", "c")
-        self.mpicc = os.path.join(prefix, "bin", "mpicc")
+        self.lang = lang
+        self.root = os.path.join(TESTS, lang)
+        self.build_dir = os.path.join(prefix, "tests", lang)
+        self.mpicc = os.path.join(prefix, "bin", "mpicc" if lang == "c" else "mpifort")
 
     def launcher_cmd(self, n, prog, args):
         if self.launcher == "weft":
@@ -446,22 +456,33 @@ class CSuite:
     def compile(self, t, opts):
         srcs = []
         for v in opts.get("src", [None]):
-            names = v.split(",") if v else [t.name + ".c"]
-            srcs += [os.path.normpath(os.path.join(TESTS, "c", t.area, s)) for s in names]
+            names = v.split(",") if v else [t.name + (".c" if self.lang == "c" else ".f90")]
+            srcs += [os.path.normpath(os.path.join(self.root, t.area, s)) for s in names]
         out_dir = os.path.join(self.build_dir, t.area)
         os.makedirs(out_dir, exist_ok=True)
         exe = os.path.join(out_dir, t.name)
-        cmd = [self.mpicc, "-O1", "-g", "-Wall", "-Werror", "-pthread",
-               "-I", os.path.join(TESTS, "c", "include"), "-o", exe] + srcs
+        if self.lang == "c":
+            flags = ["-O1", "-g", "-Wall", "-Werror", "-pthread", "-I", os.path.join(TESTS, "c", "include")]
+        else:
+            mods = os.path.join(out_dir, t.name + ".mod")  # modules per test: builds run in parallel
+            os.makedirs(mods, exist_ok=True)
+            flags = ["-O1", "-g", "-Wall", "-fcheck=bounds", "-J", mods]
+        cmd = [self.mpicc, *flags, "-o", exe] + srcs
         r = run(cmd, timeout=120, check_leftovers=False)
         return exe, r
 
     def run_all(self):
-        areas = sorted(d for d in os.listdir(os.path.join(TESTS, "c"))
-                       if os.path.isfile(os.path.join(TESTS, "c", d, "manifest")))
+        areas = sorted(d for d in os.listdir(self.root)
+                       if os.path.isfile(os.path.join(self.root, d, "manifest")))
+        if self.lang != "c" and not os.path.exists(self.mpicc):
+            if self.runner.selected(f"{self.lang}/"):
+                self.runner.report(f"{self.lang}/*", Outcome(True, skipped=f"{self.mpicc} is not built (no Fortran compiler)"), 0)
+            return
         tests = []
         for area in areas:
-            ts, errs = parse_manifest(os.path.join(TESTS, "c", area, "manifest"), area)
+            ts, errs = parse_manifest(os.path.join(self.root, area, "manifest"), area)
+            for t in ts:
+                t.lang = self.lang
             for e in errs:
                 line = e.split(":")[1] if e.count(":") >= 2 else "?"
                 self.runner.report(f"c/{area}/manifest:{line}", Outcome(False, e), 0.0)
@@ -711,8 +732,12 @@ class Checks:
         py = os.path.join(self.cache, "gen", "bin", "python")
         if not os.path.exists(py):
             return Outcome(True, skipped=f"{py} is missing (scripts/prepare.sh makes it)")
-        r = run([py, os.path.join(REPO, "api", "gen.py"), "--check"], timeout=300, cwd=REPO)
-        return Outcome(r.rc == 0 and not r.timed_out, r.text())
+        texts, ok = [], True
+        for script in ("gen.py", "gen_fortran.py"):
+            r = run([py, os.path.join(REPO, "api", script), "--check"], timeout=300, cwd=REPO)
+            ok = ok and r.rc == 0 and not r.timed_out
+            texts.append(r.text())
+        return Outcome(ok, "\n".join(texts))
 
     # ---- Rust checks beyond cargo test
     def loom_models(self):
@@ -1082,6 +1107,7 @@ def main():
     try:
         cargo_tests(runner)
         CSuite(runner, args.prefix, args.cache, args.launcher).run_all()
+        CSuite(runner, args.prefix, args.cache, args.launcher, lang="fortran").run_all()
         checks = Checks(runner, args.prefix, args.cache, args.launcher)
         runner.test("check/abi-probe", checks.abi_probe)
         runner.test("check/abi-probe-mpich", checks.abi_probe_mpich)
