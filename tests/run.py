@@ -33,7 +33,8 @@ What runs:
   check/*     script checks: the ABI probe (against api/abi_constants.txt and, when installed,
               MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, mpi.h under
               strict C/C++ standards, the static library, the profiling interface,
-              mpicc/mpicxx/pkg-config, weft-info and its list of missing functions (each must
+              mpicc/mpicxx/pkg-config, CMake/Meson/Autotools projects finding Weft
+              (examples/build-systems), weft-info and its list of missing functions (each must
               return MPI_ERR_UNSUPPORTED_OPERATION), interoperability with MPICH, a clean /dev/shm.
               Checks whose inputs are absent (the mpich venv, pkg-config) print SKIP and are
               not counted.
@@ -921,6 +922,112 @@ class Checks:
                     problems.append("the pkg-config-built hello did not run:\n" + h.text())
         return Outcome(not problems, "\n".join(problems + [r.text()]))
 
+    # ---- build systems finding Weft (examples/build-systems)
+    def build_system_project(self, tool):
+        """A fresh copy of examples/build-systems to configure and build in."""
+        src = os.path.join(self.work, f"bs-{tool}")
+        shutil.rmtree(src, ignore_errors=True)
+        shutil.copytree(os.path.join(REPO, "examples", "build-systems"), src)
+        return src
+
+    def run_rings(self, bindir, names):
+        """Runs each built ring program on 3 ranks; returns the problems."""
+        problems = []
+        for name in names:
+            exe = os.path.join(bindir, name)
+            if not os.path.exists(exe):
+                problems.append(f"{name} was not built")
+                continue
+            r = run(self.launcher_cmd(3, exe), timeout=60)
+            if r.rc != 0 or "expected 6" not in r.out or r.out.count(" 6, expected 6") != 1:
+                problems.append(f"{name} on 3 ranks:\n" + r.text())
+        return problems
+
+    def launcher_cmd(self, n, exe):
+        return [os.path.join(self.prefix, "bin", "mpiexec"), "-n", str(n), exe]
+
+    def have_fortran(self):
+        return os.path.exists(os.path.join(self.prefix, "bin", "mpifort"))
+
+    def cmake(self):
+        cmake = shutil.which("cmake")
+        if not cmake:
+            return Outcome(True, skipped="cmake is not installed (scripts/prepare.sh installs it)")
+        src = self.build_system_project("cmake")
+        build = os.path.join(src, "build")
+        env = self.clean_env()
+        fortran = self.have_fortran()
+        c = run([cmake, "-S", src, "-B", build, f"-DMPI_HOME={self.prefix}",
+                 f"-DWITH_FORTRAN={'ON' if fortran else 'OFF'}"], timeout=300, env=env, check_leftovers=False)
+        if c.rc != 0:
+            return Outcome(False, "cmake configure failed:\n" + c.text())
+        if f"Found MPI_C: {self.prefix}" not in c.out:
+            return Outcome(False, "FindMPI did not find Weft's C library:\n" + c.text())
+        b = run([cmake, "--build", build], timeout=300, env=env, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "cmake --build failed:\n" + b.text())
+        names = ["ring_c", "ring_cxx"] + (["ring_f"] if fortran else [])
+        problems = self.run_rings(build, names)
+        return Outcome(not problems, "\n".join(problems + [c.text()]))
+
+    def meson(self):
+        meson = os.path.join(self.cache, "buildtools", "bin", "meson")
+        if not os.path.exists(meson):
+            return Outcome(True, skipped=f"{meson} is missing (scripts/prepare.sh installs it)")
+        src = self.build_system_project("meson")
+        build = os.path.join(src, "build")
+        env = self.clean_env()
+        env["PATH"] = os.pathsep.join([os.path.join(self.prefix, "bin"), os.path.dirname(meson), env.get("PATH", "")])
+        fortran = self.have_fortran()
+        c = run([meson, "setup", build, src, f"-Dfortran={'true' if fortran else 'false'}"], timeout=300,
+                env=env, check_leftovers=False)
+        if c.rc != 0 or "Run-time dependency MPI for c found: YES" not in c.out:
+            return Outcome(False, "meson setup failed:\n" + c.text())
+        b = run([meson, "compile", "-C", build], timeout=300, env=env, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "meson compile failed:\n" + b.text())
+        names = ["ring_c", "ring_cxx"] + (["ring_f"] if fortran else [])
+        problems = self.run_rings(build, names)
+        return Outcome(not problems, "\n".join(problems + [c.text()]))
+
+    def autotools(self):
+        autoreconf = shutil.which("autoreconf")
+        if not autoreconf or not shutil.which("automake"):
+            return Outcome(True, skipped="autoconf/automake are not installed (scripts/prepare.sh installs them)")
+        src = self.build_system_project("autotools")
+        env = self.clean_env()
+        a = run([autoreconf, "-i"], timeout=300, cwd=src, env=env, check_leftovers=False)
+        if a.rc != 0:
+            return Outcome(False, "autoreconf -i failed:\n" + a.text())
+        env["CC"] = self.mpicc
+        c = run(["./configure"], timeout=300, cwd=src, env=env, check_leftovers=False)
+        if c.rc != 0:
+            return Outcome(False, "CC=mpicc ./configure failed:\n" + c.text())
+        b = run(["make"], timeout=300, cwd=src, env=env, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "make failed:\n" + b.text())
+        os.replace(os.path.join(src, "ring"), os.path.join(src, "ring_c"))
+        problems = self.run_rings(src, ["ring_c"])
+        return Outcome(not problems, "\n".join(problems))
+
+    def pkg_config_fortran(self):
+        pc = shutil.which("pkg-config") or shutil.which("pkgconf")
+        if not pc:
+            return Outcome(True, skipped="pkg-config is not installed")
+        if not self.have_fortran():
+            return Outcome(True, skipped="Weft was built without Fortran bindings")
+        env = self.clean_env(PKG_CONFIG_PATH=os.path.join(self.prefix, "lib", "pkgconfig"))
+        r = run([pc, "--cflags", "--libs", "mpi-fort"], timeout=30, env=env, check_leftovers=False)
+        if r.rc != 0 or "-lmpifort" not in r.out:
+            return Outcome(False, "pkg-config mpi-fort:\n" + r.text())
+        exe = os.path.join(self.work, "ring_f_pc")
+        b = run(["gfortran", "-o", exe, os.path.join(REPO, "examples", "build-systems", "ring.f90"),
+                 *shlex.split(r.out)], timeout=120, cwd=self.work, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "gfortran $(pkg-config --cflags --libs mpi-fort) failed:\n" + b.text())
+        problems = self.run_rings(self.work, ["ring_f_pc"])
+        return Outcome(not problems, "\n".join(problems + [r.text()]))
+
     # ---- mpi.h in strict C and C++ modes
     def header_strict(self):
         inc = os.path.join(self.prefix, "include")
@@ -1122,6 +1229,10 @@ def main():
         runner.test("check/mpicc-runpath", checks.mpicc_runpath)
         runner.test("check/mpicxx", checks.mpicxx_check)
         runner.test("check/pkg-config", checks.pkg_config)
+        runner.test("check/pkg-config-fortran", checks.pkg_config_fortran)
+        runner.test("check/cmake", checks.cmake)
+        runner.test("check/meson", checks.meson)
+        runner.test("check/autotools", checks.autotools)
         runner.test("check/weft-info", checks.weft_info)
         runner.test("check/missing-functions", checks.missing_functions)
         runner.test("check/interop-mpicc-abi", checks.interop_mpicc_abi)
