@@ -54,6 +54,10 @@ void *weft_f_alloc(int n, size_t size);
 int weft_f_peer_count(MPI_Comm comm, const char *kind);
 void weft_f_indices(int rc, int n, MPI_Fint *indices);
 MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object);
+#ifdef CFI_VERSION
+void *weft_f08_buffer(const CFI_cdesc_t *desc, int *noncontiguous);
+int weft_f08_noncontiguous(const char *func, const MPI_Fint *ierror);
+#endif
 #endif
 
 #if defined(__cplusplus)
