@@ -1,7 +1,7 @@
 /* Multiplex stream communicators: each process attaches N streams plus MPIX_STREAM_NULL;
  * messages between every pair of stream indexes, receives that select the sender's stream
  * (and -1 = any stream), plain operations and collectives on the communicator, its
- * duplicate, and MPIX_Comm_get_stream. Rank 0 talks to every other rank. */
+ * duplicates (MPI_Comm_dup and MPI_Comm_idup), and MPIX_Comm_get_stream. Rank 0 talks to every other rank. */
 #include "wtest.h"
 
 #define N 3
@@ -90,6 +90,23 @@ int main(int argc, char **argv)
     CHECK_INT(sum, size - 1);
     if (size > 1)
         exchange(d, 1, 2, N);
+    EXPECT_OK(MPI_Comm_free(&d));
+
+    /* MPI_Comm_idup attaches the duplicate to the same streams too. */
+    MPI_Request r;
+    EXPECT_OK(MPI_Comm_idup(c, &d, &r));
+    EXPECT_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (i = 0; i <= N; i++) {
+        MPIX_Stream got = (MPIX_Stream)0x77;
+        EXPECT_OK(MPIX_Comm_get_stream(d, i, &got));
+        CHECK(got == s[i], "MPIX_Comm_get_stream(idup, %d)", i);
+    }
+    EXPECT_ERR(MPIX_Stream_free(&s[0]), MPI_ERR_OTHER, "MPIX_Stream_free", "stream");
+    sum = -1;
+    EXPECT_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, d));
+    CHECK_INT(sum, size * (size - 1) / 2);
+    if (size > 1)
+        exchange(d, 1, 1, 0);
     EXPECT_OK(MPI_Comm_free(&d));
     EXPECT_OK(MPI_Comm_free(&c));
     for (i = 0; i < N; i++)

@@ -197,7 +197,7 @@ unsafe fn idup_impl(
     for (kv, v) in attrs.snapshot() {
         new.attrs.set(kv, v);
     }
-    let handle = objects::COMMS.insert(new);
+    let handle = objects::comm_handle(Some(new));
     // SAFETY: both checked non-null.
     unsafe {
         newcomm.write(handle);

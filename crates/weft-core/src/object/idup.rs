@@ -422,6 +422,12 @@ fn pending_duplicate(p: &Comm, seq: u32) -> Comm {
     );
     c.remote = p.remote.clone();
     c.topo = p.topo.clone();
+    // A stream communicator's duplicate is attached to the same streams (the map is the
+    // parent's: every rank's stream VCIs are already known), like `MPI_Comm_dup`'s.
+    if let Some(s) = &p.streams {
+        c.streams = Some(s.attach_again());
+        c.vci = p.vci;
+    }
     c.owns_context = true;
     c.refuses_early_use = true;
     c.set_hints(&p.inherited_hints());
