@@ -30,6 +30,9 @@ What runs:
   fortran/AREA/NAME  the same for the Fortran programs of tests/fortran/AREA (NAME.f90 unless
               src= says otherwise), compiled with PREFIX/bin/mpifort; one SKIP when Weft was
               built without a Fortran compiler.
+  mpi4py/npN  mpi4py's own test suite on N processes (scripts/mpi4py.sh: builds mpi4py from its
+              source distribution into CACHE/mpi4py the first time, ~10 min; leaves out the
+              modules of features Weft lacks, listed there); passes when nothing fails.
   check/*     script checks: the ABI probe (against api/abi_constants.txt and, when installed,
               MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, mpi.h under
               strict C/C++ standards, the static library, the profiling interface,
@@ -1028,6 +1031,15 @@ class Checks:
         problems = self.run_rings(self.work, ["ring_f_pc"])
         return Outcome(not problems, "\n".join(problems + [r.text()]))
 
+    # ---- mpi4py's own test suite (scripts/mpi4py.sh; builds mpi4py into the cache once)
+    def mpi4py(self, np):
+        script = os.path.join(REPO, "scripts", "mpi4py.sh")
+        env = self.clean_env(WEFT_CACHE=self.cache)
+        r = run([script, "--prefix", self.prefix, str(np)], timeout=2400, env=env, merge=True)
+        line = next((l for l in r.out.splitlines() if l.startswith(f"mpi4py np={np}:")), None)
+        ok = r.rc == 0 and not r.timed_out and line is not None
+        return Outcome(ok, (line or "no summary line") + "\n" + r.text())
+
     # ---- mpi.h in strict C and C++ modes
     def header_strict(self):
         inc = os.path.join(self.prefix, "include")
@@ -1233,6 +1245,8 @@ def main():
         runner.test("check/cmake", checks.cmake)
         runner.test("check/meson", checks.meson)
         runner.test("check/autotools", checks.autotools)
+        runner.test("mpi4py/np1", checks.mpi4py, 1)
+        runner.test("mpi4py/np2", checks.mpi4py, 2)
         runner.test("check/weft-info", checks.weft_info)
         runner.test("check/missing-functions", checks.missing_functions)
         runner.test("check/interop-mpicc-abi", checks.interop_mpicc_abi)
