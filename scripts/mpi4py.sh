@@ -71,11 +71,12 @@ fi
 # naming the function), left out unless --all: one-sided communication (MPI_Win_fence, _lock,
 # _post, _start, _shared_query: test_rma, test_rma_nb, test_util_sync, TestMessageRMA,
 # testSharedQuery), dynamic processes (MPI_Comm_spawn, _get_parent: test_spawn, test_util_pool,
-# which is mpi4py.futures' pool and waits for its workers forever, testGetParent), partitioned
+# which is mpi4py.futures' pool and waits for its workers forever, testGetParent; MPI_Open_port,
+# _Comm_accept: test_dynproc, whose other ranks then wait forever at 2 processes), partitioned
 # communication (MPI_Psend_init: test_p2p_buf_part) and MPI_Get_hw_resource_info.
 exclude=()
 if [ "$run_all" = no ]; then
-    for m in test_rma test_rma_nb test_util_sync test_spawn test_util_pool test_p2p_buf_part; do
+    for m in test_rma test_rma_nb test_util_sync test_spawn test_util_pool test_dynproc test_p2p_buf_part; do
         exclude+=(-e "${m}\\.py\$")
     done
     for t in TestMessageRMA testSharedQuery testGetParent testGetHWResourceInfo; do
