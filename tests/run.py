@@ -27,10 +27,17 @@ What runs:
   c/AREA/NAME the C tests in tests/c/AREA, described by tests/c/AREA/manifest, compiled with
               PREFIX/bin/mpicc (-Wall -Werror, tests/c/include on the include path) into
               PREFIX/tests/c/AREA/.
+  fortran/AREA/NAME  the same for the Fortran programs of tests/fortran/AREA (NAME.f90 unless
+              src= says otherwise), compiled with PREFIX/bin/mpifort; one SKIP when Weft was
+              built without a Fortran compiler.
+  mpi4py/npN  mpi4py's own test suite on N processes (scripts/mpi4py.sh: builds mpi4py from its
+              source distribution into CACHE/mpi4py the first time, ~10 min; leaves out the
+              modules of features Weft lacks, listed there); passes when nothing fails.
   check/*     script checks: the ABI probe (against api/abi_constants.txt and, when installed,
               MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, mpi.h under
               strict C/C++ standards, the static library, the profiling interface,
-              mpicc/mpicxx/pkg-config, weft-info and its list of missing functions (each must
+              mpicc/mpicxx/pkg-config, CMake/Meson/Autotools projects finding Weft
+              (examples/build-systems), weft-info and its list of missing functions (each must
               return MPI_ERR_UNSUPPORTED_OPERATION), interoperability with MPICH, a clean /dev/shm.
               Checks whose inputs are absent (the mpich venv, pkg-config) print SKIP and are
               not counted.
@@ -341,12 +348,14 @@ LAUNCHERS = ("weft", "hydra")
 
 
 class CTest:
+    lang = "c"
+
     def __init__(self, area, name, ranks, opts, line_no):
         self.area, self.name, self.ranks, self.opts, self.line_no = area, name, ranks, opts, line_no
 
     @property
     def full(self):
-        return f"c/{self.area}/{self.name}"
+        return f"{self.lang}/{self.area}/{self.name}"
 
 
 def parse_manifest(path, area):
@@ -430,13 +439,18 @@ def effective(opts, launcher):
 
 
 class CSuite:
-    def __init__(self, runner, prefix, cache, launcher):
+    """The manifest-driven programs of tests/c (C, built with mpicc) or tests/fortran
+    (Fortran, built with mpifort; skipped when Weft was built without a Fortran compiler)."""
+
+    def __init__(self, runner, prefix, cache, launcher, lang="c"):
         self.runner = runner
         self.prefix = prefix
         self.cache = cache
         self.launcher = launcher
-        self.build_dir = os.path.join(prefix, "tests", "c")
-        self.mpicc = os.path.join(prefix, "bin", "mpicc")
+        self.lang = lang
+        self.root = os.path.join(TESTS, lang)
+        self.build_dir = os.path.join(prefix, "tests", lang)
+        self.mpicc = os.path.join(prefix, "bin", "mpicc" if lang == "c" else "mpifort")
 
     def launcher_cmd(self, n, prog, args):
         if self.launcher == "weft":
@@ -446,22 +460,33 @@ class CSuite:
     def compile(self, t, opts):
         srcs = []
         for v in opts.get("src", [None]):
-            names = v.split(",") if v else [t.name + ".c"]
-            srcs += [os.path.normpath(os.path.join(TESTS, "c", t.area, s)) for s in names]
+            names = v.split(",") if v else [t.name + (".c" if self.lang == "c" else ".f90")]
+            srcs += [os.path.normpath(os.path.join(self.root, t.area, s)) for s in names]
         out_dir = os.path.join(self.build_dir, t.area)
         os.makedirs(out_dir, exist_ok=True)
         exe = os.path.join(out_dir, t.name)
-        cmd = [self.mpicc, "-O1", "-g", "-Wall", "-Werror", "-pthread",
-               "-I", os.path.join(TESTS, "c", "include"), "-o", exe] + srcs
+        if self.lang == "c":
+            flags = ["-O1", "-g", "-Wall", "-Werror", "-pthread", "-I", os.path.join(TESTS, "c", "include")]
+        else:
+            mods = os.path.join(out_dir, t.name + ".mod")  # modules per test: builds run in parallel
+            os.makedirs(mods, exist_ok=True)
+            flags = ["-O1", "-g", "-Wall", "-fcheck=bounds", "-J", mods]
+        cmd = [self.mpicc, *flags, "-o", exe] + srcs
         r = run(cmd, timeout=120, check_leftovers=False)
         return exe, r
 
     def run_all(self):
-        areas = sorted(d for d in os.listdir(os.path.join(TESTS, "c"))
-                       if os.path.isfile(os.path.join(TESTS, "c", d, "manifest")))
+        areas = sorted(d for d in os.listdir(self.root)
+                       if os.path.isfile(os.path.join(self.root, d, "manifest")))
+        if self.lang != "c" and not os.path.exists(self.mpicc):
+            if self.runner.selected(f"{self.lang}/"):
+                self.runner.report(f"{self.lang}/*", Outcome(True, skipped=f"{self.mpicc} is not built (no Fortran compiler)"), 0)
+            return
         tests = []
         for area in areas:
-            ts, errs = parse_manifest(os.path.join(TESTS, "c", area, "manifest"), area)
+            ts, errs = parse_manifest(os.path.join(self.root, area, "manifest"), area)
+            for t in ts:
+                t.lang = self.lang
             for e in errs:
                 line = e.split(":")[1] if e.count(":") >= 2 else "?"
                 self.runner.report(f"c/{area}/manifest:{line}", Outcome(False, e), 0.0)
@@ -711,8 +736,12 @@ class Checks:
         py = os.path.join(self.cache, "gen", "bin", "python")
         if not os.path.exists(py):
             return Outcome(True, skipped=f"{py} is missing (scripts/prepare.sh makes it)")
-        r = run([py, os.path.join(REPO, "api", "gen.py"), "--check"], timeout=300, cwd=REPO)
-        return Outcome(r.rc == 0 and not r.timed_out, r.text())
+        texts, ok = [], True
+        for script in ("gen.py", "gen_fortran.py"):
+            r = run([py, os.path.join(REPO, "api", script), "--check"], timeout=300, cwd=REPO)
+            ok = ok and r.rc == 0 and not r.timed_out
+            texts.append(r.text())
+        return Outcome(ok, "\n".join(texts))
 
     # ---- Rust checks beyond cargo test
     def loom_models(self):
@@ -895,6 +924,121 @@ class Checks:
                 if h.rc != 0 or "rank 0 of 1" not in h.out:
                     problems.append("the pkg-config-built hello did not run:\n" + h.text())
         return Outcome(not problems, "\n".join(problems + [r.text()]))
+
+    # ---- build systems finding Weft (examples/build-systems)
+    def build_system_project(self, tool):
+        """A fresh copy of examples/build-systems to configure and build in."""
+        src = os.path.join(self.work, f"bs-{tool}")
+        shutil.rmtree(src, ignore_errors=True)
+        shutil.copytree(os.path.join(REPO, "examples", "build-systems"), src)
+        return src
+
+    def run_rings(self, bindir, names):
+        """Runs each built ring program on 3 ranks; returns the problems."""
+        problems = []
+        for name in names:
+            exe = os.path.join(bindir, name)
+            if not os.path.exists(exe):
+                problems.append(f"{name} was not built")
+                continue
+            r = run(self.launcher_cmd(3, exe), timeout=60)
+            if r.rc != 0 or "expected 6" not in r.out or r.out.count(" 6, expected 6") != 1:
+                problems.append(f"{name} on 3 ranks:\n" + r.text())
+        return problems
+
+    def launcher_cmd(self, n, exe):
+        return [os.path.join(self.prefix, "bin", "mpiexec"), "-n", str(n), exe]
+
+    def have_fortran(self):
+        return os.path.exists(os.path.join(self.prefix, "bin", "mpifort"))
+
+    def cmake(self):
+        cmake = shutil.which("cmake")
+        if not cmake:
+            return Outcome(True, skipped="cmake is not installed (scripts/prepare.sh installs it)")
+        src = self.build_system_project("cmake")
+        build = os.path.join(src, "build")
+        env = self.clean_env()
+        fortran = self.have_fortran()
+        c = run([cmake, "-S", src, "-B", build, f"-DMPI_HOME={self.prefix}",
+                 f"-DWITH_FORTRAN={'ON' if fortran else 'OFF'}"], timeout=300, env=env, check_leftovers=False)
+        if c.rc != 0:
+            return Outcome(False, "cmake configure failed:\n" + c.text())
+        if f"Found MPI_C: {self.prefix}" not in c.out:
+            return Outcome(False, "FindMPI did not find Weft's C library:\n" + c.text())
+        b = run([cmake, "--build", build], timeout=300, env=env, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "cmake --build failed:\n" + b.text())
+        names = ["ring_c", "ring_cxx"] + (["ring_f"] if fortran else [])
+        problems = self.run_rings(build, names)
+        return Outcome(not problems, "\n".join(problems + [c.text()]))
+
+    def meson(self):
+        meson = os.path.join(self.cache, "buildtools", "bin", "meson")
+        if not os.path.exists(meson):
+            return Outcome(True, skipped=f"{meson} is missing (scripts/prepare.sh installs it)")
+        src = self.build_system_project("meson")
+        build = os.path.join(src, "build")
+        env = self.clean_env()
+        env["PATH"] = os.pathsep.join([os.path.join(self.prefix, "bin"), os.path.dirname(meson), env.get("PATH", "")])
+        fortran = self.have_fortran()
+        c = run([meson, "setup", build, src, f"-Dfortran={'true' if fortran else 'false'}"], timeout=300,
+                env=env, check_leftovers=False)
+        if c.rc != 0 or "Run-time dependency MPI for c found: YES" not in c.out:
+            return Outcome(False, "meson setup failed:\n" + c.text())
+        b = run([meson, "compile", "-C", build], timeout=300, env=env, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "meson compile failed:\n" + b.text())
+        names = ["ring_c", "ring_cxx"] + (["ring_f"] if fortran else [])
+        problems = self.run_rings(build, names)
+        return Outcome(not problems, "\n".join(problems + [c.text()]))
+
+    def autotools(self):
+        autoreconf = shutil.which("autoreconf")
+        if not autoreconf or not shutil.which("automake"):
+            return Outcome(True, skipped="autoconf/automake are not installed (scripts/prepare.sh installs them)")
+        src = self.build_system_project("autotools")
+        env = self.clean_env()
+        a = run([autoreconf, "-i"], timeout=300, cwd=src, env=env, check_leftovers=False)
+        if a.rc != 0:
+            return Outcome(False, "autoreconf -i failed:\n" + a.text())
+        env["CC"] = self.mpicc
+        c = run(["./configure"], timeout=300, cwd=src, env=env, check_leftovers=False)
+        if c.rc != 0:
+            return Outcome(False, "CC=mpicc ./configure failed:\n" + c.text())
+        b = run(["make"], timeout=300, cwd=src, env=env, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "make failed:\n" + b.text())
+        os.replace(os.path.join(src, "ring"), os.path.join(src, "ring_c"))
+        problems = self.run_rings(src, ["ring_c"])
+        return Outcome(not problems, "\n".join(problems))
+
+    def pkg_config_fortran(self):
+        pc = shutil.which("pkg-config") or shutil.which("pkgconf")
+        if not pc:
+            return Outcome(True, skipped="pkg-config is not installed")
+        if not self.have_fortran():
+            return Outcome(True, skipped="Weft was built without Fortran bindings")
+        env = self.clean_env(PKG_CONFIG_PATH=os.path.join(self.prefix, "lib", "pkgconfig"))
+        r = run([pc, "--cflags", "--libs", "mpi-fort"], timeout=30, env=env, check_leftovers=False)
+        if r.rc != 0 or "-lmpifort" not in r.out:
+            return Outcome(False, "pkg-config mpi-fort:\n" + r.text())
+        exe = os.path.join(self.work, "ring_f_pc")
+        b = run(["gfortran", "-o", exe, os.path.join(REPO, "examples", "build-systems", "ring.f90"),
+                 *shlex.split(r.out)], timeout=120, cwd=self.work, check_leftovers=False)
+        if b.rc != 0:
+            return Outcome(False, "gfortran $(pkg-config --cflags --libs mpi-fort) failed:\n" + b.text())
+        problems = self.run_rings(self.work, ["ring_f_pc"])
+        return Outcome(not problems, "\n".join(problems + [r.text()]))
+
+    # ---- mpi4py's own test suite (scripts/mpi4py.sh; builds mpi4py into the cache once)
+    def mpi4py(self, np):
+        script = os.path.join(REPO, "scripts", "mpi4py.sh")
+        env = self.clean_env(WEFT_CACHE=self.cache)
+        r = run([script, "--prefix", self.prefix, str(np)], timeout=2400, env=env, merge=True)
+        line = next((l for l in r.out.splitlines() if l.startswith(f"mpi4py np={np}:")), None)
+        ok = r.rc == 0 and not r.timed_out and line is not None
+        return Outcome(ok, (line or "no summary line") + "\n" + r.text())
 
     # ---- mpi.h in strict C and C++ modes
     def header_strict(self):
@@ -1096,6 +1240,7 @@ def main():
     try:
         cargo_tests(runner)
         CSuite(runner, args.prefix, args.cache, args.launcher).run_all()
+        CSuite(runner, args.prefix, args.cache, args.launcher, lang="fortran").run_all()
         checks = Checks(runner, args.prefix, args.cache, args.launcher)
         runner.test("check/abi-probe", checks.abi_probe)
         runner.test("check/abi-probe-mpich", checks.abi_probe_mpich)
@@ -1110,6 +1255,12 @@ def main():
         runner.test("check/mpicc-runpath", checks.mpicc_runpath)
         runner.test("check/mpicxx", checks.mpicxx_check)
         runner.test("check/pkg-config", checks.pkg_config)
+        runner.test("check/pkg-config-fortran", checks.pkg_config_fortran)
+        runner.test("check/cmake", checks.cmake)
+        runner.test("check/meson", checks.meson)
+        runner.test("check/autotools", checks.autotools)
+        runner.test("mpi4py/np1", checks.mpi4py, 1)
+        runner.test("mpi4py/np2", checks.mpi4py, 2)
         runner.test("check/weft-info", checks.weft_info)
         runner.test("check/missing-functions", checks.missing_functions)
         runner.test("check/interop-mpicc-abi", checks.interop_mpicc_abi)

@@ -46,6 +46,10 @@ int main(int argc, char **argv)
     EXPECT_ERR(MPI_Put(buf, 2, MPI_INT, peer, 0, 1, MPI_INT, win), MPI_ERR_TYPE, "MPI_Put", NULL);
     EXPECT_ERR(MPI_Accumulate(buf, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Accumulate", NULL);
     EXPECT_ERR(MPI_Accumulate(buf, 1, MPI_FLOAT, peer, 0, 1, MPI_FLOAT, MPI_BAND, win), MPI_ERR_OP, "MPI_Accumulate", NULL);
+    EXPECT_ERR(MPI_Accumulate(buf, 1, MPI_BYTE, peer, 0, 1, MPI_BYTE, MPI_SUM, win), MPI_ERR_OP, "MPI_Accumulate", NULL);
+    /* Nothing to combine: any predefined op goes, as in MPICH (mpi4py relies on it). */
+    EXPECT_OK(MPI_Accumulate(buf, 0, MPI_BYTE, peer, 0, 0, MPI_BYTE, MPI_SUM, win));
+    EXPECT_OK(MPI_Get_accumulate(buf, 0, MPI_BYTE, &r, 0, MPI_BYTE, peer, 0, 0, MPI_BYTE, MPI_SUM, win));
     EXPECT_ERR(MPI_Compare_and_swap(buf, buf, &r, MPI_FLOAT, peer, 0, win), MPI_ERR_TYPE, "MPI_Compare_and_swap", NULL);
     EXPECT_ERR(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence", NULL);
     EXPECT_ERR(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free", NULL);

@@ -2,6 +2,7 @@
 //! every `pub(crate) fn mpi_*`/`mpix_*` here and wires the generated `PMPI_` symbol to it;
 //! families and `_c` twins share one implementation (`family.rs`, gen.py's docs).
 
+pub(crate) mod abi_fortran;
 pub(crate) mod attr;
 pub(crate) mod buffered;
 pub(crate) mod coll;

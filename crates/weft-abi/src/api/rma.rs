@@ -65,9 +65,20 @@ fn target_type(count: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<(usi
     Ok((count as usize, t))
 }
 
-/// The op of an accumulate-type operation on `datatype`: predefined ops only (MPI 4.1
-/// §12.3.4), `MPI_REPLACE` and `MPI_NO_OP` included.
-fn acc_op(op: MPI_Op, datatype: MPI_Datatype, t: &Arc<Type>, func: &str) -> MpiResult<Reduction> {
+/// The op of an accumulate-type operation on `count` elements of `datatype`: predefined ops
+/// only (MPI 4.1 §12.3.4), `MPI_REPLACE` and `MPI_NO_OP` included. With nothing to combine
+/// (`count` 0) any predefined op is accepted on any type, as MPICH does (mpi4py's tests
+/// accumulate zero `MPI_BYTE`s with `MPI_SUM`).
+fn acc_op(
+    op: MPI_Op,
+    datatype: MPI_Datatype,
+    t: &Arc<Type>,
+    count: usize,
+    func: &str,
+) -> MpiResult<Reduction> {
+    if count == 0 && ops::predefined(op).is_some() {
+        return ops::reduction(MPI_REPLACE, datatype, t, func);
+    }
     if ops::predefined(op).is_none() {
         if op != MPI_OP_NULL {
             ops::user_op(op, func)?;
@@ -332,7 +343,7 @@ pub(crate) unsafe fn accumulate<C: Int>(
             func,
         )?
     };
-    let red = acc_op(op, target_datatype, &m.ty, func)?;
+    let red = acc_op(op, target_datatype, &m.ty, m.count, func)?;
     match m.rank {
         Some(r) => {
             m.w.rma
@@ -427,7 +438,7 @@ pub(crate) unsafe fn get_accumulate<C: Int>(
             "result_count",
         )?
     };
-    let red = acc_op(op, target_datatype, &m.ty, func)?;
+    let red = acc_op(op, target_datatype, &m.ty, m.count, func)?;
     match m.rank {
         Some(r) => {
             m.w.rma

@@ -266,12 +266,14 @@ pub unsafe extern "C" fn PMPIX_Win_op_intrinsic(ops: *const c_char, max_count: M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Abi_get_fortran_booleans(logical_size: c_int, logical_true: *mut c_void, logical_false: *mut c_void, is_set: *mut c_int) -> c_int {
-    unsupported("MPI_Abi_get_fortran_booleans", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Abi_get_fortran_booleans.
+    call("MPI_Abi_get_fortran_booleans", Scope::Default, || unsafe { crate::api::abi_fortran::mpi_abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Abi_get_fortran_info(info: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Abi_get_fortran_info", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Abi_get_fortran_info.
+    call("MPI_Abi_get_fortran_info", Scope::Default, || unsafe { crate::api::abi_fortran::mpi_abi_get_fortran_info(info) })
 }
 
 #[no_mangle]
@@ -288,12 +290,13 @@ pub unsafe extern "C" fn PMPI_Abi_get_version(abi_major: *mut c_int, abi_minor: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Abi_set_fortran_booleans(logical_size: c_int, logical_true: *mut c_void, logical_false: *mut c_void) -> c_int {
-    unsupported("MPI_Abi_set_fortran_booleans", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Abi_set_fortran_booleans.
+    call("MPI_Abi_set_fortran_booleans", Scope::Default, || unsafe { crate::api::abi_fortran::mpi_abi_set_fortran_booleans(logical_size, logical_true, logical_false) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Abi_set_fortran_info(info: MPI_Info) -> c_int {
-    unsupported("MPI_Abi_set_fortran_info", Scope::Default)
+    call("MPI_Abi_set_fortran_info", Scope::Default, || crate::api::abi_fortran::mpi_abi_set_fortran_info(info))
 }
 
 #[no_mangle]
@@ -4148,10 +4151,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Win_dup_with_info",
     "MPIX_Win_from_memhandle",
     "MPIX_Win_op_intrinsic",
-    "MPI_Abi_get_fortran_booleans",
-    "MPI_Abi_get_fortran_info",
-    "MPI_Abi_set_fortran_booleans",
-    "MPI_Abi_set_fortran_info",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",

@@ -1,0 +1,187 @@
+/* Weft's Fortran library, the part that is not generated: the sentinels of mpif.h, string and
+ * array helpers for the generated bindings (mpi_f77.c), MPI_INIT / MPI_INIT_THREAD (whose C forms
+ * take argc/argv), and the C-side handle and status conversions. */
+#define WEFT_FORTRAN_INTERNAL 1
+#include <stdlib.h>
+#include <string.h>
+#include "weft_fortran.h"
+#include "sentinels.h"
+
+void *weft_f_buffer(const void *buf)
+{
+    if (buf == (const void *)mpi_fortran_bottom_)
+        return MPI_BOTTOM;
+    if (buf == (const void *)mpi_fortran_in_place_)
+        return MPI_IN_PLACE;
+    if (buf == (const void *)mpi_fortran_buffer_auto_)
+        return MPI_BUFFER_AUTOMATIC;
+    return (void *)buf;
+}
+
+MPI_Status *weft_f_status(MPI_Fint *status)
+{
+    return status == mpi_fortran_st_ignore_ ? MPI_STATUS_IGNORE : (MPI_Status *)status;
+}
+
+MPI_Status *weft_f_statuses(MPI_Fint *statuses)
+{
+    return statuses == mpi_fortran_sts_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status *)statuses;
+}
+
+int *weft_f_ints(const MPI_Fint *ints)
+{
+    if (ints == mpi_fortran_errcodes_ign_)
+        return MPI_ERRCODES_IGNORE;
+    if (ints == mpi_fortran_unweighted_)
+        return MPI_UNWEIGHTED;
+    if (ints == mpi_fortran_weights_empty_)
+        return MPI_WEIGHTS_EMPTY;
+    return (int *)ints;
+}
+
+/* A Fortran string argument as a C string: trailing blanks dropped (leading ones too, as the
+ * standard asks for keys and names). */
+char *weft_f_cstring(const char *s, size_t len)
+{
+    size_t start = 0;
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    while (start < len && s[start] == ' ')
+        start++;
+    char *c = malloc(len - start + 1);
+    if (c == NULL)
+        return NULL;
+    memcpy(c, s + start, len - start);
+    c[len - start] = '\0';
+    return c;
+}
+
+/* Room for any string the C library writes (the largest MPI_MAX_* is 8192 with its NUL). */
+char *weft_f_string_buffer(size_t len)
+{
+    size_t room = len + 1 > MPI_MAX_LIBRARY_VERSION_STRING ? len + 1 : MPI_MAX_LIBRARY_VERSION_STRING;
+    char *c = calloc(room, 1);
+    return c;
+}
+
+/* A C result into a Fortran string: truncated to its length, blank-padded. Frees c. */
+void weft_f_string_out(char *c, char *f, size_t len)
+{
+    if (c == NULL)
+        return;
+    size_t n = strlen(c);
+    if (n > len)
+        n = len;
+    memcpy(f, c, n);
+    memset(f + n, ' ', len - n);
+    free(c);
+}
+
+void *weft_f_alloc(int n, size_t size)
+{
+    return malloc((n > 0 ? (size_t)n : 1) * size);
+}
+
+/* How many datatypes an alltoallw-style call reads: the peers of the communicator ("all": the
+ * group, or the remote group of an intercommunicator; "neighbor": the topology's in-degree, which
+ * for the Cartesian and graph topologies the C library reports through the same calls). */
+int weft_f_peer_count(MPI_Comm comm, const char *kind)
+{
+    int n = 0, flag = 0;
+    if (strcmp(kind, "neighbor") == 0) {
+        int topo = MPI_UNDEFINED, indeg = 0, outdeg = 0, weighted = 0;
+        if (MPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+            return 0;
+        if (topo == MPI_DIST_GRAPH) {
+            MPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted);
+            return indeg > outdeg ? indeg : outdeg;
+        }
+        if (topo == MPI_CART) {
+            MPI_Cartdim_get(comm, &n);
+            return 2 * n;
+        }
+        if (topo == MPI_GRAPH) {
+            int rank = 0;
+            MPI_Comm_rank(comm, &rank);
+            MPI_Graph_neighbors_count(comm, rank, &n);
+        }
+        return n;
+    }
+    if (MPI_Comm_test_inter(comm, &flag) != MPI_SUCCESS)
+        return 0;
+    if (flag)
+        MPI_Comm_remote_size(comm, &n);
+    else
+        MPI_Comm_size(comm, &n);
+    return n;
+}
+
+void mpi_init_(MPI_Fint *ierror)
+{
+    *ierror = MPI_Init(NULL, NULL);
+}
+
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+    *ierror = MPI_Init_thread(NULL, NULL, *required, provided);
+}
+
+#define WEFT_F_HANDLE(T, X)                                  \
+    MPI_Fint MPI_##X##_c2f(T handle) { return MPI_##X##_toint(handle); } \
+    T MPI_##X##_f2c(MPI_Fint handle) { return MPI_##X##_fromint(handle); }
+WEFT_F_HANDLE(MPI_Comm, Comm)
+WEFT_F_HANDLE(MPI_Datatype, Type)
+WEFT_F_HANDLE(MPI_Errhandler, Errhandler)
+WEFT_F_HANDLE(MPI_File, File)
+WEFT_F_HANDLE(MPI_Group, Group)
+WEFT_F_HANDLE(MPI_Info, Info)
+WEFT_F_HANDLE(MPI_Message, Message)
+WEFT_F_HANDLE(MPI_Op, Op)
+WEFT_F_HANDLE(MPI_Request, Request)
+WEFT_F_HANDLE(MPI_Session, Session)
+WEFT_F_HANDLE(MPI_Win, Win)
+
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+{
+    if (c_status == MPI_STATUS_IGNORE || f_status == NULL || f_status == MPI_F_STATUS_IGNORE)
+        return MPI_ERR_ARG;
+    memcpy(f_status, c_status, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    if (f_status == NULL || f_status == MPI_F_STATUS_IGNORE || c_status == MPI_STATUS_IGNORE)
+        return MPI_ERR_ARG;
+    memcpy(c_status, f_status, sizeof(MPI_Status));
+    return MPI_SUCCESS;
+}
+
+/* Indices from C (counting from 0) to Fortran (from 1); MPI_UNDEFINED stays. */
+void weft_f_indices(int rc, int n, MPI_Fint *indices)
+{
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+        return;
+    if (n == MPI_UNDEFINED)
+        return;
+    for (int i = 0; i < n; i++)
+        if (indices[i] != MPI_UNDEFINED)
+            indices[i]++;
+}
+
+/* An attribute value read for Fortran: the predefined attributes are pointers to their value
+ * in C and the value itself in Fortran; others are the stored value. */
+MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object)
+{
+    if (strcmp(object, "comm") == 0 || strcmp(object, "attr") == 0) {
+        if (keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
+            keyval == MPI_APPNUM || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_LASTUSEDCODE)
+            return *(int *)value;
+    } else if (strcmp(object, "win") == 0) {
+        if (keyval == MPI_WIN_SIZE)
+            return *(MPI_Aint *)value;
+        if (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL)
+            return *(int *)value;
+    }
+    return (MPI_Aint)value;
+}

@@ -1,0 +1,67 @@
+/* weft_fortran.h: what Weft's Fortran library (libmpifort) adds to the standard-ABI C
+ * library: the Fortran INTEGER type, the handle and status conversions between C and Fortran,
+ * and (for the generated bindings in mpi_f77.c) the helpers that recognise mpif.h's sentinels. */
+#ifndef WEFT_FORTRAN_H_INCLUDED
+#define WEFT_FORTRAN_H_INCLUDED
+
+#include <stddef.h>
+#include "mpi.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* gfortran's default INTEGER. */
+typedef int MPI_Fint;
+
+/* MPI_F_STATUS_IGNORE / MPI_F_STATUSES_IGNORE: mpif.h's MPI_STATUS_IGNORE by address. */
+extern MPI_Fint mpi_fortran_st_ignore_[];
+extern MPI_Fint mpi_fortran_sts_ignore_[];
+#define MPI_F_STATUS_IGNORE   ((MPI_Fint *)mpi_fortran_st_ignore_)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)mpi_fortran_sts_ignore_)
+
+/* Handle conversions (the standard's MPI_X_c2f / MPI_X_f2c, on MPI_X_toint / MPI_X_fromint). */
+#define WEFT_F_HANDLE(T, X)          \
+    MPI_Fint MPI_##X##_c2f(T handle); \
+    T MPI_##X##_f2c(MPI_Fint handle);
+WEFT_F_HANDLE(MPI_Comm, Comm)
+WEFT_F_HANDLE(MPI_Datatype, Type)
+WEFT_F_HANDLE(MPI_Errhandler, Errhandler)
+WEFT_F_HANDLE(MPI_File, File)
+WEFT_F_HANDLE(MPI_Group, Group)
+WEFT_F_HANDLE(MPI_Info, Info)
+WEFT_F_HANDLE(MPI_Message, Message)
+WEFT_F_HANDLE(MPI_Op, Op)
+WEFT_F_HANDLE(MPI_Request, Request)
+WEFT_F_HANDLE(MPI_Session, Session)
+WEFT_F_HANDLE(MPI_Win, Win)
+#undef WEFT_F_HANDLE
+
+/* Status conversions: a Fortran INTEGER status has the C status's layout (8 ints). */
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+
+#ifdef WEFT_FORTRAN_INTERNAL
+/* Helpers of the generated bindings (fortran/runtime.c). */
+void *weft_f_buffer(const void *buf);
+MPI_Status *weft_f_status(MPI_Fint *status);
+MPI_Status *weft_f_statuses(MPI_Fint *statuses);
+int *weft_f_ints(const MPI_Fint *ints);
+char *weft_f_cstring(const char *s, size_t len);
+char *weft_f_string_buffer(size_t len);
+void weft_f_string_out(char *c, char *f, size_t len);
+void *weft_f_alloc(int n, size_t size);
+int weft_f_peer_count(MPI_Comm comm, const char *kind);
+void weft_f_indices(int rc, int n, MPI_Fint *indices);
+MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object);
+#ifdef CFI_VERSION
+void *weft_f08_buffer(const CFI_cdesc_t *desc, int *noncontiguous);
+int weft_f08_noncontiguous(const char *func, const MPI_Fint *ierror);
+#endif
+#endif
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* WEFT_FORTRAN_H_INCLUDED */
