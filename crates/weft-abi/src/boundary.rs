@@ -43,11 +43,15 @@ pub fn raise_on(scope: Scope) {
 
 /// The handle behind a pointer argument, or 0 (no object) for a null pointer: the object a
 /// releasing call (`MPI_Comm_free`, `MPI_Session_finalize`, ...) reports errors on.
-pub fn read_handle(ptr: *mut usize) -> usize {
+///
+/// # Safety
+/// `ptr` is null or points to a readable handle (the standard's contract for these
+/// arguments).
+pub unsafe fn read_handle(ptr: *mut usize) -> usize {
     if ptr.is_null() {
         0
     } else {
-        // SAFETY: non-null; the standard makes these arguments point to a valid handle.
+        // SAFETY: non-null, so readable per the contract.
         unsafe { ptr.read() }
     }
 }

@@ -214,7 +214,8 @@ pub unsafe extern "C" fn PMPIX_Threadcomm_finish(threadcomm: MPI_Comm) -> c_int 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_free(threadcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_free", Scope::Comm(read_handle(threadcomm)))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Threadcomm_free.
+    unsupported("MPIX_Threadcomm_free", Scope::Comm(unsafe { read_handle(threadcomm) }))
 }
 
 #[no_mangle]
@@ -743,7 +744,7 @@ pub unsafe extern "C" fn PMPI_Comm_detach_buffer_c(comm: MPI_Comm, buffer_addr: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_disconnect(comm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_disconnect.
-    call("MPI_Comm_disconnect", Scope::Comm(read_handle(comm)), || unsafe { crate::api::comm::mpi_comm_disconnect(comm) })
+    call("MPI_Comm_disconnect", Scope::Comm(unsafe { read_handle(comm) }), || unsafe { crate::api::comm::mpi_comm_disconnect(comm) })
 }
 
 #[no_mangle]
@@ -766,7 +767,7 @@ pub unsafe extern "C" fn PMPI_Comm_flush_buffer(comm: MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_free.
-    call("MPI_Comm_free", Scope::Comm(read_handle(comm)), || unsafe { crate::api::comm::mpi_comm_free(comm) })
+    call("MPI_Comm_free", Scope::Comm(unsafe { read_handle(comm) }), || unsafe { crate::api::comm::mpi_comm_free(comm) })
 }
 
 #[no_mangle]
@@ -1020,7 +1021,7 @@ pub unsafe extern "C" fn PMPI_File_call_errhandler(fh: MPI_File, errorcode: c_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_close(fh: *mut MPI_File) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_close.
-    call("MPI_File_close", Scope::File(read_handle(fh)), || unsafe { crate::api::file::open::mpi_file_close(fh) })
+    call("MPI_File_close", Scope::File(unsafe { read_handle(fh) }), || unsafe { crate::api::file::open::mpi_file_close(fh) })
 }
 
 #[no_mangle]
@@ -3019,7 +3020,7 @@ pub unsafe extern "C" fn PMPI_Session_detach_buffer_c(session: MPI_Session, buff
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_finalize(session: *mut MPI_Session) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_finalize.
-    call("MPI_Session_finalize", Scope::Session(read_handle(session)), || unsafe { crate::api::session::mpi_session_finalize(session) })
+    call("MPI_Session_finalize", Scope::Session(unsafe { read_handle(session) }), || unsafe { crate::api::session::mpi_session_finalize(session) })
 }
 
 #[no_mangle]
@@ -3984,7 +3985,7 @@ pub unsafe extern "C" fn PMPI_Win_flush_local_all(win: MPI_Win) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_free(win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_free.
-    call("MPI_Win_free", Scope::Win(read_handle(win)), || unsafe { crate::api::win::mpi_win_free(win) })
+    call("MPI_Win_free", Scope::Win(unsafe { read_handle(win) }), || unsafe { crate::api::win::mpi_win_free(win) })
 }
 
 #[no_mangle]
