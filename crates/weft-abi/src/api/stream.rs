@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::message::Status;
-use weft_core::object::stream::{self, Stream};
+use weft_core::object::stream::Stream;
+use weft_core::object::stream_comm;
 use weft_core::progress;
 use weft_core::progress::thread::{ProgressThread, Scope};
 use weft_core::pt2pt;
@@ -124,7 +125,7 @@ unsafe fn comm_create(
     func: &str,
 ) -> MpiResult<()> {
     let parent = objects::comm(comm, func, "comm")?;
-    let new = stream::comm_create(&parent, local, multiplex, func)?;
+    let new = stream_comm::comm_create(&parent, local, multiplex, func)?;
     // SAFETY: checked non-null by the callers.
     unsafe { newcomm.write(comm_handle(Some(new))) };
     Ok(())
@@ -261,7 +262,7 @@ unsafe fn send(
         }
         return Ok(());
     };
-    let lane = stream::send_lane(&c, source_index, d, dest_index, func)?;
+    let lane = stream_comm::send_lane(&c, source_index, d, dest_index, func)?;
     let owner = request.map(|_| comm);
     match pt2pt::start_stream_send(&c, d, tag, b, lane, owner).map_err(|e| prefix(func, e))? {
         SendStart::Pending(id) => match request {
@@ -381,7 +382,7 @@ unsafe fn recv(
         weft_core::message::SourceSel::Rank(r) => Some(r),
         weft_core::message::SourceSel::Any => None,
     };
-    let lane = stream::recv_lane(&c, source_index, rank, dest_index, func)?;
+    let lane = stream_comm::recv_lane(&c, source_index, rank, dest_index, func)?;
     match out {
         RecvOut::Status(s) => {
             let got = pt2pt::stream_recv(&c, src, tag, b, lane);

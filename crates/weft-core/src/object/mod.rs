@@ -13,6 +13,7 @@ pub mod idup;
 pub mod info;
 pub mod session;
 pub mod stream;
+pub mod stream_comm;
 pub mod topo;
 pub mod win;
 

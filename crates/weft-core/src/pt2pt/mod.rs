@@ -9,7 +9,7 @@ use crate::datatype::Buf;
 use crate::error::{MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::message::{Pattern, SendMode, SourceSel, Status, TagSel, Target};
-use crate::object::stream::Lane;
+use crate::object::stream_comm::Lane;
 use crate::object::Comm;
 use crate::progress;
 use crate::request::{Ext, PersistentState, ReqId, Request};
