@@ -116,7 +116,7 @@ pub(crate) unsafe fn bcast(
         || keep(&[&buf]),
         || coll::bcast(&c, &buf, root),
         || {
-            let (c, buf) = (c.to_arc(), buf.clone());
+            let (c, buf) = (c.to_arc(), buf);
             move |o| coll::ibcast(&c, &buf, root, o)
         },
     )
@@ -204,7 +204,7 @@ pub(crate) unsafe fn reduce(
         || keep(&[&send, &recv]),
         || coll::reduce(&c, send.as_ref(), &recv, &red, root),
         || {
-            let (c, send, recv, red) = (c.to_arc(), send.clone(), recv.clone(), red.clone());
+            let (c, send, recv, red) = (c.to_arc(), send, recv, red.clone());
             move |o| coll::ireduce(&c, send.as_ref(), &recv, &red, root, o)
         },
     )
@@ -290,7 +290,7 @@ pub(crate) unsafe fn all_reduce(
             AllKind::Exscan => coll::exscan(&c, send.as_ref(), &recv, &red),
         },
         || {
-            let (c, send, recv, red) = (c.to_arc(), send.clone(), recv.clone(), red.clone());
+            let (c, send, recv, red) = (c.to_arc(), send, recv, red.clone());
             move |o| match kind {
                 AllKind::Allreduce => coll::iallreduce(&c, send.as_ref(), &recv, &red, o),
                 AllKind::Scan => coll::iscan(&c, send.as_ref(), &recv, &red, o),
@@ -405,17 +405,12 @@ unsafe fn reduce_scatter_counts(
     finish(
         func,
         nb,
-        &c,
+        c,
         || keep(&[&input, &output]),
         || coll::reduce_scatter(c, &input, &output, &red, &sizes),
         || {
-            let (c, red, input, output, sizes) = (
-                c.clone(),
-                red.clone(),
-                input.clone(),
-                output.clone(),
-                sizes.clone(),
-            );
+            let (c, red, input, output, sizes) =
+                (c.clone(), red.clone(), input, output, sizes.clone());
             move |o| coll::ireduce_scatter(&c, &input, &output, &red, &sizes, o)
         },
     )

@@ -52,7 +52,7 @@ pub(crate) unsafe fn gather(
         || keep(&[&send, &recv]),
         || coll::gather(&c, send.as_ref(), &recv, root),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send, recv);
             move |o| coll::igather(&c, send.as_ref(), &recv, root, o)
         },
     )
@@ -96,7 +96,7 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::gatherv(&c, send.as_ref(), &recv, root),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send, recv.clone());
             move |o| coll::igatherv(&c, send.as_ref(), &recv, root, o)
         },
     )
@@ -139,7 +139,7 @@ pub(crate) unsafe fn scatter(
         || keep(&[&send, &recv]),
         || coll::scatter(&c, &send, recv.as_ref(), root),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send, recv);
             move |o| coll::iscatter(&c, &send, recv.as_ref(), root, o)
         },
     )
@@ -183,7 +183,7 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::scatterv(&c, &send, recv.as_ref(), root),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send.clone(), recv);
             move |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o)
         },
     )
@@ -223,7 +223,7 @@ pub(crate) unsafe fn allgather(
         || keep(&[&send, &recv]),
         || coll::allgather(&c, send.as_ref(), &recv),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send, recv);
             move |o| coll::iallgather(&c, send.as_ref(), &recv, o)
         },
     )
@@ -264,7 +264,7 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::allgatherv(&c, send.as_ref(), &recv),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send, recv.clone());
             move |o| coll::iallgatherv(&c, send.as_ref(), &recv, o)
         },
     )
@@ -304,7 +304,7 @@ pub(crate) unsafe fn alltoall(
         || keep(&[&send, &recv]),
         || coll::alltoall(&c, send.as_ref(), &recv),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.clone(), send, recv);
             move |o| coll::ialltoall(&c, send.as_ref(), &recv, o)
         },
     )
@@ -380,7 +380,7 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     finish(
         func,
         nb,
-        &c,
+        c,
         || keep(&[&send, &recv]),
         || coll::alltoallv(c, send.as_deref(), &recv),
         || {

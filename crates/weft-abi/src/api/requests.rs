@@ -692,7 +692,10 @@ unsafe fn count_in(
     if dt.size == 0 {
         return Ok(Some(0));
     }
-    Ok((st.bytes % dt.size as u64 == 0).then(|| (st.bytes / dt.size as u64) as MPI_Count))
+    Ok(st
+        .bytes
+        .is_multiple_of(dt.size as u64)
+        .then(|| (st.bytes / dt.size as u64) as MPI_Count))
 }
 
 /// `MPI_Get_count` and its `_c` twin: `MPI_UNDEFINED` when the bytes are not a whole

@@ -595,7 +595,7 @@ pub unsafe extern "C" fn PMPI_Buffer_detach_c(buffer_addr: *mut c_void, size: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Buffer_flush() -> c_int {
-    call("MPI_Buffer_flush", Scope::Default, || crate::api::buffered::mpi_buffer_flush())
+    call("MPI_Buffer_flush", Scope::Default, crate::api::buffered::mpi_buffer_flush)
 }
 
 #[no_mangle]
@@ -1544,7 +1544,7 @@ pub unsafe extern "C" fn PMPI_File_write_shared_c(fh: MPI_File, buf: *const c_vo
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Finalize() -> c_int {
-    call("MPI_Finalize", Scope::Default, || crate::api::runtime::mpi_finalize())
+    call("MPI_Finalize", Scope::Default, crate::api::runtime::mpi_finalize)
 }
 
 #[no_mangle]
@@ -3378,7 +3378,7 @@ pub unsafe extern "C" fn PMPI_T_event_set_dropped_handler(event_registration: MP
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_finalize() -> c_int {
-    tool_call("MPI_T_finalize", || crate::api::mpit::mpi_t_finalize())
+    tool_call("MPI_T_finalize", crate::api::mpit::mpi_t_finalize)
 }
 
 #[no_mangle]
@@ -4116,12 +4116,12 @@ pub unsafe extern "C" fn PMPI_Win_wait(win: MPI_Win) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Wtick() -> c_double {
-    direct("MPI_Wtick", || crate::api::time::mpi_wtick())
+    direct("MPI_Wtick", crate::api::time::mpi_wtick)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Wtime() -> c_double {
-    direct("MPI_Wtime", || crate::api::time::mpi_wtime())
+    direct("MPI_Wtime", crate::api::time::mpi_wtime)
 }
 
 /// Exported functions that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).

@@ -116,9 +116,9 @@ fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult
     let peers = (1..n).map(|s| (r + s) % n);
     let recvs: Vec<(u32, Buf)> = (1..n)
         .map(|s| (r + n - s) % n)
-        .map(|p| (p as u32, recv[p].clone()))
+        .map(|p| (p as u32, recv[p]))
         .collect();
-    let sends: Vec<(u32, Buf)> = peers.map(|p| (p as u32, send[p].clone())).collect();
+    let sends: Vec<(u32, Buf)> = peers.map(|p| (p as u32, send[p])).collect();
     exchange(link, &sends, &recvs, tag::ALLTOALL)
 }
 
@@ -184,7 +184,7 @@ fn in_place(link: &Link, recv: &[Buf]) -> MpiResult<()> {
             let part = &recv[peer];
             let out = tb.slice(0, part.len());
             part.copy_to(&out, part.len());
-            link.sendrecv(peer as u32, &out, peer as u32, &part, tag::ALLTOALL)?;
+            link.sendrecv(peer as u32, &out, peer as u32, part, tag::ALLTOALL)?;
         }
     }
     Ok(())

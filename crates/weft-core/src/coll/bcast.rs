@@ -82,12 +82,12 @@ fn by_messages(comm: &Comm, buf: &Buf, root: u32, choice: Bcast) -> MpiResult<()
 
 fn linear(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
     if link.rank != root {
-        return link.recv(root, tag::BCAST, &buf);
+        return link.recv(root, tag::BCAST, buf);
     }
     let mut ops = Vec::with_capacity(link.size as usize);
     let mut first_err = Ok(());
     for r in (0..link.size).filter(|&r| r != root) {
-        match link.isend(r, tag::BCAST, &buf) {
+        match link.isend(r, tag::BCAST, buf) {
             Ok(p) => ops.push(p),
             Err(e) => {
                 first_err = first_err.and(Err(e));
@@ -105,7 +105,7 @@ pub(crate) fn binomial(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
     let mut result = Ok(());
     while mask < n {
         if vr & mask != 0 {
-            result = link.recv((vr - mask + root) % n, tag::BCAST, &buf);
+            result = link.recv((vr - mask + root) % n, tag::BCAST, buf);
             break;
         }
         mask <<= 1;
@@ -114,7 +114,7 @@ pub(crate) fn binomial(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
     let mut ops: Vec<Pending> = Vec::new();
     while mask > 0 {
         if vr + mask < n {
-            match link.isend((vr + mask + root) % n, tag::BCAST, &buf) {
+            match link.isend((vr + mask + root) % n, tag::BCAST, buf) {
                 Ok(p) => ops.push(p),
                 Err(e) => result = result.and(Err(e)),
             }

@@ -143,12 +143,12 @@ pub fn gatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], root: u32) -> Mpi
     let link = Link::new(comm);
     if link.rank != root {
         let s = send.unwrap_or(&Buf::EMPTY);
-        return link.send(root, tag::GATHER, &s);
+        return link.send(root, tag::GATHER, s);
     }
     let mut ops = Vec::with_capacity(parts.len());
     for (i, p) in parts.iter().enumerate() {
         if i as u32 != root {
-            ops.push(link.irecv(i as u32, tag::GATHER, &*p));
+            ops.push(link.irecv(i as u32, tag::GATHER, p));
         }
     }
     let own = match send {
@@ -160,7 +160,7 @@ pub fn gatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], root: u32) -> Mpi
                     "the root's receive block is smaller than its send buffer",
                 ))
             } else {
-                s.copy_to(&dst, s.len());
+                s.copy_to(dst, s.len());
                 Ok(())
             }
         }
@@ -244,7 +244,7 @@ fn binomial_scatter(
         mask >>= 1;
     }
     if let Some(r) = recv {
-        tb.slice(0, block).copy_to(&r, block);
+        tb.slice(0, block).copy_to(r, block);
     }
     Ok(())
 }
@@ -262,7 +262,7 @@ pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> Mp
     let mut result = Ok(());
     for (i, p) in parts.iter().enumerate() {
         if i as u32 != root {
-            match link.isend(i as u32, tag::SCATTER, &*p) {
+            match link.isend(i as u32, tag::SCATTER, p) {
                 Ok(op) => ops.push(op),
                 Err(e) => result = result.and(Err(e)),
             }
@@ -276,7 +276,7 @@ pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> Mp
                 "the root's receive buffer is smaller than its block",
             )));
         } else {
-            src.copy_to(&r, src.len());
+            src.copy_to(r, src.len());
         }
     }
     link.wait_all(ops).and(result)

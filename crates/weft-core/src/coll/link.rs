@@ -56,7 +56,7 @@ impl<'a> Link<'a> {
             vci,
             &mut st,
             target,
-            buf.clone(),
+            *buf,
             SendMode::Standard,
             false,
         )? {
@@ -75,7 +75,7 @@ impl<'a> Link<'a> {
             vci,
             &mut st,
             pattern,
-            buf.clone(),
+            *buf,
             0,
         ))
     }

@@ -68,7 +68,7 @@ use crate::datatype::Buf;
 /// `b` as contiguous bytes: itself, or a packed copy held by `hold`.
 pub(crate) fn flat(b: &Buf, hold: &mut Vec<Scratch>) -> Buf {
     if b.is_contiguous() {
-        return b.clone();
+        return *b;
     }
     let mut s = Scratch::copy_of(b);
     let f = s.buf();

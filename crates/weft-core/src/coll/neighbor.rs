@@ -99,12 +99,12 @@ pub fn ineighbor_alltoallv(
     let mut msgs = Vec::with_capacity(send.len() + recv.len());
     for (k, (src, b)) in nb.sources.iter().zip(recv).enumerate() {
         if let Some(s) = src {
-            msgs.push(Msg::recv(*s, b.clone()).sub(nb.sub(k, true)));
+            msgs.push(Msg::recv(*s, *b).sub(nb.sub(k, true)));
         }
     }
     for (k, (dst, b)) in nb.destinations.iter().zip(send).enumerate() {
         if let Some(d) = dst {
-            msgs.push(Msg::send(*d, b.clone()).sub(nb.sub(k, false)));
+            msgs.push(Msg::send(*d, *b).sub(nb.sub(k, false)));
         }
     }
     p.round(msgs, vec![]);

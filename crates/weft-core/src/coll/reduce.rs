@@ -89,7 +89,7 @@ pub fn reduce(
     }
     if link.size == 1 {
         if let Some(s) = send {
-            s.copy_to(&recv, s.len());
+            s.copy_to(recv, s.len());
         }
         return Ok(());
     }
@@ -122,9 +122,9 @@ pub fn reduce(
     let mut scratch = Scratch::default();
     let acc = if is_root {
         if let Some(s) = send {
-            s.copy_to(&recv, s.len());
+            s.copy_to(recv, s.len());
         }
-        recv.clone()
+        *recv
     } else {
         scratch = Scratch::copy_of(mine);
         scratch.buf()
@@ -154,20 +154,20 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            link.send(real(vr - mask), tag::REDUCE, &acc)?;
+            link.send(real(vr - mask), tag::REDUCE, acc)?;
             break;
         }
         if vr + mask < n {
             link.recv(real(vr + mask), tag::REDUCE, &tb)?;
-            combine_lower_first(red, &acc, &tb);
+            combine_lower_first(red, acc, &tb);
         }
         mask <<= 1;
     }
     if tree_root != root {
         if link.rank == tree_root {
-            link.send(root, tag::REDUCE, &acc)?;
+            link.send(root, tag::REDUCE, acc)?;
         } else if link.rank == root {
-            link.recv(tree_root, tag::REDUCE, &acc)?;
+            link.recv(tree_root, tag::REDUCE, acc)?;
         }
     }
     Ok(())
@@ -175,7 +175,7 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
 
 fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
     if link.rank != root {
-        return link.send(root, tag::REDUCE, &acc);
+        return link.send(root, tag::REDUCE, acc);
     }
     // Combine in rank order: total = x0 op x1 op ... ; acc holds the root's own data.
     let len = acc.len();
@@ -184,10 +184,10 @@ fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResul
     let (totb, tb) = (total.buf(), tmp.buf());
     for i in 0..link.size {
         let data = if i == root {
-            acc.clone()
+            *acc
         } else {
             link.recv(i, tag::REDUCE, &tb)?;
-            tb.clone()
+            tb
         };
         if i == 0 {
             data.copy_to(&totb, len);
@@ -195,14 +195,14 @@ fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResul
             let d = if i == root {
                 // Do not clobber the root's data: combine through the scratch.
                 data.copy_to(&tb, len);
-                tb.clone()
+                tb
             } else {
                 data
             };
             combine_lower_first(red, &totb, &d);
         }
     }
-    totb.copy_to(&acc, len);
+    totb.copy_to(acc, len);
     Ok(())
 }
 
@@ -223,7 +223,7 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
     let link = Link::new(comm);
     if let Some(s) = send {
         check_len("allreduce", s.len(), recv.len())?;
-        s.copy_to(&recv, s.len());
+        s.copy_to(recv, s.len());
     }
     if link.size == 1 {
         return Ok(());
@@ -315,11 +315,11 @@ impl Fold {
     ) -> MpiResult<()> {
         let r = link.rank;
         if r < 2 * self.rem {
-            if r % 2 == 0 {
-                link.send(r + 1, tag, &acc)?;
+            if r.is_multiple_of(2) {
+                link.send(r + 1, tag, acc)?;
             } else {
-                link.recv(r - 1, tag, &tmp)?;
-                combine(red, &tmp, &acc);
+                link.recv(r - 1, tag, tmp)?;
+                combine(red, tmp, acc);
             }
         }
         Ok(())
@@ -330,9 +330,9 @@ impl Fold {
         let r = link.rank;
         if r < 2 * self.rem {
             if r % 2 == 1 {
-                link.send(r - 1, tag, &acc)?;
+                link.send(r - 1, tag, acc)?;
             } else {
-                link.recv(r + 1, tag, &acc)?;
+                link.recv(r + 1, tag, acc)?;
             }
         }
         Ok(())
@@ -350,15 +350,15 @@ fn recursive_doubling(link: &Link, acc: &Buf, red: &Reduction) -> MpiResult<()> 
             let partner = nr ^ mask;
             link.sendrecv(
                 fold.real(partner),
-                &acc,
+                acc,
                 fold.real(partner),
                 &tb,
                 tag::ALLREDUCE,
             )?;
             if partner < nr {
-                combine(red, &tb, &acc);
+                combine(red, &tb, acc);
             } else {
-                combine_lower_first(red, &acc, &tb);
+                combine_lower_first(red, acc, &tb);
             }
             mask <<= 1;
         }
@@ -411,11 +411,11 @@ impl Halving {
                 } else {
                     ((mid, hi), (lo, mid))
                 };
-                let kept = self.range(&acc, keep.0, keep.1);
+                let kept = self.range(acc, keep.0, keep.1);
                 let incoming = self.range(&tb, keep.0, keep.1);
                 link.sendrecv(
                     partner,
-                    &self.range(&acc, give.0, give.1),
+                    &self.range(acc, give.0, give.1),
                     partner,
                     &incoming,
                     tag,
@@ -451,9 +451,9 @@ impl HalvingDone {
                 };
                 link.sendrecv(
                     partner,
-                    &self.h.range(&acc, lo, hi),
+                    &self.h.range(acc, lo, hi),
                     partner,
-                    &self.h.range(&acc, plo, phi),
+                    &self.h.range(acc, plo, phi),
                     tag,
                 )?;
                 lo = lo.min(plo);
@@ -473,14 +473,10 @@ impl HalvingDone {
             let mut mask = 1;
             while mask < fold.pof2 {
                 if nr & mask != 0 {
-                    link.send(fold.real(nr - mask), tag, &self.h.range(&acc, lo, hi))?;
+                    link.send(fold.real(nr - mask), tag, &self.h.range(acc, lo, hi))?;
                     break;
                 }
-                link.recv(
-                    fold.real(nr + mask),
-                    tag,
-                    &self.h.range(&acc, hi, hi + mask),
-                )?;
+                link.recv(fold.real(nr + mask), tag, &self.h.range(acc, hi, hi + mask))?;
                 hi += mask;
                 mask <<= 1;
             }
@@ -488,9 +484,9 @@ impl HalvingDone {
         let holder = fold.real(0);
         if holder != root {
             if link.rank == holder {
-                link.send(root, tag, &acc)?;
+                link.send(root, tag, acc)?;
             } else if link.rank == root {
-                link.recv(holder, tag, &acc)?;
+                link.recv(holder, tag, acc)?;
             }
         }
         Ok(())
@@ -513,8 +509,8 @@ fn ring_allreduce(link: &Link, acc: &Buf, red: &Reduction, count: usize) -> MpiR
         let send_blk = (r + n - step) % n;
         let recv_blk = (r + n - step - 1) % n;
         let into = tb.slice(0, off(recv_blk + 1) - off(recv_blk));
-        link.sendrecv(right, &blk(&acc, send_blk), left, &into, tag::ALLREDUCE)?;
-        combine(red, &into, &blk(&acc, recv_blk));
+        link.sendrecv(right, &blk(acc, send_blk), left, &into, tag::ALLREDUCE)?;
+        combine(red, &into, &blk(acc, recv_blk));
     }
     // Rank r now holds the reduced block r + 1.
     for step in 0..n - 1 {
@@ -522,9 +518,9 @@ fn ring_allreduce(link: &Link, acc: &Buf, red: &Reduction, count: usize) -> MpiR
         let recv_blk = (r + n - step) % n;
         link.sendrecv(
             right,
-            &blk(&acc, send_blk),
+            &blk(acc, send_blk),
             left,
-            &blk(&acc, recv_blk),
+            &blk(acc, recv_blk),
             tag::ALLREDUCE,
         )?;
     }
@@ -567,7 +563,7 @@ pub fn reduce_scatter(
     check_len("reduce_scatter", input.len(), total)?;
     check_len("reduce_scatter", output.len(), sizes[r])?;
     if n == 1 {
-        input.copy_to(&output, sizes[0]);
+        input.copy_to(output, sizes[0]);
         return Ok(());
     }
     if total == 0 {
@@ -590,7 +586,7 @@ pub fn reduce_scatter(
             )?;
             combine(red, &tb, &ab);
         }
-        ab.copy_to(&output, sizes[r]);
+        ab.copy_to(output, sizes[r]);
         return Ok(());
     }
     // Non-commutative: reduce in rank order to rank 0, then scatter the blocks.
@@ -636,14 +632,14 @@ fn prefix(
     check_len("scan", mine.len(), recv.len())?;
     if inclusive {
         if let Some(s) = send {
-            s.copy_to(&recv, s.len());
+            s.copy_to(recv, s.len());
         }
     }
     if link.size == 1 || recv.is_empty() {
         return Ok(());
     }
     let (r, n) = (link.rank, link.size);
-    let mut partial = Scratch::copy_of(&mine);
+    let mut partial = Scratch::copy_of(mine);
     let mut tmp = Scratch::new(mine.len());
     let (pb, tb) = (partial.buf(), tmp.buf());
     let mut have = inclusive;
@@ -654,9 +650,9 @@ fn prefix(
             link.sendrecv(dst, &pb, dst, &tb, tag::SCAN)?;
             if dst < r {
                 if have {
-                    combine(red, &tb, &recv);
+                    combine(red, &tb, recv);
                 } else {
-                    tb.copy_to(&recv, recv.len());
+                    tb.copy_to(recv, recv.len());
                     have = true;
                 }
                 combine(red, &tb, &pb);

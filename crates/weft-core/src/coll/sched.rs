@@ -219,7 +219,7 @@ impl Plan {
     /// `src` as contiguous bytes: itself, or a packed copy taken now.
     pub(crate) fn flat_in(&mut self, src: &Buf) -> Buf {
         if src.is_contiguous() {
-            src.clone()
+            *src
         } else {
             self.copy_of(src)
         }
@@ -229,7 +229,7 @@ impl Plan {
     /// packed current contents when `load`) unpacked into `dst` when the plan ends.
     pub(crate) fn flat_out(&mut self, dst: &Buf, load: bool) -> Buf {
         if dst.is_contiguous() {
-            return dst.clone();
+            return *dst;
         }
         let s = if load {
             self.copy_of(dst)
@@ -237,7 +237,7 @@ impl Plan {
             self.scratch(dst.len())
         };
         self.keep_buf(dst);
-        self.outs.push((s.clone(), dst.clone()));
+        self.outs.push((s, *dst));
         s
     }
 
@@ -357,13 +357,13 @@ impl Runner {
                     p.peer_vcis[m.peer as usize]
                 };
                 let target = Target::new(p.context, p.rank, dest, tag, vci);
-                match cx.isend(target, m.buf.clone(), SendMode::Standard) {
+                match cx.isend(target, m.buf, SendMode::Standard) {
                     Ok(id) => self.pending.push(id),
                     Err(e) => self.status.error = e.class(),
                 }
             } else {
                 let pattern = Pattern::exact(p.context, m.peer, tag);
-                self.pending.push(cx.irecv(pattern, m.buf.clone()));
+                self.pending.push(cx.irecv(pattern, m.buf));
             }
         }
     }
@@ -476,7 +476,7 @@ fn bcast_rounds(p: &mut Plan, buf: &Buf, root: u32, always: bool) {
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            p.round(vec![Msg::recv(real(vr - mask), buf.clone())], vec![]);
+            p.round(vec![Msg::recv(real(vr - mask), *buf)], vec![]);
             break;
         }
         mask <<= 1;
@@ -485,7 +485,7 @@ fn bcast_rounds(p: &mut Plan, buf: &Buf, root: u32, always: bool) {
     let mut sends = Vec::new();
     while mask > 0 {
         if vr + mask < n {
-            sends.push(Msg::send(real(vr + mask), buf.clone()));
+            sends.push(Msg::send(real(vr + mask), *buf));
         }
         mask >>= 1;
     }
@@ -499,11 +499,11 @@ pub fn ibcast(comm: &Comm, buf: &Buf, root: u32, owner: usize) -> MpiResult<ReqI
             PROC_NULL => {}
             ROOT => {
                 let msgs = (0..p.remote_size)
-                    .map(|j| Msg::send_remote(j, buf.clone()))
+                    .map(|j| Msg::send_remote(j, *buf))
                     .collect();
                 p.round(msgs, vec![]);
             }
-            r => p.round(vec![Msg::recv_remote(r, buf.clone())], vec![]),
+            r => p.round(vec![Msg::recv_remote(r, *buf)], vec![]),
         }
     } else {
         bcast_rounds(&mut p, buf, root, false);
@@ -521,23 +521,23 @@ fn reduce_rounds(p: &mut Plan, acc: &Buf, commutative: bool, root: u32) {
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            p.round(vec![Msg::send(real(vr - mask), acc.clone())], vec![]);
+            p.round(vec![Msg::send(real(vr - mask), *acc)], vec![]);
             break;
         }
         if vr + mask < n {
             let tmp = p.scratch(acc.len());
             p.round(
-                vec![Msg::recv(real(vr + mask), tmp.clone())],
-                vec![Local::LowerFirst(acc.clone(), tmp)],
+                vec![Msg::recv(real(vr + mask), tmp)],
+                vec![Local::LowerFirst(*acc, tmp)],
             );
         }
         mask <<= 1;
     }
     if tree_root != root {
         if p.rank == tree_root {
-            p.round(vec![Msg::send(root, acc.clone())], vec![]);
+            p.round(vec![Msg::send(root, *acc)], vec![]);
         } else if p.rank == root {
-            p.round(vec![Msg::recv(tree_root, acc.clone())], vec![]);
+            p.round(vec![Msg::recv(tree_root, *acc)], vec![]);
         }
     }
 }
@@ -554,7 +554,7 @@ pub fn ireduce(
     if comm.is_inter() {
         match root {
             PROC_NULL => {}
-            ROOT => p.round(vec![Msg::recv_remote(0, recv.clone())], vec![]),
+            ROOT => p.round(vec![Msg::recv_remote(0, *recv)], vec![]),
             r => {
                 let acc = p.copy_of(send.unwrap_or(&Buf::EMPTY));
                 if !acc.is_empty() {
@@ -593,14 +593,11 @@ fn allreduce_rounds(p: &mut Plan, acc: &Buf) {
     let real = |v: u32| if v < rem { 2 * v + 1 } else { v + rem };
     let newrank = if r < 2 * rem {
         if r % 2 == 0 {
-            p.round(vec![Msg::send(r + 1, acc.clone())], vec![]);
+            p.round(vec![Msg::send(r + 1, *acc)], vec![]);
             None
         } else {
             let tmp = p.scratch(acc.len());
-            p.round(
-                vec![Msg::recv(r - 1, tmp.clone())],
-                vec![Local::Combine(tmp, acc.clone())],
-            );
+            p.round(vec![Msg::recv(r - 1, tmp)], vec![Local::Combine(tmp, *acc)]);
             Some(r / 2)
         }
     } else {
@@ -612,14 +609,14 @@ fn allreduce_rounds(p: &mut Plan, acc: &Buf) {
             let partner = nr ^ mask;
             let tmp = p.scratch(acc.len());
             let after = if partner < nr {
-                vec![Local::Combine(tmp.clone(), acc.clone())]
+                vec![Local::Combine(tmp, *acc)]
             } else {
-                vec![Local::LowerFirst(acc.clone(), tmp.clone())]
+                vec![Local::LowerFirst(*acc, tmp)]
             };
             p.round(
                 vec![
                     Msg::recv(real(partner), tmp),
-                    Msg::send(real(partner), acc.clone()),
+                    Msg::send(real(partner), *acc),
                 ],
                 after,
             );
@@ -628,9 +625,9 @@ fn allreduce_rounds(p: &mut Plan, acc: &Buf) {
     }
     if r < 2 * rem {
         if r % 2 == 1 {
-            p.round(vec![Msg::send(r - 1, acc.clone())], vec![]);
+            p.round(vec![Msg::send(r - 1, *acc)], vec![]);
         } else {
-            p.round(vec![Msg::recv(r + 1, acc.clone())], vec![]);
+            p.round(vec![Msg::recv(r + 1, *acc)], vec![]);
         }
     }
 }
@@ -653,7 +650,7 @@ pub fn iallreduce(
         let out = p.flat_out(recv, false);
         if p.rank == 0 {
             p.round(
-                vec![Msg::recv_remote(0, out.clone()), Msg::send_remote(0, acc)],
+                vec![Msg::recv_remote(0, out), Msg::send_remote(0, acc)],
                 vec![],
             );
         }
@@ -698,7 +695,7 @@ pub fn igatherv(
             PROC_NULL => {}
             ROOT => {
                 let msgs = (0..p.remote_size)
-                    .map(|j| Msg::recv_remote(j, parts[j as usize].clone()))
+                    .map(|j| Msg::recv_remote(j, parts[j as usize]))
                     .collect();
                 p.round(msgs, vec![]);
             }
@@ -719,7 +716,7 @@ pub fn igatherv(
         }
         let msgs = (0..p.size)
             .filter(|&i| i != root)
-            .map(|i| Msg::recv(i, parts[i as usize].clone()))
+            .map(|i| Msg::recv(i, parts[i as usize]))
             .collect();
         p.round(msgs, vec![]);
     } else {
@@ -763,7 +760,7 @@ fn gatherv_into(
 ) -> MpiResult<ReqId> {
     if comm.is_inter() {
         let msgs = (0..p.remote_size)
-            .map(|j| Msg::recv_remote(j, parts[j as usize].clone()))
+            .map(|j| Msg::recv_remote(j, parts[j as usize]))
             .collect();
         p.round(msgs, vec![]);
         return Ok(p.start(comm, owner));
@@ -777,7 +774,7 @@ fn gatherv_into(
     }
     let msgs = (0..p.size)
         .filter(|&i| i != root)
-        .map(|i| Msg::recv(i, parts[i as usize].clone()))
+        .map(|i| Msg::recv(i, parts[i as usize]))
         .collect();
     p.round(msgs, vec![]);
     Ok(p.start(comm, owner))
@@ -796,7 +793,7 @@ pub fn iscatterv(
             PROC_NULL => {}
             ROOT => {
                 let msgs = (0..p.remote_size)
-                    .map(|j| Msg::send_remote(j, parts[j as usize].clone()))
+                    .map(|j| Msg::send_remote(j, parts[j as usize]))
                     .collect();
                 p.round(msgs, vec![]);
             }
@@ -817,7 +814,7 @@ pub fn iscatterv(
         }
         let msgs = (0..p.size)
             .filter(|&i| i != root)
-            .map(|i| Msg::send(i, parts[i as usize].clone()))
+            .map(|i| Msg::send(i, parts[i as usize]))
             .collect();
         p.round(msgs, vec![]);
     } else {
@@ -852,7 +849,7 @@ pub fn iscatter(
     let parts: Vec<Buf> = (0..n).map(|i| flat.slice(i * b, b)).collect();
     if comm.is_inter() {
         let msgs = (0..n as u32)
-            .map(|j| Msg::send_remote(j, parts[j as usize].clone()))
+            .map(|j| Msg::send_remote(j, parts[j as usize]))
             .collect();
         p.round(msgs, vec![]);
         return Ok(p.start(comm, owner));
@@ -866,7 +863,7 @@ pub fn iscatter(
     }
     let msgs = (0..p.size)
         .filter(|&i| i != root)
-        .map(|i| Msg::send(i, parts[i as usize].clone()))
+        .map(|i| Msg::send(i, parts[i as usize]))
         .collect();
     p.round(msgs, vec![]);
     Ok(p.start(comm, owner))
@@ -881,9 +878,9 @@ fn allgatherv_rounds(
     if comm.is_inter() {
         let s = send.cloned().unwrap_or(Buf::EMPTY);
         let mut msgs: Vec<Msg> = (0..p.remote_size)
-            .map(|j| Msg::recv_remote(j, parts[j as usize].clone()))
+            .map(|j| Msg::recv_remote(j, parts[j as usize]))
             .collect();
-        msgs.extend((0..p.remote_size).map(|j| Msg::send_remote(j, s.clone())));
+        msgs.extend((0..p.remote_size).map(|j| Msg::send_remote(j, s)));
         p.round(msgs, vec![]);
         return Ok(());
     }
@@ -900,10 +897,7 @@ fn allgatherv_rounds(
         let s = (r + n - step) % n;
         let d = (r + n - step - 1) % n;
         p.round(
-            vec![
-                Msg::recv(left, parts[d].clone()),
-                Msg::send(right, parts[s].clone()),
-            ],
+            vec![Msg::recv(left, parts[d]), Msg::send(right, parts[s])],
             vec![],
         );
     }
@@ -940,9 +934,9 @@ fn alltoallv_rounds(
         let send = send.unwrap_or(&[]);
         let m = p.remote_size as usize;
         let mut msgs: Vec<Msg> = (0..m)
-            .map(|j| Msg::recv_remote(j as u32, recv[j].clone()))
+            .map(|j| Msg::recv_remote(j as u32, recv[j]))
             .collect();
-        msgs.extend((0..m).map(|j| Msg::send_remote(j as u32, send[j].clone())));
+        msgs.extend((0..m).map(|j| Msg::send_remote(j as u32, send[j])));
         p.round(msgs, vec![]);
         return Ok(());
     }
@@ -954,12 +948,12 @@ fn alltoallv_rounds(
             send[r].copy_to(&recv[r], send[r].len());
             let mut msgs: Vec<Msg> = (1..n)
                 .map(|s| (r + n - s) % n)
-                .map(|q| Msg::recv(q as u32, recv[q].clone()))
+                .map(|q| Msg::recv(q as u32, recv[q]))
                 .collect();
             msgs.extend(
                 (1..n)
                     .map(|s| (r + s) % n)
-                    .map(|q| Msg::send(q as u32, send[q].clone())),
+                    .map(|q| Msg::send(q as u32, send[q])),
             );
             p.round(msgs, vec![]);
         }
@@ -977,7 +971,7 @@ fn alltoallv_rounds(
                     let copy = p.copy_of(&recv[peer]);
                     p.round(
                         vec![
-                            Msg::recv(peer as u32, recv[peer].clone()),
+                            Msg::recv(peer as u32, recv[peer]),
                             Msg::send(peer as u32, copy),
                         ],
                         vec![],
@@ -1025,12 +1019,9 @@ fn scatter_rounds(p: &mut Plan, whole: &Buf, out: &Buf, offs: &[usize], sizes: &
         let msgs = (1..p.size)
             .map(|i| Msg::send(i, whole.slice(offs[i as usize], sizes[i as usize])))
             .collect();
-        p.round(
-            msgs,
-            vec![Local::Copy(whole.slice(0, sizes[0]), out.clone())],
-        );
+        p.round(msgs, vec![Local::Copy(whole.slice(0, sizes[0]), *out)]);
     } else {
-        p.round(vec![Msg::recv(0, out.clone())], vec![]);
+        p.round(vec![Msg::recv(0, *out)], vec![]);
     }
 }
 
@@ -1062,7 +1053,7 @@ pub fn ireduce_scatter(
         let whole = p.scratch(total);
         if p.rank == 0 {
             p.round(
-                vec![Msg::recv_remote(0, whole.clone()), Msg::send_remote(0, acc)],
+                vec![Msg::recv_remote(0, whole), Msg::send_remote(0, acc)],
                 vec![],
             );
         }
@@ -1079,10 +1070,10 @@ pub fn ireduce_scatter(
             let tmp = p.scratch(sizes[r]);
             p.round(
                 vec![
-                    Msg::recv(src as u32, tmp.clone()),
+                    Msg::recv(src as u32, tmp),
                     Msg::send(dst as u32, inp.slice(offs[dst], sizes[dst])),
                 ],
-                vec![Local::Combine(tmp, acc.clone())],
+                vec![Local::Combine(tmp, acc)],
             );
         }
         p.round(vec![], vec![Local::Copy(acc, out)]);
@@ -1127,19 +1118,16 @@ fn iprefix(
             let mut after = Vec::new();
             if dst < r {
                 if have {
-                    after.push(Local::Combine(tmp.clone(), out.clone()));
+                    after.push(Local::Combine(tmp, out));
                 } else {
-                    after.push(Local::Copy(tmp.clone(), out.clone()));
+                    after.push(Local::Copy(tmp, out));
                     have = true;
                 }
-                after.push(Local::Combine(tmp.clone(), partial.clone()));
+                after.push(Local::Combine(tmp, partial));
             } else {
-                after.push(Local::LowerFirst(partial.clone(), tmp.clone()));
+                after.push(Local::LowerFirst(partial, tmp));
             }
-            p.round(
-                vec![Msg::recv(dst, tmp.clone()), Msg::send(dst, partial.clone())],
-                after,
-            );
+            p.round(vec![Msg::recv(dst, tmp), Msg::send(dst, partial)], after);
         }
         mask <<= 1;
     }

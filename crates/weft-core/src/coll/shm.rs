@@ -147,7 +147,7 @@ impl<'a> Idle<'a> {
 
     fn poll(&mut self) {
         self.polls += 1;
-        if self.polls % PROGRESS_EVERY == 0 {
+        if self.polls.is_multiple_of(PROGRESS_EVERY) {
             progress::progress_all(self.inst);
         }
         self.backoff.idle();

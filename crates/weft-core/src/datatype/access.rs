@@ -75,9 +75,9 @@ impl Staged {
     pub fn new(user: &Buf, load: bool) -> Staged {
         if user.is_contiguous() {
             return Staged {
-                user: user.clone(),
+                user: *user,
                 scratch: None,
-                buf: user.clone(),
+                buf: *user,
             };
         }
         let mut s = if load {
@@ -87,7 +87,7 @@ impl Staged {
         };
         let buf = s.buf();
         Staged {
-            user: user.clone(),
+            user: *user,
             scratch: Some(s),
             buf,
         }
@@ -95,7 +95,7 @@ impl Staged {
 
     /// The contiguous bytes.
     pub fn buf(&self) -> Buf {
-        self.buf.clone()
+        self.buf
     }
 
     /// Write the bytes back to a non-contiguous user buffer.

@@ -134,7 +134,7 @@ fn alloc() -> MutexGuard<'static, Allocator> {
 /// Give a pair back (when a communicator that owned it is dropped).
 pub fn release(context_id: u32) {
     let pair = (context_id / 2) as usize;
-    if pair < 2 || pair >= MAX_COMMS {
+    if !(2..MAX_COMMS).contains(&pair) {
         return;
     }
     let mut a = alloc();

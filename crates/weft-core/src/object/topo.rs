@@ -251,7 +251,7 @@ fn prime_factors(mut n: u64) -> Vec<u64> {
     let mut primes = Vec::new();
     let mut p = 2;
     while p * p <= n {
-        while n % p == 0 {
+        while n.is_multiple_of(p) {
             primes.push(p);
             n /= p;
         }
@@ -333,7 +333,7 @@ impl BalanceSearch {
             if d < floor {
                 break;
             }
-            if rest % d != 0 {
+            if !rest.is_multiple_of(d) {
                 continue;
             }
             let smallest = self.smallest_first.first().copied().unwrap_or(d);
@@ -364,7 +364,10 @@ impl BalanceSearch {
     /// The largest prime factor of `rest` (a divisor of the whole number); 1 for 1.
     fn largest_prime_factor(&self, rest: u64) -> u64 {
         let mut primes = self.distinct_primes.iter().rev();
-        primes.find(|&&p| rest % p == 0).copied().unwrap_or(1)
+        primes
+            .find(|&&p| rest.is_multiple_of(p))
+            .copied()
+            .unwrap_or(1)
     }
 
     /// A complete factorisation whose largest factor is `largest`: `extend` only gets here

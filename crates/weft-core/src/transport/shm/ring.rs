@@ -104,7 +104,7 @@ impl RingPlace {
     /// memory or of a ring used with the same geometry, with `cells` a power of two and
     /// `cell_size` a multiple of 64 larger than `PAYLOAD_OFFSET`.
     pub unsafe fn new(base: *mut u8, cells: usize, cell_size: usize) -> RingPlace {
-        debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0);
+        debug_assert!(cells.is_power_of_two() && cell_size.is_multiple_of(64));
         RingPlace {
             base,
             cells,
@@ -167,7 +167,9 @@ impl<'m> Ring<'m> {
     /// # Safety
     /// As `RingPlace::new` and `RingPlace::view`.
     pub unsafe fn attach(base: *mut u8, cells: usize, cell_size: usize) -> Ring<'m> {
-        debug_assert!(cells.is_power_of_two() && cell_size % 64 == 0 && cell_size > PAYLOAD_OFFSET);
+        debug_assert!(
+            cells.is_power_of_two() && cell_size.is_multiple_of(64) && cell_size > PAYLOAD_OFFSET
+        );
         // SAFETY: both areas lie inside the ring's memory per the contract.
         let (slots, bulk) = unsafe {
             let slots = base.add(std::mem::size_of::<RingHeader>());
