@@ -347,7 +347,7 @@ def is_direct(f):
     return f.ret != "int" or f.name.endswith("_toint") or f.name in DIRECT_INT
 
 
-DIRECT_INT: set = {"MPIX_Request_is_complete"}  # int-returning functions whose int is not an error code
+DIRECT_INT: set = {"MPIX_Request_is_complete", "MPIX_Query_cuda_support", "MPIX_Query_ze_support", "MPIX_Query_hip_support"}  # int-returning functions whose int is not an error code
 
 # The argument whose errhandler receives a failure, by type.
 SCOPE_OF = {"MPI_Comm": "Comm", "MPI_Win": "Win", "MPI_File": "File", "MPI_Session": "Session"}

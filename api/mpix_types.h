@@ -17,3 +17,5 @@ typedef int (MPIX_Grequest_wait_function)(int count, void **array_of_states, dou
 #define MPIO_REQUEST_NULL MPI_REQUEST_NULL
 #define MPIO_Wait MPI_Wait
 #define MPIO_Test MPI_Test
+/* MPIX_Stream_enqueue_host_fn's function (Weft's; CUDA's cudaHostFn_t). */
+typedef void (MPIX_Host_function)(void *data);

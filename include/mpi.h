@@ -513,6 +513,9 @@ typedef struct MPIX_ABI_Grequest_class* MPIX_Grequest_class;
 #define MPIX_HAS_ENQUEUE               1
 #define MPIX_HAS_THREADCOMM            1
 #define MPIX_HAS_RMA_PROPOSALS         1
+#define MPIX_GPU_SUPPORT_CUDA          0
+#define MPIX_GPU_SUPPORT_ZE            1
+#define MPIX_GPU_SUPPORT_HIP           2
 
 /* Weft's MPIX types (inserted verbatim into mpi.h by api/gen.py). */
 
@@ -533,12 +536,22 @@ typedef int (MPIX_Grequest_wait_function)(int count, void **array_of_states, dou
 #define MPIO_REQUEST_NULL MPI_REQUEST_NULL
 #define MPIO_Wait MPI_Wait
 #define MPIO_Test MPI_Test
+/* MPIX_Stream_enqueue_host_fn's function (Weft's; CUDA's cudaHostFn_t). */
+typedef void (MPIX_Host_function)(void *data);
 
 /* ---- functions ---- */
+int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Barrier_enqueue(MPI_Comm comm);
+int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
 int MPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag);
+int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
 int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
@@ -549,8 +562,15 @@ int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int de
 int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
+int MPIX_Query_cuda_support(void);
+int MPIX_Query_hip_support(void);
+int MPIX_Query_ze_support(void);
 int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int MPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int MPIX_Reduce_scatter_block_enqueue(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPIX_Reduce_scatter_block_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPIX_Request_is_complete(MPI_Request request);
 int MPIX_Rraccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
 int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
@@ -562,6 +582,7 @@ int MPIX_Stop_progress_thread(MPIX_Stream stream);
 int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
 int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[], MPI_Comm *newcomm);
 int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+int MPIX_Stream_enqueue_host_fn(MPIX_Stream stream, MPIX_Host_function *fn, void *data);
 int MPIX_Stream_free(MPIX_Stream *stream);
 int MPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request);
 int MPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request);
@@ -572,6 +593,7 @@ int MPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, in
 int MPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status *status);
 int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index);
 int MPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index);
+int MPIX_Stream_synchronize(MPIX_Stream stream);
 int MPIX_Threadcomm_finish(MPI_Comm threadcomm);
 int MPIX_Threadcomm_free(MPI_Comm *threadcomm);
 int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm);
@@ -1247,10 +1269,18 @@ double MPI_Wtick(void);
 double MPI_Wtime(void);
 
 /* ---- profiling interface ---- */
+int PMPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPIX_Barrier_enqueue(MPI_Comm comm);
+int PMPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
 int PMPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag);
+int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
 int PMPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request);
@@ -1261,8 +1291,15 @@ int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int d
 int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int PMPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
+int PMPIX_Query_cuda_support(void);
+int PMPIX_Query_hip_support(void);
+int PMPIX_Query_ze_support(void);
 int PMPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
+int PMPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int PMPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int PMPIX_Reduce_scatter_block_enqueue(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPIX_Reduce_scatter_block_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int PMPIX_Request_is_complete(MPI_Request request);
 int PMPIX_Rraccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
 int PMPIX_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
@@ -1274,6 +1311,7 @@ int PMPIX_Stop_progress_thread(MPIX_Stream stream);
 int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
 int PMPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[], MPI_Comm *newcomm);
 int PMPIX_Stream_create(MPI_Info info, MPIX_Stream *stream);
+int PMPIX_Stream_enqueue_host_fn(MPIX_Stream stream, MPIX_Host_function *fn, void *data);
 int PMPIX_Stream_free(MPIX_Stream *stream);
 int PMPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request);
 int PMPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request);
@@ -1284,6 +1322,7 @@ int PMPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, i
 int PMPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status *status);
 int PMPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index);
 int PMPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index);
+int PMPIX_Stream_synchronize(MPIX_Stream stream);
 int PMPIX_Threadcomm_finish(MPI_Comm threadcomm);
 int PMPIX_Threadcomm_free(MPI_Comm *threadcomm);
 int PMPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm);

@@ -2,17 +2,41 @@
  * points, so that a profiling tool may define MPI_X and call PMPI_X. Do not edit. */
 #include "mpi.h"
 
+#pragma weak MPIX_Allgather_enqueue
+int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+
+#pragma weak MPIX_Allgather_enqueue_c
+int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Allgather_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+
 #pragma weak MPIX_Allreduce_enqueue
 int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Allreduce_enqueue(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPIX_Allreduce_enqueue_c
 int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Allreduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, comm); }
 
+#pragma weak MPIX_Alltoall_enqueue
+int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+
+#pragma weak MPIX_Alltoall_enqueue_c
+int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Alltoall_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+
+#pragma weak MPIX_Barrier_enqueue
+int MPIX_Barrier_enqueue(MPI_Comm comm) { return PMPIX_Barrier_enqueue(comm); }
+
+#pragma weak MPIX_Bcast_enqueue
+int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPIX_Bcast_enqueue(buffer, count, datatype, root, comm); }
+
+#pragma weak MPIX_Bcast_enqueue_c
+int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPIX_Bcast_enqueue_c(buffer, count, datatype, root, comm); }
+
 #pragma weak MPIX_Comm_get_stream
 int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream) { return PMPIX_Comm_get_stream(comm, idx, stream); }
 
 #pragma weak MPIX_Comm_test_threadcomm
 int MPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag) { return PMPIX_Comm_test_threadcomm(comm, flag); }
+
+#pragma weak MPIX_GPU_query_support
+int MPIX_GPU_query_support(int gpu_type, int *is_supported) { return PMPIX_GPU_query_support(gpu_type, is_supported); }
 
 #pragma weak MPIX_Grequest_class_allocate
 int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request) { return PMPIX_Grequest_class_allocate(greq_class, extra_state, request); }
@@ -44,11 +68,32 @@ int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynw
 #pragma weak MPIX_Memhandle_release
 int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin) { return PMPIX_Memhandle_release(memhandle, dynwin); }
 
+#pragma weak MPIX_Query_cuda_support
+int MPIX_Query_cuda_support(void) { return PMPIX_Query_cuda_support(); }
+
+#pragma weak MPIX_Query_hip_support
+int MPIX_Query_hip_support(void) { return PMPIX_Query_hip_support(); }
+
+#pragma weak MPIX_Query_ze_support
+int MPIX_Query_ze_support(void) { return PMPIX_Query_ze_support(); }
+
 #pragma weak MPIX_Recv_enqueue
 int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPIX_Recv_enqueue(buf, count, datatype, source, tag, comm, status); }
 
 #pragma weak MPIX_Recv_enqueue_c
 int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPIX_Recv_enqueue_c(buf, count, datatype, source, tag, comm, status); }
+
+#pragma weak MPIX_Reduce_enqueue
+int MPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPIX_Reduce_enqueue(sendbuf, recvbuf, count, datatype, op, root, comm); }
+
+#pragma weak MPIX_Reduce_enqueue_c
+int MPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPIX_Reduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, root, comm); }
+
+#pragma weak MPIX_Reduce_scatter_block_enqueue
+int MPIX_Reduce_scatter_block_enqueue(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Reduce_scatter_block_enqueue(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+
+#pragma weak MPIX_Reduce_scatter_block_enqueue_c
+int MPIX_Reduce_scatter_block_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Reduce_scatter_block_enqueue_c(sendbuf, recvbuf, recvcount, datatype, op, comm); }
 
 #pragma weak MPIX_Request_is_complete
 int MPIX_Request_is_complete(MPI_Request request) { return PMPIX_Request_is_complete(request); }
@@ -83,6 +128,9 @@ int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream arra
 #pragma weak MPIX_Stream_create
 int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) { return PMPIX_Stream_create(info, stream); }
 
+#pragma weak MPIX_Stream_enqueue_host_fn
+int MPIX_Stream_enqueue_host_fn(MPIX_Stream stream, MPIX_Host_function *fn, void *data) { return PMPIX_Stream_enqueue_host_fn(stream, fn, data); }
+
 #pragma weak MPIX_Stream_free
 int MPIX_Stream_free(MPIX_Stream *stream) { return PMPIX_Stream_free(stream); }
 
@@ -112,6 +160,9 @@ int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest
 
 #pragma weak MPIX_Stream_send_c
 int MPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index) { return PMPIX_Stream_send_c(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); }
+
+#pragma weak MPIX_Stream_synchronize
+int MPIX_Stream_synchronize(MPIX_Stream stream) { return PMPIX_Stream_synchronize(stream); }
 
 #pragma weak MPIX_Threadcomm_finish
 int MPIX_Threadcomm_finish(MPI_Comm threadcomm) { return PMPIX_Threadcomm_finish(threadcomm); }

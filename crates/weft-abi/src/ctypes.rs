@@ -54,6 +54,8 @@ pub type MPI_User_function_c =
 pub type MPI_Grequest_query_function = unsafe extern "C" fn(*mut c_void, *mut MPI_Status) -> c_int;
 pub type MPI_Grequest_free_function = unsafe extern "C" fn(*mut c_void) -> c_int;
 pub type MPI_Grequest_cancel_function = unsafe extern "C" fn(*mut c_void, c_int) -> c_int;
+/// `MPIX_Stream_enqueue_host_fn`'s function.
+pub type MPIX_Host_function = unsafe extern "C" fn(*mut c_void);
 pub type MPIX_Grequest_poll_function = unsafe extern "C" fn(*mut c_void, *mut MPI_Status) -> c_int;
 pub type MPIX_Grequest_wait_function =
     unsafe extern "C" fn(c_int, *mut *mut c_void, f64, *mut MPI_Status) -> c_int;

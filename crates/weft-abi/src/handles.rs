@@ -30,6 +30,8 @@ pub enum Kind {
     Message = 11,
     Stream = 12,
     GrequestClass = 13,
+    /// A request of `MPIX_Isend_enqueue`/`MPIX_Irecv_enqueue` (`api/enqueue.rs`).
+    EnqueuedRequest = 14,
 }
 
 const SLOT_BITS: u32 = 24;

@@ -7,6 +7,7 @@ mod api;
 mod args;
 pub mod boundary;
 pub mod ctypes;
+pub mod cuda;
 pub mod datatypes;
 mod env_info;
 pub mod error_codes;

@@ -42,6 +42,15 @@ pub fn request_id(
     if handles::is_user_handle_of(handle, Kind::Request) {
         return Ok(Some(ReqId::from_bits(handle as u64)));
     }
+    if handles::is_user_handle_of(handle, Kind::EnqueuedRequest) {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!(
+                "{func}({arg}={handle:#x}): a request of MPIX_Isend_enqueue/MPIX_Irecv_enqueue: \
+                 complete it with MPIX_Wait_enqueue or MPIX_Waitall_enqueue"
+            ),
+        ));
+    }
     Err(MpiError::new(
         ErrorClass::Request,
         format!("{func}({arg}={handle:#x}): not a valid request"),

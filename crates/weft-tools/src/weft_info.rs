@@ -234,6 +234,12 @@ fn print_all(out: &mut String) -> Result<(), String> {
     }
     let _ = writeln!(out, "  {:<8} {}", "cma", cma_state());
     let _ = writeln!(out, "  {:<8} {}", "io_uring", uring_state());
+    let _ = writeln!(
+        out,
+        "  {:<8} {} (offload streams of type \"cudaStream_t\"; \"weft_host_queue\" needs none)",
+        "cuda",
+        weft_abi::cuda::describe()
+    );
     let _ = writeln!(out);
     let _ = writeln!(out, "Extensions:");
     for (name, prefixes) in EXTENSIONS {

@@ -31,10 +31,12 @@ int main(int argc, char **argv)
     EXPECT_ERR(MPIX_Stream_free(&null), MPI_ERR_ARG, "MPIX_Stream_free", "MPIX_STREAM_NULL");
     EXPECT_ERR(MPIX_Stream_progress(garbage), MPI_ERR_ARG, "MPIX_Stream_progress", "stream");
 
-    /* An offload stream type is not implemented yet, and says so. */
+    /* A CUDA stream without CUDA (the manifest sets WEFT_CUDA=0) says so. */
     MPI_Info info;
+    void *fake = (void *)0x1234;
     EXPECT_OK(MPI_Info_create(&info));
     EXPECT_OK(MPI_Info_set(info, "type", "cudaStream_t"));
+    EXPECT_OK(MPIX_Info_set_hex(info, "value", &fake, sizeof fake));
     EXPECT_ERR(MPIX_Stream_create(info, &s[2]), MPI_ERR_UNSUPPORTED_OPERATION, "MPIX_Stream_create", "cudaStream_t");
     EXPECT_OK(MPI_Info_free(&info));
 

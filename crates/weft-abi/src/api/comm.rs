@@ -376,6 +376,8 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
         ));
     }
     let c = objects::comm_settled(h, func, "comm")?;
+    // Operations still queued on its offload stream use it: they run first.
+    weft_core::object::stream_comm::drain_before_free(&c, func)?;
     free_comm_attrs(h, &c, func)?;
     let unmatched = weft_core::pt2pt::discard_unmatched(&c);
     let removed = objects::COMMS.remove(h).map_err(|why| {

@@ -1,7 +1,7 @@
 //! Info objects: the whole API, usable before `MPI_Init`, after `MPI_Finalize` and from any
 //! thread (each object has its own lock).
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
@@ -267,4 +267,41 @@ pub(crate) unsafe fn mpi_info_create_env(
     // SAFETY: checked non-null.
     unsafe { info.write(handle) };
     Ok(())
+}
+
+/// `MPIX_Info_set_hex`: store `value_size` bytes at `value` under `key`, as two upper-case
+/// hex digits per byte in memory order (how `MPIX_Stream_create` reads a `cudaStream_t`).
+///
+/// # Safety
+/// `key` is a NUL-terminated string; `value` holds `value_size` readable bytes.
+pub(crate) unsafe fn mpix_info_set_hex(
+    info: MPI_Info,
+    key: *const c_char,
+    value: *const c_void,
+    value_size: c_int,
+) -> MpiResult<()> {
+    let func = "MPIX_Info_set_hex";
+    let i = self::objects::info_object(info, func)?;
+    if info == MPI_INFO_ENV {
+        return Err(MpiError::new(
+            ErrorClass::Info,
+            format!("{func}(info=MPI_INFO_ENV): the predefined info object cannot be changed"),
+        ));
+    }
+    // SAFETY: the caller passes a NUL-terminated string (checked for null).
+    let key = unsafe { c_str(key, func, "key")? };
+    if value_size < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(value_size={value_size}): negative size"),
+        ));
+    }
+    let bytes: &[u8] = if value_size == 0 {
+        &[]
+    } else {
+        non_null(value, func, "value")?;
+        // SAFETY: `value_size` readable bytes per the caller's contract (checked non-null).
+        unsafe { std::slice::from_raw_parts(value as *const u8, value_size as usize) }
+    };
+    i.set(func, &key, &crate::api::stream::encode_hex(bytes))
 }

@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::message::Status;
+use weft_core::object::offload::{HostQueue, OffloadQueue};
 use weft_core::object::stream::Stream;
 use weft_core::object::stream_comm;
+use weft_core::object::Info;
 use weft_core::progress;
 use weft_core::progress::thread::{ProgressThread, Scope};
 use weft_core::pt2pt;
@@ -20,6 +22,7 @@ use crate::api::recv::finish_recv;
 use crate::args::{non_null, Int};
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::cuda::CudaQueue;
 use crate::handles::{Kind, Table};
 use crate::objects::{self, comm_handle};
 use crate::requests::{completed_request, request_handle};
@@ -58,26 +61,99 @@ fn stream_or_null(handle: MPIX_Stream, func: &str, arg: &str) -> MpiResult<Optio
 pub(crate) unsafe fn mpix_stream_create(info: MPI_Info, out: *mut MPIX_Stream) -> MpiResult<()> {
     let func = "MPIX_Stream_create";
     non_null(out, func, "stream")?;
-    if info != MPI_INFO_NULL {
-        let info = objects::info_object(info, func)?;
-        if let Some(kind) = info.get("type") {
-            return Err(MpiError::new(
-                ErrorClass::UnsupportedOperation,
-                format!(
-                    "{func}(info): stream type \"{kind}\" (an offload stream for the enqueue \
-                     functions) is not implemented in Weft yet; leave \"type\" unset for a \
-                     CPU stream"
-                ),
-            ));
-        }
-    }
     let inst = objects::instance(func)?;
-    let s = Stream::create(&inst, func)?;
+    let queue = if info != MPI_INFO_NULL {
+        offload_queue(&*objects::info_object(info, func)?, func)?
+    } else {
+        None
+    };
+    let s = match queue {
+        Some(q) => Stream::create_offload(&inst, q, func)?,
+        None => Stream::create(&inst, func)?,
+    };
     let handle = STREAMS.insert(s.clone());
     let _ = s.handle.set(handle);
     // SAFETY: checked non-null.
     unsafe { out.write(handle) };
     Ok(())
+}
+
+/// The offload queue a stream's info asks for (key `type`), if any.
+fn offload_queue(info: &Info, func: &str) -> MpiResult<Option<Box<dyn OffloadQueue>>> {
+    let Some(kind) = info.get("type") else {
+        return Ok(None);
+    };
+    match kind.as_str() {
+        "weft_host_queue" => Ok(Some(Box::new(HostQueue::start(func)?))),
+        "cudaStream_t" => {
+            let value = info.get("value").ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::InfoNokey,
+                    format!(
+                        "{func}(info): type \"cudaStream_t\" needs key \"value\": the stream, \
+                         set with MPIX_Info_set_hex"
+                    ),
+                )
+            })?;
+            let bytes = decode_hex(&value).filter(|b| b.len() == size_of::<usize>());
+            let Some(bytes) = bytes else {
+                return Err(MpiError::new(
+                    ErrorClass::InfoValue,
+                    format!(
+                        "{func}(info): key \"value\" is not a cudaStream_t ({} bytes) set with \
+                         MPIX_Info_set_hex: \"{value}\"",
+                        size_of::<usize>()
+                    ),
+                ));
+            };
+            let stream = usize::from_ne_bytes(bytes.try_into().expect("length checked"));
+            let cuda = crate::cuda::runtime().ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::UnsupportedOperation,
+                    format!(
+                        "{func}(info): type \"cudaStream_t\": the CUDA runtime was not found \
+                         (libcudart.so with a device; see weft-info); \"weft_host_queue\" is \
+                         a CPU stand-in"
+                    ),
+                )
+            })?;
+            Ok(Some(Box::new(CudaQueue::new(cuda, stream))))
+        }
+        other => Err(MpiError::new(
+            ErrorClass::InfoValue,
+            format!(
+                "{func}(info): stream type \"{other}\" is not known: \"weft_host_queue\" or \
+                 \"cudaStream_t\" (or no \"type\" for a CPU stream)"
+            ),
+        )),
+    }
+}
+
+/// The bytes of an `MPIX_Info_set_hex` value: two hex digits per byte, in memory order;
+/// MPICH's `[n]` (n zero bytes) is read too.
+pub(crate) fn decode_hex(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'[' {
+            let end = i + s[i..].find(']')?;
+            let n: usize = s[i + 1..end].parse().ok()?;
+            out.resize(out.len() + n, 0);
+            i = end + 1;
+            continue;
+        }
+        let hi = (*b.get(i)? as char).to_digit(16)?;
+        let lo = (*b.get(i + 1)? as char).to_digit(16)?;
+        out.push((hi * 16 + lo) as u8);
+        i += 2;
+    }
+    Some(out)
+}
+
+/// `MPIX_Info_set_hex`'s encoding: two upper-case hex digits per byte, in memory order.
+pub(crate) fn encode_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 /// # Safety
@@ -100,6 +176,11 @@ pub(crate) unsafe fn mpix_stream_free(handle: *mut MPIX_Stream) -> MpiResult<()>
             ),
         ));
     }
+    // An offload stream's queued work runs first (its pending error is reported below).
+    if let Some(q) = s.offload() {
+        q.synchronize(func)?;
+    }
+    let pending = s.take_error();
     drop(s);
     // Dropping the last reference stops a progress thread still running and frees the VCI.
     STREAMS.remove(h).map_err(|why| {
@@ -110,7 +191,71 @@ pub(crate) unsafe fn mpix_stream_free(handle: *mut MPIX_Stream) -> MpiResult<()>
     })?;
     // SAFETY: checked non-null.
     unsafe { handle.write(MPIX_STREAM_NULL) };
-    Ok(())
+    match pending {
+        None => Ok(()),
+        // The communicator's errhandler saw it when it happened: this report goes to the
+        // call's own (errors without an object).
+        Some((_, e)) => Err(MpiError {
+            message: format!("{func}: a queued operation failed: {}", e.message),
+            ..e
+        }),
+    }
+}
+
+/// `MPIX_Stream_synchronize` (Weft's): wait until everything queued on the stream so far
+/// has run, and report the first error a queued operation had since the last report. A
+/// stream without a queue has nothing queued.
+pub(crate) fn mpix_stream_synchronize(stream_h: MPIX_Stream) -> MpiResult<()> {
+    let func = "MPIX_Stream_synchronize";
+    let s = stream(stream_h, func, "stream")?;
+    let Some(q) = s.offload() else {
+        return Ok(());
+    };
+    q.synchronize(func)?;
+    match s.take_error() {
+        None => Ok(()),
+        // The communicator's errhandler saw it when it happened: this report goes to the
+        // call's own (errors without an object).
+        Some((_, e)) => Err(MpiError {
+            message: format!("{func}: a queued operation failed: {}", e.message),
+            ..e
+        }),
+    }
+}
+
+/// `MPIX_Stream_enqueue_host_fn` (Weft's): queue `fn_(data)` on an offload stream, in
+/// order with its MPI operations (CUDA's `cudaLaunchHostFunc`). The function must not
+/// wait for the stream.
+pub(crate) fn mpix_stream_enqueue_host_fn(
+    stream_h: MPIX_Stream,
+    fn_: Option<MPIX_Host_function>,
+    data: *mut c_void,
+) -> MpiResult<()> {
+    let func = "MPIX_Stream_enqueue_host_fn";
+    let s = stream(stream_h, func, "stream")?;
+    let Some(f) = fn_ else {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(fn=NULL): a function is required"),
+        ));
+    };
+    let q = s.offload().ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Arg,
+            format!(
+                "{func}(stream={stream_h:#x}): not an offload stream (create it with info \
+                 \"type\")"
+            ),
+        )
+    })?;
+    let data = data as usize;
+    q.enqueue(
+        Box::new(move || {
+            // SAFETY: the program's function and its argument, called as it asked.
+            unsafe { f(data as *mut c_void) }
+        }),
+        func,
+    )
 }
 
 /// `MPIX_Stream_comm_create` and `_multiplex` once the streams are known.

@@ -378,3 +378,6 @@ pub const MPIX_HAS_TYPE_IOV: c_int = 1;
 pub const MPIX_HAS_ENQUEUE: c_int = 1;
 pub const MPIX_HAS_THREADCOMM: c_int = 1;
 pub const MPIX_HAS_RMA_PROPOSALS: c_int = 1;
+pub const MPIX_GPU_SUPPORT_CUDA: c_int = 0;
+pub const MPIX_GPU_SUPPORT_ZE: c_int = 1;
+pub const MPIX_GPU_SUPPORT_HIP: c_int = 2;

@@ -88,6 +88,12 @@ pub fn calls_may_overlap() -> bool {
     CONCURRENT_CALLS.load(Ordering::Relaxed)
 }
 
+/// A library thread calls MPI beside the program's (an offload stream's queue): from now on
+/// calls may overlap, whatever level the program asked for.
+pub fn note_library_thread() {
+    CONCURRENT_CALLS.store(true, Ordering::SeqCst);
+}
+
 fn current() -> MutexGuard<'static, Current> {
     CURRENT.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -249,11 +249,12 @@ impl Comm {
     }
 
     /// Whether the program serialises this communicator's operations itself: a stream
-    /// communicator to which this process attached a stream.
+    /// communicator to which this process attached a stream — not an offload stream, whose
+    /// queue's thread uses the communicator beside the program's.
     pub fn is_serial(&self) -> bool {
-        self.streams
-            .as_ref()
-            .is_some_and(|s| s.all_local_are_streams())
+        self.streams.as_ref().is_some_and(|s| {
+            s.all_local_are_streams() && s.local().iter().flatten().all(|st| st.offload().is_none())
+        })
     }
 
     /// Where a point-to-point message to rank `dest` (of the peer group) with `tag` goes.

@@ -11,6 +11,7 @@ pub mod exchange;
 pub mod group;
 pub mod idup;
 pub mod info;
+pub mod offload;
 pub mod session;
 pub mod stream;
 pub mod stream_comm;

@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::instance::Instance;
+use crate::instance::{self, Instance};
+use crate::object::offload::OffloadQueue;
 use crate::progress::thread::{ProgressThread, Scope};
 
 /// An MPIX stream: its VCI, held until the stream goes.
@@ -33,11 +34,38 @@ pub struct Stream {
     progress: Mutex<Option<ProgressThread>>,
     /// The handle the ABI layer names the stream by (`MPIX_Comm_get_stream` answers it).
     pub handle: OnceLock<usize>,
+    /// An offload stream's queue (`object::offload`): the `*_enqueue` operations run there.
+    offload: Option<Box<dyn OffloadQueue>>,
+    /// The first error of a queued operation not yet reported (`take_error`), with the
+    /// handle of the communicator it happened on.
+    error: Mutex<Option<(usize, MpiError)>>,
 }
 
 impl Stream {
     /// `MPIX_Stream_create`: claim a stream VCI.
     pub fn create(instance: &Arc<Instance>, func: &str) -> MpiResult<Arc<Stream>> {
+        Self::create_with(instance, None, func)
+    }
+
+    /// `MPIX_Stream_create` with an info `type`: a stream whose operations run on `queue`.
+    /// Its VCI is used by the queue's thread and, for plain operations on its communicators,
+    /// by the program's: it locks. Calls of this process may now overlap in time.
+    pub fn create_offload(
+        instance: &Arc<Instance>,
+        queue: Box<dyn OffloadQueue>,
+        func: &str,
+    ) -> MpiResult<Arc<Stream>> {
+        let s = Self::create_with(instance, Some(queue), func)?;
+        instance::note_library_thread();
+        instance.vcis[s.vci].enable_threads();
+        Ok(s)
+    }
+
+    fn create_with(
+        instance: &Arc<Instance>,
+        offload: Option<Box<dyn OffloadQueue>>,
+        func: &str,
+    ) -> MpiResult<Arc<Stream>> {
         let vci = instance.claim_stream_vci().ok_or_else(|| {
             MpiError::new(
                 ErrorClass::Other,
@@ -54,7 +82,29 @@ impl Stream {
             attached: AtomicUsize::new(0),
             progress: Mutex::new(None),
             handle: OnceLock::new(),
+            offload,
+            error: Mutex::new(None),
         }))
+    }
+
+    /// An offload stream's queue.
+    pub fn offload(&self) -> Option<&dyn OffloadQueue> {
+        self.offload.as_deref()
+    }
+
+    /// Keep the error of a queued operation for the next report (the first one wins; later
+    /// ones went to the errhandler when they happened).
+    pub fn record_error(&self, owner: usize, err: MpiError) {
+        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some((owner, err));
+        }
+    }
+
+    /// The error of a queued operation not reported yet (and its communicator's handle),
+    /// now reported.
+    pub fn take_error(&self) -> Option<(usize, MpiError)> {
+        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
     /// `MPIX_Start_progress_thread(stream)`.
@@ -112,6 +162,11 @@ impl Drop for Stream {
                 .unwrap_or_else(|p| p.into_inner())
                 .take(),
         );
+        // Then the queue: what is still queued runs, and its thread ends.
+        if let Some(queue) = self.offload.take() {
+            drop(queue);
+            self.instance.vcis[self.vci].disable_threads();
+        }
         self.instance.release_stream_vci(self.vci);
     }
 }

@@ -296,3 +296,30 @@ pub fn recv_lane(
         mark,
     })
 }
+
+/// The offload stream a communicator's operations are queued on: its one local stream,
+/// when that stream was created with an info `type` (`MPIX_*_enqueue`).
+pub fn offload_stream(comm: &Comm) -> Option<&Arc<Stream>> {
+    match comm.streams.as_ref()?.local() {
+        [Some(s)] if s.offload().is_some() => Some(s),
+        _ => None,
+    }
+}
+
+/// Before a communicator is freed: wait for the operations queued on its offload stream
+/// (they use it). Refused from a task of that queue, which would wait for itself.
+pub fn drain_before_free(comm: &Comm, func: &str) -> MpiResult<()> {
+    let Some(queue) = offload_stream(comm).and_then(|s| s.offload()) else {
+        return Ok(());
+    };
+    if queue.is_queue_thread() {
+        return Err(MpiError::new(
+            ErrorClass::Comm,
+            format!(
+                "{func}(comm): the communicator's offload stream is running this call: free \
+                 it from the program's thread"
+            ),
+        ));
+    }
+    queue.synchronize(func)
+}

@@ -1,0 +1,151 @@
+//! Device buffers of operations queued on a CUDA stream: an operation runs in a host
+//! function, which cannot touch device memory, so each device buffer it uses is staged
+//! through a pinned host block: copied from the device before the operation (if it reads
+//! it) and back after it (if it writes it), both copies queued on the same stream, so the
+//! order holds. The span staged is the datatype's true extent over the count. On a host
+//! queue nothing is staged (every buffer is host memory).
+
+use std::sync::Arc;
+
+use weft_core::error::MpiResult;
+use weft_core::object::stream::Stream;
+
+use crate::constants::MPI_IN_PLACE;
+use crate::ctypes::MPI_Datatype;
+use crate::cuda::{CudaQueue, Pinned, DEVICE_TO_HOST, HOST_TO_DEVICE};
+use crate::datatypes;
+
+/// How a queued operation uses a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+    ReadWrite,
+}
+
+/// A buffer of a queued operation and, when it is device memory, its host copy.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Staged {
+    device: usize,
+    /// The host block's address (0: not staged, the operation uses `device` itself).
+    host: usize,
+    /// Offset of the staged span from the buffer's address (the type's true lower bound).
+    lo: isize,
+    len: usize,
+    access: Access,
+}
+
+fn cuda_queue(stream: &Stream) -> Option<&CudaQueue> {
+    stream.offload()?.as_any().downcast_ref::<CudaQueue>()
+}
+
+/// Whether `addr` is device memory of `stream`'s CUDA runtime.
+pub(crate) fn is_device(stream: &Stream, addr: usize) -> bool {
+    cuda_queue(stream).is_some_and(|q| q.cuda().is_device(addr))
+}
+
+/// The buffers `(address, count, datatype, access)` of an operation queued on `stream`:
+/// empty (nothing to stage) unless it is a CUDA stream.
+pub(crate) fn buffers(stream: &Stream, list: &[(usize, i64, MPI_Datatype, Access)]) -> Vec<Staged> {
+    let Some(q) = cuda_queue(stream) else {
+        return Vec::new();
+    };
+    list.iter()
+        .map(|&(addr, count, datatype, access)| {
+            let plain = Staged {
+                device: addr,
+                host: 0,
+                lo: 0,
+                len: 0,
+                access,
+            };
+            if addr == 0 || addr == MPI_IN_PLACE as usize || count <= 0 {
+                return plain;
+            }
+            if !q.cuda().is_device(addr) {
+                return plain;
+            }
+            let Ok(t) = datatypes::committed_ref(datatype, "", "") else {
+                return plain;
+            };
+            let hi = (count as isize - 1) * t.extent + t.true_lb + t.true_extent;
+            Staged {
+                lo: t.true_lb,
+                len: (hi - t.true_lb).max(0) as usize,
+                ..plain
+            }
+        })
+        .collect()
+}
+
+/// Where the queued operation finds buffer `i` (given at `addr`): its host copy if staged.
+pub(crate) fn host_addr(staged: &[Staged], i: usize, addr: usize) -> usize {
+    match staged.get(i) {
+        Some(s) if s.host != 0 => (s.host as isize - s.lo) as usize,
+        _ => addr,
+    }
+}
+
+/// Staging in progress: the host blocks are taken and the copies to them queued.
+pub(crate) struct Staging {
+    staged: Vec<Staged>,
+}
+
+impl Staging {
+    /// Take host blocks for the device buffers and queue the copies of those the operation
+    /// reads.
+    pub(crate) fn start(
+        stream: &Stream,
+        mut staged: Vec<Staged>,
+        func: &str,
+    ) -> MpiResult<Staging> {
+        let Some(q) = cuda_queue(stream) else {
+            return Ok(Staging { staged });
+        };
+        for s in staged.iter_mut().filter(|s| s.len > 0) {
+            let block = q.take_pinned(s.len, func)?;
+            s.host = block.addr;
+            if s.access != Access::Write {
+                let src = (s.device as isize + s.lo) as usize;
+                // SAFETY: the device span is the program's buffer (valid until the queued
+                // operation ran: the enqueue contract); the block is ours until returned.
+                unsafe { q.copy(s.host, src, s.len, DEVICE_TO_HOST, func)? };
+            }
+        }
+        Ok(Staging { staged })
+    }
+
+    /// The buffers as the queued operation sees them.
+    pub(crate) fn buffers(&self) -> Vec<Staged> {
+        self.staged.clone()
+    }
+
+    /// After the operation was queued: queue the copies back of what it writes, then the
+    /// return of the blocks to the pool.
+    pub(crate) fn finish(self, stream: &Arc<Stream>, func: &str) -> MpiResult<()> {
+        let Some(q) = cuda_queue(stream) else {
+            return Ok(());
+        };
+        let blocks: Vec<Pinned> = self
+            .staged
+            .iter()
+            .filter(|s| s.host != 0)
+            .map(|s| Pinned {
+                addr: s.host,
+                len: s.len,
+            })
+            .collect();
+        if blocks.is_empty() {
+            return Ok(());
+        }
+        for s in self.staged.iter().filter(|s| s.host != 0) {
+            if s.access != Access::Read {
+                let dst = (s.device as isize + s.lo) as usize;
+                // SAFETY: as in `start`.
+                unsafe { q.copy(dst, s.host, s.len, HOST_TO_DEVICE, func)? };
+            }
+        }
+        let owner = stream.clone();
+        q.enqueue_release(owner, blocks, func)
+    }
+}

@@ -1,0 +1,825 @@
+//! Enqueue onto offload streams (seed 000; docs/enqueue.md): `MPIX_Send_enqueue` and the
+//! other `*_enqueue` functions check their arguments now, on the calling thread, and queue
+//! the operation on the communicator's offload stream (`weft_core::object::offload`), where
+//! it runs later as the blocking operation of the same arguments, in stream order. The
+//! calling thread never waits. `MPIX_Stream_synchronize` waits for the queue;
+//! `MPIX_Stream_enqueue_host_fn` queues a function of the program's.
+//!
+//! A queued operation that fails is reported twice, never lost: through its communicator's
+//! errhandler when it runs, and by the next `MPIX_Wait_enqueue`/`MPIX_Waitall_enqueue`/
+//! `MPIX_Stream_synchronize` on the stream (`Stream::record_error`).
+//!
+//! Buffers, statuses and handles cross to the queue's thread as addresses (`usize`): the
+//! program keeps them valid until the operation has run, the rule of every offload queue.
+//! A CUDA stream's device buffers are staged through host memory (`cuda_stage`).
+
+use std::ffi::{c_int, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::stream::Stream;
+use weft_core::object::stream_comm::offload_stream;
+use weft_core::object::Comm;
+
+use crate::api::coll::{self, AllKind};
+use crate::api::coll_data;
+use crate::api::cuda_stage::{self, Access, Staged, Staging};
+use crate::api::family::Mode;
+use crate::api::pt2pt::{self, dest_rank, recv_tag, send_tag, source_sel, SendKind};
+use crate::api::recv;
+use crate::api::requests::{mpi_wait, mpi_waitall};
+use crate::args::{non_null, Int};
+use crate::boundary::{self, Scope};
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::handles::{Kind, Table};
+use crate::{datatypes, objects, status};
+
+/// What `MPIX_Isend_enqueue`/`MPIX_Irecv_enqueue` return: the request the queued start
+/// will create, known only once it ran.
+pub(crate) struct EnqueuedRequest {
+    stream: Arc<Stream>,
+    comm: MPI_Comm,
+    /// The started operation's request (`MPI_REQUEST_NULL` until the start ran).
+    started: AtomicUsize,
+}
+
+static ENQUEUED: Table<EnqueuedRequest> = Table::new(Kind::EnqueuedRequest);
+
+/// The communicator and its offload stream; `MPI_ERR_COMM` for any other communicator.
+fn offload_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Arc<Stream>)> {
+    let c = objects::comm(comm, func, "comm")?;
+    let s = offload_stream(&c).cloned().ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Comm,
+            format!(
+                "{func}(comm): the communicator has no offload stream: create it with \
+                 MPIX_Stream_comm_create from a stream made with info \"type\" \
+                 (\"weft_host_queue\" or \"cudaStream_t\")"
+            ),
+        )
+    })?;
+    Ok((c, s))
+}
+
+/// A count and datatype a queued operation will use: checked now.
+fn check_data(count: i64, datatype: MPI_Datatype, func: &str, what: &str) -> MpiResult<()> {
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}({what}count={count}): negative count"),
+        ));
+    }
+    if count == 0 && datatype == MPI_DATATYPE_NULL {
+        return Ok(());
+    }
+    datatypes::committed_ref(datatype, func, &format!("{what}type")).map(|_| ())
+}
+
+/// An op a queued reduction will use: checked now.
+fn check_op(op: MPI_Op, func: &str) -> MpiResult<()> {
+    if crate::api::op::predefined(op).is_some() {
+        return Ok(());
+    }
+    crate::api::op::user_op(op, func).map(|_| ())
+}
+
+/// A root a queued collective will use: checked now.
+fn check_root(c: &Comm, root: c_int, func: &str) -> MpiResult<()> {
+    if root < 0 || root as u32 >= c.peer_size() {
+        return Err(MpiError::new(
+            ErrorClass::Root,
+            format!(
+                "{func}(root={root}): not a rank of the communicator (size {})",
+                c.peer_size()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Queue `op` on `stream`: it runs on the queue's thread, and its error goes to `comm`'s
+/// errhandler there and waits on the stream for the next report. `staged` are the device
+/// buffers of a CUDA stream, copied to host memory before `op` and back after it.
+fn enqueue(
+    stream: &Arc<Stream>,
+    comm: MPI_Comm,
+    func: &'static str,
+    staged: Vec<Staged>,
+    op: impl FnOnce(&[Staged]) -> MpiResult<()> + Send + 'static,
+) -> MpiResult<()> {
+    let queue = stream
+        .offload()
+        .expect("offload_comm returned an offload stream");
+    let s = stream.clone();
+    let staging = Staging::start(stream, staged, func)?;
+    let staged = staging.buffers();
+    queue.enqueue(
+        Box::new(move || {
+            let r = catch_unwind(AssertUnwindSafe(|| op(&staged))).unwrap_or_else(|_| {
+                Err(MpiError::new(
+                    ErrorClass::Intern,
+                    format!("{func}: internal error in the queued operation"),
+                ))
+            });
+            if let Err(e) = r {
+                s.record_error(comm, e.clone());
+                boundary::raise(Scope::Comm(comm), e);
+            }
+        }),
+        func,
+    )?;
+    staging.finish(stream, func)
+}
+
+/// Report an error a queued operation left on the stream, on its communicator's
+/// errhandler.
+fn report_queued(stream: &Stream, func: &str) -> MpiResult<()> {
+    match stream.take_error() {
+        None => Ok(()),
+        // The communicator's errhandler saw it when it happened: this report goes to the
+        // call's own (errors without an object).
+        Some((_, e)) => Err(MpiError {
+            message: format!("{func}: a queued operation failed: {}", e.message),
+            ..e
+        }),
+    }
+}
+
+/// `MPIX_Send_enqueue` and its `_c` twin.
+///
+/// # Safety
+/// The buffer holds what the count and datatype say until the queued send has run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn send_enqueue<C: Int + Send + 'static>(
+    buf: *const c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    dest_rank(&c, dest, func)?;
+    send_tag(tag, func)?;
+    let staged = cuda_stage::buffers(&s, &[(buf as usize, count.get(), datatype, Access::Read)]);
+    let addr = buf as usize;
+    enqueue(&s, comm, func, staged, move |st| {
+        let buf = cuda_stage::host_addr(st, 0, addr) as *const c_void;
+        // SAFETY: the enqueue contract: the buffer is valid until the send has run.
+        unsafe {
+            pt2pt::send(
+                buf,
+                count,
+                datatype,
+                dest,
+                tag,
+                comm,
+                func,
+                Mode::Blocking,
+                SendKind::Standard,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// `MPIX_Recv_enqueue` and its `_c` twin.
+///
+/// # Safety
+/// The buffer holds what the count and datatype say, and `out` is null or a writable
+/// status, until the queued receive has run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn recv_enqueue<C: Int + Send + 'static>(
+    buf: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    out: *mut MPI_Status,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    source_sel(&c, source, func)?;
+    recv_tag(tag, func)?;
+    let staged = cuda_stage::buffers(&s, &[(buf as usize, count.get(), datatype, Access::Write)]);
+    let (addr, out) = (buf as usize, out as usize);
+    enqueue(&s, comm, func, staged, move |st| {
+        let buf = cuda_stage::host_addr(st, 0, addr) as *mut c_void;
+        // SAFETY: the enqueue contract: buffer and status are valid until the receive ran.
+        unsafe {
+            recv::recv(
+                buf,
+                count,
+                datatype,
+                source,
+                tag,
+                comm,
+                out as *mut MPI_Status,
+                func,
+                Mode::Blocking,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// A new enqueued request for `comm` on `stream`, written to `request`.
+///
+/// # Safety
+/// `request` is writable (checked non-null by the caller).
+unsafe fn new_request(
+    stream: &Arc<Stream>,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> Arc<EnqueuedRequest> {
+    let r = Arc::new(EnqueuedRequest {
+        stream: stream.clone(),
+        comm,
+        started: AtomicUsize::new(MPI_REQUEST_NULL),
+    });
+    let h = ENQUEUED.insert(r.clone());
+    // SAFETY: the caller's contract.
+    unsafe { request.write(h) };
+    r
+}
+
+/// `MPIX_Isend_enqueue` and its `_c` twin: the queued operation starts the send; its
+/// request is completed by a queued `MPIX_Wait_enqueue`.
+///
+/// # Safety
+/// As `send_enqueue`; `request` is null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn isend_enqueue<C: Int + Send + 'static>(
+    buf: *const c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &'static str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    dest_rank(&c, dest, func)?;
+    send_tag(tag, func)?;
+    if cuda_stage::is_device(&s, buf as usize) {
+        return Err(device_nonblocking(func));
+    }
+    // SAFETY: checked non-null.
+    let r = unsafe { new_request(&s, comm, request) };
+    let addr = buf as usize;
+    enqueue(&s, comm, func, Vec::new(), move |_| {
+        // SAFETY: the enqueue contract: the buffer is valid until the send completed.
+        let h = unsafe {
+            pt2pt::send(
+                addr as *const c_void,
+                count,
+                datatype,
+                dest,
+                tag,
+                comm,
+                func,
+                Mode::Nonblocking(comm),
+                SendKind::Standard,
+            )
+        }?;
+        r.started.store(h, Ordering::Release);
+        Ok(())
+    })
+}
+
+/// `MPIX_Irecv_enqueue` and its `_c` twin.
+///
+/// # Safety
+/// As `recv_enqueue`; `request` is null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn irecv_enqueue<C: Int + Send + 'static>(
+    buf: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &'static str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    source_sel(&c, source, func)?;
+    recv_tag(tag, func)?;
+    if cuda_stage::is_device(&s, buf as usize) {
+        return Err(device_nonblocking(func));
+    }
+    // SAFETY: checked non-null.
+    let r = unsafe { new_request(&s, comm, request) };
+    let addr = buf as usize;
+    enqueue(&s, comm, func, Vec::new(), move |_| {
+        // SAFETY: the enqueue contract: the buffer is valid until the receive completed.
+        let h = unsafe {
+            recv::recv(
+                addr as *mut c_void,
+                count,
+                datatype,
+                source,
+                tag,
+                comm,
+                std::ptr::null_mut(),
+                func,
+                Mode::Nonblocking(comm),
+            )
+        }?;
+        r.started.store(h, Ordering::Release);
+        Ok(())
+    })
+}
+
+fn device_nonblocking(func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::Buffer,
+        format!(
+            "{func}(buf): a device buffer: nonblocking enqueue needs host memory (use the \
+             blocking MPIX_Send_enqueue/MPIX_Recv_enqueue, which stage device buffers)"
+        ),
+    )
+}
+
+/// Take an enqueued request out of its handle.
+fn take_request(h: MPI_Request, func: &str, arg: &str) -> MpiResult<Arc<EnqueuedRequest>> {
+    ENQUEUED.remove(h).map_err(|why| {
+        let what = if crate::handles::is_user_handle_of(h, Kind::Request) {
+            "a request of a plain MPI call: complete it with MPI_Wait"
+        } else {
+            why.describe()
+        };
+        MpiError::new(
+            ErrorClass::Request,
+            format!("{func}({arg}={h:#x}): not a request of an *_enqueue call: {what}"),
+        )
+    })
+}
+
+/// `MPIX_Wait_enqueue`: queue the completion of an enqueued request on its stream. The
+/// handle becomes `MPI_REQUEST_NULL` now; the status is written when the wait has run.
+/// Reports an error an operation queued earlier on the stream left.
+///
+/// # Safety
+/// `request` is null or a readable and writable handle; `out` is null or a status that
+/// stays writable until the wait has run.
+pub(crate) unsafe fn mpix_wait_enqueue(
+    request: *mut MPI_Request,
+    out: *mut MPI_Status,
+) -> MpiResult<()> {
+    let func = "MPIX_Wait_enqueue";
+    non_null(request, func, "request")?;
+    // SAFETY: checked non-null.
+    let h = unsafe { *request };
+    if h == MPI_REQUEST_NULL {
+        // SAFETY: null (ignored) or writable.
+        unsafe { status::store_empty(out) };
+        return Ok(());
+    }
+    let r = take_request(h, func, "request")?;
+    // SAFETY: checked non-null.
+    unsafe { request.write(MPI_REQUEST_NULL) };
+    let out = out as usize;
+    let comm = r.comm;
+    let stream = r.stream.clone();
+    enqueue(&stream, comm, func, Vec::new(), move |_| {
+        let mut started = r.started.load(Ordering::Acquire);
+        // SAFETY: the enqueue contract: the status stays writable until the wait ran.
+        unsafe { mpi_wait(&mut started, out as *mut MPI_Status) }
+    })?;
+    report_queued(&stream, func)
+}
+
+/// `MPIX_Waitall_enqueue`: queue the completion of `count` enqueued requests of one
+/// stream.
+///
+/// # Safety
+/// `requests` holds `count` handles; `statuses` is null or holds `count` statuses that stay
+/// writable until the wait has run.
+pub(crate) unsafe fn mpix_waitall_enqueue(
+    count: c_int,
+    requests: *mut MPI_Request,
+    statuses: *mut MPI_Status,
+) -> MpiResult<()> {
+    let func = "MPIX_Waitall_enqueue";
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): negative count"),
+        ));
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    non_null(requests, func, "array_of_requests")?;
+    // SAFETY: `count` readable handles per the caller's contract.
+    let handles: Vec<MPI_Request> =
+        unsafe { std::slice::from_raw_parts(requests, count as usize) }.to_vec();
+    // Check them all before taking any: a failed call leaves the array as it was.
+    let mut stream: Option<Arc<Stream>> = None;
+    for (i, &h) in handles.iter().enumerate() {
+        if h == MPI_REQUEST_NULL {
+            continue;
+        }
+        let r = ENQUEUED.get(h).map_err(|why| {
+            MpiError::new(
+                ErrorClass::Request,
+                format!(
+                    "{func}(array_of_requests[{i}]={h:#x}): not a request of an *_enqueue \
+                     call: {}",
+                    why.describe()
+                ),
+            )
+        })?;
+        match &stream {
+            Some(s) if !Arc::ptr_eq(s, &r.stream) => {
+                return Err(MpiError::new(
+                    ErrorClass::Request,
+                    format!(
+                        "{func}(array_of_requests[{i}]): the requests belong to different \
+                         offload streams"
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => stream = Some(r.stream.clone()),
+        }
+    }
+    let Some(stream) = stream else {
+        // Only null requests: empty statuses now.
+        for i in 0..count as usize {
+            if !statuses.is_null() {
+                // SAFETY: `count` writable statuses per the caller's contract.
+                unsafe { status::store_empty(statuses.add(i)) };
+            }
+        }
+        return Ok(());
+    };
+    let mut taken = Vec::with_capacity(handles.len());
+    let mut comm = MPI_COMM_NULL;
+    for (i, &h) in handles.iter().enumerate() {
+        if h == MPI_REQUEST_NULL {
+            taken.push(None);
+            continue;
+        }
+        let r = take_request(h, func, &format!("array_of_requests[{i}]"))?;
+        comm = r.comm;
+        taken.push(Some(r));
+        // SAFETY: `count` writable handles per the caller's contract.
+        unsafe { requests.add(i).write(MPI_REQUEST_NULL) };
+    }
+    let statuses = statuses as usize;
+    enqueue(&stream, comm, func, Vec::new(), move |_| {
+        let mut started: Vec<MPI_Request> = taken
+            .iter()
+            .map(|r| {
+                r.as_ref()
+                    .map_or(MPI_REQUEST_NULL, |r| r.started.load(Ordering::Acquire))
+            })
+            .collect();
+        // SAFETY: the enqueue contract: the statuses stay writable until the wait ran.
+        unsafe {
+            mpi_waitall(
+                started.len() as c_int,
+                started.as_mut_ptr(),
+                statuses as *mut MPI_Status,
+            )
+        }
+    })?;
+    report_queued(&stream, func)
+}
+
+/// `MPIX_Allreduce_enqueue` and its `_c` twin.
+///
+/// # Safety
+/// The buffers hold what the count and datatype say until the queued operation has run.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn allreduce_enqueue<C: Int + Send + 'static>(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (_, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    check_op(op, func)?;
+    let n = count.get();
+    let staged = cuda_stage::buffers(
+        &s,
+        &[
+            (sendbuf as usize, n, datatype, Access::Read),
+            (recvbuf as usize, n, datatype, Access::ReadWrite),
+        ],
+    );
+    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
+    enqueue(&s, comm, func, staged, move |st| {
+        let (sb, rb) = (
+            cuda_stage::host_addr(st, 0, sb),
+            cuda_stage::host_addr(st, 1, rb),
+        );
+        // SAFETY: the enqueue contract: the buffers are valid until the operation ran.
+        unsafe {
+            coll::all_reduce(
+                sb as *const c_void,
+                rb as *mut c_void,
+                count,
+                datatype,
+                op,
+                comm,
+                func,
+                Mode::Blocking,
+                AllKind::Allreduce,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// `MPIX_Bcast_enqueue` and its `_c` twin (Weft's).
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+pub(crate) unsafe fn bcast_enqueue<C: Int + Send + 'static>(
+    buffer: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    check_root(&c, root, func)?;
+    let staged = cuda_stage::buffers(
+        &s,
+        &[(buffer as usize, count.get(), datatype, Access::ReadWrite)],
+    );
+    let b = buffer as usize;
+    enqueue(&s, comm, func, staged, move |st| {
+        let b = cuda_stage::host_addr(st, 0, b);
+        // SAFETY: the enqueue contract.
+        unsafe {
+            coll::bcast(
+                b as *mut c_void,
+                count,
+                datatype,
+                root,
+                comm,
+                func,
+                Mode::Blocking,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// `MPIX_Reduce_enqueue` and its `_c` twin (Weft's).
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn reduce_enqueue<C: Int + Send + 'static>(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    check_op(op, func)?;
+    check_root(&c, root, func)?;
+    let n = count.get();
+    let staged = cuda_stage::buffers(
+        &s,
+        &[
+            (sendbuf as usize, n, datatype, Access::Read),
+            (recvbuf as usize, n, datatype, Access::ReadWrite),
+        ],
+    );
+    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
+    enqueue(&s, comm, func, staged, move |st| {
+        let (sb, rb) = (
+            cuda_stage::host_addr(st, 0, sb),
+            cuda_stage::host_addr(st, 1, rb),
+        );
+        // SAFETY: the enqueue contract.
+        unsafe {
+            coll::reduce(
+                sb as *const c_void,
+                rb as *mut c_void,
+                count,
+                datatype,
+                op,
+                root,
+                comm,
+                func,
+                Mode::Blocking,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// `MPIX_Barrier_enqueue` (Weft's).
+pub(crate) fn mpix_barrier_enqueue(comm: MPI_Comm) -> MpiResult<()> {
+    let func = "MPIX_Barrier_enqueue";
+    let (_, s) = offload_comm(comm, func)?;
+    enqueue(&s, comm, func, Vec::new(), move |_| {
+        coll::barrier(comm, func, Mode::Blocking).map(|_| ())
+    })
+}
+
+/// `MPIX_Allgather_enqueue` and its `_c` twin (Weft's).
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn allgather_enqueue<C: Int + Send + 'static>(
+    sendbuf: *const c_void,
+    sendcount: C,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: C,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    if sendbuf as usize != MPI_IN_PLACE as usize {
+        check_data(sendcount.get(), sendtype, func, "send")?;
+    }
+    check_data(recvcount.get(), recvtype, func, "recv")?;
+    let n = c.peer_size() as i64;
+    let staged = cuda_stage::buffers(
+        &s,
+        &[
+            (sendbuf as usize, sendcount.get(), sendtype, Access::Read),
+            (
+                recvbuf as usize,
+                recvcount.get() * n,
+                recvtype,
+                Access::ReadWrite,
+            ),
+        ],
+    );
+    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
+    enqueue(&s, comm, func, staged, move |st| {
+        let (sb, rb) = (
+            cuda_stage::host_addr(st, 0, sb),
+            cuda_stage::host_addr(st, 1, rb),
+        );
+        // SAFETY: the enqueue contract.
+        unsafe {
+            coll_data::allgather(
+                sb as *const c_void,
+                sendcount,
+                sendtype,
+                rb as *mut c_void,
+                recvcount,
+                recvtype,
+                comm,
+                func,
+                Mode::Blocking,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// `MPIX_Alltoall_enqueue` and its `_c` twin (Weft's).
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn alltoall_enqueue<C: Int + Send + 'static>(
+    sendbuf: *const c_void,
+    sendcount: C,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: C,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    if sendbuf as usize != MPI_IN_PLACE as usize {
+        check_data(sendcount.get(), sendtype, func, "send")?;
+    }
+    check_data(recvcount.get(), recvtype, func, "recv")?;
+    let n = c.peer_size() as i64;
+    let staged = cuda_stage::buffers(
+        &s,
+        &[
+            (
+                sendbuf as usize,
+                sendcount.get() * n,
+                sendtype,
+                Access::Read,
+            ),
+            (
+                recvbuf as usize,
+                recvcount.get() * n,
+                recvtype,
+                Access::ReadWrite,
+            ),
+        ],
+    );
+    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
+    enqueue(&s, comm, func, staged, move |st| {
+        let (sb, rb) = (
+            cuda_stage::host_addr(st, 0, sb),
+            cuda_stage::host_addr(st, 1, rb),
+        );
+        // SAFETY: the enqueue contract.
+        unsafe {
+            coll_data::alltoall(
+                sb as *const c_void,
+                sendcount,
+                sendtype,
+                rb as *mut c_void,
+                recvcount,
+                recvtype,
+                comm,
+                func,
+                Mode::Blocking,
+            )
+        }
+        .map(|_| ())
+    })
+}
+
+/// `MPIX_Reduce_scatter_block_enqueue` and its `_c` twin (Weft's).
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+pub(crate) unsafe fn reduce_scatter_block_enqueue<C: Int + Send + 'static>(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: C,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(recvcount.get(), datatype, func, "recv")?;
+    check_op(op, func)?;
+    let n = c.peer_size() as i64;
+    let staged = cuda_stage::buffers(
+        &s,
+        &[
+            (
+                sendbuf as usize,
+                recvcount.get() * n,
+                datatype,
+                Access::Read,
+            ),
+            (
+                recvbuf as usize,
+                recvcount.get() * n,
+                datatype,
+                Access::ReadWrite,
+            ),
+        ],
+    );
+    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
+    enqueue(&s, comm, func, staged, move |st| {
+        let (sb, rb) = (
+            cuda_stage::host_addr(st, 0, sb),
+            cuda_stage::host_addr(st, 1, rb),
+        );
+        // SAFETY: the enqueue contract.
+        unsafe {
+            coll::reduce_scatter_block(
+                sb as *const c_void,
+                rb as *mut c_void,
+                recvcount,
+                datatype,
+                op,
+                comm,
+                func,
+                Mode::Blocking,
+            )
+        }
+        .map(|_| ())
+    })
+}

@@ -1,0 +1,339 @@
+//! CUDA, loaded at run time: never a build requirement, and no cost for a program that does
+//! not ask for it. The first `MPIX_Stream_create` with info `type` = `"cudaStream_t"`,
+//! `MPIX_GPU_query_support`/`MPIX_Query_cuda_support` or `weft-info` `dlopen`s the CUDA
+//! runtime (`libcudart.so`, then the versioned names) and looks up the few functions the
+//! enqueue path calls. `CudaQueue` is an offload queue on a `cudaStream_t`: a task is a
+//! host function (`cudaLaunchHostFunc`), synchronisation is `cudaStreamSynchronize`, and
+//! device buffers are staged through pinned host blocks (`api/cuda_stage.rs`) kept in a
+//! per-stream pool (CUDA functions may not be called from a host function, so blocks are
+//! returned to the pool there and freed with the stream).
+
+use std::any::Any;
+use std::cell::Cell;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::object::offload::{OffloadQueue, Task};
+
+type CudaError = c_int;
+type Stream = *mut c_void;
+type HostFn = unsafe extern "C" fn(*mut c_void);
+
+/// `cudaMemcpyKind`.
+pub const HOST_TO_DEVICE: c_int = 1;
+pub const DEVICE_TO_HOST: c_int = 2;
+/// `cudaMemoryType` of device memory in `cudaPointerAttributes::type`.
+const MEMORY_DEVICE: c_int = 2;
+
+/// `struct cudaPointerAttributes` (CUDA 11 and later).
+#[repr(C)]
+struct PointerAttributes {
+    kind: c_int,
+    device: c_int,
+    device_pointer: *mut c_void,
+    host_pointer: *mut c_void,
+}
+
+/// The CUDA runtime functions the enqueue path uses.
+pub struct Cuda {
+    /// The library that was found (for `weft-info`).
+    pub library: String,
+    launch_host_func: unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError,
+    stream_synchronize: unsafe extern "C" fn(Stream) -> CudaError,
+    memcpy_async:
+        unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int, Stream) -> CudaError,
+    pointer_attributes: unsafe extern "C" fn(*mut PointerAttributes, *const c_void) -> CudaError,
+    malloc_host: unsafe extern "C" fn(*mut *mut c_void, usize) -> CudaError,
+    free_host: unsafe extern "C" fn(*mut c_void) -> CudaError,
+    get_error_string: unsafe extern "C" fn(CudaError) -> *const c_char,
+    get_device_count: unsafe extern "C" fn(*mut c_int) -> CudaError,
+}
+
+/// Library names tried, in order.
+const LIBRARIES: [&CStr; 4] = [
+    c"libcudart.so",
+    c"libcudart.so.13",
+    c"libcudart.so.12",
+    c"libcudart.so.11.0",
+];
+
+static CUDA: OnceLock<Option<Cuda>> = OnceLock::new();
+
+/// The CUDA runtime, loaded on first use; `None` when it is not installed (or has no
+/// device).
+pub fn runtime() -> Option<&'static Cuda> {
+    CUDA.get_or_init(load).as_ref()
+}
+
+fn load() -> Option<Cuda> {
+    if std::env::var_os("WEFT_CUDA").is_some_and(|v| v == "0") {
+        return None;
+    }
+    for name in LIBRARIES {
+        // SAFETY: dlopen of a NUL-terminated name; a null result means not found.
+        let lib = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if lib.is_null() {
+            continue;
+        }
+        // SAFETY: `lib` is a live handle; each symbol is cast to the prototype the CUDA
+        // runtime API documents for it.
+        let cuda = unsafe { bind(lib, name) };
+        match cuda {
+            Some(c) if c.device_count() > 0 => return Some(c),
+            _ => {
+                // SAFETY: the handle came from dlopen above and nothing of it is kept.
+                unsafe { libc::dlclose(lib) };
+            }
+        }
+    }
+    None
+}
+
+/// # Safety
+/// `lib` is a live `dlopen` handle of a CUDA runtime library.
+unsafe fn bind(lib: *mut c_void, name: &CStr) -> Option<Cuda> {
+    macro_rules! sym {
+        ($s:literal) => {{
+            // SAFETY: a live handle and a NUL-terminated symbol name.
+            let p = unsafe { libc::dlsym(lib, $s.as_ptr()) };
+            if p.is_null() {
+                return None;
+            }
+            // SAFETY: the symbol is the CUDA runtime function of that name, whose C
+            // prototype the field's type states.
+            unsafe { std::mem::transmute::<*mut c_void, _>(p) }
+        }};
+    }
+    Some(Cuda {
+        library: name.to_string_lossy().into_owned(),
+        launch_host_func: sym!(c"cudaLaunchHostFunc"),
+        stream_synchronize: sym!(c"cudaStreamSynchronize"),
+        memcpy_async: sym!(c"cudaMemcpyAsync"),
+        pointer_attributes: sym!(c"cudaPointerGetAttributes"),
+        malloc_host: sym!(c"cudaMallocHost"),
+        free_host: sym!(c"cudaFreeHost"),
+        get_error_string: sym!(c"cudaGetErrorString"),
+        get_device_count: sym!(c"cudaGetDeviceCount"),
+    })
+}
+
+impl Cuda {
+    fn device_count(&self) -> c_int {
+        let mut n: c_int = 0;
+        // SAFETY: a writable int.
+        let rc = unsafe { (self.get_device_count)(&mut n) };
+        if rc == 0 {
+            n
+        } else {
+            0
+        }
+    }
+
+    fn check(&self, rc: CudaError, what: &str, func: &str) -> MpiResult<()> {
+        if rc == 0 {
+            return Ok(());
+        }
+        // SAFETY: cudaGetErrorString returns a static NUL-terminated string.
+        let why = unsafe { CStr::from_ptr((self.get_error_string)(rc)) };
+        Err(MpiError::new(
+            ErrorClass::Other,
+            format!(
+                "{func}: {what} failed: CUDA error {rc} ({})",
+                why.to_string_lossy()
+            ),
+        ))
+    }
+
+    /// Whether `addr` is device memory.
+    pub fn is_device(&self, addr: usize) -> bool {
+        if addr == 0 {
+            return false;
+        }
+        let mut a = PointerAttributes {
+            kind: 0,
+            device: 0,
+            device_pointer: std::ptr::null_mut(),
+            host_pointer: std::ptr::null_mut(),
+        };
+        // SAFETY: a writable attributes struct; any address may be asked about.
+        let rc = unsafe { (self.pointer_attributes)(&mut a, addr as *const c_void) };
+        rc == 0 && a.kind == MEMORY_DEVICE
+    }
+}
+
+thread_local! {
+    /// Set while a host function of a CUDA queue runs on this thread.
+    static IN_HOST_FN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs a boxed task as a CUDA host function.
+unsafe extern "C" fn run_task(data: *mut c_void) {
+    // SAFETY: `data` is the `Box<Task>` `CudaQueue::enqueue` leaked for this one call.
+    let task = unsafe { Box::from_raw(data as *mut Task) };
+    IN_HOST_FN.with(|f| f.set(true));
+    // A panic must not unwind into CUDA (the task catches its own; this is the last resort).
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)).is_err() {
+        eprintln!("weft: a task on a CUDA stream panicked");
+    }
+    IN_HOST_FN.with(|f| f.set(false));
+}
+
+/// A pinned host block of the staging pool.
+pub struct Pinned {
+    pub addr: usize,
+    pub len: usize,
+}
+
+/// `"cudaStream_t"`: an offload queue on the program's CUDA stream.
+pub struct CudaQueue {
+    cuda: &'static Cuda,
+    stream: usize,
+    /// Pinned blocks not in use (`take_pinned`/`give_pinned`).
+    pool: Mutex<Vec<Pinned>>,
+}
+
+impl CudaQueue {
+    pub fn new(cuda: &'static Cuda, stream: usize) -> CudaQueue {
+        CudaQueue {
+            cuda,
+            stream,
+            pool: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A pinned block of at least `len` bytes: from the pool, else new.
+    pub fn take_pinned(&self, len: usize, func: &str) -> MpiResult<Pinned> {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = pool.iter().position(|b| b.len >= len) {
+            return Ok(pool.swap_remove(i));
+        }
+        drop(pool);
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a writable pointer; cudaMallocHost allocates `len` pinned bytes.
+        let rc = unsafe { (self.cuda.malloc_host)(&mut p, len.max(1)) };
+        self.cuda.check(rc, "cudaMallocHost", func)?;
+        Ok(Pinned {
+            addr: p as usize,
+            len: len.max(1),
+        })
+    }
+
+    /// A block is free again (callable from a host function: no CUDA call).
+    pub fn give_pinned(&self, block: Pinned) {
+        self.pool
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(block);
+    }
+
+    /// Queue a copy of `len` bytes (`kind`: `HOST_TO_DEVICE` or `DEVICE_TO_HOST`).
+    ///
+    /// # Safety
+    /// Both ranges are valid for `len` bytes until the copy has run in stream order.
+    pub unsafe fn copy(
+        &self,
+        dst: usize,
+        src: usize,
+        len: usize,
+        kind: c_int,
+        func: &str,
+    ) -> MpiResult<()> {
+        // SAFETY: the caller's contract.
+        let rc = unsafe {
+            (self.cuda.memcpy_async)(
+                dst as *mut c_void,
+                src as *const c_void,
+                len,
+                kind,
+                self.stream as Stream,
+            )
+        };
+        self.cuda.check(rc, "cudaMemcpyAsync", func)
+    }
+
+    /// Queue the return of staging blocks to the pool (after the copies that use them).
+    pub fn enqueue_release(
+        &self,
+        owner: Arc<weft_core::object::stream::Stream>,
+        blocks: Vec<Pinned>,
+        func: &str,
+    ) -> MpiResult<()> {
+        self.enqueue(
+            Box::new(move || {
+                if let Some(q) = owner
+                    .offload()
+                    .and_then(|q| q.as_any().downcast_ref::<CudaQueue>())
+                {
+                    blocks.into_iter().for_each(|b| q.give_pinned(b));
+                }
+            }),
+            func,
+        )
+    }
+
+    pub fn cuda(&self) -> &'static Cuda {
+        self.cuda
+    }
+}
+
+impl OffloadQueue for CudaQueue {
+    fn kind(&self) -> &'static str {
+        "cudaStream_t"
+    }
+
+    fn enqueue(&self, task: Task, func: &str) -> MpiResult<()> {
+        let data = Box::into_raw(Box::new(task)) as *mut c_void;
+        // SAFETY: `run_task` takes back the box exactly once, when the stream runs it.
+        let rc = unsafe { (self.cuda.launch_host_func)(self.stream as Stream, run_task, data) };
+        if rc != 0 {
+            // Not queued: the task is ours to drop.
+            // SAFETY: the pointer came from Box::into_raw above and CUDA did not take it.
+            drop(unsafe { Box::from_raw(data as *mut Task) });
+        }
+        self.cuda.check(rc, "cudaLaunchHostFunc", func)
+    }
+
+    fn synchronize(&self, func: &str) -> MpiResult<()> {
+        if self.is_queue_thread() {
+            return Err(MpiError::new(
+                ErrorClass::Other,
+                format!("{func}: called from a host function of the stream itself"),
+            ));
+        }
+        // SAFETY: the program's stream, alive while the MPIX stream is (its contract).
+        let rc = unsafe { (self.cuda.stream_synchronize)(self.stream as Stream) };
+        self.cuda.check(rc, "cudaStreamSynchronize", func)
+    }
+
+    fn is_queue_thread(&self) -> bool {
+        IN_HOST_FN.with(Cell::get)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CudaQueue {
+    fn drop(&mut self) {
+        // The stream was synchronised before its MPIX stream was freed.
+        for b in self
+            .pool
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            // SAFETY: a block from cudaMallocHost, no longer used by any queued work.
+            unsafe { (self.cuda.free_host)(b.addr as *mut c_void) };
+        }
+    }
+}
+
+/// What `weft-info` prints about CUDA.
+pub fn describe() -> String {
+    match runtime() {
+        Some(c) => format!("found ({}, {} device(s))", c.library, c.device_count()),
+        None => "not found (libcudart.so not loadable or no device)".to_owned(),
+    }
+}
