@@ -513,6 +513,8 @@ typedef struct MPIX_ABI_Grequest_class* MPIX_Grequest_class;
 #define MPIX_HAS_ENQUEUE               1
 #define MPIX_HAS_THREADCOMM            1
 #define MPIX_HAS_RMA_PROPOSALS         1
+#define MPIX_C_FLOAT16                 ((MPI_Datatype)752)
+#define MPIX_BFLOAT16                  ((MPI_Datatype)753)
 #define MPIX_GPU_SUPPORT_CUDA          0
 #define MPIX_GPU_SUPPORT_ZE            1
 #define MPIX_GPU_SUPPORT_HIP           2

@@ -126,6 +126,9 @@ const PREDEFINED: &[(MPI_Datatype, &str, usize, usize, TypeClass)] = &[
     (MPI_REAL16, "MPI_REAL16", 16, 16, Float),
     (MPI_COMPLEX16, "MPI_COMPLEX16", 16, 16, Complex),
     (MPI_COMPLEX32, "MPI_COMPLEX32", 32, 32, Complex),
+    // MPICH's half-precision extensions: IEEE binary16 (C `_Float16`) and bfloat16.
+    (MPIX_C_FLOAT16, "MPIX_C_FLOAT16", 2, 2, Float),
+    (MPIX_BFLOAT16, "MPIX_BFLOAT16", 2, 2, Float),
 ];
 
 /// Predefined types indexed by `handle - 0x200` (the standard's datatype range).

@@ -1,5 +1,6 @@
-//! IEEE binary16 conversions (for `MPI_REAL2`/`MPI_COMPLEX4`): arithmetic runs in f32, whose
-//! precision makes the single rounding back to binary16 exact for +, -, * (p=24 >= 2*11+2).
+//! IEEE binary16 conversions (for `MPI_REAL2`/`MPI_COMPLEX4`/`MPIX_C_FLOAT16`) and bfloat16
+//! (`MPIX_BFLOAT16`): arithmetic runs in f32, whose precision makes the single rounding back
+//! exact for +, -, * (p=24 >= 2*11+2 for binary16, >= 2*8+2 for bfloat16).
 #![forbid(unsafe_code)]
 
 pub fn f16_to_f32(h: u16) -> f32 {
@@ -22,6 +23,21 @@ pub fn f16_to_f32(h: u16) -> f32 {
         _ => sign | ((exp + 127 - 15) << 23) | (mant << 13),
     };
     f32::from_bits(bits)
+}
+
+/// bfloat16 is the upper half of a binary32.
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
+}
+
+/// Round a binary32 to bfloat16, to nearest with ties to even; a NaN stays a (quiet) NaN.
+pub fn f32_to_bf16(f: f32) -> u16 {
+    let x = f.to_bits();
+    if f.is_nan() {
+        return ((x >> 16) as u16) | 0x0040;
+    }
+    let round = 0x7fff + ((x >> 16) & 1);
+    (x.wrapping_add(round) >> 16) as u16
 }
 
 pub fn f32_to_f16(f: f32) -> u16 {
@@ -75,5 +91,21 @@ mod tests {
         assert_eq!(f32_to_f16(1.0), 0x3c00);
         assert_eq!(f32_to_f16(65520.0), 0x7c00);
         assert_eq!(f32_to_f16(1.0 + 1.0 / 4096.0), 0x3c00);
+    }
+
+    #[test]
+    fn bfloat16_round_trips_and_rounds_to_even() {
+        for h in 0..=u16::MAX {
+            let f = bf16_to_f32(h);
+            if !f.is_nan() {
+                assert_eq!(f32_to_bf16(f), h, "{h:#x}");
+            }
+        }
+        assert_eq!(f32_to_bf16(1.0), 0x3f80);
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1.0).
+        assert_eq!(f32_to_bf16(1.0 + 1.0 / 256.0), 0x3f80);
+        assert_eq!(f32_to_bf16(1.0 + 3.0 / 256.0), 0x3f82);
+        assert_eq!(f32_to_bf16(f32::MAX), 0x7f80);
+        assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
     }
 }

@@ -4,7 +4,7 @@
 //! on integers and floats).
 #![forbid(unsafe_code)]
 
-use super::float16::{f16_to_f32, f32_to_f16};
+use super::float16::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16};
 use super::softfloat::{self, Format};
 use super::{Elem, OpKind, Scalar};
 
@@ -76,7 +76,7 @@ pub fn supported(op: OpKind, elem: Elem) -> bool {
         (OpKind::Sum | OpKind::Prod, Elem::Complex(F80 | F128)) => true,
         (_, Elem::Float(F80 | F128) | Elem::Complex(F80 | F128)) => false,
         (_, Elem::Pair { value, index, .. }) => {
-            !matches!(index, F80 | F128 | F16) && value != F128 && value != F16
+            !matches!(index, F80 | F128 | F16 | BF16) && !matches!(value, F128 | F16 | BF16)
         }
         _ => true,
     }
@@ -144,6 +144,7 @@ pub fn apply(op: OpKind, elem: Elem, input: &[u8], inout: &mut [u8]) {
             F32 => float_op!(f32, op, input, inout),
             F64 => float_op!(f64, op, input, inout),
             F16 => half(op, input, inout),
+            BF16 => brain(op, input, inout),
             F80 | F128 => match op {
                 OpKind::Sum | OpKind::Prod => soft(op, s, 16, input, inout),
                 _ => extended_minmax(op, s, input, inout),
@@ -172,6 +173,21 @@ fn half(op: OpKind, input: &[u8], inout: &mut [u8]) {
             _ => unreachable!("checked by Elem::allows"),
         };
         f32_to_f16(r)
+    };
+    map::<u16>(input, inout, f);
+}
+
+fn brain(op: OpKind, input: &[u8], inout: &mut [u8]) {
+    let f = |a: u16, b: u16| -> u16 {
+        let (x, y) = (bf16_to_f32(a), bf16_to_f32(b));
+        let r = match op {
+            OpKind::Sum => x + y,
+            OpKind::Prod => x * y,
+            OpKind::Max => return if x > y { a } else { b },
+            OpKind::Min => return if x < y { a } else { b },
+            _ => unreachable!("checked by Elem::allows"),
+        };
+        f32_to_bf16(r)
     };
     map::<u16>(input, inout, f);
 }

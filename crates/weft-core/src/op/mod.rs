@@ -67,6 +67,8 @@ pub enum Scalar {
     U64,
     U128,
     F16,
+    /// bfloat16 (`MPIX_BFLOAT16`): the upper half of an IEEE binary32.
+    BF16,
     F32,
     F64,
     /// x87 80-bit extended precision in 16 bytes (C `long double` on x86-64).
@@ -80,7 +82,7 @@ impl Scalar {
         use Scalar::*;
         match self {
             I8 | U8 => 1,
-            I16 | U16 | F16 => 2,
+            I16 | U16 | F16 | BF16 => 2,
             I32 | U32 | F32 => 4,
             I64 | U64 | F64 => 8,
             I128 | U128 | F80 | F128 => 16,
@@ -128,6 +130,7 @@ impl Elem {
             _ => None,
         };
         let float = |size, name: &str| match size {
+            2 if name.contains("BFLOAT16") => Some(BF16),
             2 => Some(F16),
             4 => Some(F32),
             8 => Some(F64),
