@@ -64,9 +64,13 @@ pub(crate) unsafe fn mpi_init_thread(
 }
 
 pub(crate) fn mpi_finalize() -> MpiResult<()> {
+    // Operations still queued on offload streams run while the world is there; an error
+    // one of them left is reported once the world has ended.
+    let drained = crate::api::stream::drain_offload_streams();
     crate::api::attr::finalize_attrs()?;
     crate::api::stream::stop_implicit_progress();
-    world::finalize()
+    world::finalize()?;
+    drained
 }
 
 pub(crate) unsafe fn mpi_initialized(flag: *mut c_int) -> MpiResult<()> {

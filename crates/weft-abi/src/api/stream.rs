@@ -4,7 +4,7 @@
 //! model is `weft_core::object::stream`'s; here are handles and argument checks.
 
 use std::ffi::{c_int, c_void};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::message::Status;
@@ -28,6 +28,10 @@ use crate::objects::{self, comm_handle};
 use crate::requests::{completed_request, request_handle};
 
 pub(crate) static STREAMS: Table<Stream> = Table::new(Kind::Stream);
+
+/// The offload streams created so far (dead entries are dropped at each creation, so it
+/// holds about the live ones): `MPI_Finalize` waits for their queues.
+static OFFLOAD_STREAMS: Mutex<Vec<Weak<Stream>>> = Mutex::new(Vec::new());
 
 /// The progress thread of the implicit VCIs (`MPIX_Start_progress_thread(MPIX_STREAM_NULL)`).
 static IMPLICIT_PROGRESS: Mutex<Option<ProgressThread>> = Mutex::new(None);
@@ -68,7 +72,13 @@ pub(crate) unsafe fn mpix_stream_create(info: MPI_Info, out: *mut MPIX_Stream) -
         None
     };
     let s = match queue {
-        Some(q) => Stream::create_offload(&inst, q, func)?,
+        Some(q) => {
+            let s = Stream::create_offload(&inst, q, func)?;
+            let mut live = OFFLOAD_STREAMS.lock().unwrap_or_else(|p| p.into_inner());
+            live.retain(|w| w.strong_count() > 0);
+            live.push(Arc::downgrade(&s));
+            s
+        }
         None => Stream::create(&inst, func)?,
     };
     let handle = STREAMS.insert(s.clone());
@@ -648,6 +658,34 @@ pub(crate) fn mpix_start_progress_thread(stream_h: MPIX_Stream) -> MpiResult<()>
             Ok(())
         }
     }
+}
+
+/// Wait for the queues of the offload streams still alive (`MPI_Finalize`, before the world
+/// ends: queued operations need it). An error a queue left is reported here.
+pub(crate) fn drain_offload_streams() -> MpiResult<()> {
+    let live: Vec<Arc<Stream>> = OFFLOAD_STREAMS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    let func = "MPI_Finalize";
+    let mut first = Ok(());
+    for s in live {
+        if let Some(q) = s.offload() {
+            let r = q.synchronize(func).and_then(|()| match s.take_error() {
+                None => Ok(()),
+                Some((_, e)) => Err(MpiError {
+                    message: format!("{func}: a queued operation failed: {}", e.message),
+                    ..e
+                }),
+            });
+            if first.is_ok() {
+                first = r;
+            }
+        }
+    }
+    first
 }
 
 /// Stop the implicit VCIs' progress thread, if one runs (`MPI_Finalize`, before the world
