@@ -1,13 +1,14 @@
 /* Enqueue on Weft's host queue (issue #19), 2 ranks:
  *
- *   mpicc -O2 bench/enqueue.c -o enqueue && mpiexec -n 2 ./enqueue [ITERS]
+ *   mpicc -O2 bench/enqueue.c -o enqueue && mpiexec -n 2 ./enqueue [ITERS [BYTES]]
  *
  * 1. overhead: the time the enqueuing thread spends in MPIX_Send_enqueue (rank 0) and
  *    MPIX_Recv_enqueue (rank 1) of 8 bytes, per call (ITERS calls, then one synchronize);
  * 2. latency: 8-byte ping-pong, half the round trip: plain MPI_Send/MPI_Recv on
  *    MPI_COMM_WORLD; enqueued with MPIX_Stream_synchronize after each round trip; enqueued
  *    with one synchronize after all ITERS round trips (the queue pipelines them);
- * 3. overlap: rank 0 queues 1000 sends of 64 KiB and computes while they drain; the time of
+ * 3. overlap: rank 0 queues 1000 sends of BYTES (default 8) and computes while they drain
+ *    (rank 1 queues the receives and waits); the time of
  *    computing alone, draining alone, and both, and the share of the shorter one hidden.
  * Best of 5 repetitions for each number. */
 #include <mpi.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 
 #define OVERLAP_SENDS 1000
-#define OVERLAP_BYTES 65536
 
 static volatile double sink;
 static double compute(double seconds)
@@ -34,6 +34,7 @@ static double best(double a, double b) { return a < b ? a : b; }
 int main(int argc, char **argv)
 {
     int rank, iters = argc > 1 ? atoi(argv[1]) : 20000;
+    int OVERLAP_BYTES = argc > 2 ? atoi(argv[2]) : 8;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int peer = 1 - rank;

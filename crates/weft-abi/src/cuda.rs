@@ -35,19 +35,29 @@ struct PointerAttributes {
     host_pointer: *mut c_void,
 }
 
+type LaunchHostFunc = unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError;
+type StreamSynchronize = unsafe extern "C" fn(Stream) -> CudaError;
+type MemcpyAsync =
+    unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int, Stream) -> CudaError;
+type PointerGetAttributes =
+    unsafe extern "C" fn(*mut PointerAttributes, *const c_void) -> CudaError;
+type MallocHost = unsafe extern "C" fn(*mut *mut c_void, usize) -> CudaError;
+type FreeHost = unsafe extern "C" fn(*mut c_void) -> CudaError;
+type GetErrorString = unsafe extern "C" fn(CudaError) -> *const c_char;
+type GetDeviceCount = unsafe extern "C" fn(*mut c_int) -> CudaError;
+
 /// The CUDA runtime functions the enqueue path uses.
 pub struct Cuda {
     /// The library that was found (for `weft-info`).
     pub library: String,
-    launch_host_func: unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError,
-    stream_synchronize: unsafe extern "C" fn(Stream) -> CudaError,
-    memcpy_async:
-        unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int, Stream) -> CudaError,
-    pointer_attributes: unsafe extern "C" fn(*mut PointerAttributes, *const c_void) -> CudaError,
-    malloc_host: unsafe extern "C" fn(*mut *mut c_void, usize) -> CudaError,
-    free_host: unsafe extern "C" fn(*mut c_void) -> CudaError,
-    get_error_string: unsafe extern "C" fn(CudaError) -> *const c_char,
-    get_device_count: unsafe extern "C" fn(*mut c_int) -> CudaError,
+    launch_host_func: LaunchHostFunc,
+    stream_synchronize: StreamSynchronize,
+    memcpy_async: MemcpyAsync,
+    pointer_attributes: PointerGetAttributes,
+    malloc_host: MallocHost,
+    free_host: FreeHost,
+    get_error_string: GetErrorString,
+    get_device_count: GetDeviceCount,
 }
 
 /// Library names tried, in order.
@@ -94,7 +104,7 @@ fn load() -> Option<Cuda> {
 /// `lib` is a live `dlopen` handle of a CUDA runtime library.
 unsafe fn bind(lib: *mut c_void, name: &CStr) -> Option<Cuda> {
     macro_rules! sym {
-        ($s:literal) => {{
+        ($s:literal, $t:ty) => {{
             // SAFETY: a live handle and a NUL-terminated symbol name.
             let p = unsafe { libc::dlsym(lib, $s.as_ptr()) };
             if p.is_null() {
@@ -102,19 +112,19 @@ unsafe fn bind(lib: *mut c_void, name: &CStr) -> Option<Cuda> {
             }
             // SAFETY: the symbol is the CUDA runtime function of that name, whose C
             // prototype the field's type states.
-            unsafe { std::mem::transmute::<*mut c_void, _>(p) }
+            unsafe { std::mem::transmute::<*mut c_void, $t>(p) }
         }};
     }
     Some(Cuda {
         library: name.to_string_lossy().into_owned(),
-        launch_host_func: sym!(c"cudaLaunchHostFunc"),
-        stream_synchronize: sym!(c"cudaStreamSynchronize"),
-        memcpy_async: sym!(c"cudaMemcpyAsync"),
-        pointer_attributes: sym!(c"cudaPointerGetAttributes"),
-        malloc_host: sym!(c"cudaMallocHost"),
-        free_host: sym!(c"cudaFreeHost"),
-        get_error_string: sym!(c"cudaGetErrorString"),
-        get_device_count: sym!(c"cudaGetDeviceCount"),
+        launch_host_func: sym!(c"cudaLaunchHostFunc", LaunchHostFunc),
+        stream_synchronize: sym!(c"cudaStreamSynchronize", StreamSynchronize),
+        memcpy_async: sym!(c"cudaMemcpyAsync", MemcpyAsync),
+        pointer_attributes: sym!(c"cudaPointerGetAttributes", PointerGetAttributes),
+        malloc_host: sym!(c"cudaMallocHost", MallocHost),
+        free_host: sym!(c"cudaFreeHost", FreeHost),
+        get_error_string: sym!(c"cudaGetErrorString", GetErrorString),
+        get_device_count: sym!(c"cudaGetDeviceCount", GetDeviceCount),
     })
 }
 

@@ -59,7 +59,7 @@ pub(crate) fn buffers(stream: &Stream, list: &[(usize, i64, MPI_Datatype, Access
                 len: 0,
                 access,
             };
-            if addr == 0 || addr == MPI_IN_PLACE as usize || count <= 0 {
+            if addr == 0 || addr == MPI_IN_PLACE || count <= 0 {
                 return plain;
             }
             if !q.cuda().is_device(addr) {

@@ -664,7 +664,7 @@ pub(crate) unsafe fn allgather_enqueue<C: Int + Send + 'static>(
     func: &'static str,
 ) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;
-    if sendbuf as usize != MPI_IN_PLACE as usize {
+    if sendbuf as usize != MPI_IN_PLACE {
         check_data(sendcount.get(), sendtype, func, "send")?;
     }
     check_data(recvcount.get(), recvtype, func, "recv")?;
@@ -721,7 +721,7 @@ pub(crate) unsafe fn alltoall_enqueue<C: Int + Send + 'static>(
     func: &'static str,
 ) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;
-    if sendbuf as usize != MPI_IN_PLACE as usize {
+    if sendbuf as usize != MPI_IN_PLACE {
         check_data(sendcount.get(), sendtype, func, "send")?;
     }
     check_data(recvcount.get(), recvtype, func, "recv")?;
