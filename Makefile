@@ -67,13 +67,15 @@ endif
 # libmpifort, on top of libmpi_abi; mpif.h and the mpi module; the mpifort wrapper.
 # (the C parts with the Fortran compiler's driver: mpi_f08's need its ISO_Fortran_binding.h)
 FORTRAN_OBJS := $(OBJDIR)/mpi_f77.o $(OBJDIR)/fortran_runtime.o $(OBJDIR)/mpi_f08.o \
-	$(OBJDIR)/fortran_runtime_f08.o $(OBJDIR)/mpi_f08_mod.o
+	$(OBJDIR)/fortran_runtime_f08.o $(OBJDIR)/fortran_callbacks.o $(OBJDIR)/mpi_f08_mod.o
 $(OBJDIR)/mpi_f77.o: fortran/mpi_f77.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime.o: fortran/runtime.c fortran/sentinels.h fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/mpi_f08.o: fortran/mpi_f08.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
+$(OBJDIR)/fortran_callbacks.o: fortran/callbacks.c fortran/weft_fortran.h include/mpi.h
+	$(FC_BIN) -O2 -fPIC -Wall -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime_f08.o: fortran/runtime_f08.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 # The modules (mpi.mod, mpi_f08.mod) land in $(INCDIR); mpi_f08's handle operators are code.

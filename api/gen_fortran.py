@@ -42,6 +42,27 @@ NULLS["Type"] = "MPI_DATATYPE_NULL"
 WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
 # Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv).
 BY_HAND = {"MPI_Init", "MPI_Init_thread"}
+# Procedures taking user callbacks, bound by hand in fortran/callbacks.c (C trampolines call the
+# Fortran procedures). Their mpi_f08 specifics are external procedures, not BIND(C): a BIND(C)
+# interface cannot take a Fortran procedure argument.
+CALLBACK_PROCS = {
+    "MPI_Op_create", "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
+    "MPI_Keyval_create", "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler",
+    "MPI_File_create_errhandler", "MPI_Session_create_errhandler", "MPI_Grequest_start",
+    "MPI_Register_datarep",
+}
+# The predefined callbacks, Fortran procedures of fortran/callbacks.c, and their interfaces.
+PREDEFINED_CALLBACKS = {
+    "MPI_COMM_NULL_COPY_FN": "MPI_Comm_copy_attr_function", "MPI_COMM_DUP_FN": "MPI_Comm_copy_attr_function",
+    "MPI_COMM_NULL_DELETE_FN": "MPI_Comm_delete_attr_function",
+    "MPI_TYPE_NULL_COPY_FN": "MPI_Type_copy_attr_function", "MPI_TYPE_DUP_FN": "MPI_Type_copy_attr_function",
+    "MPI_TYPE_NULL_DELETE_FN": "MPI_Type_delete_attr_function",
+    "MPI_WIN_NULL_COPY_FN": "MPI_Win_copy_attr_function", "MPI_WIN_DUP_FN": "MPI_Win_copy_attr_function",
+    "MPI_WIN_NULL_DELETE_FN": "MPI_Win_delete_attr_function",
+    "MPI_CONVERSION_FN_NULL": "MPI_Datarep_conversion_function",
+    # MPI-1 (MPI_KEYVAL_CREATE; mpif.h only)
+    "MPI_NULL_COPY_FN": None, "MPI_DUP_FN": None, "MPI_NULL_DELETE_FN": None,
+}
 # Functions that are not error-code subroutines.
 FUNCTIONS = {"MPI_Wtime": "double", "MPI_Wtick": "double", "MPI_Aint_add": "MPI_Aint",
              "MPI_Aint_diff": "MPI_Aint"}
@@ -225,14 +246,15 @@ def render_c(funcs, exports):
         proc = procs.get(name)
         if proc is None or not name.startswith("MPI_") or name.endswith("_c"):
             continue
-        if not proc._parseset["attributes"]["f90_expressible"] or name in BY_HAND:
+        if not proc._parseset["attributes"]["f90_expressible"] or name in BY_HAND | CALLBACK_PROCS:
             continue
         f = funcs[name]
         try:
             out.extend(glue(f, proc))
         except Unbindable as e:
             unbound.append(f"{name} ({e})")
-    out.append("/* Not bound (a parameter without a rule in api/gen_fortran.py):")
+    out.append("/* Bound by hand in fortran/callbacks.c: " + ", ".join(sorted(CALLBACK_PROCS)) + ".")
+    out.append(" * Not bound (a parameter without a rule in api/gen_fortran.py):")
     out.extend(f" *   {u}" for u in unbound)
     out.append(" */")
     return "\n".join(out) + "\n"
@@ -275,7 +297,7 @@ def wrap(line, indent):
     return out + [cur]
 
 
-def f08_interface(f, text, specific):
+def f08_interface(f, text, specific, bind=True):
     ret, _, names, decls, uses = f08_signature(text)
     cnames = [p.name for p in f.params]
     if names != cnames + ([] if ret else ["ierror"]) and f.name not in BY_HAND:
@@ -284,7 +306,8 @@ def f08_interface(f, text, specific):
         if "(:" in d or "DIMENSION(:" in d:
             raise Unbindable("assumed-shape argument")
     kind = "function" if ret else "subroutine"
-    out = wrap(f'{kind} {specific}({", ".join(names)}) bind(C, name="{c_name(f.name, True)}")', "        ")
+    binding = f' bind(C, name="{c_name(f.name, True)}")' if bind else ""
+    out = wrap(f'{kind} {specific}({", ".join(names)}){binding}', "        ")
     out += [f"            {u}" for u in uses]
     out += ["            import", "            implicit none"]
     if ret:
@@ -313,31 +336,66 @@ def render_f08(funcs, exports):
     import pympistandard as std
 
     procs = {p._parseset["name"]: p for p in std.PROCEDURES.data.values()}
-    c_out, generics, unbound = [F08_C_TOP], [], []
+    c_out, generics, unbound = [F08_C_TOP], {}, []
     for name in exports:
         proc = procs.get(name)
         if proc is None or not name.startswith("MPI_") or name.endswith("_c"):
             continue
         if not proc._parseset["attributes"]["f08_expressible"]:
             continue
-        bodies = []
         for f, text, specific in f08_forms(name, proc, funcs, exports):
             try:
-                iface = f08_interface(f, text, specific)
-                if name not in BY_HAND:
+                by_hand = name in CALLBACK_PROCS
+                iface = f08_interface(f, text, specific, bind=not by_hand)
+                if name not in BY_HAND and not by_hand:
                     c_out.extend(glue(f, proc, f08=True))
-                bodies.extend(iface)
+                # A form the standard names itself (MPI_Op_create_c: dummy procedures do not
+                # tell generics apart) is a generic of its own.
+                generics.setdefault(f08_signature(text)[1], []).extend(iface)
             except Unbindable as e:
                 unbound.append(f"{f.name} ({e})")
-        if bodies:
-            generics += [f"    interface {name}"] + bodies + [f"    end interface {name}", ""]
-    c_out.append("/* Not bound (a parameter without a rule in api/gen_fortran.py):")
+    generics = [line for g, bodies in generics.items()
+                for line in [f"    interface {g}"] + bodies + [f"    end interface {g}", ""]]
+    c_out.append("/* Bound by hand in fortran/callbacks.c (external procedures MPI_X_f08): "
+                 + ", ".join(sorted(CALLBACK_PROCS)) + ".")
+    c_out.append(" * Not bound (a parameter without a rule in api/gen_fortran.py):")
     c_out.extend(f" *   {u}" for u in unbound)
     c_out.append(" */")
-    return "\n".join(c_out) + "\n", render_f08_module(generics)
+    return "\n".join(c_out) + "\n", render_f08_module(generics, abstract_interfaces())
 
 
-def render_f08_module(generics):
+def abstract_interfaces():
+    """The callbacks' abstract interfaces (MPI_User_function ...) and the predefined callbacks
+    (MPI_COMM_DUP_FN ...) declared with them."""
+    import pympistandard as std
+
+    out = []
+    for cb in std.CALLBACKS.data.values():
+        name = cb._parseset["name"]
+        if name.startswith("MPI_T_"):
+            continue
+        forms = [cb.express.f08]
+        if cb.has_embiggenment():
+            forms.append(cb.express.embiggen.f08)
+        for form in forms:
+            text = str(form)
+            if form is None or text == "None":
+                continue
+            lines = [l.strip() for l in text.splitlines() if l.strip()]
+            assert lines[0] == "ABSTRACT INTERFACE", lines[0]
+            _, cname, names, decls, uses = f08_signature("\n".join(lines[1:]))
+            out += ["    abstract interface"]
+            out += wrap(f"subroutine {cname}({', '.join(names)})", "        ")
+            out += [f"            {u}" for u in uses] + ["            import", "            implicit none"]
+            out += [l for d in decls for l in wrap(d, "            ")]
+            out += [f"        end subroutine {cname}", "    end interface"]
+    for name, iface in PREDEFINED_CALLBACKS.items():
+        if iface:
+            out.append(f"    procedure({iface}) :: {name}")
+    return out + [""]
+
+
+def render_f08_module(generics, interfaces):
     out = [
         "! The `use mpi_f08` module (Weft). Generated by api/gen_fortran.py from pympistandard's",
         "! Fortran 2008 signatures and api/abi_constants.txt. Do not edit.",
@@ -374,6 +432,7 @@ def render_f08_module(generics):
         ops += [f"    interface operator(==)", f"        module procedure weft_{low}_eq", "    end interface",
                 f"    interface operator(/=)", f"        module procedure weft_{low}_ne", "    end interface"]
     out += ops + [""]
+    out += interfaces
     out += generics
     out.append("contains")
     for t in HANDLES:
@@ -485,6 +544,8 @@ def render_mpif():
         ftype = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
         out.append(f_statement(f"{ftype} {name.upper()}"))
         out.append(f_statement(f"EXTERNAL {name.upper()}"))
+    for name in PREDEFINED_CALLBACKS:
+        out.append(f_statement(f"EXTERNAL {name}"))
     return "\n".join(out) + "\n"
 
 

@@ -5861,21 +5861,10 @@ double weft_f08_mpi_wtime(void)
     return MPI_Wtime();
 }
 
-/* Not bound (a parameter without a rule in api/gen_fortran.py):
- *   MPI_Comm_create_errhandler (comm_errhandler_fn: callback)
- *   MPI_Comm_create_keyval (comm_copy_attr_fn: callback)
+/* Bound by hand in fortran/callbacks.c (external procedures MPI_X_f08): MPI_Comm_create_errhandler, MPI_Comm_create_keyval, MPI_File_create_errhandler, MPI_Grequest_start, MPI_Keyval_create, MPI_Op_create, MPI_Register_datarep, MPI_Session_create_errhandler, MPI_Type_create_keyval, MPI_Win_create_errhandler, MPI_Win_create_keyval.
+ * Not bound (a parameter without a rule in api/gen_fortran.py):
  *   MPI_Comm_spawn (argv: string array)
  *   MPI_Comm_spawn_multiple (array_of_commands: string array)
- *   MPI_File_create_errhandler (file_errhandler_fn: callback)
- *   MPI_Grequest_start (query_fn: callback)
  *   MPI_Info_create_env (f08 arguments ['info', 'ierror'] differ from the C ones)
- *   MPI_Op_create (user_fn: callback)
- *   MPI_Op_create_c (user_fn: callback)
  *   MPI_Pcontrol (f08 arguments ['level'] differ from the C ones)
- *   MPI_Register_datarep (read_conversion_fn: callback)
- *   MPI_Register_datarep_c (read_conversion_fn: callback)
- *   MPI_Session_create_errhandler (session_errhandler_fn: callback)
- *   MPI_Type_create_keyval (type_copy_attr_fn: callback)
- *   MPI_Win_create_errhandler (win_errhandler_fn: callback)
- *   MPI_Win_create_keyval (win_copy_attr_fn: callback)
  */
