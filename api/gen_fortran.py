@@ -6,7 +6,8 @@ Outputs (committed; `gen_fortran.py --check` fails when regenerating would chang
     written so that it is valid fixed-form and free-form source (statements from column 7,
     no line over 72 columns, no continuations);
   - fortran/mpi_f77.c: one C function per Fortran-callable MPI procedure (gfortran's names,
-    lower case and a trailing underscore), on top of the standard-ABI C library: handles
+    lower case and a trailing underscore), defined as the PMPI_ procedure (pmpi_send_) with
+    the MPI_ name a weak alias (for profiling libraries), on top of the standard-ABI C library: handles
     travel as Fortran INTEGERs converted with MPI_X_fromint/MPI_X_toint, strings carry
     their hidden lengths, the sentinels MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE,
     MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE, MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are
@@ -206,9 +207,10 @@ def glue(f, proc, f08=False):
     lname = c_name(f.name, f08)
     if ret:
         proto = ", ".join(args + hidden) or "void"
-        return [f"{ret} {lname}({proto})", "{", f"    return {f.name}({', '.join(call)});", "}", ""]
+        return [f"{ret} {profiled(lname, f08)}({proto})", "{", f"    return {f.name}({', '.join(call)});", "}"] + \
+            alias(lname, f08) + [""]
     proto = ", ".join(args + ["MPI_Fint *ierror"] + hidden)
-    lines = [f"void {lname}({proto})", "{"]
+    lines = [f"void {profiled(lname, f08)}({proto})", "{"]
     # alltoallw's arrays are sized by the communicator: convert it first.
     if any("comm_c" in s for s in pre) and "comm" in {p.name for p in f.params}:
         pre = [s for s in pre if s.startswith("MPI_Comm comm_c")] + \
@@ -224,8 +226,18 @@ def glue(f, proc, f08=False):
         lines.append(f"    int rc = {f.name}({', '.join(call)});")
     lines += [f"    {s}" for s in post]
     lines.append("    if (ierror != NULL) *ierror = rc;" if f08 else "    *ierror = rc;")
-    lines += ["}", ""]
+    lines += ["}"] + alias(lname, f08) + [""]
     return lines
+
+
+def profiled(lname, f08):
+    """The name a binding is defined under: mpif.h's are PMPI_ procedures (pmpi_send_), with
+    the MPI_ names weak aliases a profiling library may replace."""
+    return lname if f08 else "p" + lname
+
+
+def alias(lname, f08):
+    return [] if f08 else [f"#pragma weak {lname} = p{lname}"]
 
 
 C_TOP = """\
@@ -544,6 +556,10 @@ def render_mpif():
         ftype = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
         out.append(f_statement(f"{ftype} {name.upper()}"))
         out.append(f_statement(f"EXTERNAL {name.upper()}"))
+    for name, ret in FUNCTIONS.items():
+        ftype = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+        out.append(f_statement(f"{ftype} P{name.upper()}"))
+        out.append(f_statement(f"EXTERNAL P{name.upper()}"))
     for name in PREDEFINED_CALLBACKS:
         out.append(f_statement(f"EXTERNAL {name}"))
     return "\n".join(out) + "\n"

@@ -8,6 +8,7 @@
  * MPIX_*_create_keyval_x), whose destructor frees what was allocated, or through the extra
  * state the standard's call already has (MPI_Grequest_start, MPI_Register_datarep).
  *
+ * The mpif.h forms are defined as pmpi_x_ with mpi_x_ a weak alias (profiling libraries).
  * The mpi_f08 forms are the same C functions: their specifics (MPI_Op_create_f08 ...) are
  * external procedures, not BIND(C) (a BIND(C) interface cannot take a Fortran procedure), so
  * gfortran calls them by their lower-case names with a trailing underscore; an absent
@@ -146,15 +147,16 @@ static void op_create(MPIX_User_function_x *tramp, void *fn, MPI_Fint *commute, 
     SET_IERROR(ierror, rc);
 }
 
-void mpi_op_create_(f_user_function fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_op_create_(f_user_function fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
     union f_proc f = {.op = fn};
     op_create(op_trampoline, f.state, commute, op, ierror);
 }
+WEFT_F_WEAK(mpi_op_create_)
 
 void mpi_op_create_f08_(f_user_function fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
-    mpi_op_create_(fn, commute, op, ierror);
+    pmpi_op_create_(fn, commute, op, ierror);
 }
 
 void mpi_op_create_c_f08_(f_user_function_c fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
@@ -172,8 +174,8 @@ void mpi_op_create_c_f08_(f_user_function_c fn, MPI_Fint *commute, MPI_Fint *op,
         MPI_Fint h = MPI_##X##_c2f(handle), c = code;                                             \
         f.errhandler(&h, &c);                                                                     \
     }                                                                                             \
-    void mpi_##OBJ##_create_errhandler_(void (*fn)(MPI_Fint *, MPI_Fint *), MPI_Fint *errhandler, \
-                                        MPI_Fint *ierror)                                         \
+    void pmpi_##OBJ##_create_errhandler_(void (*fn)(MPI_Fint *, MPI_Fint *), MPI_Fint *errhandler, \
+                                         MPI_Fint *ierror)                                        \
     {                                                                                             \
         union f_proc f = {.errhandler = fn};                                                      \
         MPI_Errhandler eh = MPI_ERRHANDLER_NULL;                                                  \
@@ -183,10 +185,11 @@ void mpi_op_create_c_f08_(f_user_function_c fn, MPI_Fint *commute, MPI_Fint *op,
             *errhandler = MPI_Errhandler_c2f(eh);                                                 \
         SET_IERROR(ierror, rc);                                                                   \
     }                                                                                             \
+    WEFT_F_WEAK(mpi_##OBJ##_create_errhandler_)                                                   \
     void mpi_##OBJ##_create_errhandler_f08_(void (*fn)(MPI_Fint *, MPI_Fint *), MPI_Fint *errhandler, \
                                             MPI_Fint *ierror)                                     \
     {                                                                                             \
-        mpi_##OBJ##_create_errhandler_(fn, errhandler, ierror);                                   \
+        pmpi_##OBJ##_create_errhandler_(fn, errhandler, ierror);                                  \
     }
 F_ERRHANDLER(comm, MPI_Comm, Comm)
 F_ERRHANDLER(win, MPI_Win, Win)
@@ -287,7 +290,7 @@ static enum predefined delete_kind(void (*f)(void))
 /* MPI_COMM_CREATE_KEYVAL and its type, window and MPI-1 cousins: the C callbacks (trampolines
  * only for user procedures) and a state the keyval's destructor frees. */
 #define F_KEYVAL(OBJ, X, NAME, COPY_T, DELETE_T, EXTRA_T, MPI1)                                   \
-    void NAME(COPY_T copy, DELETE_T del, MPI_Fint *keyval, EXTRA_T *extra, MPI_Fint *ierror)       \
+    void p##NAME(COPY_T copy, DELETE_T del, MPI_Fint *keyval, EXTRA_T *extra, MPI_Fint *ierror)    \
     {                                                                                              \
         enum predefined ck = copy_kind((void (*)(void))copy), dk = delete_kind((void (*)(void))del); \
         MPI_##X##_copy_attr_function *c_copy =                                                     \
@@ -312,7 +315,8 @@ static enum predefined delete_kind(void (*f)(void))
         else                                                                                       \
             free(k);                                                                               \
         SET_IERROR(ierror, rc);                                                                    \
-    }
+    }                                                                                              \
+    WEFT_F_WEAK(NAME)
 
 /* The trampolines as values (a macro argument cannot paste a function name with a suffix). */
 static MPI_Comm_copy_attr_function *COMM_copy_trampoline_of(void) { return comm_copy_trampoline; }
@@ -329,17 +333,17 @@ F_KEYVAL(COMM, Comm, mpi_keyval_create_, f_copy1_fn, f_delete1_fn, MPI_Fint, 1)
 
 void mpi_comm_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
 {
-    mpi_comm_create_keyval_(copy, del, keyval, extra, ierror);
+    pmpi_comm_create_keyval_(copy, del, keyval, extra, ierror);
 }
 
 void mpi_type_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
 {
-    mpi_type_create_keyval_(copy, del, keyval, extra, ierror);
+    pmpi_type_create_keyval_(copy, del, keyval, extra, ierror);
 }
 
 void mpi_win_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
 {
-    mpi_win_create_keyval_(copy, del, keyval, extra, ierror);
+    pmpi_win_create_keyval_(copy, del, keyval, extra, ierror);
 }
 
 /* ------------------------------------------------------------------ generalized requests */
@@ -381,8 +385,8 @@ static int grequest_cancel(void *state, int complete)
     return ierror;
 }
 
-void mpi_grequest_start_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cancel, MPI_Aint *extra,
-                         MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_grequest_start_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cancel, MPI_Aint *extra,
+                          MPI_Fint *request, MPI_Fint *ierror)
 {
     struct f_grequest *g = malloc(sizeof *g);
     MPI_Request req = MPI_REQUEST_NULL;
@@ -399,11 +403,12 @@ void mpi_grequest_start_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cancel
         free(g);
     SET_IERROR(ierror, rc);
 }
+WEFT_F_WEAK(mpi_grequest_start_)
 
 void mpi_grequest_start_f08_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cancel, MPI_Aint *extra,
                              MPI_Fint *request, MPI_Fint *ierror)
 {
-    mpi_grequest_start_(query, free_fn, cancel, extra, request, ierror);
+    pmpi_grequest_start_(query, free_fn, cancel, extra, request, ierror);
 }
 
 /* ------------------------------------------------------------------ MPI_REGISTER_DATAREP */
@@ -490,11 +495,12 @@ static void register_datarep(const char *name, size_t name_len, void (*read)(voi
     SET_IERROR(ierror, rc);
 }
 
-void mpi_register_datarep_(const char *name, void (*read)(void), void (*write)(void), f_extent_fn extent,
-                           MPI_Aint *extra, MPI_Fint *ierror, size_t name_len)
+void pmpi_register_datarep_(const char *name, void (*read)(void), void (*write)(void), f_extent_fn extent,
+                            MPI_Aint *extra, MPI_Fint *ierror, size_t name_len)
 {
     register_datarep(name, name_len, read, write, extent, extra, ierror, 0);
 }
+WEFT_F_WEAK(mpi_register_datarep_)
 
 /* The mpi_f08 forms take the name as an assumed-length CHARACTER: gfortran passes its length
  * after the other arguments, as for mpif.h. */

@@ -116,15 +116,17 @@ int weft_f_peer_count(MPI_Comm comm, const char *kind)
     return n;
 }
 
-void mpi_init_(MPI_Fint *ierror)
+void pmpi_init_(MPI_Fint *ierror)
 {
     *ierror = MPI_Init(NULL, NULL);
 }
+WEFT_F_WEAK(mpi_init_)
 
-void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     *ierror = MPI_Init_thread(NULL, NULL, *required, provided);
 }
+WEFT_F_WEAK(mpi_init_thread_)
 
 #define WEFT_F_HANDLE(T, X)                                  \
     MPI_Fint MPI_##X##_c2f(T handle) { return MPI_##X##_toint(handle); } \

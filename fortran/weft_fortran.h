@@ -42,6 +42,11 @@ int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 
 #ifdef WEFT_FORTRAN_INTERNAL
+/* An mpif.h procedure is defined as pmpi_x_; WEFT_F_WEAK(mpi_x_) makes mpi_x_ a weak alias a
+ * profiling library may replace. */
+#define WEFT_F_STR(x) #x
+#define WEFT_F_WEAK(name) _Pragma(WEFT_F_STR(weak name = p##name))
+
 /* Helpers of the generated bindings (fortran/runtime.c). */
 void *weft_f_buffer(const void *buf);
 MPI_Status *weft_f_status(MPI_Fint *status);
