@@ -41,8 +41,10 @@ HANDLES = {
 NULLS = {h: f"MPI_{h.upper()}_NULL" for h in HANDLES.values()}
 NULLS["Type"] = "MPI_DATATYPE_NULL"
 WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
-# Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv).
-BY_HAND = {"MPI_Init", "MPI_Init_thread"}
+# Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv; the status
+# conversions are the Fortran library's own, not the C library's).
+BY_HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Status_f2f08", "MPI_Status_f082f"}
+STATUS_F08 = ["MPI_Status_f2f08", "MPI_Status_f082f"]
 # Procedures taking user callbacks, bound by hand in fortran/callbacks.c (C trampolines call the
 # Fortran procedures). Their mpi_f08 specifics are external procedures, not BIND(C): a BIND(C)
 # interface cannot take a Fortran procedure argument.
@@ -349,7 +351,7 @@ def render_f08(funcs, exports):
 
     procs = {p._parseset["name"]: p for p in std.PROCEDURES.data.values()}
     c_out, generics, unbound = [F08_C_TOP], {}, []
-    for name in exports:
+    for name in list(exports) + STATUS_F08:
         proc = procs.get(name)
         if proc is None or not name.startswith("MPI_") or name.endswith("_c"):
             continue
@@ -462,6 +464,7 @@ F08_KINDS = """
 integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
 integer, parameter :: MPI_INTEGER_KIND = 4
 integer, parameter :: MPI_STATUS_SIZE = 8
+integer, parameter :: MPI_SOURCE = 1, MPI_TAG = 2, MPI_ERROR = 3
 logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
 logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
 """

@@ -48,6 +48,7 @@ module mpi_f08
     integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
     integer, parameter :: MPI_INTEGER_KIND = 4
     integer, parameter :: MPI_STATUS_SIZE = 8
+    integer, parameter :: MPI_SOURCE = 1, MPI_TAG = 2, MPI_ERROR = 3
     logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
     logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
     integer, parameter :: MPI_VERSION = 5
@@ -7727,6 +7728,28 @@ module mpi_f08
             DOUBLE PRECISION :: MPI_Wtime_f08
         end function MPI_Wtime_f08
     end interface MPI_Wtime
+
+    interface MPI_Status_f2f08
+        subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror) bind(C, &
+            name="weft_f08_mpi_status_f2f08")
+            import
+            implicit none
+            INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
+            TYPE(MPI_Status), INTENT(OUT) :: f08_status
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Status_f2f08_f08
+    end interface MPI_Status_f2f08
+
+    interface MPI_Status_f082f
+        subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror) bind(C, &
+            name="weft_f08_mpi_status_f082f")
+            import
+            implicit none
+            TYPE(MPI_Status), INTENT(IN) :: f08_status
+            INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Status_f082f_f08
+    end interface MPI_Status_f082f
 
 contains
     elemental logical function weft_mpi_comm_eq(a, b)
