@@ -41,6 +41,9 @@ HANDLES = {
 NULLS = {h: f"MPI_{h.upper()}_NULL" for h in HANDLES.values()}
 NULLS["Type"] = "MPI_DATATYPE_NULL"
 WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
+# Length arguments that count a string's NUL in C and not in Fortran (IN: the room, OUT: the
+# value's length).
+BUFLEN = {"MPI_Info_get_string": "buflen", "MPI_Session_get_nth_pset": "pset_len"}
 # Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv; the status
 # conversions are the Fortran library's own, not the C library's).
 BY_HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Status_f2f08", "MPI_Status_f082f"}
@@ -116,7 +119,14 @@ def bind(f, proc, f08=False):
             else:
                 pre.append(f"char *{n}_c = weft_f_string_buffer({n}_len);")
                 call.append(f"{n}_c")
-                post.append(f"weft_f_string_out({n}_c, {n}, {n}_len);")
+                # A value not found (flag false), or asked for with no room, leaves the
+                # Fortran string as it was.
+                cond = (["*flag"] if "flag" in cparams else []) + \
+                    ([f"{BUFLEN[f.name]}_in > 0"] if f.name in BUFLEN else [])
+                if cond:
+                    post.append(f"if (rc == MPI_SUCCESS && {' && '.join(cond)}) weft_f_string_out({n}_c, {n}, {n}_len); else free({n}_c);")
+                else:
+                    post.append(f"weft_f_string_out({n}_c, {n}, {n}_len);")
             continue
         if p.base in HANDLES:
             h = HANDLES[p.base]
@@ -173,6 +183,13 @@ def bind(f, proc, f08=False):
             else:
                 args.append(f"{'const ' if p.const else ''}void *{n}")
                 call.append(f"weft_f_buffer({n})" if kind == "BUFFER" else n)
+            continue
+        if BUFLEN.get(f.name) == n:
+            # Fortran counts the characters of the value; C counts its NUL too.
+            args.append(f"MPI_Fint *{n}")
+            pre.append(f"int {n}_in = *{n}, {n}_c = {n}_in > 0 ? {n}_in + 1 : 0;")
+            call.append(f"&{n}_c")
+            post.append(f"if (rc == MPI_SUCCESS) *{n} = {n}_c > 0 ? {n}_c - 1 : 0;")
             continue
         if p.base == "int" or p.base in WIDE:
             ctype = "MPI_Fint" if p.base == "int" else p.base

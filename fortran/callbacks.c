@@ -352,11 +352,13 @@ typedef void (*f_query_fn)(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
 typedef void (*f_free_fn)(MPI_Aint *extra, MPI_Fint *ierror);
 typedef void (*f_cancel_fn)(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
 
+/* The callbacks receive the program's EXTRA_STATE variable itself (by reference, as MPICH
+ * and Open MPI pass it: a free function may update it for the program to see). */
 struct f_grequest {
     f_query_fn query;
     f_free_fn free;
     f_cancel_fn cancel;
-    MPI_Aint extra;
+    MPI_Aint *extra;
 };
 
 /* A Fortran status has the C status's layout (weft_fortran.h). */
@@ -364,7 +366,7 @@ static int grequest_query(void *state, MPI_Status *status)
 {
     struct f_grequest *g = state;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->query(&g->extra, (MPI_Fint *)status, &ierror);
+    g->query(g->extra, (MPI_Fint *)status, &ierror);
     return ierror;
 }
 
@@ -372,7 +374,7 @@ static int grequest_free(void *state)
 {
     struct f_grequest *g = state;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->free(&g->extra, &ierror);
+    g->free(g->extra, &ierror);
     free(g);
     return ierror;
 }
@@ -381,7 +383,7 @@ static int grequest_cancel(void *state, int complete)
 {
     struct f_grequest *g = state;
     MPI_Fint ierror = MPI_SUCCESS, fcomplete = complete ? F_TRUE : F_FALSE;
-    g->cancel(&g->extra, &fcomplete, &ierror);
+    g->cancel(g->extra, &fcomplete, &ierror);
     return ierror;
 }
 
@@ -394,7 +396,7 @@ void pmpi_grequest_start_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cance
         SET_IERROR(ierror, MPI_ERR_NO_MEM);
         return;
     }
-    *g = (struct f_grequest){query, free_fn, cancel, *extra};
+    *g = (struct f_grequest){query, free_fn, cancel, extra};
     int rc = MPI_Grequest_start(query ? grequest_query : NULL, free_fn ? grequest_free : NULL,
                                 cancel ? grequest_cancel : NULL, g, &req);
     if (rc == MPI_SUCCESS)

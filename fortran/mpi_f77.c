@@ -2094,7 +2094,7 @@ void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, 
     char *value_c = weft_f_string_buffer(value_len);
     int rc = MPI_Info_get(info_c, key_c, *valuelen, value_c, flag);
     free(key_c);
-    weft_f_string_out(value_c, value, value_len);
+    if (rc == MPI_SUCCESS && *flag) weft_f_string_out(value_c, value, value_len); else free(value_c);
     *ierror = rc;
 }
 #pragma weak mpi_info_get_ = pmpi_info_get_
@@ -2121,10 +2121,12 @@ void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *va
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_cstring(key, key_len);
+    int buflen_in = *buflen, buflen_c = buflen_in > 0 ? buflen_in + 1 : 0;
     char *value_c = weft_f_string_buffer(value_len);
-    int rc = MPI_Info_get_string(info_c, key_c, buflen, value_c, flag);
+    int rc = MPI_Info_get_string(info_c, key_c, &buflen_c, value_c, flag);
     free(key_c);
-    weft_f_string_out(value_c, value, value_len);
+    if (rc == MPI_SUCCESS) *buflen = buflen_c > 0 ? buflen_c - 1 : 0;
+    if (rc == MPI_SUCCESS && *flag && buflen_in > 0) weft_f_string_out(value_c, value, value_len); else free(value_c);
     *ierror = rc;
 }
 #pragma weak mpi_info_get_string_ = pmpi_info_get_string_
@@ -3094,9 +3096,11 @@ void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, 
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Info info_c = MPI_Info_fromint(*info);
+    int pset_len_in = *pset_len, pset_len_c = pset_len_in > 0 ? pset_len_in + 1 : 0;
     char *pset_name_c = weft_f_string_buffer(pset_name_len);
-    int rc = MPI_Session_get_nth_pset(session_c, info_c, *n, pset_len, pset_name_c);
-    weft_f_string_out(pset_name_c, pset_name, pset_name_len);
+    int rc = MPI_Session_get_nth_pset(session_c, info_c, *n, &pset_len_c, pset_name_c);
+    if (rc == MPI_SUCCESS) *pset_len = pset_len_c > 0 ? pset_len_c - 1 : 0;
+    if (rc == MPI_SUCCESS && pset_len_in > 0) weft_f_string_out(pset_name_c, pset_name, pset_name_len); else free(pset_name_c);
     *ierror = rc;
 }
 #pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
