@@ -63,6 +63,7 @@ contains
         integer(kind=MPI_ADDRESS_KIND) :: extra_state
         integer :: ierror
         free_calls = free_calls + 1
+        extra_state = extra_state + 100
         ierror = MPI_SUCCESS
     end subroutine free_fn
 
@@ -90,6 +91,7 @@ program callbacks
     integer :: ierr, rank, nprocs, op, i, r, expected, key, key2, key1, dup, eh, req, count
     integer :: sendbuf(4), recvbuf(4), status(MPI_STATUS_SIZE)
     integer(kind=MPI_ADDRESS_KIND) :: extra, value
+    integer(kind=MPI_ADDRESS_KIND), volatile :: greq_extra
     logical :: flag, commute
 
     call MPI_Init(ierr)
@@ -184,8 +186,8 @@ program callbacks
     call MPI_Comm_free(dup, ierr)
 
     ! a generalized request
-    extra = 3
-    call MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra, req, ierr)
+    greq_extra = 3
+    call MPI_Grequest_start(query_fn, free_fn, cancel_fn, greq_extra, req, ierr)
     call check(ierr == MPI_SUCCESS, 'MPI_Grequest_start')
     call MPI_Cancel(req, ierr)
     call check(cancel_calls == 1, 'cancel callback')
@@ -194,6 +196,7 @@ program callbacks
     call check(query_calls == 1 .and. free_calls == 1, 'query and free callbacks')
     call MPI_Get_count(status, MPI_INTEGER, count, ierr)
     call check(count == 3, 'count set by the query callback from the extra state')
+    call check(greq_extra == 103, 'the callbacks receive the EXTRA_STATE variable itself')
 
     call MPI_Finalize(ierr)
     if (rank == 0) print *, 'No Errors'
