@@ -7751,7 +7751,123 @@ module mpi_f08
         end subroutine MPI_Status_f082f_f08
     end interface MPI_Status_f082f
 
+    private :: weft_sizeof_i1, weft_sizeof_i2, weft_sizeof_i4, weft_sizeof_i8
+    private :: weft_sizeof_r4, weft_sizeof_r8, weft_sizeof_r16, weft_sizeof_c4
+    private :: weft_sizeof_c8, weft_sizeof_c16, weft_sizeof_l1, weft_sizeof_l2
+    private :: weft_sizeof_l4, weft_sizeof_l8, weft_sizeof_c1
+    interface MPI_Sizeof
+        module procedure weft_sizeof_i1, weft_sizeof_i2, weft_sizeof_i4, weft_sizeof_i8
+        module procedure weft_sizeof_r4, weft_sizeof_r8, weft_sizeof_r16, weft_sizeof_c4
+        module procedure weft_sizeof_c8, weft_sizeof_c16, weft_sizeof_l1, weft_sizeof_l2
+        module procedure weft_sizeof_l4, weft_sizeof_l8, weft_sizeof_c1
+    end interface MPI_Sizeof
+
 contains
+    subroutine weft_sizeof_i1(x, size, ierror)
+        integer(kind=1), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i1
+    subroutine weft_sizeof_i2(x, size, ierror)
+        integer(kind=2), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i2
+    subroutine weft_sizeof_i4(x, size, ierror)
+        integer(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i4
+    subroutine weft_sizeof_i8(x, size, ierror)
+        integer(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i8
+    subroutine weft_sizeof_r4(x, size, ierror)
+        real(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_r4
+    subroutine weft_sizeof_r8(x, size, ierror)
+        real(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_r8
+    subroutine weft_sizeof_r16(x, size, ierror)
+        real(kind=16), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_r16
+    subroutine weft_sizeof_c4(x, size, ierror)
+        complex(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c4
+    subroutine weft_sizeof_c8(x, size, ierror)
+        complex(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c8
+    subroutine weft_sizeof_c16(x, size, ierror)
+        complex(kind=16), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c16
+    subroutine weft_sizeof_l1(x, size, ierror)
+        logical(kind=1), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l1
+    subroutine weft_sizeof_l2(x, size, ierror)
+        logical(kind=2), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l2
+    subroutine weft_sizeof_l4(x, size, ierror)
+        logical(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l4
+    subroutine weft_sizeof_l8(x, size, ierror)
+        logical(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l8
+    subroutine weft_sizeof_c1(x, size, ierror)
+        character(len=*), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c1
     elemental logical function weft_mpi_comm_eq(a, b)
         type(MPI_Comm), intent(in) :: a, b
         weft_mpi_comm_eq = a%MPI_VAL == b%MPI_VAL
