@@ -44,9 +44,10 @@ WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
 # Length arguments that count a string's NUL in C and not in Fortran (IN: the room, OUT: the
 # value's length).
 BUFLEN = {"MPI_Info_get_string": "buflen", "MPI_Session_get_nth_pset": "pset_len"}
-# Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv; the status
+# Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv, the Fortran ones
+# do not; the status
 # conversions are the Fortran library's own, not the C library's).
-BY_HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Status_f2f08", "MPI_Status_f082f"}
+BY_HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Info_create_env", "MPI_Status_f2f08", "MPI_Status_f082f"}
 STATUS_F08 = ["MPI_Status_f2f08", "MPI_Status_f082f"]
 # Procedures taking user callbacks, bound by hand in fortran/callbacks.c (C trampolines call the
 # Fortran procedures). Their mpi_f08 specifics are external procedures, not BIND(C): a BIND(C)

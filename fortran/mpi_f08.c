@@ -5869,6 +5869,5 @@ double weft_f08_mpi_wtime(void)
  * Not bound (a parameter without a rule in api/gen_fortran.py):
  *   MPI_Comm_spawn (argv: string array)
  *   MPI_Comm_spawn_multiple (array_of_commands: string array)
- *   MPI_Info_create_env (f08 arguments ['info', 'ierror'] differ from the C ones)
  *   MPI_Pcontrol (f08 arguments ['level'] differ from the C ones)
  */

@@ -4181,6 +4181,16 @@ module mpi_f08
         end subroutine MPI_Info_create_f08
     end interface MPI_Info_create
 
+    interface MPI_Info_create_env
+        subroutine MPI_Info_create_env_f08(info, ierror) bind(C, &
+            name="weft_f08_mpi_info_create_env")
+            import
+            implicit none
+            TYPE(MPI_Info), INTENT(OUT) :: info
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Info_create_env_f08
+    end interface MPI_Info_create_env
+
     interface MPI_Info_delete
         subroutine MPI_Info_delete_f08(info, key, ierror) bind(C, name="weft_f08_mpi_info_delete")
             import

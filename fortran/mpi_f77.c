@@ -4035,5 +4035,4 @@ double pmpi_wtime_(void)
  * Not bound (a parameter without a rule in api/gen_fortran.py):
  *   MPI_Comm_spawn (argv: string array)
  *   MPI_Comm_spawn_multiple (array_of_commands: string array)
- *   MPI_Info_create_env (argv: string array)
  */

@@ -128,6 +128,17 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 }
 WEFT_F_WEAK(mpi_init_thread_)
 
+/* MPI_INFO_CREATE_ENV(INFO, IERROR): the C library reads the process's arguments itself when
+ * argv is NULL. */
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info c_info = MPI_INFO_NULL;
+    *ierror = MPI_Info_create_env(0, NULL, &c_info);
+    if (*ierror == MPI_SUCCESS)
+        *info = MPI_Info_c2f(c_info);
+}
+WEFT_F_WEAK(mpi_info_create_env_)
+
 #define WEFT_F_HANDLE(T, X)                                  \
     MPI_Fint MPI_##X##_c2f(T handle) { return MPI_##X##_toint(handle); } \
     T MPI_##X##_f2c(MPI_Fint handle) { return MPI_##X##_fromint(handle); }
