@@ -67,13 +67,16 @@ endif
 # libmpifort, on top of libmpi_abi; mpif.h and the mpi module; the mpifort wrapper.
 # (the C parts with the Fortran compiler's driver: mpi_f08's need its ISO_Fortran_binding.h)
 FORTRAN_OBJS := $(OBJDIR)/mpi_f77.o $(OBJDIR)/fortran_runtime.o $(OBJDIR)/mpi_f08.o \
-	$(OBJDIR)/fortran_runtime_f08.o $(OBJDIR)/mpi_f08_mod.o
+	$(OBJDIR)/fortran_runtime_f08.o $(OBJDIR)/fortran_callbacks.o $(OBJDIR)/mpi_f08_mod.o \
+	$(OBJDIR)/mpi_mod.o
 $(OBJDIR)/mpi_f77.o: fortran/mpi_f77.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime.o: fortran/runtime.c fortran/sentinels.h fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/mpi_f08.o: fortran/mpi_f08.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
+$(OBJDIR)/fortran_callbacks.o: fortran/callbacks.c fortran/weft_fortran.h include/mpi.h
+	$(FC_BIN) -O2 -fPIC -Wall -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime_f08.o: fortran/runtime_f08.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 # The modules (mpi.mod, mpi_f08.mod) land in $(INCDIR); mpi_f08's handle operators are code.
@@ -81,12 +84,16 @@ $(OBJDIR)/mpi_f08_mod.o: fortran/mpi_f08.f90
 	@mkdir -p $(INCDIR)
 	$(FC_BIN) -O2 -fPIC -Wno-c-binding-type -J$(INCDIR) -c $< -o $@
 
+# The mpi module includes mpif.h and has code (MPI_Sizeof).
+$(OBJDIR)/mpi_mod.o: fortran/mpi.f90 fortran/mpif.h
+	@mkdir -p $(INCDIR)
+	$(FC_BIN) -O2 -fPIC -Ifortran -J$(INCDIR) -c $< -o $@
+
 fortran: $(FORTRAN_OBJS)
 	$(FC_BIN) -shared -o $(LIBDIR)/libmpifort.so.1 -Wl,-soname,libmpifort.so.1 -Wl,--no-undefined \
 		$(FORTRAN_OBJS) -L$(LIBDIR) -lmpi_abi -Wl,-rpath,'$$ORIGIN'
 	ln -sf libmpifort.so.1 $(LIBDIR)/libmpifort.so
 	cp fortran/mpif.h fortran/weft_fortran.h $(INCDIR)/
-	$(FC_BIN) -c -I$(INCDIR) -J$(INCDIR) fortran/mpi.f90 -o $(OBJDIR)/mpi_mod.o
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@COMPILER@|$(FC_BIN)|' -e 's|@VAR@|FC|' -e 's|@NAME@|mpifort|' \
 		-e 's|@LANG@|Fortran|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|-lmpifort -lmpi|' \
 		-e 's|@FLAGS@|$(if $(findstring gfortran,$(FC_BIN)),-fallow-argument-mismatch,)|' \

@@ -326,7 +326,7 @@ RUST_SCALARS = {"int": "c_int", "char": "c_char", "void": "c_void", "double": "c
 
 def rust_type(p):
     base = RUST_SCALARS.get(p.base, p.base)
-    if p.base.endswith("_function") or p.base.endswith("_function_c"):
+    if p.base.endswith(("_function", "_function_c", "_function_x")):
         if p.pointers > 1 or p.array:
             sys.exit(f"gen.py: unsupported function-pointer parameter {p.text}")
         return f"Option<{base}>"

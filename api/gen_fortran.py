@@ -6,13 +6,14 @@ Outputs (committed; `gen_fortran.py --check` fails when regenerating would chang
     written so that it is valid fixed-form and free-form source (statements from column 7,
     no line over 72 columns, no continuations);
   - fortran/mpi_f77.c: one C function per Fortran-callable MPI procedure (gfortran's names,
-    lower case and a trailing underscore), on top of the standard-ABI C library: handles
+    lower case and a trailing underscore), defined as the PMPI_ procedure (pmpi_send_) with
+    the MPI_ name a weak alias (for profiling libraries), on top of the standard-ABI C library: handles
     travel as Fortran INTEGERs converted with MPI_X_fromint/MPI_X_toint, strings carry
     their hidden lengths, the sentinels MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE,
     MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE, MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are
     recognised by address (fortran/runtime.c holds them).
-The mpif.h / `use mpi` binding: `use mpi` (fortran/mpi.f90, hand-written, five lines) includes
-mpif.h. gfortran's LOGICAL is a 4-byte 1/0, the same bits as a C int flag, so LOGICAL
+The mpif.h / `use mpi` binding: `use mpi` (fortran/mpi.f90) includes mpif.h and adds the
+MPI_Sizeof generic. gfortran's LOGICAL is a 4-byte 1/0, the same bits as a C int flag, so LOGICAL
 arguments pass through unchanged (MPI_Abi_get_fortran_booleans answers 1 and 0).
 
 A procedure is bound when pympistandard marks it expressible in Fortran 90, the C library
@@ -40,8 +41,35 @@ HANDLES = {
 NULLS = {h: f"MPI_{h.upper()}_NULL" for h in HANDLES.values()}
 NULLS["Type"] = "MPI_DATATYPE_NULL"
 WIDE = {"MPI_Aint", "MPI_Offset", "MPI_Count"}
-# Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv).
-BY_HAND = {"MPI_Init", "MPI_Init_thread"}
+# Length arguments that count a string's NUL in C and not in Fortran (IN: the room, OUT: the
+# value's length).
+BUFLEN = {"MPI_Info_get_string": "buflen", "MPI_Session_get_nth_pset": "pset_len"}
+# Procedures bound by hand in fortran/runtime.c (their C forms take argc/argv, the Fortran ones
+# do not; the status
+# conversions are the Fortran library's own, not the C library's).
+BY_HAND = {"MPI_Init", "MPI_Init_thread", "MPI_Info_create_env", "MPI_Status_f2f08", "MPI_Status_f082f"}
+STATUS_F08 = ["MPI_Status_f2f08", "MPI_Status_f082f"]
+# Procedures taking user callbacks, bound by hand in fortran/callbacks.c (C trampolines call the
+# Fortran procedures). Their mpi_f08 specifics are external procedures, not BIND(C): a BIND(C)
+# interface cannot take a Fortran procedure argument.
+CALLBACK_PROCS = {
+    "MPI_Op_create", "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
+    "MPI_Keyval_create", "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler",
+    "MPI_File_create_errhandler", "MPI_Session_create_errhandler", "MPI_Grequest_start",
+    "MPI_Register_datarep",
+}
+# The predefined callbacks, Fortran procedures of fortran/callbacks.c, and their interfaces.
+PREDEFINED_CALLBACKS = {
+    "MPI_COMM_NULL_COPY_FN": "MPI_Comm_copy_attr_function", "MPI_COMM_DUP_FN": "MPI_Comm_copy_attr_function",
+    "MPI_COMM_NULL_DELETE_FN": "MPI_Comm_delete_attr_function",
+    "MPI_TYPE_NULL_COPY_FN": "MPI_Type_copy_attr_function", "MPI_TYPE_DUP_FN": "MPI_Type_copy_attr_function",
+    "MPI_TYPE_NULL_DELETE_FN": "MPI_Type_delete_attr_function",
+    "MPI_WIN_NULL_COPY_FN": "MPI_Win_copy_attr_function", "MPI_WIN_DUP_FN": "MPI_Win_copy_attr_function",
+    "MPI_WIN_NULL_DELETE_FN": "MPI_Win_delete_attr_function",
+    "MPI_CONVERSION_FN_NULL": "MPI_Datarep_conversion_function",
+    # MPI-1 (MPI_KEYVAL_CREATE; mpif.h only)
+    "MPI_NULL_COPY_FN": None, "MPI_DUP_FN": None, "MPI_NULL_DELETE_FN": None,
+}
 # Functions that are not error-code subroutines.
 FUNCTIONS = {"MPI_Wtime": "double", "MPI_Wtick": "double", "MPI_Aint_add": "MPI_Aint",
              "MPI_Aint_diff": "MPI_Aint"}
@@ -92,7 +120,14 @@ def bind(f, proc, f08=False):
             else:
                 pre.append(f"char *{n}_c = weft_f_string_buffer({n}_len);")
                 call.append(f"{n}_c")
-                post.append(f"weft_f_string_out({n}_c, {n}, {n}_len);")
+                # A value not found (flag false), or asked for with no room, leaves the
+                # Fortran string as it was.
+                cond = (["*flag"] if "flag" in cparams else []) + \
+                    ([f"{BUFLEN[f.name]}_in > 0"] if f.name in BUFLEN else [])
+                if cond:
+                    post.append(f"if (rc == MPI_SUCCESS && {' && '.join(cond)}) weft_f_string_out({n}_c, {n}, {n}_len); else free({n}_c);")
+                else:
+                    post.append(f"weft_f_string_out({n}_c, {n}, {n}_len);")
             continue
         if p.base in HANDLES:
             h = HANDLES[p.base]
@@ -150,6 +185,13 @@ def bind(f, proc, f08=False):
                 args.append(f"{'const ' if p.const else ''}void *{n}")
                 call.append(f"weft_f_buffer({n})" if kind == "BUFFER" else n)
             continue
+        if BUFLEN.get(f.name) == n:
+            # Fortran counts the characters of the value; C counts its NUL too.
+            args.append(f"MPI_Fint *{n}")
+            pre.append(f"int {n}_in = *{n}, {n}_c = {n}_in > 0 ? {n}_in + 1 : 0;")
+            call.append(f"&{n}_c")
+            post.append(f"if (rc == MPI_SUCCESS) *{n} = {n}_c > 0 ? {n}_c - 1 : 0;")
+            continue
         if p.base == "int" or p.base in WIDE:
             ctype = "MPI_Fint" if p.base == "int" else p.base
             args.append(f"{'const ' if p.const and (p.pointers or p.array) else ''}{ctype} *{n}")
@@ -185,9 +227,10 @@ def glue(f, proc, f08=False):
     lname = c_name(f.name, f08)
     if ret:
         proto = ", ".join(args + hidden) or "void"
-        return [f"{ret} {lname}({proto})", "{", f"    return {f.name}({', '.join(call)});", "}", ""]
+        return [f"{ret} {profiled(lname, f08)}({proto})", "{", f"    return {f.name}({', '.join(call)});", "}"] + \
+            alias(lname, f08) + [""]
     proto = ", ".join(args + ["MPI_Fint *ierror"] + hidden)
-    lines = [f"void {lname}({proto})", "{"]
+    lines = [f"void {profiled(lname, f08)}({proto})", "{"]
     # alltoallw's arrays are sized by the communicator: convert it first.
     if any("comm_c" in s for s in pre) and "comm" in {p.name for p in f.params}:
         pre = [s for s in pre if s.startswith("MPI_Comm comm_c")] + \
@@ -203,8 +246,18 @@ def glue(f, proc, f08=False):
         lines.append(f"    int rc = {f.name}({', '.join(call)});")
     lines += [f"    {s}" for s in post]
     lines.append("    if (ierror != NULL) *ierror = rc;" if f08 else "    *ierror = rc;")
-    lines += ["}", ""]
+    lines += ["}"] + alias(lname, f08) + [""]
     return lines
+
+
+def profiled(lname, f08):
+    """The name a binding is defined under: mpif.h's are PMPI_ procedures (pmpi_send_), with
+    the MPI_ names weak aliases a profiling library may replace."""
+    return lname if f08 else "p" + lname
+
+
+def alias(lname, f08):
+    return [] if f08 else [f"#pragma weak {lname} = p{lname}"]
 
 
 C_TOP = """\
@@ -225,14 +278,15 @@ def render_c(funcs, exports):
         proc = procs.get(name)
         if proc is None or not name.startswith("MPI_") or name.endswith("_c"):
             continue
-        if not proc._parseset["attributes"]["f90_expressible"] or name in BY_HAND:
+        if not proc._parseset["attributes"]["f90_expressible"] or name in BY_HAND | CALLBACK_PROCS:
             continue
         f = funcs[name]
         try:
             out.extend(glue(f, proc))
         except Unbindable as e:
             unbound.append(f"{name} ({e})")
-    out.append("/* Not bound (a parameter without a rule in api/gen_fortran.py):")
+    out.append("/* Bound by hand in fortran/callbacks.c: " + ", ".join(sorted(CALLBACK_PROCS)) + ".")
+    out.append(" * Not bound (a parameter without a rule in api/gen_fortran.py):")
     out.extend(f" *   {u}" for u in unbound)
     out.append(" */")
     return "\n".join(out) + "\n"
@@ -275,7 +329,7 @@ def wrap(line, indent):
     return out + [cur]
 
 
-def f08_interface(f, text, specific):
+def f08_interface(f, text, specific, bind=True):
     ret, _, names, decls, uses = f08_signature(text)
     cnames = [p.name for p in f.params]
     if names != cnames + ([] if ret else ["ierror"]) and f.name not in BY_HAND:
@@ -284,7 +338,8 @@ def f08_interface(f, text, specific):
         if "(:" in d or "DIMENSION(:" in d:
             raise Unbindable("assumed-shape argument")
     kind = "function" if ret else "subroutine"
-    out = wrap(f'{kind} {specific}({", ".join(names)}) bind(C, name="{c_name(f.name, True)}")', "        ")
+    binding = f' bind(C, name="{c_name(f.name, True)}")' if bind else ""
+    out = wrap(f'{kind} {specific}({", ".join(names)}){binding}', "        ")
     out += [f"            {u}" for u in uses]
     out += ["            import", "            implicit none"]
     if ret:
@@ -313,31 +368,66 @@ def render_f08(funcs, exports):
     import pympistandard as std
 
     procs = {p._parseset["name"]: p for p in std.PROCEDURES.data.values()}
-    c_out, generics, unbound = [F08_C_TOP], [], []
-    for name in exports:
+    c_out, generics, unbound = [F08_C_TOP], {}, []
+    for name in list(exports) + STATUS_F08:
         proc = procs.get(name)
         if proc is None or not name.startswith("MPI_") or name.endswith("_c"):
             continue
         if not proc._parseset["attributes"]["f08_expressible"]:
             continue
-        bodies = []
         for f, text, specific in f08_forms(name, proc, funcs, exports):
             try:
-                iface = f08_interface(f, text, specific)
-                if name not in BY_HAND:
+                by_hand = name in CALLBACK_PROCS
+                iface = f08_interface(f, text, specific, bind=not by_hand)
+                if name not in BY_HAND and not by_hand:
                     c_out.extend(glue(f, proc, f08=True))
-                bodies.extend(iface)
+                # A form the standard names itself (MPI_Op_create_c: dummy procedures do not
+                # tell generics apart) is a generic of its own.
+                generics.setdefault(f08_signature(text)[1], []).extend(iface)
             except Unbindable as e:
                 unbound.append(f"{f.name} ({e})")
-        if bodies:
-            generics += [f"    interface {name}"] + bodies + [f"    end interface {name}", ""]
-    c_out.append("/* Not bound (a parameter without a rule in api/gen_fortran.py):")
+    generics = [line for g, bodies in generics.items()
+                for line in [f"    interface {g}"] + bodies + [f"    end interface {g}", ""]]
+    c_out.append("/* Bound by hand in fortran/callbacks.c (external procedures MPI_X_f08): "
+                 + ", ".join(sorted(CALLBACK_PROCS)) + ".")
+    c_out.append(" * Not bound (a parameter without a rule in api/gen_fortran.py):")
     c_out.extend(f" *   {u}" for u in unbound)
     c_out.append(" */")
-    return "\n".join(c_out) + "\n", render_f08_module(generics)
+    return "\n".join(c_out) + "\n", render_f08_module(generics, abstract_interfaces())
 
 
-def render_f08_module(generics):
+def abstract_interfaces():
+    """The callbacks' abstract interfaces (MPI_User_function ...) and the predefined callbacks
+    (MPI_COMM_DUP_FN ...) declared with them."""
+    import pympistandard as std
+
+    out = []
+    for cb in std.CALLBACKS.data.values():
+        name = cb._parseset["name"]
+        if name.startswith("MPI_T_"):
+            continue
+        forms = [cb.express.f08]
+        if cb.has_embiggenment():
+            forms.append(cb.express.embiggen.f08)
+        for form in forms:
+            text = str(form)
+            if form is None or text == "None":
+                continue
+            lines = [l.strip() for l in text.splitlines() if l.strip()]
+            assert lines[0] == "ABSTRACT INTERFACE", lines[0]
+            _, cname, names, decls, uses = f08_signature("\n".join(lines[1:]))
+            out += ["    abstract interface"]
+            out += wrap(f"subroutine {cname}({', '.join(names)})", "        ")
+            out += [f"            {u}" for u in uses] + ["            import", "            implicit none"]
+            out += [l for d in decls for l in wrap(d, "            ")]
+            out += [f"        end subroutine {cname}", "    end interface"]
+    for name, iface in PREDEFINED_CALLBACKS.items():
+        if iface:
+            out.append(f"    procedure({iface}) :: {name}")
+    return out + [""]
+
+
+def render_f08_module(generics, interfaces):
     out = [
         "! The `use mpi_f08` module (Weft). Generated by api/gen_fortran.py from pympistandard's",
         "! Fortran 2008 signatures and api/abi_constants.txt. Do not edit.",
@@ -374,8 +464,12 @@ def render_f08_module(generics):
         ops += [f"    interface operator(==)", f"        module procedure weft_{low}_eq", "    end interface",
                 f"    interface operator(/=)", f"        module procedure weft_{low}_ne", "    end interface"]
     out += ops + [""]
+    out += interfaces
     out += generics
+    sizeof_spec, sizeof_procs = sizeof_generic(True)
+    out += sizeof_spec
     out.append("contains")
+    out += sizeof_procs
     for t in HANDLES:
         low = t.lower()
         for op, sym in (("eq", "=="), ("ne", "/=")):
@@ -387,10 +481,47 @@ def render_f08_module(generics):
     return "\n".join(out) + "\n"
 
 
+# MPI_SIZEOF: one specific per intrinsic type and kind, any rank (assumed-rank).
+SIZEOF_TYPES = [("integer", k) for k in (1, 2, 4, 8)] + [("real", k) for k in (4, 8, 16)] + \
+    [("complex", k) for k in (4, 8, 16)] + [("logical", k) for k in (1, 2, 4, 8)] + [("character", 1)]
+
+
+def sizeof_generic(f08):
+    """(specification lines, procedure lines) of the MPI_Sizeof generic."""
+    names = [f"weft_sizeof_{t[0]}{k}" for t, k in SIZEOF_TYPES]
+    spec = [f"    private :: {', '.join(names[i:i + 4])}" for i in range(0, len(names), 4)]
+    spec += ["    interface MPI_Sizeof"] + \
+        [f"        module procedure {', '.join(names[i:i + 4])}" for i in range(0, len(names), 4)] + \
+        ["    end interface MPI_Sizeof", ""]
+    procs = []
+    for (t, k), name in zip(SIZEOF_TYPES, names):
+        decl = "character(len=*)" if t == "character" else f"{t}(kind={k})"
+        procs += [f"    subroutine {name}(x, size, ierror)",
+                  f"        {decl}, dimension(..), intent(in) :: x",
+                  "        integer, intent(out) :: size",
+                  f"        integer, {'optional, ' if f08 else ''}intent(out) :: ierror",
+                  "        size = int(storage_size(x) / 8)",
+                  "        if (present(ierror)) ierror = 0" if f08 else "        ierror = 0",
+                  f"    end subroutine {name}"]
+    return spec, procs
+
+
+def render_mpi_module():
+    spec, procs = sizeof_generic(False)
+    return "\n".join([
+        "! The `use mpi` module: mpif.h's constants, sentinels and implicit interfaces, and the",
+        "! MPI_Sizeof generic (Weft). Generated by api/gen_fortran.py. Do not edit.",
+        "module mpi",
+        "    implicit none",
+        "    include 'mpif.h'",
+    ] + spec + ["contains"] + procs + ["end module mpi"]) + "\n"
+
+
 F08_KINDS = """
 integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
 integer, parameter :: MPI_INTEGER_KIND = 4
 integer, parameter :: MPI_STATUS_SIZE = 8
+integer, parameter :: MPI_SOURCE = 1, MPI_TAG = 2, MPI_ERROR = 3
 logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
 logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
 """
@@ -485,6 +616,12 @@ def render_mpif():
         ftype = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
         out.append(f_statement(f"{ftype} {name.upper()}"))
         out.append(f_statement(f"EXTERNAL {name.upper()}"))
+    for name, ret in FUNCTIONS.items():
+        ftype = "DOUBLE PRECISION" if ret == "double" else "INTEGER(KIND=MPI_ADDRESS_KIND)"
+        out.append(f_statement(f"{ftype} P{name.upper()}"))
+        out.append(f_statement(f"EXTERNAL P{name.upper()}"))
+    for name in PREDEFINED_CALLBACKS:
+        out.append(f_statement(f"EXTERNAL {name}"))
     return "\n".join(out) + "\n"
 
 
@@ -507,6 +644,7 @@ def outputs():
         OUT / "mpi_f08.c": f08_c,
         OUT / "mpi_f08.f90": f08_module,
         OUT / "mpif.h": render_mpif(),
+        OUT / "mpi.f90": render_mpi_module(),
         OUT / "mpi_f77.c": render_c(funcs, exports),
         OUT / "sentinels.h": render_sentinels_c(),
     }

@@ -19,3 +19,13 @@ typedef int (MPIX_Grequest_wait_function)(int count, void **array_of_states, dou
 #define MPIO_Test MPI_Test
 /* MPIX_Stream_enqueue_host_fn's function (Weft's; CUDA's cudaHostFn_t). */
 typedef void (MPIX_Host_function)(void *data);
+
+/* Callbacks with an extra state, and the destructor that receives it when the object goes
+   (MPICH's _x extensions for language bindings: MPIX_Op_create_x, MPIX_*_create_errhandler_x,
+   MPIX_*_create_keyval_x). */
+typedef void (MPIX_User_function_x)(void *invec, void *inoutvec, MPI_Count len, MPI_Datatype datatype, void *extra_state);
+typedef void (MPIX_Comm_errhandler_function_x)(MPI_Comm comm, int error_code, void *extra_state);
+typedef void (MPIX_File_errhandler_function_x)(MPI_File file, int error_code, void *extra_state);
+typedef void (MPIX_Win_errhandler_function_x)(MPI_Win win, int error_code, void *extra_state);
+typedef void (MPIX_Session_errhandler_function_x)(MPI_Session session, int error_code, void *extra_state);
+typedef void (MPIX_Destructor_function)(void *extra_state);

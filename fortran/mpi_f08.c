@@ -3019,7 +3019,7 @@ void weft_f08_mpi_info_get(MPI_Fint *info, CFI_cdesc_t *key_d, MPI_Fint *valuele
     char *value_c = weft_f_string_buffer(value_len);
     int rc = MPI_Info_get(info_c, key_c, *valuelen, value_c, flag);
     free(key_c);
-    weft_f_string_out(value_c, value, value_len);
+    if (rc == MPI_SUCCESS && *flag) weft_f_string_out(value_c, value, value_len); else free(value_c);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3047,12 +3047,14 @@ void weft_f08_mpi_info_get_string(MPI_Fint *info, CFI_cdesc_t *key_d, MPI_Fint *
     char *key = key_d->base_addr;
     size_t key_len = key_d->elem_len;
     char *key_c = weft_f_cstring(key, key_len);
+    int buflen_in = *buflen, buflen_c = buflen_in > 0 ? buflen_in + 1 : 0;
     char *value = value_d->base_addr;
     size_t value_len = value_d->elem_len;
     char *value_c = weft_f_string_buffer(value_len);
-    int rc = MPI_Info_get_string(info_c, key_c, buflen, value_c, flag);
+    int rc = MPI_Info_get_string(info_c, key_c, &buflen_c, value_c, flag);
     free(key_c);
-    weft_f_string_out(value_c, value, value_len);
+    if (rc == MPI_SUCCESS) *buflen = buflen_c > 0 ? buflen_c - 1 : 0;
+    if (rc == MPI_SUCCESS && *flag && buflen_in > 0) weft_f_string_out(value_c, value, value_len); else free(value_c);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4785,11 +4787,13 @@ void weft_f08_mpi_session_get_nth_pset(MPI_Fint *session, MPI_Fint *info, MPI_Fi
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Info info_c = MPI_Info_fromint(*info);
+    int pset_len_in = *pset_len, pset_len_c = pset_len_in > 0 ? pset_len_in + 1 : 0;
     char *pset_name = pset_name_d->base_addr;
     size_t pset_name_len = pset_name_d->elem_len;
     char *pset_name_c = weft_f_string_buffer(pset_name_len);
-    int rc = MPI_Session_get_nth_pset(session_c, info_c, *n, pset_len, pset_name_c);
-    weft_f_string_out(pset_name_c, pset_name, pset_name_len);
+    int rc = MPI_Session_get_nth_pset(session_c, info_c, *n, &pset_len_c, pset_name_c);
+    if (rc == MPI_SUCCESS) *pset_len = pset_len_c > 0 ? pset_len_c - 1 : 0;
+    if (rc == MPI_SUCCESS && pset_len_in > 0) weft_f_string_out(pset_name_c, pset_name, pset_name_len); else free(pset_name_c);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -5861,21 +5865,9 @@ double weft_f08_mpi_wtime(void)
     return MPI_Wtime();
 }
 
-/* Not bound (a parameter without a rule in api/gen_fortran.py):
- *   MPI_Comm_create_errhandler (comm_errhandler_fn: callback)
- *   MPI_Comm_create_keyval (comm_copy_attr_fn: callback)
+/* Bound by hand in fortran/callbacks.c (external procedures MPI_X_f08): MPI_Comm_create_errhandler, MPI_Comm_create_keyval, MPI_File_create_errhandler, MPI_Grequest_start, MPI_Keyval_create, MPI_Op_create, MPI_Register_datarep, MPI_Session_create_errhandler, MPI_Type_create_keyval, MPI_Win_create_errhandler, MPI_Win_create_keyval.
+ * Not bound (a parameter without a rule in api/gen_fortran.py):
  *   MPI_Comm_spawn (argv: string array)
  *   MPI_Comm_spawn_multiple (array_of_commands: string array)
- *   MPI_File_create_errhandler (file_errhandler_fn: callback)
- *   MPI_Grequest_start (query_fn: callback)
- *   MPI_Info_create_env (f08 arguments ['info', 'ierror'] differ from the C ones)
- *   MPI_Op_create (user_fn: callback)
- *   MPI_Op_create_c (user_fn: callback)
  *   MPI_Pcontrol (f08 arguments ['level'] differ from the C ones)
- *   MPI_Register_datarep (read_conversion_fn: callback)
- *   MPI_Register_datarep_c (read_conversion_fn: callback)
- *   MPI_Session_create_errhandler (session_errhandler_fn: callback)
- *   MPI_Type_create_keyval (type_copy_attr_fn: callback)
- *   MPI_Win_create_errhandler (win_errhandler_fn: callback)
- *   MPI_Win_create_keyval (win_copy_attr_fn: callback)
  */

@@ -48,6 +48,7 @@ module mpi_f08
     integer, parameter :: MPI_ADDRESS_KIND = 8, MPI_OFFSET_KIND = 8, MPI_COUNT_KIND = 8
     integer, parameter :: MPI_INTEGER_KIND = 4
     integer, parameter :: MPI_STATUS_SIZE = 8
+    integer, parameter :: MPI_SOURCE = 1, MPI_TAG = 2, MPI_ERROR = 3
     logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
     logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
     integer, parameter :: MPI_VERSION = 5
@@ -404,6 +405,193 @@ module mpi_f08
     interface operator(/=)
         module procedure weft_mpi_win_ne
     end interface
+
+    abstract interface
+        subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+            attribute_val_out, flag, ierror)
+            import
+            implicit none
+            TYPE(MPI_Comm) :: oldcomm
+            INTEGER :: comm_keyval, ierror
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+            LOGICAL :: flag
+        end subroutine MPI_Comm_copy_attr_function
+    end interface
+    abstract interface
+        subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, &
+            ierror)
+            import
+            implicit none
+            TYPE(MPI_Comm) :: comm
+            INTEGER :: comm_keyval, ierror
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+        end subroutine MPI_Comm_delete_attr_function
+    end interface
+    abstract interface
+        subroutine MPI_Comm_errhandler_function(comm, error_code)
+            import
+            implicit none
+            TYPE(MPI_Comm) :: comm
+            INTEGER :: error_code
+        end subroutine MPI_Comm_errhandler_function
+    end interface
+    abstract interface
+        subroutine MPI_Datarep_conversion_function(userbuf, datatype, count, filebuf, position, &
+            extra_state, ierror)
+            USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+            import
+            implicit none
+            TYPE(C_PTR), VALUE :: userbuf, filebuf
+            TYPE(MPI_Datatype) :: datatype
+            INTEGER :: count, ierror
+            INTEGER(KIND=MPI_OFFSET_KIND) :: position
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+        end subroutine MPI_Datarep_conversion_function
+    end interface
+    abstract interface
+        subroutine MPI_Datarep_conversion_function_c(userbuf, datatype, count, filebuf, position, &
+            extra_state, ierror)
+            USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+            import
+            implicit none
+            TYPE(C_PTR), VALUE :: userbuf, filebuf
+            TYPE(MPI_Datatype) :: datatype
+            INTEGER(KIND=MPI_COUNT_KIND) :: count
+            INTEGER(KIND=MPI_OFFSET_KIND) :: position
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+            INTEGER :: ierror
+        end subroutine MPI_Datarep_conversion_function_c
+    end interface
+    abstract interface
+        subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)
+            import
+            implicit none
+            TYPE(MPI_Datatype) :: datatype
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extent, extra_state
+            INTEGER :: ierror
+        end subroutine MPI_Datarep_extent_function
+    end interface
+    abstract interface
+        subroutine MPI_File_errhandler_function(file, error_code)
+            import
+            implicit none
+            TYPE(MPI_File) :: file
+            INTEGER :: error_code
+        end subroutine MPI_File_errhandler_function
+    end interface
+    abstract interface
+        subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+            import
+            implicit none
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+            LOGICAL :: complete
+            INTEGER :: ierror
+        end subroutine MPI_Grequest_cancel_function
+    end interface
+    abstract interface
+        subroutine MPI_Grequest_free_function(extra_state, ierror)
+            import
+            implicit none
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+            INTEGER :: ierror
+        end subroutine MPI_Grequest_free_function
+    end interface
+    abstract interface
+        subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+            import
+            implicit none
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+            TYPE(MPI_Status) :: status
+            INTEGER :: ierror
+        end subroutine MPI_Grequest_query_function
+    end interface
+    abstract interface
+        subroutine MPI_Session_errhandler_function(session, error_code)
+            import
+            implicit none
+            TYPE(MPI_Session) :: session
+            INTEGER :: error_code
+        end subroutine MPI_Session_errhandler_function
+    end interface
+    abstract interface
+        subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, &
+            attribute_val_out, flag, ierror)
+            import
+            implicit none
+            TYPE(MPI_Datatype) :: oldtype
+            INTEGER :: type_keyval, ierror
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+            LOGICAL :: flag
+        end subroutine MPI_Type_copy_attr_function
+    end interface
+    abstract interface
+        subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, &
+            ierror)
+            import
+            implicit none
+            TYPE(MPI_Datatype) :: datatype
+            INTEGER :: type_keyval, ierror
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+        end subroutine MPI_Type_delete_attr_function
+    end interface
+    abstract interface
+        subroutine MPI_User_function(invec, inoutvec, len, datatype)
+            USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+            import
+            implicit none
+            TYPE(C_PTR), VALUE :: invec, inoutvec
+            INTEGER :: len
+            TYPE(MPI_Datatype) :: datatype
+        end subroutine MPI_User_function
+    end interface
+    abstract interface
+        subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+            USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+            import
+            implicit none
+            TYPE(C_PTR), VALUE :: invec, inoutvec
+            INTEGER(KIND=MPI_COUNT_KIND) :: len
+            TYPE(MPI_Datatype) :: datatype
+        end subroutine MPI_User_function_c
+    end interface
+    abstract interface
+        subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, &
+            attribute_val_out, flag, ierror)
+            import
+            implicit none
+            TYPE(MPI_Win) :: oldwin
+            INTEGER :: win_keyval, ierror
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+            LOGICAL :: flag
+        end subroutine MPI_Win_copy_attr_function
+    end interface
+    abstract interface
+        subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+            import
+            implicit none
+            TYPE(MPI_Win) :: win
+            INTEGER :: win_keyval, ierror
+            INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+        end subroutine MPI_Win_delete_attr_function
+    end interface
+    abstract interface
+        subroutine MPI_Win_errhandler_function(win, error_code)
+            import
+            implicit none
+            TYPE(MPI_Win) :: win
+            INTEGER :: error_code
+        end subroutine MPI_Win_errhandler_function
+    end interface
+    procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN
+    procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_DUP_FN
+    procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN
+    procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN
+    procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_DUP_FN
+    procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
+    procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN
+    procedure(MPI_Win_copy_attr_function) :: MPI_WIN_DUP_FN
+    procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+    procedure(MPI_Datarep_conversion_function) :: MPI_CONVERSION_FN_NULL
 
     interface MPI_Abi_get_fortran_booleans
         subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, &
@@ -1291,6 +1479,16 @@ module mpi_f08
         end subroutine MPI_Comm_create_f08
     end interface MPI_Comm_create
 
+    interface MPI_Comm_create_errhandler
+        subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+            TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Comm_create_errhandler_f08
+    end interface MPI_Comm_create_errhandler
+
     interface MPI_Comm_create_from_group
         subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, &
             ierror) bind(C, name="weft_f08_mpi_comm_create_from_group")
@@ -1317,6 +1515,19 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine MPI_Comm_create_group_f08
     end interface MPI_Comm_create_group
+
+    interface MPI_Comm_create_keyval
+        subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+            extra_state, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Comm_copy_attr_function) :: comm_copy_attr_fn
+            PROCEDURE(MPI_Comm_delete_attr_function) :: comm_delete_attr_fn
+            INTEGER, INTENT(OUT) :: comm_keyval
+            INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Comm_create_keyval_f08
+    end interface MPI_Comm_create_keyval
 
     interface MPI_Comm_delete_attr
         subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror) bind(C, &
@@ -1857,6 +2068,16 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine MPI_File_close_f08
     end interface MPI_File_close
+
+    interface MPI_File_create_errhandler
+        subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_File_errhandler_function) :: file_errhandler_fn
+            TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_File_create_errhandler_f08
+    end interface MPI_File_create_errhandler
 
     interface MPI_File_delete
         subroutine MPI_File_delete_f08(filename, info, ierror) bind(C, &
@@ -3282,6 +3503,20 @@ module mpi_f08
         end subroutine MPI_Grequest_complete_f08
     end interface MPI_Grequest_complete
 
+    interface MPI_Grequest_start
+        subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, &
+            ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Grequest_query_function) :: query_fn
+            PROCEDURE(MPI_Grequest_free_function) :: free_fn
+            PROCEDURE(MPI_Grequest_cancel_function) :: cancel_fn
+            INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+            TYPE(MPI_Request), INTENT(OUT) :: request
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Grequest_start_f08
+    end interface MPI_Grequest_start
+
     interface MPI_Group_compare
         subroutine MPI_Group_compare_f08(group1, group2, result, ierror) bind(C, &
             name="weft_f08_mpi_group_compare")
@@ -3945,6 +4180,16 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine MPI_Info_create_f08
     end interface MPI_Info_create
+
+    interface MPI_Info_create_env
+        subroutine MPI_Info_create_env_f08(info, ierror) bind(C, &
+            name="weft_f08_mpi_info_create_env")
+            import
+            implicit none
+            TYPE(MPI_Info), INTENT(OUT) :: info
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Info_create_env_f08
+    end interface MPI_Info_create_env
 
     interface MPI_Info_delete
         subroutine MPI_Info_delete_f08(info, key, ierror) bind(C, name="weft_f08_mpi_info_delete")
@@ -4831,6 +5076,28 @@ module mpi_f08
         end subroutine MPI_Op_commutative_f08
     end interface MPI_Op_commutative
 
+    interface MPI_Op_create
+        subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_User_function) :: user_fn
+            LOGICAL, INTENT(IN) :: commute
+            TYPE(MPI_Op), INTENT(OUT) :: op
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Op_create_f08
+    end interface MPI_Op_create
+
+    interface MPI_Op_create_c
+        subroutine MPI_Op_create_c_f08(user_fn, commute, op, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_User_function_c) :: user_fn
+            LOGICAL, INTENT(IN) :: commute
+            TYPE(MPI_Op), INTENT(OUT) :: op
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Op_create_c_f08
+    end interface MPI_Op_create_c
+
     interface MPI_Op_free
         subroutine MPI_Op_free_f08(op, ierror) bind(C, name="weft_f08_mpi_op_free")
             import
@@ -5371,6 +5638,32 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine MPI_Reduce_scatter_init_c_f08
     end interface MPI_Reduce_scatter_init
+
+    interface MPI_Register_datarep
+        subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+            dtype_file_extent_fn, extra_state, ierror)
+            import
+            implicit none
+            CHARACTER(LEN=*), INTENT(IN) :: datarep
+            PROCEDURE(MPI_Datarep_conversion_function) :: read_conversion_fn, write_conversion_fn
+            PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+            INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Register_datarep_f08
+    end interface MPI_Register_datarep
+
+    interface MPI_Register_datarep_c
+        subroutine MPI_Register_datarep_c_f08(datarep, read_conversion_fn, write_conversion_fn, &
+            dtype_file_extent_fn, extra_state, ierror)
+            import
+            implicit none
+            CHARACTER(LEN=*), INTENT(IN) :: datarep
+            PROCEDURE(MPI_Datarep_conversion_function_c) :: read_conversion_fn, write_conversion_fn
+            PROCEDURE(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+            INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Register_datarep_c_f08
+    end interface MPI_Register_datarep_c
 
     interface MPI_Remove_error_class
         subroutine MPI_Remove_error_class_f08(errorclass, ierror) bind(C, &
@@ -5921,6 +6214,16 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine MPI_Session_call_errhandler_f08
     end interface MPI_Session_call_errhandler
+
+    interface MPI_Session_create_errhandler
+        subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Session_errhandler_function) :: session_errhandler_fn
+            TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Session_create_errhandler_f08
+    end interface MPI_Session_create_errhandler
 
     interface MPI_Session_detach_buffer
         subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror) bind(C, &
@@ -6491,6 +6794,19 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine MPI_Type_create_indexed_block_c_f08
     end interface MPI_Type_create_indexed_block
+
+    interface MPI_Type_create_keyval
+        subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+            extra_state, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Type_copy_attr_function) :: type_copy_attr_fn
+            PROCEDURE(MPI_Type_delete_attr_function) :: type_delete_attr_fn
+            INTEGER, INTENT(OUT) :: type_keyval
+            INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Type_create_keyval_f08
+    end interface MPI_Type_create_keyval
 
     interface MPI_Type_create_resized
         subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror) bind(C, &
@@ -7073,6 +7389,29 @@ module mpi_f08
         end subroutine MPI_Win_create_dynamic_f08
     end interface MPI_Win_create_dynamic
 
+    interface MPI_Win_create_errhandler
+        subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Win_errhandler_function) :: win_errhandler_fn
+            TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Win_create_errhandler_f08
+    end interface MPI_Win_create_errhandler
+
+    interface MPI_Win_create_keyval
+        subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+            extra_state, ierror)
+            import
+            implicit none
+            PROCEDURE(MPI_Win_copy_attr_function) :: win_copy_attr_fn
+            PROCEDURE(MPI_Win_delete_attr_function) :: win_delete_attr_fn
+            INTEGER, INTENT(OUT) :: win_keyval
+            INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Win_create_keyval_f08
+    end interface MPI_Win_create_keyval
+
     interface MPI_Win_delete_attr
         subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror) bind(C, &
             name="weft_f08_mpi_win_delete_attr")
@@ -7400,7 +7739,145 @@ module mpi_f08
         end function MPI_Wtime_f08
     end interface MPI_Wtime
 
+    interface MPI_Status_f2f08
+        subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror) bind(C, &
+            name="weft_f08_mpi_status_f2f08")
+            import
+            implicit none
+            INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
+            TYPE(MPI_Status), INTENT(OUT) :: f08_status
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Status_f2f08_f08
+    end interface MPI_Status_f2f08
+
+    interface MPI_Status_f082f
+        subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror) bind(C, &
+            name="weft_f08_mpi_status_f082f")
+            import
+            implicit none
+            TYPE(MPI_Status), INTENT(IN) :: f08_status
+            INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Status_f082f_f08
+    end interface MPI_Status_f082f
+
+    private :: weft_sizeof_i1, weft_sizeof_i2, weft_sizeof_i4, weft_sizeof_i8
+    private :: weft_sizeof_r4, weft_sizeof_r8, weft_sizeof_r16, weft_sizeof_c4
+    private :: weft_sizeof_c8, weft_sizeof_c16, weft_sizeof_l1, weft_sizeof_l2
+    private :: weft_sizeof_l4, weft_sizeof_l8, weft_sizeof_c1
+    interface MPI_Sizeof
+        module procedure weft_sizeof_i1, weft_sizeof_i2, weft_sizeof_i4, weft_sizeof_i8
+        module procedure weft_sizeof_r4, weft_sizeof_r8, weft_sizeof_r16, weft_sizeof_c4
+        module procedure weft_sizeof_c8, weft_sizeof_c16, weft_sizeof_l1, weft_sizeof_l2
+        module procedure weft_sizeof_l4, weft_sizeof_l8, weft_sizeof_c1
+    end interface MPI_Sizeof
+
 contains
+    subroutine weft_sizeof_i1(x, size, ierror)
+        integer(kind=1), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i1
+    subroutine weft_sizeof_i2(x, size, ierror)
+        integer(kind=2), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i2
+    subroutine weft_sizeof_i4(x, size, ierror)
+        integer(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i4
+    subroutine weft_sizeof_i8(x, size, ierror)
+        integer(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_i8
+    subroutine weft_sizeof_r4(x, size, ierror)
+        real(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_r4
+    subroutine weft_sizeof_r8(x, size, ierror)
+        real(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_r8
+    subroutine weft_sizeof_r16(x, size, ierror)
+        real(kind=16), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_r16
+    subroutine weft_sizeof_c4(x, size, ierror)
+        complex(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c4
+    subroutine weft_sizeof_c8(x, size, ierror)
+        complex(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c8
+    subroutine weft_sizeof_c16(x, size, ierror)
+        complex(kind=16), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c16
+    subroutine weft_sizeof_l1(x, size, ierror)
+        logical(kind=1), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l1
+    subroutine weft_sizeof_l2(x, size, ierror)
+        logical(kind=2), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l2
+    subroutine weft_sizeof_l4(x, size, ierror)
+        logical(kind=4), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l4
+    subroutine weft_sizeof_l8(x, size, ierror)
+        logical(kind=8), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_l8
+    subroutine weft_sizeof_c1(x, size, ierror)
+        character(len=*), dimension(..), intent(in) :: x
+        integer, intent(out) :: size
+        integer, optional, intent(out) :: ierror
+        size = int(storage_size(x) / 8)
+        if (present(ierror)) ierror = 0
+    end subroutine weft_sizeof_c1
     elemental logical function weft_mpi_comm_eq(a, b)
         type(MPI_Comm), intent(in) :: a, b
         weft_mpi_comm_eq = a%MPI_VAL == b%MPI_VAL

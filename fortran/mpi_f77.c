@@ -4,55 +4,62 @@
 #include <stdlib.h>
 #include "weft_fortran.h"
 
-void mpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror)
+void pmpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_get_fortran_booleans(*logical_size, logical_true, logical_false, is_set);
     *ierror = rc;
 }
+#pragma weak mpi_abi_get_fortran_booleans_ = pmpi_abi_get_fortran_booleans_
 
-void mpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_INFO_NULL;
     int rc = MPI_Abi_get_fortran_info(&info_c);
     *info = MPI_Info_toint(info_c);
     *ierror = rc;
 }
+#pragma weak mpi_abi_get_fortran_info_ = pmpi_abi_get_fortran_info_
 
-void mpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_INFO_NULL;
     int rc = MPI_Abi_get_info(&info_c);
     *info = MPI_Info_toint(info_c);
     *ierror = rc;
 }
+#pragma weak mpi_abi_get_info_ = pmpi_abi_get_info_
 
-void mpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror)
+void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_get_version(abi_major, abi_minor);
     *ierror = rc;
 }
+#pragma weak mpi_abi_get_version_ = pmpi_abi_get_version_
 
-void mpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror)
+void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_set_fortran_booleans(*logical_size, logical_true, logical_false);
     *ierror = rc;
 }
+#pragma weak mpi_abi_set_fortran_booleans_ = pmpi_abi_set_fortran_booleans_
 
-void mpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Abi_set_fortran_info(info_c);
     *ierror = rc;
 }
+#pragma weak mpi_abi_set_fortran_info_ = pmpi_abi_set_fortran_info_
 
-void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Abort(comm_c, *errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_abort_ = pmpi_abort_
 
-void mpi_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
@@ -61,38 +68,44 @@ void mpi_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *
     int rc = MPI_Accumulate(weft_f_buffer(origin_addr), *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_accumulate_ = pmpi_accumulate_
 
-void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_Add_error_class(errorclass);
     *ierror = rc;
 }
+#pragma weak mpi_add_error_class_ = pmpi_add_error_class_
 
-void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Add_error_code(*errorclass, errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_add_error_code_ = pmpi_add_error_code_
 
-void mpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
+void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
 {
     char *string_c = weft_f_cstring(string, string_len);
     int rc = MPI_Add_error_string(*errorcode, string_c);
     free(string_c);
     *ierror = rc;
 }
+#pragma weak mpi_add_error_string_ = pmpi_add_error_string_
 
-MPI_Aint mpi_aint_add_(MPI_Aint *base, MPI_Aint *disp)
+MPI_Aint pmpi_aint_add_(MPI_Aint *base, MPI_Aint *disp)
 {
     return MPI_Aint_add(*base, *disp);
 }
+#pragma weak mpi_aint_add_ = pmpi_aint_add_
 
-MPI_Aint mpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2)
+MPI_Aint pmpi_aint_diff_(MPI_Aint *addr1, MPI_Aint *addr2)
 {
     return MPI_Aint_diff(*addr1, *addr2);
 }
+#pragma weak mpi_aint_diff_ = pmpi_aint_diff_
 
-void mpi_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -100,8 +113,9 @@ void mpi_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     int rc = MPI_Allgather(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_allgather_ = pmpi_allgather_
 
-void mpi_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -112,8 +126,9 @@ void mpi_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sen
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_allgather_init_ = pmpi_allgather_init_
 
-void mpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -121,8 +136,9 @@ void mpi_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
     int rc = MPI_Allgatherv(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), recvcounts, displs, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_allgatherv_ = pmpi_allgatherv_
 
-void mpi_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -133,15 +149,17 @@ void mpi_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_allgatherv_init_ = pmpi_allgatherv_init_
 
-void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror)
+void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Alloc_mem(*size, info_c, baseptr);
     *ierror = rc;
 }
+#pragma weak mpi_alloc_mem_ = pmpi_alloc_mem_
 
-void mpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -149,8 +167,9 @@ void mpi_allreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fin
     int rc = MPI_Allreduce(weft_f_buffer(sendbuf), weft_f_buffer(recvbuf), *count, datatype_c, op_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_allreduce_ = pmpi_allreduce_
 
-void mpi_allreduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_allreduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -161,8 +180,9 @@ void mpi_allreduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MP
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_allreduce_init_ = pmpi_allreduce_init_
 
-void mpi_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -170,8 +190,9 @@ void mpi_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     int rc = MPI_Alltoall(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_alltoall_ = pmpi_alltoall_
 
-void mpi_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -182,8 +203,9 @@ void mpi_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *send
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_alltoall_init_ = pmpi_alltoall_init_
 
-void mpi_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -191,8 +213,9 @@ void mpi_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_F
     int rc = MPI_Alltoallv(weft_f_buffer(sendbuf), sendcounts, sdispls, sendtype_c, weft_f_buffer(recvbuf), recvcounts, rdispls, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_alltoallv_ = pmpi_alltoallv_
 
-void mpi_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -203,8 +226,9 @@ void mpi_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_alltoallv_init_ = pmpi_alltoallv_init_
 
-void mpi_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int sendtypes_n = weft_f_peer_count(comm_c, "all");
@@ -218,8 +242,9 @@ void mpi_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_F
     free(recvtypes_c);
     *ierror = rc;
 }
+#pragma weak mpi_alltoallw_ = pmpi_alltoallw_
 
-void mpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int sendtypes_n = weft_f_peer_count(comm_c, "all");
@@ -236,15 +261,17 @@ void mpi_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_alltoallw_init_ = pmpi_alltoallw_init_
 
-void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
+void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Attr_delete(comm_c, *keyval);
     *ierror = rc;
 }
+#pragma weak mpi_attr_delete_ = pmpi_attr_delete_
 
-void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *attribute_val_c = NULL;
@@ -252,22 +279,25 @@ void mpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MP
     if (rc == MPI_SUCCESS && *flag) *attribute_val = (MPI_Fint)weft_f_attr_get(*keyval, attribute_val_c, "attr");
     *ierror = rc;
 }
+#pragma weak mpi_attr_get_ = pmpi_attr_get_
 
-void mpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
+void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Attr_put(comm_c, *keyval, (void *)(MPI_Aint)*attribute_val);
     *ierror = rc;
 }
+#pragma weak mpi_attr_put_ = pmpi_attr_put_
 
-void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Barrier(comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_barrier_ = pmpi_barrier_
 
-void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -276,16 +306,18 @@ void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fi
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_barrier_init_ = pmpi_barrier_init_
 
-void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Bcast(weft_f_buffer(buffer), *count, datatype_c, *root, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_bcast_ = pmpi_bcast_
 
-void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -295,16 +327,18 @@ void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_bcast_init_ = pmpi_bcast_init_
 
-void mpi_bsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_bsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Bsend(weft_f_buffer(buf), *count, datatype_c, *dest, *tag, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_bsend_ = pmpi_bsend_
 
-void mpi_bsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_bsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -313,48 +347,55 @@ void mpi_bsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_bsend_init_ = pmpi_bsend_init_
 
-void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_attach(weft_f_buffer(buffer), *size);
     *ierror = rc;
 }
+#pragma weak mpi_buffer_attach_ = pmpi_buffer_attach_
 
-void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_detach(buffer_addr, size);
     *ierror = rc;
 }
+#pragma weak mpi_buffer_detach_ = pmpi_buffer_detach_
 
-void mpi_buffer_flush_(MPI_Fint *ierror)
+void pmpi_buffer_flush_(MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_flush();
     *ierror = rc;
 }
+#pragma weak mpi_buffer_flush_ = pmpi_buffer_flush_
 
-void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_REQUEST_NULL;
     int rc = MPI_Buffer_iflush(&request_c);
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_buffer_iflush_ = pmpi_buffer_iflush_
 
-void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Cancel(&request_c);
     *ierror = rc;
 }
+#pragma weak mpi_cancel_ = pmpi_cancel_
 
-void mpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror)
+void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Cart_coords(comm_c, *rank, *maxdims, coords);
     *ierror = rc;
 }
+#pragma weak mpi_cart_coords_ = pmpi_cart_coords_
 
-void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror)
+void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror)
 {
     MPI_Comm comm_old_c = MPI_Comm_fromint(*comm_old);
     MPI_Comm comm_cart_c = MPI_COMM_NULL;
@@ -362,36 +403,41 @@ void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, const MPI_Fint *dims,
     *comm_cart = MPI_Comm_toint(comm_cart_c);
     *ierror = rc;
 }
+#pragma weak mpi_cart_create_ = pmpi_cart_create_
 
-void mpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror)
+void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Cart_get(comm_c, *maxdims, dims, periods, coords);
     *ierror = rc;
 }
+#pragma weak mpi_cart_get_ = pmpi_cart_get_
 
-void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror)
+void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, const MPI_Fint *dims, const MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Cart_map(comm_c, *ndims, dims, periods, newrank);
     *ierror = rc;
 }
+#pragma weak mpi_cart_map_ = pmpi_cart_map_
 
-void mpi_cart_rank_(MPI_Fint *comm, const MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror)
+void pmpi_cart_rank_(MPI_Fint *comm, const MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Cart_rank(comm_c, coords, rank);
     *ierror = rc;
 }
+#pragma weak mpi_cart_rank_ = pmpi_cart_rank_
 
-void mpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror)
+void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Cart_shift(comm_c, *direction, *disp, rank_source, rank_dest);
     *ierror = rc;
 }
+#pragma weak mpi_cart_shift_ = pmpi_cart_shift_
 
-void mpi_cart_sub_(MPI_Fint *comm, const MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_cart_sub_(MPI_Fint *comm, const MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Comm newcomm_c = MPI_COMM_NULL;
@@ -399,23 +445,26 @@ void mpi_cart_sub_(MPI_Fint *comm, const MPI_Fint *remain_dims, MPI_Fint *newcom
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_cart_sub_ = pmpi_cart_sub_
 
-void mpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
+void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Cartdim_get(comm_c, ndims);
     *ierror = rc;
 }
+#pragma weak mpi_cartdim_get_ = pmpi_cartdim_get_
 
-void mpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len)
+void pmpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len)
 {
     char *port_name_c = weft_f_cstring(port_name, port_name_len);
     int rc = MPI_Close_port(port_name_c);
     free(port_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_close_port_ = pmpi_close_port_
 
-void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     char *port_name_c = weft_f_cstring(port_name, port_name_len);
@@ -426,30 +475,34 @@ void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint 
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_accept_ = pmpi_comm_accept_
 
-void mpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_attach_buffer(comm_c, weft_f_buffer(buffer), *size);
     *ierror = rc;
 }
+#pragma weak mpi_comm_attach_buffer_ = pmpi_comm_attach_buffer_
 
-void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_call_errhandler(comm_c, *errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_comm_call_errhandler_ = pmpi_comm_call_errhandler_
 
-void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror)
+void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror)
 {
     MPI_Comm comm1_c = MPI_Comm_fromint(*comm1);
     MPI_Comm comm2_c = MPI_Comm_fromint(*comm2);
     int rc = MPI_Comm_compare(comm1_c, comm2_c, result);
     *ierror = rc;
 }
+#pragma weak mpi_comm_compare_ = pmpi_comm_compare_
 
-void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
+void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     char *port_name_c = weft_f_cstring(port_name, port_name_len);
@@ -460,8 +513,9 @@ void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_connect_ = pmpi_comm_connect_
 
-void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Group group_c = MPI_Group_fromint(*group);
@@ -470,8 +524,9 @@ void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fi
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_create_ = pmpi_comm_create_
 
-void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
+void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     char *stringtag_c = weft_f_cstring(stringtag, stringtag_len);
@@ -483,8 +538,9 @@ void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *inf
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_create_from_group_ = pmpi_comm_create_from_group_
 
-void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Group group_c = MPI_Group_fromint(*group);
@@ -493,30 +549,34 @@ void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_create_group_ = pmpi_comm_create_group_
 
-void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
+void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_delete_attr(comm_c, *comm_keyval);
     *ierror = rc;
 }
+#pragma weak mpi_comm_delete_attr_ = pmpi_comm_delete_attr_
 
-void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_detach_buffer(comm_c, buffer_addr, size);
     *ierror = rc;
 }
+#pragma weak mpi_comm_detach_buffer_ = pmpi_comm_detach_buffer_
 
-void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_disconnect(&comm_c);
     *comm = MPI_Comm_toint(comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_disconnect_ = pmpi_comm_disconnect_
 
-void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Comm newcomm_c = MPI_COMM_NULL;
@@ -524,8 +584,9 @@ void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_dup_ = pmpi_comm_dup_
 
-void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -534,29 +595,33 @@ void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, 
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_dup_with_info_ = pmpi_comm_dup_with_info_
 
-void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_flush_buffer(comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_flush_buffer_ = pmpi_comm_flush_buffer_
 
-void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_free(&comm_c);
     *comm = MPI_Comm_toint(comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_free_ = pmpi_comm_free_
 
-void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
+void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_free_keyval(comm_keyval);
     *ierror = rc;
 }
+#pragma weak mpi_comm_free_keyval_ = pmpi_comm_free_keyval_
 
-void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *attribute_val_c = NULL;
@@ -564,8 +629,9 @@ void mpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribu
     if (rc == MPI_SUCCESS && *flag) *attribute_val = (MPI_Aint)weft_f_attr_get(*comm_keyval, attribute_val_c, "comm");
     *ierror = rc;
 }
+#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
 
-void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Errhandler errhandler_c = MPI_ERRHANDLER_NULL;
@@ -573,8 +639,9 @@ void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ie
     *errhandler = MPI_Errhandler_toint(errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_get_errhandler_ = pmpi_comm_get_errhandler_
 
-void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
+void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_used_c = MPI_INFO_NULL;
@@ -582,8 +649,9 @@ void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
     *info_used = MPI_Info_toint(info_used_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_get_info_ = pmpi_comm_get_info_
 
-void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len)
+void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     char *comm_name_c = weft_f_string_buffer(comm_name_len);
@@ -591,16 +659,18 @@ void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MP
     weft_f_string_out(comm_name_c, comm_name, comm_name_len);
     *ierror = rc;
 }
+#pragma weak mpi_comm_get_name_ = pmpi_comm_get_name_
 
-void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
+void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
 {
     MPI_Comm parent_c = MPI_COMM_NULL;
     int rc = MPI_Comm_get_parent(&parent_c);
     *parent = MPI_Comm_toint(parent_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_get_parent_ = pmpi_comm_get_parent_
 
-void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
+void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Group group_c = MPI_GROUP_NULL;
@@ -608,8 +678,9 @@ void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
     *group = MPI_Group_toint(group_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_group_ = pmpi_comm_group_
 
-void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Comm newcomm_c = MPI_COMM_NULL;
@@ -619,8 +690,9 @@ void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fi
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_idup_ = pmpi_comm_idup_
 
-void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -631,8 +703,9 @@ void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm,
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_idup_with_info_ = pmpi_comm_idup_with_info_
 
-void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Request request_c = MPI_REQUEST_NULL;
@@ -640,23 +713,26 @@ void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_iflush_buffer_ = pmpi_comm_iflush_buffer_
 
-void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror)
+void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror)
 {
     MPI_Comm intercomm_c = MPI_COMM_NULL;
     int rc = MPI_Comm_join(*fd, &intercomm_c);
     *intercomm = MPI_Comm_toint(intercomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_join_ = pmpi_comm_join_
 
-void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
+void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_rank(comm_c, rank);
     *ierror = rc;
 }
+#pragma weak mpi_comm_rank_ = pmpi_comm_rank_
 
-void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
+void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Group group_c = MPI_GROUP_NULL;
@@ -664,38 +740,43 @@ void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
     *group = MPI_Group_toint(group_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_remote_group_ = pmpi_comm_remote_group_
 
-void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_remote_size(comm_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_comm_remote_size_ = pmpi_comm_remote_size_
 
-void mpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
+void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_set_attr(comm_c, *comm_keyval, (void *)(MPI_Aint)*attribute_val);
     *ierror = rc;
 }
+#pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
 
-void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Errhandler errhandler_c = MPI_Errhandler_fromint(*errhandler);
     int rc = MPI_Comm_set_errhandler(comm_c, errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_set_errhandler_ = pmpi_comm_set_errhandler_
 
-void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Comm_set_info(comm_c, info_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_set_info_ = pmpi_comm_set_info_
 
-void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
+void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     char *comm_name_c = weft_f_cstring(comm_name, comm_name_len);
@@ -703,15 +784,17 @@ void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_
     free(comm_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_set_name_ = pmpi_comm_set_name_
 
-void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_size(comm_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_comm_size_ = pmpi_comm_size_
 
-void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Comm newcomm_c = MPI_COMM_NULL;
@@ -719,8 +802,9 @@ void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *n
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_split_ = pmpi_comm_split_
 
-void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
+void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -729,29 +813,33 @@ void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, M
     *newcomm = MPI_Comm_toint(newcomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_comm_split_type_ = pmpi_comm_split_type_
 
-void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Comm_test_inter(comm_c, flag);
     *ierror = rc;
 }
+#pragma weak mpi_comm_test_inter_ = pmpi_comm_test_inter_
 
-void mpi_compare_and_swap_(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_compare_and_swap_(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Compare_and_swap(weft_f_buffer(origin_addr), weft_f_buffer(compare_addr), weft_f_buffer(result_addr), datatype_c, *target_rank, *target_disp, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_compare_and_swap_ = pmpi_compare_and_swap_
 
-void mpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror)
+void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror)
 {
     int rc = MPI_Dims_create(*nnodes, *ndims, dims);
     *ierror = rc;
 }
+#pragma weak mpi_dims_create_ = pmpi_dims_create_
 
-void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, const MPI_Fint *sources, const MPI_Fint *degrees, const MPI_Fint *destinations, const MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
+void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, const MPI_Fint *sources, const MPI_Fint *degrees, const MPI_Fint *destinations, const MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
     MPI_Comm comm_old_c = MPI_Comm_fromint(*comm_old);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -760,8 +848,9 @@ void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, const MPI_Fint *sou
     *comm_dist_graph = MPI_Comm_toint(comm_dist_graph_c);
     *ierror = rc;
 }
+#pragma weak mpi_dist_graph_create_ = pmpi_dist_graph_create_
 
-void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, const MPI_Fint *sources, const MPI_Fint *sourceweights, MPI_Fint *outdegree, const MPI_Fint *destinations, const MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
+void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, const MPI_Fint *sources, const MPI_Fint *sourceweights, MPI_Fint *outdegree, const MPI_Fint *destinations, const MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
     MPI_Comm comm_old_c = MPI_Comm_fromint(*comm_old);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -770,44 +859,50 @@ void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, con
     *comm_dist_graph = MPI_Comm_toint(comm_dist_graph_c);
     *ierror = rc;
 }
+#pragma weak mpi_dist_graph_create_adjacent_ = pmpi_dist_graph_create_adjacent_
 
-void mpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
+void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Dist_graph_neighbors(comm_c, *maxindegree, sources, weft_f_ints(sourceweights), *maxoutdegree, destinations, weft_f_ints(destweights));
     *ierror = rc;
 }
+#pragma weak mpi_dist_graph_neighbors_ = pmpi_dist_graph_neighbors_
 
-void mpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror)
+void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Dist_graph_neighbors_count(comm_c, indegree, outdegree, weighted);
     *ierror = rc;
 }
+#pragma weak mpi_dist_graph_neighbors_count_ = pmpi_dist_graph_neighbors_count_
 
-void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Errhandler errhandler_c = MPI_Errhandler_fromint(*errhandler);
     int rc = MPI_Errhandler_free(&errhandler_c);
     *errhandler = MPI_Errhandler_toint(errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_errhandler_free_ = pmpi_errhandler_free_
 
-void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror)
+void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_Error_class(*errorcode, errorclass);
     *ierror = rc;
 }
+#pragma weak mpi_error_class_ = pmpi_error_class_
 
-void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len)
+void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len)
 {
     char *string_c = weft_f_string_buffer(string_len);
     int rc = MPI_Error_string(*errorcode, string_c, resultlen);
     weft_f_string_out(string_c, string, string_len);
     *ierror = rc;
 }
+#pragma weak mpi_error_string_ = pmpi_error_string_
 
-void mpi_exscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_exscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -815,8 +910,9 @@ void mpi_exscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *
     int rc = MPI_Exscan(weft_f_buffer(sendbuf), weft_f_buffer(recvbuf), *count, datatype_c, op_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_exscan_ = pmpi_exscan_
 
-void mpi_exscan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_exscan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -827,8 +923,9 @@ void mpi_exscan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_exscan_init_ = pmpi_exscan_init_
 
-void mpi_fetch_and_op_(const void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_fetch_and_op_(const void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
@@ -836,23 +933,26 @@ void mpi_fetch_and_op_(const void *origin_addr, void *result_addr, MPI_Fint *dat
     int rc = MPI_Fetch_and_op(weft_f_buffer(origin_addr), weft_f_buffer(result_addr), datatype_c, *target_rank, *target_disp, op_c, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_fetch_and_op_ = pmpi_fetch_and_op_
 
-void mpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_call_errhandler(fh_c, *errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_file_call_errhandler_ = pmpi_file_call_errhandler_
 
-void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
+void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_close(&fh_c);
     *fh = MPI_File_toint(fh_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_close_ = pmpi_file_close_
 
-void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
+void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
 {
     char *filename_c = weft_f_cstring(filename, filename_len);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -860,29 +960,33 @@ void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t f
     free(filename_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_delete_ = pmpi_file_delete_
 
-void mpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
+void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_get_amode(fh_c, amode);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_amode_ = pmpi_file_get_amode_
 
-void mpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_get_atomicity(fh_c, flag);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_atomicity_ = pmpi_file_get_atomicity_
 
-void mpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
+void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_get_byte_offset(fh_c, *offset, disp);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_byte_offset_ = pmpi_file_get_byte_offset_
 
-void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_File file_c = MPI_File_fromint(*file);
     MPI_Errhandler errhandler_c = MPI_ERRHANDLER_NULL;
@@ -890,8 +994,9 @@ void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ie
     *errhandler = MPI_Errhandler_toint(errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_errhandler_ = pmpi_file_get_errhandler_
 
-void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
+void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Group group_c = MPI_GROUP_NULL;
@@ -899,8 +1004,9 @@ void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
     *group = MPI_Group_toint(group_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_group_ = pmpi_file_get_group_
 
-void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
+void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Info info_used_c = MPI_INFO_NULL;
@@ -908,37 +1014,42 @@ void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
     *info_used = MPI_Info_toint(info_used_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_info_ = pmpi_file_get_info_
 
-void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
+void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_get_position(fh_c, offset);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_position_ = pmpi_file_get_position_
 
-void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
+void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_get_position_shared(fh_c, offset);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_position_shared_ = pmpi_file_get_position_shared_
 
-void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_get_size(fh_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_size_ = pmpi_file_get_size_
 
-void mpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
+void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_get_type_extent(fh_c, datatype_c, extent);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_type_extent_ = pmpi_file_get_type_extent_
 
-void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len)
+void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype etype_c = MPI_DATATYPE_NULL;
@@ -950,8 +1061,9 @@ void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fin
     weft_f_string_out(datarep_c, datarep, datarep_len);
     *ierror = rc;
 }
+#pragma weak mpi_file_get_view_ = pmpi_file_get_view_
 
-void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -960,8 +1072,9 @@ void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatyp
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iread_ = pmpi_file_iread_
 
-void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -970,8 +1083,9 @@ void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *dat
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iread_all_ = pmpi_file_iread_all_
 
-void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -980,8 +1094,9 @@ void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *c
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iread_at_ = pmpi_file_iread_at_
 
-void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -990,8 +1105,9 @@ void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fin
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iread_at_all_ = pmpi_file_iread_at_all_
 
-void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1000,8 +1116,9 @@ void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iread_shared_ = pmpi_file_iread_shared_
 
-void mpi_file_iwrite_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iwrite_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1010,8 +1127,9 @@ void mpi_file_iwrite_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iwrite_ = pmpi_file_iwrite_
 
-void mpi_file_iwrite_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iwrite_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1020,8 +1138,9 @@ void mpi_file_iwrite_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fi
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iwrite_all_ = pmpi_file_iwrite_all_
 
-void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1030,8 +1149,9 @@ void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iwrite_at_ = pmpi_file_iwrite_at_
 
-void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1040,8 +1160,9 @@ void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iwrite_at_all_ = pmpi_file_iwrite_at_all_
 
-void mpi_file_iwrite_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_file_iwrite_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1050,8 +1171,9 @@ void mpi_file_iwrite_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_iwrite_shared_ = pmpi_file_iwrite_shared_
 
-void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
+void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     char *filename_c = weft_f_cstring(filename, filename_len);
@@ -1062,152 +1184,172 @@ void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *i
     *fh = MPI_File_toint(fh_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_open_ = pmpi_file_open_
 
-void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_preallocate(fh_c, *size);
     *ierror = rc;
 }
+#pragma weak mpi_file_preallocate_ = pmpi_file_preallocate_
 
-void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_ = pmpi_file_read_
 
-void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_all(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_all_ = pmpi_file_read_all_
 
-void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_all_begin(fh_c, weft_f_buffer(buf), *count, datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_read_all_begin_ = pmpi_file_read_all_begin_
 
-void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_read_all_end(fh_c, weft_f_buffer(buf), weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_all_end_ = pmpi_file_read_all_end_
 
-void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_at(fh_c, *offset, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_at_ = pmpi_file_read_at_
 
-void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_at_all(fh_c, *offset, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_at_all_ = pmpi_file_read_at_all_
 
-void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_at_all_begin(fh_c, *offset, weft_f_buffer(buf), *count, datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_read_at_all_begin_ = pmpi_file_read_at_all_begin_
 
-void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_read_at_all_end(fh_c, weft_f_buffer(buf), weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_at_all_end_ = pmpi_file_read_at_all_end_
 
-void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_ordered(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_ordered_ = pmpi_file_read_ordered_
 
-void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_ordered_begin(fh_c, weft_f_buffer(buf), *count, datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_read_ordered_begin_ = pmpi_file_read_ordered_begin_
 
-void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_read_ordered_end(fh_c, weft_f_buffer(buf), weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_ordered_end_ = pmpi_file_read_ordered_end_
 
-void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_read_shared(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_read_shared_ = pmpi_file_read_shared_
 
-void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_seek(fh_c, *offset, *whence);
     *ierror = rc;
 }
+#pragma weak mpi_file_seek_ = pmpi_file_seek_
 
-void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
+void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_seek_shared(fh_c, *offset, *whence);
     *ierror = rc;
 }
+#pragma weak mpi_file_seek_shared_ = pmpi_file_seek_shared_
 
-void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_set_atomicity(fh_c, *flag);
     *ierror = rc;
 }
+#pragma weak mpi_file_set_atomicity_ = pmpi_file_set_atomicity_
 
-void mpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_File file_c = MPI_File_fromint(*file);
     MPI_Errhandler errhandler_c = MPI_Errhandler_fromint(*errhandler);
     int rc = MPI_File_set_errhandler(file_c, errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_set_errhandler_ = pmpi_file_set_errhandler_
 
-void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_File_set_info(fh_c, info_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_set_info_ = pmpi_file_set_info_
 
-void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
+void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_set_size(fh_c, *size);
     *ierror = rc;
 }
+#pragma weak mpi_file_set_size_ = pmpi_file_set_size_
 
-void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
+void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype etype_c = MPI_Type_fromint(*etype);
@@ -1218,126 +1360,143 @@ void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fin
     free(datarep_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_set_view_ = pmpi_file_set_view_
 
-void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
+void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_sync(fh_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_sync_ = pmpi_file_sync_
 
-void mpi_file_write_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_ = pmpi_file_write_
 
-void mpi_file_write_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_all_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_all(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_all_ = pmpi_file_write_all_
 
-void mpi_file_write_all_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_file_write_all_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_all_begin(fh_c, weft_f_buffer(buf), *count, datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_write_all_begin_ = pmpi_file_write_all_begin_
 
-void mpi_file_write_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_write_all_end(fh_c, weft_f_buffer(buf), weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_all_end_ = pmpi_file_write_all_end_
 
-void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_at(fh_c, *offset, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_at_ = pmpi_file_write_at_
 
-void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_at_all(fh_c, *offset, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_at_all_ = pmpi_file_write_at_all_
 
-void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_at_all_begin(fh_c, *offset, weft_f_buffer(buf), *count, datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_write_at_all_begin_ = pmpi_file_write_at_all_begin_
 
-void mpi_file_write_at_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_at_all_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_write_at_all_end(fh_c, weft_f_buffer(buf), weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_at_all_end_ = pmpi_file_write_at_all_end_
 
-void mpi_file_write_ordered_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_ordered_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_ordered(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_ordered_ = pmpi_file_write_ordered_
 
-void mpi_file_write_ordered_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_file_write_ordered_begin_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_ordered_begin(fh_c, weft_f_buffer(buf), *count, datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_file_write_ordered_begin_ = pmpi_file_write_ordered_begin_
 
-void mpi_file_write_ordered_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_ordered_end_(MPI_Fint *fh, const void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     int rc = MPI_File_write_ordered_end(fh_c, weft_f_buffer(buf), weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_ordered_end_ = pmpi_file_write_ordered_end_
 
-void mpi_file_write_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_file_write_shared_(MPI_Fint *fh, const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_File fh_c = MPI_File_fromint(*fh);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_File_write_shared(fh_c, weft_f_buffer(buf), *count, datatype_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_file_write_shared_ = pmpi_file_write_shared_
 
-void mpi_finalize_(MPI_Fint *ierror)
+void pmpi_finalize_(MPI_Fint *ierror)
 {
     int rc = MPI_Finalize();
     *ierror = rc;
 }
+#pragma weak mpi_finalize_ = pmpi_finalize_
 
-void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Finalized(flag);
     *ierror = rc;
 }
+#pragma weak mpi_finalized_ = pmpi_finalized_
 
-void mpi_free_mem_(void *base, MPI_Fint *ierror)
+void pmpi_free_mem_(void *base, MPI_Fint *ierror)
 {
     int rc = MPI_Free_mem(weft_f_buffer(base));
     *ierror = rc;
 }
+#pragma weak mpi_free_mem_ = pmpi_free_mem_
 
-void mpi_gather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_gather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1345,8 +1504,9 @@ void mpi_gather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, v
     int rc = MPI_Gather(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, *root, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_gather_ = pmpi_gather_
 
-void mpi_gather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_gather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1357,8 +1517,9 @@ void mpi_gather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_gather_init_ = pmpi_gather_init_
 
-void mpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1366,8 +1527,9 @@ void mpi_gatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, 
     int rc = MPI_Gatherv(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), recvcounts, displs, recvtype_c, *root, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_gatherv_ = pmpi_gatherv_
 
-void mpi_gatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_gatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1378,8 +1540,9 @@ void mpi_gatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_gatherv_init_ = pmpi_gatherv_init_
 
-void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
@@ -1387,8 +1550,9 @@ void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_dataty
     int rc = MPI_Get(weft_f_buffer(origin_addr), *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_get_ = pmpi_get_
 
-void mpi_get_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_get_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype result_datatype_c = MPI_Type_fromint(*result_datatype);
@@ -1398,65 +1562,74 @@ void mpi_get_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fi
     int rc = MPI_Get_accumulate(weft_f_buffer(origin_addr), *origin_count, origin_datatype_c, weft_f_buffer(result_addr), *result_count, result_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_get_accumulate_ = pmpi_get_accumulate_
 
-void mpi_get_address_(const void *location, MPI_Aint *address, MPI_Fint *ierror)
+void pmpi_get_address_(const void *location, MPI_Aint *address, MPI_Fint *ierror)
 {
     int rc = MPI_Get_address(weft_f_buffer(location), address);
     *ierror = rc;
 }
+#pragma weak mpi_get_address_ = pmpi_get_address_
 
-void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Get_count(weft_f_status(status), datatype_c, count);
     *ierror = rc;
 }
+#pragma weak mpi_get_count_ = pmpi_get_count_
 
-void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Get_elements(weft_f_status(status), datatype_c, count);
     *ierror = rc;
 }
+#pragma weak mpi_get_elements_ = pmpi_get_elements_
 
-void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Get_elements_x(weft_f_status(status), datatype_c, count);
     *ierror = rc;
 }
+#pragma weak mpi_get_elements_x_ = pmpi_get_elements_x_
 
-void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
+void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
 {
     MPI_Info hw_info_c = MPI_INFO_NULL;
     int rc = MPI_Get_hw_resource_info(&hw_info_c);
     *hw_info = MPI_Info_toint(hw_info_c);
     *ierror = rc;
 }
+#pragma weak mpi_get_hw_resource_info_ = pmpi_get_hw_resource_info_
 
-void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
+void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
 {
     char *version_c = weft_f_string_buffer(version_len);
     int rc = MPI_Get_library_version(version_c, resultlen);
     weft_f_string_out(version_c, version, version_len);
     *ierror = rc;
 }
+#pragma weak mpi_get_library_version_ = pmpi_get_library_version_
 
-void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
+void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
 {
     char *name_c = weft_f_string_buffer(name_len);
     int rc = MPI_Get_processor_name(name_c, resultlen);
     weft_f_string_out(name_c, name, name_len);
     *ierror = rc;
 }
+#pragma weak mpi_get_processor_name_ = pmpi_get_processor_name_
 
-void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
+void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
 {
     int rc = MPI_Get_version(version, subversion);
     *ierror = rc;
 }
+#pragma weak mpi_get_version_ = pmpi_get_version_
 
-void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, const MPI_Fint *index, const MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
+void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, const MPI_Fint *index, const MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
 {
     MPI_Comm comm_old_c = MPI_Comm_fromint(*comm_old);
     MPI_Comm comm_graph_c = MPI_COMM_NULL;
@@ -1464,58 +1637,66 @@ void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, const MPI_Fint *ind
     *comm_graph = MPI_Comm_toint(comm_graph_c);
     *ierror = rc;
 }
+#pragma weak mpi_graph_create_ = pmpi_graph_create_
 
-void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
+void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Graph_get(comm_c, *maxindex, *maxedges, index, edges);
     *ierror = rc;
 }
+#pragma weak mpi_graph_get_ = pmpi_graph_get_
 
-void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, const MPI_Fint *index, const MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
+void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, const MPI_Fint *index, const MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Graph_map(comm_c, *nnodes, index, edges, newrank);
     *ierror = rc;
 }
+#pragma weak mpi_graph_map_ = pmpi_graph_map_
 
-void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
+void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Graph_neighbors(comm_c, *rank, *maxneighbors, neighbors);
     *ierror = rc;
 }
+#pragma weak mpi_graph_neighbors_ = pmpi_graph_neighbors_
 
-void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
+void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Graph_neighbors_count(comm_c, *rank, nneighbors);
     *ierror = rc;
 }
+#pragma weak mpi_graph_neighbors_count_ = pmpi_graph_neighbors_count_
 
-void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
+void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Graphdims_get(comm_c, nnodes, nedges);
     *ierror = rc;
 }
+#pragma weak mpi_graphdims_get_ = pmpi_graphdims_get_
 
-void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Grequest_complete(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_grequest_complete_ = pmpi_grequest_complete_
 
-void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
+void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 {
     MPI_Group group1_c = MPI_Group_fromint(*group1);
     MPI_Group group2_c = MPI_Group_fromint(*group2);
     int rc = MPI_Group_compare(group1_c, group2_c, result);
     *ierror = rc;
 }
+#pragma weak mpi_group_compare_ = pmpi_group_compare_
 
-void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group1_c = MPI_Group_fromint(*group1);
     MPI_Group group2_c = MPI_Group_fromint(*group2);
@@ -1524,8 +1705,9 @@ void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgrou
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_difference_ = pmpi_group_difference_
 
-void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, const MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, const MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     MPI_Group newgroup_c = MPI_GROUP_NULL;
@@ -1533,16 +1715,18 @@ void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, const MPI_Fint *ranks, MPI_Fi
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_excl_ = pmpi_group_excl_
 
-void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
+void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     int rc = MPI_Group_free(&group_c);
     *group = MPI_Group_toint(group_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_free_ = pmpi_group_free_
 
-void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
+void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     char *pset_name_c = weft_f_cstring(pset_name, pset_name_len);
@@ -1552,8 +1736,9 @@ void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_from_session_pset_ = pmpi_group_from_session_pset_
 
-void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, const MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, const MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     MPI_Group newgroup_c = MPI_GROUP_NULL;
@@ -1561,8 +1746,9 @@ void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, const MPI_Fint *ranks, MPI_Fi
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_incl_ = pmpi_group_incl_
 
-void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group1_c = MPI_Group_fromint(*group1);
     MPI_Group group2_c = MPI_Group_fromint(*group2);
@@ -1571,8 +1757,9 @@ void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgr
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_intersection_ = pmpi_group_intersection_
 
-void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     MPI_Group newgroup_c = MPI_GROUP_NULL;
@@ -1580,8 +1767,9 @@ void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_F
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_range_excl_ = pmpi_group_range_excl_
 
-void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     MPI_Group newgroup_c = MPI_GROUP_NULL;
@@ -1589,30 +1777,34 @@ void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_F
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_range_incl_ = pmpi_group_range_incl_
 
-void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
+void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     int rc = MPI_Group_rank(group_c, rank);
     *ierror = rc;
 }
+#pragma weak mpi_group_rank_ = pmpi_group_rank_
 
-void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     int rc = MPI_Group_size(group_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_group_size_ = pmpi_group_size_
 
-void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, const MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
+void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, const MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
 {
     MPI_Group group1_c = MPI_Group_fromint(*group1);
     MPI_Group group2_c = MPI_Group_fromint(*group2);
     int rc = MPI_Group_translate_ranks(group1_c, *n, ranks1, group2_c, ranks2);
     *ierror = rc;
 }
+#pragma weak mpi_group_translate_ranks_ = pmpi_group_translate_ranks_
 
-void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
+void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
     MPI_Group group1_c = MPI_Group_fromint(*group1);
     MPI_Group group2_c = MPI_Group_fromint(*group2);
@@ -1621,8 +1813,9 @@ void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MP
     *newgroup = MPI_Group_toint(newgroup_c);
     *ierror = rc;
 }
+#pragma weak mpi_group_union_ = pmpi_group_union_
 
-void mpi_iallgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iallgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1632,8 +1825,9 @@ void mpi_iallgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtyp
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iallgather_ = pmpi_iallgather_
 
-void mpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1643,8 +1837,9 @@ void mpi_iallgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iallgatherv_ = pmpi_iallgatherv_
 
-void mpi_iallreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iallreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1654,8 +1849,9 @@ void mpi_iallreduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fi
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iallreduce_ = pmpi_iallreduce_
 
-void mpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1665,8 +1861,9 @@ void mpi_ialltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ialltoall_ = pmpi_ialltoall_
 
-void mpi_ialltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ialltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1676,8 +1873,9 @@ void mpi_ialltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ialltoallv_ = pmpi_ialltoallv_
 
-void mpi_ialltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ialltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int sendtypes_n = weft_f_peer_count(comm_c, "all");
@@ -1693,8 +1891,9 @@ void mpi_ialltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ialltoallw_ = pmpi_ialltoallw_
 
-void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Request request_c = MPI_REQUEST_NULL;
@@ -1702,8 +1901,9 @@ void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ibarrier_ = pmpi_ibarrier_
 
-void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1712,8 +1912,9 @@ void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ro
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ibcast_ = pmpi_ibcast_
 
-void mpi_ibsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ibsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1722,8 +1923,9 @@ void mpi_ibsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ibsend_ = pmpi_ibsend_
 
-void mpi_iexscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iexscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1733,8 +1935,9 @@ void mpi_iexscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iexscan_ = pmpi_iexscan_
 
-void mpi_igather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_igather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1744,8 +1947,9 @@ void mpi_igather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_igather_ = pmpi_igather_
 
-void mpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1755,8 +1959,9 @@ void mpi_igatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_igatherv_ = pmpi_igatherv_
 
-void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Message message_c = MPI_MESSAGE_NULL;
@@ -1764,8 +1969,9 @@ void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *fla
     *message = MPI_Message_toint(message_c);
     *ierror = rc;
 }
+#pragma weak mpi_improbe_ = pmpi_improbe_
 
-void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Message message_c = MPI_Message_fromint(*message);
@@ -1775,8 +1981,9 @@ void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messa
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_imrecv_ = pmpi_imrecv_
 
-void mpi_ineighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ineighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1786,8 +1993,9 @@ void mpi_ineighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ineighbor_allgather_ = pmpi_ineighbor_allgather_
 
-void mpi_ineighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ineighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1797,8 +2005,9 @@ void mpi_ineighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fin
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ineighbor_allgatherv_ = pmpi_ineighbor_allgatherv_
 
-void mpi_ineighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ineighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1808,8 +2017,9 @@ void mpi_ineighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ineighbor_alltoall_ = pmpi_ineighbor_alltoall_
 
-void mpi_ineighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ineighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -1819,8 +2029,9 @@ void mpi_ineighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, c
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ineighbor_alltoallv_ = pmpi_ineighbor_alltoallv_
 
-void mpi_ineighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ineighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int sendtypes_n = weft_f_peer_count(comm_c, "neighbor");
@@ -1836,16 +2047,18 @@ void mpi_ineighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, c
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ineighbor_alltoallw_ = pmpi_ineighbor_alltoallw_
 
-void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_INFO_NULL;
     int rc = MPI_Info_create(&info_c);
     *info = MPI_Info_toint(info_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_create_ = pmpi_info_create_
 
-void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
+void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_cstring(key, key_len);
@@ -1853,8 +2066,9 @@ void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_le
     free(key_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_delete_ = pmpi_info_delete_
 
-void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
+void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Info newinfo_c = MPI_INFO_NULL;
@@ -1862,34 +2076,38 @@ void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
     *newinfo = MPI_Info_toint(newinfo_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_dup_ = pmpi_info_dup_
 
-void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Info_free(&info_c);
     *info = MPI_Info_toint(info_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_free_ = pmpi_info_free_
 
-void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_cstring(key, key_len);
     char *value_c = weft_f_string_buffer(value_len);
     int rc = MPI_Info_get(info_c, key_c, *valuelen, value_c, flag);
     free(key_c);
-    weft_f_string_out(value_c, value, value_len);
+    if (rc == MPI_SUCCESS && *flag) weft_f_string_out(value_c, value, value_len); else free(value_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_get_ = pmpi_info_get_
 
-void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
+void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Info_get_nkeys(info_c, nkeys);
     *ierror = rc;
 }
+#pragma weak mpi_info_get_nkeys_ = pmpi_info_get_nkeys_
 
-void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
+void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_string_buffer(key_len);
@@ -1897,19 +2115,23 @@ void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierr
     weft_f_string_out(key_c, key, key_len);
     *ierror = rc;
 }
+#pragma weak mpi_info_get_nthkey_ = pmpi_info_get_nthkey_
 
-void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
+void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_cstring(key, key_len);
+    int buflen_in = *buflen, buflen_c = buflen_in > 0 ? buflen_in + 1 : 0;
     char *value_c = weft_f_string_buffer(value_len);
-    int rc = MPI_Info_get_string(info_c, key_c, buflen, value_c, flag);
+    int rc = MPI_Info_get_string(info_c, key_c, &buflen_c, value_c, flag);
     free(key_c);
-    weft_f_string_out(value_c, value, value_len);
+    if (rc == MPI_SUCCESS) *buflen = buflen_c > 0 ? buflen_c - 1 : 0;
+    if (rc == MPI_SUCCESS && *flag && buflen_in > 0) weft_f_string_out(value_c, value, value_len); else free(value_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_get_string_ = pmpi_info_get_string_
 
-void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
+void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_cstring(key, key_len);
@@ -1917,8 +2139,9 @@ void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_F
     free(key_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_get_valuelen_ = pmpi_info_get_valuelen_
 
-void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
+void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *key_c = weft_f_cstring(key, key_len);
@@ -1928,14 +2151,16 @@ void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, siz
     free(value_c);
     *ierror = rc;
 }
+#pragma weak mpi_info_set_ = pmpi_info_set_
 
-void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Initialized(flag);
     *ierror = rc;
 }
+#pragma weak mpi_initialized_ = pmpi_initialized_
 
-void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
+void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
 {
     MPI_Comm local_comm_c = MPI_Comm_fromint(*local_comm);
     MPI_Comm peer_comm_c = MPI_Comm_fromint(*peer_comm);
@@ -1944,8 +2169,9 @@ void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fin
     *newintercomm = MPI_Comm_toint(newintercomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_intercomm_create_ = pmpi_intercomm_create_
 
-void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
+void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
 {
     MPI_Group local_group_c = MPI_Group_fromint(*local_group);
     MPI_Group remote_group_c = MPI_Group_fromint(*remote_group);
@@ -1958,8 +2184,9 @@ void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_le
     *newintercomm = MPI_Comm_toint(newintercomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_intercomm_create_from_groups_ = pmpi_intercomm_create_from_groups_
 
-void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
+void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
 {
     MPI_Comm intercomm_c = MPI_Comm_fromint(*intercomm);
     MPI_Comm newintracomm_c = MPI_COMM_NULL;
@@ -1967,15 +2194,17 @@ void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintr
     *newintracomm = MPI_Comm_toint(newintracomm_c);
     *ierror = rc;
 }
+#pragma weak mpi_intercomm_merge_ = pmpi_intercomm_merge_
 
-void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Iprobe(*source, *tag, comm_c, flag, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_iprobe_ = pmpi_iprobe_
 
-void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1984,8 +2213,9 @@ void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_irecv_ = pmpi_irecv_
 
-void mpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -1995,8 +2225,9 @@ void mpi_ireduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ireduce_ = pmpi_ireduce_
 
-void mpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2006,8 +2237,9 @@ void mpi_ireduce_scatter_(const void *sendbuf, void *recvbuf, const MPI_Fint *re
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ireduce_scatter_ = pmpi_ireduce_scatter_
 
-void mpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2017,8 +2249,9 @@ void mpi_ireduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *re
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ireduce_scatter_block_ = pmpi_ireduce_scatter_block_
 
-void mpi_irsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_irsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2027,14 +2260,16 @@ void mpi_irsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_irsend_ = pmpi_irsend_
 
-void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Is_thread_main(flag);
     *ierror = rc;
 }
+#pragma weak mpi_is_thread_main_ = pmpi_is_thread_main_
 
-void mpi_iscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2044,8 +2279,9 @@ void mpi_iscan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *d
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iscan_ = pmpi_iscan_
 
-void mpi_iscatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iscatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2055,8 +2291,9 @@ void mpi_iscatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iscatter_ = pmpi_iscatter_
 
-void mpi_iscatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_iscatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2066,8 +2303,9 @@ void mpi_iscatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_iscatterv_ = pmpi_iscatterv_
 
-void mpi_isend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_isend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2076,8 +2314,9 @@ void mpi_isend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_isend_ = pmpi_isend_
 
-void mpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2087,8 +2326,9 @@ void mpi_isendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_isendrecv_ = pmpi_isendrecv_
 
-void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2097,8 +2337,9 @@ void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_isendrecv_replace_ = pmpi_isendrecv_replace_
 
-void mpi_issend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_issend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2107,14 +2348,16 @@ void mpi_issend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_issend_ = pmpi_issend_
 
-void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
+void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Keyval_free(keyval);
     *ierror = rc;
 }
+#pragma weak mpi_keyval_free_ = pmpi_keyval_free_
 
-void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
     char *service_name_c = weft_f_cstring(service_name, service_name_len);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -2124,8 +2367,9 @@ void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_F
     weft_f_string_out(port_name_c, port_name, port_name_len);
     *ierror = rc;
 }
+#pragma weak mpi_lookup_name_ = pmpi_lookup_name_
 
-void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Message message_c = MPI_MESSAGE_NULL;
@@ -2133,8 +2377,9 @@ void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *mess
     *message = MPI_Message_toint(message_c);
     *ierror = rc;
 }
+#pragma weak mpi_mprobe_ = pmpi_mprobe_
 
-void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Message message_c = MPI_Message_fromint(*message);
@@ -2142,8 +2387,9 @@ void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *messag
     *message = MPI_Message_toint(message_c);
     *ierror = rc;
 }
+#pragma weak mpi_mrecv_ = pmpi_mrecv_
 
-void mpi_neighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_neighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2151,8 +2397,9 @@ void mpi_neighbor_allgather_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     int rc = MPI_Neighbor_allgather(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_allgather_ = pmpi_neighbor_allgather_
 
-void mpi_neighbor_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_neighbor_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2163,8 +2410,9 @@ void mpi_neighbor_allgather_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_allgather_init_ = pmpi_neighbor_allgather_init_
 
-void mpi_neighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_neighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2172,8 +2420,9 @@ void mpi_neighbor_allgatherv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint
     int rc = MPI_Neighbor_allgatherv(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), recvcounts, displs, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_allgatherv_ = pmpi_neighbor_allgatherv_
 
-void mpi_neighbor_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_neighbor_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2184,8 +2433,9 @@ void mpi_neighbor_allgatherv_init_(const void *sendbuf, MPI_Fint *sendcount, MPI
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_allgatherv_init_ = pmpi_neighbor_allgatherv_init_
 
-void mpi_neighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_neighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2193,8 +2443,9 @@ void mpi_neighbor_alltoall_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     int rc = MPI_Neighbor_alltoall(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_alltoall_ = pmpi_neighbor_alltoall_
 
-void mpi_neighbor_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_neighbor_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2205,8 +2456,9 @@ void mpi_neighbor_alltoall_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_alltoall_init_ = pmpi_neighbor_alltoall_init_
 
-void mpi_neighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_neighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2214,8 +2466,9 @@ void mpi_neighbor_alltoallv_(const void *sendbuf, const MPI_Fint *sendcounts, co
     int rc = MPI_Neighbor_alltoallv(weft_f_buffer(sendbuf), sendcounts, sdispls, sendtype_c, weft_f_buffer(recvbuf), recvcounts, rdispls, recvtype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_alltoallv_ = pmpi_neighbor_alltoallv_
 
-void mpi_neighbor_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_neighbor_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2226,8 +2479,9 @@ void mpi_neighbor_alltoallv_init_(const void *sendbuf, const MPI_Fint *sendcount
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_alltoallv_init_ = pmpi_neighbor_alltoallv_init_
 
-void mpi_neighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_neighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int sendtypes_n = weft_f_peer_count(comm_c, "neighbor");
@@ -2241,8 +2495,9 @@ void mpi_neighbor_alltoallw_(const void *sendbuf, const MPI_Fint *sendcounts, co
     free(recvtypes_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_alltoallw_ = pmpi_neighbor_alltoallw_
 
-void mpi_neighbor_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_neighbor_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, const MPI_Fint *recvcounts, const MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int sendtypes_n = weft_f_peer_count(comm_c, "neighbor");
@@ -2259,23 +2514,26 @@ void mpi_neighbor_alltoallw_init_(const void *sendbuf, const MPI_Fint *sendcount
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_neighbor_alltoallw_init_ = pmpi_neighbor_alltoallw_init_
 
-void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
+void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
 {
     MPI_Op op_c = MPI_Op_fromint(*op);
     int rc = MPI_Op_commutative(op_c, commute);
     *ierror = rc;
 }
+#pragma weak mpi_op_commutative_ = pmpi_op_commutative_
 
-void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
 {
     MPI_Op op_c = MPI_Op_fromint(*op);
     int rc = MPI_Op_free(&op_c);
     *op = MPI_Op_toint(op_c);
     *ierror = rc;
 }
+#pragma weak mpi_op_free_ = pmpi_op_free_
 
-void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
+void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     char *port_name_c = weft_f_string_buffer(port_name_len);
@@ -2283,16 +2541,18 @@ void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t po
     weft_f_string_out(port_name_c, port_name, port_name_len);
     *ierror = rc;
 }
+#pragma weak mpi_open_port_ = pmpi_open_port_
 
-void mpi_pack_(const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_pack_(const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Pack(weft_f_buffer(inbuf), *incount, datatype_c, weft_f_buffer(outbuf), *outsize, position, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_pack_ = pmpi_pack_
 
-void mpi_pack_external_(char *datarep, const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
+void pmpi_pack_external_(char *datarep, const void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
 {
     char *datarep_c = weft_f_cstring(datarep, datarep_len);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2300,8 +2560,9 @@ void mpi_pack_external_(char *datarep, const void *inbuf, MPI_Fint *incount, MPI
     free(datarep_c);
     *ierror = rc;
 }
+#pragma weak mpi_pack_external_ = pmpi_pack_external_
 
-void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
+void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
 {
     char *datarep_c = weft_f_cstring(datarep, datarep_len);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2309,50 +2570,57 @@ void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatyp
     free(datarep_c);
     *ierror = rc;
 }
+#pragma weak mpi_pack_external_size_ = pmpi_pack_external_size_
 
-void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Pack_size(*incount, datatype_c, comm_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_pack_size_ = pmpi_pack_size_
 
-void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Parrived(request_c, *partition, flag);
     *ierror = rc;
 }
+#pragma weak mpi_parrived_ = pmpi_parrived_
 
-void mpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierror)
+void pmpi_pcontrol_(MPI_Fint *level, MPI_Fint *ierror)
 {
     int rc = MPI_Pcontrol(*level);
     *ierror = rc;
 }
+#pragma weak mpi_pcontrol_ = pmpi_pcontrol_
 
-void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Pready(*partition, request_c);
     *ierror = rc;
 }
+#pragma weak mpi_pready_ = pmpi_pready_
 
-void mpi_pready_list_(MPI_Fint *length, const MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_pready_list_(MPI_Fint *length, const MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Pready_list(*length, array_of_partitions, request_c);
     *ierror = rc;
 }
+#pragma weak mpi_pready_list_ = pmpi_pready_list_
 
-void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Pready_range(*partition_low, *partition_high, request_c);
     *ierror = rc;
 }
+#pragma weak mpi_pready_range_ = pmpi_pready_range_
 
-void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2362,15 +2630,17 @@ void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_precv_init_ = pmpi_precv_init_
 
-void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Probe(*source, *tag, comm_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_probe_ = pmpi_probe_
 
-void mpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2380,8 +2650,9 @@ void mpi_psend_init_(const void *buf, MPI_Fint *partitions, MPI_Count *count, MP
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_psend_init_ = pmpi_psend_init_
 
-void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
     char *service_name_c = weft_f_cstring(service_name, service_name_len);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -2391,8 +2662,9 @@ void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_
     free(port_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_publish_name_ = pmpi_publish_name_
 
-void mpi_put_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_put_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
@@ -2400,14 +2672,16 @@ void mpi_put_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_
     int rc = MPI_Put(weft_f_buffer(origin_addr), *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_put_ = pmpi_put_
 
-void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
+void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_Query_thread(provided);
     *ierror = rc;
 }
+#pragma weak mpi_query_thread_ = pmpi_query_thread_
 
-void mpi_raccumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_raccumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
@@ -2418,16 +2692,18 @@ void mpi_raccumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint 
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_raccumulate_ = pmpi_raccumulate_
 
-void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Recv(weft_f_buffer(buf), *count, datatype_c, *source, *tag, comm_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_recv_ = pmpi_recv_
 
-void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2436,8 +2712,9 @@ void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *so
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_recv_init_ = pmpi_recv_init_
 
-void mpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2445,8 +2722,9 @@ void mpi_reduce_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *
     int rc = MPI_Reduce(weft_f_buffer(sendbuf), weft_f_buffer(recvbuf), *count, datatype_c, op_c, *root, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_ = pmpi_reduce_
 
-void mpi_reduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_reduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2457,16 +2735,18 @@ void mpi_reduce_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_init_ = pmpi_reduce_init_
 
-void mpi_reduce_local_(const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_reduce_local_(const void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     int rc = MPI_Reduce_local(weft_f_buffer(inbuf), weft_f_buffer(inoutbuf), *count, datatype_c, op_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_local_ = pmpi_reduce_local_
 
-void mpi_reduce_scatter_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_reduce_scatter_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2474,8 +2754,9 @@ void mpi_reduce_scatter_(const void *sendbuf, void *recvbuf, const MPI_Fint *rec
     int rc = MPI_Reduce_scatter(weft_f_buffer(sendbuf), weft_f_buffer(recvbuf), recvcounts, datatype_c, op_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_scatter_ = pmpi_reduce_scatter_
 
-void mpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2483,8 +2764,9 @@ void mpi_reduce_scatter_block_(const void *sendbuf, void *recvbuf, MPI_Fint *rec
     int rc = MPI_Reduce_scatter_block(weft_f_buffer(sendbuf), weft_f_buffer(recvbuf), *recvcount, datatype_c, op_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_scatter_block_ = pmpi_reduce_scatter_block_
 
-void mpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2495,8 +2777,9 @@ void mpi_reduce_scatter_block_init_(const void *sendbuf, void *recvbuf, MPI_Fint
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_scatter_block_init_ = pmpi_reduce_scatter_block_init_
 
-void mpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, const MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2507,41 +2790,47 @@ void mpi_reduce_scatter_init_(const void *sendbuf, void *recvbuf, const MPI_Fint
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_reduce_scatter_init_ = pmpi_reduce_scatter_init_
 
-void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
+void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_Remove_error_class(*errorclass);
     *ierror = rc;
 }
+#pragma weak mpi_remove_error_class_ = pmpi_remove_error_class_
 
-void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Remove_error_code(*errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_remove_error_code_ = pmpi_remove_error_code_
 
-void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Remove_error_string(*errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_remove_error_string_ = pmpi_remove_error_string_
 
-void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Request_free(&request_c);
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_request_free_ = pmpi_request_free_
 
-void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Request_get_status(request_c, flag, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_request_get_status_ = pmpi_request_get_status_
 
-void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2550,8 +2839,9 @@ void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, M
     free(array_of_requests_c);
     *ierror = rc;
 }
+#pragma weak mpi_request_get_status_all_ = pmpi_request_get_status_all_
 
-void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2561,8 +2851,9 @@ void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, M
     weft_f_indices(rc, 1, index);
     *ierror = rc;
 }
+#pragma weak mpi_request_get_status_any_ = pmpi_request_get_status_any_
 
-void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*incount);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2572,8 +2863,9 @@ void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests
     weft_f_indices(rc, *outcount, array_of_indices);
     *ierror = rc;
 }
+#pragma weak mpi_request_get_status_some_ = pmpi_request_get_status_some_
 
-void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
@@ -2583,8 +2875,9 @@ void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datat
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_rget_ = pmpi_rget_
 
-void mpi_rget_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_rget_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype result_datatype_c = MPI_Type_fromint(*result_datatype);
@@ -2596,8 +2889,9 @@ void mpi_rget_accumulate_(const void *origin_addr, MPI_Fint *origin_count, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_rget_accumulate_ = pmpi_rget_accumulate_
 
-void mpi_rput_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_rput_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
@@ -2607,16 +2901,18 @@ void mpi_rput_(const void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_rput_ = pmpi_rput_
 
-void mpi_rsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_rsend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Rsend(weft_f_buffer(buf), *count, datatype_c, *dest, *tag, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_rsend_ = pmpi_rsend_
 
-void mpi_rsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_rsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2625,8 +2921,9 @@ void mpi_rsend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_rsend_init_ = pmpi_rsend_init_
 
-void mpi_scan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_scan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2634,8 +2931,9 @@ void mpi_scan_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *da
     int rc = MPI_Scan(weft_f_buffer(sendbuf), weft_f_buffer(recvbuf), *count, datatype_c, op_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_scan_ = pmpi_scan_
 
-void mpi_scan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_scan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2646,8 +2944,9 @@ void mpi_scan_init_(const void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fin
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_scan_init_ = pmpi_scan_init_
 
-void mpi_scatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_scatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2655,8 +2954,9 @@ void mpi_scatter_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, 
     int rc = MPI_Scatter(weft_f_buffer(sendbuf), *sendcount, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, *root, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_scatter_ = pmpi_scatter_
 
-void mpi_scatter_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_scatter_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2667,8 +2967,9 @@ void mpi_scatter_init_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_scatter_init_ = pmpi_scatter_init_
 
-void mpi_scatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_scatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2676,8 +2977,9 @@ void mpi_scatterv_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fi
     int rc = MPI_Scatterv(weft_f_buffer(sendbuf), sendcounts, displs, sendtype_c, weft_f_buffer(recvbuf), *recvcount, recvtype_c, *root, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_scatterv_ = pmpi_scatterv_
 
-void mpi_scatterv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_scatterv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2688,16 +2990,18 @@ void mpi_scatterv_init_(const void *sendbuf, const MPI_Fint *sendcounts, const M
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_scatterv_init_ = pmpi_scatterv_init_
 
-void mpi_send_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_send_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Send(weft_f_buffer(buf), *count, datatype_c, *dest, *tag, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_send_ = pmpi_send_
 
-void mpi_send_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_send_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2706,8 +3010,9 @@ void mpi_send_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fi
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_send_init_ = pmpi_send_init_
 
-void mpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
@@ -2715,52 +3020,59 @@ void mpi_sendrecv_(const void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype,
     int rc = MPI_Sendrecv(weft_f_buffer(sendbuf), *sendcount, sendtype_c, *dest, *sendtag, weft_f_buffer(recvbuf), *recvcount, recvtype_c, *source, *recvtag, comm_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_sendrecv_ = pmpi_sendrecv_
 
-void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Sendrecv_replace(weft_f_buffer(buf), *count, datatype_c, *dest, *sendtag, *source, *recvtag, comm_c, weft_f_status(status));
     *ierror = rc;
 }
+#pragma weak mpi_sendrecv_replace_ = pmpi_sendrecv_replace_
 
-void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     int rc = MPI_Session_attach_buffer(session_c, weft_f_buffer(buffer), *size);
     *ierror = rc;
 }
+#pragma weak mpi_session_attach_buffer_ = pmpi_session_attach_buffer_
 
-void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     int rc = MPI_Session_call_errhandler(session_c, *errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_session_call_errhandler_ = pmpi_session_call_errhandler_
 
-void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     int rc = MPI_Session_detach_buffer(session_c, buffer_addr, size);
     *ierror = rc;
 }
+#pragma weak mpi_session_detach_buffer_ = pmpi_session_detach_buffer_
 
-void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
+void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     int rc = MPI_Session_finalize(&session_c);
     *session = MPI_Session_toint(session_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_finalize_ = pmpi_session_finalize_
 
-void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
+void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     int rc = MPI_Session_flush_buffer(session_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_flush_buffer_ = pmpi_session_flush_buffer_
 
-void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Errhandler errhandler_c = MPI_ERRHANDLER_NULL;
@@ -2768,8 +3080,9 @@ void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fi
     *errhandler = MPI_Errhandler_toint(errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_get_errhandler_ = pmpi_session_get_errhandler_
 
-void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
+void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Info info_used_c = MPI_INFO_NULL;
@@ -2777,26 +3090,31 @@ void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ier
     *info_used = MPI_Info_toint(info_used_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_get_info_ = pmpi_session_get_info_
 
-void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
+void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Info info_c = MPI_Info_fromint(*info);
+    int pset_len_in = *pset_len, pset_len_c = pset_len_in > 0 ? pset_len_in + 1 : 0;
     char *pset_name_c = weft_f_string_buffer(pset_name_len);
-    int rc = MPI_Session_get_nth_pset(session_c, info_c, *n, pset_len, pset_name_c);
-    weft_f_string_out(pset_name_c, pset_name, pset_name_len);
+    int rc = MPI_Session_get_nth_pset(session_c, info_c, *n, &pset_len_c, pset_name_c);
+    if (rc == MPI_SUCCESS) *pset_len = pset_len_c > 0 ? pset_len_c - 1 : 0;
+    if (rc == MPI_SUCCESS && pset_len_in > 0) weft_f_string_out(pset_name_c, pset_name, pset_name_len); else free(pset_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_get_nth_pset_ = pmpi_session_get_nth_pset_
 
-void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
+void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Session_get_num_psets(session_c, info_c, npset_names);
     *ierror = rc;
 }
+#pragma weak mpi_session_get_num_psets_ = pmpi_session_get_num_psets_
 
-void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
+void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     char *pset_name_c = weft_f_cstring(pset_name, pset_name_len);
@@ -2806,8 +3124,9 @@ void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *in
     *info = MPI_Info_toint(info_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_get_pset_info_ = pmpi_session_get_pset_info_
 
-void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Request request_c = MPI_REQUEST_NULL;
@@ -2815,8 +3134,9 @@ void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_iflush_buffer_ = pmpi_session_iflush_buffer_
 
-void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
+void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
 {
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Errhandler errhandler_c = MPI_Errhandler_fromint(*errhandler);
@@ -2825,24 +3145,27 @@ void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, 
     *session = MPI_Session_toint(session_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_init_ = pmpi_session_init_
 
-void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Session session_c = MPI_Session_fromint(*session);
     MPI_Errhandler errhandler_c = MPI_Errhandler_fromint(*errhandler);
     int rc = MPI_Session_set_errhandler(session_c, errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_session_set_errhandler_ = pmpi_session_set_errhandler_
 
-void mpi_ssend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_ssend_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Ssend(weft_f_buffer(buf), *count, datatype_c, *dest, *tag, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_ssend_ = pmpi_ssend_
 
-void mpi_ssend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_ssend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -2851,16 +3174,18 @@ void mpi_ssend_init_(const void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_F
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_ssend_init_ = pmpi_ssend_init_
 
-void mpi_start_(MPI_Fint *request, MPI_Fint *ierror)
+void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Start(&request_c);
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_start_ = pmpi_start_
 
-void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
+void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2870,78 +3195,90 @@ void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierro
     free(array_of_requests_c);
     *ierror = rc;
 }
+#pragma weak mpi_startall_ = pmpi_startall_
 
-void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
     int rc = MPI_Status_get_error(weft_f_status(status), err);
     *ierror = rc;
 }
+#pragma weak mpi_status_get_error_ = pmpi_status_get_error_
 
-void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
 {
     int rc = MPI_Status_get_source(weft_f_status(status), source);
     *ierror = rc;
 }
+#pragma weak mpi_status_get_source_ = pmpi_status_get_source_
 
-void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
     int rc = MPI_Status_get_tag(weft_f_status(status), tag);
     *ierror = rc;
 }
+#pragma weak mpi_status_get_tag_ = pmpi_status_get_tag_
 
-void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_cancelled(weft_f_status(status), *flag);
     *ierror = rc;
 }
+#pragma weak mpi_status_set_cancelled_ = pmpi_status_set_cancelled_
 
-void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
+void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Status_set_elements(weft_f_status(status), datatype_c, *count);
     *ierror = rc;
 }
+#pragma weak mpi_status_set_elements_ = pmpi_status_set_elements_
 
-void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Status_set_elements_x(weft_f_status(status), datatype_c, *count);
     *ierror = rc;
 }
+#pragma weak mpi_status_set_elements_x_ = pmpi_status_set_elements_x_
 
-void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
+void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_error(weft_f_status(status), *err);
     *ierror = rc;
 }
+#pragma weak mpi_status_set_error_ = pmpi_status_set_error_
 
-void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
+void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_source(weft_f_status(status), *source);
     *ierror = rc;
 }
+#pragma weak mpi_status_set_source_ = pmpi_status_set_source_
 
-void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
+void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_tag(weft_f_status(status), *tag);
     *ierror = rc;
 }
+#pragma weak mpi_status_set_tag_ = pmpi_status_set_tag_
 
-void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Test(&request_c, flag, weft_f_status(status));
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_test_ = pmpi_test_
 
-void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Test_cancelled(weft_f_status(status), flag);
     *ierror = rc;
 }
+#pragma weak mpi_test_cancelled_ = pmpi_test_cancelled_
 
-void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2951,8 +3288,9 @@ void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, 
     free(array_of_requests_c);
     *ierror = rc;
 }
+#pragma weak mpi_testall_ = pmpi_testall_
 
-void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2963,8 +3301,9 @@ void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
     weft_f_indices(rc, 1, index);
     *ierror = rc;
 }
+#pragma weak mpi_testany_ = pmpi_testany_
 
-void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*incount);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -2975,23 +3314,26 @@ void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
     weft_f_indices(rc, *outcount, array_of_indices);
     *ierror = rc;
 }
+#pragma weak mpi_testsome_ = pmpi_testsome_
 
-void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     int rc = MPI_Topo_test(comm_c, status);
     *ierror = rc;
 }
+#pragma weak mpi_topo_test_ = pmpi_topo_test_
 
-void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_commit(&datatype_c);
     *datatype = MPI_Type_toint(datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_commit_ = pmpi_type_commit_
 
-void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -2999,8 +3341,9 @@ void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype,
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_contiguous_ = pmpi_type_contiguous_
 
-void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, const MPI_Fint *array_of_gsizes, const MPI_Fint *array_of_distribs, const MPI_Fint *array_of_dargs, const MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, const MPI_Fint *array_of_gsizes, const MPI_Fint *array_of_distribs, const MPI_Fint *array_of_dargs, const MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3008,32 +3351,36 @@ void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, co
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_darray_ = pmpi_type_create_darray_
 
-void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_f90_complex(*p, *r, &newtype_c);
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_f90_complex_ = pmpi_type_create_f90_complex_
 
-void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_f90_integer(*r, &newtype_c);
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_f90_integer_ = pmpi_type_create_f90_integer_
 
-void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
     int rc = MPI_Type_create_f90_real(*p, *r, &newtype_c);
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_f90_real_ = pmpi_type_create_f90_real_
 
-void mpi_type_create_hindexed_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_hindexed_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3041,8 +3388,9 @@ void mpi_type_create_hindexed_(MPI_Fint *count, const MPI_Fint *array_of_blockle
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_hindexed_ = pmpi_type_create_hindexed_
 
-void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, const MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, const MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3050,8 +3398,9 @@ void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, con
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_hindexed_block_ = pmpi_type_create_hindexed_block_
 
-void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3059,8 +3408,9 @@ void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_hvector_ = pmpi_type_create_hvector_
 
-void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, const MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, const MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3068,8 +3418,9 @@ void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, cons
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_indexed_block_ = pmpi_type_create_indexed_block_
 
-void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3077,8 +3428,9 @@ void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent,
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_resized_ = pmpi_type_create_resized_
 
-void mpi_type_create_struct_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_struct_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int array_of_types_n = (*count);
     MPI_Datatype *array_of_types_c = weft_f_alloc(array_of_types_n, sizeof(MPI_Datatype));
@@ -3089,8 +3441,9 @@ void mpi_type_create_struct_(MPI_Fint *count, const MPI_Fint *array_of_blockleng
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_struct_ = pmpi_type_create_struct_
 
-void mpi_type_create_subarray_(MPI_Fint *ndims, const MPI_Fint *array_of_sizes, const MPI_Fint *array_of_subsizes, const MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_create_subarray_(MPI_Fint *ndims, const MPI_Fint *array_of_sizes, const MPI_Fint *array_of_subsizes, const MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3098,15 +3451,17 @@ void mpi_type_create_subarray_(MPI_Fint *ndims, const MPI_Fint *array_of_sizes, 
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_create_subarray_ = pmpi_type_create_subarray_
 
-void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
+void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_delete_attr(datatype_c, *type_keyval);
     *ierror = rc;
 }
+#pragma weak mpi_type_delete_attr_ = pmpi_type_delete_attr_
 
-void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3114,22 +3469,25 @@ void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_dup_ = pmpi_type_dup_
 
-void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_free(&datatype_c);
     *datatype = MPI_Type_toint(datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_free_ = pmpi_type_free_
 
-void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
+void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Type_free_keyval(type_keyval);
     *ierror = rc;
 }
+#pragma weak mpi_type_free_keyval_ = pmpi_type_free_keyval_
 
-void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     void *attribute_val_c = NULL;
@@ -3137,8 +3495,9 @@ void mpi_type_get_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *att
     if (rc == MPI_SUCCESS && *flag) *attribute_val = (MPI_Aint)weft_f_attr_get(*type_keyval, attribute_val_c, "type");
     *ierror = rc;
 }
+#pragma weak mpi_type_get_attr_ = pmpi_type_get_attr_
 
-void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int array_of_datatypes_n = (*max_datatypes);
@@ -3148,29 +3507,33 @@ void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint
     free(array_of_datatypes_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_contents_ = pmpi_type_get_contents_
 
-void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
+void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_get_envelope(datatype_c, num_integers, num_addresses, num_datatypes, combiner);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_envelope_ = pmpi_type_get_envelope_
 
-void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
+void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_get_extent(datatype_c, lb, extent);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_extent_ = pmpi_type_get_extent_
 
-void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
+void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_get_extent_x(datatype_c, lb, extent);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_extent_x_ = pmpi_type_get_extent_x_
 
-void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
+void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     char *type_name_c = weft_f_string_buffer(type_name_len);
@@ -3178,22 +3541,25 @@ void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen
     weft_f_string_out(type_name_c, type_name, type_name_len);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_name_ = pmpi_type_get_name_
 
-void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
+void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_get_true_extent(datatype_c, true_lb, true_extent);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_true_extent_ = pmpi_type_get_true_extent_
 
-void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
+void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_get_true_extent_x(datatype_c, true_lb, true_extent);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_true_extent_x_ = pmpi_type_get_true_extent_x_
 
-void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
+void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
 {
     MPI_Datatype value_type_c = MPI_Type_fromint(*value_type);
     MPI_Datatype index_type_c = MPI_Type_fromint(*index_type);
@@ -3202,8 +3568,9 @@ void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_F
     *pair_type = MPI_Type_toint(pair_type_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_get_value_index_ = pmpi_type_get_value_index_
 
-void mpi_type_indexed_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_indexed_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, const MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3211,23 +3578,26 @@ void mpi_type_indexed_(MPI_Fint *count, const MPI_Fint *array_of_blocklengths, c
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_indexed_ = pmpi_type_indexed_
 
-void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
+void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_DATATYPE_NULL;
     int rc = MPI_Type_match_size(*typeclass, *size, &datatype_c);
     *datatype = MPI_Type_toint(datatype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_match_size_ = pmpi_type_match_size_
 
-void mpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
+void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_set_attr(datatype_c, *type_keyval, (void *)(MPI_Aint)*attribute_val);
     *ierror = rc;
 }
+#pragma weak mpi_type_set_attr_ = pmpi_type_set_attr_
 
-void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
+void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     char *type_name_c = weft_f_cstring(type_name, type_name_len);
@@ -3235,22 +3605,25 @@ void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, s
     free(type_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_set_name_ = pmpi_type_set_name_
 
-void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
+void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_size(datatype_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_type_size_ = pmpi_type_size_
 
-void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
+void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Type_size_x(datatype_c, size);
     *ierror = rc;
 }
+#pragma weak mpi_type_size_x_ = pmpi_type_size_x_
 
-void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype oldtype_c = MPI_Type_fromint(*oldtype);
     MPI_Datatype newtype_c = MPI_DATATYPE_NULL;
@@ -3258,16 +3631,18 @@ void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, 
     *newtype = MPI_Type_toint(newtype_c);
     *ierror = rc;
 }
+#pragma weak mpi_type_vector_ = pmpi_type_vector_
 
-void mpi_unpack_(const void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
+void pmpi_unpack_(const void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     int rc = MPI_Unpack(weft_f_buffer(inbuf), *insize, position, weft_f_buffer(outbuf), *outcount, datatype_c, comm_c);
     *ierror = rc;
 }
+#pragma weak mpi_unpack_ = pmpi_unpack_
 
-void mpi_unpack_external_(char *datarep, const void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+void pmpi_unpack_external_(char *datarep, const void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
 {
     char *datarep_c = weft_f_cstring(datarep, datarep_len);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
@@ -3275,8 +3650,9 @@ void mpi_unpack_external_(char *datarep, const void *inbuf, MPI_Aint *insize, MP
     free(datarep_c);
     *ierror = rc;
 }
+#pragma weak mpi_unpack_external_ = pmpi_unpack_external_
 
-void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
+void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
     char *service_name_c = weft_f_cstring(service_name, service_name_len);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -3286,16 +3662,18 @@ void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MP
     free(port_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_unpublish_name_ = pmpi_unpublish_name_
 
-void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Request request_c = MPI_Request_fromint(*request);
     int rc = MPI_Wait(&request_c, weft_f_status(status));
     *request = MPI_Request_toint(request_c);
     *ierror = rc;
 }
+#pragma weak mpi_wait_ = pmpi_wait_
 
-void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -3305,8 +3683,9 @@ void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_
     free(array_of_requests_c);
     *ierror = rc;
 }
+#pragma weak mpi_waitall_ = pmpi_waitall_
 
-void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
+void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*count);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -3317,8 +3696,9 @@ void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index,
     weft_f_indices(rc, 1, index);
     *ierror = rc;
 }
+#pragma weak mpi_waitany_ = pmpi_waitany_
 
-void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
+void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
     int array_of_requests_n = (*incount);
     MPI_Request *array_of_requests_c = weft_f_alloc(array_of_requests_n, sizeof(MPI_Request));
@@ -3329,8 +3709,9 @@ void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *out
     weft_f_indices(rc, *outcount, array_of_indices);
     *ierror = rc;
 }
+#pragma weak mpi_waitsome_ = pmpi_waitsome_
 
-void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -3339,8 +3720,9 @@ void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_
     *win = MPI_Win_toint(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_allocate_ = pmpi_win_allocate_
 
-void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -3349,29 +3731,33 @@ void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *inf
     *win = MPI_Win_toint(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_allocate_shared_ = pmpi_win_allocate_shared_
 
-void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
+void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_attach(win_c, weft_f_buffer(base), *size);
     *ierror = rc;
 }
+#pragma weak mpi_win_attach_ = pmpi_win_attach_
 
-void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
+void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_call_errhandler(win_c, *errorcode);
     *ierror = rc;
 }
+#pragma weak mpi_win_call_errhandler_ = pmpi_win_call_errhandler_
 
-void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_complete(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_complete_ = pmpi_win_complete_
 
-void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -3380,8 +3766,9 @@ void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *
     *win = MPI_Win_toint(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_create_ = pmpi_win_create_
 
-void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     MPI_Info info_c = MPI_Info_fromint(*info);
@@ -3390,71 +3777,81 @@ void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_
     *win = MPI_Win_toint(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_create_dynamic_ = pmpi_win_create_dynamic_
 
-void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
+void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_delete_attr(win_c, *win_keyval);
     *ierror = rc;
 }
+#pragma weak mpi_win_delete_attr_ = pmpi_win_delete_attr_
 
-void mpi_win_detach_(MPI_Fint *win, const void *base, MPI_Fint *ierror)
+void pmpi_win_detach_(MPI_Fint *win, const void *base, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_detach(win_c, weft_f_buffer(base));
     *ierror = rc;
 }
+#pragma weak mpi_win_detach_ = pmpi_win_detach_
 
-void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_fence(*assert, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_fence_ = pmpi_win_fence_
 
-void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_flush(*rank, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_flush_ = pmpi_win_flush_
 
-void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_flush_all(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_flush_all_ = pmpi_win_flush_all_
 
-void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_flush_local(*rank, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_flush_local_ = pmpi_win_flush_local_
 
-void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_flush_local_all(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_flush_local_all_ = pmpi_win_flush_local_all_
 
-void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_free(&win_c);
     *win = MPI_Win_toint(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_free_ = pmpi_win_free_
 
-void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
+void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Win_free_keyval(win_keyval);
     *ierror = rc;
 }
+#pragma weak mpi_win_free_keyval_ = pmpi_win_free_keyval_
 
-void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     void *attribute_val_c = NULL;
@@ -3462,8 +3859,9 @@ void mpi_win_get_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_
     if (rc == MPI_SUCCESS && *flag) *attribute_val = (MPI_Aint)weft_f_attr_get(*win_keyval, attribute_val_c, "win");
     *ierror = rc;
 }
+#pragma weak mpi_win_get_attr_ = pmpi_win_get_attr_
 
-void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Errhandler errhandler_c = MPI_ERRHANDLER_NULL;
@@ -3471,8 +3869,9 @@ void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierr
     *errhandler = MPI_Errhandler_toint(errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_get_errhandler_ = pmpi_win_get_errhandler_
 
-void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
+void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Group group_c = MPI_GROUP_NULL;
@@ -3480,8 +3879,9 @@ void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
     *group = MPI_Group_toint(group_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_get_group_ = pmpi_win_get_group_
 
-void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
+void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Info info_used_c = MPI_INFO_NULL;
@@ -3489,8 +3889,9 @@ void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
     *info_used = MPI_Info_toint(info_used_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_get_info_ = pmpi_win_get_info_
 
-void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
+void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     char *win_name_c = weft_f_string_buffer(win_name_len);
@@ -3498,53 +3899,60 @@ void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_F
     weft_f_string_out(win_name_c, win_name, win_name_len);
     *ierror = rc;
 }
+#pragma weak mpi_win_get_name_ = pmpi_win_get_name_
 
-void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_lock(*lock_type, *rank, *assert, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_lock_ = pmpi_win_lock_
 
-void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_lock_all(*assert, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_lock_all_ = pmpi_win_lock_all_
 
-void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_post(group_c, *assert, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_post_ = pmpi_win_post_
 
-void mpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
+void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_set_attr(win_c, *win_keyval, (void *)(MPI_Aint)*attribute_val);
     *ierror = rc;
 }
+#pragma weak mpi_win_set_attr_ = pmpi_win_set_attr_
 
-void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
+void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Errhandler errhandler_c = MPI_Errhandler_fromint(*errhandler);
     int rc = MPI_Win_set_errhandler(win_c, errhandler_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_set_errhandler_ = pmpi_win_set_errhandler_
 
-void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
+void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Info info_c = MPI_Info_fromint(*info);
     int rc = MPI_Win_set_info(win_c, info_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_set_info_ = pmpi_win_set_info_
 
-void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
+void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     char *win_name_c = weft_f_cstring(win_name, win_name_len);
@@ -3552,80 +3960,79 @@ void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t w
     free(win_name_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_set_name_ = pmpi_win_set_name_
 
-void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror)
+void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_shared_query(win_c, *rank, size, disp_unit, baseptr);
     *ierror = rc;
 }
+#pragma weak mpi_win_shared_query_ = pmpi_win_shared_query_
 
-void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Group group_c = MPI_Group_fromint(*group);
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_start(group_c, *assert, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_start_ = pmpi_win_start_
 
-void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_sync(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_sync_ = pmpi_win_sync_
 
-void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
+void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_test(win_c, flag);
     *ierror = rc;
 }
+#pragma weak mpi_win_test_ = pmpi_win_test_
 
-void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_unlock(*rank, win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_unlock_ = pmpi_win_unlock_
 
-void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_unlock_all(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_unlock_all_ = pmpi_win_unlock_all_
 
-void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
+void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
     int rc = MPI_Win_wait(win_c);
     *ierror = rc;
 }
+#pragma weak mpi_win_wait_ = pmpi_win_wait_
 
-double mpi_wtick_(void)
+double pmpi_wtick_(void)
 {
     return MPI_Wtick();
 }
+#pragma weak mpi_wtick_ = pmpi_wtick_
 
-double mpi_wtime_(void)
+double pmpi_wtime_(void)
 {
     return MPI_Wtime();
 }
+#pragma weak mpi_wtime_ = pmpi_wtime_
 
-/* Not bound (a parameter without a rule in api/gen_fortran.py):
- *   MPI_Comm_create_errhandler (comm_errhandler_fn: callback)
- *   MPI_Comm_create_keyval (comm_copy_attr_fn: callback)
+/* Bound by hand in fortran/callbacks.c: MPI_Comm_create_errhandler, MPI_Comm_create_keyval, MPI_File_create_errhandler, MPI_Grequest_start, MPI_Keyval_create, MPI_Op_create, MPI_Register_datarep, MPI_Session_create_errhandler, MPI_Type_create_keyval, MPI_Win_create_errhandler, MPI_Win_create_keyval.
+ * Not bound (a parameter without a rule in api/gen_fortran.py):
  *   MPI_Comm_spawn (argv: string array)
  *   MPI_Comm_spawn_multiple (array_of_commands: string array)
- *   MPI_File_create_errhandler (file_errhandler_fn: callback)
- *   MPI_Grequest_start (query_fn: callback)
- *   MPI_Info_create_env (argv: string array)
- *   MPI_Keyval_create (copy_fn: callback)
- *   MPI_Op_create (user_fn: callback)
- *   MPI_Register_datarep (read_conversion_fn: callback)
- *   MPI_Session_create_errhandler (session_errhandler_fn: callback)
- *   MPI_Type_create_keyval (type_copy_attr_fn: callback)
- *   MPI_Win_create_errhandler (win_errhandler_fn: callback)
- *   MPI_Win_create_keyval (win_copy_attr_fn: callback)
  */

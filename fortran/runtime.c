@@ -116,15 +116,28 @@ int weft_f_peer_count(MPI_Comm comm, const char *kind)
     return n;
 }
 
-void mpi_init_(MPI_Fint *ierror)
+void pmpi_init_(MPI_Fint *ierror)
 {
     *ierror = MPI_Init(NULL, NULL);
 }
+WEFT_F_WEAK(mpi_init_)
 
-void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     *ierror = MPI_Init_thread(NULL, NULL, *required, provided);
 }
+WEFT_F_WEAK(mpi_init_thread_)
+
+/* MPI_INFO_CREATE_ENV(INFO, IERROR): the C library reads the process's arguments itself when
+ * argv is NULL. */
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info c_info = MPI_INFO_NULL;
+    *ierror = MPI_Info_create_env(0, NULL, &c_info);
+    if (*ierror == MPI_SUCCESS)
+        *info = MPI_Info_c2f(c_info);
+}
+WEFT_F_WEAK(mpi_info_create_env_)
 
 #define WEFT_F_HANDLE(T, X)                                  \
     MPI_Fint MPI_##X##_c2f(T handle) { return MPI_##X##_toint(handle); } \
@@ -141,20 +154,80 @@ WEFT_F_HANDLE(MPI_Request, Request)
 WEFT_F_HANDLE(MPI_Session, Session)
 WEFT_F_HANDLE(MPI_Win, Win)
 
-int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
+/* The status conversions (and their PMPI_ names): every form has the C status's 8 ints. A
+ * status the standard says not to convert (MPI_STATUS_IGNORE, MPI_F_STATUS_IGNORE and
+ * MPI_F08_STATUS_IGNORE, which are the same common block) or NULL is MPI_ERR_ARG. */
+static int status_copy(const void *from, const void *from_ignore, void *to, const void *to_ignore)
 {
-    if (c_status == MPI_STATUS_IGNORE || f_status == NULL || f_status == MPI_F_STATUS_IGNORE)
+    if (from == NULL || from == from_ignore || to == NULL || to == to_ignore)
         return MPI_ERR_ARG;
-    memcpy(f_status, c_status, sizeof(MPI_Status));
+    memcpy(to, from, sizeof(MPI_Status));
     return MPI_SUCCESS;
 }
 
-int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
-    if (f_status == NULL || f_status == MPI_F_STATUS_IGNORE || c_status == MPI_STATUS_IGNORE)
-        return MPI_ERR_ARG;
-    memcpy(c_status, f_status, sizeof(MPI_Status));
-    return MPI_SUCCESS;
+    return status_copy(c_status, MPI_STATUS_IGNORE, f_status, MPI_F_STATUS_IGNORE);
+}
+
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
+{
+    return status_copy(f_status, MPI_F_STATUS_IGNORE, c_status, MPI_STATUS_IGNORE);
+}
+
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status)
+{
+    return status_copy(c_status, MPI_STATUS_IGNORE, f08_status, MPI_F08_STATUS_IGNORE);
+}
+
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status)
+{
+    return status_copy(f08_status, MPI_F08_STATUS_IGNORE, c_status, MPI_STATUS_IGNORE);
+}
+
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status)
+{
+    return status_copy(f_status, MPI_F_STATUS_IGNORE, f08_status, MPI_F08_STATUS_IGNORE);
+}
+
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status)
+{
+    return status_copy(f08_status, MPI_F08_STATUS_IGNORE, f_status, MPI_F_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Status_c2f = PMPI_Status_c2f
+#pragma weak MPI_Status_f2c = PMPI_Status_f2c
+#pragma weak MPI_Status_c2f08 = PMPI_Status_c2f08
+#pragma weak MPI_Status_f082c = PMPI_Status_f082c
+#pragma weak MPI_Status_f2f08 = PMPI_Status_f2f08
+#pragma weak MPI_Status_f082f = PMPI_Status_f082f
+
+/* MPI_STATUS_F2F08 / MPI_STATUS_F082F from Fortran (mpif.h's, and mpi_f08's with an optional
+ * ierror). */
+void pmpi_status_f2f08_(const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
+}
+WEFT_F_WEAK(mpi_status_f2f08_)
+
+void pmpi_status_f082f_(const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
+{
+    *ierror = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
+}
+WEFT_F_WEAK(mpi_status_f082f_)
+
+void weft_f08_mpi_status_f2f08(const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
+{
+    int rc = PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
+    if (ierror != NULL)
+        *ierror = rc;
+}
+
+void weft_f08_mpi_status_f082f(const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
+{
+    int rc = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
+    if (ierror != NULL)
+        *ierror = rc;
 }
 
 /* Indices from C (counting from 0) to Fortran (from 1); MPI_UNDEFINED stays. */

@@ -1,5 +1,5 @@
 /* The `use mpi_f08` bindings' hand-written part: buffers from Fortran 2018 descriptors, and
- * MPI_Init / MPI_Init_thread (whose C forms take argc/argv). */
+ * MPI_Init / MPI_Init_thread / MPI_Info_create_env (whose C forms take argc/argv). */
 #define WEFT_FORTRAN_INTERNAL 1
 #include <stdio.h>
 #include <ISO_Fortran_binding.h>
@@ -36,6 +36,16 @@ void weft_f08_mpi_init(MPI_Fint *ierror)
 void weft_f08_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_Init_thread(NULL, NULL, *required, provided);
+    if (ierror != NULL)
+        *ierror = rc;
+}
+
+void weft_f08_mpi_info_create_env(MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info c_info = MPI_INFO_NULL;
+    int rc = MPI_Info_create_env(0, NULL, &c_info);
+    if (rc == MPI_SUCCESS)
+        *info = MPI_Info_c2f(c_info);
     if (ierror != NULL)
         *ierror = rc;
 }

@@ -37,11 +37,38 @@ WEFT_F_HANDLE(MPI_Session, Session)
 WEFT_F_HANDLE(MPI_Win, Win)
 #undef WEFT_F_HANDLE
 
-/* Status conversions: a Fortran INTEGER status has the C status's layout (8 ints). */
+/* Status conversions: a Fortran INTEGER status and mpi_f08's TYPE(MPI_Status) have the C
+ * status's layout (8 ints). */
+typedef struct {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint internal[5];
+} MPI_F08_status;
+
+/* MPI_F08_STATUS_IGNORE / MPI_F08_STATUSES_IGNORE: mpi_f08's, the same common blocks. */
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)mpi_fortran_st_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)mpi_fortran_sts_ignore_)
+
 int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
 int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+int PMPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int PMPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
 
 #ifdef WEFT_FORTRAN_INTERNAL
+/* An mpif.h procedure is defined as pmpi_x_; WEFT_F_WEAK(mpi_x_) makes mpi_x_ a weak alias a
+ * profiling library may replace. */
+#define WEFT_F_STR(x) #x
+#define WEFT_F_WEAK(name) _Pragma(WEFT_F_STR(weak name = p##name))
+
 /* Helpers of the generated bindings (fortran/runtime.c). */
 void *weft_f_buffer(const void *buf);
 MPI_Status *weft_f_status(MPI_Fint *status);

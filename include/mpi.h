@@ -541,6 +541,16 @@ typedef int (MPIX_Grequest_wait_function)(int count, void **array_of_states, dou
 /* MPIX_Stream_enqueue_host_fn's function (Weft's; CUDA's cudaHostFn_t). */
 typedef void (MPIX_Host_function)(void *data);
 
+/* Callbacks with an extra state, and the destructor that receives it when the object goes
+   (MPICH's _x extensions for language bindings: MPIX_Op_create_x, MPIX_*_create_errhandler_x,
+   MPIX_*_create_keyval_x). */
+typedef void (MPIX_User_function_x)(void *invec, void *inoutvec, MPI_Count len, MPI_Datatype datatype, void *extra_state);
+typedef void (MPIX_Comm_errhandler_function_x)(MPI_Comm comm, int error_code, void *extra_state);
+typedef void (MPIX_File_errhandler_function_x)(MPI_File file, int error_code, void *extra_state);
+typedef void (MPIX_Win_errhandler_function_x)(MPI_Win win, int error_code, void *extra_state);
+typedef void (MPIX_Session_errhandler_function_x)(MPI_Session session, int error_code, void *extra_state);
+typedef void (MPIX_Destructor_function)(void *extra_state);
+
 /* ---- functions ---- */
 int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -551,8 +561,11 @@ int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 int MPIX_Barrier_enqueue(MPI_Comm comm);
 int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPIX_Comm_create_errhandler_x(MPIX_Comm_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
+int MPIX_Comm_create_keyval_x(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *comm_keyval, void *extra_state);
 int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
 int MPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag);
+int MPIX_File_create_errhandler_x(MPIX_File_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
 int MPIX_GPU_query_support(int gpu_type, int *is_supported);
 int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
@@ -564,6 +577,7 @@ int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int de
 int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
+int MPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op);
 int MPIX_Query_cuda_support(void);
 int MPIX_Query_hip_support(void);
 int MPIX_Query_ze_support(void);
@@ -579,6 +593,7 @@ int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Datatyp
 int MPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
 int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPIX_Session_create_errhandler_x(MPIX_Session_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
 int MPIX_Start_progress_thread(MPIX_Stream stream);
 int MPIX_Stop_progress_thread(MPIX_Stream stream);
 int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
@@ -600,10 +615,13 @@ int MPIX_Threadcomm_finish(MPI_Comm threadcomm);
 int MPIX_Threadcomm_free(MPI_Comm *threadcomm);
 int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm);
 int MPIX_Threadcomm_start(MPI_Comm threadcomm);
+int MPIX_Type_create_keyval_x(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *type_keyval, void *extra_state);
 int MPIX_Type_iov(MPI_Datatype datatype, MPI_Count iov_offset, MPIX_Iov *iov, MPI_Count max_iov_len, MPI_Count *actual_iov_len);
 int MPIX_Type_iov_len(MPI_Datatype datatype, MPI_Count max_iov_bytes, MPI_Count *iov_len, MPI_Count *actual_iov_bytes);
 int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
 int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
+int MPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
+int MPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state);
 int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin);
 int MPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag);
@@ -1280,8 +1298,11 @@ int PMPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 int PMPIX_Barrier_enqueue(MPI_Comm comm);
 int PMPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PMPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPIX_Comm_create_errhandler_x(MPIX_Comm_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
+int PMPIX_Comm_create_keyval_x(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *comm_keyval, void *extra_state);
 int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
 int PMPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag);
+int PMPIX_File_create_errhandler_x(MPIX_File_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
 int PMPIX_GPU_query_support(int gpu_type, int *is_supported);
 int PMPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request);
 int PMPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class);
@@ -1293,6 +1314,7 @@ int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int d
 int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int PMPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
+int PMPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op);
 int PMPIX_Query_cuda_support(void);
 int PMPIX_Query_hip_support(void);
 int PMPIX_Query_ze_support(void);
@@ -1308,6 +1330,7 @@ int PMPIX_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Dataty
 int PMPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);
 int PMPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int PMPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPIX_Session_create_errhandler_x(MPIX_Session_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
 int PMPIX_Start_progress_thread(MPIX_Stream stream);
 int PMPIX_Stop_progress_thread(MPIX_Stream stream);
 int PMPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm);
@@ -1329,10 +1352,13 @@ int PMPIX_Threadcomm_finish(MPI_Comm threadcomm);
 int PMPIX_Threadcomm_free(MPI_Comm *threadcomm);
 int PMPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm);
 int PMPIX_Threadcomm_start(MPI_Comm threadcomm);
+int PMPIX_Type_create_keyval_x(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *type_keyval, void *extra_state);
 int PMPIX_Type_iov(MPI_Datatype datatype, MPI_Count iov_offset, MPIX_Iov *iov, MPI_Count max_iov_len, MPI_Count *actual_iov_len);
 int PMPIX_Type_iov_len(MPI_Datatype datatype, MPI_Count max_iov_bytes, MPI_Count *iov_len, MPI_Count *actual_iov_bytes);
 int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
 int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
+int PMPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler);
+int PMPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state);
 int PMPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 int PMPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin);
 int PMPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag);

@@ -29,11 +29,20 @@ int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root,
 #pragma weak MPIX_Bcast_enqueue_c
 int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPIX_Bcast_enqueue_c(buffer, count, datatype, root, comm); }
 
+#pragma weak MPIX_Comm_create_errhandler_x
+int MPIX_Comm_create_errhandler_x(MPIX_Comm_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_Comm_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
+
+#pragma weak MPIX_Comm_create_keyval_x
+int MPIX_Comm_create_keyval_x(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *comm_keyval, void *extra_state) { return PMPIX_Comm_create_keyval_x(comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state); }
+
 #pragma weak MPIX_Comm_get_stream
 int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream) { return PMPIX_Comm_get_stream(comm, idx, stream); }
 
 #pragma weak MPIX_Comm_test_threadcomm
 int MPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag) { return PMPIX_Comm_test_threadcomm(comm, flag); }
+
+#pragma weak MPIX_File_create_errhandler_x
+int MPIX_File_create_errhandler_x(MPIX_File_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_File_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
 
 #pragma weak MPIX_GPU_query_support
 int MPIX_GPU_query_support(int gpu_type, int *is_supported) { return PMPIX_GPU_query_support(gpu_type, is_supported); }
@@ -67,6 +76,9 @@ int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynw
 
 #pragma weak MPIX_Memhandle_release
 int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin) { return PMPIX_Memhandle_release(memhandle, dynwin); }
+
+#pragma weak MPIX_Op_create_x
+int MPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op) { return PMPIX_Op_create_x(user_fn_x, destructor_fn, commute, extra_state, op); }
 
 #pragma weak MPIX_Query_cuda_support
 int MPIX_Query_cuda_support(void) { return PMPIX_Query_cuda_support(); }
@@ -112,6 +124,9 @@ int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int des
 
 #pragma weak MPIX_Send_enqueue_c
 int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPIX_Send_enqueue_c(buf, count, datatype, dest, tag, comm); }
+
+#pragma weak MPIX_Session_create_errhandler_x
+int MPIX_Session_create_errhandler_x(MPIX_Session_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_Session_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
 
 #pragma weak MPIX_Start_progress_thread
 int MPIX_Start_progress_thread(MPIX_Stream stream) { return PMPIX_Start_progress_thread(stream); }
@@ -176,6 +191,9 @@ int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm
 #pragma weak MPIX_Threadcomm_start
 int MPIX_Threadcomm_start(MPI_Comm threadcomm) { return PMPIX_Threadcomm_start(threadcomm); }
 
+#pragma weak MPIX_Type_create_keyval_x
+int MPIX_Type_create_keyval_x(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *type_keyval, void *extra_state) { return PMPIX_Type_create_keyval_x(type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state); }
+
 #pragma weak MPIX_Type_iov
 int MPIX_Type_iov(MPI_Datatype datatype, MPI_Count iov_offset, MPIX_Iov *iov, MPI_Count max_iov_len, MPI_Count *actual_iov_len) { return PMPIX_Type_iov(datatype, iov_offset, iov, max_iov_len, actual_iov_len); }
 
@@ -187,6 +205,12 @@ int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) { return PMPIX_W
 
 #pragma weak MPIX_Waitall_enqueue
 int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) { return PMPIX_Waitall_enqueue(count, array_of_requests, array_of_statuses); }
+
+#pragma weak MPIX_Win_create_errhandler_x
+int MPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_Win_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
+
+#pragma weak MPIX_Win_create_keyval_x
+int MPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state) { return PMPIX_Win_create_keyval_x(win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state); }
 
 #pragma weak MPIX_Win_dup_with_info
 int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) { return PMPIX_Win_dup_with_info(win, info, newwin); }

@@ -3,7 +3,7 @@
 //! invokes the errhandler of the object the call was made on.
 
 use std::cell::Cell;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -178,8 +178,12 @@ pub fn raise(scope: Scope, err: MpiError) -> c_int {
     match errhandler.action {
         ErrhandlerAction::Return => code,
         ErrhandlerAction::Fatal | ErrhandlerAction::Abort => fatal(&err),
-        ErrhandlerAction::User { kind, callback } => {
-            invoke_user(kind, callback, handle, code);
+        ErrhandlerAction::User {
+            kind,
+            callback,
+            extra_state,
+        } => {
+            invoke_user(kind, callback, extra_state, handle, code);
             code
         }
     }
@@ -266,7 +270,22 @@ fn fatal(err: &MpiError) -> ! {
 }
 
 /// Call a user errhandler. Every kind's function has the C shape `(handle*, int*, ...)`.
-fn invoke_user(_kind: ErrhandlerKind, callback: usize, handle: usize, code: c_int) {
+fn invoke_user(
+    _kind: ErrhandlerKind,
+    callback: usize,
+    extra_state: Option<usize>,
+    handle: usize,
+    code: c_int,
+) {
+    if let Some(state) = extra_state {
+        // SAFETY: `callback` was stored from a non-null function pointer by one of the
+        // MPIX_*_create_errhandler_x functions, and all of them take (handle, int, void*).
+        let f: MPIX_Comm_errhandler_function_x =
+            unsafe { std::mem::transmute::<usize, _>(callback) };
+        // SAFETY: the user function receives the handle, the code and its own state.
+        unsafe { f(handle, code, state as *mut c_void) };
+        return;
+    }
     let mut handle = handle;
     let mut code = code;
     // SAFETY: `callback` was stored from a non-null errhandler function pointer by one of the

@@ -96,6 +96,14 @@ pub type MPI_File_errhandler_function = unsafe extern "C" fn(*mut MPI_File, *mut
 pub type MPI_Win_errhandler_function = unsafe extern "C" fn(*mut MPI_Win, *mut c_int, ...);
 pub type MPI_Session_errhandler_function = unsafe extern "C" fn(*mut MPI_Session, *mut c_int, ...);
 
+pub type MPIX_User_function_x =
+    unsafe extern "C" fn(*mut c_void, *mut c_void, MPI_Count, MPI_Datatype, *mut c_void);
+pub type MPIX_Comm_errhandler_function_x = unsafe extern "C" fn(MPI_Comm, c_int, *mut c_void);
+pub type MPIX_File_errhandler_function_x = unsafe extern "C" fn(MPI_File, c_int, *mut c_void);
+pub type MPIX_Win_errhandler_function_x = unsafe extern "C" fn(MPI_Win, c_int, *mut c_void);
+pub type MPIX_Session_errhandler_function_x = unsafe extern "C" fn(MPI_Session, c_int, *mut c_void);
+pub type MPIX_Destructor_function = unsafe extern "C" fn(*mut c_void);
+
 pub type MPI_T_event_cb_function = unsafe extern "C" fn(
     MPI_T_event_instance,
     MPI_T_event_registration,

@@ -184,16 +184,18 @@ fn predefined_kind(id: c_int) -> Option<AttrKind> {
     }
 }
 
-unsafe fn create_keyval(
+/// Create a keyval; `guard` is dropped with it (see `with_state`).
+pub(super) unsafe fn create_keyval(
     kind: AttrKind,
     copy: usize,
     delete: usize,
     keyval: *mut c_int,
     extra_state: *mut c_void,
+    guard: Option<Box<dyn std::any::Any + Send + Sync>>,
     func: &str,
 ) -> MpiResult<()> {
     non_null(keyval, func, "keyval")?;
-    let id = attr::create_keyval(kind, copy, delete, extra_state as usize)?;
+    let id = attr::create_keyval(kind, copy, delete, extra_state as usize, guard)?;
     // SAFETY: checked non-null.
     unsafe { keyval.write(id) };
     Ok(())
@@ -278,6 +280,7 @@ pub(crate) unsafe fn mpi_comm_create_keyval(
             delete,
             comm_keyval,
             extra_state,
+            None,
             "MPI_Comm_create_keyval",
         )
     }
@@ -304,6 +307,7 @@ pub(crate) unsafe fn mpi_keyval_create(
             delete,
             keyval,
             extra_state,
+            None,
             "MPI_Keyval_create",
         )
     }
@@ -509,6 +513,7 @@ pub(crate) unsafe fn mpi_type_create_keyval(
             delete,
             type_keyval,
             extra_state,
+            None,
             "MPI_Type_create_keyval",
         )
     }
@@ -574,6 +579,7 @@ pub(crate) unsafe fn mpi_win_create_keyval(
             delete,
             win_keyval,
             extra_state,
+            None,
             "MPI_Win_create_keyval",
         )
     }

@@ -105,9 +105,13 @@ pub(crate) fn mpi_remove_error_string(errorcode: c_int) -> MpiResult<()> {
 
 // ------------------------------------------------------------------ errhandler objects
 
-unsafe fn create_errhandler(
+/// The extra state of an errhandler created by an `_x` extension, and what to drop with it.
+pub(super) type ErrhandlerState = (usize, Option<Arc<dyn std::any::Any + Send + Sync>>);
+
+pub(super) unsafe fn create_errhandler(
     kind: ErrhandlerKind,
     callback: Option<usize>,
+    state: Option<ErrhandlerState>,
     errhandler: *mut MPI_Errhandler,
     func: &str,
 ) -> MpiResult<()> {
@@ -121,7 +125,13 @@ unsafe fn create_errhandler(
             ),
         )
     })?;
-    let handle = objects::ERRHANDLERS.insert(Arc::new(Errhandler::user(kind, callback)));
+    let object = match state {
+        None => Errhandler::user(kind, callback),
+        Some((extra_state, guard)) => {
+            Errhandler::user_with_state(kind, callback, extra_state, guard)
+        }
+    };
+    let handle = objects::ERRHANDLERS.insert(Arc::new(object));
     // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
     unsafe { write(errhandler, handle, func, "errhandler") }
 }
@@ -136,6 +146,7 @@ pub(crate) unsafe fn mpi_comm_create_errhandler(
         create_errhandler(
             ErrhandlerKind::Comm,
             f,
+            None,
             errhandler,
             "MPI_Comm_create_errhandler",
         )
@@ -152,6 +163,7 @@ pub(crate) unsafe fn mpi_win_create_errhandler(
         create_errhandler(
             ErrhandlerKind::Win,
             f,
+            None,
             errhandler,
             "MPI_Win_create_errhandler",
         )
@@ -168,6 +180,7 @@ pub(crate) unsafe fn mpi_file_create_errhandler(
         create_errhandler(
             ErrhandlerKind::File,
             f,
+            None,
             errhandler,
             "MPI_File_create_errhandler",
         )
@@ -184,6 +197,7 @@ pub(crate) unsafe fn mpi_session_create_errhandler(
         create_errhandler(
             ErrhandlerKind::Session,
             f,
+            None,
             errhandler,
             "MPI_Session_create_errhandler",
         )

@@ -38,3 +38,4 @@ pub(crate) mod time;
 pub(crate) mod topo;
 pub(crate) mod type_iov;
 pub(crate) mod win;
+pub(crate) mod with_state;

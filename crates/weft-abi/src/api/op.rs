@@ -18,6 +18,8 @@ use crate::handles::{BadHandle, Kind, Table};
 pub enum UserFunction {
     Int(MPI_User_function),
     Count(MPI_User_function_c),
+    /// `MPIX_Op_create_x`: the length and datatype by value, then the extra state.
+    State(MPIX_User_function_x, usize),
 }
 
 impl From<MPI_User_function> for UserFunction {
@@ -37,6 +39,8 @@ impl From<MPI_User_function_c> for UserFunction {
 pub struct UserOp {
     pub function: UserFunction,
     pub commutative: bool,
+    /// `MPIX_Op_create_x`'s destructor: runs when the op object goes.
+    pub _destructor: Option<crate::api::with_state::Destructor>,
 }
 
 pub static OPS: Table<UserOp> = Table::new(Kind::Op);
@@ -172,6 +176,18 @@ fn call_user(
 ) {
     let mut dtype = datatype;
     match function {
+        UserFunction::State(f, state) => {
+            // SAFETY: as below; the function receives its own extra state.
+            unsafe {
+                f(
+                    inp as *mut c_void,
+                    out as *mut c_void,
+                    count as MPI_Count,
+                    dtype,
+                    state as *mut c_void,
+                )
+            }
+        }
         UserFunction::Count(f) => {
             let mut len = count as MPI_Count;
             // SAFETY: the buffers hold `count` instances of the datatype as the user function
@@ -199,11 +215,18 @@ fn call_user(
     }
 }
 
-fn create(function: UserFunction, commute: c_int, op: *mut MPI_Op, func: &str) -> MpiResult<()> {
+fn create(
+    function: UserFunction,
+    commute: c_int,
+    op: *mut MPI_Op,
+    destructor: Option<crate::api::with_state::Destructor>,
+    func: &str,
+) -> MpiResult<()> {
     non_null(op, func, "op")?;
     let handle = OPS.insert(Arc::new(UserOp {
         function,
         commutative: commute != 0,
+        _destructor: destructor,
     }));
     // SAFETY: checked non-null by `write`; the caller passes a writable MPI_Op.
     unsafe { write(op, handle, func, "op") }
@@ -216,13 +239,24 @@ pub(crate) fn op_create<F: Into<UserFunction>>(
     op: *mut MPI_Op,
     func: &str,
 ) -> MpiResult<()> {
+    op_create_with(user_fn, commute, op, None, func)
+}
+
+/// `op_create` with a destructor (`MPIX_Op_create_x`).
+pub(super) fn op_create_with<F: Into<UserFunction>>(
+    user_fn: Option<F>,
+    commute: c_int,
+    op: *mut MPI_Op,
+    destructor: Option<crate::api::with_state::Destructor>,
+    func: &str,
+) -> MpiResult<()> {
     let f = user_fn.ok_or_else(|| {
         MpiError::new(
             ErrorClass::Arg,
             format!("{func}(user_fn=NULL): a function is required"),
         )
     })?;
-    create(f.into(), commute, op, func)
+    create(f.into(), commute, op, destructor, func)
 }
 
 pub(crate) unsafe fn mpi_op_free(op: *mut MPI_Op) -> MpiResult<()> {

@@ -61,6 +61,18 @@ pub unsafe extern "C" fn PMPIX_Bcast_enqueue_c(buffer: *mut c_void, count: MPI_C
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn PMPIX_Comm_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Comm_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_create_errhandler_x.
+    call("MPIX_Comm_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_comm_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Comm_create_keyval_x(comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>, comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, comm_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_create_keyval_x.
+    call("MPIX_Comm_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_comm_create_keyval_x(comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state) })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_get_stream(comm: MPI_Comm, idx: c_int, stream: *mut MPIX_Stream) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_get_stream.
     call("MPIX_Comm_get_stream", Scope::Comm(comm), || unsafe { crate::api::stream::mpix_comm_get_stream(comm, idx, stream) })
@@ -69,6 +81,12 @@ pub unsafe extern "C" fn PMPIX_Comm_get_stream(comm: MPI_Comm, idx: c_int, strea
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_test_threadcomm(comm: MPI_Comm, flag: *mut c_int) -> c_int {
     unsupported("MPIX_Comm_test_threadcomm", Scope::Comm(comm))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_File_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_File_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_File_create_errhandler_x.
+    call("MPIX_File_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_file_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
 }
 
 #[no_mangle]
@@ -133,6 +151,12 @@ pub unsafe extern "C" fn PMPIX_Memhandle_create(base: *mut c_void, size: MPI_Ain
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Memhandle_release(memhandle: *mut c_void, dynwin: MPI_Win) -> c_int {
     unsupported("MPIX_Memhandle_release", Scope::Win(dynwin))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Op_create_x(user_fn_x: Option<MPIX_User_function_x>, destructor_fn: Option<MPIX_Destructor_function>, commute: c_int, extra_state: *mut c_void, op: *mut MPI_Op) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Op_create_x.
+    call("MPIX_Op_create_x", Scope::Default, || unsafe { crate::api::with_state::mpix_op_create_x(user_fn_x, destructor_fn, commute, extra_state, op) })
 }
 
 #[no_mangle]
@@ -216,6 +240,12 @@ pub unsafe extern "C" fn PMPIX_Send_enqueue(buf: *const c_void, count: c_int, da
 pub unsafe extern "C" fn PMPIX_Send_enqueue_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Send_enqueue_c.
     call("MPIX_Send_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, "MPIX_Send_enqueue_c") })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Session_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Session_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Session_create_errhandler_x.
+    call("MPIX_Session_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_session_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
 }
 
 #[no_mangle]
@@ -337,6 +367,12 @@ pub unsafe extern "C" fn PMPIX_Threadcomm_start(threadcomm: MPI_Comm) -> c_int {
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn PMPIX_Type_create_keyval_x(type_copy_attr_fn: Option<MPI_Type_copy_attr_function>, type_delete_attr_fn: Option<MPI_Type_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, type_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Type_create_keyval_x.
+    call("MPIX_Type_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_type_create_keyval_x(type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state) })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn PMPIX_Type_iov(datatype: MPI_Datatype, iov_offset: MPI_Count, iov: *mut MPIX_Iov, max_iov_len: MPI_Count, actual_iov_len: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Type_iov.
     call("MPIX_Type_iov", Scope::Default, || unsafe { crate::api::type_iov::mpix_type_iov(datatype, iov_offset, iov, max_iov_len, actual_iov_len) })
@@ -358,6 +394,18 @@ pub unsafe extern "C" fn PMPIX_Wait_enqueue(request: *mut MPI_Request, status: *
 pub unsafe extern "C" fn PMPIX_Waitall_enqueue(count: c_int, array_of_requests: *mut MPI_Request, array_of_statuses: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Waitall_enqueue.
     call("MPIX_Waitall_enqueue", Scope::Default, || unsafe { crate::api::enqueue::mpix_waitall_enqueue(count, array_of_requests, array_of_statuses) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Win_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Win_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_create_errhandler_x.
+    call("MPIX_Win_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_win_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Win_create_keyval_x(win_copy_attr_fn: Option<MPI_Win_copy_attr_function>, win_delete_attr_fn: Option<MPI_Win_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, win_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_create_keyval_x.
+    call("MPIX_Win_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_win_create_keyval_x(win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state) })
 }
 
 #[no_mangle]
@@ -4269,4 +4317,4 @@ pub const UNIMPLEMENTED: &[&str] = &[
 ];
 
 /// Number of exported MPI/MPIX functions.
-pub const EXPORTED_FUNCTIONS: usize = 727;
+pub const EXPORTED_FUNCTIONS: usize = 735;

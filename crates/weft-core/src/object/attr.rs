@@ -7,6 +7,7 @@
 //! `0x4000_0000 | kind << 28 | generation << 20 | slot` (all above the predefined keyvals).
 #![forbid(unsafe_code)]
 
+use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{fail, ErrorClass, MpiResult};
@@ -47,6 +48,9 @@ pub struct Keyval {
     /// `NULL_DELETE` or a C function address.
     pub delete: usize,
     pub extra_state: usize,
+    /// Dropped with the keyval, never under the registry's lock (an `_x` extension's
+    /// destructor runs then, and may call MPI).
+    pub guard: Option<Box<dyn Any + Send + Sync>>,
 }
 
 const MARK: i32 = 0x4000_0000;
@@ -64,16 +68,16 @@ struct Registry {
 }
 
 impl Registry {
-    /// Give back slot `slot` if its keyval was freed and no attribute holds it any more.
-    fn reclaim(&mut self, slot: usize) -> bool {
+    /// Give back slot `slot` if its keyval was freed and no attribute holds it any more; the
+    /// keyval is returned for the caller to drop once the lock is released.
+    fn reclaim(&mut self, slot: usize) -> Option<Arc<Keyval>> {
         let e = &mut self.slots[slot];
         if e.2 && e.1.as_ref().is_some_and(|k| Arc::strong_count(k) == 1) {
-            e.1 = None;
             e.2 = false;
             self.free.push(slot as u32);
-            return true;
+            return e.1.take();
         }
-        false
+        None
     }
 }
 
@@ -113,11 +117,14 @@ pub fn create_keyval(
     copy: usize,
     delete: usize,
     extra_state: usize,
+    guard: Option<Box<dyn Any + Send + Sync>>,
 ) -> MpiResult<i32> {
+    // Declared before the lock's guard, so dropped after it.
+    let mut gone = Vec::new();
     let mut r = registry();
     if r.free.is_empty() {
         for i in 0..r.slots.len() {
-            r.reclaim(i);
+            gone.extend(r.reclaim(i));
         }
     }
     let slot = match r.free.pop() {
@@ -142,6 +149,7 @@ pub fn create_keyval(
         copy,
         delete,
         extra_state,
+        guard,
     }));
     Ok(id)
 }
@@ -176,11 +184,13 @@ pub fn keyval_held(id: i32, kind: AttrKind) -> Result<Arc<Keyval>, BadKeyval> {
 
 fn lookup(id: i32, kind: AttrKind, held_ok: bool) -> Result<Arc<Keyval>, BadKeyval> {
     let (k, gen, slot) = decode(id).ok_or(BadKeyval::Invalid)?;
+    // Declared before the lock's guard, so dropped after it.
+    let _gone;
     let mut r = registry();
     if slot as usize >= r.slots.len() || gen == 0 {
         return Err(BadKeyval::Invalid);
     }
-    r.reclaim(slot as usize);
+    _gone = r.reclaim(slot as usize);
     let (_, entry, freed) = &r.slots[slot as usize];
     match entry {
         Some(kv) if kv.id == id && (held_ok || !freed) => {
@@ -203,7 +213,9 @@ pub fn free_keyval(id: i32, kind: AttrKind) -> Result<(), BadKeyval> {
     let (_, _, slot) = decode(id).ok_or(BadKeyval::Invalid)?;
     let mut r = registry();
     r.slots[slot as usize].2 = true;
-    r.reclaim(slot as usize);
+    let gone = r.reclaim(slot as usize);
+    drop(r);
+    drop(gone);
     Ok(())
 }
 
@@ -270,8 +282,8 @@ mod tests {
 
     #[test]
     fn keyvals_are_checked_by_kind_and_generation() {
-        let a = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 7).unwrap();
-        let t = create_keyval(AttrKind::Type, NULL_COPY, NULL_DELETE, 0).unwrap();
+        let a = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 7, None).unwrap();
+        let t = create_keyval(AttrKind::Type, NULL_COPY, NULL_DELETE, 0, None).unwrap();
         assert!(a > 0x1000 && t > 0x1000);
         assert_eq!(keyval(a, AttrKind::Comm).unwrap().extra_state, 7);
         assert_eq!(
@@ -292,11 +304,11 @@ mod tests {
             free_keyval(a, AttrKind::Comm).unwrap_err(),
             BadKeyval::Freed
         );
-        let b = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 0).unwrap();
+        let b = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 0, None).unwrap();
         assert_ne!(a, b);
         assert_eq!(keyval(a, AttrKind::Comm).unwrap_err(), BadKeyval::Freed);
         // An attribute keeps its freed keyval.
-        let c = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 0).unwrap();
+        let c = create_keyval(AttrKind::Comm, DUP_COPY, NULL_DELETE, 0, None).unwrap();
         let list = AttrList::new();
         list.set(keyval(c, AttrKind::Comm).unwrap(), 5);
         free_keyval(c, AttrKind::Comm).unwrap();
@@ -311,12 +323,12 @@ mod tests {
     #[test]
     fn lists_keep_set_order_and_replace_in_place() {
         let k1 = keyval(
-            create_keyval(AttrKind::Comm, NULL_COPY, NULL_DELETE, 0).unwrap(),
+            create_keyval(AttrKind::Comm, NULL_COPY, NULL_DELETE, 0, None).unwrap(),
             AttrKind::Comm,
         )
         .unwrap();
         let k2 = keyval(
-            create_keyval(AttrKind::Comm, NULL_COPY, NULL_DELETE, 0).unwrap(),
+            create_keyval(AttrKind::Comm, NULL_COPY, NULL_DELETE, 0, None).unwrap(),
             AttrKind::Comm,
         )
         .unwrap();
@@ -329,5 +341,30 @@ mod tests {
         assert_eq!(l.remove(k1.id).map(|(_, v)| v), Some(3));
         assert_eq!(l.get(k1.id), None);
         assert_eq!(l.len(), 1);
+    }
+
+    #[test]
+    fn a_guard_drops_when_the_freed_keyval_is_unused() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        struct Flag(Arc<AtomicBool>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let guard: Box<dyn Any + Send + Sync> = Box::new(Flag(dropped.clone()));
+        let k = create_keyval(AttrKind::Win, DUP_COPY, NULL_DELETE, 0, Some(guard)).unwrap();
+        let list = AttrList::new();
+        list.set(keyval(k, AttrKind::Win).unwrap(), 1);
+        free_keyval(k, AttrKind::Win).unwrap();
+        assert!(
+            !dropped.load(Ordering::SeqCst),
+            "an attribute still holds the keyval"
+        );
+        list.remove(k);
+        // The next lookup reclaims the slot.
+        assert_eq!(keyval_held(k, AttrKind::Win).unwrap_err(), BadKeyval::Freed);
+        assert!(dropped.load(Ordering::SeqCst));
     }
 }

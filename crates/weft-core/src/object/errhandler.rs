@@ -1,6 +1,9 @@
 //! Errhandlers: what happens when a call on an object fails.
 #![forbid(unsafe_code)]
 
+use std::any::Any;
+use std::sync::Arc;
+
 /// The object kind a user errhandler was created for. Predefined errhandlers fit every kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrhandlerKind {
@@ -31,32 +34,62 @@ pub enum ErrhandlerAction {
     /// `MPI_ERRORS_RETURN`: return the error code.
     Return,
     /// A user function; `callback` is its address, which only the ABI layer interprets.
+    /// `extra_state`: the state of a function created with an `_x` extension (which takes
+    /// the handle and code by value and the state last).
     User {
         kind: ErrhandlerKind,
         callback: usize,
+        extra_state: Option<usize>,
     },
 }
 
-/// An errhandler object.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An errhandler object. `guard` is dropped with the last reference to the object (an `_x`
+/// extension's destructor runs then).
+#[derive(Clone, Debug)]
 pub struct Errhandler {
     pub action: ErrhandlerAction,
+    pub guard: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl Errhandler {
     pub const FATAL: Errhandler = Errhandler {
         action: ErrhandlerAction::Fatal,
+        guard: None,
     };
     pub const ABORT: Errhandler = Errhandler {
         action: ErrhandlerAction::Abort,
+        guard: None,
     };
     pub const RETURN: Errhandler = Errhandler {
         action: ErrhandlerAction::Return,
+        guard: None,
     };
 
     pub fn user(kind: ErrhandlerKind, callback: usize) -> Errhandler {
         Errhandler {
-            action: ErrhandlerAction::User { kind, callback },
+            action: ErrhandlerAction::User {
+                kind,
+                callback,
+                extra_state: None,
+            },
+            guard: None,
+        }
+    }
+
+    /// A user function with an extra state (and what to drop with the object).
+    pub fn user_with_state(
+        kind: ErrhandlerKind,
+        callback: usize,
+        extra_state: usize,
+        guard: Option<Arc<dyn Any + Send + Sync>>,
+    ) -> Errhandler {
+        Errhandler {
+            action: ErrhandlerAction::User {
+                kind,
+                callback,
+                extra_state: Some(extra_state),
+            },
+            guard,
         }
     }
 
