@@ -23,6 +23,7 @@ pub(crate) mod mpit;
 pub(crate) mod neighbor;
 pub(crate) mod op;
 pub(crate) mod pack;
+pub(crate) mod partitioned;
 pub(crate) mod pt2pt;
 pub(crate) mod recv;
 pub(crate) mod requests;
