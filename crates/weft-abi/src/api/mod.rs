@@ -16,6 +16,7 @@ pub(crate) mod file;
 pub(crate) mod grequest;
 pub(crate) mod group;
 pub(crate) mod handle_ints;
+pub(crate) mod hw;
 pub(crate) mod info;
 pub(crate) mod intercomm;
 pub(crate) mod mem;

@@ -74,7 +74,15 @@ unsafe fn init(
     if info != MPI_INFO_NULL {
         objects::info_object(info, func)?;
     }
-    Ok((c.to_arc(), peer, tag, whole, partitions as usize, count as usize, ty))
+    Ok((
+        c.to_arc(),
+        peer,
+        tag,
+        whole,
+        partitions as usize,
+        count as usize,
+        ty,
+    ))
 }
 
 /// Store the persistent request of `part`.
@@ -109,7 +117,9 @@ pub(crate) unsafe fn mpi_psend_init(
     const FUNC: &str = "MPI_Psend_init";
     // SAFETY: forwarded caller contract.
     let (c, peer, tag, whole, partitions, count, ty) = unsafe {
-        init(buf, partitions, count, datatype, dest, "dest", tag, comm, info, request, FUNC)
+        init(
+            buf, partitions, count, datatype, dest, "dest", tag, comm, info, request, FUNC,
+        )
     }?;
     let (part, start) = partitioned::send_init(c, peer, tag, whole, partitions, count, ty, FUNC)
         .map_err(|e| prefix(FUNC, e))?;
@@ -135,7 +145,9 @@ pub(crate) unsafe fn mpi_precv_init(
     const FUNC: &str = "MPI_Precv_init";
     // SAFETY: forwarded caller contract.
     let (c, peer, tag, whole, partitions, count, ty) = unsafe {
-        init(buf, partitions, count, datatype, source, "source", tag, comm, info, request, FUNC)
+        init(
+            buf, partitions, count, datatype, source, "source", tag, comm, info, request, FUNC,
+        )
     }?;
     let (part, start) = partitioned::recv_init(c, peer, tag, whole, partitions, count, ty);
     // SAFETY: `request` checked non-null by `init`.
@@ -166,10 +178,17 @@ fn active(request: MPI_Request, func: &str) -> MpiResult<Arc<Partitioned>> {
             format!("{func}(request={request:#x}): the request is not active (call MPI_Start)"),
         ));
     }
-    state.downcast::<Partitioned>().map_err(|_| not_partitioned())
+    state
+        .downcast::<Partitioned>()
+        .map_err(|_| not_partitioned())
 }
 
-fn partition_index(part: &Partitioned, partition: c_int, arg: &str, func: &str) -> MpiResult<usize> {
+fn partition_index(
+    part: &Partitioned,
+    partition: c_int,
+    arg: &str,
+    func: &str,
+) -> MpiResult<usize> {
     if partition < 0 || partition as usize >= part.partitions() {
         return Err(MpiError::new(
             ErrorClass::Arg,

@@ -1668,7 +1668,8 @@ pub unsafe extern "C" fn PMPI_Get_elements_x(status: *const MPI_Status, datatype
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_hw_resource_info(hw_info: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Get_hw_resource_info", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_hw_resource_info.
+    call("MPI_Get_hw_resource_info", Scope::Default, || unsafe { crate::api::hw::mpi_get_hw_resource_info(hw_info) })
 }
 
 #[no_mangle]
@@ -4162,7 +4163,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Comm_join",
     "MPI_Comm_spawn",
     "MPI_Comm_spawn_multiple",
-    "MPI_Get_hw_resource_info",
     "MPI_Lookup_name",
     "MPI_Open_port",
     "MPI_Publish_name",

@@ -43,7 +43,11 @@ impl Buf {
     pub fn instances(&self, ty: &Type, first: usize, count: usize) -> Buf {
         let (offset, len) = (first * ty.size, count * ty.size);
         if self.is_contiguous() || len == 0 {
-            return if len == 0 { Buf::EMPTY } else { self.slice(offset, len) };
+            return if len == 0 {
+                Buf::EMPTY
+            } else {
+                self.slice(offset, len)
+            };
         }
         assert!(offset + len <= self.len(), "instances out of range");
         let addr = self.addr().wrapping_add_signed(first as isize * ty.extent);

@@ -77,7 +77,10 @@ fn take_key() -> Option<u32> {
 }
 
 fn give_key(key: u32) {
-    KEYS.lock().unwrap_or_else(|p| p.into_inner()).free.push(key);
+    KEYS.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .free
+        .push(key);
 }
 
 /// What the receiver learns from the sender's hello.
@@ -174,7 +177,10 @@ impl Partitioned {
         if self.peer.is_none() || self.part_bytes() == 0 {
             return Ok(true);
         }
-        let all = |r: &Remote| self.overlapping(r, partition).all(|i| r.arrived[i].load(Ordering::Acquire));
+        let all = |r: &Remote| {
+            self.overlapping(r, partition)
+                .all(|i| r.arrived[i].load(Ordering::Acquire))
+        };
         if remote.get().is_some_and(all) {
             return Ok(true);
         }
@@ -482,7 +488,10 @@ fn post_data(
         let (buf, landing) = if p.buf.is_contiguous() {
             (p.buf.slice(offset, sb), Landing::Direct)
         } else if offset % size == 0 && sb % size == 0 {
-            (p.buf.instances(&p.ty, offset / size, sb / size), Landing::Direct)
+            (
+                p.buf.instances(&p.ty, offset / size, sb / size),
+                Landing::Direct,
+            )
         } else {
             let mut s = Scratch::new(sb);
             (s.buf(), Landing::Scratch(s, offset))
