@@ -187,7 +187,37 @@ int main(int argc, char **argv)
         MPI_Request_free(&r);
     }
 
-    /* 4. Argument errors. */
+    /* 4. Empty partitions (count 0) still arrive one by one (mpi4py's test_p2p_buf_part):
+     * not before they are readied, each after. */
+    {
+        MPI_Request s, r;
+        int flag = 1, dummy = 0;
+        int peer = 1 - rank;
+        EXPECT_OK(MPI_Psend_init(&dummy, 3, 0, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+        EXPECT_OK(MPI_Precv_init(&dummy, 3, 0, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        EXPECT_OK(MPI_Start(&r));
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int p = 0; p < 3; p++) {
+            EXPECT_OK(MPI_Parrived(r, p, &flag));
+            CHECK_INT(flag, 0);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        EXPECT_OK(MPI_Start(&s));
+        EXPECT_OK(MPI_Pready(1, s));
+        flag = 0;
+        while (!flag)
+            EXPECT_OK(MPI_Parrived(r, 1, &flag));
+        EXPECT_OK(MPI_Parrived(r, 0, &flag));
+        CHECK_INT(flag, 0);
+        EXPECT_OK(MPI_Pready(0, s));
+        EXPECT_OK(MPI_Pready(2, s));
+        EXPECT_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        EXPECT_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+        MPI_Request_free(&s);
+        MPI_Request_free(&r);
+    }
+
+    /* 5. Argument errors. */
     {
         int x;
         MPI_Request r;

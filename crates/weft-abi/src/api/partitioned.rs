@@ -10,7 +10,7 @@ use weft_core::progress;
 use weft_core::pt2pt::partitioned::{self, Partitioned};
 use weft_core::request::PersistentOp;
 
-use super::pt2pt::{dest_rank, message_buf, prefix, send_tag};
+use super::pt2pt::{dest_rank, message_buf, send_tag};
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
@@ -121,8 +121,7 @@ pub(crate) unsafe fn mpi_psend_init(
             buf, partitions, count, datatype, dest, "dest", tag, comm, info, request, FUNC,
         )
     }?;
-    let (part, start) = partitioned::send_init(c, peer, tag, whole, partitions, count, ty, FUNC)
-        .map_err(|e| prefix(FUNC, e))?;
+    let (part, start) = partitioned::send_init(c, peer, tag, whole, partitions, count, ty, FUNC)?;
     // SAFETY: `request` checked non-null by `init`.
     unsafe { store(comm, part, start, request) };
     Ok(())

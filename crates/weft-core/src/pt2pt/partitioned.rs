@@ -174,7 +174,7 @@ impl Partitioned {
                 format!("{func}(request): not a partitioned receive request"),
             ));
         };
-        if self.peer.is_none() || self.part_bytes() == 0 {
+        if self.peer.is_none() {
             return Ok(true);
         }
         let all = |r: &Remote| {
@@ -189,8 +189,14 @@ impl Partitioned {
     }
 
     /// The send partitions whose bytes overlap receive partition `partition`.
+    /// Empty partitions carry no bytes: they map by index, in proportion.
     fn overlapping(&self, r: &Remote, partition: usize) -> std::ops::Range<usize> {
         let pb = self.part_bytes();
+        if pb == 0 || r.bytes == 0 {
+            let (ps, pr) = (r.partitions, self.partitions.max(1));
+            let end = ((partition + 1) * ps).div_ceil(pr).min(ps);
+            return (partition * ps / pr).min(end)..end;
+        }
         let sb = (r.bytes / r.partitions.max(1)).max(1);
         let (start, end) = (partition * pb, ((partition + 1) * pb).min(r.bytes));
         if start >= end {
