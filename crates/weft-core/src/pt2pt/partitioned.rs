@@ -221,6 +221,7 @@ impl Partitioned {
 
 /// `MPI_Psend_init`: the shared state and the start code of the persistent request. The
 /// hello goes now. `buf` holds `partitions * count` instances of `ty`.
+#[allow(clippy::too_many_arguments)]
 pub fn send_init(
     comm: Arc<Comm>,
     dest: Option<u32>,
