@@ -70,15 +70,11 @@ fi
 # Tests of what Weft does not implement yet (each fails with MPI_ERR_UNSUPPORTED_OPERATION
 # naming the function), left out unless --all: dynamic processes (MPI_Comm_spawn: test_spawn,
 # test_util_pool, which is mpi4py.futures' pool and waits for its workers forever; MPI_Open_port,
-# _Comm_accept: test_dynproc, whose other ranks then wait forever at 2 processes), partitioned
-# communication (MPI_Psend_init: test_p2p_buf_part) and MPI_Get_hw_resource_info.
+# _Comm_accept: test_dynproc, whose other ranks then wait forever at 2 processes).
 exclude=()
 if [ "$run_all" = no ]; then
-    for m in test_spawn test_util_pool test_dynproc test_p2p_buf_part; do
+    for m in test_spawn test_util_pool test_dynproc; do
         exclude+=(-e "${m}\\.py\$")
-    done
-    for t in testGetHWResourceInfo; do
-        exclude+=(-x "$t")
     done
 fi
 for pat in ${MPI4PY_EXCLUDE:-}; do exclude+=(-e "$pat"); done

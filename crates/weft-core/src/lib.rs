@@ -29,6 +29,7 @@ pub mod config;
 pub mod datatype;
 pub mod error;
 pub mod events;
+pub mod hw;
 pub mod instance;
 pub mod io;
 pub mod message;

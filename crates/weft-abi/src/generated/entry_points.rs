@@ -1826,7 +1826,8 @@ pub unsafe extern "C" fn PMPI_Get_elements_x(status: *const MPI_Status, datatype
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_hw_resource_info(hw_info: *mut MPI_Info) -> c_int {
-    unsupported("MPI_Get_hw_resource_info", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_hw_resource_info.
+    call("MPI_Get_hw_resource_info", Scope::Default, || unsafe { crate::api::hw::mpi_get_hw_resource_info(hw_info) })
 }
 
 #[no_mangle]
@@ -2718,27 +2719,30 @@ pub unsafe extern "C" fn PMPI_Pack_size_c(incount: MPI_Count, datatype: MPI_Data
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Parrived(request: MPI_Request, partition: c_int, flag: *mut c_int) -> c_int {
-    unsupported("MPI_Parrived", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Parrived.
+    call("MPI_Parrived", Scope::Default, || unsafe { crate::api::partitioned::mpi_parrived(request, partition, flag) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pready(partition: c_int, request: MPI_Request) -> c_int {
-    unsupported("MPI_Pready", Scope::Default)
+    call("MPI_Pready", Scope::Default, || crate::api::partitioned::mpi_pready(partition, request))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pready_list(length: c_int, array_of_partitions: *const c_int, request: MPI_Request) -> c_int {
-    unsupported("MPI_Pready_list", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Pready_list.
+    call("MPI_Pready_list", Scope::Default, || unsafe { crate::api::partitioned::mpi_pready_list(length, array_of_partitions, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Pready_range(partition_low: c_int, partition_high: c_int, request: MPI_Request) -> c_int {
-    unsupported("MPI_Pready_range", Scope::Default)
+    call("MPI_Pready_range", Scope::Default, || crate::api::partitioned::mpi_pready_range(partition_low, partition_high, request))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Precv_init(buf: *mut c_void, partitions: c_int, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Precv_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Precv_init.
+    call("MPI_Precv_init", Scope::Comm(comm), || unsafe { crate::api::partitioned::mpi_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request) })
 }
 
 #[no_mangle]
@@ -2749,7 +2753,8 @@ pub unsafe extern "C" fn PMPI_Probe(source: c_int, tag: c_int, comm: MPI_Comm, s
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Psend_init(buf: *const c_void, partitions: c_int, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
-    unsupported("MPI_Psend_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Psend_init.
+    call("MPI_Psend_init", Scope::Comm(comm), || unsafe { crate::api::partitioned::mpi_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request) })
 }
 
 #[no_mangle]
@@ -4303,15 +4308,8 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPI_Comm_join",
     "MPI_Comm_spawn",
     "MPI_Comm_spawn_multiple",
-    "MPI_Get_hw_resource_info",
     "MPI_Lookup_name",
     "MPI_Open_port",
-    "MPI_Parrived",
-    "MPI_Pready",
-    "MPI_Pready_list",
-    "MPI_Pready_range",
-    "MPI_Precv_init",
-    "MPI_Psend_init",
     "MPI_Publish_name",
     "MPI_Unpublish_name",
 ];

@@ -5,7 +5,7 @@
 //! it. A `Scratch` must outlive every operation started on its `Buf`; the collectives wait
 //! for all of their operations before a scratch is dropped.
 
-use super::Buf;
+use super::{Buf, Type};
 
 impl Buf {
     /// Run `f` on the buffer's bytes (a contiguous buffer: see `Staged` for the others).
@@ -36,6 +36,22 @@ impl Buf {
         // this memory is live inside the library while `f` runs.
         let bytes = unsafe { std::slice::from_raw_parts_mut(self.addr() as *mut u8, self.len()) };
         f(bytes)
+    }
+
+    /// Instances `first..first+count` of a buffer made of whole instances of `ty` (the type
+    /// it was made with, `Buf::typed`): a sub-range of the same memory.
+    pub fn instances(&self, ty: &Type, first: usize, count: usize) -> Buf {
+        let (offset, len) = (first * ty.size, count * ty.size);
+        if self.is_contiguous() || len == 0 {
+            return if len == 0 {
+                Buf::EMPTY
+            } else {
+                self.slice(offset, len)
+            };
+        }
+        assert!(offset + len <= self.len(), "instances out of range");
+        let addr = self.addr().wrapping_add_signed(first as isize * ty.extent);
+        self.with_base(addr, len)
     }
 
     /// The bytes `offset..offset+len` of this buffer.

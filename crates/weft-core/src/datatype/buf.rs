@@ -73,6 +73,16 @@ impl Buf {
         }
     }
 
+    /// The same layout at another address with another length (`instances`: a sub-range of
+    /// the instances this buffer covers, which its constructor's promise already covers).
+    pub(super) fn with_base(&self, addr: usize, len: usize) -> Buf {
+        Buf {
+            addr,
+            len,
+            ty: self.ty,
+        }
+    }
+
     /// Whether the message bytes are `addr()..addr()+len()` in user memory.
     pub fn is_contiguous(&self) -> bool {
         self.ty == 0

@@ -16,6 +16,7 @@ use super::session::Session;
 use super::stream::StreamMap;
 use super::topo::Topology;
 use crate::error::{fail, ErrorClass, MpiError, MpiResult};
+use crate::hw;
 use crate::instance::ProcId;
 use crate::message::Target;
 use crate::transport::shm::coll_area::CollArea;
@@ -965,37 +966,19 @@ pub enum SplitType {
     Unguided,
 }
 
-/// Hardware levels this implementation knows, largest first, and this process's domain at
-/// each: the node, the NUMA node of the CPU it runs on, the CPU itself.
-fn hw_domains(parent: &Comm) -> [i64; 3] {
+/// This process's domain at each hardware level of `hw::TYPES` (largest first), as a colour
+/// unique among the job's nodes: the node, then the resource of the CPU it runs on (-1
+/// where `/sys` does not say).
+fn hw_domains(parent: &Comm) -> Vec<i64> {
     let job = &parent.session.instance.job;
     let node = job.node_of[parent.my_proc() as usize] as i64;
-    let cpu = current_cpu();
-    let numa = cpu.and_then(numa_of_cpu);
-    [
-        node,
-        numa.map_or(-1, |n| node * 4096 + n as i64),
-        cpu.map_or(-1, |c| node * 1_000_000 + c as i64),
-    ]
-}
-
-fn current_cpu() -> Option<u32> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may hold spaces).
-    let rest = &stat[stat.rfind(')')? + 2..];
-    rest.split(' ').nth(36)?.parse().ok()
-}
-
-fn numa_of_cpu(cpu: u32) -> Option<u32> {
-    let dir = std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}")).ok()?;
-    dir.filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.strip_prefix("node")?.parse().ok())
-        .next()
-}
-
-/// Whether a `mpi_hw_resource_type` value names the node level.
-fn node_level(value: &str) -> bool {
-    matches!(value, "mpi_shared_memory" | "machine" | "node" | "board")
+    let cpu = hw::current_cpu();
+    (0..hw::TYPES.len())
+        .map(|t| {
+            cpu.and_then(|c| hw::domain(c, t))
+                .map_or(-1, |id| ((node << 16) | id as i64) & 0x7fff_ffff)
+        })
+        .collect()
 }
 
 /// `MPI_Comm_split_type`; `kind` `None` is `MPI_UNDEFINED`.
@@ -1006,9 +989,6 @@ pub fn split_type(
 ) -> MpiResult<Option<Arc<Comm>>> {
     split_type_level(parent, kind, key_).map(|(c, _)| c)
 }
-
-/// Names of the hardware levels `hw_domains` reports (`mpi_hw_resource_type` values).
-pub const HW_LEVELS: [&str; 3] = ["mpi_shared_memory", "numanode", "pu"];
 
 /// `split_type`, also returning the level an unguided split chose (its
 /// `mpi_hw_resource_type` value, which the caller reports in the info argument).
@@ -1023,15 +1003,14 @@ pub fn split_type_level(
     let color = match &kind {
         None => None,
         Some(SplitType::Shared) => Some(node()),
-        Some(SplitType::Guided(v)) if node_level(v) => Some(node()),
-        Some(SplitType::Guided(v))
-            if v == "numanode" || v == "numa" || v == "hwthread" || v == "core" || v == "pu" =>
-        {
-            let d = hw_domains(parent);
-            let level = if v.starts_with("numa") { d[1] } else { d[2] };
-            (level >= 0).then_some((level & 0x7fff_ffff) as u32)
-        }
-        Some(SplitType::Guided(_)) => None,
+        Some(SplitType::Guided(v)) => match hw::type_index(v) {
+            Some(0) => Some(node()),
+            Some(t) => {
+                let d = hw_domains(parent)[t];
+                (d >= 0).then_some(d as u32)
+            }
+            None => None,
+        },
         Some(SplitType::Unguided) => {
             // Everyone learns everyone's domains (both groups of an intercommunicator), then
             // all pick the same level: the largest that splits them into more than one part.
@@ -1040,16 +1019,13 @@ pub fn split_type_level(
             let table = everyones_blocks(parent, &block)?;
             let n = table.len() / block.len();
             let at = |r: usize, l: usize| {
-                i64::from_le_bytes(
-                    table[r * 24 + l * 8..r * 24 + l * 8 + 8]
-                        .try_into()
-                        .expect("8"),
-                )
+                let o = r * block.len() + l * 8;
+                i64::from_le_bytes(table[o..o + 8].try_into().expect("8"))
             };
-            let level = (0..3)
+            let level = (0..d.len())
                 .find(|&l| (0..n).all(|r| at(r, l) >= 0) && (1..n).any(|r| at(r, l) != at(0, l)));
-            chosen = level.map(|l| HW_LEVELS[l]);
-            level.map(|l| (d[l] & 0x7fff_ffff) as u32)
+            chosen = level.map(|l| hw::TYPES[l]);
+            level.map(|l| d[l] as u32)
         }
     };
     // On an intercommunicator the processes of one domain on both sides form a new

@@ -60,7 +60,7 @@ pub fn start(inst: &Instance, id: ReqId, func: &str) -> MpiResult<()> {
             PersistentState::Running(engine::start_recv(t, vci, &mut st, pattern, buf, 0))
         }
         PersistentOp::Null(status) => PersistentState::Done(status),
-        PersistentOp::Deferred(code) => {
+        PersistentOp::Deferred(code) | PersistentOp::Partitioned { start: code, .. } => {
             drop(st);
             let state = match code.run(func)? {
                 Some(inner) => PersistentState::Running(inner),
@@ -81,5 +81,26 @@ pub(super) fn set_state(st: &mut VciState, id: ReqId, state: PersistentState) {
     }) = st.requests.get_mut(id)
     {
         p.state = state;
+    }
+}
+
+/// The state of partitioned request `id` (`PersistentOp::Partitioned`) and whether it is
+/// active; `None` if `id` is no partitioned request.
+pub fn partitioned(
+    inst: &Instance,
+    id: ReqId,
+) -> Option<(std::sync::Arc<dyn std::any::Any + Send + Sync>, bool)> {
+    let st = inst.vcis.get(id.vci() as usize)?.lock();
+    match st.requests.get(id) {
+        Some(Request {
+            ext: Ext::Persistent(p),
+            ..
+        }) => match &p.op {
+            PersistentOp::Partitioned { state, .. } => {
+                Some((state.clone(), p.state != PersistentState::Inactive))
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }

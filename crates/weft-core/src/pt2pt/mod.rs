@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod buffered;
+pub mod partitioned;
 
 use crate::datatype::Buf;
 use crate::error::{MpiError, MpiResult};

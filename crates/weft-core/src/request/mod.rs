@@ -42,6 +42,13 @@ pub enum PersistentOp {
     Null(Status),
     /// An operation whose start is its creator's code (see `StartFn`).
     Deferred(StartFn),
+    /// A partitioned operation (`MPI_Psend_init`, `MPI_Precv_init`): started like `Deferred`;
+    /// `state` is what `MPI_Pready`/`MPI_Parrived` reach through the request
+    /// (`pt2pt::partitioned::Partitioned`, which lives above this floor).
+    Partitioned {
+        start: StartFn,
+        state: Arc<dyn std::any::Any + Send + Sync>,
+    },
 }
 
 type StartCode = dyn Fn(&str) -> MpiResult<Option<ReqId>> + Send + Sync;

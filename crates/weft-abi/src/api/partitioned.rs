@@ -1,0 +1,288 @@
+//! Partitioned point-to-point: `MPI_Psend_init`, `MPI_Precv_init`, `MPI_Pready`,
+//! `MPI_Pready_range`, `MPI_Pready_list`, `MPI_Parrived` (the protocol is in
+//! `weft_core::pt2pt::partitioned`).
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::progress;
+use weft_core::pt2pt::partitioned::{self, Partitioned};
+use weft_core::request::PersistentOp;
+
+use super::pt2pt::{dest_rank, message_buf, send_tag};
+use crate::args::non_null;
+use crate::constants::*;
+use crate::ctypes::*;
+use crate::objects;
+use crate::requests::{request_handle, request_id};
+use crate::{datatypes, objects::instance};
+
+/// The arguments both init calls share, checked: the communicator, the peer (`None`:
+/// `MPI_PROC_NULL`), the tag, the buffer, the partition count and the per-partition count.
+#[allow(clippy::too_many_arguments)]
+unsafe fn init(
+    buf: *const c_void,
+    partitions: c_int,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    peer: c_int,
+    peer_arg: &str,
+    tag: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+    func: &str,
+) -> MpiResult<(
+    Arc<weft_core::object::Comm>,
+    Option<u32>,
+    i32,
+    weft_core::datatype::Buf,
+    usize,
+    usize,
+    Arc<weft_core::datatype::Type>,
+)> {
+    non_null(request, func, "request")?;
+    let c = objects::comm_ref(comm, func, "comm")?;
+    if partitions < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(partitions={partitions}): negative partition count"),
+        ));
+    }
+    if count < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(count={count}): negative count"),
+        ));
+    }
+    let total = count.checked_mul(partitions as MPI_Count).ok_or_else(|| {
+        MpiError::new(
+            ErrorClass::Count,
+            format!("{func}(partitions={partitions}, count={count}): the message size overflows"),
+        )
+    })?;
+    let ty = datatypes::committed(datatype, func, "datatype")?;
+    // SAFETY: forwarded caller contract: the buffer holds `partitions * count` elements and
+    // is left alone while the request lives.
+    let whole = unsafe { message_buf(buf, total, datatype, func) }?;
+    let peer = dest_rank(&c, peer, func).map_err(|e| MpiError {
+        message: e.message.replace("(dest=", &format!("({peer_arg}=")),
+        ..e
+    })?;
+    let tag = send_tag(tag, func)?;
+    if info != MPI_INFO_NULL {
+        objects::info_object(info, func)?;
+    }
+    Ok((
+        c.to_arc(),
+        peer,
+        tag,
+        whole,
+        partitions as usize,
+        count as usize,
+        ty,
+    ))
+}
+
+/// Store the persistent request of `part`.
+unsafe fn store(
+    comm: MPI_Comm,
+    part: Arc<Partitioned>,
+    start: weft_core::request::StartFn,
+    request: *mut MPI_Request,
+) {
+    let c = part.comm().clone();
+    let op = PersistentOp::Partitioned { start, state: part };
+    let id = progress::persistent::init(&c.session.instance, c.vci, op, comm);
+    // SAFETY: checked non-null by `init`; writable per the caller's contract.
+    unsafe { request.write(request_handle(id)) };
+}
+
+/// # Safety
+/// `buf` holds `partitions * count` elements of `datatype`, left alone while the request
+/// lives; `request` is writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn mpi_psend_init(
+    buf: *const c_void,
+    partitions: c_int,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    const FUNC: &str = "MPI_Psend_init";
+    // SAFETY: forwarded caller contract.
+    let (c, peer, tag, whole, partitions, count, ty) = unsafe {
+        init(
+            buf, partitions, count, datatype, dest, "dest", tag, comm, info, request, FUNC,
+        )
+    }?;
+    let (part, start) = partitioned::send_init(c, peer, tag, whole, partitions, count, ty, FUNC)?;
+    // SAFETY: `request` checked non-null by `init`.
+    unsafe { store(comm, part, start, request) };
+    Ok(())
+}
+
+/// # Safety
+/// As `mpi_psend_init`, and the buffer is writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn mpi_precv_init(
+    buf: *mut c_void,
+    partitions: c_int,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    info: MPI_Info,
+    request: *mut MPI_Request,
+) -> MpiResult<()> {
+    const FUNC: &str = "MPI_Precv_init";
+    // SAFETY: forwarded caller contract.
+    let (c, peer, tag, whole, partitions, count, ty) = unsafe {
+        init(
+            buf, partitions, count, datatype, source, "source", tag, comm, info, request, FUNC,
+        )
+    }?;
+    let (part, start) = partitioned::recv_init(c, peer, tag, whole, partitions, count, ty);
+    // SAFETY: `request` checked non-null by `init`.
+    unsafe { store(comm, part, start, request) };
+    Ok(())
+}
+
+/// The partitioned operation behind `request`, which must be active.
+fn active(request: MPI_Request, func: &str) -> MpiResult<Arc<Partitioned>> {
+    let inst = instance(func)?;
+    let Some(id) = request_id(request, func, "request")? else {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(request=MPI_REQUEST_NULL): a partitioned request is required"),
+        ));
+    };
+    let not_partitioned = || {
+        MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(request={request:#x}): not a partitioned request"),
+        )
+    };
+    let (state, is_active) =
+        progress::persistent::partitioned(&inst, id).ok_or_else(not_partitioned)?;
+    if !is_active {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(request={request:#x}): the request is not active (call MPI_Start)"),
+        ));
+    }
+    state
+        .downcast::<Partitioned>()
+        .map_err(|_| not_partitioned())
+}
+
+fn partition_index(
+    part: &Partitioned,
+    partition: c_int,
+    arg: &str,
+    func: &str,
+) -> MpiResult<usize> {
+    if partition < 0 || partition as usize >= part.partitions() {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!(
+                "{func}({arg}={partition}): not a partition of the request (0..{})",
+                part.partitions()
+            ),
+        ));
+    }
+    Ok(partition as usize)
+}
+
+fn send_side(request: MPI_Request, func: &str) -> MpiResult<Arc<Partitioned>> {
+    let part = active(request, func)?;
+    if !part.is_send() {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{func}(request={request:#x}): not a partitioned send request"),
+        ));
+    }
+    Ok(part)
+}
+
+pub(crate) fn mpi_pready(partition: c_int, request: MPI_Request) -> MpiResult<()> {
+    const FUNC: &str = "MPI_Pready";
+    let part = send_side(request, FUNC)?;
+    let i = partition_index(&part, partition, "partition", FUNC)?;
+    part.ready(i, FUNC)
+}
+
+pub(crate) fn mpi_pready_range(
+    partition_low: c_int,
+    partition_high: c_int,
+    request: MPI_Request,
+) -> MpiResult<()> {
+    const FUNC: &str = "MPI_Pready_range";
+    let part = send_side(request, FUNC)?;
+    let low = partition_index(&part, partition_low, "partition_low", FUNC)?;
+    let high = partition_index(&part, partition_high, "partition_high", FUNC)?;
+    if low > high {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{FUNC}(partition_low={low}, partition_high={high}): an empty range"),
+        ));
+    }
+    (low..=high).try_for_each(|i| part.ready(i, FUNC))
+}
+
+/// # Safety
+/// `array_of_partitions` holds `length` ints.
+pub(crate) unsafe fn mpi_pready_list(
+    length: c_int,
+    array_of_partitions: *const c_int,
+    request: MPI_Request,
+) -> MpiResult<()> {
+    const FUNC: &str = "MPI_Pready_list";
+    let part = send_side(request, FUNC)?;
+    if length < 0 {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{FUNC}(length={length}): negative length"),
+        ));
+    }
+    if length == 0 {
+        return Ok(());
+    }
+    non_null(array_of_partitions, FUNC, "array_of_partitions")?;
+    // SAFETY: non-null and holding `length` ints per the caller's contract.
+    let list = unsafe { std::slice::from_raw_parts(array_of_partitions, length as usize) };
+    let indexes = list
+        .iter()
+        .map(|&p| partition_index(&part, p, "array_of_partitions", FUNC))
+        .collect::<MpiResult<Vec<usize>>>()?;
+    indexes.into_iter().try_for_each(|i| part.ready(i, FUNC))
+}
+
+/// # Safety
+/// `flag` is a writable int.
+pub(crate) unsafe fn mpi_parrived(
+    request: MPI_Request,
+    partition: c_int,
+    flag: *mut c_int,
+) -> MpiResult<()> {
+    const FUNC: &str = "MPI_Parrived";
+    non_null(flag, FUNC, "flag")?;
+    let part = active(request, FUNC)?;
+    if part.is_send() {
+        return Err(MpiError::new(
+            ErrorClass::Request,
+            format!("{FUNC}(request={request:#x}): not a partitioned receive request"),
+        ));
+    }
+    let i = partition_index(&part, partition, "partition", FUNC)?;
+    let arrived = part.arrived(i, FUNC)?;
+    // SAFETY: checked non-null; writable per the caller's contract.
+    unsafe { flag.write(arrived as c_int) };
+    Ok(())
+}
