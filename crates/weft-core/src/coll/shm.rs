@@ -129,14 +129,14 @@ fn share(
 /// How a rank waits for the others: the instance's backoff, and now and then a progress pass
 /// (every VCI and the polled work) so this rank's pending point-to-point operations and
 /// schedules keep moving: a peer may need them before it can join the collective.
-struct Idle<'a> {
+pub(super) struct Idle<'a> {
     inst: &'a Instance,
     backoff: Backoff,
     polls: u32,
 }
 
 impl<'a> Idle<'a> {
-    fn new(comm: &'a Comm) -> Idle<'a> {
+    pub(super) fn new(comm: &'a Comm) -> Idle<'a> {
         let inst = &comm.session.instance;
         Idle {
             inst,
@@ -145,7 +145,7 @@ impl<'a> Idle<'a> {
         }
     }
 
-    fn poll(&mut self) {
+    pub(super) fn poll(&mut self) {
         self.polls += 1;
         if self.polls.is_multiple_of(PROGRESS_EVERY) {
             progress::progress_all(self.inst);
