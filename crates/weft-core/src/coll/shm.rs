@@ -1,5 +1,6 @@
 //! Node-level collectives through shared memory: barrier, broadcast, reduce and allreduce of
-//! small messages on an intracommunicator whose ranks all run on this node. Each rank
+//! small messages on an intracommunicator whose ranks all run on this node (the collectives
+//! that move blocks or combine prefixes are in `shm_data.rs`). Each rank
 //! publishes into its own slot of the communicator's `CollArea` (see its protocol) and reads
 //! the others' slots, so a small message costs about one cache-line transfer per reader
 //! instead of a chain of point-to-point messages.
