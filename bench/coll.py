@@ -2,6 +2,7 @@
 """Collective latency of Weft, MPICH 5.0.2 and Open MPI 5.0.11 in one run (bench/coll.c).
 
 Usage: python3 bench/coll.py [--ranks 2,4] [--rounds 5] [--seconds 0.05] [--only weft,mpich,ompi]
+                             [--measures all|bcast,scan,...] [--sizes 8,4096,65536,1048576]
 
 Each round runs every MPI once per rank count (interleaved, so drift in the machine's state
 hits all alike); the table shows each measure's median over rounds and Weft's ratio to the
@@ -32,7 +33,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", default="0.05", help="time per timed batch")
     ap.add_argument("--only", default="weft,mpich,ompi")
-    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--measures", default="all",
+                    help="comma-separated measures of coll.c (barrier, bcast, bcast_rot, ...)")
+    ap.add_argument("--sizes", default="8,4096,65536,1048576", help="bytes, comma-separated")
     args = ap.parse_args()
     only = args.only.split(",")
     root = os.geteuid() == 0
@@ -64,7 +68,7 @@ def main():
         for n in ranks:
             for name in only:
                 _, launch, env = mpis[name]
-                argv = launch(n, exes[name]) + [args.seconds]
+                argv = launch(n, exes[name]) + [args.seconds, args.measures, args.sizes]
                 out = subprocess.run(argv, capture_output=True, text=True, timeout=args.timeout,
                                      env={**os.environ, **env})
                 if out.returncode != 0:
@@ -77,18 +81,28 @@ def main():
         print(f"round {rnd + 1}/{args.rounds} done", file=sys.stderr)
 
     def size(b):
-        return "" if b == 0 else ("8 B" if b == 8 else f"{b >> 20} MiB")
+        if b == 0:
+            return ""
+        if b >= 1 << 20 and b % (1 << 20) == 0:
+            return f"{b >> 20} MiB"
+        if b >= 1024 and b % 1024 == 0:
+            return f"{b >> 10} KiB"
+        return f"{b} B"
+
+    order = ["barrier", "bcast", "bcast_rot", "reduce", "reduce_rot", "allreduce", "gather",
+             "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv",
+             "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"]
 
     print(f"median latency in microseconds over {args.rounds} rounds "
           f"(each the best of 7 batches of ~{args.seconds} s)")
-    head = f"{'ranks':>5} {'measure':<18}" + "".join(f"{m:>10}" for m in only)
+    head = f"{'ranks':>5} {'measure':<28}" + "".join(f"{m:>10}" for m in only)
     if "weft" in only and len(only) > 1:
         head += f"{'weft/best':>11}"
     print(head)
-    for key in sorted(samples, key=lambda k: (k[0], ["barrier", "allreduce", "bcast"].index(k[1]), k[2])):
+    for key in sorted(samples, key=lambda k: (k[0], order.index(k[1]), k[2])):
         n, meas, b = key
         med = {m: statistics.median(v) for m, v in samples[key].items()}
-        line = f"{n:>5} {(meas + ' ' + size(b)).strip():<18}" + "".join(f"{med.get(m, float('nan')):>10.2f}" for m in only)
+        line = f"{n:>5} {(meas + ' ' + size(b)).strip():<28}" + "".join(f"{med.get(m, float('nan')):>10.2f}" for m in only)
         others = [med[m] for m in only if m != "weft" and m in med]
         if "weft" in med and others:
             line += f"{med['weft'] / min(others):>11.2f}"

@@ -94,22 +94,32 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "WEFT_COLL_ALLGATHER",
         default: "auto",
-        meaning: "force the allgather algorithm: auto, ring, recursive_doubling or bruck",
+        meaning: "force the allgather(v) algorithm: auto, ring, recursive_doubling, bruck or shm (ranks on one node, blocks up to WEFT_COLL_SHM_MAX)",
     },
     Variable {
         name: "WEFT_COLL_ALLTOALL",
         default: "auto",
-        meaning: "force the all-to-all algorithm: auto, linear, pairwise or bruck",
+        meaning: "force the all-to-all algorithm: auto, linear, pairwise, bruck or shm (ranks on one node, send buffers up to WEFT_COLL_SHM_MAX)",
     },
     Variable {
         name: "WEFT_COLL_GATHER",
         default: "auto",
-        meaning: "force the gather and scatter algorithm: auto, linear or binomial",
+        meaning: "force the gather(v) and scatter algorithm: auto, linear, binomial or shm (ranks on one node, blocks up to WEFT_COLL_SHM_MAX)",
+    },
+    Variable {
+        name: "WEFT_COLL_SCAN",
+        default: "auto",
+        meaning: "force the scan and exscan algorithm: auto, recursive_doubling or shm (ranks on one node, messages up to WEFT_COLL_SHM_MAX)",
+    },
+    Variable {
+        name: "WEFT_COLL_REDUCE_SCATTER",
+        default: "auto",
+        meaning: "force the reduce-scatter(-block) algorithm: auto, pairwise (commutative ops), reduce_scatterv or shm (ranks on one node, whole vectors up to WEFT_COLL_SHM_MAX)",
     },
     Variable {
         name: "WEFT_COLL_SHM_MAX",
         default: "2048",
-        meaning: "largest message (bytes) of the node-level shared-memory barrier, bcast, reduce and allreduce on communicators of 2..=64 ranks on one node (0..=65536; 0 turns the path off)",
+        meaning: "largest message (bytes) of the node-level shared-memory collectives on communicators of 2..=64 ranks on one node (0..=65536; 0 turns the path off)",
     },
     Variable {
         name: "WEFT_IO_CB_BUFFER_SIZE",

@@ -136,7 +136,7 @@ pub fn total(c: Counter) -> u64 {
 }
 
 /// Slots of `AlgoCounts`: one per (collective, algorithm) pair (`coll::choice` numbers them).
-pub const ALGO_SLOTS: usize = 32;
+pub const ALGO_SLOTS: usize = 48;
 
 /// How many times a communicator ran each collective algorithm.
 #[derive(Debug)]

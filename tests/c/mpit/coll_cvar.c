@@ -94,12 +94,13 @@ int main(int argc, char **argv)
     CHECK_INT(value(linear), 3);
     EXPECT_OK(MPI_T_cvar_handle_free(&ch));
 
-    /* Allgather, alltoall and gather count the algorithm they ran too. At 2 ranks a small
-     * allgather is recursive doubling, a small alltoall linear (Bruck only above 8 ranks),
-     * a small gather the binomial tree. */
-    MPI_T_pvar_handle ag = counter("weft_coll_allgather_recursive_doubling", &other),
-                      a2a = counter("weft_coll_alltoall_linear", &other),
-                      ga = counter("weft_coll_gather_binomial", &other);
+    /* Allgather, alltoall, gather, scan and reduce-scatter count the algorithm they ran too.
+     * At 2 ranks on one node small ones go through the shared-memory area. */
+    MPI_T_pvar_handle ag = counter("weft_coll_allgather_shm", &other),
+                      a2a = counter("weft_coll_alltoall_shm", &other),
+                      ga = counter("weft_coll_gather_shm", &other),
+                      sc = counter("weft_coll_scan_shm", &other),
+                      rs = counter("weft_coll_reduce_scatter_shm", &other);
     int two[2] = {-1, -1}, mine[2] = {rank, 10 + rank};
     MPI_Allgather(&rank, 1, MPI_INT, two, 1, MPI_INT, other);
     CHECK_INT(two[1], 1);
@@ -107,9 +108,16 @@ int main(int argc, char **argv)
     CHECK_INT(two[1], rank == 0 ? 1 : 11);
     MPI_Gather(&rank, 1, MPI_INT, two, 1, MPI_INT, 0, other);
     MPI_Gather(&rank, 1, MPI_INT, two, 1, MPI_INT, 0, other);
+    int pre = -1, block = -1;
+    MPI_Scan(&mine[1], &pre, 1, MPI_INT, MPI_SUM, other);
+    CHECK_INT(pre, rank == 0 ? 10 : 21);
+    MPI_Reduce_scatter_block(mine, &block, 1, MPI_INT, MPI_SUM, other);
+    CHECK_INT(block, rank == 0 ? 1 : 21);
     CHECK_INT(value(ag), 1);
     CHECK_INT(value(a2a), 1);
     CHECK_INT(value(ga), 2);
+    CHECK_INT(value(sc), 1);
+    CHECK_INT(value(rs), 1);
 
     /* Progress spin: a local, writable variable. */
     EXPECT_OK(MPI_T_cvar_get_index("WEFT_PROGRESS_SPIN", &cvar));

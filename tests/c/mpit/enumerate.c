@@ -94,7 +94,7 @@ int main(int argc, char **argv)
             CHECK_INT(v, 16384 - 40);
         EXPECT_OK(MPI_T_cvar_handle_free(&h));
     }
-    CHECK_INT(seen_bound, 7);
+    CHECK_INT(seen_bound, 9);
 
     /* Performance variables: every one allocated and read in one session. */
     int npvar = 0;

@@ -333,6 +333,96 @@ pub(crate) unsafe fn mpi_allreduce(
     .map(|_| ())
 }
 
+/// `MPI_Scan` and `MPI_Exscan` (int forms): the fast path of `mpi_allreduce`, else the family.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
+unsafe fn prefix_blocking(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    func: &str,
+    kind: AllKind,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    if let Some(a) = unsafe { plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) } {
+        let r = match kind {
+            AllKind::Exscan => coll::exscan(&a.comm, Some(&a.send), &a.recv, &a.red),
+            _ => coll::scan(&a.comm, Some(&a.send), &a.recv, &a.red),
+        };
+        return core(func, r);
+    }
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        all_reduce(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            func,
+            Mode::Blocking,
+            kind,
+        )
+    }
+    .map(|_| ())
+}
+
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_scan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        prefix_blocking(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Scan",
+            AllKind::Scan,
+        )
+    }
+}
+
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_exscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        prefix_blocking(
+            sendbuf,
+            recvbuf,
+            count,
+            datatype,
+            op,
+            comm,
+            "MPI_Exscan",
+            AllKind::Exscan,
+        )
+    }
+}
+
 /// `MPI_Reduce_local` and its `_c` twin.
 ///
 /// # Safety

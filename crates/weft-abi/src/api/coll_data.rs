@@ -14,6 +14,187 @@ use crate::api::coll_args::*;
 use crate::api::family::Mode;
 use crate::args::Int;
 use crate::ctypes::*;
+use crate::datatypes::contiguous_buf;
+use crate::objects::{comm_ref_quiet, CommRef};
+
+/// The fast path's view of a send side (n blocks where `send_n`) and an n-block receive
+/// side: predefined
+/// byte-contiguous types, no `MPI_IN_PLACE`, an intracommunicator, disjoint buffers (`recv`
+/// is used only where `wants_recv`). `None` for anything else, errors included: the family
+/// then checks everything and reports.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn plain_blocks(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    send_n: bool,
+    wants_recv: impl FnOnce(&CommRef) -> bool,
+) -> Option<(CommRef, Buf, Buf)> {
+    if is_in_place(sendbuf) {
+        return None;
+    }
+    let c = comm_ref_quiet(comm).filter(|c| !c.is_inter())?;
+    let blocks = if send_n { c.size() } else { 1 };
+    let sends = MPI_Count::from(sendcount).checked_mul(blocks.into())?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { contiguous_buf(sendbuf, sends, sendtype) }?;
+    if !wants_recv(&c) {
+        return Some((c, send, Buf::EMPTY));
+    }
+    let all = MPI_Count::from(recvcount).checked_mul(c.size().into())?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { contiguous_buf(recvbuf, all, recvtype) }?;
+    let overlap = send.addr() < recv.addr() + recv.len() && recv.addr() < send.addr() + send.len();
+    if overlap && !send.is_empty() && !recv.is_empty() {
+        return None;
+    }
+    Some((c, send, recv))
+}
+
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn mpi_gather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    let at_root = |c: &CommRef| root >= 0 && c.rank as c_int == root;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let plain = unsafe {
+        plain_blocks(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, at_root,
+        )
+    };
+    if let Some((c, send, recv)) = plain.filter(|(c, ..)| root >= 0 && (root as u32) < c.size()) {
+        return core(
+            "MPI_Gather",
+            coll::gather(&c, Some(&send), &recv, root as u32),
+        );
+    }
+    let func = "MPI_Gather";
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        gather(
+            sendbuf,
+            sendcount,
+            sendtype,
+            recvbuf,
+            recvcount,
+            recvtype,
+            root,
+            comm,
+            func,
+            Mode::Blocking,
+        )
+    }
+    .map(|_| ())
+}
+
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_allgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let plain = unsafe {
+        plain_blocks(
+            sendbuf,
+            sendcount,
+            sendtype,
+            recvbuf,
+            recvcount,
+            recvtype,
+            comm,
+            false,
+            |_| true,
+        )
+    };
+    if let Some((c, send, recv)) = plain {
+        return core("MPI_Allgather", coll::allgather(&c, Some(&send), &recv));
+    }
+    let func = "MPI_Allgather";
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        allgather(
+            sendbuf,
+            sendcount,
+            sendtype,
+            recvbuf,
+            recvcount,
+            recvtype,
+            comm,
+            func,
+            Mode::Blocking,
+        )
+    }
+    .map(|_| ())
+}
+
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+pub(crate) unsafe fn mpi_alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> MpiResult<()> {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let plain = unsafe {
+        plain_blocks(
+            sendbuf,
+            sendcount,
+            sendtype,
+            recvbuf,
+            recvcount,
+            recvtype,
+            comm,
+            true,
+            |_| true,
+        )
+    };
+    if let Some((c, send, recv)) = plain {
+        return core("MPI_Alltoall", coll::alltoall(&c, Some(&send), &recv));
+    }
+    let func = "MPI_Alltoall";
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe {
+        alltoall(
+            sendbuf,
+            sendcount,
+            sendtype,
+            recvbuf,
+            recvcount,
+            recvtype,
+            comm,
+            func,
+            Mode::Blocking,
+        )
+    }
+    .map(|_| ())
+}
 
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).

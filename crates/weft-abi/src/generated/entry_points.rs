@@ -506,7 +506,7 @@ pub unsafe extern "C" fn PMPI_Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather.
-    call("MPI_Allgather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Allgather", Mode::Blocking)) })
+    call("MPI_Allgather", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) })
 }
 
 #[no_mangle]
@@ -584,7 +584,7 @@ pub unsafe extern "C" fn PMPI_Allreduce_init_c(sendbuf: *const c_void, recvbuf: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall.
-    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Alltoall", Mode::Blocking)) })
+    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) })
 }
 
 #[no_mangle]
@@ -1144,7 +1144,7 @@ pub unsafe extern "C" fn PMPI_Error_string(errorcode: c_int, string: *mut c_char
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan.
-    call("MPI_Exscan", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", Mode::Blocking, crate::api::coll::AllKind::Exscan)) })
+    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_exscan(sendbuf, recvbuf, count, datatype, op, comm) })
 }
 
 #[no_mangle]
@@ -1719,7 +1719,7 @@ pub unsafe extern "C" fn PMPI_Free_mem(base: *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, root: c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Gather.
-    call("MPI_Gather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll_data::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, "MPI_Gather", Mode::Blocking)) })
+    call("MPI_Gather", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm) })
 }
 
 #[no_mangle]
@@ -3030,7 +3030,7 @@ pub unsafe extern "C" fn PMPI_Rsend_init_c(buf: *const c_void, count: MPI_Count,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan.
-    call("MPI_Scan", Scope::Comm(comm), || unsafe { family::blocking(crate::api::coll::all_reduce(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", Mode::Blocking, crate::api::coll::AllKind::Scan)) })
+    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scan(sendbuf, recvbuf, count, datatype, op, comm) })
 }
 
 #[no_mangle]

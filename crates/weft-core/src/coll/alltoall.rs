@@ -8,6 +8,8 @@ use super::flat;
 use super::gather::exchange;
 use super::link::Link;
 use super::sched::{self, block_on};
+use super::shm::Turned;
+use super::shm_data;
 use super::tag;
 use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
@@ -23,6 +25,17 @@ const LINEAR_MAX: usize = 1 << 20;
 pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
     if comm.is_inter() {
         return block_on(comm, sched::ialltoall(comm, send, recv, 0));
+    }
+    if matches!(
+        super::choice::alltoall(comm),
+        Alltoall::Auto | Alltoall::Shm
+    ) {
+        if let Some(area) = super::shm::area(comm, true)? {
+            if shm_data::alltoall(comm, area, send, recv)? == Turned::Done {
+                ran(comm, Collective::Alltoall, Alltoall::Shm as usize);
+                return Ok(());
+            }
+        }
     }
     let mut hold = Vec::new();
     let send = send.map(|s| flat(s, &mut hold));
@@ -48,7 +61,7 @@ pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
     }
     let send_parts: Vec<Buf> = (0..n).map(|i| send.slice(i * block, block)).collect();
     let algo = match super::choice::alltoall(comm) {
-        Alltoall::Auto if n > 8 && block <= BRUCK_BLOCK => Alltoall::Bruck,
+        Alltoall::Auto | Alltoall::Shm if n > 8 && block <= BRUCK_BLOCK => Alltoall::Bruck,
         Alltoall::Bruck if block == 0 => Alltoall::Linear,
         a => a,
     };
@@ -69,7 +82,7 @@ pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<(
         None => in_place(&link, recv),
         Some(s) => {
             let algo = match super::choice::alltoall(comm) {
-                Alltoall::Bruck => Alltoall::Auto,
+                Alltoall::Bruck | Alltoall::Shm => Alltoall::Auto,
                 a => a,
             };
             general(&link, algo, s, recv)

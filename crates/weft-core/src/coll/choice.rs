@@ -20,9 +20,12 @@ pub enum Collective {
     Alltoall,
     /// Gather and scatter.
     Gather,
+    /// Scan and exscan.
+    Scan,
+    ReduceScatter,
 }
 
-pub const COLLECTIVES: [Collective; 7] = [
+pub const COLLECTIVES: [Collective; 9] = [
     Collective::Barrier,
     Collective::Bcast,
     Collective::Reduce,
@@ -30,6 +33,8 @@ pub const COLLECTIVES: [Collective; 7] = [
     Collective::Allgather,
     Collective::Alltoall,
     Collective::Gather,
+    Collective::Scan,
+    Collective::ReduceScatter,
 ];
 
 impl Collective {
@@ -43,6 +48,8 @@ impl Collective {
             Collective::Allgather => "WEFT_COLL_ALLGATHER",
             Collective::Alltoall => "WEFT_COLL_ALLTOALL",
             Collective::Gather => "WEFT_COLL_GATHER",
+            Collective::Scan => "WEFT_COLL_SCAN",
+            Collective::ReduceScatter => "WEFT_COLL_REDUCE_SCATTER",
         }
     }
 
@@ -64,6 +71,8 @@ impl Collective {
             Collective::Allgather => names(ALLGATHER_OPTIONS),
             Collective::Alltoall => names(ALLTOALL_OPTIONS),
             Collective::Gather => names(GATHER_OPTIONS),
+            Collective::Scan => names(SCAN_OPTIONS),
+            Collective::ReduceScatter => names(REDUCE_SCATTER_OPTIONS),
         }
     }
 
@@ -173,6 +182,24 @@ pub fn gather(comm: &Comm) -> Tree {
         })
 }
 
+/// The scan/exscan algorithm in force on `comm`.
+pub fn scan(comm: &Comm) -> Scan {
+    Collective::Scan
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.scan, |i| {
+            SCAN_OPTIONS[i].1
+        })
+}
+
+/// The reduce-scatter algorithm in force on `comm`.
+pub fn reduce_scatter(comm: &Comm) -> ReduceScatter {
+    Collective::ReduceScatter
+        .forced(comm)
+        .map_or(comm.session.instance.config.coll.reduce_scatter, |i| {
+            REDUCE_SCATTER_OPTIONS[i].1
+        })
+}
+
 impl CollConfig {
     /// The configured option of `coll` (an index into `Collective::options`).
     pub fn configured(&self, coll: Collective) -> usize {
@@ -184,6 +211,8 @@ impl CollConfig {
             Collective::Allgather => self.allgather as usize,
             Collective::Alltoall => self.alltoall as usize,
             Collective::Gather => self.gather as usize,
+            Collective::Scan => self.scan as usize,
+            Collective::ReduceScatter => self.reduce_scatter as usize,
         }
     }
 }
@@ -203,7 +232,7 @@ mod tests {
         for (i, (_, v)) in REDUCE_OPTIONS.iter().enumerate() {
             assert_eq!(*v as usize, i);
         }
-        let last = Collective::Gather;
+        let last = Collective::ReduceScatter;
         assert!(last.slot(last.options().len() - 1) < crate::stats::ALGO_SLOTS);
         assert_eq!(Collective::Bcast.slot(0), 4);
         assert_eq!(Collective::Bcast.name(), "bcast");

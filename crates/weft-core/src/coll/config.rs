@@ -14,6 +14,8 @@ pub struct CollConfig {
     pub allgather: Allgather,
     pub alltoall: Alltoall,
     pub gather: Tree,
+    pub scan: Scan,
+    pub reduce_scatter: ReduceScatter,
     /// Largest message of the node-level shared-memory path (`WEFT_COLL_SHM_MAX`; 0: off).
     pub shm_max: usize,
 }
@@ -33,6 +35,8 @@ impl Default for CollConfig {
             allgather: Allgather::default(),
             alltoall: Alltoall::default(),
             gather: Tree::default(),
+            scan: Scan::default(),
+            reduce_scatter: ReduceScatter::default(),
             shm_max: SHM_MAX_DEFAULT,
         }
     }
@@ -96,6 +100,8 @@ pub enum Allgather {
     Ring,
     RecursiveDoubling,
     Bruck,
+    /// Every rank's block in shared memory, every rank reads all (small blocks, one node).
+    Shm,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -107,6 +113,8 @@ pub enum Alltoall {
     /// n-1 exchange steps with one peer each.
     Pairwise,
     Bruck,
+    /// Every rank's whole send buffer in shared memory, each reads its blocks (small, one node).
+    Shm,
 }
 
 /// Gather and scatter.
@@ -116,6 +124,31 @@ pub enum Tree {
     Auto,
     Linear,
     Binomial,
+    /// Blocks through the communicator's shared memory (small blocks, one node).
+    Shm,
+}
+
+/// Scan and exscan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scan {
+    #[default]
+    Auto,
+    RecursiveDoubling,
+    /// Every rank's contribution in shared memory; each combines those of the ranks below it.
+    Shm,
+}
+
+/// Reduce-scatter and reduce-scatter-block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReduceScatter {
+    #[default]
+    Auto,
+    /// Each rank reduces its own block, exchanging with every other (commutative ops).
+    Pairwise,
+    /// Reduce the whole vector to rank 0, then scatter the blocks.
+    ReduceScatterv,
+    /// Every rank's whole vector in shared memory; each combines its own block.
+    Shm,
 }
 
 /// The values of `WEFT_COLL_BARRIER`, in the order of the enum's variants.
@@ -160,6 +193,7 @@ pub const ALLGATHER_OPTIONS: &[(&str, Allgather)] = &[
     ("ring", Allgather::Ring),
     ("recursive_doubling", Allgather::RecursiveDoubling),
     ("bruck", Allgather::Bruck),
+    ("shm", Allgather::Shm),
 ];
 
 /// The values of `WEFT_COLL_ALLTOALL`, in the order of the enum's variants.
@@ -168,6 +202,7 @@ pub const ALLTOALL_OPTIONS: &[(&str, Alltoall)] = &[
     ("linear", Alltoall::Linear),
     ("pairwise", Alltoall::Pairwise),
     ("bruck", Alltoall::Bruck),
+    ("shm", Alltoall::Shm),
 ];
 
 /// The values of `WEFT_COLL_GATHER`, in the order of the enum's variants.
@@ -175,6 +210,22 @@ pub const GATHER_OPTIONS: &[(&str, Tree)] = &[
     ("auto", Tree::Auto),
     ("linear", Tree::Linear),
     ("binomial", Tree::Binomial),
+    ("shm", Tree::Shm),
+];
+
+/// The values of `WEFT_COLL_SCAN`, in the order of the enum's variants.
+pub const SCAN_OPTIONS: &[(&str, Scan)] = &[
+    ("auto", Scan::Auto),
+    ("recursive_doubling", Scan::RecursiveDoubling),
+    ("shm", Scan::Shm),
+];
+
+/// The values of `WEFT_COLL_REDUCE_SCATTER`, in the order of the enum's variants.
+pub const REDUCE_SCATTER_OPTIONS: &[(&str, ReduceScatter)] = &[
+    ("auto", ReduceScatter::Auto),
+    ("pairwise", ReduceScatter::Pairwise),
+    ("reduce_scatterv", ReduceScatter::ReduceScatterv),
+    ("shm", ReduceScatter::Shm),
 ];
 
 /// The option `value` names; an empty value is the first option (`auto`).
@@ -223,6 +274,12 @@ impl CollConfig {
         if let Some(v) = lookup("WEFT_COLL_GATHER") {
             c.gather = pick("WEFT_COLL_GATHER", &v, GATHER_OPTIONS)?;
         }
+        if let Some(v) = lookup("WEFT_COLL_SCAN") {
+            c.scan = pick("WEFT_COLL_SCAN", &v, SCAN_OPTIONS)?;
+        }
+        if let Some(v) = lookup("WEFT_COLL_REDUCE_SCATTER") {
+            c.reduce_scatter = pick("WEFT_COLL_REDUCE_SCATTER", &v, REDUCE_SCATTER_OPTIONS)?;
+        }
         if let Some(v) = lookup("WEFT_COLL_SHM_MAX") {
             c.shm_max = match v.trim().parse::<usize>() {
                 Ok(n) if n <= SHM_MAX_LIMIT => n,
@@ -250,6 +307,8 @@ impl CollConfig {
             "WEFT_COLL_ALLGATHER" => format!("{:?}", self.allgather),
             "WEFT_COLL_ALLTOALL" => format!("{:?}", self.alltoall),
             "WEFT_COLL_GATHER" => format!("{:?}", self.gather),
+            "WEFT_COLL_SCAN" => format!("{:?}", self.scan),
+            "WEFT_COLL_REDUCE_SCATTER" => format!("{:?}", self.reduce_scatter),
             "WEFT_COLL_SHM_MAX" => return self.shm_max.to_string(),
             _ => return String::new(),
         };

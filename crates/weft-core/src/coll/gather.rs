@@ -10,11 +10,14 @@ use super::config::{Allgather, Tree};
 use super::flat;
 use super::link::{Link, Pending};
 use super::sched::{self, block_on};
+use super::shm::Turned;
+use super::shm_data::{self, block_of, copy_into, Place};
 use super::{pof2_floor, tag};
 use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::Comm;
+use crate::transport::shm::coll_area::CollArea;
 
 /// Regular gathers and scatters whose whole data is below this use binomial trees.
 const SMALL_TREE: usize = 32 * 1024;
@@ -39,12 +42,25 @@ fn blocks(buf: &Buf, n: usize) -> Vec<Buf> {
     (0..n).map(|i| buf.slice(i * b, b)).collect()
 }
 
+/// The shared-memory area, when gather/scatter may use it (the same on every rank: it
+/// depends on the communicator and the configuration only); counted.
+fn gather_area(comm: &Comm) -> MpiResult<Option<&CollArea>> {
+    if !matches!(super::choice::gather(comm), Tree::Auto | Tree::Shm) {
+        return Ok(None);
+    }
+    let area = super::shm::area(comm, true)?;
+    if area.is_some() {
+        ran(comm, Collective::Gather, Tree::Shm as usize);
+    }
+    Ok(area)
+}
+
 /// Whether gather/scatter of `total` bytes runs the binomial tree (else linear); counted.
 fn use_tree(comm: &Comm, total: usize) -> bool {
     let tree = match super::choice::gather(comm) {
         Tree::Binomial => true,
         Tree::Linear => false,
-        Tree::Auto => total < SMALL_TREE,
+        Tree::Auto | Tree::Shm => total < SMALL_TREE,
     };
     let used = if tree { Tree::Binomial } else { Tree::Linear };
     ran(comm, Collective::Gather, used as usize);
@@ -56,6 +72,11 @@ fn use_tree(comm: &Comm, total: usize) -> bool {
 pub fn gather(comm: &Comm, send: Option<&Buf>, recv: &Buf, root: u32) -> MpiResult<()> {
     if comm.is_inter() {
         return block_on(comm, sched::igather(comm, send, recv, root, 0));
+    }
+    if let Some(area) = gather_area(comm)? {
+        let block = recv.len() / comm.size() as usize;
+        let place = |r: u32| Place::block(recv, r as usize, block);
+        return shm_data::gather(comm, area, send, root, place);
     }
     let mut hold = Vec::new();
     let send = send.map(|s| flat(s, &mut hold));
@@ -140,6 +161,9 @@ pub fn gatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf], root: u32) -> Mpi
     if comm.is_inter() {
         return block_on(comm, sched::igatherv(comm, send, parts, root, 0));
     }
+    if let Some(area) = gather_area(comm)? {
+        return shm_data::gather(comm, area, send, root, |r| Place::all(&parts[r as usize]));
+    }
     let link = Link::new(comm);
     if link.rank != root {
         let s = send.unwrap_or(&Buf::EMPTY);
@@ -176,6 +200,9 @@ pub fn scatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiRes
     }
     let mut hold = Vec::new();
     let send = &flat(send, &mut hold);
+    if let Some(area) = gather_area(comm)? {
+        return shm_data::scatter(comm, area, send, recv, root);
+    }
     if let Some(r) = recv.filter(|r| !r.is_contiguous()) {
         let st = Staged::new(r, false);
         scatter(comm, send, Some(&st.buf()), root)?;
@@ -287,6 +314,22 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
     if comm.is_inter() {
         return block_on(comm, sched::iallgather(comm, send, recv, 0));
     }
+    if let Some(area) = allgather_area(comm)? {
+        let (r, block) = (comm.rank as usize, recv.len() / comm.size() as usize);
+        let mut hold = Scratch::default();
+        let mine = match send {
+            Some(s) => *s,
+            None => block_of(recv, r, block, &mut hold),
+        };
+        let place = |q: u32| Place::block(recv, q as usize, block);
+        if shm_data::allgather(comm, area, &mine, place)? == Turned::Done {
+            ran(comm, Collective::Allgather, Allgather::Shm as usize);
+            if let Some(s) = send {
+                copy_into(s, place(comm.rank));
+            }
+            return Ok(());
+        }
+    }
     if !recv.is_contiguous() {
         let st = Staged::new(recv, send.is_none());
         allgather(comm, send, &st.buf())?;
@@ -309,14 +352,14 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
         return Ok(());
     }
     let algo = match super::choice::allgather(comm) {
-        Allgather::Auto if recv.len() < SMALL_ALLGATHER => {
+        Allgather::Auto | Allgather::Shm if recv.len() < SMALL_ALLGATHER => {
             if n.is_power_of_two() {
                 Allgather::RecursiveDoubling
             } else {
                 Allgather::Bruck
             }
         }
-        Allgather::Auto => Allgather::Ring,
+        Allgather::Auto | Allgather::Shm => Allgather::Ring,
         Allgather::RecursiveDoubling if !n.is_power_of_two() => Allgather::Bruck,
         a => a,
     };
@@ -372,6 +415,14 @@ fn bruck_allgather(link: &Link, recv: &Buf, block: usize) -> MpiResult<()> {
     Ok(())
 }
 
+/// The shared-memory area, when allgather(v) may use it (the same on every rank).
+fn allgather_area(comm: &Comm) -> MpiResult<Option<&CollArea>> {
+    match super::choice::allgather(comm) {
+        Allgather::Auto | Allgather::Shm => super::shm::area(comm, true),
+        _ => Ok(None),
+    }
+}
+
 /// Ring allgather over per-rank parts (this rank's part already in place).
 fn ring(link: &Link, parts: &[Buf]) -> MpiResult<()> {
     let (r, n) = (link.rank as usize, link.size as usize);
@@ -389,6 +440,17 @@ fn ring(link: &Link, parts: &[Buf]) -> MpiResult<()> {
 pub fn allgatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf]) -> MpiResult<()> {
     if comm.is_inter() {
         return block_on(comm, sched::iallgatherv(comm, send, parts, 0));
+    }
+    if let Some(area) = allgather_area(comm)? {
+        let mine = send.unwrap_or(&parts[comm.rank as usize]);
+        let place = |q: u32| Place::all(&parts[q as usize]);
+        if shm_data::allgather(comm, area, mine, place)? == Turned::Done {
+            ran(comm, Collective::Allgather, Allgather::Shm as usize);
+            if let Some(s) = send {
+                copy_into(s, place(comm.rank));
+            }
+            return Ok(());
+        }
     }
     let link = Link::new(comm);
     let me = &parts[link.rank as usize];

@@ -1,7 +1,7 @@
 //! Collective operations: algorithms chosen by communicator and message size (or forced with
 //! `WEFT_COLL_*`), built on point-to-point messages on the communicator's collective context
-//! id; small barriers, broadcasts, reductions and allreductions among ranks of one node go
-//! through the communicator's shared memory instead (`shm`).
+//! id; small messages of most blocking collectives among ranks of one node go through the
+//! communicator's shared memory instead (`shm`, `shm_data`).
 //!
 //! Buffers are `Buf`s: user memory of any committed datatype (the ABI layer resolves
 //! `MPI_IN_PLACE`, passed here as `None` for the send side) and library-owned `Scratch`.
@@ -26,6 +26,7 @@ pub mod persistent;
 mod reduce;
 pub mod sched;
 mod shm;
+mod shm_data;
 
 pub use alltoall::{alltoall, alltoallv};
 pub use barrier::barrier;

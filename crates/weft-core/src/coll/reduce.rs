@@ -7,11 +7,12 @@
 #![forbid(unsafe_code)]
 
 use super::choice::{ran, Collective};
-use super::config::{Allreduce, Reduce};
+use super::config::{Allreduce, Reduce, ReduceScatter, Scan};
 use super::flat;
 use super::link::Link;
 use super::sched::{self, block_on};
 use super::shm::Turned;
+use super::shm_data;
 use super::{gather, pof2_floor, tag};
 use crate::datatype::access::{with_pair, Scratch, Staged};
 use crate::datatype::Buf;
@@ -566,10 +567,30 @@ pub fn reduce_scatter(
         input.copy_to(output, sizes[0]);
         return Ok(());
     }
+    let choice = super::choice::reduce_scatter(comm);
+    if matches!(choice, ReduceScatter::Auto | ReduceScatter::Shm) {
+        if let Some(area) = super::shm::area(comm, true)? {
+            let turned = shm_data::reduce_scatter(comm, area, input, output, offs[r], red)?;
+            if turned == Turned::Done {
+                ran(comm, Collective::ReduceScatter, ReduceScatter::Shm as usize);
+                return Ok(());
+            }
+        }
+    }
     if total == 0 {
         return Ok(());
     }
-    if red.commutative() {
+    let pairwise = match choice {
+        ReduceScatter::ReduceScatterv => false,
+        _ => red.commutative(),
+    };
+    let used = if pairwise {
+        ReduceScatter::Pairwise
+    } else {
+        ReduceScatter::ReduceScatterv
+    };
+    ran(comm, Collective::ReduceScatter, used as usize);
+    if pairwise {
         // Pairwise exchange: each rank reduces its own block.
         let mut acc = Scratch::copy_of(&input.slice(offs[r], sizes[r]));
         let mut tmp = Scratch::new(sizes[r]);
@@ -635,9 +656,22 @@ fn prefix(
             s.copy_to(recv, s.len());
         }
     }
-    if link.size == 1 || recv.is_empty() {
+    if link.size == 1 {
         return Ok(());
     }
+    let choice = super::choice::scan(comm);
+    if matches!(choice, Scan::Auto | Scan::Shm) {
+        if let Some(area) = super::shm::area(comm, true)? {
+            if shm_data::scan(comm, area, mine, recv, red, inclusive)? == Turned::Done {
+                ran(comm, Collective::Scan, Scan::Shm as usize);
+                return Ok(());
+            }
+        }
+    }
+    if recv.is_empty() {
+        return Ok(());
+    }
+    ran(comm, Collective::Scan, Scan::RecursiveDoubling as usize);
     let (r, n) = (link.rank, link.size);
     let mut partial = Scratch::copy_of(mine);
     let mut tmp = Scratch::new(mine.len());

@@ -1,5 +1,6 @@
 //! Node-level collectives through shared memory: barrier, broadcast, reduce and allreduce of
-//! small messages on an intracommunicator whose ranks all run on this node. Each rank
+//! small messages on an intracommunicator whose ranks all run on this node (the collectives
+//! that move blocks or combine prefixes are in `shm_data.rs`). Each rank
 //! publishes into its own slot of the communicator's `CollArea` (see its protocol) and reads
 //! the others' slots, so a small message costs about one cache-line transfer per reader
 //! instead of a chain of point-to-point messages.
@@ -129,14 +130,14 @@ fn share(
 /// How a rank waits for the others: the instance's backoff, and now and then a progress pass
 /// (every VCI and the polled work) so this rank's pending point-to-point operations and
 /// schedules keep moving: a peer may need them before it can join the collective.
-struct Idle<'a> {
+pub(super) struct Idle<'a> {
     inst: &'a Instance,
     backoff: Backoff,
     polls: u32,
 }
 
 impl<'a> Idle<'a> {
-    fn new(comm: &'a Comm) -> Idle<'a> {
+    pub(super) fn new(comm: &'a Comm) -> Idle<'a> {
         let inst = &comm.session.instance;
         Idle {
             inst,
@@ -145,7 +146,7 @@ impl<'a> Idle<'a> {
         }
     }
 
-    fn poll(&mut self) {
+    pub(super) fn poll(&mut self) {
         self.polls += 1;
         if self.polls.is_multiple_of(PROGRESS_EVERY) {
             progress::progress_all(self.inst);

@@ -82,7 +82,7 @@ pub struct Comm {
     pub coll_algos: crate::stats::AlgoCounts,
     /// Per forcible collective (`coll::choice::COLLECTIVES`): 0, or the algorithm forced on
     /// this communicator at run time plus one.
-    pub coll_forced: [std::sync::atomic::AtomicU8; 7],
+    pub coll_forced: [std::sync::atomic::AtomicU8; 9],
     /// The shared memory of node-level collectives (`coll::shm`), set up by the first
     /// collective that can use it; `None` once decided that this communicator cannot.
     /// Unmapped when the communicator goes.

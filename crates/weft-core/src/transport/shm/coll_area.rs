@@ -21,6 +21,13 @@
 //! them every time, which matters most when ranks share cores (measured at 4 ranks on 2
 //! cores: 8-byte bcast 0.57 us with 8 turns, 0.17 us with 32; 2 KiB: 0.99 us with 4 regions,
 //! 0.35 us with 16). Regions are big, so their number follows from a memory budget.
+//!
+//! Memory. Slot lines and regions are laid out turn-major (turn 0 of every rank, then turn 1
+//! of every rank, ...), after the header and the arrival lines. Pages are only allocated when
+//! first touched, so a communicator that runs a few small collectives costs a few pages for
+//! all its ranks together (at 8 ranks one page holds the header, the arrival lines and two
+//! turns of every rank): its proportional set size per rank is a few KiB / ranks instead of a
+//! page of slot lines per rank (`bench/comm_mem.py`).
 
 use super::segment::{Segment, HEADER_BYTES};
 use crate::datatype::Buf;
@@ -223,18 +230,20 @@ impl CollArea {
     fn slot(&self, rank: u32, seq: u64) -> *mut u8 {
         assert!(rank < self.size);
         let n = self.size as usize;
-        let index = rank as usize * TURNS as usize + (seq % TURNS) as usize;
+        // Turn-major: the ranks' lines of one turn are adjacent, so a communicator that takes
+        // few turns touches few pages (memory per communicator, see the module doc).
+        let index = (seq % TURNS) as usize * n + rank as usize;
         // In bounds: `bytes` counts TURNS lines per rank after the arrival lines.
         self.memory
             .base()
             .wrapping_add(START + n * ALIGN + index * ALIGN)
     }
 
-    /// `rank`'s payload region for turn `seq`.
+    /// `rank`'s payload region for turn `seq` (turn-major, like the slots).
     fn region(&self, rank: u32, seq: u64) -> *mut u8 {
         assert!(rank < self.size);
         let n = self.size as usize;
-        let index = (rank as u64 * self.regions + seq % self.regions) as usize;
+        let index = ((seq % self.regions) * self.size as u64 + rank as u64) as usize;
         let regions = START + n * ALIGN + n * TURNS as usize * ALIGN;
         // In bounds: `bytes` counts `regions` regions per rank after the slot lines.
         self.memory
