@@ -513,6 +513,8 @@ typedef struct MPIX_ABI_Grequest_class* MPIX_Grequest_class;
 #define MPIX_HAS_ENQUEUE               1
 #define MPIX_HAS_THREADCOMM            1
 #define MPIX_HAS_RMA_PROPOSALS         1
+#define MPIX_HAS_RMA_NOTIFY            1
+#define MPIX_WIN_NOTIFY_SLOTS          16
 
 /* Weft's MPIX types (inserted verbatim into mpi.h by api/gen.py). */
 
@@ -535,6 +537,7 @@ typedef int (MPIX_Grequest_wait_function)(int count, void **array_of_states, dou
 #define MPIO_Test MPI_Test
 
 /* ---- functions ---- */
+int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win);
 int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
@@ -549,6 +552,7 @@ int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int de
 int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
+int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win);
 int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPIX_Request_is_complete(MPI_Request request);
@@ -582,6 +586,8 @@ int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
 int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin);
+int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value);
+int MPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request);
 int MPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag);
 int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);
 int MPI_Abi_get_fortran_info(MPI_Info* info);
@@ -1247,6 +1253,7 @@ double MPI_Wtick(void);
 double MPI_Wtime(void);
 
 /* ---- profiling interface ---- */
+int PMPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win);
 int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int PMPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream);
@@ -1261,6 +1268,7 @@ int PMPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int d
 int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request);
 int PMPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int PMPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
+int PMPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win);
 int PMPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status);
 int PMPIX_Request_is_complete(MPI_Request request);
@@ -1294,6 +1302,8 @@ int PMPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status);
 int PMPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses);
 int PMPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 int PMPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin);
+int PMPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value);
+int PMPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request);
 int PMPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag);
 int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);
 int PMPI_Abi_get_fortran_info(MPI_Info* info);

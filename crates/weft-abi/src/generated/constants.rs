@@ -378,3 +378,5 @@ pub const MPIX_HAS_TYPE_IOV: c_int = 1;
 pub const MPIX_HAS_ENQUEUE: c_int = 1;
 pub const MPIX_HAS_THREADCOMM: c_int = 1;
 pub const MPIX_HAS_RMA_PROPOSALS: c_int = 1;
+pub const MPIX_HAS_RMA_NOTIFY: c_int = 1;
+pub const MPIX_WIN_NOTIFY_SLOTS: c_int = 16;

@@ -7,6 +7,12 @@ use crate::ctypes::*;
 use std::ffi::{c_char, c_double, c_int, c_void};
 
 #[no_mangle]
+pub unsafe extern "C" fn PMPIX_Accumulate_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, notification_idx: c_int, win: MPI_Win) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Accumulate_notify.
+    call("MPIX_Accumulate_notify", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_accumulate_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win) })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn PMPIX_Allreduce_enqueue(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     unsupported("MPIX_Allreduce_enqueue", Scope::Comm(comm))
 }
@@ -72,12 +78,20 @@ pub unsafe extern "C" fn PMPIX_Isend_enqueue_c(buf: *const c_void, count: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Memhandle_create(base: *mut c_void, size: MPI_Aint, info: MPI_Info, dynwin: MPI_Win, memhandle: *mut c_void, memhandle_size: *mut c_int) -> c_int {
-    unsupported("MPIX_Memhandle_create", Scope::Win(dynwin))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Memhandle_create.
+    call("MPIX_Memhandle_create", Scope::Win(dynwin), || unsafe { crate::api::rma_ext::mpix_memhandle_create(base, size, info, dynwin, memhandle, memhandle_size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Memhandle_release(memhandle: *mut c_void, dynwin: MPI_Win) -> c_int {
-    unsupported("MPIX_Memhandle_release", Scope::Win(dynwin))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Memhandle_release.
+    call("MPIX_Memhandle_release", Scope::Win(dynwin), || unsafe { crate::api::rma_ext::mpix_memhandle_release(memhandle, dynwin) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Put_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, notification_idx: c_int, win: MPI_Win) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Put_notify.
+    call("MPIX_Put_notify", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_put_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win) })
 }
 
 #[no_mangle]
@@ -97,17 +111,20 @@ pub unsafe extern "C" fn PMPIX_Request_is_complete(request: MPI_Request) -> c_in
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rraccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Rraccumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rraccumulate.
+    call("MPIX_Rraccumulate", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rraccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rrget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Rrget_accumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rrget_accumulate.
+    call("MPIX_Rrget_accumulate", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rrget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rrput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Rrput", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rrput.
+    call("MPIX_Rrput", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rrput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request) })
 }
 
 #[no_mangle]
@@ -252,17 +269,32 @@ pub unsafe extern "C" fn PMPIX_Waitall_enqueue(count: c_int, array_of_requests: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_dup_with_info(win: MPI_Win, info: MPI_Info, newwin: *mut MPI_Win) -> c_int {
-    unsupported("MPIX_Win_dup_with_info", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_dup_with_info.
+    call("MPIX_Win_dup_with_info", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_dup_with_info(win, info, newwin) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_from_memhandle(memhandle: *const c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, target: c_int, dynwin: MPI_Win, newwin: *mut MPI_Win) -> c_int {
-    unsupported("MPIX_Win_from_memhandle", Scope::Win(dynwin))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_from_memhandle.
+    call("MPIX_Win_from_memhandle", Scope::Win(dynwin), || unsafe { crate::api::rma_ext::mpix_win_from_memhandle(memhandle, size, disp_unit, info, target, dynwin, newwin) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Win_notify_get_value(win: MPI_Win, notification_idx: c_int, value: *mut MPI_Count) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_notify_get_value.
+    call("MPIX_Win_notify_get_value", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_notify_get_value(win, notification_idx, value) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Win_notify_request(win: MPI_Win, notification_idx: c_int, count: MPI_Count, request: *mut MPI_Request) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_notify_request.
+    call("MPIX_Win_notify_request", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_notify_request(win, notification_idx, count, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_op_intrinsic(ops: *const c_char, max_count: MPI_Aint, datatype: MPI_Datatype, win: MPI_Win, flag: *mut c_int) -> c_int {
-    unsupported("MPIX_Win_op_intrinsic", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_op_intrinsic.
+    call("MPIX_Win_op_intrinsic", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_op_intrinsic(ops, max_count, datatype, win, flag) })
 }
 
 #[no_mangle]
@@ -308,7 +340,7 @@ pub unsafe extern "C" fn PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate.
-    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Accumulate") })
+    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win) })
 }
 
 #[no_mangle]
@@ -1609,7 +1641,7 @@ pub unsafe extern "C" fn PMPI_Gatherv_init_c(sendbuf: *const c_void, sendcount: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get.
-    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma::get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Get") })
+    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) })
 }
 
 #[no_mangle]
@@ -2602,7 +2634,7 @@ pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MP
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put.
-    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma::put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Put") })
+    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) })
 }
 
 #[no_mangle]
@@ -4134,13 +4166,8 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Irecv_enqueue_c",
     "MPIX_Isend_enqueue",
     "MPIX_Isend_enqueue_c",
-    "MPIX_Memhandle_create",
-    "MPIX_Memhandle_release",
     "MPIX_Recv_enqueue",
     "MPIX_Recv_enqueue_c",
-    "MPIX_Rraccumulate",
-    "MPIX_Rrget_accumulate",
-    "MPIX_Rrput",
     "MPIX_Send_enqueue",
     "MPIX_Send_enqueue_c",
     "MPIX_Threadcomm_finish",
@@ -4149,9 +4176,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Threadcomm_start",
     "MPIX_Wait_enqueue",
     "MPIX_Waitall_enqueue",
-    "MPIX_Win_dup_with_info",
-    "MPIX_Win_from_memhandle",
-    "MPIX_Win_op_intrinsic",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
@@ -4172,4 +4196,4 @@ pub const UNIMPLEMENTED: &[&str] = &[
 ];
 
 /// Number of exported MPI/MPIX functions.
-pub const EXPORTED_FUNCTIONS: usize = 710;
+pub const EXPORTED_FUNCTIONS: usize = 714;
