@@ -40,6 +40,9 @@ impl WinRma {
     pub fn put_direct(&self, t: u32, disp: i64, data: &[u8]) -> bool {
         match self.direct(t, disp, data.len()) {
             Some(addr) => {
+                // Puts from one origin land in issue order (`mpi_win_order`): a store fence
+                // before each copy (free on x86, a barrier on weaker memory models).
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
                 // SAFETY: `direct` checked that the `data.len()` bytes at `addr` lie in window
                 // memory mapped in this process for as long as the window lives; `copy`
                 // allows the origin buffer to overlap it.

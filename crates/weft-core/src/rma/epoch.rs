@@ -18,7 +18,7 @@ use super::WinRma;
 use crate::coll;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress;
-use crate::transport::shm::win_area::WRITER;
+use super::words;
 
 /// Flag bit: an access epoch to the target is open (operations may reach it).
 pub const ACCESS: u8 = 1;
@@ -182,16 +182,8 @@ impl WinRma {
     fn acquire(&self, target: u32, kind: LockType) {
         let word = &self.area.ctl(target).lock;
         let try_once = || match kind {
-            LockType::Exclusive => word
-                .compare_exchange(0, WRITER, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok(),
-            LockType::Shared => {
-                let v = word.load(Ordering::Relaxed);
-                v & WRITER == 0
-                    && word
-                        .compare_exchange(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
-                        .is_ok()
-            }
+            LockType::Exclusive => words::try_exclusive(word),
+            LockType::Shared => words::try_shared(word),
         };
         self.wait_until(try_once);
     }
@@ -199,10 +191,8 @@ impl WinRma {
     fn release(&self, target: u32, kind: LockType) {
         let word = &self.area.ctl(target).lock;
         match kind {
-            LockType::Exclusive => word.store(0, Ordering::Release),
-            LockType::Shared => {
-                word.fetch_sub(1, Ordering::Release);
-            }
+            LockType::Exclusive => words::release_exclusive(word),
+            LockType::Shared => words::release_shared(word),
         }
     }
 
@@ -304,7 +294,7 @@ impl WinRma {
         }
         fence(Ordering::SeqCst);
         for &o in &origins {
-            self.area.post(self.me, o).fetch_add(1, Ordering::Release);
+            words::count(self.area.post(self.me, o));
         }
         e.completes_due += origins.len() as u64;
         e.posted = Some(origins);
@@ -326,7 +316,7 @@ impl WinRma {
         for &t in &targets {
             let counter = self.area.post(t, self.me);
             let want = seen[t as usize] + 1;
-            self.wait_until(|| counter.load(Ordering::Acquire) >= want);
+            self.wait_until(|| words::reached(counter, want));
         }
         let mut e = self.epochs();
         for &t in &targets {
@@ -354,7 +344,7 @@ impl WinRma {
         })?;
         fence(Ordering::SeqCst);
         for t in targets {
-            self.area.ctl(t).complete.fetch_add(1, Ordering::Release);
+            words::count(&self.area.ctl(t).complete);
         }
         Ok(())
     }
@@ -373,7 +363,7 @@ impl WinRma {
             e.completes_due
         };
         let counter = &self.area.ctl(self.me).complete;
-        let done = || counter.load(Ordering::Acquire) >= due;
+        let done = || words::reached(counter, due);
         if block {
             self.wait_until(done);
         } else if !done() {

@@ -31,6 +31,7 @@ pub mod epoch;
 pub mod memhandle;
 pub mod notify;
 pub mod ops;
+pub mod words;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};

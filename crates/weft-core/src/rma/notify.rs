@@ -13,7 +13,7 @@
 use std::sync::atomic::{fence, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::WinRma;
+use super::{words, WinRma};
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::message::Status;
@@ -48,7 +48,7 @@ struct NotifyWait {
 
 impl NotifyWait {
     fn done(&self) -> bool {
-        self.area.extra(self.me).notify[self.idx].load(Ordering::Acquire) >= self.until
+        words::reached(&self.area.extra(self.me).notify[self.idx], self.until)
     }
 }
 
@@ -86,7 +86,7 @@ impl WinRma {
     /// (complete already): whoever sees the count sees the data.
     pub fn notify(&self, t: u32, idx: usize) {
         fence(Ordering::SeqCst);
-        self.area.extra(t).notify[idx].fetch_add(1, Ordering::Release);
+        words::count(&self.area.extra(t).notify[idx]);
     }
 
     /// `MPIX_Win_notify_request`: a request that completes once `count` more notifications

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::access::{packed, Region};
 use super::atomic::AtomicOp;
+use super::words;
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -38,11 +39,11 @@ fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
 const ACC_CHUNK: usize = 64 * 1024;
 
 /// A held accumulate mutex, released on drop.
-struct AccGuard<'a>(&'a std::sync::atomic::AtomicU64);
+struct AccGuard<'a>(&'a crate::sync::atomic::AtomicU64);
 
 impl Drop for AccGuard<'_> {
     fn drop(&mut self) {
-        self.0.store(0, Ordering::Release);
+        words::release_mutex(self.0);
     }
 }
 
@@ -74,10 +75,7 @@ impl WinRma {
     fn acc_lock(&self, target: u32) -> AccGuard<'_> {
         let word = &self.area.ctl(target).acc;
         let mut backoff = self.comm.session.instance.backoff();
-        while word
-            .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
+        while !words::try_mutex(word) {
             backoff.idle();
         }
         AccGuard(word)

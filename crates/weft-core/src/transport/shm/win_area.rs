@@ -11,7 +11,7 @@
 //! its own page (`alloc_shared_noncontig`, and `MPI_Win_allocate`).
 
 use std::io;
-use std::sync::atomic::AtomicU64;
+use crate::sync::atomic::AtomicU64;
 
 use super::segment::{Segment, HEADER_BYTES};
 
