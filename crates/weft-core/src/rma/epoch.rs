@@ -14,11 +14,11 @@
 
 use std::sync::atomic::{fence, AtomicU8, Ordering};
 
+use super::words;
 use super::WinRma;
 use crate::coll;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress;
-use super::words;
 
 /// Flag bit: an access epoch to the target is open (operations may reach it).
 pub const ACCESS: u8 = 1;

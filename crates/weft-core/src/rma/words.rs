@@ -77,7 +77,11 @@ mod loom_tests {
             let data = Arc::new(Tracked::new(0u64));
             let worker = |word: Arc<AtomicU64>, data: Arc<Tracked<u64>>, shared: bool| {
                 for _ in 0..2 {
-                    let ok = if shared { try_shared(&word) } else { try_exclusive(&word) };
+                    let ok = if shared {
+                        try_shared(&word)
+                    } else {
+                        try_exclusive(&word)
+                    };
                     if !ok {
                         loom::thread::yield_now();
                         continue;

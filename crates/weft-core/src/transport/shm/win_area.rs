@@ -10,8 +10,8 @@
 //! boundary: back to back (contiguous, the default of `MPI_Win_allocate_shared`) or each from
 //! its own page (`alloc_shared_noncontig`, and `MPI_Win_allocate`).
 
-use std::io;
 use crate::sync::atomic::AtomicU64;
+use std::io;
 
 use super::segment::{Segment, HEADER_BYTES};
 
