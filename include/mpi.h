@@ -518,6 +518,8 @@ typedef struct MPIX_ABI_Grequest_class* MPIX_Grequest_class;
 #define MPIX_GPU_SUPPORT_CUDA          0
 #define MPIX_GPU_SUPPORT_ZE            1
 #define MPIX_GPU_SUPPORT_HIP           2
+#define MPIX_HAS_RMA_NOTIFY            1
+#define MPIX_WIN_NOTIFY_SLOTS          16
 
 /* Weft's MPIX types (inserted verbatim into mpi.h by api/gen.py). */
 
@@ -552,6 +554,7 @@ typedef void (MPIX_Session_errhandler_function_x)(MPI_Session session, int error
 typedef void (MPIX_Destructor_function)(void *extra_state);
 
 /* ---- functions ---- */
+int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win);
 int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -578,6 +581,7 @@ int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype
 int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
 int MPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op);
+int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win);
 int MPIX_Query_cuda_support(void);
 int MPIX_Query_hip_support(void);
 int MPIX_Query_ze_support(void);
@@ -624,6 +628,8 @@ int MPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandler
 int MPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state);
 int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin);
+int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value);
+int MPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request);
 int MPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag);
 int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);
 int MPI_Abi_get_fortran_info(MPI_Info* info);
@@ -1289,6 +1295,7 @@ double MPI_Wtick(void);
 double MPI_Wtime(void);
 
 /* ---- profiling interface ---- */
+int PMPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win);
 int PMPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int PMPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
@@ -1315,6 +1322,7 @@ int PMPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
 int PMPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size);
 int PMPIX_Memhandle_release(void *memhandle, MPI_Win dynwin);
 int PMPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op);
+int PMPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win);
 int PMPIX_Query_cuda_support(void);
 int PMPIX_Query_hip_support(void);
 int PMPIX_Query_ze_support(void);
@@ -1361,6 +1369,8 @@ int PMPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandle
 int PMPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state);
 int PMPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin);
 int PMPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin);
+int PMPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value);
+int PMPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request);
 int PMPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag);
 int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);
 int PMPI_Abi_get_fortran_info(MPI_Info* info);

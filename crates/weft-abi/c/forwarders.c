@@ -2,6 +2,9 @@
  * points, so that a profiling tool may define MPI_X and call PMPI_X. Do not edit. */
 #include "mpi.h"
 
+#pragma weak MPIX_Accumulate_notify
+int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win) { return PMPIX_Accumulate_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win); }
+
 #pragma weak MPIX_Allgather_enqueue
 int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
@@ -79,6 +82,9 @@ int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin) { return PMPIX_Memha
 
 #pragma weak MPIX_Op_create_x
 int MPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op) { return PMPIX_Op_create_x(user_fn_x, destructor_fn, commute, extra_state, op); }
+
+#pragma weak MPIX_Put_notify
+int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win) { return PMPIX_Put_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win); }
 
 #pragma weak MPIX_Query_cuda_support
 int MPIX_Query_cuda_support(void) { return PMPIX_Query_cuda_support(); }
@@ -217,6 +223,12 @@ int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) { return
 
 #pragma weak MPIX_Win_from_memhandle
 int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin) { return PMPIX_Win_from_memhandle(memhandle, size, disp_unit, info, target, dynwin, newwin); }
+
+#pragma weak MPIX_Win_notify_get_value
+int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value) { return PMPIX_Win_notify_get_value(win, notification_idx, value); }
+
+#pragma weak MPIX_Win_notify_request
+int MPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request) { return PMPIX_Win_notify_request(win, notification_idx, count, request); }
 
 #pragma weak MPIX_Win_op_intrinsic
 int MPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag) { return PMPIX_Win_op_intrinsic(ops, max_count, datatype, win, flag); }

@@ -5,6 +5,7 @@ use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::transport::shm::shareable::SharedBlock;
 
 /// The alignment of every block unless a hint asks for more.
 pub(crate) const MIN_ALIGN: usize = 64;
@@ -14,6 +15,8 @@ pub(crate) const MIN_ALIGN: usize = 64;
 pub(crate) struct Allocation {
     ptr: NonNull<u8>,
     layout: Layout,
+    /// A shareable block (page aligned) instead of the Rust allocator's.
+    shared: Option<SharedBlock>,
 }
 
 // SAFETY: the block is plain memory owned by this value; the program accesses it through the
@@ -36,7 +39,29 @@ impl Allocation {
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { alloc::alloc(layout) };
         let ptr = NonNull::new(ptr).ok_or_else(no_mem)?;
-        Ok(Allocation { ptr, layout })
+        Ok(Allocation {
+            ptr,
+            layout,
+            shared: None,
+        })
+    }
+
+    /// `size` bytes of shareable memory (`transport::shm::shareable`), page aligned.
+    pub(crate) fn shareable(size: u64, func: &str) -> MpiResult<Allocation> {
+        let no_mem = |why: String| {
+            MpiError::new(
+                ErrorClass::NoMem,
+                format!("{func}(size={size}): cannot allocate shareable memory: {why}"),
+            )
+        };
+        let bytes = usize::try_from(size.max(1)).map_err(|e| no_mem(e.to_string()))?;
+        let block = SharedBlock::new(bytes).map_err(|e| no_mem(e.to_string()))?;
+        let ptr = NonNull::new(block.addr() as *mut u8).ok_or_else(|| no_mem("null".into()))?;
+        Ok(Allocation {
+            ptr,
+            layout: Layout::new::<u8>(),
+            shared: Some(block),
+        })
     }
 
     pub(crate) fn addr(&self) -> usize {
@@ -46,6 +71,9 @@ impl Allocation {
 
 impl Drop for Allocation {
     fn drop(&mut self) {
+        if self.shared.take().is_some() {
+            return;
+        }
         // SAFETY: allocated in `new` with this layout and not freed before.
         unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) };
     }

@@ -26,6 +26,9 @@ pub struct WinObject {
     pub win: Win,
     cells: Cells,
     pub rma: WinRma,
+    /// Made by a local call (`MPIX_Win_dup_with_info`, `MPIX_Win_from_memhandle`): freed
+    /// without the closing barrier.
+    pub local: bool,
 }
 
 impl std::ops::Deref for WinObject {
@@ -51,7 +54,20 @@ impl WinObject {
                 Model::Separate => MPI_WIN_SEPARATE,
             },
         };
-        WinObject { win, cells, rma }
+        WinObject {
+            win,
+            cells,
+            rma,
+            local: false,
+        }
+    }
+
+    /// A window made by a local call (see `local`).
+    pub(crate) fn new_local(win: Win, rma: WinRma) -> WinObject {
+        WinObject {
+            local: true,
+            ..WinObject::new(win, rma)
+        }
     }
 
     /// The value `MPI_Win_get_attr` returns for a predefined window keyval: the base address

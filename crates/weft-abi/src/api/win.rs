@@ -22,11 +22,16 @@ use crate::objects::info_object;
 use crate::win_object::WinObject;
 
 /// The (key, value) pairs of an info argument; `MPI_INFO_NULL` has none.
-fn info_pairs(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, String)>> {
+pub(crate) fn info_pairs(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, String)>> {
     if info == MPI_INFO_NULL {
         return Ok(Vec::new());
     }
     Ok(info_object(info, func)?.pairs())
+}
+
+/// Whether a window's hints assert `mpi_assert_accumulate_intrinsic`.
+pub(crate) fn asserts_intrinsic(w: &weft_core::object::Win) -> bool {
+    w.hint("mpi_assert_accumulate_intrinsic").as_deref() == Some("true")
 }
 
 /// Create a window of `flavor` over `comm` and store its handle in `*win` (checked); the
@@ -43,6 +48,7 @@ fn finish_create(
 ) -> MpiResult<(MPI_Win, usize)> {
     let mut w = core_win::create(c, memory, flavor, hints, func)?;
     let rma = WinRma::setup(&w, own_pages, func)?;
+    rma.set_strict(asserts_intrinsic(&w));
     if matches!(flavor, Flavor::Allocate | Flavor::Shared) {
         w.memory.base = rma.local_base();
     }
@@ -262,8 +268,11 @@ pub(crate) unsafe fn mpi_win_free(win: *mut MPI_Win) -> MpiResult<()> {
     }
     free_win_attrs(h, &w.attrs, func)?;
     // MPI 4.1 §12.2.5: no process returns before every process of the group called it, so
-    // none accesses a window already freed.
-    weft_core::coll::barrier(&w.comm)?;
+    // none accesses a window already freed. A window made by a local call (a duplicate, a
+    // memory-handle window) is freed locally.
+    if !w.local {
+        weft_core::coll::barrier(&w.comm)?;
+    }
     objects::WINS.remove(h).map_err(|why| {
         MpiError::new(
             ErrorClass::Win,
@@ -331,6 +340,7 @@ pub(crate) fn mpi_win_set_info(win: MPI_Win, info: MPI_Info) -> MpiResult<()> {
     let w = objects::win(win, func, "win")?;
     let hints = info_pairs(info, func)?;
     w.set_hints(&hints);
+    w.rma.set_strict(asserts_intrinsic(&w));
     Ok(())
 }
 

@@ -383,3 +383,5 @@ pub const MPIX_BFLOAT16: MPI_Datatype = 753;
 pub const MPIX_GPU_SUPPORT_CUDA: c_int = 0;
 pub const MPIX_GPU_SUPPORT_ZE: c_int = 1;
 pub const MPIX_GPU_SUPPORT_HIP: c_int = 2;
+pub const MPIX_HAS_RMA_NOTIFY: c_int = 1;
+pub const MPIX_WIN_NOTIFY_SLOTS: c_int = 16;

@@ -8,6 +8,12 @@ use crate::ctypes::*;
 use std::ffi::{c_char, c_double, c_int, c_void};
 
 #[no_mangle]
+pub unsafe extern "C" fn PMPIX_Accumulate_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, notification_idx: c_int, win: MPI_Win) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Accumulate_notify.
+    call("MPIX_Accumulate_notify", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_accumulate_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win) })
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn PMPIX_Allgather_enqueue(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Allgather_enqueue.
     call("MPIX_Allgather_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Allgather_enqueue") })
@@ -145,18 +151,26 @@ pub unsafe extern "C" fn PMPIX_Isend_enqueue_c(buf: *const c_void, count: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Memhandle_create(base: *mut c_void, size: MPI_Aint, info: MPI_Info, dynwin: MPI_Win, memhandle: *mut c_void, memhandle_size: *mut c_int) -> c_int {
-    unsupported("MPIX_Memhandle_create", Scope::Win(dynwin))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Memhandle_create.
+    call("MPIX_Memhandle_create", Scope::Win(dynwin), || unsafe { crate::api::rma_ext::mpix_memhandle_create(base, size, info, dynwin, memhandle, memhandle_size) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Memhandle_release(memhandle: *mut c_void, dynwin: MPI_Win) -> c_int {
-    unsupported("MPIX_Memhandle_release", Scope::Win(dynwin))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Memhandle_release.
+    call("MPIX_Memhandle_release", Scope::Win(dynwin), || unsafe { crate::api::rma_ext::mpix_memhandle_release(memhandle, dynwin) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Op_create_x(user_fn_x: Option<MPIX_User_function_x>, destructor_fn: Option<MPIX_Destructor_function>, commute: c_int, extra_state: *mut c_void, op: *mut MPI_Op) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Op_create_x.
     call("MPIX_Op_create_x", Scope::Default, || unsafe { crate::api::with_state::mpix_op_create_x(user_fn_x, destructor_fn, commute, extra_state, op) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Put_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, notification_idx: c_int, win: MPI_Win) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Put_notify.
+    call("MPIX_Put_notify", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_put_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win) })
 }
 
 #[no_mangle]
@@ -217,17 +231,20 @@ pub unsafe extern "C" fn PMPIX_Request_is_complete(request: MPI_Request) -> c_in
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rraccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Rraccumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rraccumulate.
+    call("MPIX_Rraccumulate", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rraccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rrget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Rrget_accumulate", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rrget_accumulate.
+    call("MPIX_Rrget_accumulate", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rrget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rrput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
-    unsupported("MPIX_Rrput", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rrput.
+    call("MPIX_Rrput", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rrput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request) })
 }
 
 #[no_mangle]
@@ -410,17 +427,32 @@ pub unsafe extern "C" fn PMPIX_Win_create_keyval_x(win_copy_attr_fn: Option<MPI_
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_dup_with_info(win: MPI_Win, info: MPI_Info, newwin: *mut MPI_Win) -> c_int {
-    unsupported("MPIX_Win_dup_with_info", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_dup_with_info.
+    call("MPIX_Win_dup_with_info", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_dup_with_info(win, info, newwin) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_from_memhandle(memhandle: *const c_void, size: MPI_Aint, disp_unit: c_int, info: MPI_Info, target: c_int, dynwin: MPI_Win, newwin: *mut MPI_Win) -> c_int {
-    unsupported("MPIX_Win_from_memhandle", Scope::Win(dynwin))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_from_memhandle.
+    call("MPIX_Win_from_memhandle", Scope::Win(dynwin), || unsafe { crate::api::rma_ext::mpix_win_from_memhandle(memhandle, size, disp_unit, info, target, dynwin, newwin) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Win_notify_get_value(win: MPI_Win, notification_idx: c_int, value: *mut MPI_Count) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_notify_get_value.
+    call("MPIX_Win_notify_get_value", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_notify_get_value(win, notification_idx, value) })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn PMPIX_Win_notify_request(win: MPI_Win, notification_idx: c_int, count: MPI_Count, request: *mut MPI_Request) -> c_int {
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_notify_request.
+    call("MPIX_Win_notify_request", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_notify_request(win, notification_idx, count, request) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_op_intrinsic(ops: *const c_char, max_count: MPI_Aint, datatype: MPI_Datatype, win: MPI_Win, flag: *mut c_int) -> c_int {
-    unsupported("MPIX_Win_op_intrinsic", Scope::Win(win))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_op_intrinsic.
+    call("MPIX_Win_op_intrinsic", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_win_op_intrinsic(ops, max_count, datatype, win, flag) })
 }
 
 #[no_mangle]
@@ -466,7 +498,7 @@ pub unsafe extern "C" fn PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate.
-    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Accumulate") })
+    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win) })
 }
 
 #[no_mangle]
@@ -1767,7 +1799,7 @@ pub unsafe extern "C" fn PMPI_Gatherv_init_c(sendbuf: *const c_void, sendcount: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get.
-    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma::get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Get") })
+    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) })
 }
 
 #[no_mangle]
@@ -2765,7 +2797,7 @@ pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MP
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put.
-    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma::put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Put") })
+    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) })
 }
 
 #[no_mangle]
@@ -4290,18 +4322,10 @@ pub unsafe extern "C" fn PMPI_Wtime() -> c_double {
 /// Exported functions that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).
 pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Comm_test_threadcomm",
-    "MPIX_Memhandle_create",
-    "MPIX_Memhandle_release",
-    "MPIX_Rraccumulate",
-    "MPIX_Rrget_accumulate",
-    "MPIX_Rrput",
     "MPIX_Threadcomm_finish",
     "MPIX_Threadcomm_free",
     "MPIX_Threadcomm_init",
     "MPIX_Threadcomm_start",
-    "MPIX_Win_dup_with_info",
-    "MPIX_Win_from_memhandle",
-    "MPIX_Win_op_intrinsic",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",
@@ -4315,4 +4339,4 @@ pub const UNIMPLEMENTED: &[&str] = &[
 ];
 
 /// Number of exported MPI/MPIX functions.
-pub const EXPORTED_FUNCTIONS: usize = 735;
+pub const EXPORTED_FUNCTIONS: usize = 739;

@@ -54,13 +54,22 @@ const DEFAULT_HINTS: &[(&str, &str)] = &[
     ("accumulate_ops", "same_op_no_op"),
     ("same_size", "false"),
     ("same_disp_unit", "false"),
+    // Seed 004's keys (see docs/rma-extensions.md).
+    ("mpi_win_scope", "process"),
+    ("mpi_win_order", "false"),
+    ("mpi_assert_accumulate_intrinsic", "false"),
 ];
 
 /// Whether Weft understands hint `key` with `value` on a window of `flavor`; others are
 /// ignored (not kept, not reported), as the standard allows.
 fn understood(key: &str, value: &str, flavor: Flavor) -> bool {
     match key {
-        "no_locks" | "same_size" | "same_disp_unit" => value == "true" || value == "false",
+        "no_locks"
+        | "same_size"
+        | "same_disp_unit"
+        | "mpi_win_order"
+        | "mpi_assert_accumulate_intrinsic" => value == "true" || value == "false",
+        "mpi_win_scope" => value == "process" || value == "thread",
         "accumulate_ordering" => {
             value == "none"
                 || (!value.is_empty()
@@ -132,8 +141,8 @@ pub struct Win {
     name: Mutex<String>,
     /// Hints set at creation or by `MPI_Win_set_info` that Weft understands, in order.
     hints: Mutex<Vec<(String, String)>>,
-    /// Regions attached to a dynamic window: (base, size).
-    regions: Mutex<Vec<(usize, u64)>>,
+    /// Regions attached to a dynamic window: (base, size); shared with its duplicates.
+    regions: Arc<Mutex<Vec<(usize, u64)>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -165,13 +174,40 @@ pub fn create(
         errhandler: Mutex::new(Arc::new(Errhandler::FATAL)),
         name: Mutex::new(String::new()),
         hints: Mutex::new(Vec::new()),
-        regions: Mutex::new(Vec::new()),
+        regions: Arc::new(Mutex::new(Vec::new())),
     };
     win.set_hints(hints);
     Ok(win)
 }
 
 impl Win {
+    /// `MPIX_Win_dup_with_info`: a window over the same memory and communicator, with the
+    /// parent's hints overridden by `hints`, its own attributes and name, and the parent's
+    /// errhandler. Local: nothing is agreed with other processes.
+    pub fn dup_with(&self, hints: &[(String, String)]) -> Win {
+        let win = Win {
+            comm: self.comm.clone(),
+            memory: self.memory,
+            flavor: self.flavor,
+            model: self.model,
+            attrs: AttrList::new(),
+            errhandler: Mutex::new(self.errhandler()),
+            name: Mutex::new(String::new()),
+            hints: Mutex::new(lock(&self.hints).clone()),
+            regions: self.regions.clone(),
+        };
+        win.set_hints(hints);
+        win
+    }
+
+    /// The value of a hint this window reports (set, or the standard's default).
+    pub fn hint(&self, key: &str) -> Option<String> {
+        self.hints()
+            .into_iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    }
+
     /// The group of the processes that share the window.
     pub fn group(&self) -> &Group {
         &self.comm.group

@@ -276,6 +276,19 @@ impl Reduction {
     }
 
     /// `inout = input op inout`, element-wise; both hold the same whole number of elements.
+    /// The op when one native atomic read-modify-write of the element's width computes it
+    /// (`MPI_SUM` on integers, the bitwise ops on integers and bytes), for RMA's atomics.
+    pub fn native(&self) -> Option<OpKind> {
+        match (&self.op, self.elem) {
+            (Op::Predefined(OpKind::Sum), Some(Elem::Int(_))) => Some(OpKind::Sum),
+            (
+                Op::Predefined(k @ (OpKind::Band | OpKind::Bor | OpKind::Bxor)),
+                Some(Elem::Int(_) | Elem::Byte),
+            ) => Some(*k),
+            _ => None,
+        }
+    }
+
     pub fn apply(&self, input: &[u8], inout: &mut [u8]) {
         debug_assert_eq!(input.len(), inout.len());
         let n = input.len().min(inout.len());

@@ -94,6 +94,14 @@ impl<'a> Region<'a> {
         out
     }
 
+    /// For mapped memory: the pieces (address here, length) of the layout in packed order.
+    pub fn mapped_pieces(&self) -> Option<Vec<(usize, usize)>> {
+        match self.reach {
+            Reach::Mapped(addr) => Some(self.pieces(addr)),
+            Reach::Process { .. } => None,
+        }
+    }
+
     /// The remote pieces holding packed bytes `at..at + len`.
     fn pieces_in(&self, base: usize, at: usize, len: usize) -> Vec<(usize, usize)> {
         let (pieces, before) = self.pieces.get_or_init(|| {

@@ -5,15 +5,30 @@
 //! are counters there (the target counts its posts for each origin; an origin counts the
 //! completes it sent to each target). Waits spin with progress on this process's VCIs (a
 //! peer may be waiting for a message from this process before it releases what is awaited).
+//!
+//! The epochs live under a mutex, taken only by the calls that open and close them; each
+//! change is published as one flag byte per target (`ACCESS`: an operation may reach it,
+//! `PASSIVE`: a flush may), so the operations and flushes check their epoch with one load
+//! and no lock (no cross-thread lock on the flush path: `mpi_win_scope=thread`).
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::{fence, AtomicU8, Ordering};
 
+use super::words;
 use super::WinRma;
 use crate::coll;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress;
-use crate::transport::shm::win_area::WRITER;
+
+/// Flag bit: an access epoch to the target is open (operations may reach it).
+pub const ACCESS: u8 = 1;
+/// Flag bit: a passive-target epoch to the target is open (flushes may name it).
+pub const PASSIVE: u8 = 2;
+
+/// The published epoch flags of one window, one byte per target.
+pub fn new_flags(n: usize) -> Vec<AtomicU8> {
+    (0..n).map(|_| AtomicU8::new(0)).collect()
+}
 
 /// A passive-target lock type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,12 +80,13 @@ impl Epochs {
         self.lock_all.is_some() || self.locks.iter().any(|l| l.is_some())
     }
 
-    /// Whether an operation to `target` lies in an access epoch.
-    fn may_access(&self, target: u32) -> bool {
-        self.fence
-            || self.lock_all.is_some()
-            || self.locks[target as usize].is_some()
-            || self.started.as_ref().is_some_and(|g| g.contains(&target))
+    /// The flag byte of `target`.
+    fn flags(&self, target: u32) -> u8 {
+        let t = target as usize;
+        let passive = self.lock_all.is_some() || self.locks[t].is_some();
+        let access =
+            passive || self.fence || self.started.as_ref().is_some_and(|g| g.contains(&target));
+        (access as u8 * ACCESS) | (passive as u8 * PASSIVE)
     }
 }
 
@@ -79,6 +95,19 @@ fn sync_error(msg: String) -> MpiError {
 }
 
 impl WinRma {
+    /// Publish the epochs' flags (the caller holds the epochs' mutex).
+    fn publish(&self, e: &Epochs) {
+        for (t, f) in self.flags.iter().enumerate() {
+            f.store(e.flags(t as u32), Ordering::Release);
+        }
+    }
+
+    /// Whether `target` has `bit` set (one load, no lock).
+    #[inline(always)]
+    pub fn epoch_allows(&self, target: u32, bit: u8) -> bool {
+        self.flags[target as usize].load(Ordering::Acquire) & bit != 0
+    }
+
     /// Wait until `ready()` holds, making progress meanwhile.
     fn wait_until(&self, mut ready: impl FnMut() -> bool) {
         let inst = &self.comm.session.instance;
@@ -94,7 +123,8 @@ impl WinRma {
 
     /// Refuse an operation on `target` outside an access epoch (`MPI_ERR_RMA_SYNC`).
     pub fn check_access(&self, target: u32, func: &str) -> MpiResult<()> {
-        if self.epochs().may_access(target) {
+        self.check_handle(target, func)?;
+        if self.epoch_allows(target, ACCESS) {
             return Ok(());
         }
         Err(sync_error(format!(
@@ -104,6 +134,7 @@ impl WinRma {
 
     /// `MPI_Win_fence`.
     pub fn fence(&self, a: FenceAssert, func: &str) -> MpiResult<()> {
+        self.refuse_handle_sync(func)?;
         {
             let e = self.epochs();
             if e.passive() || e.started.is_some() || e.posted.is_some() {
@@ -117,12 +148,15 @@ impl WinRma {
         // process's next epoch. With both assertions no operation precedes or follows it
         // in this process, but others may still need this process at the barrier.
         coll::barrier(&self.comm)?;
-        self.epochs().fence = !a.nosucceed;
+        let mut e = self.epochs();
+        e.fence = !a.nosucceed;
+        self.publish(&e);
         Ok(())
     }
 
     /// `MPI_Win_lock`.
     pub fn lock(&self, kind: LockType, target: u32, nocheck: bool, func: &str) -> MpiResult<()> {
+        self.refuse_handle_sync(func)?;
         {
             let mut e = self.epochs();
             if e.locks[target as usize].is_some() || e.lock_all.is_some() {
@@ -137,6 +171,7 @@ impl WinRma {
             }
             e.fence = false;
             e.locks[target as usize] = Some((kind, nocheck));
+            self.publish(&e);
         }
         if !nocheck {
             self.acquire(target, kind);
@@ -147,16 +182,8 @@ impl WinRma {
     fn acquire(&self, target: u32, kind: LockType) {
         let word = &self.area.ctl(target).lock;
         let try_once = || match kind {
-            LockType::Exclusive => word
-                .compare_exchange(0, WRITER, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok(),
-            LockType::Shared => {
-                let v = word.load(Ordering::Relaxed);
-                v & WRITER == 0
-                    && word
-                        .compare_exchange(v, v + 1, Ordering::Acquire, Ordering::Relaxed)
-                        .is_ok()
-            }
+            LockType::Exclusive => words::try_exclusive(word),
+            LockType::Shared => words::try_shared(word),
         };
         self.wait_until(try_once);
     }
@@ -164,16 +191,20 @@ impl WinRma {
     fn release(&self, target: u32, kind: LockType) {
         let word = &self.area.ctl(target).lock;
         match kind {
-            LockType::Exclusive => word.store(0, Ordering::Release),
-            LockType::Shared => {
-                word.fetch_sub(1, Ordering::Release);
-            }
+            LockType::Exclusive => words::release_exclusive(word),
+            LockType::Shared => words::release_shared(word),
         }
     }
 
     /// `MPI_Win_unlock`.
     pub fn unlock(&self, target: u32, func: &str) -> MpiResult<()> {
-        let held = self.epochs().locks[target as usize].take();
+        self.refuse_handle_sync(func)?;
+        let held = {
+            let mut e = self.epochs();
+            let held = e.locks[target as usize].take();
+            self.publish(&e);
+            held
+        };
         match held {
             None => Err(sync_error(format!(
                 "{func}(rank={target}): this process holds no lock on that target"
@@ -190,6 +221,7 @@ impl WinRma {
 
     /// `MPI_Win_lock_all`.
     pub fn lock_all(&self, nocheck: bool, func: &str) -> MpiResult<()> {
+        self.refuse_handle_sync(func)?;
         {
             let mut e = self.epochs();
             if e.passive() || e.started.is_some() {
@@ -199,6 +231,7 @@ impl WinRma {
             }
             e.fence = false;
             e.lock_all = Some(nocheck);
+            self.publish(&e);
         }
         if !nocheck {
             for t in 0..self.peers.len() as u32 {
@@ -210,7 +243,13 @@ impl WinRma {
 
     /// `MPI_Win_unlock_all`.
     pub fn unlock_all(&self, func: &str) -> MpiResult<()> {
-        let held = self.epochs().lock_all.take();
+        self.refuse_handle_sync(func)?;
+        let held = {
+            let mut e = self.epochs();
+            let held = e.lock_all.take();
+            self.publish(&e);
+            held
+        };
         match held {
             None => Err(sync_error(format!(
                 "{func}: MPI_Win_lock_all was not called on this window"
@@ -230,12 +269,9 @@ impl WinRma {
     /// `MPI_Win_flush*`: operations are complete already; only memory is ordered. `target`
     /// `None` for the `_all` forms.
     pub fn flush(&self, target: Option<u32>, func: &str) -> MpiResult<()> {
-        let ok = {
-            let e = self.epochs();
-            match target {
-                Some(t) => e.lock_all.is_some() || e.locks[t as usize].is_some(),
-                None => e.passive(),
-            }
+        let ok = match target {
+            Some(t) => self.epoch_allows(t, PASSIVE),
+            None => (0..self.flags.len() as u32).any(|t| self.epoch_allows(t, PASSIVE)),
         };
         if !ok {
             return Err(sync_error(format!(
@@ -249,6 +285,7 @@ impl WinRma {
 
     /// `MPI_Win_post`: expose this process's memory to `origins` (window ranks).
     pub fn post(&self, origins: Vec<u32>, func: &str) -> MpiResult<()> {
+        self.refuse_handle_sync(func)?;
         let mut e = self.epochs();
         if e.posted.is_some() {
             return Err(sync_error(format!(
@@ -257,7 +294,7 @@ impl WinRma {
         }
         fence(Ordering::SeqCst);
         for &o in &origins {
-            self.area.post(self.me, o).fetch_add(1, Ordering::Release);
+            words::count(self.area.post(self.me, o));
         }
         e.completes_due += origins.len() as u64;
         e.posted = Some(origins);
@@ -266,6 +303,7 @@ impl WinRma {
 
     /// `MPI_Win_start`: open an access epoch to `targets` once each has posted.
     pub fn start(&self, targets: Vec<u32>, func: &str) -> MpiResult<()> {
+        self.refuse_handle_sync(func)?;
         let seen = {
             let e = self.epochs();
             if e.started.is_some() || e.passive() {
@@ -278,7 +316,7 @@ impl WinRma {
         for &t in &targets {
             let counter = self.area.post(t, self.me);
             let want = seen[t as usize] + 1;
-            self.wait_until(|| counter.load(Ordering::Acquire) >= want);
+            self.wait_until(|| words::reached(counter, want));
         }
         let mut e = self.epochs();
         for &t in &targets {
@@ -286,19 +324,27 @@ impl WinRma {
         }
         e.fence = false;
         e.started = Some(targets);
+        self.publish(&e);
         Ok(())
     }
 
     /// `MPI_Win_complete`: end the access epoch; each target learns it.
     pub fn complete(&self, func: &str) -> MpiResult<()> {
-        let targets = self.epochs().started.take().ok_or_else(|| {
+        self.refuse_handle_sync(func)?;
+        let targets = {
+            let mut e = self.epochs();
+            let t = e.started.take();
+            self.publish(&e);
+            t
+        }
+        .ok_or_else(|| {
             sync_error(format!(
                 "{func}: no MPI_Win_start epoch is open on this window"
             ))
         })?;
         fence(Ordering::SeqCst);
         for t in targets {
-            self.area.ctl(t).complete.fetch_add(1, Ordering::Release);
+            words::count(&self.area.ctl(t).complete);
         }
         Ok(())
     }
@@ -306,6 +352,7 @@ impl WinRma {
     /// `MPI_Win_wait` (`block`) or `MPI_Win_test`: whether the exposure epoch ended
     /// (every origin called `MPI_Win_complete`).
     pub fn wait(&self, block: bool, func: &str) -> MpiResult<bool> {
+        self.refuse_handle_sync(func)?;
         let due = {
             let e = self.epochs();
             if e.posted.is_none() {
@@ -316,7 +363,7 @@ impl WinRma {
             e.completes_due
         };
         let counter = &self.area.ctl(self.me).complete;
-        let done = || counter.load(Ordering::Acquire) >= due;
+        let done = || words::reached(counter, due);
         if block {
             self.wait_until(done);
         } else if !done() {

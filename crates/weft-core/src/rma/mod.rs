@@ -11,14 +11,29 @@
 //!   call (locally and at the target), so flushes only order memory.
 //! - `epoch`: the synchronisation calls (fence, lock/unlock, lock_all, flush, PSCW) and the
 //!   check that an operation lies inside an access epoch to its target.
+//! - `atomic`: accumulate-type operations by CPU atomics, element by element, on memory the
+//!   segment holds (the intrinsic path of `MPIX_Win_op_intrinsic`).
+//! - `direct`: the direct path of contiguous puts and gets on mapped memory.
+//! - `notify`: notification counters and the requests that wait for them.
+//! - `memhandle`: memory handles of dynamic windows and the windows built from them.
+//!
+//! A `WinRma` is one view of a window's RMA state: the segment, the epochs and their flags
+//! are shared (`Arc`) between the views of one window (`MPIX_Win_dup_with_info`, memory-handle
+//! windows), while each view has its own peers table, memory handle and
+//! `mpi_assert_accumulate_intrinsic` setting.
 //!
 //! Floor: above `coll` (fences and creation use its barrier and exchanges), below `io`.
 
 pub mod access;
+pub mod atomic;
+pub mod direct;
 pub mod epoch;
+pub mod memhandle;
+pub mod notify;
 pub mod ops;
+pub mod words;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::coll;
@@ -26,7 +41,7 @@ use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::win::{Flavor, Win};
 use crate::object::Comm;
-use crate::transport::shm::win_area::{WinArea, WinLayout};
+use crate::transport::shm::win_area::{WinArea, WinLayout, NOTIFY_SLOTS};
 use crate::transport::Route;
 use access::Reach;
 use epoch::Epochs;
@@ -41,18 +56,28 @@ pub struct Peer {
     pub disp_unit: u32,
 }
 
-/// The RMA state of one window in this process.
+/// The RMA state of one window in this process (one view of it: see the module's doc).
 #[derive(Debug)]
 pub struct WinRma {
     pub peers: Vec<Peer>,
     /// The window's private communicator (fences and waits make progress on its instance).
     comm: Arc<Comm>,
-    area: WinArea,
+    area: Arc<WinArea>,
     /// Whether the segment holds every rank's memory (allocated windows).
     mapped: bool,
     flavor: Flavor,
     me: u32,
-    epochs: Mutex<Epochs>,
+    epochs: Arc<Mutex<Epochs>>,
+    /// The epochs as one flag byte per target (`epoch::ACCESS`, `epoch::PASSIVE`).
+    flags: Arc<[AtomicU8]>,
+    /// Notifications on each index already promised to requests (this process as target).
+    notify_taken: Arc<[AtomicU64]>,
+    /// `mpi_assert_accumulate_intrinsic`: accumulates off the intrinsic path are errors.
+    strict: AtomicBool,
+    /// For a window built from a memory handle: its one target and the handle.
+    handle: Option<memhandle::HandleView>,
+    /// The same in every process of the window (memory handles carry it).
+    key: u32,
 }
 
 /// Bytes of a segment name as broadcast (NUL padded; all zero: creation failed).
@@ -171,12 +196,41 @@ impl WinRma {
         Ok(WinRma {
             peers,
             comm: comm.clone(),
-            area,
             mapped,
             flavor: win.flavor,
             me: comm.rank,
-            epochs: Mutex::new(Epochs::new(n)),
+            epochs: Arc::new(Mutex::new(Epochs::new(n))),
+            flags: epoch::new_flags(n).into(),
+            notify_taken: (0..NOTIFY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+            strict: AtomicBool::new(false),
+            handle: None,
+            area: Arc::new(area),
+            key: memhandle::window_key(&name[..len]),
         })
+    }
+
+    /// Another view of this window's RMA state (`MPIX_Win_dup_with_info`): same memory,
+    /// segment and epochs, its own `mpi_assert_accumulate_intrinsic` setting.
+    pub fn view(&self) -> WinRma {
+        WinRma {
+            peers: self.peers.clone(),
+            comm: self.comm.clone(),
+            area: self.area.clone(),
+            mapped: self.mapped,
+            flavor: self.flavor,
+            me: self.me,
+            epochs: self.epochs.clone(),
+            flags: self.flags.clone(),
+            notify_taken: self.notify_taken.clone(),
+            strict: AtomicBool::new(self.strict.load(Ordering::Relaxed)),
+            handle: self.handle.clone(),
+            key: self.key,
+        }
+    }
+
+    /// Set `mpi_assert_accumulate_intrinsic` for this view.
+    pub fn set_strict(&self, on: bool) {
+        self.strict.store(on, Ordering::Relaxed);
     }
 
     /// This process's memory in the window when the segment holds it (allocated flavors).
@@ -204,7 +258,10 @@ impl WinRma {
     fn reach(&self, t: u32) -> Reach {
         let p = &self.peers[t as usize];
         // A dynamic window's addresses are checked by the kernel, also for this process.
-        if self.mapped || (t == self.me && self.flavor != Flavor::Dynamic) {
+        if self.mapped
+            || (t == self.me && self.flavor != Flavor::Dynamic)
+            || self.handle.as_ref().is_some_and(|h| h.is_mapped())
+        {
             Reach::Mapped(p.base)
         } else {
             Reach::Process {

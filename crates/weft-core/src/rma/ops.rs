@@ -1,14 +1,18 @@
 //! The RMA operations. Each completes at the call, at the origin and at the target, since
 //! the target's memory is reached directly (`access`). Accumulate-type operations (accumulate,
-//! get-accumulate, fetch-and-op, compare-and-swap) run under the target's accumulate mutex in
-//! the window's segment, so concurrent ones on the same memory are atomic with each other,
-//! element-wise and more (MPI 4.1 §12.7.1).
+//! get-accumulate, fetch-and-op, compare-and-swap) take the intrinsic path where they can
+//! (CPU atomics element by element, `atomic`), else run under the target's accumulate mutex
+//! in the window's segment; either way concurrent ones on the same memory are atomic with
+//! each other, element-wise (MPI 4.1 §12.7.1). With `mpi_assert_accumulate_intrinsic` an
+//! accumulate off the intrinsic path is `MPI_ERR_UNSUPPORTED_OPERATION`.
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::access::{packed, Region};
+use super::atomic::AtomicOp;
+use super::words;
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -35,22 +39,43 @@ fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
 const ACC_CHUNK: usize = 64 * 1024;
 
 /// A held accumulate mutex, released on drop.
-struct AccGuard<'a>(&'a std::sync::atomic::AtomicU64);
+struct AccGuard<'a>(&'a crate::sync::atomic::AtomicU64);
 
 impl Drop for AccGuard<'_> {
     fn drop(&mut self) {
-        self.0.store(0, Ordering::Release);
+        words::release_mutex(self.0);
+    }
+}
+
+/// An op's name for messages.
+fn op_name(op: &Reduction) -> &'static str {
+    match op.op {
+        Op::Predefined(k) => k.name(),
+        _ => "a user op",
     }
 }
 
 impl WinRma {
+    /// Refuse an accumulate off the intrinsic path under `mpi_assert_accumulate_intrinsic`.
+    fn check_not_strict(&self, what: &str, t: &Target, func: &str) -> MpiResult<()> {
+        if !self.strict.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        Err(MpiError::new(
+            ErrorClass::UnsupportedOperation,
+            format!(
+                "{func}(op={what}, target_datatype={}, target_rank={}, target_disp={}): not an intrinsic (lock-free atomic) accumulate on this window, but the window has mpi_assert_accumulate_intrinsic=true (see MPIX_Win_op_intrinsic)",
+                t.ty.name(),
+                t.rank,
+                t.disp
+            ),
+        ))
+    }
+
     fn acc_lock(&self, target: u32) -> AccGuard<'_> {
         let word = &self.area.ctl(target).acc;
         let mut backoff = self.comm.session.instance.backoff();
-        while word
-            .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
+        while !words::try_mutex(word) {
             backoff.idle();
         }
         AccGuard(word)
@@ -90,6 +115,15 @@ impl WinRma {
             return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
         }
         let input = packed(origin);
+        let aop = if is(op, OpKind::Replace) {
+            AtomicOp::Replace
+        } else {
+            AtomicOp::Apply(op)
+        };
+        if self.atomic_update(&r, op.extent, aop, &input, None) {
+            return Ok(());
+        }
+        self.check_not_strict(op_name(op), t, func)?;
         let _held = self.acc_lock(t.rank);
         if is(op, OpKind::Replace) {
             return r.write(&input, func);
@@ -134,6 +168,18 @@ impl WinRma {
             packed(origin)
         };
         let mut cur = vec![0u8; r.len()];
+        let aop = if noop {
+            AtomicOp::NoOp
+        } else if is(op, OpKind::Replace) {
+            AtomicOp::Replace
+        } else {
+            AtomicOp::Apply(op)
+        };
+        if self.atomic_update(&r, op.extent, aop, &input, Some(&mut cur)) {
+            result.unpack(0, &cur);
+            return Ok(());
+        }
+        self.check_not_strict(op_name(op), t, func)?;
         {
             let _held = self.acc_lock(t.rank);
             r.read(&mut cur, func)?;
@@ -164,6 +210,11 @@ impl WinRma {
         let r = self.region(t, func)?;
         let (o, c) = (packed(origin), packed(compare));
         let mut cur = vec![0u8; r.len()];
+        if self.atomic_update(&r, r.len(), AtomicOp::Cas(&c), &o, Some(&mut cur)) {
+            result.unpack(0, &cur);
+            return Ok(());
+        }
+        self.check_not_strict("cas", t, func)?;
         {
             let _held = self.acc_lock(t.rank);
             r.read(&mut cur, func)?;

@@ -8,6 +8,7 @@ pub mod counter;
 pub mod pair;
 pub mod ring;
 pub mod segment;
+pub mod shareable;
 pub mod win_area;
 
 use std::io;

@@ -5,12 +5,13 @@
 //! get is a copy between mapped addresses and needs nothing from the target.
 //!
 //! Layout after the segment header: one cache line per rank (`RankCtl`), then an `n x n`
-//! matrix of post counters (`post[target][origin]`), then the ranks' memory from a page
+//! matrix of post counters (`post[target][origin]`), then each rank's notification counters
+//! and memory-handle slots (`RankExtra`, seed 004's extensions), then the ranks' memory from a page
 //! boundary: back to back (contiguous, the default of `MPI_Win_allocate_shared`) or each from
 //! its own page (`alloc_shared_noncontig`, and `MPI_Win_allocate`).
 
+use crate::sync::atomic::AtomicU64;
 use std::io;
-use std::sync::atomic::AtomicU64;
 
 use super::segment::{Segment, HEADER_BYTES};
 
@@ -27,6 +28,22 @@ pub struct RankCtl {
     pub acc: AtomicU64,
     /// `MPI_Win_complete` calls that reached this rank as target, ever.
     pub complete: AtomicU64,
+}
+
+/// Notification indices per rank (`MPIX_Put_notify` and friends).
+pub const NOTIFY_SLOTS: usize = 16;
+/// Memory-handle slots per rank (`MPIX_Memhandle_create` on a dynamic window).
+pub const MEMHANDLE_SLOTS: usize = 48;
+
+/// One rank's notification counters and memory-handle slots.
+#[repr(C, align(64))]
+pub struct RankExtra {
+    /// Notifications received on each index, ever.
+    pub notify: [AtomicU64; NOTIFY_SLOTS],
+    /// Each memory-handle slot's state: `generation << 1 | live`. A handle names a slot and a
+    /// generation; releasing it clears `live` and the next registration advances the
+    /// generation, so a released handle never matches again.
+    pub memhandle: [AtomicU64; MEMHANDLE_SLOTS],
 }
 
 /// The exclusive holder's bit in `RankCtl::lock`.
@@ -47,7 +64,7 @@ impl WinLayout {
     /// page of its own.
     pub fn new(sizes: &[u64], own_pages: bool) -> io::Result<WinLayout> {
         let n = sizes.len();
-        let ctl = HEADER_BYTES + n * std::mem::size_of::<RankCtl>() + n * n * 8;
+        let ctl = Self::extra_at(n) + n * std::mem::size_of::<RankExtra>();
         let too_big = || io::Error::new(io::ErrorKind::OutOfMemory, "window memory too large");
         let mut at = ctl.next_multiple_of(PAGE);
         let mut data = Vec::with_capacity(n);
@@ -72,6 +89,11 @@ impl WinLayout {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Offset of the first `RankExtra` for `n` ranks (after the post matrix, 64-aligned).
+    fn extra_at(n: usize) -> usize {
+        (HEADER_BYTES + n * std::mem::size_of::<RankCtl>() + n * n * 8).next_multiple_of(64)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -139,6 +161,17 @@ impl WinArea {
         unsafe { &*self.segment.base().add(at).cast::<AtomicU64>() }
     }
 
+    /// Rank `r`'s notification counters and memory-handle slots.
+    pub fn extra(&self, r: u32) -> &RankExtra {
+        assert!((r as usize) < self.layout.ranks, "rank out of range");
+        let at =
+            WinLayout::extra_at(self.layout.ranks) + r as usize * std::mem::size_of::<RankExtra>();
+        // SAFETY: inside the layout (its length covers every rank's `RankExtra`), 64-byte
+        // aligned (`extra_at` rounds up, the mapping is page aligned); only atomics live
+        // there and zero-filled memory is a valid `RankExtra`.
+        unsafe { &*self.segment.base().add(at).cast::<RankExtra>() }
+    }
+
     /// The address, in this process, of rank `r`'s memory (when the segment holds it).
     pub fn data_addr(&self, r: u32) -> usize {
         self.segment.base() as usize + self.layout.data[r as usize]
@@ -172,6 +205,9 @@ mod tests {
         a.ctl(1).lock.fetch_add(1, Ordering::AcqRel);
         assert_eq!(b.ctl(1).lock.load(Ordering::Acquire), 1);
         b.post(0, 1).fetch_add(3, Ordering::AcqRel);
+        a.extra(1).notify[5].fetch_add(2, Ordering::AcqRel);
+        assert_eq!(b.extra(1).notify[5].load(Ordering::Acquire), 2);
+        assert_eq!(b.extra(0).notify[5].load(Ordering::Acquire), 0);
         assert_eq!(a.post(0, 1).load(Ordering::Acquire), 3);
         assert_eq!(a.post(1, 0).load(Ordering::Acquire), 0);
         // SAFETY: rank 1's 8 bytes, inside both mappings.

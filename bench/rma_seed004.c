@@ -1,0 +1,203 @@
+/* Seed 004's measurements (issue 18) on Weft's extensions, 2 ranks: rank 0 the origin,
+ * rank 1 the target. Each line "<name> <microseconds>":
+ *
+ *   put_alloc          8-byte MPI_Put + MPI_Win_flush, MPI_Win_allocate window
+ *   put_memhandle      the same through a window from MPIX_Win_from_memhandle (memory from
+ *                      MPI_Alloc_mem attached to a dynamic window)
+ *   put_dynamic        the same on the dynamic window itself
+ *   flush_process_2t   8-byte put + flush per thread, 2 threads at once, mpi_win_scope=process
+ *   flush_thread_2t    the same with mpi_win_scope=thread
+ *   put_flush_pair     8-byte put + flush, per put (mpi_win_order=true window)
+ *   put_ordered        8-byte puts without flushes (mpi_win_order=true), one flush at the end
+ *   rt_put_flush_send  round trip: put + flush + send, answered the same way
+ *   rt_notify          round trip: MPIX_Put_notify, answered by MPIX_Put_notify, each side
+ *                      waiting with MPIX_Win_notify_request + MPI_Wait
+ *
+ * Usage: mpiexec -n 2 rma_seed004 [iterations] */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG (4 << 20)
+
+static int rank, iters = 20000;
+
+static double put_flush(MPI_Win win, MPI_Aint disp)
+{
+    long v = 1;
+    for (int i = 0; i < iters / 10; i++) {
+        MPI_Put(&v, 1, MPI_LONG, 1, disp, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+    }
+    double t = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        MPI_Put(&v, 1, MPI_LONG, 1, disp, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+    }
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static void windows(void)
+{
+    MPI_Win alloc, dyn, hwin = MPI_WIN_NULL;
+    char *abase, *mem;
+    MPI_Aint addr;
+    char h[MPIX_MAX_MEMHANDLE_SIZE];
+    int hsize;
+    MPI_Win_allocate(BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &abase, &alloc);
+    MPI_Alloc_mem(BIG, MPI_INFO_NULL, &mem);
+    memset(mem, 0, BIG);
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_attach(dyn, mem, BIG);
+    MPI_Get_address(mem, &addr);
+    MPI_Bcast(&addr, 1, MPI_AINT, 1, MPI_COMM_WORLD);
+    if (rank == 1)
+        MPIX_Memhandle_create(mem, BIG, MPI_INFO_NULL, dyn, h, &hsize);
+    MPI_Bcast(h, MPIX_MAX_MEMHANDLE_SIZE, MPI_BYTE, 1, MPI_COMM_WORLD);
+    if (rank == 0) {
+        MPIX_Win_from_memhandle(h, BIG, 1, MPI_INFO_NULL, 1, dyn, &hwin);
+        MPI_Win_lock_all(0, alloc);
+        printf("put_alloc %.3f\n", put_flush(alloc, 0));
+        MPI_Win_unlock_all(alloc);
+        MPI_Win_lock_all(0, dyn);
+        printf("put_memhandle %.3f\n", put_flush(hwin, 0));
+        printf("put_dynamic %.3f\n", put_flush(dyn, addr));
+        MPI_Win_unlock_all(dyn);
+        MPI_Win_free(&hwin);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1)
+        MPIX_Memhandle_release(h, dyn);
+    MPI_Win_detach(dyn, mem);
+    MPI_Win_free(&dyn);
+    MPI_Free_mem(mem);
+    MPI_Win_free(&alloc);
+}
+
+struct job {
+    MPI_Win win;
+    int slot;
+    double us;
+};
+
+static void *flusher(void *arg)
+{
+    struct job *j = arg;
+    j->us = put_flush(j->win, j->slot);
+    return NULL;
+}
+
+static void threads(const char *scope)
+{
+    MPI_Info info;
+    MPI_Win win;
+    long *base;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_win_scope", scope);
+    MPI_Win_allocate(64 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info_free(&info);
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        struct job j[2] = {{win, 0, 0}, {win, 8, 0}};
+        pthread_t t[2];
+        for (int k = 0; k < 2; k++)
+            pthread_create(&t[k], NULL, flusher, &j[k]);
+        for (int k = 0; k < 2; k++)
+            pthread_join(t[k], NULL);
+        MPI_Win_unlock_all(win);
+        printf("flush_%s_2t %.3f\n", scope, (j[0].us + j[1].us) / 2);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+}
+
+static void ordering(void)
+{
+    MPI_Info info;
+    MPI_Win win;
+    long *base, v = 1;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_win_order", "true");
+    MPI_Win_allocate(64 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info_free(&info);
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        printf("put_flush_pair %.3f\n", put_flush(win, 0));
+        for (int i = 0; i < iters / 10; i++)
+            MPI_Put(&v, 1, MPI_LONG, 1, i % 64, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+        double t = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            MPI_Put(&v, 1, MPI_LONG, 1, i % 64, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+        printf("put_ordered %.3f\n", (MPI_Wtime() - t) * 1e6 / iters);
+        MPI_Win_unlock_all(win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+}
+
+static void round_trips(void)
+{
+    MPI_Win win;
+    long *base, v = 1;
+    int peer = 1 - rank, n = iters / 4;
+    MPI_Win_allocate(64 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_lock_all(0, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        if (rank == 0) {
+            MPI_Put(&v, 1, MPI_LONG, peer, 0, 1, MPI_LONG, win);
+            MPI_Win_flush(peer, win);
+            MPI_Send(NULL, 0, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Put(&v, 1, MPI_LONG, peer, 0, 1, MPI_LONG, win);
+            MPI_Win_flush(peer, win);
+            MPI_Send(NULL, 0, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+        }
+    }
+    double rt_send = (MPI_Wtime() - t) * 1e6 / n;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = MPI_Wtime();
+    MPI_Request r;
+    for (int i = 0; i < n; i++) {
+        if (rank == 0) {
+            MPIX_Put_notify(&v, 1, MPI_LONG, peer, 0, 1, MPI_LONG, 0, win);
+            MPIX_Win_notify_request(win, 0, 1, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            MPIX_Win_notify_request(win, 0, 1, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            MPIX_Put_notify(&v, 1, MPI_LONG, peer, 0, 1, MPI_LONG, 0, win);
+        }
+    }
+    double rt_notify = (MPI_Wtime() - t) * 1e6 / n;
+    MPI_Win_unlock_all(win);
+    if (rank == 0) {
+        printf("rt_put_flush_send %.3f\n", rt_send);
+        printf("rt_notify %.3f\n", rt_notify);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc > 1)
+        iters = atoi(argv[1]);
+    windows();
+    threads("process");
+    threads("thread");
+    ordering();
+    round_trips();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,68 @@
+//! The direct path of small operations (issue #16): a put or get of contiguous bytes to
+//! memory mapped in this process (allocated windows, memory-handle windows over shareable
+//! memory) is one epoch-flag load, a range check and a copy, with no lock, no allocation and
+//! no datatype engine. Anything else (and every error) takes the general path in `ops`.
+
+use super::access::Reach;
+use super::epoch::ACCESS;
+use super::WinRma;
+use crate::object::win::Flavor;
+
+impl WinRma {
+    /// The address here of `len` bytes at displacement `disp` of target `t`, when they can be
+    /// copied directly: an access epoch to `t` is open, the memory is mapped here, the bytes
+    /// lie inside the target's window memory and (for a memory-handle window) the handle is
+    /// live. `None`: take the general path.
+    #[inline]
+    fn direct(&self, t: u32, disp: i64, len: usize) -> Option<usize> {
+        let p = self.peers.get(t as usize)?;
+        if disp < 0 || self.flavor == Flavor::Dynamic || !self.epoch_allows(t, ACCESS) {
+            return None;
+        }
+        let Reach::Mapped(base) = self.reach(t) else {
+            return None;
+        };
+        let off = (disp as u64).checked_mul(p.disp_unit as u64)?;
+        if off.checked_add(len as u64)? > p.size {
+            return None;
+        }
+        if let Some(h) = &self.handle {
+            if !h.live(&self.area) {
+                return None;
+            }
+        }
+        Some(base + off as usize)
+    }
+
+    /// `MPI_Put` of contiguous bytes by the direct path; false: nothing done, take the
+    /// general path.
+    #[inline]
+    pub fn put_direct(&self, t: u32, disp: i64, data: &[u8]) -> bool {
+        match self.direct(t, disp, data.len()) {
+            Some(addr) => {
+                // Puts from one origin land in issue order (`mpi_win_order`): a store fence
+                // before each copy (free on x86, a barrier on weaker memory models).
+                std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+                // SAFETY: `direct` checked that the `data.len()` bytes at `addr` lie in window
+                // memory mapped in this process for as long as the window lives; `copy`
+                // allows the origin buffer to overlap it.
+                unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `MPI_Get` into contiguous bytes by the direct path; false: nothing done.
+    #[inline]
+    pub fn get_direct(&self, t: u32, disp: i64, out: &mut [u8]) -> bool {
+        match self.direct(t, disp, out.len()) {
+            Some(addr) => {
+                // SAFETY: as in `put_direct`, reading.
+                unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
+                true
+            }
+            None => false,
+        }
+    }
+}
