@@ -15,10 +15,15 @@ use weft_core::op::Reduction;
 
 use crate::api::coll_args::*;
 use crate::api::family::Mode;
+use crate::api::pt2pt::thread_unsupported;
 use crate::args::Int;
+use crate::constants::MPI_REQUEST_NULL;
 use crate::ctypes::*;
 use crate::objects::CommRef;
-use crate::{datatypes, objects};
+use crate::requests::completed_request;
+use crate::{datatypes, objects, thread_ranks};
+use weft_core::message::Status;
+use weft_core::threadcomm::ThreadComm;
 
 /// The arguments of a blocking reduction that need no checks beyond those made here.
 struct PlainReduce {
@@ -65,15 +70,61 @@ unsafe fn plain_reduce_args(
     })
 }
 
+// ------------------------------------------------------------------ thread communicators
+
+/// A collective on a thread communicator runs at once; a nonblocking form returns a
+/// completed request (docs/threadcomm.md).
+fn thread_finish(
+    func: &str,
+    nb: Mode,
+    c: &Comm,
+    run: impl FnOnce() -> MpiResult<()>,
+) -> MpiResult<MPI_Request> {
+    match nb {
+        Mode::Persistent(_) => Err(thread_unsupported(func)),
+        Mode::Blocking => core(func, run()).map(|_| MPI_REQUEST_NULL),
+        Mode::Nonblocking(owner) => {
+            core(func, run())?;
+            Ok(completed_request(c, Status::default(), owner))
+        }
+    }
+}
+
+/// A root argument on a thread communicator.
+fn thread_root(tc: &ThreadComm, root: c_int, func: &str) -> MpiResult<u32> {
+    if root < 0 || root as u32 >= tc.size() {
+        return Err(MpiError::new(
+            ErrorClass::Root,
+            format!(
+                "{func}(root={root}): not a rank of the thread communicator (size {})",
+                tc.size()
+            ),
+        ));
+    }
+    Ok(root as u32)
+}
+
 // ------------------------------------------------------------------ barrier, bcast
 
 pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
+    if let Some(()) = thread_ranks::with(comm, |_, tc, me| tc.barrier(me)) {
+        return Ok(());
+    }
     let c = comm_ref(comm, "MPI_Barrier")?;
     core("MPI_Barrier", coll::barrier(&c))
 }
 
 /// The barrier family (the blocking int form is `mpi_barrier`).
 pub(crate) fn barrier(comm: MPI_Comm, func: &str, nb: Mode) -> MpiResult<MPI_Request> {
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        thread_finish(func, nb, c, || {
+            tc.barrier(me);
+            Ok(())
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     finish(
         func,
@@ -100,6 +151,16 @@ pub(crate) unsafe fn bcast(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let dt = datatypes::committed_ref(datatype, func, "datatype")?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let buf = unsafe { buf_at(buffer as usize, count, &dt, func, "buffer", "count") }?;
+        thread_finish(func, nb, c, || tc.bcast(me, &buf, root))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let dt = datatypes::committed_ref(datatype, func, "datatype")?;
@@ -173,6 +234,25 @@ pub(crate) unsafe fn reduce(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let (dt, red) = op_for(op, datatype, func)?;
+        let is_root = me == root;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { send_side(sendbuf, count, &dt, is_root, func) }?;
+        let recv = if is_root {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?
+        } else {
+            Buf::EMPTY
+        };
+        thread_finish(func, nb, c, || {
+            tc.reduce(me, send.as_ref(), &recv, &red, root)
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
@@ -269,6 +349,23 @@ pub(crate) unsafe fn all_reduce(
     kind: AllKind,
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        if !matches!(kind, AllKind::Allreduce) {
+            return Err(thread_unsupported(func));
+        }
+        let (dt, red) = op_for(op, datatype, func)?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { send_side(sendbuf, count, &dt, true, func) }?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
+        thread_finish(func, nb, c, || {
+            tc.allreduce(me, send.as_ref(), &recv, &red);
+            Ok(())
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     if !matches!(kind, AllKind::Allreduce) {
         intra_only(&c, func)?;

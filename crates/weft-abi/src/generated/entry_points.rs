@@ -24,7 +24,8 @@ pub unsafe extern "C" fn PMPIX_Comm_get_stream(comm: MPI_Comm, idx: c_int, strea
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_test_threadcomm(comm: MPI_Comm, flag: *mut c_int) -> c_int {
-    unsupported("MPIX_Comm_test_threadcomm", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_test_threadcomm.
+    call("MPIX_Comm_test_threadcomm", Scope::Comm(comm), || unsafe { crate::api::threadcomm::mpix_comm_test_threadcomm(comm, flag) })
 }
 
 #[no_mangle]
@@ -209,23 +210,24 @@ pub unsafe extern "C" fn PMPIX_Stream_send_c(buf: *const c_void, count: MPI_Coun
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_finish(threadcomm: MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_finish", Scope::Comm(threadcomm))
+    call("MPIX_Threadcomm_finish", Scope::Comm(threadcomm), || crate::api::threadcomm::mpix_threadcomm_finish(threadcomm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_free(threadcomm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Threadcomm_free.
-    unsupported("MPIX_Threadcomm_free", Scope::Comm(unsafe { read_handle(threadcomm) }))
+    call("MPIX_Threadcomm_free", Scope::Comm(unsafe { read_handle(threadcomm) }), || unsafe { crate::api::threadcomm::mpix_threadcomm_free(threadcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_init(comm: MPI_Comm, num_threads: c_int, newthreadcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Threadcomm_init.
+    call("MPIX_Threadcomm_init", Scope::Comm(comm), || unsafe { crate::api::threadcomm::mpix_threadcomm_init(comm, num_threads, newthreadcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_start(threadcomm: MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_start", Scope::Comm(threadcomm))
+    call("MPIX_Threadcomm_start", Scope::Comm(threadcomm), || crate::api::threadcomm::mpix_threadcomm_start(threadcomm))
 }
 
 #[no_mangle]
@@ -4128,7 +4130,6 @@ pub unsafe extern "C" fn PMPI_Wtime() -> c_double {
 pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Allreduce_enqueue",
     "MPIX_Allreduce_enqueue_c",
-    "MPIX_Comm_test_threadcomm",
     "MPIX_Info_set_hex",
     "MPIX_Irecv_enqueue",
     "MPIX_Irecv_enqueue_c",
@@ -4143,10 +4144,6 @@ pub const UNIMPLEMENTED: &[&str] = &[
     "MPIX_Rrput",
     "MPIX_Send_enqueue",
     "MPIX_Send_enqueue_c",
-    "MPIX_Threadcomm_finish",
-    "MPIX_Threadcomm_free",
-    "MPIX_Threadcomm_init",
-    "MPIX_Threadcomm_start",
     "MPIX_Wait_enqueue",
     "MPIX_Waitall_enqueue",
     "MPIX_Win_dup_with_info",
