@@ -47,99 +47,126 @@ fn typed_buf(buf: *const c_void, t: &Type, func: &str, arg: &str) -> MpiResult<(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe fn pack_bytes(
-    inbuf: *const c_void,
-    incount: i64,
-    datatype: MPI_Datatype,
-    outbuf: *mut c_void,
-    outsize: i64,
-    position: usize,
-    comm: Option<MPI_Comm>,
-    func: &str,
-) -> MpiResult<usize> {
-    if let Some(c) = comm {
-        objects::comm(c, func, "comm")?;
+/// The representation of a packed stream.
+#[derive(Clone, Copy)]
+enum Rep {
+    /// The type's data bytes in typemap order (`MPI_Pack`).
+    Native,
+    /// "external32" (`MPI_Pack_external`).
+    External32,
+}
+
+impl Rep {
+    fn size(self, t: &Type, n: usize) -> Option<usize> {
+        match self {
+            Rep::Native => t.bytes_for(n),
+            Rep::External32 => external32::size(t, n),
+        }
     }
-    let n = count_arg(incount, func, "incount")?;
-    let t = committed_type(datatype, func)?;
-    let bytes = t.bytes_for(n).ok_or_else(|| overflow(func, incount))?;
-    let outsize = usize::try_from(outsize).map_err(|_| {
+}
+
+/// One side of a pack or unpack: `count` elements of `datatype` (the typed buffer), and the
+/// stream buffer of `size` bytes with the stream position.
+struct Side {
+    count: i64,
+    datatype: MPI_Datatype,
+    size: i64,
+    position: usize,
+}
+
+/// Check a pack (`packing`) or unpack and return (type, element count, bytes, end position).
+fn plan(
+    rep: Rep,
+    side: &Side,
+    packing: bool,
+    func: &str,
+) -> MpiResult<(std::sync::Arc<Type>, usize, usize, usize)> {
+    let (count_name, size_name) = if packing {
+        ("incount", "outsize")
+    } else {
+        ("outcount", "insize")
+    };
+    let n = count_arg(side.count, func, count_name)?;
+    let t = committed_type(side.datatype, func)?;
+    let bytes = rep.size(&t, n).ok_or_else(|| overflow(func, side.count))?;
+    let size = usize::try_from(side.size).map_err(|_| {
         err(
             ErrorClass::Arg,
-            format!("{func}(outsize={outsize}): must not be negative"),
+            format!("{func}({size_name}={}): must not be negative", side.size),
         )
     })?;
+    let position = side.position;
     let end = position
         .checked_add(bytes)
-        .filter(|&e| e <= outsize)
+        .filter(|&e| e <= size)
         .ok_or_else(|| {
+            let what = if packing {
+                "do not fit"
+            } else {
+                "are not there"
+            };
             err(
                 ErrorClass::Truncate,
-                format!(
-                    "{func}(outsize={outsize}): {bytes} bytes do not fit at position {position}"
-                ),
+                format!("{func}({size_name}={size}): {bytes} bytes {what} at position {position}"),
             )
         })?;
+    Ok((t, n, bytes, end))
+}
+
+/// Pack `side.count` elements at `inbuf` into `outbuf` at the position; returns the end.
+///
+/// # Safety
+/// `inbuf` holds the elements; `outbuf` holds `side.size` bytes.
+unsafe fn pack_bytes(
+    rep: Rep,
+    inbuf: *const c_void,
+    outbuf: *mut c_void,
+    side: Side,
+    func: &str,
+) -> MpiResult<usize> {
+    let (t, n, bytes, end) = plan(rep, &side, true, func)?;
     if bytes == 0 {
         return Ok(end);
     }
     typed_buf(inbuf, &t, func, "inbuf")?;
     non_null(outbuf, func, "outbuf")?;
-    // SAFETY: the caller passes `incount` instances at inbuf and `outsize` bytes at outbuf;
-    // the type is held by `t` for the duration.
+    // SAFETY: the caller passes the elements at inbuf and `size` bytes at outbuf, of which
+    // [position, end) is checked in range; the type is held by `t` for the duration.
     unsafe {
-        let b = Buf::typed(inbuf as usize, n, &t);
-        let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(position), bytes);
-        b.pack(0, out);
+        let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(side.position), bytes);
+        match rep {
+            Rep::Native => Buf::typed(inbuf as usize, n, &t).pack(0, out),
+            Rep::External32 => external32::pack(&t, inbuf as usize, n, out),
+        }
     }
     Ok(end)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Unpack from `inbuf` at the position into `side.count` elements at `outbuf`; returns the
+/// end.
+///
+/// # Safety
+/// `inbuf` holds `side.size` bytes; `outbuf` holds the elements.
 unsafe fn unpack_bytes(
+    rep: Rep,
     inbuf: *const c_void,
-    insize: i64,
-    position: usize,
     outbuf: *mut c_void,
-    outcount: i64,
-    datatype: MPI_Datatype,
-    comm: Option<MPI_Comm>,
+    side: Side,
     func: &str,
 ) -> MpiResult<usize> {
-    if let Some(c) = comm {
-        objects::comm(c, func, "comm")?;
-    }
-    let n = count_arg(outcount, func, "outcount")?;
-    let t = committed_type(datatype, func)?;
-    let bytes = t.bytes_for(n).ok_or_else(|| overflow(func, outcount))?;
-    let insize = usize::try_from(insize).map_err(|_| {
-        err(
-            ErrorClass::Arg,
-            format!("{func}(insize={insize}): must not be negative"),
-        )
-    })?;
-    let end = position
-        .checked_add(bytes)
-        .filter(|&e| e <= insize)
-        .ok_or_else(|| {
-            err(
-                ErrorClass::Truncate,
-                format!(
-                    "{func}(insize={insize}): {bytes} bytes are not there at position {position}"
-                ),
-            )
-        })?;
+    let (t, n, bytes, end) = plan(rep, &side, false, func)?;
     if bytes == 0 {
         return Ok(end);
     }
     non_null(inbuf, func, "inbuf")?;
     typed_buf(outbuf as *const c_void, &t, func, "outbuf")?;
-    // SAFETY: as in `pack`, reversed.
+    // SAFETY: as in `pack_bytes`, reversed.
     unsafe {
-        let b = Buf::typed(outbuf as usize, n, &t);
-        let src = std::slice::from_raw_parts((inbuf as *const u8).add(position), bytes);
-        b.unpack(0, src);
+        let src = std::slice::from_raw_parts((inbuf as *const u8).add(side.position), bytes);
+        match rep {
+            Rep::Native => Buf::typed(outbuf as usize, n, &t).unpack(0, src),
+            Rep::External32 => external32::unpack(&t, outbuf as usize, n, src),
+        }
     }
     Ok(end)
 }
@@ -178,84 +205,6 @@ fn external_size(incount: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<
     external32::size(&t, n).ok_or_else(|| overflow(func, incount))
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe fn pack_external_bytes(
-    datarep: *const c_char,
-    inbuf: *const c_void,
-    incount: i64,
-    datatype: MPI_Datatype,
-    outbuf: *mut c_void,
-    outsize: i64,
-    position: usize,
-    func: &str,
-) -> MpiResult<usize> {
-    // SAFETY: forwarded caller contract.
-    unsafe { check_datarep(datarep, func)? };
-    let n = count_arg(incount, func, "incount")?;
-    let t = committed_type(datatype, func)?;
-    let bytes = external32::size(&t, n).ok_or_else(|| overflow(func, incount))?;
-    let end = position
-        .checked_add(bytes)
-        .filter(|&e| e as i128 <= outsize as i128)
-        .ok_or_else(|| {
-            err(
-                ErrorClass::Truncate,
-                format!(
-                    "{func}(outsize={outsize}): {bytes} bytes do not fit at position {position}"
-                ),
-            )
-        })?;
-    if bytes > 0 {
-        typed_buf(inbuf, &t, func, "inbuf")?;
-        non_null(outbuf, func, "outbuf")?;
-        // SAFETY: the caller passes the instances at inbuf and outsize bytes at outbuf.
-        unsafe {
-            let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(position), bytes);
-            external32::pack(&t, inbuf as usize, n, out);
-        }
-    }
-    Ok(end)
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe fn unpack_external_bytes(
-    datarep: *const c_char,
-    inbuf: *const c_void,
-    insize: i64,
-    position: usize,
-    outbuf: *mut c_void,
-    outcount: i64,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<usize> {
-    // SAFETY: forwarded caller contract.
-    unsafe { check_datarep(datarep, func)? };
-    let n = count_arg(outcount, func, "outcount")?;
-    let t = committed_type(datatype, func)?;
-    let bytes = external32::size(&t, n).ok_or_else(|| overflow(func, outcount))?;
-    let end = position
-        .checked_add(bytes)
-        .filter(|&e| e as i128 <= insize as i128)
-        .ok_or_else(|| {
-            err(
-                ErrorClass::Truncate,
-                format!(
-                    "{func}(insize={insize}): {bytes} bytes are not there at position {position}"
-                ),
-            )
-        })?;
-    if bytes > 0 {
-        non_null(inbuf, func, "inbuf")?;
-        typed_buf(outbuf as *const c_void, &t, func, "outbuf")?;
-        // SAFETY: the caller passes insize bytes at inbuf and the instances at outbuf.
-        unsafe {
-            let src = std::slice::from_raw_parts((inbuf as *const u8).add(position), bytes);
-            external32::unpack(&t, outbuf as usize, n, src);
-        }
-    }
-    Ok(end)
-}
-
 /// Move the stream position to `end`.
 ///
 /// # Safety
@@ -282,9 +231,15 @@ pub(crate) unsafe fn pack<C: Int>(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe {
+        objects::comm(comm, func, "comm")?;
         let p = read_position(position, func)?;
-        let (n, size) = (incount.get(), outsize.get());
-        let end = pack_bytes(inbuf, n, datatype, outbuf, size, p, Some(comm), func)?;
+        let side = Side {
+            count: incount.get(),
+            datatype,
+            size: outsize.get(),
+            position: p,
+        };
+        let end = pack_bytes(Rep::Native, inbuf, outbuf, side, func)?;
         advance(position, end);
     }
     Ok(())
@@ -307,9 +262,15 @@ pub(crate) unsafe fn unpack<C: Int>(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe {
+        objects::comm(comm, func, "comm")?;
         let p = read_position(position, func)?;
-        let (size, n) = (insize.get(), outcount.get());
-        let end = unpack_bytes(inbuf, size, p, outbuf, n, datatype, Some(comm), func)?;
+        let side = Side {
+            count: outcount.get(),
+            datatype,
+            size: insize.get(),
+            position: p,
+        };
+        let end = unpack_bytes(Rep::Native, inbuf, outbuf, side, func)?;
         advance(position, end);
     }
     Ok(())
@@ -366,9 +327,15 @@ pub(crate) unsafe fn pack_external<C: Int, D: Int>(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe {
+        check_datarep(datarep, func)?;
         let p = read_position(position, func)?;
-        let (n, size) = (incount.get(), outsize.get());
-        let end = pack_external_bytes(datarep, inbuf, n, datatype, outbuf, size, p, func)?;
+        let side = Side {
+            count: incount.get(),
+            datatype,
+            size: outsize.get(),
+            position: p,
+        };
+        let end = pack_bytes(Rep::External32, inbuf, outbuf, side, func)?;
         advance(position, end);
     }
     Ok(())
@@ -391,9 +358,15 @@ pub(crate) unsafe fn unpack_external<C: Int, D: Int>(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe {
+        check_datarep(datarep, func)?;
         let p = read_position(position, func)?;
-        let (size, n) = (insize.get(), outcount.get());
-        let end = unpack_external_bytes(datarep, inbuf, size, p, outbuf, n, datatype, func)?;
+        let side = Side {
+            count: outcount.get(),
+            datatype,
+            size: insize.get(),
+            position: p,
+        };
+        let end = unpack_bytes(Rep::External32, inbuf, outbuf, side, func)?;
         advance(position, end);
     }
     Ok(())

@@ -290,7 +290,6 @@ impl File {
         }
         let fd = mine.expect("opened");
         let shared = SharedPtr::setup(&comm, func)?;
-        crate::io::nb::prepare(&comm.session.instance);
         let mut hints = Hints::defaults(&comm);
         hints.apply(&info);
         let pos = if amode.append {

@@ -180,7 +180,7 @@ fn ring(inst: &Instance) -> Option<&'static Ring> {
     .as_ref()
 }
 
-/// Set up the engine ahead of the first nonblocking access (`MPI_File_open` calls it), so
+/// Set up the engine ahead of the first nonblocking access (the ABI's `MPI_File_open` calls it), so
 /// that access does not pay for creating the ring.
 pub fn prepare(inst: &Instance) {
     ring(inst);

@@ -1,6 +1,9 @@
 //! Every read and write: explicit offsets (`_at`), the individual file pointer, the shared
 //! file pointer (`_shared`, `_ordered`); blocking, nonblocking (`I`), collective (`_all`),
 //! split collective (`_begin`/`_end`); each with its `_c` twin (count type `I`).
+//!
+//! The 62 entry points are mechanical: api/gen.py reads the form of each from its name
+//! (`file_access_call`) and calls one of the five functions here with a [`Form`].
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -76,669 +79,125 @@ unsafe fn mem_of<I: Int>(
     Mem::new(b, t, n as u64, conv, &rep)
 }
 
-fn pointer(offset: Option<MPI_Offset>, shared: bool, func: &str) -> MpiResult<Pointer> {
-    Ok(match offset {
-        Some(o) => Pointer::At(offset_arg(o, func, "offset")?),
-        None if shared => Pointer::Shared,
-        None => Pointer::Individual,
+/// Which position an access starts at.
+#[derive(Clone, Copy)]
+pub(crate) enum Ptr {
+    /// An explicit offset (`_at` forms), in etypes.
+    At(MPI_Offset),
+    /// The individual file pointer.
+    Individual,
+    /// The shared file pointer (`_shared`).
+    Shared,
+    /// The shared file pointer in rank order (`_ordered`, collective).
+    Ordered,
+}
+
+/// What an access does, read from its name by the generator.
+#[derive(Clone, Copy)]
+pub(crate) struct Form {
+    pub write: bool,
+    /// A collective form (`_all`); `_ordered` is collective by its pointer.
+    pub collective: bool,
+    pub ptr: Ptr,
+}
+
+fn pointer(ptr: Ptr, func: &str) -> MpiResult<Pointer> {
+    Ok(match ptr {
+        Ptr::At(o) => Pointer::At(offset_arg(o, func, "offset")?),
+        Ptr::Shared | Ptr::Ordered => Pointer::Shared,
+        Ptr::Individual => Pointer::Individual,
     })
 }
 
-/// A blocking access; `offset` for the explicit-offset forms.
-#[allow(clippy::too_many_arguments)]
-unsafe fn blocking<I: Int>(
+/// A blocking access (`MPI_File_read`, `_write_at_all`, `_read_ordered`, ...).
+///
+/// # Safety
+/// `buf` holds `count` elements of `datatype`; `status` is `MPI_STATUS_IGNORE` or writable.
+pub(crate) unsafe fn blocking<I: Int>(
     fh: MPI_File,
-    offset: Option<MPI_Offset>,
-    shared: bool,
     buf: *const c_void,
     count: I,
     datatype: MPI_Datatype,
-    out: *mut MPI_Status,
-    write: bool,
-    collective: bool,
+    status: *mut MPI_Status,
+    form: Form,
     func: &str,
 ) -> MpiResult<()> {
     let f: Arc<File> = file(fh, func)?;
-    let ptr = pointer(offset, shared, func)?;
+    let ptr = pointer(form.ptr, func)?;
     // SAFETY: forwarded caller contract.
     let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    let st = core_io::access(&f, ptr, mem, write, collective, func)?;
+    let st = match form.ptr {
+        Ptr::Ordered => core_io::ordered(&f, mem, form.write, func)?,
+        _ => core_io::access(&f, ptr, mem, form.write, form.collective, func)?,
+    };
     // SAFETY: the caller passes MPI_STATUS_IGNORE (null) or a writable status.
-    unsafe { status::store(out, &st, false) };
+    unsafe { status::store(status, &st, false) };
     Ok(())
 }
 
-/// A nonblocking access.
-#[allow(clippy::too_many_arguments)]
-unsafe fn nonblocking<I: Int>(
+/// A nonblocking access (`MPI_File_iread`, `_iwrite_at_all`, ...).
+///
+/// # Safety
+/// `buf` holds `count` elements of `datatype`, left alone until the request completes;
+/// `request` is writable.
+pub(crate) unsafe fn nonblocking<I: Int>(
     fh: MPI_File,
-    offset: Option<MPI_Offset>,
-    shared: bool,
     buf: *const c_void,
     count: I,
     datatype: MPI_Datatype,
     request: *mut MPI_Request,
-    write: bool,
-    collective: bool,
+    form: Form,
     func: &str,
 ) -> MpiResult<()> {
     let f = file(fh, func)?;
     non_null(request, func, "request")?;
-    let ptr = pointer(offset, shared, func)?;
+    let ptr = pointer(form.ptr, func)?;
     // SAFETY: forwarded caller contract (the buffer stays valid until the request completes).
     let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    let id = core_io::iaccess(&f, ptr, mem, write, collective, fh, func)?;
+    let id = core_io::iaccess(&f, ptr, mem, form.write, form.collective, fh, func)?;
     // SAFETY: checked non-null.
     unsafe { request.write(request_handle(id)) };
     Ok(())
 }
 
-/// `MPI_File_read_ordered`/`write_ordered`.
-unsafe fn ordered<I: Int>(
+/// The `_begin` of a split collective.
+///
+/// # Safety
+/// `buf` holds `count` elements of `datatype`, left alone until the `_end`.
+pub(crate) unsafe fn begin<I: Int>(
     fh: MPI_File,
     buf: *const c_void,
     count: I,
     datatype: MPI_Datatype,
-    out: *mut MPI_Status,
-    write: bool,
+    form: Form,
     func: &str,
 ) -> MpiResult<()> {
     let f = file(fh, func)?;
-    // SAFETY: forwarded caller contract.
-    let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    let st = core_io::ordered(&f, mem, write, func)?;
-    // SAFETY: as in `blocking`.
-    unsafe { status::store(out, &st, false) };
-    Ok(())
-}
-
-/// The `_begin` of a split collective (`ordered`: the shared pointer in rank order).
-#[allow(clippy::too_many_arguments)]
-unsafe fn begin<I: Int>(
-    fh: MPI_File,
-    offset: Option<MPI_Offset>,
-    ordered: bool,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    write: bool,
-    func: &str,
-) -> MpiResult<()> {
-    let f = file(fh, func)?;
-    let ptr = if ordered {
-        None
-    } else {
-        Some(pointer(offset, false, func)?)
+    let ptr = match form.ptr {
+        Ptr::Ordered => None,
+        p => Some(pointer(p, func)?),
     };
     // SAFETY: forwarded caller contract (the buffer stays untouched until `_end`).
     let mem = unsafe { mem_of(&f, buf, count, datatype, func)? };
-    core_io::split_begin(&f, ptr, mem, write, func)
+    core_io::split_begin(&f, ptr, mem, form.write, func)
 }
 
-/// The `_end` of a split collective.
-unsafe fn end(
+/// The `_end` of a split collective (the buffer was given at `_begin`; of `form.ptr` only its
+/// kind matters).
+///
+/// # Safety
+/// `status` is `MPI_STATUS_IGNORE` or writable.
+pub(crate) unsafe fn end(
     fh: MPI_File,
-    out: *mut MPI_Status,
-    write: bool,
-    ordered: bool,
-    explicit: bool,
+    status: *mut MPI_Status,
+    form: Form,
     func: &str,
 ) -> MpiResult<()> {
     let f = file(fh, func)?;
-    let st = core_io::split_end(&f, write, ordered, explicit, func)?;
+    let ordered = matches!(form.ptr, Ptr::Ordered);
+    let explicit = matches!(form.ptr, Ptr::At(_));
+    let st = core_io::split_end(&f, form.write, ordered, explicit, func)?;
     // SAFETY: as in `blocking`.
-    unsafe { status::store(out, &st, false) };
+    unsafe { status::store(status, &st, false) };
     Ok(())
-}
-
-// ------------------------------------------------------------------ explicit offsets
-
-pub(crate) unsafe fn file_read_at<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            status,
-            false,
-            false,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_read_at_all<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            status,
-            false,
-            true,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_write_at<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            status,
-            true,
-            false,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_write_at_all<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            status,
-            true,
-            true,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iread_at<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            request,
-            false,
-            false,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iread_at_all<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            request,
-            false,
-            true,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iwrite_at<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            request,
-            true,
-            false,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iwrite_at_all<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh,
-            Some(offset),
-            false,
-            buf,
-            count,
-            datatype,
-            request,
-            true,
-            true,
-            func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_read_at_all_begin<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { begin(fh, Some(offset), false, buf, count, datatype, false, func) }
-}
-
-pub(crate) unsafe fn file_write_at_all_begin<I: Int>(
-    fh: MPI_File,
-    offset: MPI_Offset,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { begin(fh, Some(offset), false, buf, count, datatype, true, func) }
-}
-
-pub(crate) unsafe fn mpi_file_read_at_all_end(
-    fh: MPI_File,
-    _buf: *mut c_void,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { end(fh, status, false, false, true, "MPI_File_read_at_all_end") }
-}
-
-pub(crate) unsafe fn mpi_file_write_at_all_end(
-    fh: MPI_File,
-    _buf: *const c_void,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { end(fh, status, true, false, true, "MPI_File_write_at_all_end") }
-}
-
-// ------------------------------------------------------------------ individual pointer
-
-pub(crate) unsafe fn file_read<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh, None, false, buf, count, datatype, status, false, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_read_all<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh, None, false, buf, count, datatype, status, false, true, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_write<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh, None, false, buf, count, datatype, status, true, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_write_all<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh, None, false, buf, count, datatype, status, true, true, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iread<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh, None, false, buf, count, datatype, request, false, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iread_all<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh, None, false, buf, count, datatype, request, false, true, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iwrite<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh, None, false, buf, count, datatype, request, true, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iwrite_all<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh, None, false, buf, count, datatype, request, true, true, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_read_all_begin<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { begin(fh, None, false, buf, count, datatype, false, func) }
-}
-
-pub(crate) unsafe fn file_write_all_begin<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { begin(fh, None, false, buf, count, datatype, true, func) }
-}
-
-pub(crate) unsafe fn mpi_file_read_all_end(
-    fh: MPI_File,
-    _buf: *mut c_void,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { end(fh, status, false, false, false, "MPI_File_read_all_end") }
-}
-
-pub(crate) unsafe fn mpi_file_write_all_end(
-    fh: MPI_File,
-    _buf: *const c_void,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { end(fh, status, true, false, false, "MPI_File_write_all_end") }
-}
-
-// ------------------------------------------------------------------ shared pointer
-
-pub(crate) unsafe fn file_read_shared<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh, None, true, buf, count, datatype, status, false, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_write_shared<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        blocking(
-            fh, None, true, buf, count, datatype, status, true, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iread_shared<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh, None, true, buf, count, datatype, request, false, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_iwrite_shared<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        nonblocking(
-            fh, None, true, buf, count, datatype, request, true, false, func,
-        )
-    }
-}
-
-pub(crate) unsafe fn file_read_ordered<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { ordered(fh, buf, count, datatype, status, false, func) }
-}
-
-pub(crate) unsafe fn file_write_ordered<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    status: *mut MPI_Status,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { ordered(fh, buf, count, datatype, status, true, func) }
-}
-
-pub(crate) unsafe fn file_read_ordered_begin<I: Int>(
-    fh: MPI_File,
-    buf: *mut c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { begin(fh, None, true, buf, count, datatype, false, func) }
-}
-
-pub(crate) unsafe fn file_write_ordered_begin<I: Int>(
-    fh: MPI_File,
-    buf: *const c_void,
-    count: I,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { begin(fh, None, true, buf, count, datatype, true, func) }
-}
-
-pub(crate) unsafe fn mpi_file_read_ordered_end(
-    fh: MPI_File,
-    _buf: *mut c_void,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { end(fh, status, false, true, false, "MPI_File_read_ordered_end") }
-}
-
-pub(crate) unsafe fn mpi_file_write_ordered_end(
-    fh: MPI_File,
-    _buf: *const c_void,
-    status: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { end(fh, status, true, true, false, "MPI_File_write_ordered_end") }
 }

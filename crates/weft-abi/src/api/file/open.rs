@@ -41,6 +41,8 @@ pub(crate) unsafe fn mpi_file_open(
     let mode = amode_of(amode, func)?;
     let pairs = info_pairs(info, func)?;
     let f = File::open(&c, &name, mode, pairs, func)?;
+    // Set up the nonblocking engine now, so the first nonblocking access does not pay for it.
+    weft_core::io::nb::prepare(&c.session.instance);
     let h = FILES.insert(f);
     // SAFETY: checked non-null; the caller passes a writable MPI_File.
     unsafe { fh.write(h) };
