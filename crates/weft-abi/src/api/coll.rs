@@ -15,15 +15,10 @@ use weft_core::op::Reduction;
 
 use crate::api::coll_args::*;
 use crate::api::family::Mode;
-use crate::api::pt2pt::thread_unsupported;
 use crate::args::Int;
-use crate::constants::MPI_REQUEST_NULL;
 use crate::ctypes::*;
 use crate::objects::CommRef;
-use crate::requests::completed_request;
 use crate::{datatypes, objects, thread_ranks};
-use weft_core::message::Status;
-use weft_core::threadcomm::ThreadComm;
 
 /// The arguments of a blocking reduction that need no checks beyond those made here.
 struct PlainReduce {
@@ -68,40 +63,6 @@ unsafe fn plain_reduce_args(
         recv,
         red,
     })
-}
-
-// ------------------------------------------------------------------ thread communicators
-
-/// A collective on a thread communicator runs at once; a nonblocking form returns a
-/// completed request (docs/threadcomm.md).
-fn thread_finish(
-    func: &str,
-    nb: Mode,
-    c: &Comm,
-    run: impl FnOnce() -> MpiResult<()>,
-) -> MpiResult<MPI_Request> {
-    match nb {
-        Mode::Persistent(_) => Err(thread_unsupported(func)),
-        Mode::Blocking => core(func, run()).map(|_| MPI_REQUEST_NULL),
-        Mode::Nonblocking(owner) => {
-            core(func, run())?;
-            Ok(completed_request(c, Status::default(), owner))
-        }
-    }
-}
-
-/// A root argument on a thread communicator.
-fn thread_root(tc: &ThreadComm, root: c_int, func: &str) -> MpiResult<u32> {
-    if root < 0 || root as u32 >= tc.size() {
-        return Err(MpiError::new(
-            ErrorClass::Root,
-            format!(
-                "{func}(root={root}): not a rank of the thread communicator (size {})",
-                tc.size()
-            ),
-        ));
-    }
-    Ok(root as u32)
 }
 
 // ------------------------------------------------------------------ barrier, bcast
@@ -350,16 +311,17 @@ pub(crate) unsafe fn all_reduce(
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        if !matches!(kind, AllKind::Allreduce) {
-            return Err(thread_unsupported(func));
-        }
         let (dt, red) = op_for(op, datatype, func)?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let send = unsafe { send_side(sendbuf, count, &dt, true, func) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
         thread_finish(func, nb, c, || {
-            tc.allreduce(me, send.as_ref(), &recv, &red);
+            match kind {
+                AllKind::Allreduce => tc.allreduce(me, send.as_ref(), &recv, &red),
+                AllKind::Scan => tc.scan(me, send.as_ref(), &recv, &red, false),
+                AllKind::Exscan => tc.scan(me, send.as_ref(), &recv, &red, true),
+            }
             Ok(())
         })
     });

@@ -235,6 +235,141 @@ impl Rounds {
     }
 }
 
+impl Rounds {
+    /// Leave `bytes` in `rank`'s slot for round `seq`.
+    fn publish_bytes(
+        &self,
+        rank: u32,
+        seq: u64,
+        reads_before: u64,
+        fill: impl FnOnce(&mut Vec<u8>),
+    ) {
+        wait_at_least(&self.reads.0, reads_before);
+        let slot = &self.slots[rank as usize];
+        fill(&mut lock(&slot.data));
+        slot.seq.store(seq, Ordering::Release);
+    }
+
+    /// `MPI_Scan` (`exclusive`: `MPI_Exscan`, whose rank 0 leaves `recv` alone).
+    pub(super) fn scan(
+        &self,
+        rank: u32,
+        send: Option<&Buf>,
+        recv: &Buf,
+        red: &Reduction,
+        exclusive: bool,
+    ) {
+        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let send = send.unwrap_or(recv);
+        let mut own = vec![0u8; send.len()];
+        send.pack(0, &mut own);
+        let mine = own.clone();
+        self.publish_bytes(rank, seq, before, |d| *d = mine);
+        let top = if exclusive { rank } else { rank + 1 };
+        if top > 0 {
+            let mut acc = if top - 1 == rank {
+                own
+            } else {
+                self.read(top - 1, seq).clone()
+            };
+            for r in (0..top - 1).rev() {
+                red.apply(&self.read(r, seq), &mut acc);
+            }
+            recv.unpack(0, &acc[..acc.len().min(recv.len())]);
+        }
+        self.done_reading();
+    }
+
+    /// `MPI_Gather`: `recv` (at the root) holds one block per rank; `send` `None` is the
+    /// root's `MPI_IN_PLACE`.
+    pub(super) fn gather(&self, rank: u32, send: Option<&Buf>, recv: &Buf, root: u32) {
+        let (seq, before) = self.begin(rank, 1);
+        if rank != root {
+            if let Some(s) = send {
+                self.publish(rank, seq, before, s);
+            }
+            return;
+        }
+        let b = recv.len() / self.n as usize;
+        for r in 0..self.n {
+            if r == rank {
+                if let Some(s) = send {
+                    let mut v = vec![0u8; s.len().min(b)];
+                    s.pack(0, &mut v);
+                    recv.unpack(r as usize * b, &v);
+                }
+            } else {
+                let d = self.read(r, seq);
+                recv.unpack(r as usize * b, &d[..d.len().min(b)]);
+            }
+        }
+        self.done_reading();
+    }
+
+    /// `MPI_Allgather`: `send` `None` is `MPI_IN_PLACE` (the rank's block of `recv`).
+    pub(super) fn allgather(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
+        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let b = recv.len() / self.n as usize;
+        self.publish_bytes(rank, seq, before, |d| match send {
+            Some(s) => {
+                d.resize(s.len(), 0);
+                s.pack(0, d);
+            }
+            None => {
+                d.resize(b, 0);
+                recv.pack(rank as usize * b, d);
+            }
+        });
+        for r in 0..self.n {
+            if r != rank || send.is_some() {
+                let d = self.read(r, seq);
+                recv.unpack(r as usize * b, &d[..d.len().min(b)]);
+            }
+        }
+        self.done_reading();
+    }
+
+    /// `MPI_Scatter`: `send` (at the root) holds one block per rank; `recv` `None` is the
+    /// root's `MPI_IN_PLACE`.
+    pub(super) fn scatter(&self, rank: u32, send: &Buf, recv: Option<&Buf>, root: u32) {
+        let (seq, before) = self.begin(rank, u64::from(self.n - 1));
+        if rank == root {
+            self.publish(rank, seq, before, send);
+            if let Some(r) = recv {
+                let b = send.len() / self.n as usize;
+                let mut v = vec![0u8; b.min(r.len())];
+                send.pack(rank as usize * b, &mut v);
+                r.unpack(0, &v);
+            }
+            return;
+        }
+        {
+            let d = self.read(root, seq);
+            let b = d.len() / self.n as usize;
+            if let Some(r) = recv {
+                let at = rank as usize * b;
+                r.unpack(0, &d[at..at + b.min(r.len())]);
+            }
+        }
+        self.done_reading();
+    }
+
+    /// `MPI_Alltoall`: `send` `None` is `MPI_IN_PLACE` (the blocks are taken from `recv`).
+    pub(super) fn alltoall(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
+        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let send = send.unwrap_or(recv);
+        self.publish(rank, seq, before, send);
+        let b = recv.len() / self.n as usize;
+        for r in 0..self.n {
+            let d = self.read(r, seq);
+            let sb = d.len() / self.n as usize;
+            let at = rank as usize * sb;
+            recv.unpack(r as usize * b, &d[at..at + sb.min(b)]);
+        }
+        self.done_reading();
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;

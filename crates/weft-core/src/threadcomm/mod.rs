@@ -14,6 +14,8 @@
 pub mod coll;
 pub mod p2p;
 pub mod queue;
+#[cfg(all(test, not(loom)))]
+mod tests;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -267,6 +269,38 @@ impl ThreadComm {
 
     pub fn allreduce(&self, rank: u32, send: Option<&Buf>, recv: &Buf, red: &Reduction) {
         self.rounds.allreduce(rank, send, recv, red);
+    }
+
+    /// `MPI_Scan`, or `MPI_Exscan` when `exclusive`.
+    pub fn scan(
+        &self,
+        rank: u32,
+        send: Option<&Buf>,
+        recv: &Buf,
+        red: &Reduction,
+        exclusive: bool,
+    ) {
+        self.rounds.scan(rank, send, recv, red, exclusive);
+    }
+
+    pub fn gather(&self, rank: u32, send: Option<&Buf>, recv: &Buf, root: u32) -> MpiResult<()> {
+        self.check_rank(root, "root")?;
+        self.rounds.gather(rank, send, recv, root);
+        Ok(())
+    }
+
+    pub fn allgather(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
+        self.rounds.allgather(rank, send, recv);
+    }
+
+    pub fn scatter(&self, rank: u32, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiResult<()> {
+        self.check_rank(root, "root")?;
+        self.rounds.scatter(rank, send, recv, root);
+        Ok(())
+    }
+
+    pub fn alltoall(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
+        self.rounds.alltoall(rank, send, recv);
     }
 
     /// Whether `rank` has receives posted and not matched (for tests and diagnostics).
