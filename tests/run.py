@@ -55,6 +55,7 @@ OPTIONs:
   env=K=V             set K=V in the environment of the job (repeatable)
   args=ARGS           arguments for the program (split like a shell)
   src=F1[,F2...]      source files (relative to the area's directory) instead of NAME.c
+  cflags=FLAGS        extra compiler flags (split like a shell; e.g. -fopenmp)
   expect-exit=N       the job must exit with status N (`nonzero`: any status but 0); when N is not
                       0 the ` No Errors` line is not required
   expect-stderr=TEXT  stderr must contain TEXT (repeatable; all must appear)
@@ -386,7 +387,7 @@ def parse_manifest(path, area):
                 if m:
                     scope, w = m.group(1), m.group(2)
                 key, eq, value = w.partition("=")
-                known = {"timeout", "env", "args", "src", "expect-exit", "expect-stderr",
+                known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
                          "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
@@ -471,6 +472,8 @@ class CSuite:
             mods = os.path.join(out_dir, t.name + ".mod")  # modules per test: builds run in parallel
             os.makedirs(mods, exist_ok=True)
             flags = ["-O1", "-g", "-Wall", "-fcheck=bounds", "-J", mods]
+        for v in opts.get("cflags", []):
+            flags += shlex.split(v)
         cmd = [self.mpicc, *flags, "-o", exe] + srcs
         r = run(cmd, timeout=120, check_leftovers=False)
         return exe, r

@@ -18,6 +18,7 @@ mod memory;
 pub mod objects;
 pub mod requests;
 pub mod status;
+mod thread_ranks;
 mod win_object;
 
 /// The standard ABI's constant values, generated from api/abi_constants.txt.

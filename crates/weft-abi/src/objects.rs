@@ -80,7 +80,18 @@ pub fn comm_local(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm
 }
 
 /// A user communicator from the table, as it is (perhaps not resolved yet).
+/// A thread communicator is refused here (`thread_ranks::misuse`): the calls that handle one
+/// route it before looking the handle up, or use `comm_any`.
 fn user_comm(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
+    let c = comm_any(handle, func, arg)?;
+    if c.thread.is_some() {
+        return Err(crate::thread_ranks::misuse(handle, func));
+    }
+    Ok(c)
+}
+
+/// Any user communicator the handle names, thread communicators included.
+pub fn comm_any(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
     COMMS
         .get(handle)
         .map_err(|why| bad(ErrorClass::Comm, func, arg, "communicator:", handle, why))

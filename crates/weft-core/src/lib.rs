@@ -43,6 +43,7 @@ pub mod rma;
 pub mod runtime;
 pub mod stats;
 pub mod sync;
+pub mod threadcomm;
 pub mod tools;
 pub mod trace;
 pub mod transport;

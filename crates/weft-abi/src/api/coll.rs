@@ -18,7 +18,7 @@ use crate::api::family::Mode;
 use crate::args::Int;
 use crate::ctypes::*;
 use crate::objects::CommRef;
-use crate::{datatypes, objects};
+use crate::{datatypes, objects, thread_ranks};
 
 /// The arguments of a blocking reduction that need no checks beyond those made here.
 struct PlainReduce {
@@ -68,12 +68,24 @@ unsafe fn plain_reduce_args(
 // ------------------------------------------------------------------ barrier, bcast
 
 pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
+    if let Some(()) = thread_ranks::with(comm, |_, tc, me| tc.barrier(me)) {
+        return Ok(());
+    }
     let c = comm_ref(comm, "MPI_Barrier")?;
     core("MPI_Barrier", coll::barrier(&c))
 }
 
 /// The barrier family (the blocking int form is `mpi_barrier`).
 pub(crate) fn barrier(comm: MPI_Comm, func: &str, nb: Mode) -> MpiResult<MPI_Request> {
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        thread_finish(func, nb, c, || {
+            tc.barrier(me);
+            Ok(())
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     finish(
         func,
@@ -100,6 +112,16 @@ pub(crate) unsafe fn bcast(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let dt = datatypes::committed_ref(datatype, func, "datatype")?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let buf = unsafe { buf_at(buffer as usize, count, &dt, func, "buffer", "count") }?;
+        thread_finish(func, nb, c, || tc.bcast(me, &buf, root))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let dt = datatypes::committed_ref(datatype, func, "datatype")?;
@@ -173,6 +195,25 @@ pub(crate) unsafe fn reduce(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let (dt, red) = op_for(op, datatype, func)?;
+        let is_root = me == root;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { send_side(sendbuf, count, &dt, is_root, func) }?;
+        let recv = if is_root {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?
+        } else {
+            Buf::EMPTY
+        };
+        thread_finish(func, nb, c, || {
+            tc.reduce(me, send.as_ref(), &recv, &red, root)
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let (dt, red) = op_for(op, datatype, func)?;
@@ -269,6 +310,24 @@ pub(crate) unsafe fn all_reduce(
     kind: AllKind,
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let (dt, red) = op_for(op, datatype, func)?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { send_side(sendbuf, count, &dt, true, func) }?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
+        thread_finish(func, nb, c, || {
+            match kind {
+                AllKind::Allreduce => tc.allreduce(me, send.as_ref(), &recv, &red),
+                AllKind::Scan => tc.scan(me, send.as_ref(), &recv, &red, false),
+                AllKind::Exscan => tc.scan(me, send.as_ref(), &recv, &red, true),
+            }
+            Ok(())
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_ref(comm, func)?;
     if !matches!(kind, AllKind::Allreduce) {
         intra_only(&c, func)?;

@@ -469,3 +469,45 @@ pub(crate) unsafe fn varying<C: Int, D: Int>(
         )
     }
 }
+
+// ------------------------------------------------------------------ thread communicators
+
+/// A collective on a thread communicator runs at once; a nonblocking form returns a
+/// completed request (docs/threadcomm.md).
+pub(crate) fn thread_finish(
+    func: &str,
+    nb: Mode,
+    c: &Comm,
+    run: impl FnOnce() -> MpiResult<()>,
+) -> MpiResult<MPI_Request> {
+    match nb {
+        Mode::Persistent(_) => Err(crate::api::pt2pt::thread_unsupported(func)),
+        Mode::Blocking => core(func, run()).map(|_| MPI_REQUEST_NULL),
+        Mode::Nonblocking(owner) => {
+            core(func, run())?;
+            Ok(crate::requests::completed_request(
+                c,
+                weft_core::message::Status::default(),
+                owner,
+            ))
+        }
+    }
+}
+
+/// A root argument on a thread communicator.
+pub(crate) fn thread_root(
+    tc: &weft_core::threadcomm::ThreadComm,
+    root: c_int,
+    func: &str,
+) -> MpiResult<u32> {
+    if root < 0 || root as u32 >= tc.size() {
+        return Err(MpiError::new(
+            ErrorClass::Root,
+            format!(
+                "{func}(root={root}): not a rank of the thread communicator (size {})",
+                tc.size()
+            ),
+        ));
+    }
+    Ok(root as u32)
+}

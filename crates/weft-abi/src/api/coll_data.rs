@@ -16,6 +16,7 @@ use crate::args::Int;
 use crate::ctypes::*;
 use crate::datatypes::contiguous_buf;
 use crate::objects::{comm_ref_quiet, CommRef};
+use crate::thread_ranks;
 
 /// The fast path's view of a send side (n blocks where `send_n`) and an n-block receive
 /// side: predefined
@@ -213,6 +214,27 @@ pub(crate) unsafe fn gather(
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
     let recvcount = recvcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let is_root = me == root;
+        let send = if is_root && is_in_place(sendbuf) {
+            None
+        } else {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
+        };
+        let recv = if is_root {
+            let n = tc.size() as i64;
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?
+        } else {
+            Buf::EMPTY
+        };
+        thread_finish(func, nb, c, || tc.gather(me, send.as_ref(), &recv, root))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
@@ -300,6 +322,27 @@ pub(crate) unsafe fn scatter(
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
     let recvcount = recvcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let is_root = me == root;
+        let send = if is_root {
+            let n = tc.size() as i64;
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?
+        } else {
+            Buf::EMPTY
+        };
+        let recv = if is_root && is_in_place(recvbuf) {
+            None
+        } else {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
+        };
+        thread_finish(func, nb, c, || tc.scatter(me, &send, recv.as_ref(), root))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
@@ -386,6 +429,24 @@ pub(crate) unsafe fn allgather(
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
     let recvcount = recvcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let n = tc.size() as i64;
+        let send = if is_in_place(sendbuf) {
+            None
+        } else {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
+        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
+        thread_finish(func, nb, c, || {
+            tc.allgather(me, send.as_ref(), &recv);
+            Ok(())
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as i64;
     let send = if is_in_place(sendbuf) && !c.is_inter() {
@@ -467,6 +528,24 @@ pub(crate) unsafe fn alltoall(
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
     let recvcount = recvcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let n = tc.size() as i64;
+        let send = if is_in_place(sendbuf) {
+            None
+        } else {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            Some(unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?)
+        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
+        thread_finish(func, nb, c, || {
+            tc.alltoall(me, send.as_ref(), &recv);
+            Ok(())
+        })
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as i64;
     let send = if is_in_place(sendbuf) && !c.is_inter() {

@@ -19,14 +19,23 @@ use crate::ctypes::*;
 use crate::objects;
 use crate::objects::{info_object, out_comm};
 use crate::requests::request_handle;
+use crate::thread_ranks;
 
 pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
+    if let Some(n) = thread_ranks::with(comm, |_, tc, _| tc.size()) {
+        // SAFETY: the caller passes a valid int pointer (checked for null).
+        return unsafe { write(size, n as c_int, "MPI_Comm_size", "size") };
+    }
     let c = objects::comm_local(comm, "MPI_Comm_size", "comm")?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
     unsafe { write(size, c.size() as c_int, "MPI_Comm_size", "size") }
 }
 
 pub(crate) unsafe fn mpi_comm_rank(comm: MPI_Comm, rank: *mut c_int) -> MpiResult<()> {
+    if let Some(r) = thread_ranks::with(comm, |_, _, r| r) {
+        // SAFETY: the caller passes a valid int pointer (checked for null).
+        return unsafe { write(rank, r as c_int, "MPI_Comm_rank", "rank") };
+    }
     let c = objects::comm_local(comm, "MPI_Comm_rank", "comm")?;
     // SAFETY: as above.
     unsafe { write(rank, c.rank as c_int, "MPI_Comm_rank", "rank") }

@@ -38,6 +38,7 @@ pub(crate) mod rma_sync;
 pub(crate) mod runtime;
 pub(crate) mod session;
 pub(crate) mod stream;
+pub(crate) mod threadcomm;
 pub(crate) mod time;
 pub(crate) mod topo;
 pub(crate) mod type_iov;

@@ -12,6 +12,7 @@ use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
 use weft_core::request::{PersistentOp, StartFn};
+use weft_core::threadcomm::ThreadComm;
 use weft_core::trace;
 use weft_core::vci::engine::SendStart;
 
@@ -22,7 +23,7 @@ use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::contiguous_buf;
 use crate::requests::{completed_request, request_handle};
-use crate::{datatypes, objects};
+use crate::{datatypes, objects, thread_ranks};
 
 /// The user memory of a message: `count` elements of `datatype` at `buf`.
 ///
@@ -267,8 +268,29 @@ pub(crate) unsafe fn send(
     mode: Mode,
     kind: SendKind,
 ) -> MpiResult<MPI_Request> {
+    let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe {
+            thread_send(
+                c,
+                tc,
+                me,
+                buf,
+                count,
+                datatype,
+                (dest, tag),
+                func,
+                mode,
+                kind,
+            )
+        }
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let a = unsafe { send_args(buf, count.get(), datatype, dest, tag, comm, func) }?;
+    let a = unsafe { send_args(buf, count, datatype, dest, tag, comm, func) }?;
     if trace::on() {
         trace::note(a.buf.len() as i64, dest.into());
     }
@@ -324,6 +346,81 @@ pub(crate) unsafe fn send(
             .map(request_handle)
             .map_err(|e| prefix(func, e)),
     }
+}
+
+/// A peer rank argument on a thread communicator: `None` for `MPI_PROC_NULL`.
+pub(crate) fn thread_peer(
+    tc: &ThreadComm,
+    r: c_int,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Option<u32>> {
+    if r == MPI_PROC_NULL {
+        return Ok(None);
+    }
+    if r < 0 || r as u32 >= tc.size() {
+        return Err(MpiError::new(
+            ErrorClass::Rank,
+            format!(
+                "{func}({arg}={r}): not a rank of the thread communicator (size {})",
+                tc.size()
+            ),
+        ));
+    }
+    Ok(Some(r as u32))
+}
+
+/// The persistent forms are not done on thread communicators yet.
+pub(crate) fn thread_unsupported(func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::UnsupportedOperation,
+        format!("{func}(comm): not supported on a thread communicator in Weft yet"),
+    )
+}
+
+/// The send family on a thread communicator, by its rank `me`.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
+unsafe fn thread_send(
+    c: &Comm,
+    tc: &std::sync::Arc<ThreadComm>,
+    me: u32,
+    buf: *const c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    (dest, tag): (c_int, c_int),
+    func: &str,
+    mode: Mode,
+    kind: SendKind,
+) -> MpiResult<MPI_Request> {
+    if let Mode::Persistent(_) = mode {
+        return Err(thread_unsupported(func));
+    }
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let b = unsafe { message_buf(buf, count, datatype, func) }?;
+    let tag = send_tag(tag, func)?;
+    let Some(d) = thread_peer(tc, dest, func, "dest")? else {
+        return Ok(match mode {
+            Mode::Nonblocking(owner) => {
+                completed_request(c, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), owner)
+            }
+            _ => MPI_REQUEST_NULL,
+        });
+    };
+    let sync = matches!(kind, SendKind::Synchronous);
+    match mode {
+        Mode::Nonblocking(owner) => {
+            match tc.isend(&c.session.instance, me, d, tag, &b, sync, owner) {
+                Ok(Some(id)) => Ok(request_handle(id)),
+                Ok(None) => Ok(completed_request(c, Status::default(), owner)),
+                Err(e) => Err(e),
+            }
+        }
+        _ => tc.send(me, d, tag, &b, sync).map(|()| MPI_REQUEST_NULL),
+    }
+    .map_err(|e| prefix(func, e))
 }
 
 /// # Safety

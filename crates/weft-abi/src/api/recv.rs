@@ -16,7 +16,8 @@ use weft_core::trace;
 
 use crate::api::family::{self, Mode};
 use crate::api::pt2pt::{
-    dest_rank, message_buf, plain_recv_args, prefix, recv_tag, send_tag, source_sel,
+    dest_rank, message_buf, plain_recv_args, prefix, recv_tag, send_tag, source_sel, thread_peer,
+    thread_unsupported,
 };
 use crate::args::non_null;
 use crate::args::Int;
@@ -24,7 +25,10 @@ use crate::constants::*;
 use crate::ctypes::*;
 use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
+use crate::thread_ranks;
 use crate::{objects, status};
+use weft_core::message::SourceSel;
+use weft_core::threadcomm::ThreadComm;
 
 /// Finish a receive's status: store it, and turn an error status into the call's error.
 pub(crate) unsafe fn finish_recv(s: Status, out: *mut MPI_Status, func: &str) -> MpiResult<()> {
@@ -50,9 +54,30 @@ pub(crate) unsafe fn recv(
     func: &str,
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
+    let count = count.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        // SAFETY: forwarded caller contract (buffers, and `out` null or writable).
+        unsafe {
+            thread_recv(
+                c,
+                tc,
+                me,
+                buf,
+                count,
+                datatype,
+                (source, tag),
+                out,
+                func,
+                mode,
+            )
+        }
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = objects::comm_ref(comm, func, "comm")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
+    let b = unsafe { message_buf(buf, count, datatype, func) }?;
     if trace::on() {
         trace::note(b.len() as i64, source.into());
     }
@@ -84,6 +109,57 @@ pub(crate) unsafe fn recv(
                 op,
                 owner,
             ))
+        }
+    })
+}
+
+/// A source argument on a thread communicator: `None` for `MPI_PROC_NULL`.
+fn thread_source(tc: &ThreadComm, source: c_int, func: &str) -> MpiResult<Option<SourceSel>> {
+    if source == MPI_ANY_SOURCE {
+        return Ok(Some(SourceSel::Any));
+    }
+    Ok(thread_peer(tc, source, func, "source")?.map(SourceSel::Rank))
+}
+
+/// The receive family on a thread communicator, by its rank `me`.
+///
+/// # Safety
+/// The buffer holds what its count and datatype say; `out` is null or writable.
+#[allow(clippy::too_many_arguments)]
+unsafe fn thread_recv(
+    c: &Comm,
+    tc: &Arc<ThreadComm>,
+    me: u32,
+    buf: *mut c_void,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    (source, tag): (c_int, c_int),
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    if let Mode::Persistent(_) = mode {
+        return Err(thread_unsupported(func));
+    }
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let b = unsafe { message_buf(buf, count, datatype, func) }?;
+    let tag = recv_tag(tag, func)?;
+    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+    let source = thread_source(tc, source, func)?;
+    Ok(match (mode, source) {
+        (Mode::Nonblocking(owner), None) => completed_request(c, null, owner),
+        (Mode::Nonblocking(owner), Some(src)) => request_handle(
+            tc.irecv(&c.session.instance, me, src, tag, b, owner)
+                .map_err(|e| prefix(func, e))?,
+        ),
+        (_, src) => {
+            let s = match src {
+                None => null,
+                Some(src) => tc.recv(me, src, tag, b).map_err(|e| prefix(func, e))?,
+            };
+            // SAFETY: as the caller's contract for `out`.
+            unsafe { finish_recv(s, out, func)? };
+            MPI_REQUEST_NULL
         }
     })
 }
@@ -285,15 +361,27 @@ unsafe fn probe_impl(
     out: *mut MPI_Status,
     func: &str,
 ) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
-    let tag = recv_tag(tag, func)?;
     if let Some(f) = flag {
         non_null(f, func, "flag")?;
     }
-    let found = match source_sel(&c, source, func)? {
-        None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-        Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
-        Some(src) => Some(pt2pt::probe(&c, src, tag)),
+    let on_thread = thread_ranks::with(comm, |_, tc, me| {
+        let tag = recv_tag(tag, func)?;
+        match thread_source(tc, source, func)? {
+            None => Ok(Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG))),
+            Some(src) => tc.probe(me, src, tag, flag.is_none()),
+        }
+    });
+    let found = match on_thread {
+        Some(found) => found?,
+        None => {
+            let c = objects::comm(comm, func, "comm")?;
+            let tag = recv_tag(tag, func)?;
+            match source_sel(&c, source, func)? {
+                None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
+                Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
+                Some(src) => Some(pt2pt::probe(&c, src, tag)),
+            }
+        }
     };
     // SAFETY: flag checked non-null above; `out` null or writable per the caller.
     unsafe {

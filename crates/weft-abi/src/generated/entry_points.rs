@@ -86,7 +86,8 @@ pub unsafe extern "C" fn PMPIX_Comm_get_stream(comm: MPI_Comm, idx: c_int, strea
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_test_threadcomm(comm: MPI_Comm, flag: *mut c_int) -> c_int {
-    unsupported("MPIX_Comm_test_threadcomm", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_test_threadcomm.
+    call("MPIX_Comm_test_threadcomm", Scope::Comm(comm), || unsafe { crate::api::threadcomm::mpix_comm_test_threadcomm(comm, flag) })
 }
 
 #[no_mangle]
@@ -364,23 +365,24 @@ pub unsafe extern "C" fn PMPIX_Stream_synchronize(stream: MPIX_Stream) -> c_int 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_finish(threadcomm: MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_finish", Scope::Comm(threadcomm))
+    call("MPIX_Threadcomm_finish", Scope::Comm(threadcomm), || crate::api::threadcomm::mpix_threadcomm_finish(threadcomm))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_free(threadcomm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Threadcomm_free.
-    unsupported("MPIX_Threadcomm_free", Scope::Comm(unsafe { read_handle(threadcomm) }))
+    call("MPIX_Threadcomm_free", Scope::Comm(unsafe { read_handle(threadcomm) }), || unsafe { crate::api::threadcomm::mpix_threadcomm_free(threadcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_init(comm: MPI_Comm, num_threads: c_int, newthreadcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_init", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Threadcomm_init.
+    call("MPIX_Threadcomm_init", Scope::Comm(comm), || unsafe { crate::api::threadcomm::mpix_threadcomm_init(comm, num_threads, newthreadcomm) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Threadcomm_start(threadcomm: MPI_Comm) -> c_int {
-    unsupported("MPIX_Threadcomm_start", Scope::Comm(threadcomm))
+    call("MPIX_Threadcomm_start", Scope::Comm(threadcomm), || crate::api::threadcomm::mpix_threadcomm_start(threadcomm))
 }
 
 #[no_mangle]
@@ -4321,11 +4323,6 @@ pub unsafe extern "C" fn PMPI_Wtime() -> c_double {
 
 /// Exported functions that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).
 pub const UNIMPLEMENTED: &[&str] = &[
-    "MPIX_Comm_test_threadcomm",
-    "MPIX_Threadcomm_finish",
-    "MPIX_Threadcomm_free",
-    "MPIX_Threadcomm_init",
-    "MPIX_Threadcomm_start",
     "MPI_Close_port",
     "MPI_Comm_accept",
     "MPI_Comm_connect",

@@ -141,6 +141,16 @@ impl Instance {
         Ok(instance)
     }
 
+    /// From now on several threads may call MPI at once, whatever thread level was asked
+    /// for: a thread communicator's ranks do (`MPIX_Threadcomm_init`, called by one thread
+    /// outside any parallel region, switches this on for good).
+    pub fn allow_concurrent_calls(&self) {
+        CONCURRENT_CALLS.store(true, Ordering::SeqCst);
+        self.vcis[self.implicit_vcis()]
+            .iter()
+            .for_each(Vci::enable_threads);
+    }
+
     /// A session ended. When it was the last one, the launcher is told this process
     /// finished normally (its connection closes), and the instance is released: its VCIs,
     /// request pools and queues go, and its mapping of the node's rings goes when the last

@@ -54,6 +54,9 @@ pub struct Comm {
     pub vci: usize,
     /// A stream communicator's streams (`object::stream`); `None` for every other kind.
     pub streams: Option<StreamMap>,
+    /// A thread communicator's shared state (`MPIX_Threadcomm_init`); `None` for every
+    /// other kind.
+    pub thread: Option<Arc<crate::threadcomm::ThreadComm>>,
     pub session: Arc<Session>,
     pub topo: Option<Arc<Topology>>,
     /// Cached attributes (the ABI layer runs their callbacks).
@@ -127,6 +130,7 @@ impl Comm {
             context: OnceLock::new(),
             vci,
             streams: None,
+            thread: None,
             session,
             topo: None,
             attrs: AttrList::new(),
@@ -532,6 +536,13 @@ pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
         c.streams = Some(s.attach_again());
         c.vci = parent.vci;
     }
+    Ok(Arc::new(c))
+}
+
+/// `MPIX_Threadcomm_init`: a duplicate of `parent` carrying the thread communicator `tc`.
+pub fn thread_dup(parent: &Comm, tc: crate::threadcomm::ThreadComm) -> MpiResult<Arc<Comm>> {
+    let mut c = dup_comm(parent, "MPIX_Threadcomm_init")?;
+    c.thread = Some(Arc::new(tc));
     Ok(Arc::new(c))
 }
 

@@ -1,0 +1,169 @@
+/* Thread-communicator benchmarks (issue 17; our own code), one process, OpenMP threads:
+ *   latency   inter-thread ping-pong, 0 B, one-way time (us), 2 threads
+ *   bw        inter-thread bandwidth at 1 MiB (MB/s): window of 16 Isends, then a 0 B ack
+ *   barrier   MPI_Barrier on the thread communicator vs `#pragma omp barrier` (us per call)
+ *   reduce    MPI_Reduce of one int vs an OpenMP reduction of one int (us per call)
+ * Output: one line per measurement: "<test> <threads> <value> [<openmp value> <ratio>]".
+ *   mpicc -O2 -fopenmp bench/threadcomm.c -o threadcomm && ./threadcomm [threads] [iters]
+ * Compare with Weft's process-to-process numbers: bench/pt2pt.c on 2 processes. */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define WINDOW 16
+#define MIB (1 << 20)
+
+static MPI_Comm tc;
+
+static double pingpong(int iters)
+{
+    double t = 0;
+#pragma omp parallel num_threads(2)
+    {
+        int rank;
+        MPIX_Threadcomm_start(tc);
+        MPI_Comm_rank(tc, &rank);
+        for (int i = -iters / 10; i < iters; i++) {
+            if (i == 0) {
+                MPI_Barrier(tc);
+                if (rank == 0)
+                    t = MPI_Wtime();
+            }
+            if (rank == 0) {
+                MPI_Send(NULL, 0, MPI_BYTE, 1, 0, tc);
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, 0, tc, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Recv(NULL, 0, MPI_BYTE, 0, 0, tc, MPI_STATUS_IGNORE);
+                MPI_Send(NULL, 0, MPI_BYTE, 0, 0, tc);
+            }
+        }
+        if (rank == 0)
+            t = MPI_Wtime() - t;
+        MPIX_Threadcomm_finish(tc);
+    }
+    return t / iters / 2 * 1e6;
+}
+
+static double bandwidth(int iters)
+{
+    double t = 0;
+    char *bufs[2] = {malloc(MIB), malloc(MIB)};
+    for (int i = 0; i < MIB; i++)
+        bufs[0][i] = (char)i;
+#pragma omp parallel num_threads(2)
+    {
+        int rank;
+        MPI_Request r[WINDOW];
+        MPIX_Threadcomm_start(tc);
+        MPI_Comm_rank(tc, &rank);
+        for (int i = -1; i < iters; i++) {
+            if (i == 0) {
+                MPI_Barrier(tc);
+                if (rank == 0)
+                    t = MPI_Wtime();
+            }
+            for (int w = 0; w < WINDOW; w++) {
+                if (rank == 0)
+                    MPI_Isend(bufs[0], MIB, MPI_BYTE, 1, w, tc, &r[w]);
+                else
+                    MPI_Irecv(bufs[1], MIB, MPI_BYTE, 0, w, tc, &r[w]);
+            }
+            MPI_Waitall(WINDOW, r, MPI_STATUSES_IGNORE);
+            if (rank == 0)
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, 99, tc, MPI_STATUS_IGNORE);
+            else
+                MPI_Send(NULL, 0, MPI_BYTE, 0, 99, tc);
+        }
+        if (rank == 0)
+            t = MPI_Wtime() - t;
+        MPIX_Threadcomm_finish(tc);
+    }
+    free(bufs[0]);
+    free(bufs[1]);
+    return (double)MIB * WINDOW * iters / t / 1e6;
+}
+
+static void barriers(MPI_Comm comm, int nt, int iters)
+{
+    double t_mpi = 0, t_omp = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        MPIX_Threadcomm_start(comm);
+        for (int i = 0; i < iters / 10; i++)
+            MPI_Barrier(comm);
+#pragma omp barrier
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            MPI_Barrier(comm);
+        double t1 = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+#pragma omp barrier
+        }
+        double t2 = MPI_Wtime();
+#pragma omp master
+        {
+            t_mpi = t1 - t0;
+            t_omp = t2 - t1;
+        }
+        MPIX_Threadcomm_finish(comm);
+    }
+    printf("barrier %d %.3f %.3f %.2f\n", nt, t_mpi / iters * 1e6, t_omp / iters * 1e6,
+           t_mpi / t_omp);
+}
+
+static void reduces(MPI_Comm comm, int nt, int iters)
+{
+    double t_mpi = 0, t_omp = 0;
+    long check = 0;
+    int omp_sum = 0;
+#pragma omp parallel num_threads(nt)
+    {
+        int rank, sum = 0;
+        MPIX_Threadcomm_start(comm);
+        MPI_Comm_rank(comm, &rank);
+#pragma omp barrier
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            int v = rank + i;
+            MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, comm);
+        }
+        MPI_Barrier(comm);
+        double t1 = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+#pragma omp for reduction(+ : omp_sum) schedule(static)
+            for (int t = 0; t < nt; t++)
+                omp_sum += t + i;
+        }
+        double t2 = MPI_Wtime();
+        if (rank == 0) {
+            t_mpi = t1 - t0;
+            t_omp = t2 - t1;
+            check = sum;
+        }
+        MPIX_Threadcomm_finish(comm);
+    }
+    long expect = (long)nt * (iters - 1) + (long)nt * (nt - 1) / 2;
+    if (check != expect)
+        printf("reduce: WRONG RESULT %ld, expected %ld\n", check, expect);
+    printf("reduce %d %.3f %.3f %.2f\n", nt, t_mpi / iters * 1e6, t_omp / iters * 1e6,
+           t_mpi / t_omp);
+}
+
+int main(int argc, char **argv)
+{
+    int nt = argc > 1 ? atoi(argv[1]) : omp_get_num_procs();
+    int iters = argc > 2 ? atoi(argv[2]) : 100000;
+    MPI_Init(&argc, &argv);
+    MPIX_Threadcomm_init(MPI_COMM_SELF, 2, &tc);
+    printf("latency 2 %.3f\n", pingpong(iters));
+    printf("bw 2 %.1f\n", bandwidth(iters / 1000 > 10 ? iters / 1000 : 10));
+    MPIX_Threadcomm_free(&tc);
+    MPI_Comm comm;
+    MPIX_Threadcomm_init(MPI_COMM_SELF, nt, &comm);
+    barriers(comm, nt, iters);
+    reduces(comm, nt, iters);
+    MPIX_Threadcomm_free(&comm);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,71 @@
+//! Which thread communicators the calling thread is a rank of (`MPIX_Threadcomm_start` until
+//! `MPIX_Threadcomm_finish`): thread-local, so finding one's rank takes no lock and touches
+//! no shared cache line. Part of the lookup layer: `objects.rs` asks it whether a thread
+//! communicator is used inside its region, and the `api/` files route calls through it.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use weft_core::error::{ErrorClass, MpiError};
+use weft_core::object::Comm;
+use weft_core::threadcomm::ThreadComm;
+
+use crate::ctypes::MPI_Comm;
+
+struct Entry {
+    handle: MPI_Comm,
+    comm: Arc<Comm>,
+    rank: u32,
+}
+
+thread_local! {
+    static ACTIVE: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Run `f` with the thread communicator `handle` names and this thread's rank in it, if
+/// this thread is inside its region; `None` otherwise (one thread-local read when the thread
+/// is in no region). `f` must not start or finish a thread communicator.
+#[inline]
+pub fn with<R>(handle: MPI_Comm, f: impl FnOnce(&Comm, &Arc<ThreadComm>, u32) -> R) -> Option<R> {
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        let e = a.iter().find(|e| e.handle == handle)?;
+        let tc = e.comm.thread.as_ref()?;
+        Some(f(&e.comm, tc, e.rank))
+    })
+}
+
+/// Whether this thread is a rank of `handle`'s thread communicator now.
+pub fn is_inside(handle: MPI_Comm) -> bool {
+    with(handle, |_, _, _| ()).is_some()
+}
+
+/// Record that this thread is `rank` of `handle` (start).
+pub fn enter(handle: MPI_Comm, comm: Arc<Comm>, rank: u32) {
+    ACTIVE.with(|a| a.borrow_mut().push(Entry { handle, comm, rank }));
+}
+
+/// Forget this thread's rank in `handle` (finish).
+pub fn leave(handle: MPI_Comm) {
+    ACTIVE.with(|a| a.borrow_mut().retain(|e| e.handle != handle));
+}
+
+/// The error for a thread communicator passed to a function that does not handle one:
+/// outside its region it is a misuse, inside a function Weft does not do on threads yet.
+#[cold]
+pub fn misuse(handle: MPI_Comm, func: &str) -> MpiError {
+    if is_inside(handle) {
+        MpiError::new(
+            ErrorClass::UnsupportedOperation,
+            format!("{func}(comm): not supported on a thread communicator in Weft yet"),
+        )
+    } else {
+        MpiError::new(
+            ErrorClass::Comm,
+            format!(
+                "{func}(comm): a thread communicator can only be used by its threads between \
+                 MPIX_Threadcomm_start and MPIX_Threadcomm_finish"
+            ),
+        )
+    }
+}

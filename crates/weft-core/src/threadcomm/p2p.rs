@@ -1,0 +1,261 @@
+//! Point-to-point between the thread ranks of one process: the `thread` transport.
+//!
+//! Each rank has a lock-free queue (`queue::Mpsc`) that every sender pushes envelopes onto,
+//! and a private list of posted receives and unexpected messages behind a lock that only its
+//! own thread takes in the common case (a thread waiting on another rank's request may
+//! progress that rank with `try_lock`, never blocking on it). Small messages are copied into
+//! the envelope (eager); larger ones and synchronous sends travel as the sender's buffer, and
+//! the receiver copies once from it into its own, then sets the envelope's `done` flag that the
+//! sender waits for.
+#![forbid(unsafe_code)]
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use super::queue::Mpsc;
+use crate::datatype::Buf;
+use crate::error::ErrorClass;
+use crate::message::{SourceSel, Status, TagSel};
+
+/// Largest message copied into its envelope; larger ones are copied once, by the receiver,
+/// straight from the sender's buffer.
+pub const EAGER_MAX: usize = 16 * 1024;
+
+/// A message whose data the receiver copies from the sender's buffer.
+#[derive(Debug)]
+pub struct Direct {
+    pub buf: Buf,
+    /// Set by the receiver once it copied (the sender's buffer is free again).
+    pub done: AtomicBool,
+}
+
+#[derive(Debug)]
+enum Payload {
+    Eager(Vec<u8>),
+    Direct(Arc<Direct>),
+}
+
+impl Payload {
+    fn len(&self) -> usize {
+        match self {
+            Payload::Eager(v) => v.len(),
+            Payload::Direct(d) => d.buf.len(),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Envelope {
+    src: u32,
+    tag: i32,
+    payload: Payload,
+}
+
+/// A receive waiting for its message.
+#[derive(Debug)]
+pub struct PostedRecv {
+    source: SourceSel,
+    tag: TagSel,
+    buf: Buf,
+    /// Set once matched and copied.
+    pub status: OnceLock<Status>,
+}
+
+impl PostedRecv {
+    fn matches(&self, e: &Envelope) -> bool {
+        matches(self.source, self.tag, e)
+    }
+}
+
+fn matches(source: SourceSel, tag: TagSel, e: &Envelope) -> bool {
+    (match source {
+        SourceSel::Any => true,
+        SourceSel::Rank(r) => r == e.src,
+    }) && (match tag {
+        TagSel::Any => true,
+        TagSel::Tag(t) => t == e.tag,
+    })
+}
+
+/// What only the rank itself (or one thread progressing it) touches.
+#[derive(Debug, Default)]
+pub(super) struct Local {
+    unexpected: VecDeque<Envelope>,
+    posted: VecDeque<Arc<PostedRecv>>,
+    incoming: VecDeque<Envelope>,
+}
+
+/// One thread rank's mailbox.
+#[derive(Default)]
+pub(super) struct Mailbox {
+    queue: Mpsc<Envelope>,
+    local: Mutex<Local>,
+}
+
+fn lock(m: &Mutex<Local>) -> MutexGuard<'_, Local> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Copy `e`'s data into `buf`; the receive's status.
+fn deliver(e: Envelope, buf: &Buf) -> Status {
+    let len = e.payload.len();
+    let n = len.min(buf.len());
+    match &e.payload {
+        Payload::Eager(v) => buf.unpack(0, &v[..n]),
+        Payload::Direct(d) => {
+            d.buf.copy_to(buf, n);
+            d.done.store(true, Ordering::Release);
+        }
+    }
+    let mut status = Status {
+        source: e.src as i32,
+        tag: e.tag,
+        bytes: n as u64,
+        ..Status::default()
+    };
+    if len > buf.len() {
+        status.error = ErrorClass::Truncate as i32;
+    } else if buf.ends_inside_element(n as u64) {
+        status.error = ErrorClass::Type as i32;
+    }
+    status
+}
+
+impl Mailbox {
+    /// Queue a message from `src` (any thread).
+    pub(super) fn push(&self, src: u32, tag: i32, buf: &Buf, direct: bool) -> Option<Arc<Direct>> {
+        if direct {
+            let d = Arc::new(Direct {
+                buf: *buf,
+                done: AtomicBool::new(false),
+            });
+            self.queue.push(Envelope {
+                src,
+                tag,
+                payload: Payload::Direct(d.clone()),
+            });
+            Some(d)
+        } else {
+            let mut v = vec![0u8; buf.len()];
+            buf.pack(0, &mut v);
+            self.queue.push(Envelope {
+                src,
+                tag,
+                payload: Payload::Eager(v),
+            });
+            None
+        }
+    }
+
+    /// Match what arrived against the posted receives (in order), keeping the rest as
+    /// unexpected. Returns whether anything arrived.
+    fn progress_locked(&self, l: &mut Local) -> bool {
+        let mut incoming = std::mem::take(&mut l.incoming);
+        if self.queue.take_all(&mut incoming) == 0 {
+            l.incoming = incoming;
+            return false;
+        }
+        while let Some(e) = incoming.pop_front() {
+            match l.posted.iter().position(|p| p.matches(&e)) {
+                Some(i) => {
+                    let p = l.posted.remove(i).expect("position is in range");
+                    let s = deliver(e, &p.buf);
+                    let _ = p.status.set(s);
+                }
+                None => l.unexpected.push_back(e),
+            }
+        }
+        l.incoming = incoming;
+        true
+    }
+
+    /// Progress from a thread that may not be the owner: skipped when someone else holds it.
+    pub(super) fn try_progress(&self) {
+        if let Ok(mut l) = self.local.try_lock() {
+            self.progress_locked(&mut l);
+        }
+    }
+
+    /// Post a receive: matched at once against an unexpected message if one fits, else
+    /// queued (and completed by a later progress).
+    pub(super) fn post(&self, source: SourceSel, tag: TagSel, buf: Buf) -> Arc<PostedRecv> {
+        let p = Arc::new(PostedRecv {
+            source,
+            tag,
+            buf,
+            status: OnceLock::new(),
+        });
+        let mut l = lock(&self.local);
+        self.progress_locked(&mut l);
+        // No posted receive matches an unexpected message (each took the first that fitted
+        // when posted, and progress gives arrivals to posted receives first), so this one
+        // may take the oldest that fits.
+        if let Some(i) = l.unexpected.iter().position(|e| p.matches(e)) {
+            let e = l.unexpected.remove(i).expect("position is in range");
+            let _ = p.status.set(deliver(e, &p.buf));
+            return p;
+        }
+        l.posted.push_back(p.clone());
+        p
+    }
+
+    /// Progress until `p` completed.
+    pub(super) fn wait(&self, p: &PostedRecv) -> Status {
+        let mut spins = 0u32;
+        loop {
+            if let Some(s) = p.status.get() {
+                return *s;
+            }
+            if !self.progress_locked(&mut lock(&self.local)) {
+                super::idle(&mut spins);
+            }
+        }
+    }
+
+    /// The status of the first unexpected message `source`/`tag` match, if any (probe).
+    pub(super) fn probe(&self, source: SourceSel, tag: TagSel) -> Option<Status> {
+        let mut l = lock(&self.local);
+        self.progress_locked(&mut l);
+        l.unexpected
+            .iter()
+            .find(|e| matches(source, tag, e))
+            .map(|e| Status {
+                source: e.src as i32,
+                tag: e.tag,
+                bytes: e.payload.len() as u64,
+                ..Status::default()
+            })
+    }
+
+    /// Whether receives are posted and not matched yet.
+    pub(super) fn has_posted(&self) -> bool {
+        !lock(&self.local).posted.is_empty()
+    }
+
+    /// Drop everything (after the region ended; an erroneous program's leftovers). Direct
+    /// messages are marked done so no sender waits forever.
+    pub(super) fn clear(&self) {
+        let mut l = lock(&self.local);
+        self.progress_locked(&mut l);
+        for e in l.unexpected.drain(..) {
+            if let Payload::Direct(d) = e.payload {
+                d.done.store(true, Ordering::Release);
+            }
+        }
+        l.posted.clear();
+    }
+}
+
+/// Wait until the receiver copied a direct message.
+pub(super) fn wait_direct(d: &Direct) {
+    let mut spins = 0u32;
+    while !d.done.load(Ordering::Acquire) {
+        super::idle(&mut spins);
+    }
+}
+
+/// The envelope is sent as the sender's buffer (receiver copies once) rather than copied.
+pub(super) fn goes_direct(len: usize, synchronous: bool) -> bool {
+    synchronous || len > EAGER_MAX
+}
