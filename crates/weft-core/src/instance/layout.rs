@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use weft_pmi::PmiClient;
 
 use super::psets::{self, name_matches, ProcessSet, SELF, SHARED, WORLD};
+use crate::config::NodesOverride;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 
 /// A process's rank in the job.
@@ -160,7 +161,12 @@ static PMI: OnceLock<Mutex<PmiClient>> = OnceLock::new();
 /// The job layout, learnt from the launcher once per process.
 static JOB: OnceLock<JobLayout> = OnceLock::new();
 
-pub(super) fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
+/// The job layout, learnt from the launcher once per process; `nodes` (`WEFT_NODES`)
+/// replaces the launcher's node map with logical nodes.
+pub(super) fn job_layout(
+    version: Option<u8>,
+    nodes: Option<NodesOverride>,
+) -> MpiResult<&'static JobLayout> {
     if let Some(job) = JOB.get() {
         return Ok(job);
     }
@@ -170,7 +176,10 @@ pub(super) fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
             format!("cannot reach the process manager: {e}"),
         )
     })?;
-    let node_of = pmi.node_of_ranks().map_err(pmi_error)?;
+    let node_of = match nodes {
+        Some(nodes) => nodes.node_of(pmi.size()),
+        None => pmi.node_of_ranks().map_err(pmi_error)?,
+    };
     let job = JobLayout {
         rank: pmi.rank(),
         size: pmi.size(),

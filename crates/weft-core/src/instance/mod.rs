@@ -174,7 +174,7 @@ impl Instance {
                 CONFIG.get_or_init(|| config).clone()
             }
         };
-        let job = job_layout(config.pmi_version)?;
+        let job = job_layout(config.pmi_version, config.nodes)?;
         let threaded = level.concurrent() || calls_may_overlap();
         let mut carried =
             std::mem::take(&mut *CARRIED.lock().unwrap_or_else(|p| p.into_inner())).into_iter();
