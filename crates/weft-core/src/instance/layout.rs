@@ -146,6 +146,21 @@ fn pmi_error(e: weft_pmi::PmiError) -> MpiError {
     MpiError::new(ErrorClass::Other, format!("process manager: {e}"))
 }
 
+/// Put `pairs` into the job's key-value space and wait until every rank of the job has done
+/// the same (a fence: collective over the job).
+pub(super) fn kvs_publish(pairs: &[(String, String)]) -> MpiResult<()> {
+    let mut pmi = launcher()?;
+    for (key, value) in pairs {
+        pmi.put(key, value).map_err(pmi_error)?;
+    }
+    pmi.fence().map_err(pmi_error)
+}
+
+/// What job rank `rank` published under `key`, if anything.
+pub(super) fn kvs_read(rank: ProcId, key: &str) -> MpiResult<Option<String>> {
+    launcher()?.get(rank, key).map_err(pmi_error)
+}
+
 /// The launcher connection, once a bootstrap made it.
 fn launcher() -> MpiResult<MutexGuard<'static, PmiClient>> {
     PMI.get()

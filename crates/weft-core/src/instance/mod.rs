@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod layout;
+mod network;
 pub mod psets;
 pub mod thread_level;
 
@@ -184,6 +185,7 @@ impl Instance {
             .collect();
         let node = job.node_of[job.rank as usize];
         let segment = job.segment_name(node);
+        let ucx = network::ucx_transport(job, config.num_vcis)?;
         let transports = Transports::open(
             job.rank,
             job.size,
@@ -191,6 +193,7 @@ impl Instance {
             &segment,
             total,
             &config,
+            ucx,
         )
         .map_err(|e| MpiError::new(ErrorClass::Other, format!("shared-memory transport: {e}")))?;
         let spin = spin_polls(&config, job.local_ranks().len());
