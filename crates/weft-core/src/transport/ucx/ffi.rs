@@ -110,6 +110,8 @@ extern "C" {
     pub fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
     pub fn ucp_request_free(request: *mut c_void);
     pub fn ucp_get_version_string() -> *const c_char;
+    pub fn ucp_context_print_info(context: Context, stream: *mut libc::FILE);
+    pub fn ucp_cleanup(context: Context);
     pub fn ucs_status_string(status: ucs_status_t) -> *const c_char;
 }
 

@@ -31,6 +31,60 @@ pub fn library_version() -> Option<String> {
     Some(v.to_string_lossy().into_owned())
 }
 
+/// The UCX version this build was compiled against.
+pub const BUILD_VERSION: &str = env!("WEFT_UCX_BUILD_VERSION");
+
+/// The transports and devices UCP finds on this machine under the current `UCX_*`
+/// settings (such as `tcp/lo`, `posix/memory`), from a context made for the purpose.
+pub fn transports_seen() -> std::io::Result<Vec<String>> {
+    let context = new_context()?;
+    let mut text: *mut std::ffi::c_char = std::ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: open_memstream writes the buffer pointer and size it allocates; the stream is
+    // written by UCP and closed once below, before the buffer is read and freed.
+    let info = unsafe {
+        let stream = libc::open_memstream(&mut text, &mut size);
+        if stream.is_null() {
+            ffi::ucp_cleanup(context);
+            return Err(std::io::Error::last_os_error());
+        }
+        ffi::ucp_context_print_info(context, stream);
+        libc::fclose(stream);
+        ffi::ucp_cleanup(context);
+        let info = std::slice::from_raw_parts(text as *const u8, size).to_vec();
+        libc::free(text as *mut c_void);
+        info
+    };
+    Ok(String::from_utf8_lossy(&info)
+        .lines()
+        .filter(|l| l.contains("resource"))
+        .filter_map(|l| l.split("-- ").nth(1))
+        .map(|t| t.trim().to_owned())
+        .collect())
+}
+
+/// A UCP context for tagged messages, configured from the environment (`UCX_*`).
+fn new_context() -> std::io::Result<ffi::Context> {
+    let params = ffi::ucp_params_t {
+        field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
+        features: ffi::UCP_FEATURE_TAG,
+        rest: [0; 32],
+    };
+    let mut context: ffi::Context = std::ptr::null_mut();
+    // SAFETY: params is a valid ucp_params_t whose field_mask names only set fields; a
+    // null config makes UCP read its configuration from the environment (UCX_*).
+    check("init", unsafe {
+        ffi::ucp_init_version(
+            ffi::UCP_API_MAJOR,
+            ffi::UCP_API_MINOR,
+            &params,
+            std::ptr::null(),
+            &mut context,
+        )
+    })?;
+    Ok(context)
+}
+
 fn status_text(status: ffi::ucs_status_t) -> String {
     // SAFETY: ucs_status_string returns a static NUL-terminated string for any status.
     unsafe { CStr::from_ptr(ffi::ucs_status_string(status)) }
@@ -102,23 +156,7 @@ impl UcxTransport {
     /// A UCP context with `nworkers` workers, for a job of `job_size` ranks (peers' addresses
     /// are given later with `set_peer`).
     pub fn open(nworkers: usize, job_size: u32) -> std::io::Result<UcxTransport> {
-        let params = ffi::ucp_params_t {
-            field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
-            features: ffi::UCP_FEATURE_TAG,
-            rest: [0; 32],
-        };
-        let mut context: ffi::Context = std::ptr::null_mut();
-        // SAFETY: params is a valid ucp_params_t whose field_mask names only set fields; a
-        // null config makes UCP read its configuration from the environment (UCX_*).
-        check("init", unsafe {
-            ffi::ucp_init_version(
-                ffi::UCP_API_MAJOR,
-                ffi::UCP_API_MINOR,
-                &params,
-                std::ptr::null(),
-                &mut context,
-            )
-        })?;
+        let context = new_context()?;
         let mut workers = Vec::with_capacity(nworkers);
         for _ in 0..nworkers {
             let wparams = ffi::ucp_worker_params_t {
