@@ -2,7 +2,7 @@
  * logical node, 2,3 the other): rank 0 takes every message with MPI_ANY_SOURCE, small ones
  * (eager) and large ones (rendezvous) from its node peer (shared memory) and from the other
  * node (UCX), and checks contents and per-sender order. Also checks the node map itself:
- * MPI_COMM_TYPE_SHARED splits into the logical nodes. */
+ * MPI_COMM_TYPE_SHARED splits into the logical nodes, of argv[1] ranks each. */
 #include "wtest.h"
 #include <stdlib.h>
 
@@ -21,7 +21,7 @@ int main(int argc, char **argv)
     EXPECT_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     int node_size;
     MPI_Comm_size(node, &node_size);
-    CHECK_INT(node_size, size / 2);
+    CHECK_INT(node_size, argc > 1 ? atoi(argv[1]) : 0);
     MPI_Comm_free(&node);
 
     int *buf = malloc(LARGE * sizeof(int));
@@ -56,5 +56,6 @@ int main(int argc, char **argv)
     }
     free(buf);
     MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_OK(MPI_Finalize());
     return wtest_finish();
 }
