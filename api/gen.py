@@ -484,9 +484,10 @@ def file_access_call(f):
 
 
 def twin_key(name):
-    """The shared implementation of a function and its `_c` twin: `MPI_Type_size_c` ->
-    `type_size`."""
-    return re.sub(r"^(MPI|MPIX)_", "", name).removesuffix("_c").lower()
+    """The shared implementation of a function, its `_c` twin and its MPI-3 `_x` form:
+    `MPI_Type_size_c` -> `type_size`."""
+    base = re.sub(r"^(MPI|MPIX)_", "", name)
+    return re.sub(r"_(c|x)$", "", base).lower()
 
 
 def render_rust(funcs, exports):

@@ -871,14 +871,6 @@ pub(crate) unsafe fn type_size<C: Int>(
     unsafe { write(size, C::or_undefined(t.size as i64), func, "size") }
 }
 
-pub(crate) unsafe fn mpi_type_size_x(
-    datatype: MPI_Datatype,
-    size: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { type_size(datatype, size, "MPI_Type_size_x") }
-}
-
 /// Write a pair of outputs after checking both.
 ///
 /// # Safety
@@ -921,15 +913,6 @@ pub(crate) unsafe fn type_get_extent<D: Int>(
     unsafe { pair(lb, l, extent, e, func, "lb", "extent") }
 }
 
-pub(crate) unsafe fn mpi_type_get_extent_x(
-    datatype: MPI_Datatype,
-    lb: *mut MPI_Count,
-    extent: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_x") }
-}
-
 /// `MPI_Type_get_true_extent`, its `_c` twin and the `_x` form.
 ///
 /// # Safety
@@ -947,15 +930,6 @@ pub(crate) unsafe fn type_get_true_extent<D: Int>(
     );
     // SAFETY: forwarded caller contract.
     unsafe { pair(true_lb, l, true_extent, e, func, "true_lb", "true_extent") }
-}
-
-pub(crate) unsafe fn mpi_type_get_true_extent_x(
-    datatype: MPI_Datatype,
-    true_lb: *mut MPI_Count,
-    true_extent: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_x") }
 }
 
 pub(crate) unsafe fn mpi_type_set_name(
@@ -1217,38 +1191,6 @@ pub(crate) unsafe fn get_elements<C: Int>(
     unsafe { write(count, C::or_undefined(v), func, "count") }
 }
 
-pub(crate) unsafe fn mpi_get_elements_x(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { get_elements(status, datatype, count, "MPI_Get_elements_x") }
-}
-
-unsafe fn set_elements(
-    s: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: MPI_Count,
-    func: &str,
-) -> MpiResult<()> {
-    let t = type_of(datatype, func, "datatype")?;
-    let n = count_arg(count, func, "count")? as u64;
-    let bytes = t.bytes_of_elements(n).ok_or_else(|| {
-        err(
-            ErrorClass::Count,
-            format!("{func}(count={count}): the byte count overflows"),
-        )
-    })?;
-    non_null(s, func, "status")?;
-    // SAFETY: checked non-null; writable per the caller.
-    let c = unsafe { &mut *s };
-    let mut st = status::from_c(c);
-    st.bytes = bytes;
-    status::to_c(&st, c, true);
-    Ok(())
-}
-
 /// `MPI_Status_set_elements`, its `_c` twin and the `_x` form.
 ///
 /// # Safety
@@ -1259,17 +1201,22 @@ pub(crate) unsafe fn status_set_elements<C: Int>(
     count: C,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count.get(), func) }
-}
-
-pub(crate) unsafe fn mpi_status_set_elements_x(
-    status: *mut MPI_Status,
-    datatype: MPI_Datatype,
-    count: MPI_Count,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { set_elements(status, datatype, count, "MPI_Status_set_elements_x") }
+    let count = count.get();
+    let t = type_of(datatype, func, "datatype")?;
+    let n = count_arg(count, func, "count")? as u64;
+    let bytes = t.bytes_of_elements(n).ok_or_else(|| {
+        err(
+            ErrorClass::Count,
+            format!("{func}(count={count}): the byte count overflows"),
+        )
+    })?;
+    non_null(status, func, "status")?;
+    // SAFETY: checked non-null; writable per the caller.
+    let c = unsafe { &mut *status };
+    let mut st = status::from_c(c);
+    st.bytes = bytes;
+    status::to_c(&st, c, true);
+    Ok(())
 }
 
 /// `committed` re-exported for the pack and iov modules.

@@ -1664,7 +1664,7 @@ pub unsafe extern "C" fn PMPI_Get_elements_c(status: *const MPI_Status, datatype
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_x(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_x.
-    call("MPI_Get_elements_x", Scope::Default, || unsafe { crate::api::datatype::mpi_get_elements_x(status, datatype, count) })
+    call("MPI_Get_elements_x", Scope::Default, || unsafe { crate::api::datatype::get_elements(status, datatype, count, "MPI_Get_elements_x") })
 }
 
 #[no_mangle]
@@ -3161,7 +3161,7 @@ pub unsafe extern "C" fn PMPI_Status_set_elements_c(status: *mut MPI_Status, dat
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Status_set_elements_x(status: *mut MPI_Status, datatype: MPI_Datatype, count: MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Status_set_elements_x.
-    call("MPI_Status_set_elements_x", Scope::Default, || unsafe { crate::api::datatype::mpi_status_set_elements_x(status, datatype, count) })
+    call("MPI_Status_set_elements_x", Scope::Default, || unsafe { crate::api::datatype::status_set_elements(status, datatype, count, "MPI_Status_set_elements_x") })
 }
 
 #[no_mangle]
@@ -3728,7 +3728,7 @@ pub unsafe extern "C" fn PMPI_Type_get_extent_c(datatype: MPI_Datatype, lb: *mut
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_x.
-    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_extent_x(datatype, lb, extent) })
+    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_x") })
 }
 
 #[no_mangle]
@@ -3752,7 +3752,7 @@ pub unsafe extern "C" fn PMPI_Type_get_true_extent_c(datatype: MPI_Datatype, tru
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_x.
-    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_true_extent_x(datatype, true_lb, true_extent) })
+    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_x") })
 }
 
 #[no_mangle]
@@ -3806,7 +3806,7 @@ pub unsafe extern "C" fn PMPI_Type_size_c(datatype: MPI_Datatype, size: *mut MPI
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_size_x(datatype: MPI_Datatype, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_size_x.
-    call("MPI_Type_size_x", Scope::Default, || unsafe { crate::api::datatype::mpi_type_size_x(datatype, size) })
+    call("MPI_Type_size_x", Scope::Default, || unsafe { crate::api::datatype::type_size(datatype, size, "MPI_Type_size_x") })
 }
 
 #[no_mangle]

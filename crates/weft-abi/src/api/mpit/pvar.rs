@@ -300,24 +300,41 @@ fn no_write(func: &str, p: &Pvar) -> weft_core::MpiError {
     )
 }
 
+/// Start, stop or reset one handle or all (`MPI_T_PVAR_ALL_HANDLES`: continuous variables are
+/// passed over, as they can be neither started, stopped nor reset).
+fn counter_op(
+    session: MPI_T_pvar_session,
+    handle: MPI_T_pvar_handle,
+    func: &str,
+    refused: fn(&str, &Pvar) -> weft_core::MpiError,
+    op: fn(&mut PvarHandle),
+) -> MpiResult<()> {
+    check_init(func)?;
+    on_handles(
+        session,
+        handle,
+        func,
+        |h| h.pvar.continuous(),
+        |h| {
+            if h.pvar.continuous() {
+                return Err(refused(func, h.pvar));
+            }
+            op(h);
+            Ok(())
+        },
+    )
+}
+
 pub(crate) fn mpi_t_pvar_start(
     session: MPI_T_pvar_session,
     handle: MPI_T_pvar_handle,
 ) -> MpiResult<()> {
-    const F: &str = "MPI_T_pvar_start";
-    check_init(F)?;
-    on_handles(
+    counter_op(
         session,
         handle,
-        F,
-        |h| h.pvar.continuous(),
-        |h| {
-            if h.pvar.continuous() {
-                return Err(no_startstop(F, h.pvar));
-            }
-            h.start();
-            Ok(())
-        },
+        "MPI_T_pvar_start",
+        no_startstop,
+        PvarHandle::start,
     )
 }
 
@@ -325,20 +342,12 @@ pub(crate) fn mpi_t_pvar_stop(
     session: MPI_T_pvar_session,
     handle: MPI_T_pvar_handle,
 ) -> MpiResult<()> {
-    const F: &str = "MPI_T_pvar_stop";
-    check_init(F)?;
-    on_handles(
+    counter_op(
         session,
         handle,
-        F,
-        |h| h.pvar.continuous(),
-        |h| {
-            if h.pvar.continuous() {
-                return Err(no_startstop(F, h.pvar));
-            }
-            h.stop();
-            Ok(())
-        },
+        "MPI_T_pvar_stop",
+        no_startstop,
+        PvarHandle::stop,
     )
 }
 
@@ -346,22 +355,10 @@ pub(crate) fn mpi_t_pvar_reset(
     session: MPI_T_pvar_session,
     handle: MPI_T_pvar_handle,
 ) -> MpiResult<()> {
-    const F: &str = "MPI_T_pvar_reset";
-    check_init(F)?;
-    on_handles(
-        session,
-        handle,
-        F,
-        |h| h.pvar.continuous(),
-        |h| {
-            if h.pvar.continuous() {
-                return Err(no_write(F, h.pvar));
-            }
-            let n = h.kept.len();
-            h.set(vec![0; n]);
-            Ok(())
-        },
-    )
+    counter_op(session, handle, "MPI_T_pvar_reset", no_write, |h| {
+        let n = h.kept.len();
+        h.set(vec![0; n]);
+    })
 }
 
 fn single(handle: MPI_T_pvar_handle, func: &str) -> MpiResult<()> {
