@@ -349,6 +349,18 @@ def cargo_tests(runner):
 LAUNCHERS = ("weft", "hydra")
 
 
+def has_ucx(prefix, _known={}):
+    """Whether the Weft installed under `prefix` has its UCX transport (as weft-info says)."""
+    if prefix not in _known:
+        try:
+            out = subprocess.run([os.path.join(prefix, "bin", "weft-info")], capture_output=True,
+                                 text=True, timeout=30).stdout
+        except OSError:
+            out = ""
+        _known[prefix] = any(l.split()[:2] == ["ucx", "built"] for l in out.splitlines())
+    return _known[prefix]
+
+
 class CTest:
     lang = "c"
 
@@ -457,15 +469,7 @@ class CSuite:
         self.mpicc = os.path.join(prefix, "bin", "mpicc" if lang == "c" else "mpifort")
 
     def has_ucx(self):
-        """Whether the installed Weft has its UCX transport (as weft-info reports it)."""
-        if not hasattr(self, "_ucx"):
-            info = os.path.join(self.prefix, "bin", "weft-info")
-            try:
-                out = subprocess.run([info], capture_output=True, text=True, timeout=30).stdout
-            except OSError:
-                out = ""
-            self._ucx = any(l.split()[:2] == ["ucx", "built"] for l in out.splitlines())
-        return self._ucx
+        return has_ucx(self.prefix)
 
     def launcher_cmd(self, n, prog, args):
         if self.launcher == "weft":
@@ -1090,6 +1094,8 @@ class Checks:
         cc = os.environ.get("CC", "cc")
         inc = "-I" + os.path.join(self.prefix, "include")
         native = ["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s"]
+        if has_ucx(self.prefix):  # the ucx transport needs UCX's libraries (docs/multinode.md)
+            native = run(["pkg-config", "--libs", "ucx"], timeout=30, check_leftovers=False).out.split() + native
         problems, log = [], []
         hello = os.path.join(self.work, "hello_static")
         b = run([cc, inc, "-o", hello, os.path.join(REPO, "examples", "hello.c"), lib, *native],
