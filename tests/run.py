@@ -64,6 +64,8 @@ OPTIONs:
   no-marker           do not require the ` No Errors` line (for programs that do not print it)
   max-time=S          the job must end within S seconds (wall clock, launch included)
   launcher=L          run only under launcher L (weft or hydra); otherwise SKIP
+  requires=ucx        run only when Weft was built with its UCX transport (weft-info says so);
+                      otherwise SKIP
 Any option may be prefixed with a launcher name and a colon (`weft:expect-stderr=rank 3`,
 `hydra:expect-exit=nonzero`) to apply only under that launcher; a prefixed option replaces the
 unprefixed one of the same name.
@@ -348,6 +350,18 @@ def cargo_tests(runner):
 LAUNCHERS = ("weft", "hydra")
 
 
+def has_ucx(prefix, _known={}):
+    """Whether the Weft installed under `prefix` has its UCX transport (as weft-info says)."""
+    if prefix not in _known:
+        try:
+            out = subprocess.run([os.path.join(prefix, "bin", "weft-info")], capture_output=True,
+                                 text=True, timeout=30).stdout
+        except OSError:
+            out = ""
+        _known[prefix] = any(l.split()[:2] == ["ucx", "built"] for l in out.splitlines())
+    return _known[prefix]
+
+
 class CTest:
     lang = "c"
 
@@ -388,7 +402,8 @@ def parse_manifest(path, area):
                     scope, w = m.group(1), m.group(2)
                 key, eq, value = w.partition("=")
                 known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
-                         "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher"}
+                         "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher",
+                         "requires"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
@@ -423,6 +438,8 @@ def check_option(key, value):
         return "K=V expected"
     if key == "launcher" and value not in LAUNCHERS:
         return f"one of {', '.join(LAUNCHERS)}"
+    if key == "requires" and value != "ucx":
+        return "only `ucx`"
     return None
 
 
@@ -452,6 +469,9 @@ class CSuite:
         self.root = os.path.join(TESTS, lang)
         self.build_dir = os.path.join(prefix, "tests", lang)
         self.mpicc = os.path.join(prefix, "bin", "mpicc" if lang == "c" else "mpifort")
+
+    def has_ucx(self):
+        return has_ucx(self.prefix)
 
     def launcher_cmd(self, n, prog, args):
         if self.launcher == "weft":
@@ -503,6 +523,9 @@ class CSuite:
             only = opts.get("launcher")
             if only and self.launcher not in only:
                 self.runner.report(t.full, Outcome(True, skipped=f"runs only under {'/'.join(only)}"), 0)
+                continue
+            if "ucx" in opts.get("requires", []) and not self.has_ucx():
+                self.runner.report(t.full, Outcome(True, skipped="this build has no UCX transport (libucx-dev absent when it was built)"), 0)
                 continue
             todo.append((t, opts))
         if self.launcher == "hydra" and not os.path.exists(self.launcher_cmd(1, "", [])[0]):
@@ -1075,6 +1098,8 @@ class Checks:
         cc = os.environ.get("CC", "cc")
         inc = "-I" + os.path.join(self.prefix, "include")
         native = ["-lpthread", "-ldl", "-lm", "-lrt", "-lutil", "-lgcc_s"]
+        if has_ucx(self.prefix):  # the ucx transport needs UCX's libraries (docs/multinode.md)
+            native = run(["pkg-config", "--libs", "ucx"], timeout=30, check_leftovers=False).out.split() + native
         problems, log = [], []
         hello = os.path.join(self.work, "hello_static")
         b = run([cc, inc, "-o", hello, os.path.join(REPO, "examples", "hello.c"), lib, *native],

@@ -32,6 +32,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "PMI wire protocol to speak to the launcher: 1, 2, or auto (PMI-2 under Slurm, PMI-1 otherwise)",
     },
     Variable {
+        name: "WEFT_NODES",
+        default: "launcher",
+        meaning: "logical nodes: launcher (the launcher's node map), per-rank (every rank its own node), or K (the ranks in K contiguous blocks); ranks on different nodes talk through UCX, never shared memory",
+    },
+    Variable {
         name: "WEFT_SHM_CELLS",
         default: "64",
         meaning: "cells in each shared-memory receive ring (a power of two, 4..=4096)",
@@ -162,6 +167,31 @@ pub enum LargeMode {
     Cma,
 }
 
+/// How ranks are placed on logical nodes (`WEFT_NODES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodesOverride {
+    /// Every rank its own node.
+    PerRank,
+    /// The ranks in this many contiguous blocks (the first `size % K` blocks one rank larger).
+    Blocks(u32),
+}
+
+impl NodesOverride {
+    /// The node of every rank of a job of `size` ranks.
+    pub fn node_of(self, size: u32) -> Vec<u32> {
+        match self {
+            NodesOverride::PerRank => (0..size).collect(),
+            NodesOverride::Blocks(k) => {
+                let k = k.min(size).max(1);
+                let (base, extra) = (size / k, size % k);
+                (0..k)
+                    .flat_map(|b| std::iter::repeat(b).take((base + u32::from(b < extra)) as usize))
+                    .collect()
+            }
+        }
+    }
+}
+
 /// Where the `WEFT_STATS` table goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StatsOutput {
@@ -183,6 +213,8 @@ pub struct Config {
     /// `None`: chosen at init from the node's load (see `Instance`).
     pub progress_spin: Option<u32>,
     pub pmi_version: Option<u8>,
+    /// `WEFT_NODES`: `None` keeps the launcher's node map.
+    pub nodes: Option<NodesOverride>,
     pub error_backtrace: bool,
     /// Where `WEFT_STATS` prints its table at `MPI_Finalize`, if anywhere.
     pub stats: Option<StatsOutput>,
@@ -205,6 +237,7 @@ impl Default for Config {
             shm_large: LargeMode::Pipeline,
             progress_spin: None,
             pmi_version: None,
+            nodes: None,
             error_backtrace: false,
             stats: None,
             trace: None,
@@ -235,6 +268,22 @@ impl Config {
                 "1" => Some(1),
                 "2" => Some(2),
                 other => return Err(bad("WEFT_PMI_VERSION", other, "1, 2 or auto")),
+            };
+        }
+        if let Some(v) = lookup("WEFT_NODES") {
+            config.nodes = match v.trim() {
+                "launcher" | "" => None,
+                "per-rank" => Some(NodesOverride::PerRank),
+                k => match k.parse::<u32>() {
+                    Ok(k) if k >= 1 => Some(NodesOverride::Blocks(k)),
+                    _ => {
+                        return Err(bad(
+                            "WEFT_NODES",
+                            k,
+                            "launcher, per-rank or a number of nodes >= 1",
+                        ))
+                    }
+                },
             };
         }
         if let Some(v) = lookup("WEFT_SHM_CELLS") {
@@ -292,6 +341,11 @@ impl Config {
                     "WEFT_NUM_VCIS" => self.num_vcis.to_string(),
                     "WEFT_MAX_STREAMS" => self.max_streams.to_string(),
                     "WEFT_PMI_VERSION" => self.pmi_version.map_or("auto".into(), |v| v.to_string()),
+                    "WEFT_NODES" => match self.nodes {
+                        None => "launcher".into(),
+                        Some(NodesOverride::PerRank) => "per-rank".into(),
+                        Some(NodesOverride::Blocks(k)) => k.to_string(),
+                    },
                     "WEFT_SHM_CELLS" => self.shm_cells.to_string(),
                     "WEFT_SHM_CELL_SIZE" => self.shm_cell_size.to_string(),
                     "WEFT_EAGER_MAX" => self
@@ -369,6 +423,7 @@ mod tests {
             ("WEFT_SHM_LARGE", "pipeline"),
             ("WEFT_PROGRESS_SPIN", "5"),
             ("WEFT_MAX_STREAMS", "3"),
+            ("WEFT_NODES", "per-rank"),
         ])
         .unwrap();
         assert_eq!(
@@ -377,6 +432,7 @@ mod tests {
                 num_vcis: 8,
                 max_streams: 3,
                 pmi_version: Some(2),
+                nodes: Some(NodesOverride::PerRank),
                 error_backtrace: true,
                 shm_cells: 128,
                 shm_cell_size: 4096,
@@ -408,6 +464,20 @@ mod tests {
             "not a multiple of 64"
         );
         assert!(parse(&[("WEFT_SHM_LARGE", "fast")]).is_err());
+        assert!(parse(&[("WEFT_NODES", "0")]).is_err());
+        assert!(parse(&[("WEFT_NODES", "some")]).is_err());
+    }
+
+    #[test]
+    fn nodes_override_places_ranks() {
+        assert_eq!(NodesOverride::PerRank.node_of(3), vec![0, 1, 2]);
+        assert_eq!(NodesOverride::Blocks(2).node_of(4), vec![0, 0, 1, 1]);
+        assert_eq!(NodesOverride::Blocks(2).node_of(5), vec![0, 0, 0, 1, 1]);
+        assert_eq!(NodesOverride::Blocks(8).node_of(3), vec![0, 1, 2]);
+        assert_eq!(NodesOverride::Blocks(1).node_of(3), vec![0, 0, 0]);
+        let c = parse(&[("WEFT_NODES", "2")]).unwrap();
+        assert_eq!(c.nodes, Some(NodesOverride::Blocks(2)));
+        assert_eq!(parse(&[("WEFT_NODES", "launcher")]).unwrap().nodes, None);
     }
 
     #[test]

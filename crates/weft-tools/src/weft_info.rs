@@ -24,8 +24,25 @@ const TRANSPORTS: &[(&str, &str)] = &[
         "available: thread ranks of one process (MPIX_Threadcomm): a lock-free queue per \
          rank, eager copy up to 16 KiB, single copy above",
     ),
-    ("ucx", "not built: several nodes over UCX"),
 ];
+
+/// The UCX transport: whether this build has it, and what UCX sees on this machine.
+fn ucx_state() -> String {
+    use weft_core::transport::ucx;
+    let Some(library) = ucx::library_version() else {
+        return "not built (libucx-dev was absent at build time): one node only".into();
+    };
+    let seen = match ucx::transports_seen() {
+        Ok(t) if t.is_empty() => "none".into(),
+        Ok(t) => t.join(" "),
+        Err(e) => format!("none ({e})"),
+    };
+    format!(
+        "built against UCX {}, running {library}: ranks on other nodes; transports seen (UCX_TLS={}): {seen}",
+        ucx::BUILD_VERSION,
+        std::env::var("UCX_TLS").unwrap_or_else(|_| "all".into())
+    )
+}
 
 /// Whether single-copy large messages (cross-memory attach) work on this machine.
 fn cma_state() -> String {
@@ -236,6 +253,7 @@ fn print_all(out: &mut String) -> Result<(), String> {
     for (name, state) in TRANSPORTS {
         let _ = writeln!(out, "  {name:<8} {state}");
     }
+    let _ = writeln!(out, "  {:<8} {}", "ucx", ucx_state());
     let _ = writeln!(out, "  {:<8} {}", "cma", cma_state());
     let _ = writeln!(out, "  {:<8} {}", "io_uring", uring_state());
     let _ = writeln!(

@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use weft_pmi::PmiClient;
 
 use super::psets::{self, name_matches, ProcessSet, SELF, SHARED, WORLD};
+use crate::config::NodesOverride;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 
 /// A process's rank in the job.
@@ -145,6 +146,21 @@ fn pmi_error(e: weft_pmi::PmiError) -> MpiError {
     MpiError::new(ErrorClass::Other, format!("process manager: {e}"))
 }
 
+/// Put `pairs` into the job's key-value space and wait until every rank of the job has done
+/// the same (a fence: collective over the job).
+pub(super) fn kvs_publish(pairs: &[(String, String)]) -> MpiResult<()> {
+    let mut pmi = launcher()?;
+    for (key, value) in pairs {
+        pmi.put(key, value).map_err(pmi_error)?;
+    }
+    pmi.fence().map_err(pmi_error)
+}
+
+/// What job rank `rank` published under `key`, if anything.
+pub(super) fn kvs_read(rank: ProcId, key: &str) -> MpiResult<Option<String>> {
+    launcher()?.get(rank, key).map_err(pmi_error)
+}
+
 /// The launcher connection, once a bootstrap made it.
 fn launcher() -> MpiResult<MutexGuard<'static, PmiClient>> {
     PMI.get()
@@ -160,7 +176,12 @@ static PMI: OnceLock<Mutex<PmiClient>> = OnceLock::new();
 /// The job layout, learnt from the launcher once per process.
 static JOB: OnceLock<JobLayout> = OnceLock::new();
 
-pub(super) fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
+/// The job layout, learnt from the launcher once per process; `nodes` (`WEFT_NODES`)
+/// replaces the launcher's node map with logical nodes.
+pub(super) fn job_layout(
+    version: Option<u8>,
+    nodes: Option<NodesOverride>,
+) -> MpiResult<&'static JobLayout> {
     if let Some(job) = JOB.get() {
         return Ok(job);
     }
@@ -170,7 +191,10 @@ pub(super) fn job_layout(version: Option<u8>) -> MpiResult<&'static JobLayout> {
             format!("cannot reach the process manager: {e}"),
         )
     })?;
-    let node_of = pmi.node_of_ranks().map_err(pmi_error)?;
+    let node_of = match nodes {
+        Some(nodes) => nodes.node_of(pmi.size()),
+        None => pmi.node_of_ranks().map_err(pmi_error)?,
+    };
     let job = JobLayout {
         rank: pmi.rank(),
         size: pmi.size(),

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod layout;
+mod network;
 pub mod psets;
 pub mod thread_level;
 
@@ -190,7 +191,7 @@ impl Instance {
                 CONFIG.get_or_init(|| config).clone()
             }
         };
-        let job = job_layout(config.pmi_version)?;
+        let job = job_layout(config.pmi_version, config.nodes)?;
         let threaded = level.concurrent() || calls_may_overlap();
         let mut carried =
             std::mem::take(&mut *CARRIED.lock().unwrap_or_else(|p| p.into_inner())).into_iter();
@@ -200,6 +201,7 @@ impl Instance {
             .collect();
         let node = job.node_of[job.rank as usize];
         let segment = job.segment_name(node);
+        let ucx = network::ucx_transport(job, config.num_vcis)?;
         let transports = Transports::open(
             job.rank,
             job.size,
@@ -207,6 +209,7 @@ impl Instance {
             &segment,
             total,
             &config,
+            ucx,
         )
         .map_err(|e| MpiError::new(ErrorClass::Other, format!("shared-memory transport: {e}")))?;
         let spin = spin_polls(&config, job.local_ranks().len());

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Comm;
 use crate::transport::shm::coll_area::{CollArea, MAX_RANKS};
-use crate::transport::Route;
+use crate::transport::Transports;
 
 /// Bytes of the broadcast segment name (NUL-padded; all zero: no area).
 pub(crate) const NAME_BYTES: usize = 128;
@@ -24,7 +24,7 @@ pub(crate) fn eligible(comm: &Comm) -> bool {
             .group
             .members()
             .iter()
-            .all(|&p| inst.transports.route(p) != Route::Unreachable)
+            .all(|&p| Transports::is_node_local(inst.transports.route(p)))
 }
 
 /// Rank 0's area for `comm`, created ahead of its first collective (`None` elsewhere, when

@@ -42,7 +42,7 @@ use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::win::{Flavor, Win};
 use crate::object::Comm;
 use crate::transport::shm::win_area::{WinArea, WinLayout, NOTIFY_SLOTS};
-use crate::transport::Route;
+use crate::transport::Transports;
 use access::Reach;
 use epoch::Epochs;
 
@@ -125,7 +125,7 @@ impl WinRma {
             .group
             .members()
             .iter()
-            .any(|&p| inst.transports.route(p) == Route::Unreachable)
+            .any(|&p| !Transports::is_node_local(inst.transports.route(p)))
         {
             return Err(MpiError::new(
                 ErrorClass::UnsupportedOperation,

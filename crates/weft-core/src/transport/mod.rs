@@ -2,11 +2,16 @@
 //! `try_send`/`try_recv`/`watch` move one message (a header the protocol defines, plus a
 //! payload) through it, so the engine never touches a transport's queues. `self` (this rank)
 //! is handled by the protocol layer directly; `shm` reaches processes on this node; `cma` is
-//! the single-copy helper for large messages between them. A thread transport and a network
-//! transport (UCX) come later as further routes behind the same calls.
+//! the single-copy helper for large messages between them; `ucx` reaches processes on other
+//! nodes (compiled in where the build found UCX, `cfg(weft_ucx)`; a stand-in otherwise).
 
 pub mod cma;
 pub mod shm;
+#[cfg(weft_ucx)]
+pub mod ucx;
+#[cfg(not(weft_ucx))]
+#[path = "ucx_absent.rs"]
+pub mod ucx;
 
 /// How a peer (by job rank) is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +20,9 @@ pub enum Route {
     SelfRank,
     /// A process on this node: its index among the node's ranks.
     Shm { local: u32 },
+    /// A process on another node (or this process, when it has no shared memory), through
+    /// the UCX transport.
+    Ucx { rank: u32 },
     /// No transport reaches it (another node; no network transport in this build).
     Unreachable,
     /// A pair ring of the sending VCI (`shm::pair`; `index` into its `PairsOut`): never
@@ -45,6 +53,8 @@ pub struct Transports {
     local_of: Vec<Option<u32>>,
     pub my_local: u32,
     pub shm: Option<ShmTransport>,
+    /// The process's UCX transport, when some rank of the job is on another node.
+    pub ucx: Option<&'static ucx::UcxTransport>,
     /// Largest message sent eagerly.
     pub eager_max: usize,
     /// Largest payload one message through a transport may carry.
@@ -64,6 +74,7 @@ impl Transports {
         segment_name: &str,
         nvcis: usize,
         config: &Config,
+        ucx: Option<&'static ucx::UcxTransport>,
     ) -> io::Result<Transports> {
         let mut local_of = vec![None; job_size as usize];
         for (i, &r) in local_ranks.iter().enumerate() {
@@ -93,6 +104,7 @@ impl Transports {
             local_of,
             my_local,
             shm,
+            ucx,
             eager_max,
             max_payload: cell_payload,
             large: config.shm_large,
@@ -106,19 +118,29 @@ impl Transports {
         }
         match (self.local_of.get(job_rank as usize), &self.shm) {
             (Some(Some(local)), Some(_)) => Route::Shm { local: *local },
+            (Some(None), _) if self.ucx.is_some() => Route::Ucx { rank: job_rank },
             _ => Route::Unreachable,
         }
     }
 
     /// The route through this process's own queues (a message to another of its VCIs):
-    /// the shared-memory transport's, if there is one.
+    /// the shared-memory transport's, else UCX's loopback, if there is either.
     pub fn own_queue(&self) -> Route {
-        match self.shm {
-            Some(_) => Route::Shm {
+        match (&self.shm, self.ucx) {
+            (Some(_), _) => Route::Shm {
                 local: self.my_local,
             },
-            None => Route::Unreachable,
+            (None, Some(_)) => Route::Ucx { rank: self.my_rank },
+            (None, None) => Route::Unreachable,
         }
+    }
+
+    /// Whether `route` goes through shared memory (so the peer shares this node).
+    pub fn is_node_local(route: Route) -> bool {
+        matches!(
+            route,
+            Route::SelfRank | Route::Shm { .. } | Route::Pair { .. }
+        )
     }
 
     /// Whether large messages from other processes may be read with a single copy.
@@ -155,6 +177,10 @@ impl Transports {
             (Route::Shm { local }, Some(shm)) => {
                 shm.ring(local, vci).try_push(&header.encode(), len, fill)
             }
+            (Route::Ucx { rank }, _) => match self.ucx {
+                Some(ucx) => ucx.try_send(rank, vci, &header.encode(), len, fill),
+                None => false,
+            },
             _ => false,
         }
     }
@@ -168,19 +194,31 @@ impl Transports {
         consumer: &mut Consumer,
         consume: impl FnOnce(&H, &[u8]),
     ) -> bool {
-        match &self.shm {
-            Some(shm) => shm
-                .ring(self.my_local, vci)
-                .try_pop(consumer, |header, payload| {
-                    consume(&H::decode(header), payload)
-                }),
+        // `consume` is taken by whichever transport has a message (shm first).
+        let mut consume = Some(consume);
+        if let Some(shm) = &self.shm {
+            let ring = shm.ring(self.my_local, vci);
+            if ring.try_pop(consumer, |header, payload| {
+                (consume.take().expect("called once"))(&H::decode(header), payload)
+            }) {
+                return true;
+            }
+        }
+        match self.ucx {
+            Some(ucx) => ucx.try_recv(vci, |header, payload| {
+                (consume.take().expect("called once"))(&H::decode(header), payload)
+            }),
             None => false,
         }
     }
 
     /// A cheap way to wait for the next arrival on `vci` after `consumer`'s position (one
-    /// load per look), usable without the VCI's lock. `None`: no transport delivers here.
+    /// load per look), usable without the VCI's lock. `None`: no transport delivers here, or
+    /// UCX does (its arrivals are seen only by a progress pass).
     pub fn watch(&self, vci: usize, consumer: &Consumer) -> Option<Watch<'_>> {
+        if self.ucx.is_some() {
+            return None;
+        }
         self.shm.as_ref().map(|shm| Watch {
             ring: shm.ring(self.my_local, vci),
             position: consumer.position(),

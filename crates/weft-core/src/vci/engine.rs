@@ -194,7 +194,8 @@ fn start_send_queued(
         let info = RtsInfo {
             total: len as u64,
             // 0: not contiguous, so not readable with one copy (the receiver pipelines).
-            addr: if buf.is_contiguous() {
+            // (Nor across nodes, where it would not be another process of this node.)
+            addr: if buf.is_contiguous() && Transports::is_node_local(route) {
                 buf.addr() as u64
             } else {
                 0
@@ -272,7 +273,7 @@ pub fn send_control(
         Route::SelfRank => incoming(t, vci, st, &header, payload),
         // Replies go to ranks that reached us, so they are reachable.
         Route::Unreachable => {}
-        Route::Shm { .. } | Route::Pair { .. } => {
+        Route::Shm { .. } | Route::Pair { .. } | Route::Ucx { .. } => {
             if st.pending.is_empty()
                 && push(
                     t,
@@ -403,7 +404,7 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             let total = req.buf.len() as u64;
             let (origin, origin_vci) = reply_to(header);
             let route = route_from(t, st, origin, origin_vci, vci);
-            if let Route::Shm { .. } | Route::Pair { .. } = route {
+            if let Route::Shm { .. } | Route::Pair { .. } | Route::Ucx { .. } = route {
                 st.streams.push(Stream {
                     sreq,
                     route,

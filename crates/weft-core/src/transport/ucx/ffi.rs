@@ -1,0 +1,126 @@
+//! The few UCP (UCX 1.13 API) declarations the transport uses. Parameter structs declare
+//! their leading fields and pad the rest with zeros: UCP reads only the fields their
+//! `field_mask` names.
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+
+pub type ucs_status_t = i8;
+pub const UCS_OK: ucs_status_t = 0;
+pub const UCS_INPROGRESS: ucs_status_t = 1;
+/// `UCS_ERR_LAST`: status pointers at or above `(uintptr_t)UCS_ERR_LAST` are errors.
+const UCS_ERR_LAST: isize = -100;
+
+pub type Context = *mut c_void;
+pub type Worker = *mut c_void;
+pub type Ep = *mut c_void;
+pub type Message = *mut c_void;
+pub type StatusPtr = *mut c_void;
+
+pub const UCP_API_MAJOR: c_uint = 1;
+pub const UCP_API_MINOR: c_uint = 13;
+pub const UCP_PARAM_FIELD_FEATURES: u64 = 1 << 0;
+pub const UCP_FEATURE_TAG: u64 = 1 << 0;
+pub const UCP_WORKER_PARAM_FIELD_THREAD_MODE: u64 = 1 << 0;
+/// `UCS_THREAD_MODE_SERIALIZED`: one thread at a time (each worker is behind a mutex).
+pub const UCS_THREAD_MODE_SERIALIZED: c_int = 1;
+pub const UCP_EP_PARAM_FIELD_REMOTE_ADDRESS: u64 = 1 << 0;
+
+#[repr(C)]
+pub struct ucp_params_t {
+    pub field_mask: u64,
+    pub features: u64,
+    pub rest: [u64; 32],
+}
+
+#[repr(C)]
+pub struct ucp_worker_params_t {
+    pub field_mask: u64,
+    pub thread_mode: c_int,
+    pub rest: [u64; 64],
+}
+
+#[repr(C)]
+pub struct ucp_ep_params_t {
+    pub field_mask: u64,
+    pub address: *const c_void,
+    pub rest: [u64; 64],
+}
+
+/// `ucp_request_param_t` with `op_attr_mask` 0: no callback, the request is polled.
+#[repr(C)]
+pub struct ucp_request_param_t {
+    pub op_attr_mask: u32,
+    pub rest: [u32; 63],
+}
+
+#[repr(C)]
+pub struct ucp_tag_recv_info_t {
+    pub sender_tag: u64,
+    pub length: usize,
+}
+
+#[link(name = "ucp")]
+extern "C" {
+    pub fn ucp_init_version(
+        api_major: c_uint,
+        api_minor: c_uint,
+        params: *const ucp_params_t,
+        config: *const c_void,
+        context: *mut Context,
+    ) -> ucs_status_t;
+    pub fn ucp_worker_create(
+        context: Context,
+        params: *const ucp_worker_params_t,
+        worker: *mut Worker,
+    ) -> ucs_status_t;
+    pub fn ucp_worker_get_address(
+        worker: Worker,
+        address: *mut *mut c_void,
+        length: *mut usize,
+    ) -> ucs_status_t;
+    pub fn ucp_worker_release_address(worker: Worker, address: *mut c_void);
+    pub fn ucp_worker_progress(worker: Worker) -> c_uint;
+    pub fn ucp_ep_create(
+        worker: Worker,
+        params: *const ucp_ep_params_t,
+        ep: *mut Ep,
+    ) -> ucs_status_t;
+    pub fn ucp_tag_send_nbx(
+        ep: Ep,
+        buffer: *const c_void,
+        count: usize,
+        tag: u64,
+        param: *const ucp_request_param_t,
+    ) -> StatusPtr;
+    pub fn ucp_tag_probe_nb(
+        worker: Worker,
+        tag: u64,
+        tag_mask: u64,
+        remove: c_int,
+        info: *mut ucp_tag_recv_info_t,
+    ) -> Message;
+    pub fn ucp_tag_msg_recv_nbx(
+        worker: Worker,
+        buffer: *mut c_void,
+        count: usize,
+        message: Message,
+        param: *const ucp_request_param_t,
+    ) -> StatusPtr;
+    pub fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
+    pub fn ucp_request_free(request: *mut c_void);
+    pub fn ucp_get_version_string() -> *const c_char;
+    pub fn ucp_context_print_info(context: Context, stream: *mut libc::FILE);
+    pub fn ucp_cleanup(context: Context);
+    pub fn ucs_status_string(status: ucs_status_t) -> *const c_char;
+}
+
+/// Whether a status pointer returned by a `_nbx` call is an error.
+pub fn is_err(p: StatusPtr) -> bool {
+    p as usize >= UCS_ERR_LAST as usize
+}
+
+/// A status pointer's error status (`is_err(p)` holds).
+pub fn err_status(p: StatusPtr) -> ucs_status_t {
+    p as isize as ucs_status_t
+}

@@ -1,0 +1,374 @@
+//! The `ucx` transport: messages between ranks on different nodes, over UCP's tagged API.
+//!
+//! One UCP worker per implicit VCI (a message for VCI `v` travels on worker `v % workers` and
+//! carries `v` as its UCP tag); each worker sits behind its own mutex, taken only by the VCI
+//! that uses it. A message is the protocol's wire header followed by its payload, sent with
+//! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size). MPI matching and
+//! ordering stay in Weft's engine: a worker takes arrivals strictly one at a time
+//! (`ucp_tag_probe_nb`, then `ucp_tag_msg_recv_nbx`, and no further probe until that receive
+//! completes), so messages from one peer reach the engine in the order they were sent.
+//!
+//! Workers are made once per process, by its first instance: each worker's address goes into
+//! the launcher's key-value space (hex, in chunks that fit PMI values) and every rank reads
+//! the addresses of the ranks on other nodes after a fence. Endpoints are created on first
+//! use.
+
+mod ffi;
+
+use std::collections::VecDeque;
+use std::ffi::{c_void, CStr};
+use std::sync::{Mutex, MutexGuard};
+
+use super::shm::WIRE_HEADER_BYTES;
+
+/// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
+const MAX_IN_FLIGHT: usize = 1024;
+
+/// The UCP library this build was linked against, as it reports its version.
+pub fn library_version() -> Option<String> {
+    // SAFETY: ucp_get_version_string returns a static NUL-terminated string.
+    let v = unsafe { CStr::from_ptr(ffi::ucp_get_version_string()) };
+    Some(v.to_string_lossy().into_owned())
+}
+
+/// The UCX version this build was compiled against.
+pub const BUILD_VERSION: &str = env!("WEFT_UCX_BUILD_VERSION");
+
+/// The transports and devices UCP finds on this machine under the current `UCX_*`
+/// settings (such as `tcp/lo`, `posix/memory`), from a context made for the purpose.
+pub fn transports_seen() -> std::io::Result<Vec<String>> {
+    let context = new_context()?;
+    let mut text: *mut std::ffi::c_char = std::ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: open_memstream writes the buffer pointer and size it allocates; the stream is
+    // written by UCP and closed once below, before the buffer is read and freed.
+    let info = unsafe {
+        let stream = libc::open_memstream(&mut text, &mut size);
+        if stream.is_null() {
+            ffi::ucp_cleanup(context);
+            return Err(std::io::Error::last_os_error());
+        }
+        ffi::ucp_context_print_info(context, stream);
+        libc::fclose(stream);
+        ffi::ucp_cleanup(context);
+        let info = std::slice::from_raw_parts(text as *const u8, size).to_vec();
+        libc::free(text as *mut c_void);
+        info
+    };
+    Ok(String::from_utf8_lossy(&info)
+        .lines()
+        .filter(|l| l.contains("resource"))
+        .filter_map(|l| l.split("-- ").nth(1))
+        .map(|t| t.trim().to_owned())
+        .collect())
+}
+
+/// A UCP context for tagged messages, configured from the environment (`UCX_*`).
+fn new_context() -> std::io::Result<ffi::Context> {
+    let params = ffi::ucp_params_t {
+        field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
+        features: ffi::UCP_FEATURE_TAG,
+        rest: [0; 32],
+    };
+    let mut context: ffi::Context = std::ptr::null_mut();
+    // SAFETY: params is a valid ucp_params_t whose field_mask names only set fields; a
+    // null config makes UCP read its configuration from the environment (UCX_*).
+    check("init", unsafe {
+        ffi::ucp_init_version(
+            ffi::UCP_API_MAJOR,
+            ffi::UCP_API_MINOR,
+            &params,
+            std::ptr::null(),
+            &mut context,
+        )
+    })?;
+    Ok(context)
+}
+
+fn status_text(status: ffi::ucs_status_t) -> String {
+    // SAFETY: ucs_status_string returns a static NUL-terminated string for any status.
+    unsafe { CStr::from_ptr(ffi::ucs_status_string(status)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn check(what: &str, status: ffi::ucs_status_t) -> std::io::Result<()> {
+    if status == ffi::UCS_OK {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "UCX {what}: {}",
+            status_text(status)
+        )))
+    }
+}
+
+/// A UCP request still running (no callback: polled with `ucp_request_check_status`).
+struct Pending {
+    request: *mut c_void,
+    buffer: Vec<u8>,
+}
+
+struct WorkerState {
+    worker: ffi::Worker,
+    /// Endpoint to each job rank's worker of the same index (null: not created yet).
+    eps: Vec<ffi::Ep>,
+    sends: VecDeque<Pending>,
+    /// The arrival being received; no other is taken before it completes.
+    recv: Option<Pending>,
+}
+
+// SAFETY: a worker is created in UCS_THREAD_MODE_SERIALIZED and is only touched through the
+// mutex around its state, so it moves between threads but is never used by two at once.
+unsafe impl Send for WorkerState {}
+
+impl WorkerState {
+    /// Reap completed sends (in order) and make UCP progress.
+    fn progress(&mut self) {
+        // SAFETY: the worker is live and used by this thread only (under its mutex).
+        unsafe { ffi::ucp_worker_progress(self.worker) };
+        while let Some(front) = self.sends.front() {
+            // SAFETY: the request came from ucp_tag_send_nbx and was not freed yet.
+            let status = unsafe { ffi::ucp_request_check_status(front.request) };
+            if status == ffi::UCS_INPROGRESS {
+                break;
+            }
+            assert!(
+                status == ffi::UCS_OK,
+                "UCX send failed: {} (a peer of another node ended?)",
+                status_text(status)
+            );
+            let done = self.sends.pop_front().expect("front exists");
+            // SAFETY: completed; freed once; the buffer it read is dropped after.
+            unsafe { ffi::ucp_request_free(done.request) };
+        }
+    }
+}
+
+/// The process's UCP context and workers, and the peers' worker addresses.
+pub struct UcxTransport {
+    workers: Vec<Mutex<WorkerState>>,
+    /// For each job rank, the address of each of its workers (empty: same node, or self).
+    peers: Vec<Vec<Vec<u8>>>,
+}
+
+impl UcxTransport {
+    /// A UCP context with `nworkers` workers, for a job of `job_size` ranks (peers' addresses
+    /// are given later with `set_peer`).
+    pub fn open(nworkers: usize, job_size: u32) -> std::io::Result<UcxTransport> {
+        let context = new_context()?;
+        let mut workers = Vec::with_capacity(nworkers);
+        for _ in 0..nworkers {
+            let wparams = ffi::ucp_worker_params_t {
+                field_mask: ffi::UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                thread_mode: ffi::UCS_THREAD_MODE_SERIALIZED,
+                rest: [0; 64],
+            };
+            let mut worker: ffi::Worker = std::ptr::null_mut();
+            // SAFETY: context is live (it is never destroyed: workers live as long as the
+            // process); wparams names only its thread mode.
+            check("worker create", unsafe {
+                ffi::ucp_worker_create(context, &wparams, &mut worker)
+            })?;
+            workers.push(Mutex::new(WorkerState {
+                worker,
+                eps: vec![std::ptr::null_mut(); job_size as usize],
+                sends: VecDeque::new(),
+                recv: None,
+            }));
+        }
+        Ok(UcxTransport {
+            workers,
+            peers: vec![Vec::new(); job_size as usize],
+        })
+    }
+
+    /// The address of each worker, to publish.
+    pub fn addresses(&self) -> std::io::Result<Vec<Vec<u8>>> {
+        (0..self.workers.len())
+            .map(|w| {
+                let state = self.lock(w);
+                let mut addr: *mut c_void = std::ptr::null_mut();
+                let mut len = 0usize;
+                // SAFETY: the worker is live and ours under the lock.
+                check("worker address", unsafe {
+                    ffi::ucp_worker_get_address(state.worker, &mut addr, &mut len)
+                })?;
+                // SAFETY: UCP returned `len` readable bytes at `addr`.
+                let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, len) }.to_vec();
+                // SAFETY: released once, with the worker that made it.
+                unsafe { ffi::ucp_worker_release_address(state.worker, addr) };
+                Ok(bytes)
+            })
+            .collect()
+    }
+
+    /// The worker addresses of job rank `rank` (one per worker, as its `addresses` gave).
+    pub fn set_peer(&mut self, rank: u32, addresses: Vec<Vec<u8>>) {
+        self.peers[rank as usize] = addresses;
+    }
+
+    pub fn workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    fn lock(&self, w: usize) -> MutexGuard<'_, WorkerState> {
+        self.workers[w].lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Send `header` and `len` payload bytes (written by `fill`) to VCI `vci` of job rank
+    /// `rank`. False, having done nothing, when too many sends are in flight.
+    pub fn try_send(
+        &self,
+        rank: u32,
+        vci: usize,
+        header: &[u8; WIRE_HEADER_BYTES],
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
+        let w = vci % self.workers.len();
+        let mut state = self.lock(w);
+        if state.sends.len() >= MAX_IN_FLIGHT {
+            state.progress();
+            if state.sends.len() >= MAX_IN_FLIGHT {
+                return false;
+            }
+        }
+        let ep = self.endpoint(&mut state, w, rank);
+        let mut buffer = vec![0u8; WIRE_HEADER_BYTES + len];
+        buffer[..WIRE_HEADER_BYTES].copy_from_slice(header);
+        fill(&mut buffer[WIRE_HEADER_BYTES..]);
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
+        // SAFETY: ep belongs to this worker (held under its lock); buffer stays alive until
+        // the request completes (kept in `sends` with it).
+        let request = unsafe {
+            ffi::ucp_tag_send_nbx(
+                ep,
+                buffer.as_ptr() as *const c_void,
+                buffer.len(),
+                vci as u64,
+                &param,
+            )
+        };
+        if ffi::is_err(request) {
+            panic!(
+                "UCX send to rank {rank} failed: {}",
+                status_text(ffi::err_status(request))
+            );
+        }
+        if !request.is_null() {
+            state.sends.push_back(Pending { request, buffer });
+        }
+        true
+    }
+
+    fn endpoint(&self, state: &mut WorkerState, w: usize, rank: u32) -> ffi::Ep {
+        let ep = state.eps[rank as usize];
+        if !ep.is_null() {
+            return ep;
+        }
+        let address = self.peers[rank as usize]
+            .get(w)
+            .unwrap_or_else(|| panic!("no UCX address for rank {rank} (worker {w})"));
+        let params = ffi::ucp_ep_params_t {
+            field_mask: ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+            address: address.as_ptr() as *const c_void,
+            rest: [0; 64],
+        };
+        let mut ep: ffi::Ep = std::ptr::null_mut();
+        // SAFETY: the worker is ours under its lock; the address is a worker address the
+        // peer published, alive for the call.
+        let status = unsafe { ffi::ucp_ep_create(state.worker, &params, &mut ep) };
+        if status != ffi::UCS_OK {
+            panic!(
+                "UCX endpoint to rank {rank} failed: {}",
+                status_text(status)
+            );
+        }
+        state.eps[rank as usize] = ep;
+        ep
+    }
+
+    /// Take the next message that arrived for VCI `vci`, if any, and hand its header and
+    /// payload to `consume` (called without the worker's lock: it may send).
+    pub fn try_recv(
+        &self,
+        vci: usize,
+        consume: impl FnOnce(&[u8; WIRE_HEADER_BYTES], &[u8]),
+    ) -> bool {
+        let w = vci % self.workers.len();
+        let message = {
+            let mut state = self.lock(w);
+            state.progress();
+            match Self::take_arrival(&mut state, vci) {
+                Some(m) => m,
+                None => return false,
+            }
+        };
+        let header: &[u8; WIRE_HEADER_BYTES] = message[..WIRE_HEADER_BYTES]
+            .try_into()
+            .expect("a UCX message starts with a wire header");
+        consume(header, &message[WIRE_HEADER_BYTES..]);
+        true
+    }
+
+    /// The next complete arrival for `vci`, receiving it if needed.
+    fn take_arrival(state: &mut WorkerState, vci: usize) -> Option<Vec<u8>> {
+        if let Some(recv) = &state.recv {
+            // SAFETY: the request came from ucp_tag_msg_recv_nbx and was not freed yet.
+            let status = unsafe { ffi::ucp_request_check_status(recv.request) };
+            if status == ffi::UCS_INPROGRESS {
+                return None;
+            }
+            assert!(
+                status == ffi::UCS_OK,
+                "UCX receive failed: {}",
+                status_text(status)
+            );
+            let done = state.recv.take().expect("checked");
+            // SAFETY: completed; freed once.
+            unsafe { ffi::ucp_request_free(done.request) };
+            return Some(done.buffer);
+        }
+        let mut info = ffi::ucp_tag_recv_info_t {
+            sender_tag: 0,
+            length: 0,
+        };
+        // SAFETY: the worker is ours under its lock; info is writable.
+        let message = unsafe { ffi::ucp_tag_probe_nb(state.worker, vci as u64, !0, 1, &mut info) };
+        if message.is_null() {
+            return None;
+        }
+        let mut buffer = vec![0u8; info.length];
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
+        // SAFETY: message was just removed from the unexpected queue by the probe; buffer
+        // holds its whole length and lives (in `recv`) until the request completes.
+        let request = unsafe {
+            ffi::ucp_tag_msg_recv_nbx(
+                state.worker,
+                buffer.as_mut_ptr() as *mut c_void,
+                buffer.len(),
+                message,
+                &param,
+            )
+        };
+        if ffi::is_err(request) {
+            panic!(
+                "UCX receive failed: {}",
+                status_text(ffi::err_status(request))
+            );
+        }
+        if request.is_null() {
+            return Some(buffer);
+        }
+        state.recv = Some(Pending { request, buffer });
+        // A small message is often complete at once.
+        Self::take_arrival(state, vci)
+    }
+}
