@@ -71,10 +71,10 @@ pub(crate) unsafe fn mpi_put(
         target_count,
         target_datatype,
     ) {
-        // SAFETY: the caller's buffer contract (the standard's rule).
-        if let Some(data) =
-            unsafe { contiguous_buf(origin_addr, origin_count as MPI_Count, origin_datatype) }
-        {
+        let data =
+            // SAFETY: the caller's buffer contract (the standard's rule).
+            unsafe { contiguous_buf(origin_addr, origin_count as MPI_Count, origin_datatype) };
+        if let Some(data) = data {
             let done = with_win(win, |w| {
                 data.with_bytes(|b| w.rma.put_direct(target_rank as u32, target_disp as i64, b))
             });
@@ -118,10 +118,10 @@ pub(crate) unsafe fn mpi_get(
         target_count,
         target_datatype,
     ) {
-        // SAFETY: the caller's buffer contract (the standard's rule).
-        if let Some(data) =
-            unsafe { contiguous_buf(origin_addr, origin_count as MPI_Count, origin_datatype) }
-        {
+        let data =
+            // SAFETY: the caller's buffer contract (the standard's rule).
+            unsafe { contiguous_buf(origin_addr, origin_count as MPI_Count, origin_datatype) };
+        if let Some(data) = data {
             let done = with_win(win, |w| {
                 data.with_bytes_mut(|b| w.rma.get_direct(target_rank as u32, target_disp as i64, b))
             });
