@@ -9,6 +9,7 @@ pub mod boundary;
 pub mod ctypes;
 pub mod cuda;
 pub mod datatypes;
+mod destructor;
 mod env_info;
 pub mod error_codes;
 mod file_object;

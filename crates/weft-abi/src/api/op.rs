@@ -40,7 +40,7 @@ pub struct UserOp {
     pub function: UserFunction,
     pub commutative: bool,
     /// `MPIX_Op_create_x`'s destructor: runs when the op object goes.
-    pub _destructor: Option<crate::api::with_state::Destructor>,
+    pub _destructor: Option<crate::destructor::Destructor>,
 }
 
 pub static OPS: Table<UserOp> = Table::new(Kind::Op);
@@ -219,7 +219,7 @@ fn create(
     function: UserFunction,
     commute: c_int,
     op: *mut MPI_Op,
-    destructor: Option<crate::api::with_state::Destructor>,
+    destructor: Option<crate::destructor::Destructor>,
     func: &str,
 ) -> MpiResult<()> {
     non_null(op, func, "op")?;
@@ -247,7 +247,7 @@ pub(super) fn op_create_with<F: Into<UserFunction>>(
     user_fn: Option<F>,
     commute: c_int,
     op: *mut MPI_Op,
-    destructor: Option<crate::api::with_state::Destructor>,
+    destructor: Option<crate::destructor::Destructor>,
     func: &str,
 ) -> MpiResult<()> {
     let f = user_fn.ok_or_else(|| {

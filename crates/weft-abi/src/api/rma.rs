@@ -11,7 +11,7 @@ use weft_core::datatype::{Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::message::Status;
 use weft_core::op::{OpKind, Reduction};
-use weft_core::rma::ops::Target;
+use weft_core::rma::Target;
 
 use crate::api::coll_args::{buf_at, dtype};
 use crate::api::op as ops;

@@ -10,7 +10,7 @@ use std::ffi::{c_int, c_void};
 use weft_core::error::MpiResult;
 use weft_core::instance::calls_may_overlap;
 use weft_core::op::Reduction;
-use weft_core::rma::ops::Target;
+use weft_core::rma::Target;
 
 use crate::api::op as ops;
 use crate::api::rma::{accumulate, get, put};

@@ -6,12 +6,21 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::ops::Target;
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::win::Flavor;
 use crate::transport::cma;
+
+/// The target side of an operation: `count` instances of `ty` at displacement `disp` of
+/// window rank `rank`.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    pub rank: u32,
+    pub disp: i64,
+    pub count: usize,
+    pub ty: &'a Arc<Type>,
+}
 
 /// Where a target rank's window memory is, from this process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

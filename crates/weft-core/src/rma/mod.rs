@@ -33,6 +33,8 @@ pub mod notify;
 pub mod ops;
 pub mod words;
 
+pub use access::Target;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 

@@ -8,25 +8,14 @@
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-use super::access::{packed, Region};
+use super::access::{packed, Region, Target};
 use super::atomic::AtomicOp;
 use super::words;
 use super::WinRma;
-use crate::datatype::{Buf, Type};
+use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::op::{Op, OpKind, Reduction};
-
-/// The target side of an operation: `count` instances of `ty` at displacement `disp` of
-/// window rank `rank`.
-#[derive(Clone, Copy)]
-pub struct Target<'a> {
-    pub rank: u32,
-    pub disp: i64,
-    pub count: usize,
-    pub ty: &'a Arc<Type>,
-}
 
 fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
     MpiError::new(
