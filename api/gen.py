@@ -298,6 +298,15 @@ HEADER_BOTTOM = """
 }
 #endif
 
+/* C and Fortran together (MPI_Fint, MPI_X_c2f/f2c, the status conversions, MPI_F_STATUS_IGNORE):
+ * declared by Weft's Fortran library's header, installed beside this one when Weft was built
+ * with a Fortran compiler. */
+#if defined(__has_include)
+#if __has_include("weft_fortran.h")
+#include "weft_fortran.h"
+#endif
+#endif
+
 #endif /* MPI_H_INCLUDED */
 """
 

@@ -11,6 +11,7 @@ pub mod cuda;
 pub mod datatypes;
 mod destructor;
 mod env_info;
+mod errhandler_handles;
 pub mod error_codes;
 mod file_object;
 pub mod handles;

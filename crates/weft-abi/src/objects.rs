@@ -410,15 +410,16 @@ pub fn errhandler(handle: MPI_Errhandler, func: &str, arg: &str) -> MpiResult<Ar
     }
 }
 
-/// A handle for an errhandler object: the predefined value for predefined ones, else a new
-/// handle (each `MPI_Comm_get_errhandler` returns a handle the caller must free).
+/// A handle for an errhandler object: the predefined value for predefined ones, else its
+/// handle with one more reference (each `MPI_Comm_get_errhandler` returns a handle the caller
+/// must free; `errhandler_handles.rs`).
 pub fn errhandler_handle(errhandler: &Arc<Errhandler>) -> MPI_Errhandler {
     use weft_core::object::ErrhandlerAction::*;
     match errhandler.action {
         Fatal => MPI_ERRORS_ARE_FATAL,
         Abort => MPI_ERRORS_ABORT,
         Return => MPI_ERRORS_RETURN,
-        User { .. } => ERRHANDLERS.insert(errhandler.clone()),
+        User { .. } => crate::errhandler_handles::get(errhandler),
     }
 }
 

@@ -63,6 +63,8 @@ int main(int argc, char **argv)
     EXPECT_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &got));
     CHECK(got != MPI_ERRHANDLER_NULL && got != MPI_ERRORS_RETURN && got != MPI_ERRORS_ARE_FATAL,
           "got %p", (void *)got);
+    /* ... the very handle it was created with (programs compare them: MPICH's commerrf). */
+    CHECK(got == eh, "MPI_Comm_get_errhandler gave %p, the errhandler is %p", (void *)got, (void *)eh);
     EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, got));
     EXPECT_OK(MPI_Errhandler_free(&got));
     CHECK(got == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not null the handle");
@@ -82,6 +84,14 @@ int main(int argc, char **argv)
     EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     EXPECT_ERR(MPI_Errhandler_free(&copy), MPI_ERR_ARG, "MPI_Errhandler_free", "errhandler");
     CHECK_INT(calls, 4);
+    /* With every handle freed, getting it from the communicator using it gives a valid
+     * handle again, which is freed once. */
+    EXPECT_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &got));
+    EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, got));
+    EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    copy = got;
+    EXPECT_OK(MPI_Errhandler_free(&got));
+    EXPECT_ERR(MPI_Errhandler_free(&copy), MPI_ERR_ARG, "MPI_Errhandler_free", "errhandler");
 
     /* Replacing the errhandler: the new one runs, the old one does not. */
     EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh2));

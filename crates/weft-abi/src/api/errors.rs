@@ -131,7 +131,7 @@ pub(super) unsafe fn create_errhandler(
             Errhandler::user_with_state(kind, callback, extra_state, guard)
         }
     };
-    let handle = objects::ERRHANDLERS.insert(Arc::new(object));
+    let handle = crate::errhandler_handles::create(Arc::new(object));
     // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
     unsafe { write(errhandler, handle, func, "errhandler") }
 }
@@ -210,7 +210,7 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
     let handle = unsafe { *errhandler };
     if !objects::is_predefined_errhandler(handle) {
         // Objects that use the errhandler keep their own reference; only the handle goes.
-        objects::ERRHANDLERS.remove(handle).map_err(|why| {
+        crate::errhandler_handles::free(handle).map_err(|why| {
             MpiError::new(
                 ErrorClass::Arg,
                 format!(
