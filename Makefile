@@ -71,7 +71,7 @@ endif
 # (the C parts with the Fortran compiler's driver: mpi_f08's need its ISO_Fortran_binding.h)
 FORTRAN_OBJS := $(OBJDIR)/mpi_f77.o $(OBJDIR)/fortran_runtime.o $(OBJDIR)/mpi_f08.o \
 	$(OBJDIR)/fortran_runtime_f08.o $(OBJDIR)/fortran_callbacks.o $(OBJDIR)/mpi_f08_mod.o \
-	$(OBJDIR)/mpi_mod.o
+	$(OBJDIR)/mpi_f08_procs.o $(OBJDIR)/mpi_mod.o
 $(OBJDIR)/mpi_f77.o: fortran/mpi_f77.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime.o: fortran/runtime.c fortran/sentinels.h fortran/weft_fortran.h include/mpi.h
@@ -86,6 +86,10 @@ $(OBJDIR)/fortran_runtime_f08.o: fortran/runtime_f08.c fortran/weft_fortran.h in
 $(OBJDIR)/mpi_f08_mod.o: fortran/mpi_f08.f90
 	@mkdir -p $(INCDIR)
 	$(FC_BIN) -O2 -fPIC -Wno-c-binding-type -J$(INCDIR) -c $< -o $@
+
+# mpi_f08's specific procedures (MPI_Send_f08ts, PMPI_Send_f08ts ...), on its modules.
+$(OBJDIR)/mpi_f08_procs.o: fortran/mpi_f08_procs.f90 $(OBJDIR)/mpi_f08_mod.o
+	$(FC_BIN) -O2 -fPIC -Wno-c-binding-type -I$(INCDIR) -J$(OBJDIR) -c $< -o $@
 
 # The mpi module includes mpif.h and has code (MPI_Sizeof).
 $(OBJDIR)/mpi_mod.o: fortran/mpi.f90 fortran/mpif.h

@@ -329,7 +329,10 @@ def wrap(line, indent):
     return out + [cur]
 
 
-def f08_interface(f, text, specific, bind=True):
+def f08_interface(f, text, specific, bind=None, body=None):
+    """An interface body (or, with `body`, an external procedure) for one form: `specific`
+    names it; `bind` is the C name of a BIND(C) interface; `body` is the C glue the procedure
+    calls (its interface comes from module weft_f08_bind)."""
     ret, _, names, decls, uses = f08_signature(text)
     cnames = [p.name for p in f.params]
     if names != cnames + ([] if ret else ["ierror"]) and f.name not in BY_HAND:
@@ -338,29 +341,44 @@ def f08_interface(f, text, specific, bind=True):
         if "(:" in d or "DIMENSION(:" in d:
             raise Unbindable("assumed-shape argument")
     kind = "function" if ret else "subroutine"
-    binding = f' bind(C, name="{c_name(f.name, True)}")' if bind else ""
-    out = wrap(f'{kind} {specific}({", ".join(names)}){binding}', "        ")
-    out += [f"            {u}" for u in uses]
-    out += ["            import", "            implicit none"]
+    binding = f' bind(C, name="{bind}")' if bind else ""
+    ind = "    " if body else "        "
+    out = wrap(f'{kind} {specific}({", ".join(names)}){binding}', ind)
+    out += [f"{ind}    {u}" for u in uses]
+    if body:
+        out += [f"{ind}    use mpi_f08_types", f"{ind}    use weft_f08_bind, only: {body}"]
+    else:
+        out += [f"{ind}    import"]
+    out += [f"{ind}    implicit none"]
     if ret:
-        out.append(f"            {ret} :: {specific}")
+        out.append(f"{ind}    {ret} :: {specific}")
     for d in decls:
         # A BIND(C) string is assumed-length (a descriptor); the standard's lengths are the
         # most the call writes.
         d = re.sub(r"CHARACTER\(LEN=[^*)][^)]*\)", "CHARACTER(LEN=*)", d)
-        out += wrap(d, "            ")
-    out.append(f"        end {kind} {specific}")
+        out += wrap(d, f"{ind}    ")
+    if body:
+        call = f"{body}({', '.join(names)})"
+        out += wrap(f"{specific} = {call}" if ret else f"call {call}", f"{ind}    ")
+    out.append(f"{ind}end {kind} {specific}")
     return out
 
 
+def f08_specific(name, text):
+    """The standard's specific name: MPI_X_f08, or MPI_X_f08ts for a procedure with a choice
+    buffer (TYPE(*), DIMENSION(..)); the large-count form MPI_X_c_f08(ts)."""
+    return name + ("_f08ts" if "TYPE(*), DIMENSION(..)" in text else "_f08")
+
+
 def f08_forms(name, proc, funcs, exports):
-    forms = [(funcs[name], str(proc.express.f08), f"{name}_f08")]
+    text = str(proc.express.f08)
+    forms = [(funcs[name], text, f08_specific(name, text))]
     if proc.has_embiggenment() and f"{name}_c" in exports:
         big = str(proc.express.embiggen.f08)
         # MPI_COUNT_KIND is MPI_ADDRESS_KIND (both 8): a large-count form that differs only in
         # that kind would make the generic ambiguous, and the first form already takes it.
         if big.replace("MPI_COUNT_KIND", "MPI_ADDRESS_KIND") != forms[0][1]:
-            forms.append((funcs[f"{name}_c"], big, f"{name}_c_f08"))
+            forms.append((funcs[f"{name}_c"], big, f08_specific(f"{name}_c", big)))
     return forms
 
 
@@ -368,7 +386,7 @@ def render_f08(funcs, exports):
     import pympistandard as std
 
     procs = {p._parseset["name"]: p for p in std.PROCEDURES.data.values()}
-    c_out, generics, unbound = [F08_C_TOP], {}, []
+    c_out, generics, binds, externals, unbound = [F08_C_TOP], {}, [], [F08_PROCS_TOP], []
     for name in list(exports) + STATUS_F08:
         proc = procs.get(name)
         if proc is None or not name.startswith("MPI_") or name.endswith("_c"):
@@ -377,13 +395,22 @@ def render_f08(funcs, exports):
             continue
         for f, text, specific in f08_forms(name, proc, funcs, exports):
             try:
-                by_hand = name in CALLBACK_PROCS
-                iface = f08_interface(f, text, specific, bind=not by_hand)
-                if name not in BY_HAND and not by_hand:
-                    c_out.extend(glue(f, proc, f08=True))
                 # A form the standard names itself (MPI_Op_create_c: dummy procedures do not
                 # tell generics apart) is a generic of its own.
-                generics.setdefault(f08_signature(text)[1], []).extend(iface)
+                generic = f08_signature(text)[1]
+                # The MPI_ and PMPI_ specifics are external procedures (not BIND(C)): a tool
+                # replaces MPI_Send_f08ts and calls PMPI_Send.
+                ifaces = {g: f08_interface(f, text, p + specific) for g, p in ((generic, ""), ("P" + generic, "P"))}
+                if name not in CALLBACK_PROCS:
+                    cname = c_name(f.name, True)
+                    bound = f08_interface(f, text, cname, bind=cname)
+                    procs_of = [f08_interface(f, text, p + specific, body=cname) for p in ("P", "")]
+                    if name not in BY_HAND:
+                        c_out.extend(glue(f, proc, f08=True))
+                    binds.extend(bound)
+                    externals.extend(line for lines in procs_of for line in lines + [""])
+                for g, iface in ifaces.items():
+                    generics.setdefault(g, []).extend(iface)
             except Unbindable as e:
                 unbound.append(f"{f.name} ({e})")
     generics = [line for g, bodies in generics.items()
@@ -393,7 +420,16 @@ def render_f08(funcs, exports):
     c_out.append(" * Not bound (a parameter without a rule in api/gen_fortran.py):")
     c_out.extend(f" *   {u}" for u in unbound)
     c_out.append(" */")
-    return "\n".join(c_out) + "\n", render_f08_module(generics, abstract_interfaces())
+    return ("\n".join(c_out) + "\n", render_f08_module(generics, binds, abstract_interfaces()),
+            "\n".join(externals) + "\n")
+
+
+F08_PROCS_TOP = """\
+! The `use mpi_f08` specific procedures (Weft), external procedures as the standard names
+! them (MPI_Send_f08ts, PMPI_Send_f08ts ...; a profiling tool defines MPI_X_f08(ts) and calls
+! PMPI_X), each calling its C glue in fortran/mpi_f08.c through module weft_f08_bind.
+! Generated by api/gen_fortran.py. Do not edit.
+"""
 
 
 def abstract_interfaces():
@@ -427,13 +463,16 @@ def abstract_interfaces():
     return out + [""]
 
 
-def render_f08_module(generics, interfaces):
+def render_f08_module(generics, binds, interfaces):
     out = [
-        "! The `use mpi_f08` module (Weft). Generated by api/gen_fortran.py from pympistandard's",
+        "! The `use mpi_f08` modules (Weft). Generated by api/gen_fortran.py from pympistandard's",
         "! Fortran 2008 signatures and api/abi_constants.txt. Do not edit.",
-        "! Each procedure is a generic with the standard's specific (MPI_X_f08) and, where the",
-        "! standard has one, the large-count form (MPI_X_c_f08), BIND(C) to fortran/mpi_f08.c.",
-        "module mpi_f08",
+        "! mpi_f08_types: the handle and status types, constants and callback interfaces;",
+        "! weft_f08_bind: BIND(C) interfaces to the C glue of fortran/mpi_f08.c (internal);",
+        "! mpi_f08: per procedure the generics MPI_X and PMPI_X, whose specifics (MPI_X_f08 or",
+        "! MPI_X_f08ts, the large-count MPI_X_c_f08(ts)) are the external procedures of",
+        "! fortran/mpi_f08_procs.f90.",
+        "module mpi_f08_types",
         "    use, intrinsic :: iso_c_binding, only: c_ptr",
         "    implicit none",
         "    private :: c_ptr",
@@ -465,7 +504,6 @@ def render_f08_module(generics, interfaces):
                 f"    interface operator(/=)", f"        module procedure weft_{low}_ne", "    end interface"]
     out += ops + [""]
     out += interfaces
-    out += generics
     sizeof_spec, sizeof_procs = sizeof_generic(True)
     out += sizeof_spec
     out.append("contains")
@@ -477,6 +515,12 @@ def render_f08_module(generics, interfaces):
                     f"        type({t}), intent(in) :: a, b",
                     f"        weft_{low}_{op} = a%MPI_VAL {sym} b%MPI_VAL",
                     f"    end function weft_{low}_{op}"]
+    out += ["end module mpi_f08_types", ""]
+    out += ["module weft_f08_bind", "    use mpi_f08_types", "    implicit none", "    interface"]
+    out += binds
+    out += ["    end interface", "end module weft_f08_bind", ""]
+    out += ["module mpi_f08", "    use mpi_f08_types", "    implicit none", ""]
+    out += generics
     out.append("end module mpi_f08")
     return "\n".join(out) + "\n"
 
@@ -639,10 +683,11 @@ def render_sentinels_c():
 def outputs():
     funcs = {**gen.load_standard(), **gen.load_mpix()}
     exports = gen.load_exports(funcs)
-    f08_c, f08_module = render_f08(funcs, exports)
+    f08_c, f08_module, f08_procs = render_f08(funcs, exports)
     return {
         OUT / "mpi_f08.c": f08_c,
         OUT / "mpi_f08.f90": f08_module,
+        OUT / "mpi_f08_procs.f90": f08_procs,
         OUT / "mpif.h": render_mpif(),
         OUT / "mpi.f90": render_mpi_module(),
         OUT / "mpi_f77.c": render_c(funcs, exports),

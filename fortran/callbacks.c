@@ -154,16 +154,18 @@ void pmpi_op_create_(f_user_function fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fi
 }
 WEFT_F_WEAK(mpi_op_create_)
 
-void mpi_op_create_f08_(f_user_function fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_op_create_f08_(f_user_function fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
     pmpi_op_create_(fn, commute, op, ierror);
 }
+WEFT_F_WEAK(mpi_op_create_f08_)
 
-void mpi_op_create_c_f08_(f_user_function_c fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
+void pmpi_op_create_c_f08_(f_user_function_c fn, MPI_Fint *commute, MPI_Fint *op, MPI_Fint *ierror)
 {
     union f_proc f = {.op_c = fn};
     op_create(op_c_trampoline, f.state, commute, op, ierror);
 }
+WEFT_F_WEAK(mpi_op_create_c_f08_)
 
 /* ------------------------------------------------------------------ errhandlers */
 
@@ -186,11 +188,12 @@ void mpi_op_create_c_f08_(f_user_function_c fn, MPI_Fint *commute, MPI_Fint *op,
         SET_IERROR(ierror, rc);                                                                   \
     }                                                                                             \
     WEFT_F_WEAK(mpi_##OBJ##_create_errhandler_)                                                   \
-    void mpi_##OBJ##_create_errhandler_f08_(void (*fn)(MPI_Fint *, MPI_Fint *), MPI_Fint *errhandler, \
-                                            MPI_Fint *ierror)                                     \
+    void pmpi_##OBJ##_create_errhandler_f08_(void (*fn)(MPI_Fint *, MPI_Fint *), MPI_Fint *errhandler, \
+                                             MPI_Fint *ierror)                                    \
     {                                                                                             \
         pmpi_##OBJ##_create_errhandler_(fn, errhandler, ierror);                                  \
-    }
+    }                                                                                             \
+    WEFT_F_WEAK(mpi_##OBJ##_create_errhandler_f08_)
 F_ERRHANDLER(comm, MPI_Comm, Comm)
 F_ERRHANDLER(win, MPI_Win, Win)
 F_ERRHANDLER(file, MPI_File, File)
@@ -331,20 +334,23 @@ F_KEYVAL(TYPE, Type, mpi_type_create_keyval_, f_copy_fn, f_delete_fn, MPI_Aint, 
 F_KEYVAL(WIN, Win, mpi_win_create_keyval_, f_copy_fn, f_delete_fn, MPI_Aint, 0)
 F_KEYVAL(COMM, Comm, mpi_keyval_create_, f_copy1_fn, f_delete1_fn, MPI_Fint, 1)
 
-void mpi_comm_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
+void pmpi_comm_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
 {
     pmpi_comm_create_keyval_(copy, del, keyval, extra, ierror);
 }
+WEFT_F_WEAK(mpi_comm_create_keyval_f08_)
 
-void mpi_type_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
+void pmpi_type_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
 {
     pmpi_type_create_keyval_(copy, del, keyval, extra, ierror);
 }
+WEFT_F_WEAK(mpi_type_create_keyval_f08_)
 
-void mpi_win_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
+void pmpi_win_create_keyval_f08_(f_copy_fn copy, f_delete_fn del, MPI_Fint *keyval, MPI_Aint *extra, MPI_Fint *ierror)
 {
     pmpi_win_create_keyval_(copy, del, keyval, extra, ierror);
 }
+WEFT_F_WEAK(mpi_win_create_keyval_f08_)
 
 /* ------------------------------------------------------------------ generalized requests */
 
@@ -407,11 +413,12 @@ void pmpi_grequest_start_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cance
 }
 WEFT_F_WEAK(mpi_grequest_start_)
 
-void mpi_grequest_start_f08_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cancel, MPI_Aint *extra,
+void pmpi_grequest_start_f08_(f_query_fn query, f_free_fn free_fn, f_cancel_fn cancel, MPI_Aint *extra,
                              MPI_Fint *request, MPI_Fint *ierror)
 {
     pmpi_grequest_start_(query, free_fn, cancel, extra, request, ierror);
 }
+WEFT_F_WEAK(mpi_grequest_start_f08_)
 
 /* ------------------------------------------------------------------ MPI_REGISTER_DATAREP */
 
@@ -506,14 +513,16 @@ WEFT_F_WEAK(mpi_register_datarep_)
 
 /* The mpi_f08 forms take the name as an assumed-length CHARACTER: gfortran passes its length
  * after the other arguments, as for mpif.h. */
-void mpi_register_datarep_f08_(const char *name, void (*read)(void), void (*write)(void), f_extent_fn extent,
+void pmpi_register_datarep_f08_(const char *name, void (*read)(void), void (*write)(void), f_extent_fn extent,
                                MPI_Aint *extra, MPI_Fint *ierror, size_t name_len)
 {
     register_datarep(name, name_len, read, write, extent, extra, ierror, 0);
 }
+WEFT_F_WEAK(mpi_register_datarep_f08_)
 
-void mpi_register_datarep_c_f08_(const char *name, void (*read)(void), void (*write)(void), f_extent_fn extent,
+void pmpi_register_datarep_c_f08_(const char *name, void (*read)(void), void (*write)(void), f_extent_fn extent,
                                  MPI_Aint *extra, MPI_Fint *ierror, size_t name_len)
 {
     register_datarep(name, name_len, read, write, extent, extra, ierror, 1);
 }
+WEFT_F_WEAK(mpi_register_datarep_c_f08_)
