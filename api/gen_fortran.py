@@ -480,10 +480,7 @@ def render_f08_module(generics, binds, interfaces):
     ]
     for t in HANDLES:
         out += [f"    type, bind(C) :: {t}", "        integer :: MPI_VAL", f"    end type {t}"]
-    out += ["    type, bind(C) :: MPI_Status",
-            "        integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
-            "        integer, private :: weft_internal(5)",
-            "    end type MPI_Status", ""]
+    out += STATUS_TYPE + [""]
     out += [f"    {l.strip()}" for l in F08_KINDS.strip().splitlines()]
     for name, v, handle in constant_entries():
         if handle:
@@ -525,6 +522,13 @@ def render_f08_module(generics, binds, interfaces):
     return "\n".join(out) + "\n"
 
 
+# TYPE(MPI_Status) (mpi_f08 and `use mpi`): the C status's layout.
+STATUS_TYPE = ["    type, bind(C) :: MPI_Status",
+               "        integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+               "        integer, private :: weft_internal(5)",
+               "    end type MPI_Status"]
+
+
 # MPI_SIZEOF: one specific per intrinsic type and kind, any rank (assumed-rank).
 SIZEOF_TYPES = [("integer", k) for k in (1, 2, 4, 8)] + [("real", k) for k in (4, 8, 16)] + \
     [("complex", k) for k in (4, 8, 16)] + [("logical", k) for k in (1, 2, 4, 8)] + [("character", 1)]
@@ -558,7 +562,8 @@ def render_mpi_module():
         "module mpi",
         "    implicit none",
         "    include 'mpif.h'",
-    ] + spec + ["contains"] + procs + ["end module mpi"]) + "\n"
+        "    ! mpi_f08's status type (MPI_STATUS_F2F08 / MPI_STATUS_F082F convert).",
+    ] + STATUS_TYPE + spec + ["contains"] + procs + ["end module mpi"]) + "\n"
 
 
 F08_KINDS = """

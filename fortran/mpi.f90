@@ -3,6 +3,11 @@
 module mpi
     implicit none
     include 'mpif.h'
+    ! mpi_f08's status type (MPI_STATUS_F2F08 / MPI_STATUS_F082F convert).
+    type, bind(C) :: MPI_Status
+        integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR
+        integer, private :: weft_internal(5)
+    end type MPI_Status
     private :: weft_sizeof_i1, weft_sizeof_i2, weft_sizeof_i4, weft_sizeof_i8
     private :: weft_sizeof_r4, weft_sizeof_r8, weft_sizeof_r16, weft_sizeof_c4
     private :: weft_sizeof_c8, weft_sizeof_c16, weft_sizeof_l1, weft_sizeof_l2
