@@ -71,13 +71,15 @@ endif
 # (the C parts with the Fortran compiler's driver: mpi_f08's need its ISO_Fortran_binding.h)
 FORTRAN_OBJS := $(OBJDIR)/mpi_f77.o $(OBJDIR)/fortran_runtime.o $(OBJDIR)/mpi_f08.o \
 	$(OBJDIR)/fortran_runtime_f08.o $(OBJDIR)/fortran_callbacks.o $(OBJDIR)/mpi_f08_mod.o \
-	$(OBJDIR)/mpi_f08_procs.o $(OBJDIR)/mpi_mod.o
+	$(OBJDIR)/mpi_f08_procs.o $(OBJDIR)/mpi_mod.o $(OBJDIR)/fortran_attr_cells.o
 $(OBJDIR)/mpi_f77.o: fortran/mpi_f77.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime.o: fortran/runtime.c fortran/sentinels.h fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/mpi_f08.o: fortran/mpi_f08.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Iinclude -Ifortran -c $< -o $@
+$(OBJDIR)/fortran_attr_cells.o: fortran/attr_cells.c fortran/weft_fortran.h include/mpi.h
+	$(FC_BIN) -O2 -fPIC -Wall -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_callbacks.o: fortran/callbacks.c fortran/weft_fortran.h include/mpi.h
 	$(FC_BIN) -O2 -fPIC -Wall -Iinclude -Ifortran -c $< -o $@
 $(OBJDIR)/fortran_runtime_f08.o: fortran/runtime_f08.c fortran/weft_fortran.h include/mpi.h

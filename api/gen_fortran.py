@@ -169,7 +169,10 @@ def bind(f, proc, f08=False):
                 ftype = "MPI_Fint" if kind.endswith("_10") else "MPI_Aint"
                 args.append(f"{ftype} *{n}")
                 if direction == "in":
-                    call.append(f"(void *)(MPI_Aint)*{n}")
+                    # A cell holding the value: C reads it through the attribute's pointer.
+                    pre.append(f"void *{n}_c = weft_f_attr_cell((MPI_Aint)*{n});")
+                    call.append(f"{n}_c")
+                    post.append(f"if (rc != MPI_SUCCESS) weft_f_attr_cell_free({n}_c);")
                 else:
                     keyval = next(q["name"] for q in ps["parameters"] if q["kind"] == "KEYVAL")
                     obj = f.name.split("_")[1].lower()

@@ -223,21 +223,28 @@ static MPI_Fint comm_int(uintptr_t h) { return MPI_Comm_c2f((MPI_Comm)h); }
 static MPI_Fint type_int(uintptr_t h) { return MPI_Type_c2f((MPI_Datatype)h); }
 static MPI_Fint win_int(uintptr_t h) { return MPI_Win_c2f((MPI_Win)h); }
 
+/* The trampolines hand the Fortran procedure the value a Fortran program sees (a value set
+ * from Fortran is its cell's, attr_cells.c) and keep a copied value in a new cell; a deleted
+ * attribute's cell is freed. */
 static int run_copy(const struct f_keyval *k, MPI_Fint old, int keyval, void *in, void *out, int *flag)
 {
     MPI_Fint key = keyval, fflag = F_FALSE, ierror = MPI_SUCCESS;
+    MPI_Aint value = 0;
     if (k->mpi1) {
-        MPI_Fint extra = (MPI_Fint)k->extra, fin = (MPI_Fint)(intptr_t)in, fout = 0;
+        MPI_Fint extra = (MPI_Fint)k->extra, fin = (MPI_Fint)weft_f_attr_value(in), fout = 0;
         ((f_copy1_fn)(void (*)(void))k->copy)(&old, &key, &extra, &fin, &fout, &fflag, &ierror);
-        if (fflag != F_FALSE)
-            *(void **)out = (void *)(intptr_t)fout;
+        value = fout;
     } else {
-        MPI_Aint extra = k->extra, fin = (MPI_Aint)in, fout = 0;
+        MPI_Aint extra = k->extra, fin = weft_f_attr_value(in), fout = 0;
         k->copy(&old, &key, &extra, &fin, &fout, &fflag, &ierror);
-        if (fflag != F_FALSE)
-            *(void **)out = (void *)fout;
+        value = fout;
     }
     *flag = fflag != F_FALSE;
+    if (*flag) {
+        *(void **)out = weft_f_attr_cell(value);
+        if (*(void **)out == NULL)
+            return MPI_ERR_NO_MEM;
+    }
     return ierror;
 }
 
@@ -245,12 +252,14 @@ static int run_delete(const struct f_keyval *k, MPI_Fint obj, int keyval, void *
 {
     MPI_Fint key = keyval, ierror = MPI_SUCCESS;
     if (k->mpi1) {
-        MPI_Fint extra = (MPI_Fint)k->extra, v = (MPI_Fint)(intptr_t)value;
+        MPI_Fint extra = (MPI_Fint)k->extra, v = (MPI_Fint)weft_f_attr_value(value);
         ((f_delete1_fn)(void (*)(void))k->del)(&obj, &key, &v, &extra, &ierror);
     } else {
-        MPI_Aint extra = k->extra, v = (MPI_Aint)value;
+        MPI_Aint extra = k->extra, v = weft_f_attr_value(value);
         k->del(&obj, &key, &v, &extra, &ierror);
     }
+    if (ierror == MPI_SUCCESS)
+        weft_f_attr_cell_free(value);
     return ierror;
 }
 
@@ -268,51 +277,25 @@ F_KEYVAL_TRAMPOLINES(comm, MPI_Comm)
 F_KEYVAL_TRAMPOLINES(type, MPI_Datatype)
 F_KEYVAL_TRAMPOLINES(win, MPI_Win)
 
-/* Which C callback stands for a Fortran one: the predefined ones map to the C library's. */
-enum predefined { USER, NULL_FN, DUP_FN };
-
-static enum predefined copy_kind(void (*f)(void))
-{
-    if (f == (void (*)(void))mpi_comm_null_copy_fn_ || f == (void (*)(void))mpi_type_null_copy_fn_ ||
-        f == (void (*)(void))mpi_win_null_copy_fn_ || f == (void (*)(void))mpi_null_copy_fn_)
-        return NULL_FN;
-    if (f == (void (*)(void))mpi_comm_dup_fn_ || f == (void (*)(void))mpi_type_dup_fn_ ||
-        f == (void (*)(void))mpi_win_dup_fn_ || f == (void (*)(void))mpi_dup_fn_)
-        return DUP_FN;
-    return USER;
-}
-
-static enum predefined delete_kind(void (*f)(void))
-{
-    if (f == (void (*)(void))mpi_comm_null_delete_fn_ || f == (void (*)(void))mpi_type_null_delete_fn_ ||
-        f == (void (*)(void))mpi_win_null_delete_fn_ || f == (void (*)(void))mpi_null_delete_fn_)
-        return NULL_FN;
-    return USER;
-}
-
-/* MPI_COMM_CREATE_KEYVAL and its type, window and MPI-1 cousins: the C callbacks (trampolines
- * only for user procedures) and a state the keyval's destructor frees. */
+/* MPI_COMM_CREATE_KEYVAL and its type, window and MPI-1 cousins: trampolines (for the
+ * predefined procedures too: MPI_COMM_DUP_FN copies the value into a new cell) and a state the
+ * keyval's destructor frees. */
 #define F_KEYVAL(OBJ, X, NAME, COPY_T, DELETE_T, EXTRA_T, MPI1)                                   \
     void p##NAME(COPY_T copy, DELETE_T del, MPI_Fint *keyval, EXTRA_T *extra, MPI_Fint *ierror)    \
     {                                                                                              \
-        enum predefined ck = copy_kind((void (*)(void))copy), dk = delete_kind((void (*)(void))del); \
-        MPI_##X##_copy_attr_function *c_copy =                                                     \
-            ck == NULL_FN ? MPI_##OBJ##_NULL_COPY_FN : ck == DUP_FN ? MPI_##OBJ##_DUP_FN : OBJ##_copy_trampoline_of(); \
-        MPI_##X##_delete_attr_function *c_del = dk == NULL_FN ? MPI_##OBJ##_NULL_DELETE_FN : OBJ##_delete_trampoline_of(); \
-        struct f_keyval *k = NULL;                                                                 \
+        struct f_keyval *k = malloc(sizeof *k);                                                    \
         int key = MPI_KEYVAL_INVALID, rc;                                                          \
-        if (ck == USER || dk == USER) {                                                            \
-            k = malloc(sizeof *k);                                                                 \
-            if (k == NULL) {                                                                       \
-                SET_IERROR(ierror, MPI_ERR_NO_MEM);                                                \
-                return;                                                                            \
-            }                                                                                      \
-            k->copy = (f_copy_fn)(void (*)(void))copy;                                             \
-            k->del = (f_delete_fn)(void (*)(void))del;                                             \
-            k->extra = (MPI_Aint)*extra;                                                           \
-            k->mpi1 = MPI1;                                                                        \
+        if (k == NULL) {                                                                           \
+            SET_IERROR(ierror, MPI_ERR_NO_MEM);                                                    \
+            return;                                                                                \
         }                                                                                          \
-        rc = MPIX_##X##_create_keyval_x(c_copy, c_del, k ? keyval_destroy : NULL, &key, k);        \
+        k->copy = (f_copy_fn)(void (*)(void))copy;                                                 \
+        k->del = (f_delete_fn)(void (*)(void))del;                                                 \
+        k->extra = (MPI_Aint)*extra;                                                               \
+        k->mpi1 = MPI1;                                                                            \
+        rc = MPIX_##X##_create_keyval_x(copy != NULL ? OBJ##_copy_trampoline_of() : NULL,          \
+                                        del != NULL ? OBJ##_delete_trampoline_of() : NULL,         \
+                                        keyval_destroy, &key, k);                                  \
         if (rc == MPI_SUCCESS)                                                                     \
             *keyval = key;                                                                         \
         else                                                                                       \

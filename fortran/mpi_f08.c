@@ -977,7 +977,9 @@ void weft_f08_mpi_comm_remote_size(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ier
 void weft_f08_mpi_comm_set_attr(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    int rc = MPI_Comm_set_attr(comm_c, *comm_keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Comm_set_attr(comm_c, *comm_keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -5371,7 +5373,9 @@ void weft_f08_mpi_type_match_size(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint 
 void weft_f08_mpi_type_set_attr(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = MPI_Type_set_attr(datatype_c, *type_keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Type_set_attr(datatype_c, *type_keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -5767,7 +5771,9 @@ void weft_f08_mpi_win_post(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI
 void weft_f08_mpi_win_set_attr(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = MPI_Win_set_attr(win_c, *win_keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Win_set_attr(win_c, *win_keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     if (ierror != NULL) *ierror = rc;
 }
 

@@ -284,7 +284,9 @@ void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, M
 void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    int rc = MPI_Attr_put(comm_c, *keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Attr_put(comm_c, *keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     *ierror = rc;
 }
 #pragma weak mpi_attr_put_ = pmpi_attr_put_
@@ -753,7 +755,9 @@ void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    int rc = MPI_Comm_set_attr(comm_c, *comm_keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Comm_set_attr(comm_c, *comm_keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     *ierror = rc;
 }
 #pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
@@ -3592,7 +3596,9 @@ void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *dataty
 void pmpi_type_set_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = MPI_Type_set_attr(datatype_c, *type_keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Type_set_attr(datatype_c, *type_keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     *ierror = rc;
 }
 #pragma weak mpi_type_set_attr_ = pmpi_type_set_attr_
@@ -3929,7 +3935,9 @@ void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *
 void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Aint *attribute_val, MPI_Fint *ierror)
 {
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = MPI_Win_set_attr(win_c, *win_keyval, (void *)(MPI_Aint)*attribute_val);
+    void *attribute_val_c = weft_f_attr_cell((MPI_Aint)*attribute_val);
+    int rc = MPI_Win_set_attr(win_c, *win_keyval, attribute_val_c);
+    if (rc != MPI_SUCCESS) weft_f_attr_cell_free(attribute_val_c);
     *ierror = rc;
 }
 #pragma weak mpi_win_set_attr_ = pmpi_win_set_attr_

@@ -243,7 +243,8 @@ void weft_f_indices(int rc, int n, MPI_Fint *indices)
 }
 
 /* An attribute value read for Fortran: the predefined attributes are pointers to their value
- * in C and the value itself in Fortran; others are the stored value. */
+ * in C and the value itself in Fortran; a value set from Fortran is its cell's (attr_cells.c);
+ * a pointer set from C is its address. */
 MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object)
 {
     if (strcmp(object, "comm") == 0 || strcmp(object, "attr") == 0) {
@@ -256,5 +257,5 @@ MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object)
         if (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR || keyval == MPI_WIN_MODEL)
             return *(int *)value;
     }
-    return (MPI_Aint)value;
+    return weft_f_attr_value(value);
 }

@@ -81,6 +81,12 @@ void *weft_f_alloc(int n, size_t size);
 int weft_f_peer_count(MPI_Comm comm, const char *kind);
 void weft_f_indices(int rc, int n, MPI_Fint *indices);
 MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object);
+/* Attribute values set from Fortran (attr_cells.c): a cell holding the value, its value if p
+ * is one (weft_f_attr_value: else p's address), freeing one. */
+void *weft_f_attr_cell(MPI_Aint value);
+int weft_f_attr_cell_value(const void *p, MPI_Aint *value);
+MPI_Aint weft_f_attr_value(const void *p);
+void weft_f_attr_cell_free(const void *p);
 #ifdef CFI_VERSION
 void *weft_f08_buffer(const CFI_cdesc_t *desc, int *noncontiguous);
 int weft_f08_noncontiguous(const char *func, const MPI_Fint *ierror);
