@@ -224,8 +224,41 @@ def c_name(name, f08):
     return f"weft_f08_{name.lower()}" if f08 else name.lower() + "_"
 
 
+def section_pair(buf):
+    """The (count, datatype) parameters describing a choice buffer, by the standard's names."""
+    if buf in ("buf", "buffer"):
+        return "count", "datatype"
+    if buf in ("sendbuf", "recvbuf"):
+        return buf[:4] + "count", buf[:4] + "type"
+    if buf.endswith("_addr"):
+        return buf[:-5] + "_count", buf[:-5] + "_datatype"
+    return None
+
+
+def sections(f, pre, call, post):
+    """mpi_f08: a buffer with a (count, datatype) of its own may be a non-contiguous array
+    section: weft_f08_section describes it with a datatype (count 1) made for the call."""
+    bufs = [s.split(" = ")[0].split()[-1].lstrip("*")[:-2] for s in pre if "weft_f08_buffer(" in s]
+    pairs = {b: section_pair(b) for b in bufs}
+    for b, pair in pairs.items():
+        if pair is None or list(pairs.values()).count(pair) > 1:
+            continue
+        cnt, dt = pair
+        if f"*{cnt}" not in call or f"{dt}_c" not in call:
+            continue
+        pre.remove(f"void *{b}_c = weft_f08_buffer({b}, &noncontiguous);")
+        pre += [f"MPI_Count {cnt}_v = *{cnt};",
+                f"MPI_Datatype {dt}_v = {dt}_c, {b}_made = MPI_DATATYPE_NULL;",
+                f"void *{b}_c = weft_f08_section({b}, &{cnt}_v, &{dt}_v, &{b}_made, &noncontiguous);"]
+        call[call.index(f"*{cnt}")] = f"{cnt}_v"
+        call[call.index(f"{dt}_c")] = f"{dt}_v"
+        post.insert(0, f"if ({b}_made != MPI_DATATYPE_NULL) MPI_Type_free(&{b}_made);")
+
+
 def glue(f, proc, f08=False):
     args, hidden, pre, call, post = bind(f, proc, f08)
+    if f08:
+        sections(f, pre, call, post)
     ret = FUNCTIONS.get(f.name.removesuffix("_c"))
     lname = c_name(f.name, f08)
     if ret:

@@ -57,24 +57,30 @@ void weft_f08_mpi_abort(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 void weft_f08_mpi_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Accumulate", ierror) : MPI_Accumulate(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Accumulate", ierror) : MPI_Accumulate(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
 void weft_f08_mpi_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Accumulate_c", ierror) : MPI_Accumulate_c(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Accumulate_c", ierror) : MPI_Accumulate_c(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -114,11 +120,17 @@ void weft_f08_mpi_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather", ierror) : MPI_Allgather(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather", ierror) : MPI_Allgather(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -126,11 +138,17 @@ void weft_f08_mpi_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather_c", ierror) : MPI_Allgather_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather_c", ierror) : MPI_Allgather_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -138,13 +156,19 @@ void weft_f08_mpi_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather_init", ierror) : MPI_Allgather_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather_init", ierror) : MPI_Allgather_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -153,13 +177,19 @@ void weft_f08_mpi_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather_init_c", ierror) : MPI_Allgather_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgather_init_c", ierror) : MPI_Allgather_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -168,11 +198,14 @@ void weft_f08_mpi_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv", ierror) : MPI_Allgatherv(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv", ierror) : MPI_Allgatherv(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -180,11 +213,14 @@ void weft_f08_mpi_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_F
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv_c", ierror) : MPI_Allgatherv_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv_c", ierror) : MPI_Allgatherv_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -192,13 +228,16 @@ void weft_f08_mpi_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv_init", ierror) : MPI_Allgatherv_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv_init", ierror) : MPI_Allgatherv_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -207,13 +246,16 @@ void weft_f08_mpi_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv_init_c", ierror) : MPI_Allgatherv_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Allgatherv_init_c", ierror) : MPI_Allgatherv_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -283,11 +325,17 @@ void weft_f08_mpi_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall", ierror) : MPI_Alltoall(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall", ierror) : MPI_Alltoall(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -295,11 +343,17 @@ void weft_f08_mpi_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall_c", ierror) : MPI_Alltoall_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall_c", ierror) : MPI_Alltoall_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -307,13 +361,19 @@ void weft_f08_mpi_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_F
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall_init", ierror) : MPI_Alltoall_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall_init", ierror) : MPI_Alltoall_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -322,13 +382,19 @@ void weft_f08_mpi_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MP
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall_init_c", ierror) : MPI_Alltoall_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Alltoall_init_c", ierror) : MPI_Alltoall_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -486,9 +552,12 @@ void weft_f08_mpi_bcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatype
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buffer_c = weft_f08_buffer(buffer, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast", ierror) : MPI_Bcast(buffer_c, *count, datatype_c, *root, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buffer_made = MPI_DATATYPE_NULL;
+    void *buffer_c = weft_f08_section(buffer, &count_v, &datatype_v, &buffer_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast", ierror) : MPI_Bcast(buffer_c, count_v, datatype_v, *root, comm_c);
+    if (buffer_made != MPI_DATATYPE_NULL) MPI_Type_free(&buffer_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -496,9 +565,12 @@ void weft_f08_mpi_bcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *datat
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buffer_c = weft_f08_buffer(buffer, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast_c", ierror) : MPI_Bcast_c(buffer_c, *count, datatype_c, *root, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buffer_made = MPI_DATATYPE_NULL;
+    void *buffer_c = weft_f08_section(buffer, &count_v, &datatype_v, &buffer_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast_c", ierror) : MPI_Bcast_c(buffer_c, count_v, datatype_v, *root, comm_c);
+    if (buffer_made != MPI_DATATYPE_NULL) MPI_Type_free(&buffer_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -506,11 +578,14 @@ void weft_f08_mpi_bcast_init(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *dat
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buffer_c = weft_f08_buffer(buffer, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast_init", ierror) : MPI_Bcast_init(buffer_c, *count, datatype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buffer_made = MPI_DATATYPE_NULL;
+    void *buffer_c = weft_f08_section(buffer, &count_v, &datatype_v, &buffer_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast_init", ierror) : MPI_Bcast_init(buffer_c, count_v, datatype_v, *root, comm_c, info_c, &request_c);
+    if (buffer_made != MPI_DATATYPE_NULL) MPI_Type_free(&buffer_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -519,11 +594,14 @@ void weft_f08_mpi_bcast_init_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buffer_c = weft_f08_buffer(buffer, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast_init_c", ierror) : MPI_Bcast_init_c(buffer_c, *count, datatype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buffer_made = MPI_DATATYPE_NULL;
+    void *buffer_c = weft_f08_section(buffer, &count_v, &datatype_v, &buffer_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bcast_init_c", ierror) : MPI_Bcast_init_c(buffer_c, count_v, datatype_v, *root, comm_c, info_c, &request_c);
+    if (buffer_made != MPI_DATATYPE_NULL) MPI_Type_free(&buffer_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -532,9 +610,12 @@ void weft_f08_mpi_bsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend", ierror) : MPI_Bsend(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend", ierror) : MPI_Bsend(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -542,9 +623,12 @@ void weft_f08_mpi_bsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend_c", ierror) : MPI_Bsend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend_c", ierror) : MPI_Bsend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -552,10 +636,13 @@ void weft_f08_mpi_bsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dataty
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend_init", ierror) : MPI_Bsend_init(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend_init", ierror) : MPI_Bsend_init(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -564,10 +651,13 @@ void weft_f08_mpi_bsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *dat
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend_init_c", ierror) : MPI_Bsend_init_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Bsend_init_c", ierror) : MPI_Bsend_init_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1307,10 +1397,13 @@ void weft_f08_mpi_file_iread(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MP
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread", ierror) : MPI_File_iread(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread", ierror) : MPI_File_iread(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1319,10 +1412,13 @@ void weft_f08_mpi_file_iread_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count,
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_c", ierror) : MPI_File_iread_c(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_c", ierror) : MPI_File_iread_c(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1331,10 +1427,13 @@ void weft_f08_mpi_file_iread_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_all", ierror) : MPI_File_iread_all(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_all", ierror) : MPI_File_iread_all(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1343,10 +1442,13 @@ void weft_f08_mpi_file_iread_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *co
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_all_c", ierror) : MPI_File_iread_all_c(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_all_c", ierror) : MPI_File_iread_all_c(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1355,10 +1457,13 @@ void weft_f08_mpi_file_iread_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *b
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at", ierror) : MPI_File_iread_at(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at", ierror) : MPI_File_iread_at(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1367,10 +1472,13 @@ void weft_f08_mpi_file_iread_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at_c", ierror) : MPI_File_iread_at_c(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at_c", ierror) : MPI_File_iread_at_c(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1379,10 +1487,13 @@ void weft_f08_mpi_file_iread_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at_all", ierror) : MPI_File_iread_at_all(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at_all", ierror) : MPI_File_iread_at_all(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1391,10 +1502,13 @@ void weft_f08_mpi_file_iread_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdes
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at_all_c", ierror) : MPI_File_iread_at_all_c(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_at_all_c", ierror) : MPI_File_iread_at_all_c(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1403,10 +1517,13 @@ void weft_f08_mpi_file_iread_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *co
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_shared", ierror) : MPI_File_iread_shared(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_shared", ierror) : MPI_File_iread_shared(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1415,10 +1532,13 @@ void weft_f08_mpi_file_iread_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_shared_c", ierror) : MPI_File_iread_shared_c(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iread_shared_c", ierror) : MPI_File_iread_shared_c(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1427,10 +1547,13 @@ void weft_f08_mpi_file_iwrite(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, M
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite", ierror) : MPI_File_iwrite(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite", ierror) : MPI_File_iwrite(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1439,10 +1562,13 @@ void weft_f08_mpi_file_iwrite_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_c", ierror) : MPI_File_iwrite_c(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_c", ierror) : MPI_File_iwrite_c(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1451,10 +1577,13 @@ void weft_f08_mpi_file_iwrite_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *coun
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_all", ierror) : MPI_File_iwrite_all(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_all", ierror) : MPI_File_iwrite_all(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1463,10 +1592,13 @@ void weft_f08_mpi_file_iwrite_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *c
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_all_c", ierror) : MPI_File_iwrite_all_c(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_all_c", ierror) : MPI_File_iwrite_all_c(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1475,10 +1607,13 @@ void weft_f08_mpi_file_iwrite_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at", ierror) : MPI_File_iwrite_at(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at", ierror) : MPI_File_iwrite_at(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1487,10 +1622,13 @@ void weft_f08_mpi_file_iwrite_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at_c", ierror) : MPI_File_iwrite_at_c(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at_c", ierror) : MPI_File_iwrite_at_c(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1499,10 +1637,13 @@ void weft_f08_mpi_file_iwrite_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at_all", ierror) : MPI_File_iwrite_at_all(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at_all", ierror) : MPI_File_iwrite_at_all(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1511,10 +1652,13 @@ void weft_f08_mpi_file_iwrite_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cde
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at_all_c", ierror) : MPI_File_iwrite_at_all_c(fh_c, *offset, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_at_all_c", ierror) : MPI_File_iwrite_at_all_c(fh_c, *offset, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1523,10 +1667,13 @@ void weft_f08_mpi_file_iwrite_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *c
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_shared", ierror) : MPI_File_iwrite_shared(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_shared", ierror) : MPI_File_iwrite_shared(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1535,10 +1682,13 @@ void weft_f08_mpi_file_iwrite_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_shared_c", ierror) : MPI_File_iwrite_shared_c(fh_c, buf_c, *count, datatype_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_iwrite_shared_c", ierror) : MPI_File_iwrite_shared_c(fh_c, buf_c, count_v, datatype_v, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -1568,9 +1718,12 @@ void weft_f08_mpi_file_read(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MPI
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read", ierror) : MPI_File_read(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read", ierror) : MPI_File_read(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1578,9 +1731,12 @@ void weft_f08_mpi_file_read_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count, 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_c", ierror) : MPI_File_read_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_c", ierror) : MPI_File_read_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1588,9 +1744,12 @@ void weft_f08_mpi_file_read_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count,
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all", ierror) : MPI_File_read_all(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all", ierror) : MPI_File_read_all(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1598,9 +1757,12 @@ void weft_f08_mpi_file_read_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *cou
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all_c", ierror) : MPI_File_read_all_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all_c", ierror) : MPI_File_read_all_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1608,9 +1770,12 @@ void weft_f08_mpi_file_read_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all_begin", ierror) : MPI_File_read_all_begin(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all_begin", ierror) : MPI_File_read_all_begin(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1618,9 +1783,12 @@ void weft_f08_mpi_file_read_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Coun
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all_begin_c", ierror) : MPI_File_read_all_begin_c(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_all_begin_c", ierror) : MPI_File_read_all_begin_c(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1637,9 +1805,12 @@ void weft_f08_mpi_file_read_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *bu
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at", ierror) : MPI_File_read_at(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at", ierror) : MPI_File_read_at(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1647,9 +1818,12 @@ void weft_f08_mpi_file_read_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_c", ierror) : MPI_File_read_at_c(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_c", ierror) : MPI_File_read_at_c(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1657,9 +1831,12 @@ void weft_f08_mpi_file_read_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all", ierror) : MPI_File_read_at_all(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all", ierror) : MPI_File_read_at_all(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1667,9 +1844,12 @@ void weft_f08_mpi_file_read_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all_c", ierror) : MPI_File_read_at_all_c(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all_c", ierror) : MPI_File_read_at_all_c(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1677,9 +1857,12 @@ void weft_f08_mpi_file_read_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_c
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all_begin", ierror) : MPI_File_read_at_all_begin(fh_c, *offset, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all_begin", ierror) : MPI_File_read_at_all_begin(fh_c, *offset, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1687,9 +1870,12 @@ void weft_f08_mpi_file_read_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CFI
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all_begin_c", ierror) : MPI_File_read_at_all_begin_c(fh_c, *offset, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_at_all_begin_c", ierror) : MPI_File_read_at_all_begin_c(fh_c, *offset, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1706,9 +1892,12 @@ void weft_f08_mpi_file_read_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *co
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered", ierror) : MPI_File_read_ordered(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered", ierror) : MPI_File_read_ordered(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1716,9 +1905,12 @@ void weft_f08_mpi_file_read_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered_c", ierror) : MPI_File_read_ordered_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered_c", ierror) : MPI_File_read_ordered_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1726,9 +1918,12 @@ void weft_f08_mpi_file_read_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered_begin", ierror) : MPI_File_read_ordered_begin(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered_begin", ierror) : MPI_File_read_ordered_begin(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1736,9 +1931,12 @@ void weft_f08_mpi_file_read_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered_begin_c", ierror) : MPI_File_read_ordered_begin_c(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_ordered_begin_c", ierror) : MPI_File_read_ordered_begin_c(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1755,9 +1953,12 @@ void weft_f08_mpi_file_read_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *cou
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_shared", ierror) : MPI_File_read_shared(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_shared", ierror) : MPI_File_read_shared(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1765,9 +1966,12 @@ void weft_f08_mpi_file_read_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_shared_c", ierror) : MPI_File_read_shared_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_read_shared_c", ierror) : MPI_File_read_shared_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1840,9 +2044,12 @@ void weft_f08_mpi_file_write(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count, MP
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write", ierror) : MPI_File_write(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write", ierror) : MPI_File_write(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1850,9 +2057,12 @@ void weft_f08_mpi_file_write_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *count,
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_c", ierror) : MPI_File_write_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_c", ierror) : MPI_File_write_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1860,9 +2070,12 @@ void weft_f08_mpi_file_write_all(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *count
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all", ierror) : MPI_File_write_all(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all", ierror) : MPI_File_write_all(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1870,9 +2083,12 @@ void weft_f08_mpi_file_write_all_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count *co
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all_c", ierror) : MPI_File_write_all_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all_c", ierror) : MPI_File_write_all_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1880,9 +2096,12 @@ void weft_f08_mpi_file_write_all_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all_begin", ierror) : MPI_File_write_all_begin(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all_begin", ierror) : MPI_File_write_all_begin(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1890,9 +2109,12 @@ void weft_f08_mpi_file_write_all_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Cou
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all_begin_c", ierror) : MPI_File_write_all_begin_c(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_all_begin_c", ierror) : MPI_File_write_all_begin_c(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1909,9 +2131,12 @@ void weft_f08_mpi_file_write_at(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t *b
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at", ierror) : MPI_File_write_at(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at", ierror) : MPI_File_write_at(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1919,9 +2144,12 @@ void weft_f08_mpi_file_write_at_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_t 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_c", ierror) : MPI_File_write_at_c(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_c", ierror) : MPI_File_write_at_c(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1929,9 +2157,12 @@ void weft_f08_mpi_file_write_at_all(MPI_Fint *fh, MPI_Offset *offset, CFI_cdesc_
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all", ierror) : MPI_File_write_at_all(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all", ierror) : MPI_File_write_at_all(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1939,9 +2170,12 @@ void weft_f08_mpi_file_write_at_all_c(MPI_Fint *fh, MPI_Offset *offset, CFI_cdes
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all_c", ierror) : MPI_File_write_at_all_c(fh_c, *offset, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all_c", ierror) : MPI_File_write_at_all_c(fh_c, *offset, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1949,9 +2183,12 @@ void weft_f08_mpi_file_write_at_all_begin(MPI_Fint *fh, MPI_Offset *offset, CFI_
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all_begin", ierror) : MPI_File_write_at_all_begin(fh_c, *offset, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all_begin", ierror) : MPI_File_write_at_all_begin(fh_c, *offset, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1959,9 +2196,12 @@ void weft_f08_mpi_file_write_at_all_begin_c(MPI_Fint *fh, MPI_Offset *offset, CF
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all_begin_c", ierror) : MPI_File_write_at_all_begin_c(fh_c, *offset, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_at_all_begin_c", ierror) : MPI_File_write_at_all_begin_c(fh_c, *offset, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1978,9 +2218,12 @@ void weft_f08_mpi_file_write_ordered(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *c
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered", ierror) : MPI_File_write_ordered(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered", ierror) : MPI_File_write_ordered(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1988,9 +2231,12 @@ void weft_f08_mpi_file_write_ordered_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered_c", ierror) : MPI_File_write_ordered_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered_c", ierror) : MPI_File_write_ordered_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -1998,9 +2244,12 @@ void weft_f08_mpi_file_write_ordered_begin(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_F
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered_begin", ierror) : MPI_File_write_ordered_begin(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered_begin", ierror) : MPI_File_write_ordered_begin(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2008,9 +2257,12 @@ void weft_f08_mpi_file_write_ordered_begin_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered_begin_c", ierror) : MPI_File_write_ordered_begin_c(fh_c, buf_c, *count, datatype_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_ordered_begin_c", ierror) : MPI_File_write_ordered_begin_c(fh_c, buf_c, count_v, datatype_v);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2027,9 +2279,12 @@ void weft_f08_mpi_file_write_shared(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Fint *co
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_shared", ierror) : MPI_File_write_shared(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_shared", ierror) : MPI_File_write_shared(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2037,9 +2292,12 @@ void weft_f08_mpi_file_write_shared_c(MPI_Fint *fh, CFI_cdesc_t *buf, MPI_Count 
 {
     int noncontiguous = 0;
     MPI_File fh_c = MPI_File_fromint(*fh);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_shared_c", ierror) : MPI_File_write_shared_c(fh_c, buf_c, *count, datatype_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_File_write_shared_c", ierror) : MPI_File_write_shared_c(fh_c, buf_c, count_v, datatype_v, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2067,11 +2325,17 @@ void weft_f08_mpi_gather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather", ierror) : MPI_Gather(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather", ierror) : MPI_Gather(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2079,11 +2343,17 @@ void weft_f08_mpi_gather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather_c", ierror) : MPI_Gather_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather_c", ierror) : MPI_Gather_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2091,13 +2361,19 @@ void weft_f08_mpi_gather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather_init", ierror) : MPI_Gather_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather_init", ierror) : MPI_Gather_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2106,13 +2382,19 @@ void weft_f08_mpi_gather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather_init_c", ierror) : MPI_Gather_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gather_init_c", ierror) : MPI_Gather_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2121,11 +2403,14 @@ void weft_f08_mpi_gatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv", ierror) : MPI_Gatherv(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv", ierror) : MPI_Gatherv(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2133,11 +2418,14 @@ void weft_f08_mpi_gatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv_c", ierror) : MPI_Gatherv_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv_c", ierror) : MPI_Gatherv_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2145,13 +2433,16 @@ void weft_f08_mpi_gatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv_init", ierror) : MPI_Gatherv_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv_init", ierror) : MPI_Gatherv_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, info_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2160,13 +2451,16 @@ void weft_f08_mpi_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv_init_c", ierror) : MPI_Gatherv_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Gatherv_init_c", ierror) : MPI_Gatherv_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, info_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2174,50 +2468,68 @@ void weft_f08_mpi_gatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI
 void weft_f08_mpi_get(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get", ierror) : MPI_Get(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get", ierror) : MPI_Get(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
 void weft_f08_mpi_get_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get_c", ierror) : MPI_Get_c(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get_c", ierror) : MPI_Get_c(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
 void weft_f08_mpi_get_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
-    void *result_addr_c = weft_f08_buffer(result_addr, &noncontiguous);
     MPI_Datatype result_datatype_c = MPI_Type_fromint(*result_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get_accumulate", ierror) : MPI_Get_accumulate(origin_addr_c, *origin_count, origin_datatype_c, result_addr_c, *result_count, result_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    MPI_Count result_count_v = *result_count;
+    MPI_Datatype result_datatype_v = result_datatype_c, result_addr_made = MPI_DATATYPE_NULL;
+    void *result_addr_c = weft_f08_section(result_addr, &result_count_v, &result_datatype_v, &result_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get_accumulate", ierror) : MPI_Get_accumulate(origin_addr_c, origin_count_v, origin_datatype_v, result_addr_c, result_count_v, result_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    if (result_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&result_addr_made);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
 void weft_f08_mpi_get_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
-    void *result_addr_c = weft_f08_buffer(result_addr, &noncontiguous);
     MPI_Datatype result_datatype_c = MPI_Type_fromint(*result_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get_accumulate_c", ierror) : MPI_Get_accumulate_c(origin_addr_c, *origin_count, origin_datatype_c, result_addr_c, *result_count, result_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    MPI_Count result_count_v = *result_count;
+    MPI_Datatype result_datatype_v = result_datatype_c, result_addr_made = MPI_DATATYPE_NULL;
+    void *result_addr_c = weft_f08_section(result_addr, &result_count_v, &result_datatype_v, &result_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Get_accumulate_c", ierror) : MPI_Get_accumulate_c(origin_addr_c, origin_count_v, origin_datatype_v, result_addr_c, result_count_v, result_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c);
+    if (result_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&result_addr_made);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -2470,12 +2782,18 @@ void weft_f08_mpi_iallgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgather", ierror) : MPI_Iallgather(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgather", ierror) : MPI_Iallgather(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2484,12 +2802,18 @@ void weft_f08_mpi_iallgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_F
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgather_c", ierror) : MPI_Iallgather_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgather_c", ierror) : MPI_Iallgather_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2498,12 +2822,15 @@ void weft_f08_mpi_iallgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgatherv", ierror) : MPI_Iallgatherv(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgatherv", ierror) : MPI_Iallgatherv(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2512,12 +2839,15 @@ void weft_f08_mpi_iallgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgatherv_c", ierror) : MPI_Iallgatherv_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iallgatherv_c", ierror) : MPI_Iallgatherv_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2554,12 +2884,18 @@ void weft_f08_mpi_ialltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ialltoall", ierror) : MPI_Ialltoall(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ialltoall", ierror) : MPI_Ialltoall(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2568,12 +2904,18 @@ void weft_f08_mpi_ialltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ialltoall_c", ierror) : MPI_Ialltoall_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ialltoall_c", ierror) : MPI_Ialltoall_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2659,10 +3001,13 @@ void weft_f08_mpi_ibcast(CFI_cdesc_t *buffer, MPI_Fint *count, MPI_Fint *datatyp
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buffer_c = weft_f08_buffer(buffer, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibcast", ierror) : MPI_Ibcast(buffer_c, *count, datatype_c, *root, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buffer_made = MPI_DATATYPE_NULL;
+    void *buffer_c = weft_f08_section(buffer, &count_v, &datatype_v, &buffer_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibcast", ierror) : MPI_Ibcast(buffer_c, count_v, datatype_v, *root, comm_c, &request_c);
+    if (buffer_made != MPI_DATATYPE_NULL) MPI_Type_free(&buffer_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2671,10 +3016,13 @@ void weft_f08_mpi_ibcast_c(CFI_cdesc_t *buffer, MPI_Count *count, MPI_Fint *data
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buffer_c = weft_f08_buffer(buffer, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibcast_c", ierror) : MPI_Ibcast_c(buffer_c, *count, datatype_c, *root, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buffer_made = MPI_DATATYPE_NULL;
+    void *buffer_c = weft_f08_section(buffer, &count_v, &datatype_v, &buffer_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibcast_c", ierror) : MPI_Ibcast_c(buffer_c, count_v, datatype_v, *root, comm_c, &request_c);
+    if (buffer_made != MPI_DATATYPE_NULL) MPI_Type_free(&buffer_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2683,10 +3031,13 @@ void weft_f08_mpi_ibsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibsend", ierror) : MPI_Ibsend(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibsend", ierror) : MPI_Ibsend(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2695,10 +3046,13 @@ void weft_f08_mpi_ibsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatyp
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibsend_c", ierror) : MPI_Ibsend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ibsend_c", ierror) : MPI_Ibsend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2735,12 +3089,18 @@ void weft_f08_mpi_igather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igather", ierror) : MPI_Igather(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igather", ierror) : MPI_Igather(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2749,12 +3109,18 @@ void weft_f08_mpi_igather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igather_c", ierror) : MPI_Igather_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igather_c", ierror) : MPI_Igather_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2763,12 +3129,15 @@ void weft_f08_mpi_igatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igatherv", ierror) : MPI_Igatherv(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igatherv", ierror) : MPI_Igatherv(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2777,12 +3146,15 @@ void weft_f08_mpi_igatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igatherv_c", ierror) : MPI_Igatherv_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Igatherv_c", ierror) : MPI_Igatherv_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, *root, comm_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2799,11 +3171,14 @@ void weft_f08_mpi_improbe(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_F
 void weft_f08_mpi_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Message message_c = MPI_Message_fromint(*message);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Imrecv", ierror) : MPI_Imrecv(buf_c, *count, datatype_c, &message_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Imrecv", ierror) : MPI_Imrecv(buf_c, count_v, datatype_v, &message_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *message = MPI_Message_toint(message_c);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
@@ -2812,11 +3187,14 @@ void weft_f08_mpi_imrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
 void weft_f08_mpi_imrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Message message_c = MPI_Message_fromint(*message);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Imrecv_c", ierror) : MPI_Imrecv_c(buf_c, *count, datatype_c, &message_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Imrecv_c", ierror) : MPI_Imrecv_c(buf_c, count_v, datatype_v, &message_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *message = MPI_Message_toint(message_c);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
@@ -2826,12 +3204,18 @@ void weft_f08_mpi_ineighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgather", ierror) : MPI_Ineighbor_allgather(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgather", ierror) : MPI_Ineighbor_allgather(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2840,12 +3224,18 @@ void weft_f08_mpi_ineighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgather_c", ierror) : MPI_Ineighbor_allgather_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgather_c", ierror) : MPI_Ineighbor_allgather_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2854,12 +3244,15 @@ void weft_f08_mpi_ineighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgatherv", ierror) : MPI_Ineighbor_allgatherv(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgatherv", ierror) : MPI_Ineighbor_allgatherv(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2868,12 +3261,15 @@ void weft_f08_mpi_ineighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendco
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgatherv_c", ierror) : MPI_Ineighbor_allgatherv_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_allgatherv_c", ierror) : MPI_Ineighbor_allgatherv_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2882,12 +3278,18 @@ void weft_f08_mpi_ineighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_alltoall", ierror) : MPI_Ineighbor_alltoall(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_alltoall", ierror) : MPI_Ineighbor_alltoall(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -2896,12 +3298,18 @@ void weft_f08_mpi_ineighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_alltoall_c", ierror) : MPI_Ineighbor_alltoall_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ineighbor_alltoall_c", ierror) : MPI_Ineighbor_alltoall_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3138,10 +3546,13 @@ void weft_f08_mpi_irecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irecv", ierror) : MPI_Irecv(buf_c, *count, datatype_c, *source, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irecv", ierror) : MPI_Irecv(buf_c, count_v, datatype_v, *source, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3150,10 +3561,13 @@ void weft_f08_mpi_irecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irecv_c", ierror) : MPI_Irecv_c(buf_c, *count, datatype_c, *source, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irecv_c", ierror) : MPI_Irecv_c(buf_c, count_v, datatype_v, *source, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3246,10 +3660,13 @@ void weft_f08_mpi_irsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irsend", ierror) : MPI_Irsend(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irsend", ierror) : MPI_Irsend(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3258,10 +3675,13 @@ void weft_f08_mpi_irsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatyp
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irsend_c", ierror) : MPI_Irsend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Irsend_c", ierror) : MPI_Irsend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3304,12 +3724,18 @@ void weft_f08_mpi_iscatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatter", ierror) : MPI_Iscatter(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatter", ierror) : MPI_Iscatter(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3318,12 +3744,18 @@ void weft_f08_mpi_iscatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatter_c", ierror) : MPI_Iscatter_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatter_c", ierror) : MPI_Iscatter_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3334,10 +3766,13 @@ void weft_f08_mpi_iscatterv(CFI_cdesc_t *sendbuf, const MPI_Fint *sendcounts, co
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatterv", ierror) : MPI_Iscatterv(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatterv", ierror) : MPI_Iscatterv(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3348,10 +3783,13 @@ void weft_f08_mpi_iscatterv_c(CFI_cdesc_t *sendbuf, const MPI_Count *sendcounts,
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatterv_c", ierror) : MPI_Iscatterv_c(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, &request_c);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Iscatterv_c", ierror) : MPI_Iscatterv_c(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3360,10 +3798,13 @@ void weft_f08_mpi_isend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isend", ierror) : MPI_Isend(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isend", ierror) : MPI_Isend(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3372,10 +3813,13 @@ void weft_f08_mpi_isend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isend_c", ierror) : MPI_Isend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isend_c", ierror) : MPI_Isend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3384,12 +3828,18 @@ void weft_f08_mpi_isendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv", ierror) : MPI_Isendrecv(sendbuf_c, *sendcount, sendtype_c, *dest, *sendtag, recvbuf_c, *recvcount, recvtype_c, *source, *recvtag, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv", ierror) : MPI_Isendrecv(sendbuf_c, sendcount_v, sendtype_v, *dest, *sendtag, recvbuf_c, recvcount_v, recvtype_v, *source, *recvtag, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3398,12 +3848,18 @@ void weft_f08_mpi_isendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv_c", ierror) : MPI_Isendrecv_c(sendbuf_c, *sendcount, sendtype_c, *dest, *sendtag, recvbuf_c, *recvcount, recvtype_c, *source, *recvtag, comm_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv_c", ierror) : MPI_Isendrecv_c(sendbuf_c, sendcount_v, sendtype_v, *dest, *sendtag, recvbuf_c, recvcount_v, recvtype_v, *source, *recvtag, comm_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3412,10 +3868,13 @@ void weft_f08_mpi_isendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv_replace", ierror) : MPI_Isendrecv_replace(buf_c, *count, datatype_c, *dest, *sendtag, *source, *recvtag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv_replace", ierror) : MPI_Isendrecv_replace(buf_c, count_v, datatype_v, *dest, *sendtag, *source, *recvtag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3424,10 +3883,13 @@ void weft_f08_mpi_isendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv_replace_c", ierror) : MPI_Isendrecv_replace_c(buf_c, *count, datatype_c, *dest, *sendtag, *source, *recvtag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Isendrecv_replace_c", ierror) : MPI_Isendrecv_replace_c(buf_c, count_v, datatype_v, *dest, *sendtag, *source, *recvtag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3436,10 +3898,13 @@ void weft_f08_mpi_issend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Issend", ierror) : MPI_Issend(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Issend", ierror) : MPI_Issend(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3448,10 +3913,13 @@ void weft_f08_mpi_issend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatyp
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Issend_c", ierror) : MPI_Issend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Issend_c", ierror) : MPI_Issend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3483,10 +3951,13 @@ void weft_f08_mpi_mprobe(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fi
 void weft_f08_mpi_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Message message_c = MPI_Message_fromint(*message);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Mrecv", ierror) : MPI_Mrecv(buf_c, *count, datatype_c, &message_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Mrecv", ierror) : MPI_Mrecv(buf_c, count_v, datatype_v, &message_c, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *message = MPI_Message_toint(message_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3494,10 +3965,13 @@ void weft_f08_mpi_mrecv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
 void weft_f08_mpi_mrecv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Message message_c = MPI_Message_fromint(*message);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Mrecv_c", ierror) : MPI_Mrecv_c(buf_c, *count, datatype_c, &message_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Mrecv_c", ierror) : MPI_Mrecv_c(buf_c, count_v, datatype_v, &message_c, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *message = MPI_Message_toint(message_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3506,11 +3980,17 @@ void weft_f08_mpi_neighbor_allgather(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, 
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather", ierror) : MPI_Neighbor_allgather(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather", ierror) : MPI_Neighbor_allgather(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3518,11 +3998,17 @@ void weft_f08_mpi_neighbor_allgather_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcoun
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather_c", ierror) : MPI_Neighbor_allgather_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather_c", ierror) : MPI_Neighbor_allgather_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3530,13 +4016,19 @@ void weft_f08_mpi_neighbor_allgather_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendco
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather_init", ierror) : MPI_Neighbor_allgather_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather_init", ierror) : MPI_Neighbor_allgather_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3545,13 +4037,19 @@ void weft_f08_mpi_neighbor_allgather_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sen
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather_init_c", ierror) : MPI_Neighbor_allgather_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgather_init_c", ierror) : MPI_Neighbor_allgather_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3560,11 +4058,14 @@ void weft_f08_mpi_neighbor_allgatherv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount,
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv", ierror) : MPI_Neighbor_allgatherv(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv", ierror) : MPI_Neighbor_allgatherv(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3572,11 +4073,14 @@ void weft_f08_mpi_neighbor_allgatherv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcou
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv_c", ierror) : MPI_Neighbor_allgatherv_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv_c", ierror) : MPI_Neighbor_allgatherv_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3584,13 +4088,16 @@ void weft_f08_mpi_neighbor_allgatherv_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendc
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv_init", ierror) : MPI_Neighbor_allgatherv_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv_init", ierror) : MPI_Neighbor_allgatherv_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3599,13 +4106,16 @@ void weft_f08_mpi_neighbor_allgatherv_init_c(CFI_cdesc_t *sendbuf, MPI_Count *se
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
     void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv_init_c", ierror) : MPI_Neighbor_allgatherv_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_allgatherv_init_c", ierror) : MPI_Neighbor_allgatherv_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcounts, displs, recvtype_c, comm_c, info_c, &request_c);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3614,11 +4124,17 @@ void weft_f08_mpi_neighbor_alltoall(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall", ierror) : MPI_Neighbor_alltoall(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall", ierror) : MPI_Neighbor_alltoall(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3626,11 +4142,17 @@ void weft_f08_mpi_neighbor_alltoall_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall_c", ierror) : MPI_Neighbor_alltoall_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall_c", ierror) : MPI_Neighbor_alltoall_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -3638,13 +4160,19 @@ void weft_f08_mpi_neighbor_alltoall_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcou
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall_init", ierror) : MPI_Neighbor_alltoall_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall_init", ierror) : MPI_Neighbor_alltoall_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3653,13 +4181,19 @@ void weft_f08_mpi_neighbor_alltoall_init_c(CFI_cdesc_t *sendbuf, MPI_Count *send
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall_init_c", ierror) : MPI_Neighbor_alltoall_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Neighbor_alltoall_init_c", ierror) : MPI_Neighbor_alltoall_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3942,11 +4476,14 @@ void weft_f08_mpi_precv_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Precv_init", ierror) : MPI_Precv_init(buf_c, *partitions, *count, datatype_c, *source, *tag, comm_c, info_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Precv_init", ierror) : MPI_Precv_init(buf_c, *partitions, count_v, datatype_v, *source, *tag, comm_c, info_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3962,11 +4499,14 @@ void weft_f08_mpi_psend_init(CFI_cdesc_t *buf, MPI_Fint *partitions, MPI_Count *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Psend_init", ierror) : MPI_Psend_init(buf_c, *partitions, *count, datatype_c, *dest, *tag, comm_c, info_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Psend_init", ierror) : MPI_Psend_init(buf_c, *partitions, count_v, datatype_v, *dest, *tag, comm_c, info_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -3989,22 +4529,28 @@ void weft_f08_mpi_publish_name(CFI_cdesc_t *service_name_d, MPI_Fint *info, CFI_
 void weft_f08_mpi_put(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Put", ierror) : MPI_Put(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Put", ierror) : MPI_Put(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
 void weft_f08_mpi_put_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Put_c", ierror) : MPI_Put_c(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Put_c", ierror) : MPI_Put_c(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4017,13 +4563,16 @@ void weft_f08_mpi_query_thread(MPI_Fint *provided, MPI_Fint *ierror)
 void weft_f08_mpi_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Raccumulate", ierror) : MPI_Raccumulate(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Raccumulate", ierror) : MPI_Raccumulate(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4031,13 +4580,16 @@ void weft_f08_mpi_raccumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, 
 void weft_f08_mpi_raccumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Raccumulate_c", ierror) : MPI_Raccumulate_c(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Raccumulate_c", ierror) : MPI_Raccumulate_c(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4046,9 +4598,12 @@ void weft_f08_mpi_recv(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv", ierror) : MPI_Recv(buf_c, *count, datatype_c, *source, *tag, comm_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv", ierror) : MPI_Recv(buf_c, count_v, datatype_v, *source, *tag, comm_c, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4056,9 +4611,12 @@ void weft_f08_mpi_recv_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype,
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv_c", ierror) : MPI_Recv_c(buf_c, *count, datatype_c, *source, *tag, comm_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv_c", ierror) : MPI_Recv_c(buf_c, count_v, datatype_v, *source, *tag, comm_c, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4066,10 +4624,13 @@ void weft_f08_mpi_recv_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatyp
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv_init", ierror) : MPI_Recv_init(buf_c, *count, datatype_c, *source, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv_init", ierror) : MPI_Recv_init(buf_c, count_v, datatype_v, *source, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4078,10 +4639,13 @@ void weft_f08_mpi_recv_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *data
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv_init_c", ierror) : MPI_Recv_init_c(buf_c, *count, datatype_c, *source, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Recv_init_c", ierror) : MPI_Recv_init_c(buf_c, count_v, datatype_v, *source, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4338,12 +4902,15 @@ void weft_f08_mpi_request_get_status_some(MPI_Fint *incount, MPI_Fint *array_of_
 void weft_f08_mpi_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget", ierror) : MPI_Rget(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget", ierror) : MPI_Rget(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4351,12 +4918,15 @@ void weft_f08_mpi_rget(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fin
 void weft_f08_mpi_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget_c", ierror) : MPI_Rget_c(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget_c", ierror) : MPI_Rget_c(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4364,15 +4934,21 @@ void weft_f08_mpi_rget_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_
 void weft_f08_mpi_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
-    void *result_addr_c = weft_f08_buffer(result_addr, &noncontiguous);
     MPI_Datatype result_datatype_c = MPI_Type_fromint(*result_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget_accumulate", ierror) : MPI_Rget_accumulate(origin_addr_c, *origin_count, origin_datatype_c, result_addr_c, *result_count, result_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    MPI_Count result_count_v = *result_count;
+    MPI_Datatype result_datatype_v = result_datatype_c, result_addr_made = MPI_DATATYPE_NULL;
+    void *result_addr_c = weft_f08_section(result_addr, &result_count_v, &result_datatype_v, &result_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget_accumulate", ierror) : MPI_Rget_accumulate(origin_addr_c, origin_count_v, origin_datatype_v, result_addr_c, result_count_v, result_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    if (result_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&result_addr_made);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4380,15 +4956,21 @@ void weft_f08_mpi_rget_accumulate(CFI_cdesc_t *origin_addr, MPI_Fint *origin_cou
 void weft_f08_mpi_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, CFI_cdesc_t *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
-    void *result_addr_c = weft_f08_buffer(result_addr, &noncontiguous);
     MPI_Datatype result_datatype_c = MPI_Type_fromint(*result_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Op op_c = MPI_Op_fromint(*op);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget_accumulate_c", ierror) : MPI_Rget_accumulate_c(origin_addr_c, *origin_count, origin_datatype_c, result_addr_c, *result_count, result_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    MPI_Count result_count_v = *result_count;
+    MPI_Datatype result_datatype_v = result_datatype_c, result_addr_made = MPI_DATATYPE_NULL;
+    void *result_addr_c = weft_f08_section(result_addr, &result_count_v, &result_datatype_v, &result_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rget_accumulate_c", ierror) : MPI_Rget_accumulate_c(origin_addr_c, origin_count_v, origin_datatype_v, result_addr_c, result_count_v, result_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, op_c, win_c, &request_c);
+    if (result_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&result_addr_made);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4396,12 +4978,15 @@ void weft_f08_mpi_rget_accumulate_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_
 void weft_f08_mpi_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rput", ierror) : MPI_Rput(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rput", ierror) : MPI_Rput(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4409,12 +4994,15 @@ void weft_f08_mpi_rput(CFI_cdesc_t *origin_addr, MPI_Fint *origin_count, MPI_Fin
 void weft_f08_mpi_rput_c(CFI_cdesc_t *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     int noncontiguous = 0;
-    void *origin_addr_c = weft_f08_buffer(origin_addr, &noncontiguous);
     MPI_Datatype origin_datatype_c = MPI_Type_fromint(*origin_datatype);
     MPI_Datatype target_datatype_c = MPI_Type_fromint(*target_datatype);
     MPI_Win win_c = MPI_Win_fromint(*win);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rput_c", ierror) : MPI_Rput_c(origin_addr_c, *origin_count, origin_datatype_c, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    MPI_Count origin_count_v = *origin_count;
+    MPI_Datatype origin_datatype_v = origin_datatype_c, origin_addr_made = MPI_DATATYPE_NULL;
+    void *origin_addr_c = weft_f08_section(origin_addr, &origin_count_v, &origin_datatype_v, &origin_addr_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rput_c", ierror) : MPI_Rput_c(origin_addr_c, origin_count_v, origin_datatype_v, *target_rank, *target_disp, *target_count, target_datatype_c, win_c, &request_c);
+    if (origin_addr_made != MPI_DATATYPE_NULL) MPI_Type_free(&origin_addr_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4423,9 +5011,12 @@ void weft_f08_mpi_rsend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend", ierror) : MPI_Rsend(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend", ierror) : MPI_Rsend(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4433,9 +5024,12 @@ void weft_f08_mpi_rsend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend_c", ierror) : MPI_Rsend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend_c", ierror) : MPI_Rsend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4443,10 +5037,13 @@ void weft_f08_mpi_rsend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dataty
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend_init", ierror) : MPI_Rsend_init(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend_init", ierror) : MPI_Rsend_init(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4455,10 +5052,13 @@ void weft_f08_mpi_rsend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *dat
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend_init_c", ierror) : MPI_Rsend_init_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Rsend_init_c", ierror) : MPI_Rsend_init_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4521,11 +5121,17 @@ void weft_f08_mpi_scatter(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter", ierror) : MPI_Scatter(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter", ierror) : MPI_Scatter(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4533,11 +5139,17 @@ void weft_f08_mpi_scatter_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fint
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter_c", ierror) : MPI_Scatter_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter_c", ierror) : MPI_Scatter_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4545,13 +5157,19 @@ void weft_f08_mpi_scatter_init(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fi
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter_init", ierror) : MPI_Scatter_init(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter_init", ierror) : MPI_Scatter_init(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4560,13 +5178,19 @@ void weft_f08_mpi_scatter_init_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter_init_c", ierror) : MPI_Scatter_init_c(sendbuf_c, *sendcount, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatter_init_c", ierror) : MPI_Scatter_init_c(sendbuf_c, sendcount_v, sendtype_v, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4577,9 +5201,12 @@ void weft_f08_mpi_scatterv(CFI_cdesc_t *sendbuf, const MPI_Fint *sendcounts, con
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv", ierror) : MPI_Scatterv(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv", ierror) : MPI_Scatterv(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4589,9 +5216,12 @@ void weft_f08_mpi_scatterv_c(CFI_cdesc_t *sendbuf, const MPI_Count *sendcounts, 
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv_c", ierror) : MPI_Scatterv_c(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv_c", ierror) : MPI_Scatterv_c(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4601,11 +5231,14 @@ void weft_f08_mpi_scatterv_init(CFI_cdesc_t *sendbuf, const MPI_Fint *sendcounts
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv_init", ierror) : MPI_Scatterv_init(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv_init", ierror) : MPI_Scatterv_init(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4616,11 +5249,14 @@ void weft_f08_mpi_scatterv_init_c(CFI_cdesc_t *sendbuf, const MPI_Count *sendcou
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
     void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
     MPI_Info info_c = MPI_Info_fromint(*info);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv_init_c", ierror) : MPI_Scatterv_init_c(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, *recvcount, recvtype_c, *root, comm_c, info_c, &request_c);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Scatterv_init_c", ierror) : MPI_Scatterv_init_c(sendbuf_c, sendcounts, displs, sendtype_c, recvbuf_c, recvcount_v, recvtype_v, *root, comm_c, info_c, &request_c);
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4629,9 +5265,12 @@ void weft_f08_mpi_send(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, MP
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send", ierror) : MPI_Send(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send", ierror) : MPI_Send(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4639,9 +5278,12 @@ void weft_f08_mpi_send_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype,
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send_c", ierror) : MPI_Send_c(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send_c", ierror) : MPI_Send_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4649,10 +5291,13 @@ void weft_f08_mpi_send_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatyp
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send_init", ierror) : MPI_Send_init(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send_init", ierror) : MPI_Send_init(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4661,10 +5306,13 @@ void weft_f08_mpi_send_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *data
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send_init_c", ierror) : MPI_Send_init_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Send_init_c", ierror) : MPI_Send_init_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4673,11 +5321,17 @@ void weft_f08_mpi_sendrecv(CFI_cdesc_t *sendbuf, MPI_Fint *sendcount, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv", ierror) : MPI_Sendrecv(sendbuf_c, *sendcount, sendtype_c, *dest, *sendtag, recvbuf_c, *recvcount, recvtype_c, *source, *recvtag, comm_c, weft_f_status(status));
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv", ierror) : MPI_Sendrecv(sendbuf_c, sendcount_v, sendtype_v, *dest, *sendtag, recvbuf_c, recvcount_v, recvtype_v, *source, *recvtag, comm_c, weft_f_status(status));
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4685,11 +5339,17 @@ void weft_f08_mpi_sendrecv_c(CFI_cdesc_t *sendbuf, MPI_Count *sendcount, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *sendbuf_c = weft_f08_buffer(sendbuf, &noncontiguous);
     MPI_Datatype sendtype_c = MPI_Type_fromint(*sendtype);
-    void *recvbuf_c = weft_f08_buffer(recvbuf, &noncontiguous);
     MPI_Datatype recvtype_c = MPI_Type_fromint(*recvtype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv_c", ierror) : MPI_Sendrecv_c(sendbuf_c, *sendcount, sendtype_c, *dest, *sendtag, recvbuf_c, *recvcount, recvtype_c, *source, *recvtag, comm_c, weft_f_status(status));
+    MPI_Count sendcount_v = *sendcount;
+    MPI_Datatype sendtype_v = sendtype_c, sendbuf_made = MPI_DATATYPE_NULL;
+    void *sendbuf_c = weft_f08_section(sendbuf, &sendcount_v, &sendtype_v, &sendbuf_made, &noncontiguous);
+    MPI_Count recvcount_v = *recvcount;
+    MPI_Datatype recvtype_v = recvtype_c, recvbuf_made = MPI_DATATYPE_NULL;
+    void *recvbuf_c = weft_f08_section(recvbuf, &recvcount_v, &recvtype_v, &recvbuf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv_c", ierror) : MPI_Sendrecv_c(sendbuf_c, sendcount_v, sendtype_v, *dest, *sendtag, recvbuf_c, recvcount_v, recvtype_v, *source, *recvtag, comm_c, weft_f_status(status));
+    if (recvbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&recvbuf_made);
+    if (sendbuf_made != MPI_DATATYPE_NULL) MPI_Type_free(&sendbuf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4697,9 +5357,12 @@ void weft_f08_mpi_sendrecv_replace(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv_replace", ierror) : MPI_Sendrecv_replace(buf_c, *count, datatype_c, *dest, *sendtag, *source, *recvtag, comm_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv_replace", ierror) : MPI_Sendrecv_replace(buf_c, count_v, datatype_v, *dest, *sendtag, *source, *recvtag, comm_c, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4707,9 +5370,12 @@ void weft_f08_mpi_sendrecv_replace_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fin
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv_replace_c", ierror) : MPI_Sendrecv_replace_c(buf_c, *count, datatype_c, *dest, *sendtag, *source, *recvtag, comm_c, weft_f_status(status));
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Sendrecv_replace_c", ierror) : MPI_Sendrecv_replace_c(buf_c, count_v, datatype_v, *dest, *sendtag, *source, *recvtag, comm_c, weft_f_status(status));
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4851,9 +5517,12 @@ void weft_f08_mpi_ssend(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *datatype, M
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend", ierror) : MPI_Ssend(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend", ierror) : MPI_Ssend(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4861,9 +5530,12 @@ void weft_f08_mpi_ssend_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *datatype
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend_c", ierror) : MPI_Ssend_c(buf_c, *count, datatype_c, *dest, *tag, comm_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend_c", ierror) : MPI_Ssend_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     if (ierror != NULL) *ierror = rc;
 }
 
@@ -4871,10 +5543,13 @@ void weft_f08_mpi_ssend_init(CFI_cdesc_t *buf, MPI_Fint *count, MPI_Fint *dataty
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend_init", ierror) : MPI_Ssend_init(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend_init", ierror) : MPI_Ssend_init(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }
@@ -4883,10 +5558,13 @@ void weft_f08_mpi_ssend_init_c(CFI_cdesc_t *buf, MPI_Count *count, MPI_Fint *dat
 {
     int noncontiguous = 0;
     MPI_Comm comm_c = MPI_Comm_fromint(*comm);
-    void *buf_c = weft_f08_buffer(buf, &noncontiguous);
     MPI_Datatype datatype_c = MPI_Type_fromint(*datatype);
     MPI_Request request_c = MPI_REQUEST_NULL;
-    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend_init_c", ierror) : MPI_Ssend_init_c(buf_c, *count, datatype_c, *dest, *tag, comm_c, &request_c);
+    MPI_Count count_v = *count;
+    MPI_Datatype datatype_v = datatype_c, buf_made = MPI_DATATYPE_NULL;
+    void *buf_c = weft_f08_section(buf, &count_v, &datatype_v, &buf_made, &noncontiguous);
+    int rc = noncontiguous ? weft_f08_noncontiguous("MPI_Ssend_init_c", ierror) : MPI_Ssend_init_c(buf_c, count_v, datatype_v, *dest, *tag, comm_c, &request_c);
+    if (buf_made != MPI_DATATYPE_NULL) MPI_Type_free(&buf_made);
     *request = MPI_Request_toint(request_c);
     if (ierror != NULL) *ierror = rc;
 }

@@ -15,6 +15,45 @@ void *weft_f08_buffer(const CFI_cdesc_t *desc, int *noncontiguous)
     return weft_f_buffer(desc->base_addr);
 }
 
+/* A choice buffer with its own count and datatype, which may be a non-contiguous array
+ * section: when the datatype is one element of the array (size and extent the element's
+ * length, lower bound 0) and count covers the whole section, the section is described by a
+ * datatype made here (nested hvectors of the element over the descriptor's strides) and the
+ * call sends or receives one of it, in place; no copy, so nonblocking calls work too. *made
+ * is that datatype (the caller frees it after the call: a pending operation keeps its own
+ * reference). Any other non-contiguous section sets *noncontiguous. */
+void *weft_f08_section(const CFI_cdesc_t *desc, MPI_Count *count, MPI_Datatype *datatype, MPI_Datatype *made,
+                       int *noncontiguous)
+{
+    if (desc->base_addr == NULL || desc->rank == 0 || CFI_is_contiguous(desc))
+        return weft_f_buffer(desc->base_addr);
+    MPI_Count size = -1, lb = -1, extent = -1, elems = 1;
+    for (int i = 0; i < desc->rank; i++)
+        elems *= desc->dim[i].extent;
+    if (MPI_Type_size_c(*datatype, &size) != MPI_SUCCESS || MPI_Type_get_extent_c(*datatype, &lb, &extent) != MPI_SUCCESS ||
+        size != (MPI_Count)desc->elem_len || extent != size || lb != 0 || *count != elems) {
+        *noncontiguous = 1;
+        return NULL;
+    }
+    MPI_Datatype t = *datatype;
+    for (int i = 0; i < desc->rank; i++) {
+        MPI_Datatype next = MPI_DATATYPE_NULL;
+        int rc = MPI_Type_create_hvector_c(desc->dim[i].extent, 1, desc->dim[i].sm, t, &next);
+        if (i > 0)
+            MPI_Type_free(&t);
+        if (rc != MPI_SUCCESS) {
+            *noncontiguous = 1;
+            return NULL;
+        }
+        t = next;
+    }
+    MPI_Type_commit(&t);
+    *made = t;
+    *datatype = t;
+    *count = 1;
+    return desc->base_addr;
+}
+
 /* The error for a non-contiguous buffer: returned through ierror when it is present; without
  * ierror nothing could report it, so the job is aborted with a message naming the call. */
 int weft_f08_noncontiguous(const char *func, const MPI_Fint *ierror)

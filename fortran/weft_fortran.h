@@ -89,6 +89,8 @@ MPI_Aint weft_f_attr_value(const void *p);
 void weft_f_attr_cell_free(const void *p);
 #ifdef CFI_VERSION
 void *weft_f08_buffer(const CFI_cdesc_t *desc, int *noncontiguous);
+void *weft_f08_section(const CFI_cdesc_t *desc, MPI_Count *count, MPI_Datatype *datatype, MPI_Datatype *made,
+                       int *noncontiguous);
 int weft_f08_noncontiguous(const char *func, const MPI_Fint *ierror);
 #endif
 #endif
