@@ -415,15 +415,31 @@ FAMILIES = {
 }
 
 
+# Families outside the MPI_X/MPI_Ix naming: base -> (blocking name, nonblocking name).
+NAMED_FAMILIES = {
+    "Stream_send": ("MPIX_Stream_send", "MPIX_Stream_isend"),
+    "Stream_recv": ("MPIX_Stream_recv", "MPIX_Stream_irecv"),
+}
+FAMILIES.update({base: (base.lower(), None) for base in NAMED_FAMILIES})
+
+
+def family_names(base):
+    """The names of a family's forms: form -> name (without the twin suffix)."""
+    if base in NAMED_FAMILIES:
+        blocking, nonblocking = NAMED_FAMILIES[base]
+        return {"blocking": blocking, "nonblocking": nonblocking}
+    return {
+        "blocking": f"MPI_{base}",
+        "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
+        "persistent": f"MPI_{base}_init",
+    }
+
+
 def family_forms(exports):
     """Each exported family member: name -> (base, form, twin suffix)."""
     forms = {}
     for base in FAMILIES:
-        names = {
-            "blocking": f"MPI_{base}",
-            "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
-            "persistent": f"MPI_{base}_init",
-        }
+        names = family_names(base)
         for form, name in names.items():
             for suffix in ("", "_c"):
                 if name + suffix in exports:
@@ -435,7 +451,7 @@ def family_call(f, funcs, impl, base, form, suffix):
     """The body of a family member's entry point."""
     module, fname, _ = impl
     extra = FAMILIES[base][1]
-    blocking = funcs[f"MPI_{base}{suffix}"]
+    blocking = funcs[family_names(base)["blocking"] + suffix]
     mine = {p.name for p in f.params}
     args = []
     for p in blocking.params:
