@@ -508,6 +508,12 @@ FORWARDS = {
     "MPI_Group_union": ("set_op", '"{name}", weft_core::object::Group::union'),
     "MPI_Group_intersection": ("set_op", '"{name}", weft_core::object::Group::intersection'),
     "MPI_Group_difference": ("set_op", '"{name}", weft_core::object::Group::difference'),
+    "MPI_Group_incl": ("subset", '"{name}", "ranks", weft_core::object::Group::incl'),
+    "MPI_Group_excl": ("subset", '"{name}", "ranks", weft_core::object::Group::excl'),
+    "MPI_Group_range_incl": (
+        "subset", '"{name}", "ranges", weft_core::object::Group::range_incl'),
+    "MPI_Group_range_excl": (
+        "subset", '"{name}", "ranges", weft_core::object::Group::range_excl'),
     "MPI_Type_indexed": ("indexed", 'false, "{name}"'),
     "MPI_Type_create_hindexed": ("indexed", 'true, "{name}"'),
     "MPI_Type_create_indexed_block": ("indexed", 'false, "{name}"'),

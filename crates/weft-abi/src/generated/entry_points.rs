@@ -1944,7 +1944,7 @@ pub unsafe extern "C" fn PMPI_Group_difference(group1: MPI_Group, group2: MPI_Gr
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_excl(group: MPI_Group, n: c_int, ranks: *const c_int, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_excl.
-    call("MPI_Group_excl", Scope::Default, || unsafe { crate::api::group::mpi_group_excl(group, n, ranks, newgroup) })
+    call("MPI_Group_excl", Scope::Default, || unsafe { crate::api::group::subset(group, n, ranks, newgroup, "MPI_Group_excl", "ranks", weft_core::object::Group::excl) })
 }
 
 #[no_mangle]
@@ -1967,7 +1967,7 @@ pub unsafe extern "C" fn PMPI_Group_fromint(group: c_int) -> MPI_Group {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_incl(group: MPI_Group, n: c_int, ranks: *const c_int, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_incl.
-    call("MPI_Group_incl", Scope::Default, || unsafe { crate::api::group::mpi_group_incl(group, n, ranks, newgroup) })
+    call("MPI_Group_incl", Scope::Default, || unsafe { crate::api::group::subset(group, n, ranks, newgroup, "MPI_Group_incl", "ranks", weft_core::object::Group::incl) })
 }
 
 #[no_mangle]
@@ -1979,13 +1979,13 @@ pub unsafe extern "C" fn PMPI_Group_intersection(group1: MPI_Group, group2: MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_range_excl(group: MPI_Group, n: c_int, ranges: *mut [c_int; 3], newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_range_excl.
-    call("MPI_Group_range_excl", Scope::Default, || unsafe { crate::api::group::mpi_group_range_excl(group, n, ranges, newgroup) })
+    call("MPI_Group_range_excl", Scope::Default, || unsafe { crate::api::group::subset(group, n, ranges, newgroup, "MPI_Group_range_excl", "ranges", weft_core::object::Group::range_excl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_range_incl(group: MPI_Group, n: c_int, ranges: *mut [c_int; 3], newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_range_incl.
-    call("MPI_Group_range_incl", Scope::Default, || unsafe { crate::api::group::mpi_group_range_incl(group, n, ranges, newgroup) })
+    call("MPI_Group_range_incl", Scope::Default, || unsafe { crate::api::group::subset(group, n, ranges, newgroup, "MPI_Group_range_incl", "ranges", weft_core::object::Group::range_incl) })
 }
 
 #[no_mangle]
