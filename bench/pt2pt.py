@@ -4,12 +4,18 @@
 table with Weft's ratio to the better of the other two.
 
     python3 bench/pt2pt.py [--weft PREFIX] [--mpich VENV] [--ompi VENV] [--max BYTES]
-                           [--runs N] [--only weft,mpich,ompi] [--env K=V ...]
+                           [--runs N] [--only weft,mpich,ompi] [--env K=V ...] [--ucx TLS]
 
 Latency: lower is better (ratio = Weft / best; <= 1.00 means Weft is at least as fast).
 Bandwidth, bidirectional bandwidth, message rate: higher is better (ratio = Weft / best;
 >= 1.00 means Weft is at least as fast). With --runs N each MPI runs N times, interleaved, and
 the best value of each cell is kept (the machine is shared; best-of-N filters interference).
+
+--ucx TLS compares the UCX path instead: Weft with every rank its own logical node
+(WEFT_NODES=per-rank: its ucx transport) against Open MPI with `--mca pml ucx` (and
+`pml_ucx_tls`/`pml_ucx_devices` `any`: by default its UCX component accepts only InfiniBand
+transports), both under UCX_TLS=TLS (such as self,tcp); MPICH is left out (its wheel has no
+UCX device).
 """
 import argparse
 import os
@@ -24,6 +30,18 @@ HOME = os.path.expanduser("~")
 def mpis(args):
     ompi_env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                 "OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "self,sm"}
+    if args.ucx:
+        ucx = {"UCX_TLS": args.ucx}
+        ompi_env.update(ucx, OMPI_MCA_pml="ucx")
+        del ompi_env["OMPI_MCA_btl"]
+        return {
+            "weft": (os.path.join(args.weft, "bin"), ["mpiexec", "-n", "2", "-bind-to", "core"],
+                     dict(ucx, WEFT_NODES="per-rank")),
+            "ompi": (os.path.join(args.ompi, "bin"),
+                     ["mpirun", "-n", "2", "--bind-to", "core", "--mca", "pml", "ucx",
+                      "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any", "-x",
+                      "UCX_TLS"], ompi_env),
+        }
     return {
         "weft": (os.path.join(args.weft, "bin"), ["mpiexec", "-n", "2", "-bind-to", "core"], {}),
         "mpich": (os.path.join(args.mpich, "bin"), ["mpiexec", "-n", "2", "-bind-to", "core"], {}),
@@ -68,8 +86,9 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--only", default="weft,mpich,ompi")
     ap.add_argument("--env", action="append", default=[], help="K=V for every job (e.g. WEFT_SHM_LARGE=cma)")
+    ap.add_argument("--ucx", metavar="TLS", help="the UCX path under UCX_TLS=TLS: Weft (WEFT_NODES=per-rank) vs Open MPI --mca pml ucx")
     args = ap.parse_args()
-    chosen = [m for m in args.only.split(",") if m]
+    chosen = [m for m in args.only.split(",") if m and (not args.ucx or m != "mpich")]
     table = mpis(args)
     results = {m: {} for m in chosen}
     with tempfile.TemporaryDirectory() as tmp:

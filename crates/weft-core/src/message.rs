@@ -50,6 +50,8 @@ impl Status {
                 "the message ({} bytes) ends inside a basic element of the receive datatype: the type signatures do not match",
                 self.bytes
             )
+        } else if class == ErrorClass::ProcAborted {
+            "a process this operation depends on was lost (the network transport reported it on stderr)".to_owned()
         } else {
             format!("the operation failed ({})", class.name())
         };

@@ -173,6 +173,9 @@ impl Instance {
         // missing fact when it needs it.
         let _ = self.job.learn_everything();
         let _ = self.pmi().finalize();
+        // The last messages (of `MPI_Finalize`'s synchronization, say) may still be queued
+        // in UCX, and the process may exit next.
+        self.transports.flush_network();
         let mut states: Vec<_> = self.vcis.iter().map(Vci::lock).collect();
         if states.iter().all(|st| st.is_quiet()) {
             *CARRIED.lock().unwrap_or_else(|p| p.into_inner()) =

@@ -230,6 +230,19 @@ impl RequestPool {
         self.slots.iter().skip(1).any(|s| s.live && !s.req.complete)
     }
 
+    /// The live point-to-point requests (sends and receives) that have not completed yet.
+    pub fn incomplete_messages(&self) -> Vec<ReqId> {
+        self.slots
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, s)| {
+                s.live && !s.req.complete && matches!(s.req.kind, Kind::Send | Kind::Recv)
+            })
+            .map(|(i, s)| ReqId::new(self.vci, i as u32, s.gen))
+            .collect()
+    }
+
     /// Number of live requests (for leak checks; the shared completed send and retired
     /// slots are not counted).
     pub fn live(&self) -> usize {

@@ -127,6 +127,7 @@ pub fn finalize() -> MpiResult<()> {
         None => Ok(()),
     };
     let traced = crate::trace::write_part();
+    world.session.instance.transports.closing();
     let synced = synchronize(&world.world).and(reported);
     if let (Some((path, 0)), Ok(())) = (traced, &synced) {
         crate::trace::merge(&path, world.world.size());

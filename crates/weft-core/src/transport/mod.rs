@@ -143,6 +143,37 @@ impl Transports {
         )
     }
 
+    /// How many peer failures the network transport has recorded (only grows; 0 without
+    /// one): the engine compares it with the count it last handled.
+    #[inline]
+    pub fn network_failures(&self) -> u64 {
+        self.ucx.map_or(0, |u| u.failures())
+    }
+
+    /// The process is finalizing (`MPI_Finalize`): the peers that finish first end, and the
+    /// network transport must not take that for failures.
+    pub fn closing(&self) {
+        if let Some(ucx) = self.ucx {
+            ucx.closing();
+        }
+    }
+
+    /// Wait until the network transport's sends in flight have left (before the process
+    /// exits: `MPI_Finalize`).
+    pub fn flush_network(&self) {
+        if let Some(ucx) = self.ucx {
+            ucx.flush();
+        }
+    }
+
+    /// Why the process `route` reaches is lost (the network transport lost it), if it is.
+    pub fn lost(&self, route: Route) -> Option<String> {
+        match (route, self.ucx) {
+            (Route::Ucx { rank }, Some(ucx)) => ucx.lost(rank),
+            _ => None,
+        }
+    }
+
     /// Whether large messages from other processes may be read with a single copy.
     pub fn cma_allowed(&self) -> bool {
         self.cma_allowed.load(Ordering::Relaxed)

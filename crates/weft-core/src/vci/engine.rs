@@ -72,6 +72,23 @@ fn unreachable(dest: u32) -> MpiError {
     )
 }
 
+/// The error of an operation with job rank `dest`, which the network transport lost.
+fn lost(dest: u32, why: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::ProcAborted,
+        format!("rank {dest} of the job is lost: the network transport reports {why}"),
+    )
+}
+
+/// The status a request fails with when a peer on another node is lost.
+const LOST: Status = Status {
+    source: 0,
+    tag: 0,
+    error: ErrorClass::ProcAborted as i32,
+    bytes: 0,
+    cancelled: false,
+};
+
 /// How a message from VCI `vci` reaches VCI `dest_vci` of job rank `dest`: a message to
 /// this process on another VCI (another stream) goes through this process's own queue of
 /// that VCI, when there is one (a shared-memory transport).
@@ -166,6 +183,9 @@ fn start_send_queued(
             ));
         }
         return Err(unreachable(target.dest));
+    }
+    if let Some(why) = t.lost(route) {
+        return Err(lost(target.dest, &why));
     }
     let sync = mode == SendMode::Synchronous;
     let mut header = Header::eager(&target, t.my_rank, vci, sync);
@@ -573,6 +593,9 @@ pub fn start_recv(
     let id = st.requests.alloc_recv(buf, owner);
     match st.matching.take_unexpected(&pattern) {
         Some(message) => receive_matched(t, vci, st, id, message),
+        // After a peer was lost nothing says this receive's sender is alive (see
+        // `fail_network_waits`): it fails rather than wait, perhaps for ever.
+        None if t.network_failures() != 0 => complete(st, id, LOST),
         None => st.matching.post(Posted { pattern, req: id }),
     }
     id
@@ -740,6 +763,12 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     }
     worked |= flush_pending(t, st);
     worked |= advance_streams(t, vci, st);
+    let failures = t.network_failures();
+    if failures != st.network_failures {
+        st.network_failures = failures;
+        fail_network_waits(t, st);
+        worked = true;
+    }
     worked |= super::schedule::run(t, vci, st);
     stats::add(vci, Counter::Polls, 1);
     if !worked {
@@ -772,7 +801,18 @@ fn flush_pending(t: &Transports, st: &mut VciState) -> bool {
             }),
         };
         if !pushed {
-            break;
+            let route = match out {
+                Outgoing::Eager { route, .. } | Outgoing::Control { route, .. } => *route,
+            };
+            if t.lost(route).is_none() {
+                break;
+            }
+            // Never deliverable: dropped (a request with it fails).
+            if let Some(Outgoing::Eager { req, .. }) = st.pending.pop_front() {
+                complete(st, req, LOST);
+            }
+            worked = true;
+            continue;
         }
         worked = true;
         if let Some(Outgoing::Eager {
@@ -800,6 +840,7 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
         let buf = req.buf;
         let mut header = Header::control(protocol::DATA, t.my_rank, vci, s.rreq_token);
         header.context = s.context;
+        let mut lost = false;
         while s.offset < s.total {
             let n = chunk.min((s.total - s.offset) as usize);
             let offset = s.offset;
@@ -816,12 +857,19 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
                 },
             );
             if !pushed {
+                // A lost peer never takes the rest: the send fails.
+                lost = t.lost(s.route).is_some();
                 break;
             }
             s.offset += n as u64;
             worked = true;
         }
-        if s.offset >= s.total {
+        if lost {
+            let sreq = s.sreq;
+            st.streams.swap_remove(i);
+            complete(st, sreq, LOST);
+            worked = true;
+        } else if s.offset >= s.total {
             let (sreq, total) = (s.sreq, s.total);
             st.streams.swap_remove(i);
             complete(
@@ -837,4 +885,49 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
         }
     }
     worked
+}
+
+/// The network transport lost a peer: fail (with `MPI_ERR_PROC_ABORTED`) what can no longer
+/// complete. Messages queued or streaming to lost peers are dropped with their requests;
+/// every other point-to-point operation still waiting fails too, except those still sending
+/// to live peers (a request does not record its peer, and an any-source receive may wait
+/// on the lost one: MPI gives no guarantee past an error, and the default error handler
+/// ends the job). Later sends to a lost peer fail when they start, and so do later receives
+/// that no message already here satisfies (`start_recv`).
+fn fail_network_waits(t: &Transports, st: &mut VciState) {
+    let mut failed = Vec::new();
+    let mut kept = std::collections::VecDeque::with_capacity(st.pending.len());
+    for out in std::mem::take(&mut st.pending) {
+        match out {
+            Outgoing::Eager { route, req, .. } if t.lost(route).is_some() => failed.push(req),
+            Outgoing::Control { route, .. } if t.lost(route).is_some() => {}
+            out => kept.push_back(out),
+        }
+    }
+    st.pending = kept;
+    st.streams.retain(|s| {
+        let live = t.lost(s.route).is_none();
+        if !live {
+            failed.push(s.sreq);
+        }
+        live
+    });
+    let sending: Vec<ReqId> = st
+        .pending
+        .iter()
+        .filter_map(|out| match out {
+            Outgoing::Eager { req, .. } => Some(*req),
+            Outgoing::Control { .. } => None,
+        })
+        .chain(st.streams.iter().map(|s| s.sreq))
+        .collect();
+    for id in st.requests.incomplete_messages() {
+        if !sending.contains(&id) {
+            st.matching.cancel_posted(id);
+            failed.push(id);
+        }
+    }
+    for id in failed {
+        complete(st, id, LOST);
+    }
 }

@@ -47,6 +47,9 @@ pub struct VciState {
     /// empty elsewhere): see `transport::shm::pair`.
     pairs_out: PairsOut,
     pairs_in: PairsIn,
+    /// The network transport's failure count when this VCI last failed the operations
+    /// waiting on it (`engine::fail_network_waits`).
+    network_failures: u64,
 }
 
 /// What a VCI hands on to the same VCI of the next instance when its own goes away between
@@ -134,6 +137,7 @@ impl Vci {
             schedules: Vec::new(),
             pairs_out: PairsOut::default(),
             pairs_in: PairsIn::default(),
+            network_failures: 0,
         };
         Vci {
             index,

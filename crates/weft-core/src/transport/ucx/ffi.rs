@@ -25,6 +25,15 @@ pub const UCP_WORKER_PARAM_FIELD_THREAD_MODE: u64 = 1 << 0;
 /// `UCS_THREAD_MODE_SERIALIZED`: one thread at a time (each worker is behind a mutex).
 pub const UCS_THREAD_MODE_SERIALIZED: c_int = 1;
 pub const UCP_EP_PARAM_FIELD_REMOTE_ADDRESS: u64 = 1 << 0;
+pub const UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE: u64 = 1 << 1;
+pub const UCP_EP_PARAM_FIELD_ERR_HANDLER: u64 = 1 << 2;
+/// `UCP_ERR_HANDLING_MODE_PEER`: a lost peer fails the endpoint's requests and calls its
+/// error handler (instead of undefined behaviour).
+pub const UCP_ERR_HANDLING_MODE_PEER: c_int = 1;
+/// `UCS_ERR_UNREACHABLE`: no transport reaches the peer.
+pub const UCS_ERR_UNREACHABLE: ucs_status_t = -6;
+/// `UCS_ERR_MESSAGE_TRUNCATED`.
+pub const UCS_ERR_MESSAGE_TRUNCATED: ucs_status_t = -9;
 
 #[repr(C)]
 pub struct ucp_params_t {
@@ -40,10 +49,21 @@ pub struct ucp_worker_params_t {
     pub rest: [u64; 64],
 }
 
+/// `ucp_err_handler_cb_t`: called from `ucp_worker_progress` when an endpoint fails.
+pub type ErrHandlerCb = extern "C" fn(arg: *mut c_void, ep: Ep, status: ucs_status_t);
+
+#[repr(C)]
+pub struct ucp_err_handler_t {
+    pub cb: Option<ErrHandlerCb>,
+    pub arg: *mut c_void,
+}
+
 #[repr(C)]
 pub struct ucp_ep_params_t {
     pub field_mask: u64,
     pub address: *const c_void,
+    pub err_mode: c_int,
+    pub err_handler: ucp_err_handler_t,
     pub rest: [u64; 64],
 }
 

@@ -11,15 +11,21 @@
 //! Workers are made once per process, by its first instance: each worker's address goes into
 //! the launcher's key-value space (hex, in chunks that fit PMI values) and every rank reads
 //! the addresses of the ranks on other nodes after a fence. Endpoints are created on first
-//! use.
+//! use, in UCP's peer error mode: a peer that dies (or a node that becomes unreachable) makes
+//! the endpoint's requests fail and its error handler run. Every UCX failure is recorded in
+//! `health` (never a panic, which would leave a VCI's lock poisoned mid-operation): sends to
+//! a lost peer are refused from then on, and the engine fails the operations waiting on the
+//! network when it sees the failure count grow.
 
 mod ffi;
+mod health;
 
 use std::collections::VecDeque;
 use std::ffi::{c_void, CStr};
 use std::sync::{Mutex, MutexGuard};
 
 use super::shm::WIRE_HEADER_BYTES;
+use health::Health;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
@@ -107,12 +113,41 @@ fn check(what: &str, status: ffi::ucs_status_t) -> std::io::Result<()> {
 struct Pending {
     request: *mut c_void,
     buffer: Vec<u8>,
+    /// The job rank a send goes to (`None` for a receive).
+    peer: Option<u32>,
+}
+
+/// What an endpoint's error handler is given: whose endpoint it is and where to record it.
+struct EpArg {
+    health: &'static Health,
+    rank: u32,
+}
+
+/// UCP's error handler of every endpoint (`UCP_ERR_HANDLING_MODE_PEER`): the peer is lost.
+extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ffi::Ep, status: ffi::ucs_status_t) {
+    // SAFETY: arg is the EpArg boxed in the worker's state beside the endpoint; both live
+    // as long as the process (endpoints are never destroyed).
+    let arg = unsafe { &*(arg as *const EpArg) };
+    lose(arg.health, Some(arg.rank), status);
+}
+
+/// Record a UCX failure (reported once per peer on stderr: the operations it fails carry
+/// only the error class).
+fn lose(health: &Health, rank: Option<u32>, status: ffi::ucs_status_t) {
+    if health.record(rank, status) {
+        match rank {
+            Some(r) => eprintln!("weft: UCX lost job rank {r}: {}", status_text(status)),
+            None => eprintln!("weft: a UCX receive failed: {}", status_text(status)),
+        }
+    }
 }
 
 struct WorkerState {
     worker: ffi::Worker,
     /// Endpoint to each job rank's worker of the same index (null: not created yet).
     eps: Vec<ffi::Ep>,
+    /// The error-handler argument of each endpoint in `eps`.
+    ep_args: Vec<Option<Box<EpArg>>>,
     sends: VecDeque<Pending>,
     /// The arrival being received; no other is taken before it completes.
     recv: Option<Pending>,
@@ -123,8 +158,8 @@ struct WorkerState {
 unsafe impl Send for WorkerState {}
 
 impl WorkerState {
-    /// Reap completed sends (in order) and make UCP progress.
-    fn progress(&mut self) {
+    /// Reap completed sends (in order) and make UCP progress; a failed send loses its peer.
+    fn progress(&mut self, health: &Health) {
         // SAFETY: the worker is live and used by this thread only (under its mutex).
         unsafe { ffi::ucp_worker_progress(self.worker) };
         while let Some(front) = self.sends.front() {
@@ -133,12 +168,10 @@ impl WorkerState {
             if status == ffi::UCS_INPROGRESS {
                 break;
             }
-            assert!(
-                status == ffi::UCS_OK,
-                "UCX send failed: {} (a peer of another node ended?)",
-                status_text(status)
-            );
             let done = self.sends.pop_front().expect("front exists");
+            if status != ffi::UCS_OK {
+                lose(health, done.peer, status);
+            }
             // SAFETY: completed; freed once; the buffer it read is dropped after.
             unsafe { ffi::ucp_request_free(done.request) };
         }
@@ -150,6 +183,7 @@ pub struct UcxTransport {
     workers: Vec<Mutex<WorkerState>>,
     /// For each job rank, the address of each of its workers (empty: same node, or self).
     peers: Vec<Vec<Vec<u8>>>,
+    health: Health,
 }
 
 impl UcxTransport {
@@ -173,6 +207,7 @@ impl UcxTransport {
             workers.push(Mutex::new(WorkerState {
                 worker,
                 eps: vec![std::ptr::null_mut(); job_size as usize],
+                ep_args: (0..job_size).map(|_| None).collect(),
                 sends: VecDeque::new(),
                 recv: None,
             }));
@@ -180,6 +215,7 @@ impl UcxTransport {
         Ok(UcxTransport {
             workers,
             peers: vec![Vec::new(); job_size as usize],
+            health: Health::new(job_size),
         })
     }
 
@@ -212,14 +248,47 @@ impl UcxTransport {
         self.workers.len()
     }
 
+    /// How many peer failures were recorded so far (only grows).
+    #[inline]
+    pub fn failures(&self) -> u64 {
+        self.health.failures()
+    }
+
+    /// Wait until every send in flight has left (completed or failed): a process that
+    /// exits with sends still queued in UCX (a connection not yet up) would lose them.
+    pub fn flush(&self) {
+        for w in 0..self.workers.len() {
+            loop {
+                let mut state = self.lock(w);
+                state.progress(&self.health);
+                if state.sends.is_empty() {
+                    break;
+                }
+                drop(state);
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// The process is finalizing: peers that end from now on are not failures.
+    pub fn closing(&self) {
+        self.health.close();
+    }
+
+    /// Why job rank `rank` cannot be reached any more, if UCX lost it.
+    pub fn lost(&self, rank: u32) -> Option<String> {
+        self.health.lost(rank).map(status_text)
+    }
+
     fn lock(&self, w: usize) -> MutexGuard<'_, WorkerState> {
         self.workers[w].lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Send `header` and `len` payload bytes (written by `fill`) to VCI `vci` of job rank
-    /// `rank`. False, having done nothing, when too many sends are in flight.
+    /// `rank`. False, having done nothing, when too many sends are in flight or the peer is
+    /// lost (a failure then recorded: see `failures`).
     pub fn try_send(
-        &self,
+        &'static self,
         rank: u32,
         vci: usize,
         header: &[u8; WIRE_HEADER_BYTES],
@@ -227,14 +296,19 @@ impl UcxTransport {
         fill: impl FnOnce(&mut [u8]),
     ) -> bool {
         let w = vci % self.workers.len();
+        if self.health.lost(rank).is_some() {
+            return false;
+        }
         let mut state = self.lock(w);
         if state.sends.len() >= MAX_IN_FLIGHT {
-            state.progress();
+            state.progress(&self.health);
             if state.sends.len() >= MAX_IN_FLIGHT {
                 return false;
             }
         }
-        let ep = self.endpoint(&mut state, w, rank);
+        let Some(ep) = self.endpoint(&mut state, w, rank) else {
+            return false;
+        };
         let mut buffer = vec![0u8; WIRE_HEADER_BYTES + len];
         buffer[..WIRE_HEADER_BYTES].copy_from_slice(header);
         fill(&mut buffer[WIRE_HEADER_BYTES..]);
@@ -254,42 +328,59 @@ impl UcxTransport {
             )
         };
         if ffi::is_err(request) {
-            panic!(
-                "UCX send to rank {rank} failed: {}",
-                status_text(ffi::err_status(request))
-            );
+            lose(&self.health, Some(rank), ffi::err_status(request));
+            return false;
         }
         if !request.is_null() {
-            state.sends.push_back(Pending { request, buffer });
+            state.sends.push_back(Pending {
+                request,
+                buffer,
+                peer: Some(rank),
+            });
         }
         true
     }
 
-    fn endpoint(&self, state: &mut WorkerState, w: usize, rank: u32) -> ffi::Ep {
-        let ep = state.eps[rank as usize];
+    /// The endpoint of worker `w` to job rank `rank`, created on first use; `None` (the
+    /// peer then lost) when UCX cannot create it.
+    fn endpoint(&'static self, state: &mut WorkerState, w: usize, rank: u32) -> Option<ffi::Ep> {
+        let ep = *state.eps.get(rank as usize)?;
         if !ep.is_null() {
-            return ep;
+            return Some(ep);
         }
-        let address = self.peers[rank as usize]
-            .get(w)
-            .unwrap_or_else(|| panic!("no UCX address for rank {rank} (worker {w})"));
+        let Some(address) = self.peers[rank as usize].get(w) else {
+            // The bring-up gave no address: nothing can reach that rank.
+            lose(&self.health, Some(rank), ffi::UCS_ERR_UNREACHABLE);
+            return None;
+        };
+        let arg = Box::new(EpArg {
+            health: &self.health,
+            rank,
+        });
         let params = ffi::ucp_ep_params_t {
-            field_mask: ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+            field_mask: ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
+                | ffi::UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE
+                | ffi::UCP_EP_PARAM_FIELD_ERR_HANDLER,
             address: address.as_ptr() as *const c_void,
+            err_mode: ffi::UCP_ERR_HANDLING_MODE_PEER,
+            err_handler: ffi::ucp_err_handler_t {
+                cb: Some(on_endpoint_error),
+                arg: &*arg as *const EpArg as *mut c_void,
+            },
             rest: [0; 64],
         };
         let mut ep: ffi::Ep = std::ptr::null_mut();
         // SAFETY: the worker is ours under its lock; the address is a worker address the
-        // peer published, alive for the call.
+        // peer published, alive for the call; the handler's argument is kept (boxed, so it
+        // does not move) in `ep_args` for as long as the endpoint lives.
         let status = unsafe { ffi::ucp_ep_create(state.worker, &params, &mut ep) };
         if status != ffi::UCS_OK {
-            panic!(
-                "UCX endpoint to rank {rank} failed: {}",
-                status_text(status)
-            );
+            lose(&self.health, Some(rank), status);
+            return None;
         }
         state.eps[rank as usize] = ep;
-        ep
+        state.ep_args[rank as usize] = Some(arg);
+        Some(ep)
     }
 
     /// Take the next message that arrived for VCI `vci`, if any, and hand its header and
@@ -302,35 +393,37 @@ impl UcxTransport {
         let w = vci % self.workers.len();
         let message = {
             let mut state = self.lock(w);
-            state.progress();
-            match Self::take_arrival(&mut state, vci) {
+            state.progress(&self.health);
+            match Self::take_arrival(&mut state, vci, &self.health) {
                 Some(m) => m,
                 None => return false,
             }
         };
-        let header: &[u8; WIRE_HEADER_BYTES] = message[..WIRE_HEADER_BYTES]
-            .try_into()
-            .expect("a UCX message starts with a wire header");
+        let Some(header) = message.first_chunk::<WIRE_HEADER_BYTES>() else {
+            // Not a message of Weft's (shorter than its header): dropped.
+            lose(&self.health, None, ffi::UCS_ERR_MESSAGE_TRUNCATED);
+            return false;
+        };
         consume(header, &message[WIRE_HEADER_BYTES..]);
         true
     }
 
-    /// The next complete arrival for `vci`, receiving it if needed.
-    fn take_arrival(state: &mut WorkerState, vci: usize) -> Option<Vec<u8>> {
+    /// The next complete arrival for `vci`, receiving it if needed. A receive that fails
+    /// (its sender lost midway) is recorded in `health` and yields nothing.
+    fn take_arrival(state: &mut WorkerState, vci: usize, health: &Health) -> Option<Vec<u8>> {
         if let Some(recv) = &state.recv {
             // SAFETY: the request came from ucp_tag_msg_recv_nbx and was not freed yet.
             let status = unsafe { ffi::ucp_request_check_status(recv.request) };
             if status == ffi::UCS_INPROGRESS {
                 return None;
             }
-            assert!(
-                status == ffi::UCS_OK,
-                "UCX receive failed: {}",
-                status_text(status)
-            );
             let done = state.recv.take().expect("checked");
             // SAFETY: completed; freed once.
             unsafe { ffi::ucp_request_free(done.request) };
+            if status != ffi::UCS_OK {
+                lose(health, None, status);
+                return None;
+            }
             return Some(done.buffer);
         }
         let mut info = ffi::ucp_tag_recv_info_t {
@@ -359,16 +452,18 @@ impl UcxTransport {
             )
         };
         if ffi::is_err(request) {
-            panic!(
-                "UCX receive failed: {}",
-                status_text(ffi::err_status(request))
-            );
+            lose(health, None, ffi::err_status(request));
+            return None;
         }
         if request.is_null() {
             return Some(buffer);
         }
-        state.recv = Some(Pending { request, buffer });
+        state.recv = Some(Pending {
+            request,
+            buffer,
+            peer: None,
+        });
         // A small message is often complete at once.
-        Self::take_arrival(state, vci)
+        Self::take_arrival(state, vci, health)
     }
 }
