@@ -113,18 +113,21 @@ fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult
     };
     ran(link.comm, Collective::Alltoall, used as usize);
     if pairwise {
+        // Every step runs even after one failed (sizes that differ between the ranks): the
+        // later peers wait for this rank.
+        let mut result = Ok(());
         for step in 1..n {
             let dst = (r + step) % n;
             let src = (r + n - step) % n;
-            link.sendrecv(
+            result = result.and(link.sendrecv(
                 dst as u32,
                 &send[dst],
                 src as u32,
                 &recv[src],
                 tag::ALLTOALL,
-            )?;
+            ));
         }
-        return Ok(());
+        return result;
     }
     let peers = (1..n).map(|s| (r + s) % n);
     let recvs: Vec<(u32, Buf)> = (1..n)

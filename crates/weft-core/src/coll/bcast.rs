@@ -38,7 +38,7 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
                     let n = len.min(buf.len());
                     buf.unpack(0, &scratch.bytes()[..n]);
                     r?;
-                    return Err(super::shm::mismatch("the root", len, buf.len()));
+                    return Err(super::mismatch("the root", len, buf.len()));
                 }
             }
         }

@@ -337,9 +337,10 @@ struct Runner {
     shared: Option<Arc<UserWork>>,
     /// Waiting for the polled item to run a round's local work.
     awaiting: bool,
-    /// The round to start next; `pending` holds the started round's requests.
+    /// The round to start next; `pending` holds the started round's requests, with the
+    /// length each receive expects (a shorter message: the ranks passed different sizes).
     next: usize,
-    pending: Vec<ReqId>,
+    pending: Vec<(ReqId, Option<usize>)>,
     status: Status,
 }
 
@@ -358,12 +359,13 @@ impl Runner {
                 };
                 let target = Target::new(p.context, p.rank, dest, tag, vci);
                 match cx.isend(target, m.buf, SendMode::Standard) {
-                    Ok(id) => self.pending.push(id),
+                    Ok(id) => self.pending.push((id, None)),
                     Err(e) => self.status.error = e.class(),
                 }
             } else {
                 let pattern = Pattern::exact(p.context, m.peer, tag);
-                self.pending.push(cx.irecv(pattern, m.buf));
+                self.pending
+                    .push((cx.irecv(pattern, m.buf), Some(m.buf.len())));
             }
         }
     }
@@ -380,12 +382,20 @@ impl schedule::Schedule for Runner {
                 shared.phase.store(RUN, Ordering::Release);
                 self.awaiting = false;
             } else {
-                if !self.pending.iter().all(|&id| cx.is_complete(id)) {
+                if !self.pending.iter().all(|&(id, _)| cx.is_complete(id)) {
                     return Step::Pending;
                 }
-                for id in std::mem::take(&mut self.pending) {
+                for (id, expected) in std::mem::take(&mut self.pending) {
                     if let Some(s) = cx.take(id) {
-                        if s.error != 0 && self.status.error == 0 {
+                        // A receive longer or shorter than expected: the sizes differ.
+                        let differ = expected.is_some()
+                            && (s.truncated()
+                                || expected
+                                    .is_some_and(|len| s.error == 0 && s.bytes < len as u64));
+                        if self.status.error == 0 && differ {
+                            self.status.error = ErrorClass::Truncate as i32;
+                            self.status.sizes_differ = true;
+                        } else if self.status.error == 0 {
                             self.status.error = s.error;
                         }
                     }

@@ -474,6 +474,7 @@ fn delivered(key: &Key, bytes: u64, buf: &Buf) -> Status {
         error,
         bytes: bytes.min(room),
         cancelled: false,
+        sizes_differ: false,
     }
 }
 
@@ -600,6 +601,7 @@ fn probe_status(message: &Unexpected) -> Status {
         error: 0,
         bytes: message.bytes(),
         cancelled: false,
+        sizes_differ: false,
     }
 }
 
