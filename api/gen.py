@@ -483,6 +483,19 @@ def file_access_call(f):
     return f"access::blocking(fh, buf, count, datatype, status, {form}, {name})"
 
 
+# Functions that differ from a sibling only in constant trailing arguments of one shared
+# implementation: name -> (implementation, the trailing arguments after the C ones).
+FORWARDS = {
+    "MPI_Waitsome": ("some_impl", 'true, "MPI_Waitsome"'),
+    "MPI_Testsome": ("some_impl", 'false, "MPI_Testsome"'),
+    "MPI_Group_union": ("set_op", '"MPI_Group_union", weft_core::object::Group::union'),
+    "MPI_Group_intersection": (
+        "set_op", '"MPI_Group_intersection", weft_core::object::Group::intersection'),
+    "MPI_Group_difference": (
+        "set_op", '"MPI_Group_difference", weft_core::object::Group::difference'),
+}
+
+
 def twin_key(name):
     """The shared implementation of a function, its `_c` twin and its MPI-3 `_x` form:
     `MPI_Type_size_c` -> `type_size`."""
@@ -512,7 +525,11 @@ def render_rust(funcs, exports):
         args = ", ".join(f"{rust_ident(p.name)}: {rust_type(p)}" for p in f.params)
         call_args = ", ".join(rust_ident(p.name) for p in f.params)
         body, is_unsafe = None, False
-        if name.lower() in direct:
+        if name in FORWARDS:
+            impl, tail = FORWARDS[name]
+            module, fname, is_unsafe = shared[impl]
+            body = f"{module}::{fname}({call_args}, {tail})"
+        elif name.lower() in direct:
             module, fname, is_unsafe = direct[name.lower()]
             body = f"{module}::{fname}({call_args})"
         elif file_access_call(f) is not None:
