@@ -6,6 +6,7 @@
  * receives a message of the wrong size leaves with MPI_ERR_TRUNCATE and a message saying the
  * count or datatype differs between the ranks (the rank named below for each case must);
  * a different op fails with MPI_ERR_OP where the ranks compare it (the shared-memory area).
+ * A rank whose receive failed forwards an empty message, so a whole subtree fails.
  * After each case a correct collective still gives the right answer. */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,18 @@ static void rooted_and_reductions(int big, int small)
         FAIL("bcast %d/%d: buf[%d] = %d", big, small, big - 1, buf[big - 1]);
     still_usable("bcast");
 
+    /* Every non-root passes `small` (MPICH's errors/coll/bcastlength): each fails, also
+     * those whose parent in the tree has the same wrong size. */
+    fill(rank == 0 ? 0 : 100);
+    n = rank == 0 ? big : small;
+    rc = wait_rc(MPI_Ibcast(buf, n, MPI_INT, 0, MPI_COMM_WORLD, &req), &req);
+    check(rc, rank != 0, "MPI_Wait", "ibcast, all non-roots");
+    still_usable("ibcast, all non-roots");
+    rc = MPI_Bcast(buf, n, MPI_INT, 0, MPI_COMM_WORLD);
+    check(rc, rank != 0, "MPI_Bcast", "bcast, all non-roots");
+    still_usable("bcast, all non-roots");
+    n = rank == last ? small : big;
+
     fill(rank);
     rc = wait_rc(MPI_Iallreduce(buf, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req), &req);
     check(rc, rank == last, "MPI_Wait", "iallreduce");
@@ -113,6 +126,21 @@ static void vectors(int big, int small)
     if (rank == 0 && size > 2 && out[big] != 1)
         FAIL("gatherv: rank 1's block starts with %d", out[big]);
     still_usable("gatherv");
+
+    /* Allgather: rank 0 sends `small` but expects `big` from everyone, as everybody else
+     * does (MPICH's errors/coll/allgatherlength): rank 0 fails, nobody waits for it. */
+    MPI_Request areq;
+    fill(rank);
+    rc = MPI_Allgather(buf, rank == 0 ? small : big, MPI_INT, out, big, MPI_INT,
+                       MPI_COMM_WORLD);
+    check(rc, rank == 0, "MPI_Allgather", "allgather");
+    still_usable("allgather");
+    fill(rank);
+    rc = wait_rc(MPI_Iallgather(buf, rank == 0 ? small : big, MPI_INT, out, big, MPI_INT,
+                                MPI_COMM_WORLD, &areq),
+                 &areq);
+    check(rc, rank == 0, "MPI_Wait", "iallgather");
+    still_usable("iallgather");
 
     /* Scatterv: the root sends `big` to everyone, the last rank expects `small`. */
     fill(0);
