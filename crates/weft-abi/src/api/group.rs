@@ -21,16 +21,17 @@ pub(crate) fn compare_value(c: Compare) -> c_int {
     }
 }
 
-/// Read `n` ints from a C array (checked: `n >= 0`, non-null when `n > 0`).
+/// Read `n` ints (or rank triplets) from a C array (checked: `n >= 0`, non-null when
+/// `n > 0`).
 ///
 /// # Safety
-/// `ptr` must hold `n` ints when `n > 0`.
-pub(crate) unsafe fn int_array<'a>(
-    ptr: *const c_int,
+/// `ptr` must hold `n` elements when `n > 0`.
+pub(crate) unsafe fn int_array<'a, T>(
+    ptr: *const T,
     n: c_int,
     func: &str,
     arg: &str,
-) -> MpiResult<&'a [c_int]> {
+) -> MpiResult<&'a [T]> {
     if n < 0 {
         return Err(MpiError::new(
             ErrorClass::Arg,
@@ -41,7 +42,7 @@ pub(crate) unsafe fn int_array<'a>(
         return Ok(&[]);
     }
     non_null(ptr, func, arg)?;
-    // SAFETY: non-null, and the caller guarantees `n` readable ints.
+    // SAFETY: non-null, and the caller guarantees `n` readable elements.
     Ok(unsafe { std::slice::from_raw_parts(ptr, n as usize) })
 }
 
@@ -121,79 +122,26 @@ pub(crate) unsafe fn set_op(
     out_group(newgroup, op(&g1, &g2), func)
 }
 
-pub(crate) unsafe fn mpi_group_incl(
+/// `MPI_Group_incl`/`excl` (`n` ranks) and `MPI_Group_range_incl`/`range_excl` (`n` rank
+/// triplets), generated forwards: `op` makes the new group from `items`, named `arg`.
+///
+/// # Safety
+/// `items` holds `n` elements; `newgroup` null or writable.
+pub(crate) unsafe fn subset<T>(
     group: MPI_Group,
     n: c_int,
-    ranks: *const c_int,
+    items: *const T,
     newgroup: *mut MPI_Group,
+    func: &str,
+    arg: &str,
+    op: fn(&Group, &[T], &str) -> MpiResult<Group>,
 ) -> MpiResult<()> {
-    let func = "MPI_Group_incl";
     // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
     non_null(newgroup, func, "newgroup")?;
     let g = objects::group(group, func, "group")?;
-    // SAFETY: the caller passes n ints.
-    let r = unsafe { int_array(ranks, n, func, "ranks")? };
-    out_group(newgroup, g.incl(r, func)?, func)
-}
-
-pub(crate) unsafe fn mpi_group_excl(
-    group: MPI_Group,
-    n: c_int,
-    ranks: *const c_int,
-    newgroup: *mut MPI_Group,
-) -> MpiResult<()> {
-    let func = "MPI_Group_excl";
-    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
-    non_null(newgroup, func, "newgroup")?;
-    let g = objects::group(group, func, "group")?;
-    // SAFETY: the caller passes n ints.
-    let r = unsafe { int_array(ranks, n, func, "ranks")? };
-    out_group(newgroup, g.excl(r, func)?, func)
-}
-
-unsafe fn ranges<'a>(ranges: *mut [c_int; 3], n: c_int, func: &str) -> MpiResult<&'a [[c_int; 3]]> {
-    if n < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(n={n}): negative count"),
-        ));
-    }
-    if n == 0 {
-        return Ok(&[]);
-    }
-    non_null(ranges, func, "ranges")?;
-    // SAFETY: the caller passes n triplets.
-    Ok(unsafe { std::slice::from_raw_parts(ranges, n as usize) })
-}
-
-pub(crate) unsafe fn mpi_group_range_incl(
-    group: MPI_Group,
-    n: c_int,
-    ranges: *mut [c_int; 3],
-    newgroup: *mut MPI_Group,
-) -> MpiResult<()> {
-    let func = "MPI_Group_range_incl";
-    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
-    non_null(newgroup, func, "newgroup")?;
-    let g = objects::group(group, func, "group")?;
-    // SAFETY: the caller passes n triplets.
-    let r = unsafe { self::ranges(ranges, n, func)? };
-    out_group(newgroup, g.range_incl(r, func)?, func)
-}
-
-pub(crate) unsafe fn mpi_group_range_excl(
-    group: MPI_Group,
-    n: c_int,
-    ranges: *mut [c_int; 3],
-    newgroup: *mut MPI_Group,
-) -> MpiResult<()> {
-    let func = "MPI_Group_range_excl";
-    // The output pointer first: a null one is MPI_ERR_ARG whatever the ranks say.
-    non_null(newgroup, func, "newgroup")?;
-    let g = objects::group(group, func, "group")?;
-    // SAFETY: the caller passes n triplets.
-    let r = unsafe { self::ranges(ranges, n, func)? };
-    out_group(newgroup, g.range_excl(r, func)?, func)
+    // SAFETY: the caller passes n elements.
+    let r = unsafe { int_array(items, n, func, arg)? };
+    out_group(newgroup, op(&g, r, func)?, func)
 }
 
 pub(crate) unsafe fn mpi_group_free(group: *mut MPI_Group) -> MpiResult<()> {
