@@ -16,6 +16,7 @@ pub const EMPTY: Status = Status {
     error: MPI_SUCCESS,
     bytes: 0,
     cancelled: false,
+    sizes_differ: false,
 };
 
 pub fn to_c(status: &Status, out: &mut MPI_Status, with_error: bool) {
@@ -37,6 +38,7 @@ pub fn from_c(status: &MPI_Status) -> Status {
         bytes: (status.MPI_internal[0] as u32 as u64)
             | ((status.MPI_internal[1] as u32 as u64) << 32),
         cancelled: status.MPI_internal[2] != 0,
+        sizes_differ: false,
     }
 }
 
@@ -73,6 +75,7 @@ mod tests {
             error: 15,
             bytes: (7 << 32) | 5,
             cancelled: true,
+            sizes_differ: false,
         };
         let mut c = MPI_Status::default();
         to_c(&s, &mut c, true);

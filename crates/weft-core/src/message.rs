@@ -17,6 +17,9 @@ pub struct Status {
     /// Bytes received (or sent).
     pub bytes: u64,
     pub cancelled: bool,
+    /// (A collective) a receive got more or fewer bytes than it expected: the ranks passed
+    /// different counts or datatypes. Not part of the C status.
+    pub sizes_differ: bool,
 }
 
 impl Status {
@@ -43,7 +46,9 @@ impl Status {
             return Ok(self);
         }
         let class = ErrorClass::from_i32(self.error).unwrap_or(ErrorClass::Other);
-        let what = if class == ErrorClass::Truncate {
+        let what = if self.sizes_differ {
+            "a message of the collective does not have the size this rank expected: the count or datatype differs between the ranks".to_owned()
+        } else if class == ErrorClass::Truncate {
             "message truncated: the receive buffer is smaller than the message".to_owned()
         } else if class == ErrorClass::Type {
             format!(

@@ -167,6 +167,53 @@ impl AlgoCounts {
     }
 }
 
+/// The point-to-point messages the user sent on one communicator (MPI_T's variables bound to
+/// a communicator): counted only while some tool holds a handle of one (`CommCounting`), so
+/// a program without one pays a relaxed load per send.
+#[derive(Debug, Default)]
+pub struct CommCounts {
+    messages: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// Handles of communicator message variables that tools hold now.
+static COMM_COUNTING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl CommCounts {
+    /// A message of `bytes` sent on the communicator (threads may send on one communicator
+    /// at once: a read-modify-write, paid only while counting).
+    #[inline]
+    pub fn sent(&self, bytes: usize) {
+        if COMM_COUNTING.load(Relaxed) != 0 {
+            self.messages.fetch_add(1, Relaxed);
+            self.bytes.fetch_add(bytes as u64, Relaxed);
+        }
+    }
+
+    /// (messages, bytes) counted so far.
+    pub fn read(&self) -> (u64, u64) {
+        (self.messages.load(Relaxed), self.bytes.load(Relaxed))
+    }
+}
+
+/// While one exists, communicators count their messages (`CommCounts`).
+#[derive(Debug)]
+pub struct CommCounting(());
+
+impl CommCounting {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> CommCounting {
+        COMM_COUNTING.fetch_add(1, Relaxed);
+        CommCounting(())
+    }
+}
+
+impl Drop for CommCounting {
+    fn drop(&mut self) {
+        COMM_COUNTING.fetch_sub(1, Relaxed);
+    }
+}
+
 /// Whether MPI calls and waits are timed (`WEFT_STATS`): off, the only cost is this load.
 static TIMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 /// Nanoseconds inside MPI calls, and waiting for completion, over all threads.
@@ -217,5 +264,19 @@ mod tests {
         set_level(v, Counter::UnexpectedLen, Counter::UnexpectedHigh, 2);
         assert_eq!(read(v, Counter::UnexpectedLen), 2);
         assert_eq!(read(v, Counter::UnexpectedHigh), 5);
+    }
+
+    #[test]
+    fn communicators_count_only_while_a_handle_exists() {
+        let c = CommCounts::default();
+        c.sent(10);
+        assert_eq!(c.read(), (0, 0));
+        let on = CommCounting::new();
+        c.sent(10);
+        c.sent(5);
+        assert_eq!(c.read(), (2, 15));
+        drop(on);
+        c.sent(7);
+        assert_eq!(c.read(), (2, 15));
     }
 }

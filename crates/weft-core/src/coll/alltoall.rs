@@ -93,13 +93,17 @@ pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<(
 fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult<()> {
     let (r, n) = (link.rank as usize, link.size as usize);
     let own = &send[r];
-    if own.len() > recv[r].len() {
-        return Err(MpiError::new(
-            ErrorClass::Truncate,
-            "alltoall: this rank's receive block is smaller than its send block",
+    // A size that differs fails the call after this rank's part of the exchange.
+    let mut result = Ok(());
+    if own.len() != recv[r].len() {
+        result = Err(super::mismatch(
+            "this rank's send block",
+            own.len(),
+            recv[r].len(),
         ));
+    } else {
+        own.copy_to(&recv[r], own.len());
     }
-    own.copy_to(&recv[r], own.len());
     let total: usize = send.iter().map(|b| b.len()).sum();
     let pairwise = match algo {
         Alltoall::Pairwise => true,
@@ -113,18 +117,20 @@ fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult
     };
     ran(link.comm, Collective::Alltoall, used as usize);
     if pairwise {
+        // Every step runs even after one failed (sizes that differ between the ranks): the
+        // later peers wait for this rank.
         for step in 1..n {
             let dst = (r + step) % n;
             let src = (r + n - step) % n;
-            link.sendrecv(
+            result = result.and(link.sendrecv(
                 dst as u32,
                 &send[dst],
                 src as u32,
                 &recv[src],
                 tag::ALLTOALL,
-            )?;
+            ));
         }
-        return Ok(());
+        return result;
     }
     let peers = (1..n).map(|s| (r + s) % n);
     let recvs: Vec<(u32, Buf)> = (1..n)
@@ -132,7 +138,7 @@ fn general(link: &Link, algo: Alltoall, send: &[Buf], recv: &[Buf]) -> MpiResult
         .map(|p| (p as u32, recv[p]))
         .collect();
     let sends: Vec<(u32, Buf)> = peers.map(|p| (p as u32, send[p])).collect();
-    exchange(link, &sends, &recvs, tag::ALLTOALL)
+    result.and(exchange(link, &sends, &recvs, tag::ALLTOALL))
 }
 
 /// Bruck: rotate, then log2(n) steps each sending the blocks whose index has bit k set to

@@ -38,7 +38,7 @@ pub fn bcast(comm: &Comm, buf: &Buf, root: u32) -> MpiResult<()> {
                     let n = len.min(buf.len());
                     buf.unpack(0, &scratch.bytes()[..n]);
                     r?;
-                    return Err(super::shm::mismatch("the root", len, buf.len()));
+                    return Err(super::mismatch("the root", len, buf.len()));
                 }
             }
         }
@@ -101,7 +101,8 @@ pub(crate) fn binomial(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
     let n = link.size;
     let vr = (link.rank + n - root) % n;
     let mut mask = 1;
-    // A failed receive (a size mismatch) still forwards, so the subtree does not wait.
+    // A failed receive (a size mismatch) still forwards, so the subtree does not wait: an
+    // empty message, so that the subtree fails too instead of taking this rank's data.
     let mut result = Ok(());
     while mask < n {
         if vr & mask != 0 {
@@ -111,10 +112,11 @@ pub(crate) fn binomial(link: &Link, buf: &Buf, root: u32) -> MpiResult<()> {
         mask <<= 1;
     }
     mask >>= 1;
+    let forward = if result.is_ok() { *buf } else { Buf::EMPTY };
     let mut ops: Vec<Pending> = Vec::new();
     while mask > 0 {
         if vr + mask < n {
-            match link.isend((vr + mask + root) % n, tag::BCAST, buf) {
+            match link.isend((vr + mask + root) % n, tag::BCAST, &forward) {
                 Ok(p) => ops.push(p),
                 Err(e) => result = result.and(Err(e)),
             }

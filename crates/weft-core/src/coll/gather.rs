@@ -339,17 +339,18 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
     let link = Link::new(comm);
     let n = link.size;
     let block = recv.len() / n as usize;
+    // Sizes that differ between the ranks fail this rank's call after its part of the
+    // exchange (the others would wait for it).
+    let mut result = Ok(());
     if let Some(s) = send {
         if s.len() != block {
-            return Err(MpiError::new(
-                ErrorClass::Truncate,
-                "allgather: the receive blocks do not match the data sent",
-            ));
+            result = Err(super::mismatch("this rank's send buffer", s.len(), block));
+        } else {
+            s.copy_to(&recv.slice(link.rank as usize * block, block), block);
         }
-        s.copy_to(&recv.slice(link.rank as usize * block, block), block);
     }
     if n == 1 || block == 0 {
-        return Ok(());
+        return result;
     }
     let algo = match super::choice::allgather(comm) {
         Allgather::Auto | Allgather::Shm if recv.len() < SMALL_ALLGATHER => {
@@ -364,7 +365,7 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
         a => a,
     };
     ran(comm, Collective::Allgather, algo as usize);
-    match algo {
+    result.and(match algo {
         Allgather::RecursiveDoubling => {
             let r = link.rank;
             let mut mask = 1;
@@ -386,7 +387,7 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
         }
         Allgather::Bruck => bruck_allgather(&link, recv, block),
         _ => ring(&link, &blocks(recv, n as usize)),
-    }
+    })
 }
 
 fn bruck_allgather(link: &Link, recv: &Buf, block: usize) -> MpiResult<()> {
@@ -454,19 +455,23 @@ pub fn allgatherv(comm: &Comm, send: Option<&Buf>, parts: &[Buf]) -> MpiResult<(
     }
     let link = Link::new(comm);
     let me = &parts[link.rank as usize];
+    // As in allgather: a size that differs fails the call after this rank's part.
+    let mut result = Ok(());
     if let Some(s) = send {
         if s.len() != me.len() {
-            return Err(MpiError::new(
-                ErrorClass::Truncate,
-                "allgatherv: this rank's receive block does not match the data sent",
+            result = Err(super::mismatch(
+                "this rank's send buffer",
+                s.len(),
+                me.len(),
             ));
+        } else {
+            s.copy_to(me, s.len());
         }
-        s.copy_to(me, s.len());
     }
     if link.size == 1 {
-        return Ok(());
+        return result;
     }
-    ring(&link, parts)
+    result.and(ring(&link, parts))
 }
 
 /// Post receives for `recvs` and sends for `sends` (peer, buffer) and wait for all.

@@ -17,6 +17,9 @@ use crate::vci::engine::{self, SendStart};
 pub enum Pending {
     Done,
     Req(ReqId),
+    /// A receive of exactly this many bytes: a shorter message means the ranks passed
+    /// different sizes (an erroneous program), reported like a longer one.
+    Recv(ReqId, usize),
 }
 
 /// A communicator as its collectives see it.
@@ -70,14 +73,8 @@ impl<'a> Link<'a> {
         let pattern = Pattern::exact(self.context, src, tag);
         let vci = self.comm.vci;
         let mut st = self.inst.vcis[vci].lock();
-        Pending::Req(engine::start_recv(
-            &self.inst.transports,
-            vci,
-            &mut st,
-            pattern,
-            *buf,
-            0,
-        ))
+        let id = engine::start_recv(&self.inst.transports, vci, &mut st, pattern, *buf, 0);
+        Pending::Recv(id, buf.len())
     }
 
     pub fn wait(&self, p: Pending) -> MpiResult<()> {
@@ -86,6 +83,23 @@ impl<'a> Link<'a> {
             Pending::Req(id) => {
                 let done = progress::wait(self.inst, id);
                 done.status.into_result().map(|_| ())
+            }
+            Pending::Recv(id, len) => {
+                let status = progress::wait(self.inst, id).status;
+                let source = status.source;
+                if status.truncated() {
+                    return Err(MpiError::new(
+                        ErrorClass::Truncate,
+                        format!("rank {source} sent more than the {len} bytes this rank expected: the count or datatype differs between the ranks"),
+                    ));
+                }
+                let got = status.into_result()?.bytes;
+                match usize::try_from(got) {
+                    Ok(got) if got < len => {
+                        Err(super::mismatch(&format!("rank {source}"), got, len))
+                    }
+                    _ => Ok(()),
+                }
             }
         }
     }

@@ -65,6 +65,18 @@ pub const PROC_NULL: u32 = u32::MAX - 1;
 
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError};
+
+/// The error of a collective whose ranks passed different sizes (an erroneous program):
+/// `MPI_ERR_TRUNCATE` on each rank that sees it, before or instead of moving data.
+pub(crate) fn mismatch(whose: &str, theirs: usize, mine: usize) -> MpiError {
+    MpiError::new(
+        ErrorClass::Truncate,
+        format!(
+            "{whose} passed {theirs} bytes and this rank {mine}: the count or datatype differs between the ranks"
+        ),
+    )
+}
 
 /// `b` as contiguous bytes: itself, or a packed copy held by `hold`.
 pub(crate) fn flat(b: &Buf, hold: &mut Vec<Scratch>) -> Buf {

@@ -152,26 +152,29 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
     let real = |v: u32| (v + tree_root) % n;
     let mut tmp = Scratch::new(acc.len());
     let tb = tmp.buf();
+    // A failed receive (the ranks passed different sizes) does not stop this rank's part:
+    // its peers would wait for it.
+    let mut result = Ok(());
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            link.send(real(vr - mask), tag::REDUCE, acc)?;
+            result = result.and(link.send(real(vr - mask), tag::REDUCE, acc));
             break;
         }
         if vr + mask < n {
-            link.recv(real(vr + mask), tag::REDUCE, &tb)?;
+            result = result.and(link.recv(real(vr + mask), tag::REDUCE, &tb));
             combine_lower_first(red, acc, &tb);
         }
         mask <<= 1;
     }
     if tree_root != root {
         if link.rank == tree_root {
-            link.send(root, tag::REDUCE, acc)?;
+            result = result.and(link.send(root, tag::REDUCE, acc));
         } else if link.rank == root {
-            link.recv(tree_root, tag::REDUCE, acc)?;
+            result = result.and(link.recv(tree_root, tag::REDUCE, acc));
         }
     }
-    Ok(())
+    result
 }
 
 fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
@@ -183,11 +186,13 @@ fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResul
     let mut total = Scratch::new(len);
     let mut tmp = Scratch::new(len);
     let (totb, tb) = (total.buf(), tmp.buf());
+    // Every rank's message is received, also after one failed (sizes that differ).
+    let mut result = Ok(());
     for i in 0..link.size {
         let data = if i == root {
             *acc
         } else {
-            link.recv(i, tag::REDUCE, &tb)?;
+            result = result.and(link.recv(i, tag::REDUCE, &tb));
             tb
         };
         if i == 0 {
@@ -204,7 +209,7 @@ fn linear_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResul
         }
     }
     totb.copy_to(acc, len);
-    Ok(())
+    result
 }
 
 /// `MPI_Allreduce`. `send` is `None` for `MPI_IN_PLACE`.
@@ -317,11 +322,11 @@ impl Fold {
         let r = link.rank;
         if r < 2 * self.rem {
             if r.is_multiple_of(2) {
-                link.send(r + 1, tag, acc)?;
-            } else {
-                link.recv(r - 1, tag, tmp)?;
-                combine(red, tmp, acc);
+                return link.send(r + 1, tag, acc);
             }
+            let got = link.recv(r - 1, tag, tmp);
+            combine(red, tmp, acc);
+            return got;
         }
         Ok(())
     }
@@ -344,18 +349,20 @@ fn recursive_doubling(link: &Link, acc: &Buf, red: &Reduction) -> MpiResult<()> 
     let fold = Fold::new(link);
     let mut tmp = Scratch::new(acc.len());
     let tb = tmp.buf();
-    fold.fold_in(link, acc, &tb, red, tag::ALLREDUCE)?;
+    // A failed step (the ranks passed different sizes) does not stop this rank's part: its
+    // later partners would wait for it.
+    let mut result = fold.fold_in(link, acc, &tb, red, tag::ALLREDUCE);
     if let Some(nr) = fold.newrank {
         let mut mask = 1;
         while mask < fold.pof2 {
             let partner = nr ^ mask;
-            link.sendrecv(
+            result = result.and(link.sendrecv(
                 fold.real(partner),
                 acc,
                 fold.real(partner),
                 &tb,
                 tag::ALLREDUCE,
-            )?;
+            ));
             if partner < nr {
                 combine(red, &tb, acc);
             } else {
@@ -364,7 +371,7 @@ fn recursive_doubling(link: &Link, acc: &Buf, red: &Reduction) -> MpiResult<()> 
             mask <<= 1;
         }
     }
-    fold.fold_out(link, acc, tag::ALLREDUCE)
+    result.and(fold.fold_out(link, acc, tag::ALLREDUCE))
 }
 
 /// Recursive halving over element blocks (commutative ops): after it, participating rank

@@ -146,6 +146,10 @@ pub(crate) struct Plan {
     pub rank: u32,
     pub size: u32,
     pub remote_size: u32,
+    /// This rank's own buffers showed that the ranks' sizes differ: the plan still runs
+    /// (its sends go empty), so no peer waits for this rank, and fails with
+    /// `MPI_ERR_TRUNCATE`.
+    differs: bool,
 }
 
 thread_local! {
@@ -198,6 +202,7 @@ impl Plan {
             rank: comm.rank,
             size: comm.size(),
             remote_size: comm.peer_size(),
+            differs: false,
         }
     }
 
@@ -260,6 +265,20 @@ impl Plan {
         self.after.push(after);
     }
 
+    /// The sizes differ between the ranks (see `differs`).
+    pub(crate) fn sizes_differ(&mut self) {
+        self.differs = true;
+    }
+
+    /// This rank's own block from `src` to `dst` at the call, when their sizes agree.
+    fn copy_if_same_size(&mut self, src: &Buf, dst: &Buf) {
+        if src.len() == dst.len() {
+            src.copy_to(dst, src.len());
+        } else {
+            self.sizes_differ();
+        }
+    }
+
     pub(crate) fn start(mut self, comm: &Comm, owner: usize) -> ReqId {
         if !self.outs.is_empty() {
             let copies = std::mem::take(&mut self.outs)
@@ -280,6 +299,15 @@ impl Plan {
             polled::register(s.clone());
             s
         });
+        let status = Status {
+            error: if self.differs {
+                ErrorClass::Truncate as i32
+            } else {
+                0
+            },
+            sizes_differ: self.differs,
+            ..Status::default()
+        };
         let runner = Runner {
             plan: self,
             after,
@@ -287,7 +315,7 @@ impl Plan {
             awaiting: false,
             next: 0,
             pending: Vec::new(),
-            status: Status::default(),
+            status,
         };
         progress::start_schedule(inst, comm.vci, owner, Box::new(runner))
     }
@@ -337,9 +365,10 @@ struct Runner {
     shared: Option<Arc<UserWork>>,
     /// Waiting for the polled item to run a round's local work.
     awaiting: bool,
-    /// The round to start next; `pending` holds the started round's requests.
+    /// The round to start next; `pending` holds the started round's requests, with the
+    /// length each receive expects (a shorter message: the ranks passed different sizes).
     next: usize,
-    pending: Vec<ReqId>,
+    pending: Vec<(ReqId, Option<usize>)>,
     status: Status,
 }
 
@@ -357,13 +386,22 @@ impl Runner {
                     p.peer_vcis[m.peer as usize]
                 };
                 let target = Target::new(p.context, p.rank, dest, tag, vci);
-                match cx.isend(target, m.buf, SendMode::Standard) {
-                    Ok(id) => self.pending.push(id),
+                // After a failed step (e.g. sizes that differ between the ranks) an empty
+                // message goes instead, so that the ranks downstream fail too rather than
+                // take this rank's data for the root's.
+                let buf = if self.status.error != 0 {
+                    Buf::EMPTY
+                } else {
+                    m.buf
+                };
+                match cx.isend(target, buf, SendMode::Standard) {
+                    Ok(id) => self.pending.push((id, None)),
                     Err(e) => self.status.error = e.class(),
                 }
             } else {
                 let pattern = Pattern::exact(p.context, m.peer, tag);
-                self.pending.push(cx.irecv(pattern, m.buf));
+                self.pending
+                    .push((cx.irecv(pattern, m.buf), Some(m.buf.len())));
             }
         }
     }
@@ -380,12 +418,20 @@ impl schedule::Schedule for Runner {
                 shared.phase.store(RUN, Ordering::Release);
                 self.awaiting = false;
             } else {
-                if !self.pending.iter().all(|&id| cx.is_complete(id)) {
+                if !self.pending.iter().all(|&(id, _)| cx.is_complete(id)) {
                     return Step::Pending;
                 }
-                for id in std::mem::take(&mut self.pending) {
+                for (id, expected) in std::mem::take(&mut self.pending) {
                     if let Some(s) = cx.take(id) {
-                        if s.error != 0 && self.status.error == 0 {
+                        // A receive longer or shorter than expected: the sizes differ.
+                        let differ = expected.is_some()
+                            && (s.truncated()
+                                || expected
+                                    .is_some_and(|len| s.error == 0 && s.bytes < len as u64));
+                        if self.status.error == 0 && differ {
+                            self.status.error = ErrorClass::Truncate as i32;
+                            self.status.sizes_differ = true;
+                        } else if self.status.error == 0 {
                             self.status.error = s.error;
                         }
                     }
@@ -571,10 +617,7 @@ pub fn ireduce(
     let acc = if is_root {
         let acc = p.flat_out(recv, send.is_none());
         if let Some(s) = send {
-            if s.len() != acc.len() {
-                return Err(truncated("reduce"));
-            }
-            s.copy_to(&acc, s.len());
+            p.copy_if_same_size(s, &acc);
         }
         acc
     } else {
@@ -659,10 +702,7 @@ pub fn iallreduce(
     }
     let acc = p.flat_out(recv, send.is_none());
     if let Some(s) = send {
-        if s.len() != acc.len() {
-            return Err(truncated("allreduce"));
-        }
-        s.copy_to(&acc, s.len());
+        p.copy_if_same_size(s, &acc);
     }
     if p.size > 1 && !acc.is_empty() {
         allreduce_rounds(&mut p, &acc);
@@ -675,7 +715,9 @@ fn blocks(buf: &Buf, n: usize) -> Vec<Buf> {
     (0..n).map(|i| buf.slice(i * b, b)).collect()
 }
 
-fn truncated(what: &str) -> MpiError {
+/// The send and receive buffers of this rank's call do not match (checked before the plan
+/// starts; the collectives whose plans cannot run with them).
+fn mismatch_at_call(what: &str) -> MpiError {
     MpiError::new(
         ErrorClass::Truncate,
         format!("{what}: the buffers do not match"),
@@ -708,11 +750,7 @@ pub fn igatherv(
     }
     if p.rank == root {
         if let Some(s) = send {
-            let dst = &parts[root as usize];
-            if s.len() > dst.len() {
-                return Err(truncated("gather"));
-            }
-            s.copy_to(dst, s.len());
+            p.copy_if_same_size(s, &parts[root as usize]);
         }
         let msgs = (0..p.size)
             .filter(|&i| i != root)
@@ -766,11 +804,7 @@ fn gatherv_into(
         return Ok(p.start(comm, owner));
     }
     if let Some(s) = send {
-        let dst = &parts[root as usize];
-        if s.len() > dst.len() {
-            return Err(truncated("gather"));
-        }
-        s.copy_to(dst, s.len());
+        p.copy_if_same_size(s, &parts[root as usize]);
     }
     let msgs = (0..p.size)
         .filter(|&i| i != root)
@@ -806,11 +840,7 @@ pub fn iscatterv(
     }
     if p.rank == root {
         if let Some(r) = recv {
-            let src = &parts[root as usize];
-            if src.len() > r.len() {
-                return Err(truncated("scatter"));
-            }
-            src.copy_to(r, src.len());
+            p.copy_if_same_size(&parts[root as usize], r);
         }
         let msgs = (0..p.size)
             .filter(|&i| i != root)
@@ -855,11 +885,7 @@ pub fn iscatter(
         return Ok(p.start(comm, owner));
     }
     if let Some(r) = recv {
-        let src = &parts[root as usize];
-        if src.len() > r.len() {
-            return Err(truncated("scatter"));
-        }
-        src.copy_to(r, src.len());
+        p.copy_if_same_size(&parts[root as usize], r);
     }
     let msgs = (0..p.size)
         .filter(|&i| i != root)
@@ -886,10 +912,7 @@ fn allgatherv_rounds(
     }
     let (r, n) = (p.rank as usize, p.size as usize);
     if let Some(s) = send {
-        if s.len() != parts[r].len() {
-            return Err(truncated("allgather"));
-        }
-        s.copy_to(&parts[r], s.len());
+        p.copy_if_same_size(s, &parts[r]);
     }
     let right = ((r + 1) % n) as u32;
     let left = ((r + n - 1) % n) as u32;
@@ -942,10 +965,7 @@ fn alltoallv_rounds(
     }
     match send {
         Some(send) => {
-            if send[r].len() > recv[r].len() {
-                return Err(truncated("alltoall"));
-            }
-            send[r].copy_to(&recv[r], send[r].len());
+            p.copy_if_same_size(&send[r], &recv[r]);
             let mut msgs: Vec<Msg> = (1..n)
                 .map(|s| (r + n - s) % n)
                 .map(|q| Msg::recv(q as u32, recv[q]))
@@ -1003,7 +1023,7 @@ pub fn ialltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> M
         Some(s) => {
             // Intercommunicators: each direction has its own counts.
             if s.len() != recv.len() && !comm.is_inter() {
-                return Err(truncated("alltoall"));
+                p.sizes_differ();
             }
             let sflat = p.flat_in(s);
             alltoallv_rounds(&mut p, comm, Some(&blocks(&sflat, n)), &recv_parts)?;
@@ -1041,7 +1061,7 @@ pub fn ireduce_scatter(
     }
     let total = offs[n];
     if input.len() != total || output.len() != sizes[r] {
-        return Err(truncated("reduce_scatter"));
+        return Err(mismatch_at_call("reduce_scatter"));
     }
     let out = p.flat_out(output, false);
     if comm.is_inter() {
@@ -1099,7 +1119,7 @@ fn iprefix(
     let mut p = Plan::new(comm, Some(red));
     let mine = send.unwrap_or(recv);
     if mine.len() != recv.len() {
-        return Err(truncated("scan"));
+        return Err(mismatch_at_call("scan"));
     }
     let partial = p.copy_of(mine);
     let out = p.flat_out(recv, true);

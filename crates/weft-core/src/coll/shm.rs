@@ -12,14 +12,14 @@
 //! point-to-point for good.
 #![forbid(unsafe_code)]
 
-use super::tag;
+use super::{mismatch, tag};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::object::area::{create, eligible, NAME_BYTES};
 use crate::object::exchange::{self, Channel};
 use crate::object::Comm;
-use crate::op::Reduction;
+use crate::op::{Op, Reduction};
 use crate::progress;
 use crate::sync::Backoff;
 use crate::transport::shm::coll_area::{CollArea, Turn};
@@ -55,17 +55,6 @@ pub(super) enum Turned {
     /// (Broadcast) the root sends this many bytes by point-to-point, which is not what this
     /// rank passed: it must still take part, then report the mismatch.
     Mismatch(usize),
-}
-
-/// The error of a collective whose ranks passed different sizes (an erroneous program):
-/// `MPI_ERR_TRUNCATE` on each rank that sees it, before or instead of moving data.
-pub(super) fn mismatch(whose: &str, theirs: usize, mine: usize) -> MpiError {
-    MpiError::new(
-        ErrorClass::Truncate,
-        format!(
-            "{whose} passed {theirs} bytes and this rank {mine}: the count or datatype differs between the ranks"
-        ),
-    )
 }
 
 fn set_up(comm: &Comm) -> MpiResult<Option<CollArea>> {
@@ -195,20 +184,22 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
     Ok(Turned::Done)
 }
 
-/// Publish this rank's size (with the data when it fits) and, when `wait`, check every
-/// rank's against it: a difference fails the call on every rank that waited.
+/// Publish this rank's size and op (with the data when it fits) and, when `wait`, check
+/// every rank's against them: a difference fails the call on every rank that waited.
 fn publish_and_compare(
     comm: &Comm,
     turn: &Turn,
     mine: &Buf,
+    red: &Reduction,
     wait: bool,
     idle: &mut Idle,
 ) -> MpiResult<bool> {
     let fits = mine.len() <= comm.session.instance.config.coll.shm_max;
+    let mark = op_mark(red);
     if fits {
-        turn.contribute(mine, &mut || idle.poll());
+        turn.contribute_marked(mine, mark, &mut || idle.poll());
     } else {
-        turn.announce(mine.len(), &mut || idle.poll());
+        turn.announce_marked(mine.len(), mark, &mut || idle.poll());
     }
     if wait {
         turn.wait_all(&mut || idle.poll());
@@ -218,8 +209,26 @@ fn publish_and_compare(
                 return Err(mismatch(&format!("rank {r}"), theirs, mine.len()));
             }
         }
+        if let Some(r) = (0..comm.size()).find(|&r| turn.mark_of(r) != mark) {
+            return Err(MpiError::new(
+                ErrorClass::Op,
+                format!(
+                    "rank {r} passed another op than this rank's {:?}: the op differs between the ranks",
+                    red.op
+                ),
+            ));
+        }
     }
     Ok(fits)
+}
+
+/// What the ranks of a reduction compare besides the size: a predefined op's number (from
+/// 1), or 0 for any user-defined op (a user op's handle may differ between processes).
+fn op_mark(red: &Reduction) -> u8 {
+    match red.op {
+        Op::Predefined(kind) => kind as u8 + 1,
+        Op::User { .. } => 0,
+    }
 }
 
 /// `recv` is contiguous and holds this rank's contribution; it receives the result. Every
@@ -232,7 +241,7 @@ pub(super) fn allreduce(
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    if !publish_and_compare(comm, &turn, recv, true, &mut idle)? {
+    if !publish_and_compare(comm, &turn, recv, red, true, &mut idle)? {
         return Ok(Turned::PointToPoint);
     }
     combine_all(&turn, comm, recv, true, red);
@@ -253,7 +262,7 @@ pub(super) fn reduce(
     let turn = area.begin();
     let max = comm.session.instance.config.coll.shm_max;
     let wait = comm.rank == root || mine.len() > max;
-    if !publish_and_compare(comm, &turn, mine, wait, &mut idle)? {
+    if !publish_and_compare(comm, &turn, mine, red, wait, &mut idle)? {
         return Ok(Turned::PointToPoint);
     }
     if comm.rank == root {

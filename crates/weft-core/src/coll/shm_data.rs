@@ -18,7 +18,8 @@
 #![forbid(unsafe_code)]
 
 use super::link::{Link, Pending};
-use super::shm::{mismatch, Idle, Turned};
+use super::mismatch;
+use super::shm::{Idle, Turned};
 use super::tag;
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
@@ -159,18 +160,18 @@ pub(super) fn gather(
     let mut result = Ok(());
     if let Some(m) = mine {
         let own = place(root);
-        if m.len() > own.len {
+        if m.len() != own.len {
             result = Err(mismatch("this rank's send buffer", m.len(), own.len));
-        } else {
-            copy_into(m, own);
         }
+        // What fits.
+        copy_into(m, own);
     }
     let (link, max) = (Link::new(comm), max(comm));
     let mut incoming = Vec::new();
     for r in (0..comm.size()).filter(|&r| r != root) {
         turn.wait_for(r, &mut || idle.poll());
         let (len, at) = (turn.len_of(r), place(r));
-        if len > at.len {
+        if len != at.len {
             result = result.and(Err(mismatch(&format!("rank {r}"), len, at.len)));
         }
         if len > max {

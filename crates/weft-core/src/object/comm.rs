@@ -83,6 +83,8 @@ pub struct Comm {
     pub coll_seq: std::sync::atomic::AtomicU32,
     /// How many times each collective algorithm ran on this communicator (`coll::choice`).
     pub coll_algos: crate::stats::AlgoCounts,
+    /// The user's point-to-point messages on it, while a tool counts them.
+    pub msg_counts: crate::stats::CommCounts,
     /// Per forcible collective (`coll::choice::COLLECTIVES`): 0, or the algorithm forced on
     /// this communicator at run time plus one.
     pub coll_forced: [std::sync::atomic::AtomicU8; 9],
@@ -143,6 +145,7 @@ impl Comm {
             refuses_early_use: false,
             coll_seq: std::sync::atomic::AtomicU32::new(0),
             coll_algos: Default::default(),
+            msg_counts: Default::default(),
             coll_forced: Default::default(),
             coll_area: OnceLock::new(),
             prepared_area: Mutex::new(None),

@@ -56,6 +56,7 @@ impl Completed {
             error: 0,
             bytes: 0,
             cancelled: false,
+            sizes_differ: false,
         },
         owner: 0,
         persistent: false,

@@ -47,6 +47,7 @@ fn send_on(
     request: Option<usize>,
 ) -> MpiResult<SendStart> {
     let inst = &comm.session.instance;
+    comm.msg_counts.sent(buf.len());
     let mut st = inst.vcis[vci].lock();
     let start = engine::start_send(
         &inst.transports,

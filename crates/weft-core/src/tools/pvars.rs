@@ -26,6 +26,8 @@ pub enum Source {
     PerVci(Counter),
     /// Runs of one algorithm of a collective on the bound communicator.
     Algorithm(Collective, usize),
+    /// Point-to-point messages (or their bytes, `true`) sent on the bound communicator.
+    CommSent(bool),
 }
 
 #[derive(Debug)]
@@ -40,7 +42,7 @@ pub struct Pvar {
 impl Pvar {
     /// Whether it is about a communicator (`MPI_T_BIND_MPI_COMM`).
     pub fn bound_to_comm(&self) -> bool {
-        matches!(self.source, Source::Algorithm(..))
+        matches!(self.source, Source::Algorithm(..) | Source::CommSent(_))
     }
 
     /// Levels and high-water marks are always on and read-only; counters are started and
@@ -213,6 +215,24 @@ pub fn pvars() -> &'static [Pvar] {
                 category,
             });
         }
+        for (bytes, name, what) in [
+            (false, "comm_msgs_sent", "point-to-point messages"),
+            (
+                true,
+                "comm_bytes_sent",
+                "bytes of the point-to-point messages",
+            ),
+        ] {
+            all.push(Pvar {
+                name: format!("weft_{name}"),
+                desc: format!(
+                    "{what} this process sent on the communicator (counted while a handle of a communicator's message variable exists)"
+                ),
+                class: Class::Counter,
+                source: Source::CommSent(bytes),
+                category: "weft_pt2pt",
+            });
+        }
         for coll in COLLECTIVES {
             for (option, algo) in coll.options().into_iter().enumerate().skip(1) {
                 all.push(Pvar {
@@ -249,6 +269,10 @@ pub fn read(p: &Pvar, comm: Option<&Comm>, out: &mut [u64]) {
             .for_each(|(v, o)| *o = stats::read(v, c)),
         Source::Algorithm(coll, option) => {
             out[0] = comm.map_or(0, |comm| comm.coll_algos.read(coll.slot(option)))
+        }
+        Source::CommSent(bytes) => {
+            let (m, b) = comm.map_or((0, 0), |comm| comm.msg_counts.read());
+            out[0] = if bytes { b } else { m };
         }
     }
 }

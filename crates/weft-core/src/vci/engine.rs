@@ -494,6 +494,7 @@ fn delivered(key: &Key, bytes: u64, buf: &Buf) -> Status {
         error,
         bytes: bytes.min(room),
         cancelled: false,
+        sizes_differ: false,
     }
 }
 
@@ -623,6 +624,7 @@ fn probe_status(message: &Unexpected) -> Status {
         error: 0,
         bytes: message.bytes(),
         cancelled: false,
+        sizes_differ: false,
     }
 }
 

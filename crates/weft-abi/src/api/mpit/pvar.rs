@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use weft_core::error::MpiResult;
 use weft_core::object::Comm;
-use weft_core::tools::pvars::{self, Class, Pvar};
+use weft_core::stats::CommCounting;
+use weft_core::tools::pvars::{self, Class, Pvar, Source};
 
 use super::{check_init, index, name_arg, need, out_str, store, store_required, terr, Handles};
 use crate::constants::*;
@@ -25,6 +26,8 @@ struct PvarHandle {
     base: Vec<u64>,
     /// What the handle counted before (while started earlier), or was written.
     kept: Vec<u64>,
+    /// Communicators count their messages while this lives (their message variables).
+    _counting: Option<CommCounting>,
 }
 
 impl PvarHandle {
@@ -224,6 +227,7 @@ pub(crate) unsafe fn mpi_t_pvar_handle_alloc(
                 started: false,
                 base: vec![0; n],
                 kept: vec![0; n],
+                _counting: matches!(p.source, Source::CommSent(_)).then(CommCounting::new),
             },
         );
         Ok(())

@@ -61,6 +61,8 @@ const INLINE_AT: usize = std::mem::size_of::<AtomicU64>().next_multiple_of(8);
 /// store and read after its acquire load, like the payload, so ranks can compare what they
 /// passed (an erroneous program passes different counts) before moving any data.
 const LEN_AT: usize = 64;
+/// The length word's top byte holds a mark (`Turn::contribute_marked`).
+const MARK_SHIFT: u32 = 56;
 
 /// Where an area's bytes are: the shared segment, or (the loom model) a heap block whose
 /// atomics the model constructed.
@@ -317,6 +319,12 @@ impl Turn<'_> {
     /// Arrive and publish `data` (at most `payload_max` bytes, any layout: it is packed) as
     /// this rank's payload, once no rank can still be reading the slot's previous payload.
     pub fn contribute(&self, data: &Buf, idle: &mut impl FnMut()) {
+        self.contribute_marked(data, 0, idle);
+    }
+
+    /// `contribute`, publishing `mark` with the length (what else the ranks must agree on,
+    /// e.g. a reduction's op: `mark_of`).
+    pub fn contribute_marked(&self, data: &Buf, mark: u8, idle: &mut impl FnMut()) {
         self.assert_current();
         self.arrive();
         let a = self.area;
@@ -326,7 +334,7 @@ impl Turn<'_> {
         if a.all_arrived.load(Ordering::Relaxed) < reused {
             a.wait_arrived(reused, idle);
         }
-        self.write_len(len);
+        self.write_len(len, mark);
         let dst = a.payload(a.rank, self.seq, len);
         // SAFETY: `dst..dst+len` lies inside this rank's own slot line or region (`payload`
         // checked `len`); only this rank writes it, and every rank has arrived at turn
@@ -343,6 +351,11 @@ impl Turn<'_> {
     /// Arrive and publish only a length (`contribute` without a payload: the data of this
     /// collective goes by point-to-point), once no rank can still be reading the slot.
     pub fn announce(&self, len: usize, idle: &mut impl FnMut()) {
+        self.announce_marked(len, 0, idle);
+    }
+
+    /// `announce` with a mark, as `contribute_marked`.
+    pub fn announce_marked(&self, len: usize, mark: u8, idle: &mut impl FnMut()) {
         self.assert_current();
         self.arrive();
         let a = self.area;
@@ -350,23 +363,34 @@ impl Turn<'_> {
         if a.all_arrived.load(Ordering::Relaxed) < reused {
             a.wait_arrived(reused, idle);
         }
-        self.write_len(len);
+        self.write_len(len, mark);
         a.published(a.rank, self.seq)
             .store(self.seq, Ordering::Release);
     }
 
-    fn write_len(&self, len: usize) {
+    /// The length word: the length, with the mark in its top byte.
+    fn write_len(&self, len: usize, mark: u8) {
+        debug_assert!((len as u64) < 1 << MARK_SHIFT);
         let a = self.area;
         let at = a.slot(a.rank, self.seq).wrapping_add(LEN_AT).cast::<u64>();
         // SAFETY: inside this rank's own 128-byte slot line (LEN_AT + 8 <= ALIGN), 8-byte
         // aligned; only this rank writes it, nobody reads the previous turn's value any more
         // (the caller waited as for a payload) and nobody reads this one before the release
         // store of the sequence number that follows.
-        unsafe { at.write(len as u64) };
+        unsafe { at.write(len as u64 | u64::from(mark) << MARK_SHIFT) };
     }
 
     /// The length `rank` published in this turn (after `wait_for` or `wait_all`).
     pub fn len_of(&self, rank: u32) -> usize {
+        (self.len_word(rank) & ((1 << MARK_SHIFT) - 1)) as usize
+    }
+
+    /// The mark `rank` published with its length in this turn (0 when it gave none).
+    pub fn mark_of(&self, rank: u32) -> u8 {
+        (self.len_word(rank) >> MARK_SHIFT) as u8
+    }
+
+    fn len_word(&self, rank: u32) -> u64 {
         self.assert_current();
         let a = self.area;
         assert!(
@@ -377,7 +401,7 @@ impl Turn<'_> {
         // SAFETY: inside `rank`'s slot line, 8-byte aligned; the acquire load above saw it
         // published, so the value written before the release store is visible, and `rank`
         // rewrites it only after this rank arrives at a later turn (as for `read`).
-        unsafe { at.read() as usize }
+        unsafe { at.read() }
     }
 
     /// Wait until every rank has arrived at this turn (this rank must have arrived).
