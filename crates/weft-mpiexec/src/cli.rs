@@ -1,7 +1,7 @@
 //! Command-line parsing.
 //!
 //! `mpiexec [options] PROGRAM [ARGS...] [: [options] PROGRAM [ARGS...]]...`
-//! Options apply to the whole job, except `-n` and `-env`, which belong to the program
+//! Options apply to the whole job, except `-n`, `-env` and `-wdir`, which belong to the program
 //! (MPMD segment) they precede.
 #![forbid(unsafe_code)]
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// Usage text for `-h`/`--help` and for mistakes.
 pub const USAGE: &str = "\
-Usage: mpiexec [options] [-n N] PROGRAM [ARGS...] [: [-n N] [-env NAME VALUE] PROGRAM [ARGS...]]...
+Usage: mpiexec [options] [-n N] PROGRAM [ARGS...] [: [-n N] [-env NAME VALUE] [-wdir DIR] PROGRAM [ARGS...]]...
 
 Runs N copies of PROGRAM on this machine as one MPI job (Weft's single-node launcher).
 
@@ -17,6 +17,7 @@ Options:
   -n, -np N               number of ranks of the next program (default 1)
   -env NAME VALUE         set NAME=VALUE for the ranks of the next program
   -genv NAME VALUE        set NAME=VALUE for every rank
+  -wdir DIR               start the ranks of the next program in DIR
   -l, --tag-output        prefix each output line with \"[rank] \"
   --timeout SECONDS       end the job after SECONDS (exit 124); also WEFT_MPIEXEC_TIMEOUT
                           (or Hydra's MPIEXEC_TIMEOUT)
@@ -51,6 +52,8 @@ pub struct Program {
     pub args: Vec<String>,
     /// Variables set for its ranks only.
     pub env: Vec<(String, String)>,
+    /// The directory its ranks start in (`-wdir`; default: the launcher's).
+    pub wdir: Option<String>,
 }
 
 /// A fully parsed job request.
@@ -148,6 +151,7 @@ pub fn parse(args: &[String], timeout_env: Option<&str>) -> Result<Request, Stri
                         program.env.push((var, val));
                     }
                 }
+                "-wdir" | "--wdir" => program.wdir = Some(value("a directory")?),
                 "-l" | "--tag-output" | "-tag-output" => opts.tag_output = true,
                 "--timeout" | "-timeout" => {
                     timeout_option = Some(parse_timeout(&value("SECONDS")?)?)
