@@ -189,10 +189,10 @@ fn launch(comm: &Comm, programs: &[Program], func: &str) -> MpiResult<UnixStream
             }
         }
     });
-    LAUNCHED
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(watcher);
+    let mut launched = LAUNCHED.lock().unwrap_or_else(|p| p.into_inner());
+    // Jobs that ended need no waiting: keep only the live ones.
+    launched.retain(|w| !w.is_finished());
+    launched.push(watcher);
     let accepted = port::accept(&port_name, func);
     connected.store(true, Ordering::Release);
     let _ = port::close(&port_name);
