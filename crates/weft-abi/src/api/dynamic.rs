@@ -19,6 +19,7 @@ use weft_core::object::Comm;
 use weft_core::runtime::spawn::{self, Program};
 use weft_core::runtime::{names, port, world};
 
+use crate::api::coll_args::root_of;
 use crate::args::{c_str, copy_out_str, non_null};
 use crate::constants::*;
 use crate::ctypes::*;
@@ -33,16 +34,8 @@ fn comm_and_root(comm: MPI_Comm, root: c_int, func: &str) -> MpiResult<(Arc<Comm
             format!("{func}(comm): an intracommunicator is required"),
         ));
     }
-    if root < 0 || root as u32 >= c.size() {
-        return Err(MpiError::new(
-            ErrorClass::Root,
-            format!(
-                "{func}(root={root}): not a rank of the communicator (size {})",
-                c.size()
-            ),
-        ));
-    }
-    Ok((c, root as u32))
+    let root = root_of(&c, root, func)?;
+    Ok((c, root))
 }
 
 /// The value of `key` in `info` (`MPI_INFO_NULL`: none).
@@ -373,15 +366,37 @@ unsafe fn service_args(
     Ok((service, port, inst))
 }
 
+/// `MPI_Publish_name` and `MPI_Unpublish_name`: `op` on the checked names.
+///
+/// # Safety
+/// Both strings NUL-terminated.
+unsafe fn name_call(
+    service_name: *const c_char,
+    info: MPI_Info,
+    port_name: *const c_char,
+    func: &str,
+    op: fn(&weft_core::config::Config, &str, &str) -> MpiResult<()>,
+) -> MpiResult<()> {
+    // SAFETY: the caller's guarantee.
+    let (s, p, inst) = unsafe { service_args(service_name, info, Some(port_name), func) }?;
+    op(&inst.config, &s, &p)
+}
+
 pub(crate) unsafe fn mpi_publish_name(
     service_name: *const c_char,
     info: MPI_Info,
     port_name: *const c_char,
 ) -> MpiResult<()> {
     // SAFETY: the caller passes NUL-terminated strings.
-    let (s, p, inst) =
-        unsafe { service_args(service_name, info, Some(port_name), "MPI_Publish_name") }?;
-    names::publish(&inst.config, &s, &p)
+    unsafe {
+        name_call(
+            service_name,
+            info,
+            port_name,
+            "MPI_Publish_name",
+            names::publish,
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_unpublish_name(
@@ -390,9 +405,15 @@ pub(crate) unsafe fn mpi_unpublish_name(
     port_name: *const c_char,
 ) -> MpiResult<()> {
     // SAFETY: the caller passes NUL-terminated strings.
-    let (s, p, inst) =
-        unsafe { service_args(service_name, info, Some(port_name), "MPI_Unpublish_name") }?;
-    names::unpublish(&inst.config, &s, &p)
+    unsafe {
+        name_call(
+            service_name,
+            info,
+            port_name,
+            "MPI_Unpublish_name",
+            names::unpublish,
+        )
+    }
 }
 
 pub(crate) unsafe fn mpi_lookup_name(
