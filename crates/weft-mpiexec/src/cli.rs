@@ -216,6 +216,15 @@ mod tests {
     }
 
     #[test]
+    fn wdir_belongs_to_its_program() {
+        let o = run("-n 1 -wdir /tmp a : -n 2 b : --wdir=/var c").unwrap();
+        assert_eq!(o.programs[0].wdir.as_deref(), Some("/tmp"));
+        assert_eq!(o.programs[1].wdir, None);
+        assert_eq!(o.programs[2].wdir.as_deref(), Some("/var"));
+        assert!(run("-wdir").is_err());
+    }
+
+    #[test]
     fn mpmd_segments_and_long_forms() {
         let o = run("-np 2 -env X 1 a : --n=3 --pset=p=0-4 --bind-to=core b arg").unwrap();
         assert_eq!(o.size(), 5);
