@@ -202,11 +202,12 @@ fn swap_hellos(local: &Comm, stream: &mut dyn Link, func: &str) -> MpiResult<Vec
             format!("{func}: the connection to the other group's root failed ({e})"),
         )
     };
-    stream
+    // A failure of the write is reported after the read: the other end may have said why
+    // it will not come (a spawned job that failed, which closes its end right away).
+    let wrote = stream
         .write_all(&(hello.len() as u64).to_le_bytes())
         .and_then(|()| stream.write_all(&hello))
-        .and_then(|()| stream.flush())
-        .map_err(lost)?;
+        .and_then(|()| stream.flush());
     let mut len = [0u8; 8];
     stream.read_exact(&mut len).map_err(lost)?;
     let len = u64::from_le_bytes(len) as usize;
@@ -215,13 +216,14 @@ fn swap_hellos(local: &Comm, stream: &mut dyn Link, func: &str) -> MpiResult<Vec
     }
     let mut theirs = vec![0u8; len];
     stream.read_exact(&mut theirs).map_err(lost)?;
-    let mut r = Reader(&theirs);
     if theirs.starts_with(FAILED_MAGIC) {
         return Err(MpiError::new(
             ErrorClass::Spawn,
             format!("{func}: {}", String::from_utf8_lossy(&theirs[8..])),
         ));
     }
+    wrote.map_err(lost)?;
+    let mut r = Reader(&theirs);
     if r.take(MAGIC.len()) != Some(&MAGIC[..]) {
         return Err(bad(func, "the other end is not a Weft process"));
     }

@@ -15,7 +15,7 @@
 //! and says so, which fails the spawn the same way instead of waiting forever.
 #![forbid(unsafe_code)]
 
-use std::io::Write;
+use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
@@ -186,6 +186,8 @@ fn launch(comm: &Comm, programs: &[Program], func: &str) -> MpiResult<UnixStream
                 let _ = s
                     .write_all(&(hello.len() as u64).to_le_bytes())
                     .and_then(|()| s.write_all(&hello));
+                // Hold the connection until the root is done with it (it closes its end).
+                let _ = std::io::copy(&mut s, &mut std::io::sink());
             }
         }
     });
