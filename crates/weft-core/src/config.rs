@@ -77,6 +77,16 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "a path: every MPI call of every rank and thread (start, end, communicator; bytes and peer for point-to-point) is written there as Chrome/Perfetto trace-event JSON at MPI_Finalize (each rank's part as path.RANK if it aborts)",
     },
     Variable {
+        name: "WEFT_NAME_DIR",
+        default: "",
+        meaning: "the directory of the name service (MPI_Publish_name/MPI_Lookup_name): one file per published name; jobs that should see each other's names use the same directory (default: weft-names-UID in the temporary directory)",
+    },
+    Variable {
+        name: "WEFT_PARENT_PORT",
+        default: "",
+        meaning: "set by MPI_Comm_spawn for the children it starts: the port their MPI_Init connects to (the parent's intercommunicator); not for users",
+    },
+    Variable {
         name: "WEFT_COLL_BARRIER",
         default: "auto",
         meaning: "force the barrier algorithm: auto, dissemination, tree or shm (shared-memory flags; ranks on one node)",
@@ -220,6 +230,10 @@ pub struct Config {
     pub stats: Option<StatsOutput>,
     /// Where `WEFT_TRACE` writes the trace, if anywhere.
     pub trace: Option<String>,
+    /// `WEFT_NAME_DIR`: the name service's directory (`None`: the default one).
+    pub name_dir: Option<String>,
+    /// `WEFT_PARENT_PORT`: the port of the job that spawned this one, if any.
+    pub parent_port: Option<String>,
     /// Forced collective algorithms (`WEFT_COLL_*`).
     pub coll: crate::coll::CollConfig,
     /// MPI-IO defaults (`WEFT_IO_*`).
@@ -241,6 +255,8 @@ impl Default for Config {
             error_backtrace: false,
             stats: None,
             trace: None,
+            name_dir: None,
+            parent_port: None,
             coll: crate::coll::CollConfig::default(),
             io: crate::io::config::IoConfig::default(),
         }
@@ -327,6 +343,12 @@ impl Config {
         if let Some(v) = lookup("WEFT_TRACE") {
             config.trace = Some(v.trim().to_owned()).filter(|p| !p.is_empty());
         }
+        if let Some(v) = lookup("WEFT_NAME_DIR") {
+            config.name_dir = Some(v.trim().to_owned()).filter(|p| !p.is_empty());
+        }
+        if let Some(v) = lookup("WEFT_PARENT_PORT") {
+            config.parent_port = Some(v.trim().to_owned()).filter(|p| !p.is_empty());
+        }
         config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
         config.io = crate::io::config::IoConfig::from_lookup(&lookup)?;
         Ok(config)
@@ -360,6 +382,8 @@ impl Config {
                     }
                     "WEFT_ERROR_BACKTRACE" => u8::from(self.error_backtrace).to_string(),
                     "WEFT_TRACE" => self.trace.clone().unwrap_or_default(),
+                    "WEFT_NAME_DIR" => self.name_dir.clone().unwrap_or_default(),
+                    "WEFT_PARENT_PORT" => self.parent_port.clone().unwrap_or_default(),
                     "WEFT_STATS" => match &self.stats {
                         None => "0".into(),
                         Some(StatsOutput::Stderr) => "1".into(),
@@ -441,6 +465,8 @@ mod tests {
                 progress_spin: Some(5),
                 stats: None,
                 trace: None,
+                name_dir: None,
+                parent_port: None,
                 coll: crate::coll::CollConfig::default(),
                 io: crate::io::config::IoConfig::default(),
             }

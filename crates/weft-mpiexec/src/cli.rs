@@ -1,7 +1,7 @@
 //! Command-line parsing.
 //!
 //! `mpiexec [options] PROGRAM [ARGS...] [: [options] PROGRAM [ARGS...]]...`
-//! Options apply to the whole job, except `-n` and `-env`, which belong to the program
+//! Options apply to the whole job, except `-n`, `-env` and `-wdir`, which belong to the program
 //! (MPMD segment) they precede.
 #![forbid(unsafe_code)]
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 /// Usage text for `-h`/`--help` and for mistakes.
 pub const USAGE: &str = "\
-Usage: mpiexec [options] [-n N] PROGRAM [ARGS...] [: [-n N] [-env NAME VALUE] PROGRAM [ARGS...]]...
+Usage: mpiexec [options] [-n N] PROGRAM [ARGS...] [: [-n N] [-env NAME VALUE] [-wdir DIR] PROGRAM [ARGS...]]...
 
 Runs N copies of PROGRAM on this machine as one MPI job (Weft's single-node launcher).
 
@@ -17,6 +17,7 @@ Options:
   -n, -np N               number of ranks of the next program (default 1)
   -env NAME VALUE         set NAME=VALUE for the ranks of the next program
   -genv NAME VALUE        set NAME=VALUE for every rank
+  -wdir DIR               start the ranks of the next program in DIR
   -l, --tag-output        prefix each output line with \"[rank] \"
   --timeout SECONDS       end the job after SECONDS (exit 124); also WEFT_MPIEXEC_TIMEOUT
                           (or Hydra's MPIEXEC_TIMEOUT)
@@ -51,6 +52,8 @@ pub struct Program {
     pub args: Vec<String>,
     /// Variables set for its ranks only.
     pub env: Vec<(String, String)>,
+    /// The directory its ranks start in (`-wdir`; default: the launcher's).
+    pub wdir: Option<String>,
 }
 
 /// A fully parsed job request.
@@ -148,6 +151,7 @@ pub fn parse(args: &[String], timeout_env: Option<&str>) -> Result<Request, Stri
                         program.env.push((var, val));
                     }
                 }
+                "-wdir" | "--wdir" => program.wdir = Some(value("a directory")?),
                 "-l" | "--tag-output" | "-tag-output" => opts.tag_output = true,
                 "--timeout" | "-timeout" => {
                     timeout_option = Some(parse_timeout(&value("SECONDS")?)?)
@@ -209,6 +213,15 @@ mod tests {
         assert_eq!(o.timeout, Some(Duration::from_secs(5)));
         assert_eq!(o.genv, [("A".into(), "1".into())]);
         assert_eq!(o.bind, Bind::None);
+    }
+
+    #[test]
+    fn wdir_belongs_to_its_program() {
+        let o = run("-n 1 -wdir /tmp a : -n 2 b : --wdir=/var c").unwrap();
+        assert_eq!(o.programs[0].wdir.as_deref(), Some("/tmp"));
+        assert_eq!(o.programs[1].wdir, None);
+        assert_eq!(o.programs[2].wdir.as_deref(), Some("/var"));
+        assert!(run("-wdir").is_err());
     }
 
     #[test]

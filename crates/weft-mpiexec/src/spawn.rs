@@ -63,6 +63,9 @@ pub fn start(job: &JobEnv, rank: u32, program: &Program) -> io::Result<Started> 
         .env("MPI_LOCALNRANKS", job.size.to_string())
         .env("MPI_LOCALRANKID", rank.to_string())
         .env("WEFT_MPIEXEC", "1");
+    if let Some(dir) = &program.wdir {
+        cmd.current_dir(dir);
+    }
     let cpu = (!job.cpus.is_empty()).then(|| job.cpus[rank as usize % job.cpus.len()]);
     sys::prepare_child(&mut cmd, fd, cpu);
     let mut child = cmd.spawn()?;

@@ -60,15 +60,6 @@ pub(crate) unsafe fn mpi_comm_test_inter(comm: MPI_Comm, flag: *mut c_int) -> Mp
     unsafe { write(flag, c.is_inter() as c_int, "MPI_Comm_test_inter", "flag") }
 }
 
-/// `MPI_Comm_get_parent`: no process of a Weft job was started by `MPI_Comm_spawn` (which
-/// Weft does not provide), so there is no parent: `MPI_COMM_NULL` (MPI 4.1 §11.8.2).
-pub(crate) unsafe fn mpi_comm_get_parent(parent: *mut MPI_Comm) -> MpiResult<()> {
-    non_null(parent, "MPI_Comm_get_parent", "parent")?;
-    // SAFETY: checked non-null; the caller passes a writable MPI_Comm.
-    unsafe { parent.write(MPI_COMM_NULL) };
-    Ok(())
-}
-
 pub(crate) unsafe fn mpi_comm_set_name(comm: MPI_Comm, comm_name: *const c_char) -> MpiResult<()> {
     let c = objects::comm_local(comm, "MPI_Comm_set_name", "comm")?;
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
@@ -426,11 +417,22 @@ pub(crate) unsafe fn mpi_comm_free(comm: *mut MPI_Comm) -> MpiResult<()> {
     unsafe { free_impl(comm, "MPI_Comm_free") }
 }
 
-/// `MPI_Comm_disconnect`: like free; this process's operations on the communicator have
-/// completed when the program calls it (pending ones belong to requests it still waits on).
+/// `MPI_Comm_disconnect`: collective; waits until every process of the communicator (both
+/// groups of an intercommunicator) has called it, so that what the others sent on it has
+/// arrived, then frees it like `MPI_Comm_free` (this process's own operations on it are
+/// complete when the program calls it: the standard requires it).
 pub(crate) unsafe fn mpi_comm_disconnect(comm: *mut MPI_Comm) -> MpiResult<()> {
+    let func = "MPI_Comm_disconnect";
+    non_null(comm, func, "comm")?;
+    // SAFETY: checked non-null; the caller passes a readable MPI_Comm.
+    let h = unsafe { comm.read() };
+    if h != MPI_COMM_WORLD && h != MPI_COMM_SELF {
+        if let Ok(c) = objects::comm(h, func, "comm") {
+            weft_core::coll::barrier(&c)?;
+        }
+    }
     // SAFETY: checked inside.
-    unsafe { free_impl(comm, "MPI_Comm_disconnect") }
+    unsafe { free_impl(comm, func) }
 }
 
 pub(crate) fn mpi_comm_set_info(comm: MPI_Comm, info: MPI_Info) -> MpiResult<()> {

@@ -11,6 +11,7 @@ pub(crate) mod coll_data;
 pub(crate) mod comm;
 pub(crate) mod cuda_stage;
 pub(crate) mod datatype;
+pub(crate) mod dynamic;
 pub(crate) mod enqueue;
 pub(crate) mod errors;
 pub(crate) mod family;

@@ -2,7 +2,7 @@
 #![allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments, clippy::missing_safety_doc, unused_variables)]
 use crate::api::family::{self, Mode};
 use crate::api::file::access::{self, Form, Ptr};
-use crate::boundary::{call, direct, read_handle, tool_call, unsupported, Scope};
+use crate::boundary::{call, direct, read_handle, tool_call, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
 use std::ffi::{c_char, c_double, c_int, c_void};
@@ -852,12 +852,14 @@ pub unsafe extern "C" fn PMPI_Cartdim_get(comm: MPI_Comm, ndims: *mut c_int) -> 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Close_port(port_name: *const c_char) -> c_int {
-    unsupported("MPI_Close_port", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Close_port.
+    call("MPI_Close_port", Scope::Default, || unsafe { crate::api::dynamic::mpi_close_port(port_name) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_accept(port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_accept", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_accept.
+    call("MPI_Comm_accept", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_accept(port_name, info, root, comm, newcomm) })
 }
 
 #[no_mangle]
@@ -883,7 +885,8 @@ pub unsafe extern "C" fn PMPI_Comm_compare(comm1: MPI_Comm, comm2: MPI_Comm, res
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_connect(port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_connect", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_connect.
+    call("MPI_Comm_connect", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_connect(port_name, info, root, comm, newcomm) })
 }
 
 #[no_mangle]
@@ -1000,7 +1003,7 @@ pub unsafe extern "C" fn PMPI_Comm_get_name(comm: MPI_Comm, comm_name: *mut c_ch
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_get_parent(parent: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_get_parent.
-    call("MPI_Comm_get_parent", Scope::Default, || unsafe { crate::api::comm::mpi_comm_get_parent(parent) })
+    call("MPI_Comm_get_parent", Scope::Default, || unsafe { crate::api::dynamic::mpi_comm_get_parent(parent) })
 }
 
 #[no_mangle]
@@ -1029,7 +1032,8 @@ pub unsafe extern "C" fn PMPI_Comm_iflush_buffer(comm: MPI_Comm, request: *mut M
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_join(fd: c_int, intercomm: *mut MPI_Comm) -> c_int {
-    unsupported("MPI_Comm_join", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_join.
+    call("MPI_Comm_join", Scope::Default, || unsafe { crate::api::dynamic::mpi_comm_join(fd, intercomm) })
 }
 
 #[no_mangle]
@@ -1080,12 +1084,14 @@ pub unsafe extern "C" fn PMPI_Comm_size(comm: MPI_Comm, size: *mut c_int) -> c_i
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_spawn(command: *const c_char, argv: *mut *mut c_char, maxprocs: c_int, info: MPI_Info, root: c_int, comm: MPI_Comm, intercomm: *mut MPI_Comm, array_of_errcodes: *mut c_int) -> c_int {
-    unsupported("MPI_Comm_spawn", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_spawn.
+    call("MPI_Comm_spawn", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_spawn_multiple(count: c_int, array_of_commands: *mut *mut c_char, array_of_argv: *mut *mut *mut c_char, array_of_maxprocs: *const c_int, array_of_info: *const MPI_Info, root: c_int, comm: MPI_Comm, intercomm: *mut MPI_Comm, array_of_errcodes: *mut c_int) -> c_int {
-    unsupported("MPI_Comm_spawn_multiple", Scope::Comm(comm))
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_spawn_multiple.
+    call("MPI_Comm_spawn_multiple", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes) })
 }
 
 #[no_mangle]
@@ -2515,7 +2521,8 @@ pub unsafe extern "C" fn PMPI_Keyval_free(keyval: *mut c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Lookup_name(service_name: *const c_char, info: MPI_Info, port_name: *mut c_char) -> c_int {
-    unsupported("MPI_Lookup_name", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Lookup_name.
+    call("MPI_Lookup_name", Scope::Default, || unsafe { crate::api::dynamic::mpi_lookup_name(service_name, info, port_name) })
 }
 
 #[no_mangle]
@@ -2700,7 +2707,8 @@ pub unsafe extern "C" fn PMPI_Op_toint(op: MPI_Op) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Open_port(info: MPI_Info, port_name: *mut c_char) -> c_int {
-    unsupported("MPI_Open_port", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Open_port.
+    call("MPI_Open_port", Scope::Default, || unsafe { crate::api::dynamic::mpi_open_port(info, port_name) })
 }
 
 #[no_mangle]
@@ -2793,7 +2801,8 @@ pub unsafe extern "C" fn PMPI_Psend_init(buf: *const c_void, partitions: c_int, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MPI_Info, port_name: *const c_char) -> c_int {
-    unsupported("MPI_Publish_name", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Publish_name.
+    call("MPI_Publish_name", Scope::Default, || unsafe { crate::api::dynamic::mpi_publish_name(service_name, info, port_name) })
 }
 
 #[no_mangle]
@@ -4048,7 +4057,8 @@ pub unsafe extern "C" fn PMPI_Unpack_external_c(datarep: *const c_char, inbuf: *
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpublish_name(service_name: *const c_char, info: MPI_Info, port_name: *const c_char) -> c_int {
-    unsupported("MPI_Unpublish_name", Scope::Default)
+    // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpublish_name.
+    call("MPI_Unpublish_name", Scope::Default, || unsafe { crate::api::dynamic::mpi_unpublish_name(service_name, info, port_name) })
 }
 
 #[no_mangle]
@@ -4323,16 +4333,6 @@ pub unsafe extern "C" fn PMPI_Wtime() -> c_double {
 
 /// Exported functions that are not implemented yet (they return MPI_ERR_UNSUPPORTED_OPERATION).
 pub const UNIMPLEMENTED: &[&str] = &[
-    "MPI_Close_port",
-    "MPI_Comm_accept",
-    "MPI_Comm_connect",
-    "MPI_Comm_join",
-    "MPI_Comm_spawn",
-    "MPI_Comm_spawn_multiple",
-    "MPI_Lookup_name",
-    "MPI_Open_port",
-    "MPI_Publish_name",
-    "MPI_Unpublish_name",
 ];
 
 /// Number of exported MPI/MPIX functions.

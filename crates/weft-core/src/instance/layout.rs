@@ -47,6 +47,12 @@ impl JobLayout {
             .collect()
     }
 
+    /// The job's name as it appears in shared-memory names (how processes of other jobs
+    /// name this one: `transport::shm::foreign`).
+    pub fn name(&self) -> String {
+        sanitize(&self.job_id)
+    }
+
     /// The name of a shared-memory object of this job: `/weft.<job>.<what>` (the launcher
     /// removes `weft.<job>.*` leftovers when the job ends).
     pub fn segment_name(&self, what: impl std::fmt::Display) -> String {

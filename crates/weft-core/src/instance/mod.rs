@@ -4,6 +4,7 @@
 //! where it stopped (see `Instance::release`).
 #![forbid(unsafe_code)]
 
+mod foreign;
 pub mod layout;
 mod network;
 pub mod psets;

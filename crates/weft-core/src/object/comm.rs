@@ -1156,13 +1156,25 @@ pub fn intercomm_merge(inter: &Comm, high: bool) -> MpiResult<Arc<Comm>> {
         )
     })?;
     let levels = inter_levels(inter);
-    let mut theirs = [0u8; 1];
-    levels.swap(&[high as u8], &mut theirs)?;
+    // With equal `high`s, the group holding the lower process goes first; processes are
+    // compared by a key every job computes alike (the groups may be of two jobs).
+    let inst = &inter.session.instance;
+    let lowest = |g: &Group| g.members().iter().map(|&p| inst.universal_key(p)).min();
+    let (job, rank) = lowest(&inter.group).unwrap_or_default();
+    let mut mine = vec![high as u8];
+    mine.extend_from_slice(&job.to_le_bytes());
+    mine.extend_from_slice(&rank.to_le_bytes());
+    let mut theirs = [0u8; 13];
+    levels.swap(&mine, &mut theirs)?;
     let remote_high = theirs[0] != 0;
+    let remote_lowest = (
+        u64::from_le_bytes(theirs[1..9].try_into().expect("8")),
+        u32::from_le_bytes(theirs[9..13].try_into().expect("4")),
+    );
     let local_first = if high != remote_high {
         !high
     } else {
-        inter.group.members().iter().min() < remote.members().iter().min()
+        (job, rank) < remote_lowest
     };
     let k = key(inter.context_id(), sub_key::COLLECTIVE);
     let ctx = context_id::agree(k, func, |b| levels.reduce(b), pause(inter))?;

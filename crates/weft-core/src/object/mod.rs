@@ -5,6 +5,7 @@
 pub mod area;
 pub mod attr;
 pub mod comm;
+pub mod connect;
 pub mod context_id;
 pub mod errhandler;
 pub mod exchange;

@@ -109,6 +109,11 @@ pub fn init(required: ThreadLevel) -> MpiResult<ThreadLevel> {
         unreachable!("the state machine lets only one thread initialize the world");
     }
     STATE.store(INITIALIZED, Ordering::Release);
+    let world = WORLD.get().expect("just set");
+    if let Some(port) = &world.session.instance.config.parent_port {
+        // Started by MPI_Comm_spawn: connect to the parents.
+        super::spawn::connect_parent(&world.world, port)?;
+    }
     Ok(provided)
 }
 
@@ -129,6 +134,7 @@ pub fn finalize() -> MpiResult<()> {
     let traced = crate::trace::write_part();
     world.session.instance.transports.closing();
     let synced = synchronize(&world.world).and(reported);
+    super::spawn::wait_spawned();
     if let (Some((path, 0)), Ok(())) = (traced, &synced) {
         crate::trace::merge(&path, world.world.size());
     }

@@ -25,6 +25,8 @@ pub enum Route {
     Ucx { rank: u32 },
     /// No transport reaches it (another node; no network transport in this build).
     Unreachable,
+    /// A process of another job this process connected to (`shm::foreign`): its foreign id.
+    Foreign { id: u32 },
     /// A pair ring of the sending VCI (`shm::pair`; `index` into its `PairsOut`): never
     /// returned by `route`, chosen by the engine, which pushes into it itself.
     Pair { index: u16 },
@@ -34,6 +36,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::config::{Config, LargeMode};
+use shm::foreign::{Foreign, FOREIGN_BASE};
 use shm::ring::PAYLOAD_OFFSET;
 use shm::{Consumer, Geometry, Ring, ShmTransport, WIRE_HEADER_BYTES};
 
@@ -55,6 +58,8 @@ pub struct Transports {
     pub shm: Option<ShmTransport>,
     /// The process's UCX transport, when some rank of the job is on another node.
     pub ucx: Option<&'static ucx::UcxTransport>,
+    /// Processes of other jobs this process connected to, and the rings into them.
+    pub foreign: Foreign,
     /// Largest message sent eagerly.
     pub eager_max: usize,
     /// Largest payload one message through a transport may carry.
@@ -105,6 +110,7 @@ impl Transports {
             my_local,
             shm,
             ucx,
+            foreign: Foreign::default(),
             eager_max,
             max_payload: cell_payload,
             large: config.shm_large,
@@ -115,6 +121,9 @@ impl Transports {
     pub fn route(&self, job_rank: u32) -> Route {
         if job_rank == self.my_rank {
             return Route::SelfRank;
+        }
+        if job_rank >= FOREIGN_BASE {
+            return Route::Foreign { id: job_rank };
         }
         match (self.local_of.get(job_rank as usize), &self.shm) {
             (Some(Some(local)), Some(_)) => Route::Shm { local: *local },
@@ -139,7 +148,7 @@ impl Transports {
     pub fn is_node_local(route: Route) -> bool {
         matches!(
             route,
-            Route::SelfRank | Route::Shm { .. } | Route::Pair { .. }
+            Route::SelfRank | Route::Shm { .. } | Route::Pair { .. } | Route::Foreign { .. }
         )
     }
 
@@ -207,6 +216,9 @@ impl Transports {
         match (route, &self.shm) {
             (Route::Shm { local }, Some(shm)) => {
                 shm.ring(local, vci).try_push(&header.encode(), len, fill)
+            }
+            (Route::Foreign { id }, _) => {
+                self.foreign.try_push(id, vci, &header.encode(), len, fill)
             }
             (Route::Ucx { rank }, _) => match self.ucx {
                 Some(ucx) => ucx.try_send(rank, vci, &header.encode(), len, fill),

@@ -293,7 +293,7 @@ pub fn send_control(
         Route::SelfRank => incoming(t, vci, st, &header, payload),
         // Replies go to ranks that reached us, so they are reachable.
         Route::Unreachable => {}
-        Route::Shm { .. } | Route::Pair { .. } | Route::Ucx { .. } => {
+        Route::Shm { .. } | Route::Pair { .. } | Route::Ucx { .. } | Route::Foreign { .. } => {
             if st.pending.is_empty()
                 && push(
                     t,
@@ -424,7 +424,11 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             let total = req.buf.len() as u64;
             let (origin, origin_vci) = reply_to(header);
             let route = route_from(t, st, origin, origin_vci, vci);
-            if let Route::Shm { .. } | Route::Pair { .. } | Route::Ucx { .. } = route {
+            if let Route::Shm { .. }
+            | Route::Pair { .. }
+            | Route::Ucx { .. }
+            | Route::Foreign { .. } = route
+            {
                 st.streams.push(Stream {
                     sreq,
                     route,
@@ -758,8 +762,11 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     if !st.pairs_in.is_empty() {
         // Taken out while arrivals are handed on with the whole state (as `with_rx`).
         let mut pairs = std::mem::take(&mut st.pairs_in);
-        worked |= pairs.drain(64, |header, payload| {
-            incoming(t, vci, st, &Header::decode(header), payload)
+        // The ring says who sent (a process of another job numbers itself differently).
+        worked |= pairs.drain(64, |from, header, payload| {
+            let mut header = Header::decode(header);
+            header.origin = from;
+            incoming(t, vci, st, &header, payload)
         });
         st.pairs_in = pairs;
     }

@@ -1,10 +1,12 @@
 //! The shared-memory transport between processes of one node: one segment per node holding
 //! an MPSC ring of cells for every (local rank, VCI); `pair` holds the single-producer rings
-//! between two processes' stream VCIs, each in a segment of its own; `coll_area` is the
+//! between two processes' stream VCIs, each in a segment of its own; `foreign` the rings to
+//! processes of other jobs this process connected to; `coll_area` is the
 //! separate, smaller segment of one communicator's node-level collectives.
 
 pub mod coll_area;
 pub mod counter;
+pub mod foreign;
 pub mod pair;
 pub mod ring;
 pub mod segment;

@@ -1,5 +1,6 @@
 //! Pair rings: single-producer rings from one VCI of one process to one VCI of another
-//! process of the node, for MPIX streams.
+//! process of the node, for MPIX streams (and, pushed as multi-producer rings, the rings to
+//! processes of other jobs: `foreign`).
 //!
 //! A stream's VCI is used by one thread at a time (the stream's serial contract), and its
 //! state, where these rings are kept, is in hand whenever it sends. So the ring from stream
@@ -52,6 +53,17 @@ impl PairRing {
     fn ring(&self) -> Ring<'_> {
         // SAFETY: the segment stays mapped while `self` lives, which the view borrows.
         unsafe { self.place.view() }
+    }
+
+    /// Push one message with the multi-producer push (a ring any VCI of this process may
+    /// push into: `foreign`); false when it is full.
+    pub fn try_push_shared(
+        &self,
+        header: &[u8; WIRE_HEADER_BYTES],
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> bool {
+        self.ring().try_push(header, len, fill)
     }
 }
 
@@ -137,17 +149,18 @@ impl PairsIn {
         self.rings.push((end, ring, Consumer::at(0)));
     }
 
-    /// Take arrivals, at most `budget` in all, handing each header and payload to
-    /// `consume`. Returns whether anything arrived.
+    /// Take arrivals, at most `budget` in all, handing each sender's job rank (or foreign
+    /// id), header and payload to `consume`. Returns whether anything arrived.
     pub fn drain(
         &mut self,
         budget: usize,
-        mut consume: impl FnMut(&[u8; WIRE_HEADER_BYTES], &[u8]),
+        mut consume: impl FnMut(u32, &[u8; WIRE_HEADER_BYTES], &[u8]),
     ) -> bool {
         let mut got = 0;
-        for (_, ring, consumer) in &mut self.rings {
+        for (end, ring, consumer) in &mut self.rings {
             let ring = ring.ring();
-            while got < budget && ring.try_pop(consumer, &mut consume) {
+            let from = end.job_rank;
+            while got < budget && ring.try_pop(consumer, |h, p| consume(from, h, p)) {
                 got += 1;
             }
         }
@@ -187,12 +200,12 @@ mod tests {
         }
         assert!(!out.try_push(i, &[9; WIRE_HEADER_BYTES], 1, |_| {}), "full");
         let mut got = Vec::new();
-        assert!(inbound.drain(3, |h, p| got.push((h[0], p[0]))));
+        assert!(inbound.drain(3, |_, h, p| got.push((h[0], p[0]))));
         assert_eq!(got, vec![(0, 0), (1, 2), (2, 4)], "budget of 3, in order");
         assert!(out.try_push(i, &[4; WIRE_HEADER_BYTES], 1, |c| c[0] = 8));
         got.clear();
-        assert!(inbound.drain(64, |h, p| got.push((h[0], p[0]))));
+        assert!(inbound.drain(64, |_, h, p| got.push((h[0], p[0]))));
         assert_eq!(got, vec![(3, 6), (4, 8)]);
-        assert!(!inbound.drain(64, |_, _| panic!("empty")));
+        assert!(!inbound.drain(64, |_, _, _| panic!("empty")));
     }
 }

@@ -1,0 +1,89 @@
+//! Connecting to processes of other jobs (`transport::shm::foreign`): naming processes across
+//! jobs, opening the rings both ways, and the key that orders processes alike in every job.
+#![forbid(unsafe_code)]
+
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::transport::shm::foreign::{ring_name, ProcName};
+use crate::transport::shm::pair::{PairEnd, PairRing};
+use crate::transport::shm::Geometry;
+
+use super::{Instance, ProcId};
+
+impl Instance {
+    /// How processes of other jobs name process `p` (a job rank or a foreign id).
+    pub fn proc_name(&self, p: ProcId) -> Option<ProcName> {
+        if p < self.job.size {
+            return Some(ProcName {
+                job: self.job.name(),
+                rank: p,
+            });
+        }
+        self.transports.foreign.get(p).map(|f| f.name.clone())
+    }
+
+    /// The id that stands for process `name` here: its job rank if it is of this job, else
+    /// its foreign id, connecting to it (the rings both ways) the first time.
+    pub fn connect_process(&self, name: &ProcName) -> MpiResult<ProcId> {
+        let me = ProcName {
+            job: self.job.name(),
+            rank: self.job.rank,
+        };
+        if name.job == me.job {
+            if name.rank >= self.job.size {
+                return Err(MpiError::new(
+                    ErrorClass::Other,
+                    format!("rank {} is not in this job", name.rank),
+                ));
+            }
+            return Ok(name.rank);
+        }
+        let geometry = Geometry {
+            cells: self.config.shm_cells,
+            cell_size: self.config.shm_cell_size,
+        };
+        let nvcis = self.config.num_vcis;
+        let failed = |e: std::io::Error| {
+            MpiError::new(
+                ErrorClass::Other,
+                format!("cannot reach rank {} of job {}: {e}", name.rank, name.job),
+            )
+        };
+        let (id, new) = self
+            .transports
+            .foreign
+            .register(name, || {
+                (0..nvcis)
+                    .map(|v| PairRing::open(&ring_name(&me, name, v), geometry))
+                    .collect()
+            })
+            .map_err(failed)?;
+        if new {
+            for (v, vci) in self.vcis.iter().take(nvcis).enumerate() {
+                let ring = PairRing::open(&ring_name(name, &me, v), geometry).map_err(failed)?;
+                let end = PairEnd {
+                    job_rank: id,
+                    vci: v as u8,
+                    nonce: 0,
+                };
+                vci.lock().add_pair_in(end, ring);
+            }
+        }
+        Ok(id)
+    }
+
+    /// A key of process `p` that every job computes alike (a hash of its job's name, then
+    /// its rank there): orders the groups of an intercommunicator between jobs.
+    pub fn universal_key(&self, p: ProcId) -> (u64, u32) {
+        match self.proc_name(p) {
+            Some(name) => (fnv1a(name.job.as_bytes()), name.rank),
+            None => (u64::MAX, p),
+        }
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,114 @@
+//! Ports (`MPI_Open_port`, `MPI_Close_port`) and the roots' ends of `MPI_Comm_accept` and
+//! `MPI_Comm_connect`.
+//!
+//! A port is a listening Unix stream socket in Linux's abstract namespace (no file to clean
+//! up; it goes with the process), named `weft-port:<job>.<rank>.<n>`. The port name is the
+//! socket's address, so any process of the machine (any job, any launcher) can connect with
+//! the name alone. Connecting only needs the port open: the kernel queues the connection
+//! until the root accepts it.
+#![forbid(unsafe_code)]
+
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::instance::Instance;
+
+/// How every Weft port name starts.
+pub const PREFIX: &str = "weft-port:";
+
+/// The ports this process opened and has not closed.
+static PORTS: Mutex<Vec<(String, UnixListener)>> = Mutex::new(Vec::new());
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+fn ports() -> std::sync::MutexGuard<'static, Vec<(String, UnixListener)>> {
+    PORTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn address(port: &str, func: &str) -> MpiResult<SocketAddr> {
+    let name = port.trim_end();
+    if !name.starts_with(PREFIX) {
+        return Err(MpiError::new(
+            ErrorClass::Port,
+            format!("{func}(port_name): \"{port}\" is not a port name of Weft (they start with {PREFIX})"),
+        ));
+    }
+    SocketAddr::from_abstract_name(name.as_bytes()).map_err(|e| {
+        MpiError::new(
+            ErrorClass::Port,
+            format!("{func}(port_name): \"{port}\" is not a usable port name ({e})"),
+        )
+    })
+}
+
+/// `MPI_Open_port`: a new port of this process.
+pub fn open(inst: &Instance) -> MpiResult<String> {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let name = format!("{PREFIX}{}.{}.{n}", inst.job.name(), inst.job.rank);
+    let listener = address(&name, "MPI_Open_port").and_then(|addr| {
+        UnixListener::bind_addr(&addr).map_err(|e| {
+            MpiError::new(
+                ErrorClass::Other,
+                format!("MPI_Open_port: cannot listen on {name}: {e}"),
+            )
+        })
+    })?;
+    ports().push((name.clone(), listener));
+    Ok(name)
+}
+
+/// `MPI_Close_port`.
+pub fn close(port: &str) -> MpiResult<()> {
+    let mut ports = ports();
+    match ports.iter().position(|(n, _)| n == port.trim_end()) {
+        Some(i) => {
+            ports.swap_remove(i);
+            Ok(())
+        }
+        None => Err(MpiError::new(
+            ErrorClass::Port,
+            format!("MPI_Close_port(port_name): \"{port}\" is not a port this process opened (or it was closed already)"),
+        )),
+    }
+}
+
+/// The accepting root: wait for the next connection to `port` (opened by this process).
+pub fn accept(port: &str, func: &str) -> MpiResult<UnixStream> {
+    let listener = {
+        let ports = ports();
+        let (_, l) = ports
+            .iter()
+            .find(|(n, _)| n == port.trim_end())
+            .ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::Port,
+                    format!("{func}(port_name): \"{port}\" is not a port this process opened"),
+                )
+            })?;
+        // A second descriptor, so that other ports stay usable while this one waits.
+        l.try_clone()
+            .map_err(|e| MpiError::new(ErrorClass::Other, format!("{func}: {e}")))?
+    };
+    listener.accept().map(|(s, _)| s).map_err(|e| {
+        MpiError::new(
+            ErrorClass::Port,
+            format!("{func}: waiting for a connection on {port} failed: {e}"),
+        )
+    })
+}
+
+/// The connecting root: connect to `port`.
+pub fn connect(port: &str, func: &str) -> MpiResult<UnixStream> {
+    let addr = address(port, func)?;
+    UnixStream::connect_addr(&addr).map_err(|e| {
+        MpiError::new(
+            ErrorClass::Port,
+            format!(
+                "{func}(port_name): cannot connect to \"{}\": {e} (is the port open?)",
+                port.trim_end()
+            ),
+        )
+    })
+}
