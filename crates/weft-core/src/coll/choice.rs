@@ -37,6 +37,31 @@ pub const COLLECTIVES: [Collective; 9] = [
     Collective::ReduceScatter,
 ];
 
+/// How many options each collective has, in `COLLECTIVES` order.
+const OPTION_COUNTS: [usize; 9] = [
+    BARRIER_OPTIONS.len(),
+    BCAST_OPTIONS.len(),
+    REDUCE_OPTIONS.len(),
+    ALLREDUCE_OPTIONS.len(),
+    ALLGATHER_OPTIONS.len(),
+    ALLTOALL_OPTIONS.len(),
+    GATHER_OPTIONS.len(),
+    SCAN_OPTIONS.len(),
+    REDUCE_SCATTER_OPTIONS.len(),
+];
+
+/// The counter slot of each collective's first option: the options of the collectives
+/// before it, counted.
+const FIRST_SLOT: [usize; 9] = {
+    let mut first = [0; 9];
+    let mut i = 1;
+    while i < 9 {
+        first[i] = first[i - 1] + OPTION_COUNTS[i - 1];
+        i += 1;
+    }
+    first
+};
+
 impl Collective {
     /// The variable that forces its algorithm.
     pub fn variable(self) -> &'static str {
@@ -76,17 +101,16 @@ impl Collective {
         }
     }
 
+    /// Its place in `COLLECTIVES` (the order of the variants).
     fn index(self) -> usize {
-        COLLECTIVES.iter().position(|&c| c == self).expect("listed")
+        self as usize
     }
 
-    /// The counter slot of option `option` (an index into `options`).
+    /// The counter slot of option `option` (an index into `options`). On every collective's
+    /// path (`ran`), so it allocates nothing.
+    #[inline]
     pub fn slot(self, option: usize) -> usize {
-        COLLECTIVES[..self.index()]
-            .iter()
-            .map(|c| c.options().len())
-            .sum::<usize>()
-            + option
+        FIRST_SLOT[self.index()] + option
     }
 
     /// The option forced on `comm` at run time, if any (`force`).
@@ -231,6 +255,10 @@ mod tests {
         }
         for (i, (_, v)) in REDUCE_OPTIONS.iter().enumerate() {
             assert_eq!(*v as usize, i);
+        }
+        for (i, c) in COLLECTIVES.iter().enumerate() {
+            assert_eq!(c.index(), i);
+            assert_eq!(c.options().len(), OPTION_COUNTS[i]);
         }
         let last = Collective::ReduceScatter;
         assert!(last.slot(last.options().len() - 1) < crate::stats::ALGO_SLOTS);
