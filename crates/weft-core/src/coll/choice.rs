@@ -143,85 +143,29 @@ pub fn ran(comm: &Comm, coll: Collective, option: usize) {
     comm.coll_algos.bump(coll.slot(option));
 }
 
-/// The barrier algorithm in force on `comm`.
-pub fn barrier(comm: &Comm) -> Barrier {
-    Collective::Barrier
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.barrier, |i| {
-            BARRIER_OPTIONS[i].1
-        })
+/// `pub fn NAME(comm) -> TYPE`: the algorithm of a collective in force on `comm` (forced at run
+/// time, else configured), one function per line of the table.
+macro_rules! in_force {
+    ($($name:ident: $coll:ident, $ty:ty, $options:ident;)*) => {$(
+        #[doc = concat!("The ", stringify!($name), " algorithm in force on `comm`.")]
+        #[inline]
+        pub fn $name(comm: &Comm) -> $ty {
+            let configured = comm.session.instance.config.coll.$name;
+            Collective::$coll.forced(comm).map_or(configured, |i| $options[i].1)
+        }
+    )*};
 }
 
-/// The bcast algorithm in force on `comm`.
-pub fn bcast(comm: &Comm) -> Bcast {
-    Collective::Bcast
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.bcast, |i| {
-            BCAST_OPTIONS[i].1
-        })
-}
-
-/// The reduce algorithm in force on `comm`.
-pub fn reduce(comm: &Comm) -> Reduce {
-    Collective::Reduce
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.reduce, |i| {
-            REDUCE_OPTIONS[i].1
-        })
-}
-
-/// The allreduce algorithm in force on `comm`.
-pub fn allreduce(comm: &Comm) -> Allreduce {
-    Collective::Allreduce
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.allreduce, |i| {
-            ALLREDUCE_OPTIONS[i].1
-        })
-}
-
-/// The allgather algorithm in force on `comm`.
-pub fn allgather(comm: &Comm) -> Allgather {
-    Collective::Allgather
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.allgather, |i| {
-            ALLGATHER_OPTIONS[i].1
-        })
-}
-
-/// The alltoall algorithm in force on `comm`.
-pub fn alltoall(comm: &Comm) -> Alltoall {
-    Collective::Alltoall
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.alltoall, |i| {
-            ALLTOALL_OPTIONS[i].1
-        })
-}
-
-/// The gather algorithm in force on `comm`.
-pub fn gather(comm: &Comm) -> Tree {
-    Collective::Gather
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.gather, |i| {
-            GATHER_OPTIONS[i].1
-        })
-}
-
-/// The scan/exscan algorithm in force on `comm`.
-pub fn scan(comm: &Comm) -> Scan {
-    Collective::Scan
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.scan, |i| {
-            SCAN_OPTIONS[i].1
-        })
-}
-
-/// The reduce-scatter algorithm in force on `comm`.
-pub fn reduce_scatter(comm: &Comm) -> ReduceScatter {
-    Collective::ReduceScatter
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.reduce_scatter, |i| {
-            REDUCE_SCATTER_OPTIONS[i].1
-        })
+in_force! {
+    barrier: Barrier, Barrier, BARRIER_OPTIONS;
+    bcast: Bcast, Bcast, BCAST_OPTIONS;
+    reduce: Reduce, Reduce, REDUCE_OPTIONS;
+    allreduce: Allreduce, Allreduce, ALLREDUCE_OPTIONS;
+    allgather: Allgather, Allgather, ALLGATHER_OPTIONS;
+    alltoall: Alltoall, Alltoall, ALLTOALL_OPTIONS;
+    gather: Gather, Tree, GATHER_OPTIONS;
+    scan: Scan, Scan, SCAN_OPTIONS;
+    reduce_scatter: ReduceScatter, ReduceScatter, REDUCE_SCATTER_OPTIONS;
 }
 
 impl CollConfig {
