@@ -4,13 +4,13 @@
 
 use super::choice::{ran, Collective};
 use super::config::Alltoall;
-use super::flat;
 use super::gather::exchange;
 use super::link::Link;
 use super::sched::{self, block_on};
 use super::shm::Turned;
 use super::shm_data;
 use super::tag;
+use super::{flat, in_place_peers};
 use crate::datatype::access::{Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -184,27 +184,17 @@ fn bruck(link: &Link, send: &Buf, recv: &Buf, block: usize) -> MpiResult<()> {
     Ok(())
 }
 
-/// In place: every pair (i, j), i < j, exchanges its blocks in one global order (so the
-/// earliest pending pair always has both ranks ready).
+/// In place: pair by pair (`in_place_peers`), each sending a copy taken now.
 fn in_place(link: &Link, recv: &[Buf]) -> MpiResult<()> {
     let (r, n) = (link.rank as usize, link.size as usize);
     let biggest = recv.iter().map(|b| b.len()).max().unwrap_or(0);
     let mut tmp = Scratch::new(biggest);
     let tb = tmp.buf();
-    for i in 0..n {
-        for j in i + 1..n {
-            let peer = if r == i {
-                j
-            } else if r == j {
-                i
-            } else {
-                continue;
-            };
-            let part = &recv[peer];
-            let out = tb.slice(0, part.len());
-            part.copy_to(&out, part.len());
-            link.sendrecv(peer as u32, &out, peer as u32, part, tag::ALLTOALL)?;
-        }
+    for peer in in_place_peers(n, r) {
+        let part = &recv[peer];
+        let out = tb.slice(0, part.len());
+        part.copy_to(&out, part.len());
+        link.sendrecv(peer as u32, &out, peer as u32, part, tag::ALLTOALL)?;
     }
     Ok(())
 }

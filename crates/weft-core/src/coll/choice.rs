@@ -37,6 +37,31 @@ pub const COLLECTIVES: [Collective; 9] = [
     Collective::ReduceScatter,
 ];
 
+/// How many options each collective has, in `COLLECTIVES` order.
+const OPTION_COUNTS: [usize; 9] = [
+    BARRIER_OPTIONS.len(),
+    BCAST_OPTIONS.len(),
+    REDUCE_OPTIONS.len(),
+    ALLREDUCE_OPTIONS.len(),
+    ALLGATHER_OPTIONS.len(),
+    ALLTOALL_OPTIONS.len(),
+    GATHER_OPTIONS.len(),
+    SCAN_OPTIONS.len(),
+    REDUCE_SCATTER_OPTIONS.len(),
+];
+
+/// The counter slot of each collective's first option: the options of the collectives
+/// before it, counted.
+const FIRST_SLOT: [usize; 9] = {
+    let mut first = [0; 9];
+    let mut i = 1;
+    while i < 9 {
+        first[i] = first[i - 1] + OPTION_COUNTS[i - 1];
+        i += 1;
+    }
+    first
+};
+
 impl Collective {
     /// The variable that forces its algorithm.
     pub fn variable(self) -> &'static str {
@@ -76,17 +101,16 @@ impl Collective {
         }
     }
 
+    /// Its place in `COLLECTIVES` (the order of the variants).
     fn index(self) -> usize {
-        COLLECTIVES.iter().position(|&c| c == self).expect("listed")
+        self as usize
     }
 
-    /// The counter slot of option `option` (an index into `options`).
+    /// The counter slot of option `option` (an index into `options`). On every collective's
+    /// path (`ran`), so it allocates nothing.
+    #[inline]
     pub fn slot(self, option: usize) -> usize {
-        COLLECTIVES[..self.index()]
-            .iter()
-            .map(|c| c.options().len())
-            .sum::<usize>()
-            + option
+        FIRST_SLOT[self.index()] + option
     }
 
     /// The option forced on `comm` at run time, if any (`force`).
@@ -119,85 +143,29 @@ pub fn ran(comm: &Comm, coll: Collective, option: usize) {
     comm.coll_algos.bump(coll.slot(option));
 }
 
-/// The barrier algorithm in force on `comm`.
-pub fn barrier(comm: &Comm) -> Barrier {
-    Collective::Barrier
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.barrier, |i| {
-            BARRIER_OPTIONS[i].1
-        })
+/// `pub fn NAME(comm) -> TYPE`: the algorithm of a collective in force on `comm` (forced at run
+/// time, else configured), one function per line of the table.
+macro_rules! in_force {
+    ($($name:ident: $coll:ident, $ty:ty, $options:ident;)*) => {$(
+        #[doc = concat!("The ", stringify!($name), " algorithm in force on `comm`.")]
+        #[inline]
+        pub fn $name(comm: &Comm) -> $ty {
+            let configured = comm.session.instance.config.coll.$name;
+            Collective::$coll.forced(comm).map_or(configured, |i| $options[i].1)
+        }
+    )*};
 }
 
-/// The bcast algorithm in force on `comm`.
-pub fn bcast(comm: &Comm) -> Bcast {
-    Collective::Bcast
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.bcast, |i| {
-            BCAST_OPTIONS[i].1
-        })
-}
-
-/// The reduce algorithm in force on `comm`.
-pub fn reduce(comm: &Comm) -> Reduce {
-    Collective::Reduce
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.reduce, |i| {
-            REDUCE_OPTIONS[i].1
-        })
-}
-
-/// The allreduce algorithm in force on `comm`.
-pub fn allreduce(comm: &Comm) -> Allreduce {
-    Collective::Allreduce
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.allreduce, |i| {
-            ALLREDUCE_OPTIONS[i].1
-        })
-}
-
-/// The allgather algorithm in force on `comm`.
-pub fn allgather(comm: &Comm) -> Allgather {
-    Collective::Allgather
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.allgather, |i| {
-            ALLGATHER_OPTIONS[i].1
-        })
-}
-
-/// The alltoall algorithm in force on `comm`.
-pub fn alltoall(comm: &Comm) -> Alltoall {
-    Collective::Alltoall
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.alltoall, |i| {
-            ALLTOALL_OPTIONS[i].1
-        })
-}
-
-/// The gather algorithm in force on `comm`.
-pub fn gather(comm: &Comm) -> Tree {
-    Collective::Gather
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.gather, |i| {
-            GATHER_OPTIONS[i].1
-        })
-}
-
-/// The scan/exscan algorithm in force on `comm`.
-pub fn scan(comm: &Comm) -> Scan {
-    Collective::Scan
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.scan, |i| {
-            SCAN_OPTIONS[i].1
-        })
-}
-
-/// The reduce-scatter algorithm in force on `comm`.
-pub fn reduce_scatter(comm: &Comm) -> ReduceScatter {
-    Collective::ReduceScatter
-        .forced(comm)
-        .map_or(comm.session.instance.config.coll.reduce_scatter, |i| {
-            REDUCE_SCATTER_OPTIONS[i].1
-        })
+in_force! {
+    barrier: Barrier, Barrier, BARRIER_OPTIONS;
+    bcast: Bcast, Bcast, BCAST_OPTIONS;
+    reduce: Reduce, Reduce, REDUCE_OPTIONS;
+    allreduce: Allreduce, Allreduce, ALLREDUCE_OPTIONS;
+    allgather: Allgather, Allgather, ALLGATHER_OPTIONS;
+    alltoall: Alltoall, Alltoall, ALLTOALL_OPTIONS;
+    gather: Gather, Tree, GATHER_OPTIONS;
+    scan: Scan, Scan, SCAN_OPTIONS;
+    reduce_scatter: ReduceScatter, ReduceScatter, REDUCE_SCATTER_OPTIONS;
 }
 
 impl CollConfig {
@@ -231,6 +199,10 @@ mod tests {
         }
         for (i, (_, v)) in REDUCE_OPTIONS.iter().enumerate() {
             assert_eq!(*v as usize, i);
+        }
+        for (i, c) in COLLECTIVES.iter().enumerate() {
+            assert_eq!(c.index(), i);
+            assert_eq!(c.options().len(), OPTION_COUNTS[i]);
         }
         let last = Collective::ReduceScatter;
         assert!(last.slot(last.options().len() - 1) < crate::stats::ALGO_SLOTS);

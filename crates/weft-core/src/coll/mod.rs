@@ -89,6 +89,14 @@ pub(crate) fn flat(b: &Buf, hold: &mut Vec<Scratch>) -> Buf {
     f
 }
 
+/// The peers of rank `r` of `n` in an in-place all-to-all(v/w): every pair (i, j), i < j,
+/// exchanges its blocks in one global order, (0, 1), (0, 2), ..., (1, 2), ... (so the
+/// earliest pending pair always has both ranks ready); in that order rank r meets the others
+/// in increasing rank order.
+pub(crate) fn in_place_peers(n: usize, r: usize) -> impl Iterator<Item = usize> {
+    (0..n).filter(move |&p| p != r)
+}
+
 /// Largest power of two not above `n` (n >= 1).
 pub(crate) fn pof2_floor(n: u32) -> u32 {
     1 << (31 - n.leading_zeros())

@@ -979,24 +979,15 @@ fn alltoallv_rounds(
         }
         None => {
             // In place: pair by pair in one global order, each sending a copy taken now.
-            for i in 0..n {
-                for j in i + 1..n {
-                    let peer = if r == i {
-                        j
-                    } else if r == j {
-                        i
-                    } else {
-                        continue;
-                    };
-                    let copy = p.copy_of(&recv[peer]);
-                    p.round(
-                        vec![
-                            Msg::recv(peer as u32, recv[peer]),
-                            Msg::send(peer as u32, copy),
-                        ],
-                        vec![],
-                    );
-                }
+            for peer in super::in_place_peers(n, r) {
+                let copy = p.copy_of(&recv[peer]);
+                p.round(
+                    vec![
+                        Msg::recv(peer as u32, recv[peer]),
+                        Msg::send(peer as u32, copy),
+                    ],
+                    vec![],
+                );
             }
         }
     }

@@ -15,12 +15,15 @@
 //! the slot's sequence number (release); readers wait for a value >= s (acquire) and then
 //! read. Before writing a payload at turn s a rank waits until every rank has arrived at
 //! s - TURNS + 1, or s - R + 1 for a region (`Turn::contribute`), so nobody still reads what
-//! turn s - TURNS (s - R) left there. Hence nobody overwrites a payload a reader has not
-//! finished with, and since sequence numbers only grow, ">= s" is a sound test. With many
-//! turns in flight a broadcast root runs ahead of slow readers instead of waiting for each of
-//! them every time, which matters most when ranks share cores (measured at 4 ranks on 2
-//! cores: 8-byte bcast 0.57 us with 8 turns, 0.17 us with 32; 2 KiB: 0.99 us with 4 regions,
-//! 0.35 us with 16). Regions are big, so their number follows from a memory budget.
+//! turn s - TURNS (s - R) left there; when it has to wait, it waits until they are at most
+//! half a ring behind, so it reads their arrival lines once per half ring, not every turn.
+//! Hence nobody overwrites a payload a reader has not finished with, and since sequence
+//! numbers only grow, ">= s" is a sound test. With many turns in flight a broadcast root runs
+//! ahead of slow readers instead of waiting for each of them every time, which matters most
+//! when ranks share cores (measured at 4 ranks on 2 cores: 8-byte bcast 0.57 us with 8 turns,
+//! 0.17 us with 32; 2 KiB: 0.99 us with 4 regions, 0.35 us with 16). A scan, where every rank
+//! writes and waits, gets 64 turns (the slot lines cost 8 KiB per rank, touched as turns use
+//! them). Regions are big, so their number follows from a memory budget.
 //!
 //! Memory. Slot lines and regions are laid out turn-major (turn 0 of every rank, then turn 1
 //! of every rank, ...), after the header and the arrival lines. Pages are only allocated when
@@ -42,7 +45,7 @@ pub const MAX_RANKS: u32 = 64;
 /// Slot lines per rank: how many turns a rank may be ahead of the slowest reader of its
 /// small payloads. (Two in the loom model, so that a few turns wrap the ring.)
 #[cfg(not(loom))]
-const TURNS: u64 = 32;
+const TURNS: u64 = 64;
 #[cfg(loom)]
 const TURNS: u64 = 2;
 /// Bytes of payload regions per rank; their number follows from their size (16 of 2 KiB).
@@ -330,10 +333,7 @@ impl Turn<'_> {
         let a = self.area;
         let len = data.len();
         let ring = if len <= INLINE { TURNS } else { a.regions };
-        let reused = (self.seq + 1).saturating_sub(ring);
-        if a.all_arrived.load(Ordering::Relaxed) < reused {
-            a.wait_arrived(reused, idle);
-        }
+        self.make_room(ring, idle);
         self.write_len(len, mark);
         let dst = a.payload(a.rank, self.seq, len);
         // SAFETY: `dst..dst+len` lies inside this rank's own slot line or region (`payload`
@@ -359,13 +359,26 @@ impl Turn<'_> {
         self.assert_current();
         self.arrive();
         let a = self.area;
-        let reused = (self.seq + 1).saturating_sub(TURNS);
-        if a.all_arrived.load(Ordering::Relaxed) < reused {
-            a.wait_arrived(reused, idle);
-        }
+        self.make_room(TURNS, idle);
         self.write_len(len, mark);
         a.published(a.rank, self.seq)
             .store(self.seq, Ordering::Release);
+    }
+
+    /// Wait until this rank may rewrite its payload of a ring of `ring` turns: every rank
+    /// has arrived at seq - ring + 1, so none still reads what turn seq - ring left there.
+    /// When it has to wait, it waits for the others to be at most half a ring behind (but
+    /// never for a turn later than seq - 1, which they reach without this rank), so the next
+    /// turns find room without reading their arrival lines: a rank ahead of a slow reader
+    /// meets it once every half ring instead of on every turn, and their lines stop
+    /// bouncing between cores.
+    fn make_room(&self, ring: u64, idle: &mut impl FnMut()) {
+        let a = self.area;
+        let reused = (self.seq + 1).saturating_sub(ring);
+        if a.all_arrived.load(Ordering::Relaxed) < reused {
+            let ahead = (self.seq + 1).saturating_sub((ring / 2).max(2));
+            a.wait_arrived(ahead.max(reused), idle);
+        }
     }
 
     /// The length word: the length, with the mark in its top byte.
@@ -458,10 +471,10 @@ mod tests {
         assert_eq!(region_bytes(56), 0);
         assert_eq!(region_bytes(57), 128);
         assert_eq!(region_bytes(2048), 2048);
-        assert_eq!((regions(56), regions(2048), regions(65536)), (32, 16, 2));
+        assert_eq!((regions(56), regions(2048), regions(65536)), (64, 16, 2));
         assert_eq!(
             CollArea::bytes(2, 2048),
-            HEADER_BYTES + 128 + 2 * 128 + 2 * 32 * 128 + 2 * 16 * 2048
+            HEADER_BYTES + 128 + 2 * 128 + 2 * 64 * 128 + 2 * 16 * 2048
         );
     }
 
