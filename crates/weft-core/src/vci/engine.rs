@@ -87,6 +87,7 @@ const LOST: Status = Status {
     error: ErrorClass::ProcAborted as i32,
     bytes: 0,
     cancelled: false,
+    sizes_differ: false,
 };
 
 /// How a message from VCI `vci` reaches VCI `dest_vci` of job rank `dest`: a message to
