@@ -491,11 +491,12 @@ pub(crate) unsafe fn rget_accumulate<C: Int>(
     }
 }
 
-/// `MPI_Fetch_and_op`: one element of a predefined type.
+/// `MPI_Fetch_and_op` (the general path of `rma_direct::mpi_fetch_and_op`): one element of a
+/// predefined type.
 ///
 /// # Safety
 /// `origin_addr` (unless `MPI_NO_OP`) and `result_addr` hold one element.
-pub(crate) unsafe fn mpi_fetch_and_op(
+pub(crate) unsafe fn fetch_and_op(
     origin_addr: *const c_void,
     result_addr: *mut c_void,
     datatype: MPI_Datatype,
@@ -537,11 +538,12 @@ fn predefined_only(datatype: MPI_Datatype, func: &str) -> MpiResult<Arc<Type>> {
     Ok(t)
 }
 
-/// `MPI_Compare_and_swap`: one element of a predefined integer, logical or byte type.
+/// `MPI_Compare_and_swap` (the general path of `rma_direct::mpi_compare_and_swap`): one
+/// element of a predefined integer, logical or byte type.
 ///
 /// # Safety
 /// `origin_addr`, `compare_addr` and `result_addr` hold one element each.
-pub(crate) unsafe fn mpi_compare_and_swap(
+pub(crate) unsafe fn compare_and_swap(
     origin_addr: *const c_void,
     compare_addr: *const c_void,
     result_addr: *mut c_void,

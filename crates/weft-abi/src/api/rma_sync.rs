@@ -8,6 +8,7 @@ use std::ffi::c_int;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::rma::epoch::{FenceAssert, LockType};
 
+use crate::api::rma_direct::with_win;
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
@@ -121,6 +122,13 @@ pub(crate) fn mpi_win_unlock_all(win: MPI_Win) -> MpiResult<()> {
 }
 
 fn flush_one(rank: c_int, win: MPI_Win, func: &str) -> MpiResult<()> {
+    // The common case with the window borrowed (`with_win`); errors take the path below.
+    let fast = with_win(win, |w| {
+        rank >= 0 && (rank as u32) < w.comm.size() && w.rma.flush(Some(rank as u32), func).is_ok()
+    });
+    if fast == Some(true) {
+        return Ok(());
+    }
     let w = objects::win(win, func, "win")?;
     if rank == MPI_PROC_NULL {
         return Ok(());

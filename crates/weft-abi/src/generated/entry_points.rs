@@ -1114,7 +1114,7 @@ pub unsafe extern "C" fn PMPI_Comm_toint(comm: MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Compare_and_swap(origin_addr: *const c_void, compare_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Compare_and_swap.
-    call("MPI_Compare_and_swap", Scope::Win(win), || unsafe { crate::api::rma::mpi_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win) })
+    call("MPI_Compare_and_swap", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win) })
 }
 
 #[no_mangle]
@@ -1202,7 +1202,7 @@ pub unsafe extern "C" fn PMPI_Exscan_init_c(sendbuf: *const c_void, recvbuf: *mu
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Fetch_and_op(origin_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Fetch_and_op.
-    call("MPI_Fetch_and_op", Scope::Win(win), || unsafe { crate::api::rma::mpi_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win) })
+    call("MPI_Fetch_and_op", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win) })
 }
 
 #[no_mangle]
@@ -1807,7 +1807,7 @@ pub unsafe extern "C" fn PMPI_Get(origin_addr: *mut c_void, origin_count: c_int,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_accumulate.
-    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma::get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Get_accumulate") })
+    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win) })
 }
 
 #[no_mangle]

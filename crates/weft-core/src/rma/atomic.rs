@@ -98,6 +98,36 @@ unsafe fn element(addr: usize, size: usize, op: AtomicOp, input: &[u8], old: &mu
     }
 }
 
+/// Update the `len` bytes at `addr`, whole elements of `size` bytes, element by element
+/// (`element`): `input` holds `len` bytes (empty for `NoOp`), `old`, when given, receives
+/// the `len` previous bytes.
+///
+/// # Safety
+/// As `element`, for every element of the range.
+pub(super) unsafe fn elements(
+    addr: usize,
+    len: usize,
+    size: usize,
+    op: AtomicOp,
+    input: &[u8],
+    mut old: Option<&mut [u8]>,
+) {
+    let zero = [0u8; 8];
+    let mut scratch = [0u8; 8];
+    for e in (0..len).step_by(size) {
+        let inp = match op {
+            AtomicOp::NoOp => &zero[..],
+            _ => &input[e..e + size],
+        };
+        let out = match old.as_deref_mut() {
+            Some(o) => &mut o[e..e + size],
+            None => &mut scratch[..],
+        };
+        // SAFETY: the caller's contract, for the element at `addr + e`.
+        unsafe { element(addr + e, size, op, inp, out) };
+    }
+}
+
 impl WinRma {
     /// Whether accumulates on elements of `size` bytes take the intrinsic path on this
     /// window (at aligned displacements).
@@ -129,26 +159,19 @@ impl WinRma {
         {
             return false;
         }
-        let zero = [0u8; 8];
-        let mut scratch = [0u8; 8];
         let mut at = 0;
         for (addr, len) in pieces {
-            for e in (0..len).step_by(size) {
-                let inp = match op {
-                    AtomicOp::NoOp => &zero[..],
-                    _ => &input[at..at + size],
-                };
-                let out = match old.as_deref_mut() {
-                    Some(o) => &mut o[at..at + size],
-                    None => &mut scratch[..],
-                };
-                // SAFETY: the region lies in this window's mapped memory (`mapped_pieces`
-                // gives only `Reach::Mapped` regions, checked against the target's size when
-                // built), the element is `size`-aligned (checked above) and `lock_free`, and
-                // on this window every accumulate-type access to it goes through here.
-                unsafe { element(addr + e, size, op, inp, out) };
-                at += size;
-            }
+            let inp = match op {
+                AtomicOp::NoOp => &[][..],
+                _ => &input[at..at + len],
+            };
+            let out = old.as_deref_mut().map(|o| &mut o[at..at + len]);
+            // SAFETY: the region lies in this window's mapped memory (`mapped_pieces` gives
+            // only `Reach::Mapped` regions, checked against the target's size when built),
+            // its elements are `size`-aligned (checked above) and `lock_free`, and on this
+            // window every accumulate-type access to them goes through here.
+            unsafe { elements(addr, len, size, op, inp, out) };
+            at += len;
         }
         true
     }
