@@ -38,8 +38,10 @@ static long fop_long(long v, MPI_Op op, int t, MPI_Win win, long expect, const c
     return got;
 }
 
-static void ops(int created, int rank, int size)
+static void ops(int created)
 {
+    int rank = wtest_world_rank(), size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t *base;
     MPI_Win win = make(created, &base);
     const char *k = created ? "create" : "allocate";
@@ -165,8 +167,10 @@ static void ops(int created, int rank, int size)
 /* Every rank adds to rank 0's element 0, alternating the direct path (MPI_LONG) with the
  * general one (a contiguous derived type of one long): the two must stay atomic with each
  * other. */
-static void mixed(int created, int rank, int size)
+static void mixed(int created)
 {
+    int rank = wtest_world_rank(), size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t *base;
     MPI_Win win = make(created, &base);
     MPI_Datatype one;
@@ -196,14 +200,10 @@ static void mixed(int created, int rank, int size)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    wtest_rank = rank;
     for (int created = 0; created < 2; created++) {
-        ops(created, rank, size);
-        mixed(created, rank, size);
+        ops(created);
+        mixed(created);
     }
     int rc = wtest_finish();
     MPI_Finalize();

@@ -8,7 +8,7 @@ use std::ffi::c_int;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::rma::epoch::{FenceAssert, LockType};
 
-use crate::api::rma_direct::with_win;
+use crate::api::rma_args::{rank_of, with_win};
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
@@ -24,20 +24,6 @@ fn check_assert(assert: c_int, allowed: c_int, func: &str) -> MpiResult<()> {
         ));
     }
     Ok(())
-}
-
-/// A target rank of the window (`MPI_ERR_RANK` otherwise).
-fn rank_of(w: &WinObject, rank: c_int, func: &str) -> MpiResult<u32> {
-    if rank < 0 || rank as u32 >= w.comm.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}(rank={rank}): not a rank of the window's group (size {})",
-                w.comm.size()
-            ),
-        ));
-    }
-    Ok(rank as u32)
 }
 
 /// The window ranks of the members of `group` (which must all be in the window's group).
@@ -95,7 +81,7 @@ pub(crate) fn mpi_win_lock(
     if rank == MPI_PROC_NULL {
         return Ok(());
     }
-    let r = rank_of(&w, rank, func)?;
+    let r = rank_of(&w, rank, func, "rank")?;
     w.rma.lock(kind, r, assert & MPI_MODE_NOCHECK != 0, func)
 }
 
@@ -105,7 +91,7 @@ pub(crate) fn mpi_win_unlock(rank: c_int, win: MPI_Win) -> MpiResult<()> {
     if rank == MPI_PROC_NULL {
         return Ok(());
     }
-    let r = rank_of(&w, rank, func)?;
+    let r = rank_of(&w, rank, func, "rank")?;
     w.rma.unlock(r, func)
 }
 
@@ -133,7 +119,7 @@ fn flush_one(rank: c_int, win: MPI_Win, func: &str) -> MpiResult<()> {
     if rank == MPI_PROC_NULL {
         return Ok(());
     }
-    let r = rank_of(&w, rank, func)?;
+    let r = rank_of(&w, rank, func, "rank")?;
     w.rma.flush(Some(r), func)
 }
 
