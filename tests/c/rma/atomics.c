@@ -2,20 +2,33 @@
  * calls the direct path runs by CPU atomics on allocated windows: MPI_Fetch_and_op with every
  * op on integer and floating types of 1, 2, 4 and 8 bytes, MPI_Get_accumulate on vectors
  * (MPI_NO_OP with a null origin, MPI_REPLACE), MPI_Accumulate, MPI_Compare_and_swap on each
- * integer size, values checked. The same calls on a created window (general path) must give
- * the same values. Then: misaligned elements (the mutex path), MPI_PROC_NULL, the errors
- * the direct path leaves to the general one, and concurrent sums from every rank mixing the
- * direct path with the general one (a derived type) on one element: nothing lost. */
+ * integer size, values checked. Then: misaligned elements (the mutex path), MPI_PROC_NULL,
+ * the errors the direct path leaves to the general one, and concurrent sums from every rank
+ * mixing the direct path with the general one (a derived type) on one element: nothing lost.
+ * The same on every kind of window: allocated; created over calloc memory (cross-memory
+ * attach, the accumulate mutex); created over MPI_Alloc_mem memory (shareable: mapped in
+ * every process, CPU atomics, which MPIX_Win_op_intrinsic must report); and created over
+ * MPI_Alloc_mem memory on rank 0 only (mapped, but not everywhere: the mutex for all). */
 #include "wtest.h"
 
 #include <stdint.h>
 
 #define SLOTS 64
+/* MPI_Alloc_mem blocks of at least 64 KiB are shareable. */
+#define SHAREABLE (64 * 1024)
 
-static MPI_Win make(int created, int64_t **base)
+enum { ALLOCATED, CREATED, CREATED_SHAREABLE, CREATED_MIXED, KINDS };
+static const char *kinds[] = {"allocate", "create", "create-shareable", "create-mixed"};
+
+static MPI_Win make(int kind, int64_t **base)
 {
     MPI_Win win;
-    if (created) {
+    int rank = wtest_world_rank();
+    if (kind == CREATED_SHAREABLE || (kind == CREATED_MIXED && rank == 0)) {
+        MPI_Alloc_mem(SHAREABLE, MPI_INFO_NULL, base);
+        memset(*base, 0, SLOTS * sizeof(int64_t));
+        MPI_Win_create(*base, SLOTS * sizeof(int64_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else if (kind != ALLOCATED) {
         *base = calloc(SLOTS, sizeof(int64_t));
         MPI_Win_create(*base, SLOTS * sizeof(int64_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     } else {
@@ -23,8 +36,21 @@ static MPI_Win make(int created, int64_t **base)
         memset(*base, 0, SLOTS * sizeof(int64_t));
     }
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int flag = -1;
+    EXPECT_OK(MPIX_Win_op_intrinsic("sum,cas", 1, MPI_LONG, win, &flag));
+    int atomics = kind == ALLOCATED || kind == CREATED_SHAREABLE;
+    CHECK(flag == atomics, "%s window: MPIX_Win_op_intrinsic says %d", kinds[kind], flag);
     MPI_Barrier(MPI_COMM_WORLD);
     return win;
+}
+
+static void drop(int kind, int64_t *base, MPI_Win *win)
+{
+    MPI_Win_free(win);
+    if (kind == CREATED_SHAREABLE || (kind == CREATED_MIXED && wtest_world_rank() == 0))
+        MPI_Free_mem(base);
+    else if (kind != ALLOCATED)
+        free(base);
 }
 
 /* One fetch_and_op on a long at byte displacement 0 of `t`: checks the value fetched,
@@ -38,13 +64,13 @@ static long fop_long(long v, MPI_Op op, int t, MPI_Win win, long expect, const c
     return got;
 }
 
-static void ops(int created)
+static void ops(int kind)
 {
     int rank = wtest_world_rank(), size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t *base;
-    MPI_Win win = make(created, &base);
-    const char *k = created ? "create" : "allocate";
+    MPI_Win win = make(kind, &base);
+    const char *k = kinds[kind];
     int t = (rank + 1) % size;
     char what[64];
     MPI_Win_lock_all(0, win);
@@ -159,20 +185,18 @@ static void ops(int created)
     EXPECT_ERR(MPI_Compare_and_swap(&m, &m, &mg, MPI_LONG, t, 0, win), MPI_ERR_RMA_SYNC,
                "MPI_Compare_and_swap", NULL);
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_free(&win);
-    if (created)
-        free(base);
+    drop(kind, base, &win);
 }
 
 /* Every rank adds to rank 0's element 0, alternating the direct path (MPI_LONG) with the
  * general one (a contiguous derived type of one long): the two must stay atomic with each
  * other. */
-static void mixed(int created)
+static void mixed(int kind)
 {
     int rank = wtest_world_rank(), size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int64_t *base;
-    MPI_Win win = make(created, &base);
+    MPI_Win win = make(kind, &base);
     MPI_Datatype one;
     MPI_Type_contiguous(1, MPI_LONG, &one);
     MPI_Type_commit(&one);
@@ -189,21 +213,19 @@ static void mixed(int created)
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        CHECK(base[0] == (int64_t)N * size, "%s mixed sums: %ld, expected %ld",
-              created ? "create" : "allocate", (long)base[0], (long)N * size);
+        CHECK(base[0] == (int64_t)N * size, "%s mixed sums: %ld, expected %ld", kinds[kind],
+              (long)base[0], (long)N * size);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Type_free(&one);
-    MPI_Win_free(&win);
-    if (created)
-        free(base);
+    drop(kind, base, &win);
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    for (int created = 0; created < 2; created++) {
-        ops(created);
-        mixed(created);
+    for (int kind = 0; kind < KINDS; kind++) {
+        ops(kind);
+        mixed(kind);
     }
     int rc = wtest_finish();
     MPI_Finalize();

@@ -1,5 +1,6 @@
-//! Accumulate-type operations by CPU atomics: the intrinsic path. On memory the window's
-//! segment holds (allocated windows), every accumulate-type operation (accumulate,
+//! Accumulate-type operations by CPU atomics: the intrinsic path. On memory every process
+//! reaches by address (allocated windows, created windows over shareable memory mapped in
+//! every process: `peer_maps`), every accumulate-type operation (accumulate,
 //! get-accumulate, fetch-and-op, compare-and-swap) on elements of 1, 2, 4 or 8 bytes at
 //! aligned addresses updates each element with one atomic instruction (a native
 //! read-modify-write for `MPI_SUM` on integers, the bitwise ops, `MPI_REPLACE` and
@@ -132,7 +133,7 @@ impl WinRma {
     /// Whether accumulates on elements of `size` bytes take the intrinsic path on this
     /// window (at aligned displacements).
     pub fn intrinsic(&self, size: usize) -> bool {
-        self.mapped && lock_free(size)
+        self.atomics && lock_free(size)
     }
 
     /// Run an accumulate-type operation on region `r` element by element with CPU atomics,
