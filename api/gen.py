@@ -415,15 +415,31 @@ FAMILIES = {
 }
 
 
+# Families outside the MPI_X/MPI_Ix naming: base -> (blocking name, nonblocking name).
+NAMED_FAMILIES = {
+    "Stream_send": ("MPIX_Stream_send", "MPIX_Stream_isend"),
+    "Stream_recv": ("MPIX_Stream_recv", "MPIX_Stream_irecv"),
+}
+FAMILIES.update({base: (base.lower(), None) for base in NAMED_FAMILIES})
+
+
+def family_names(base):
+    """The names of a family's forms: form -> name (without the twin suffix)."""
+    if base in NAMED_FAMILIES:
+        blocking, nonblocking = NAMED_FAMILIES[base]
+        return {"blocking": blocking, "nonblocking": nonblocking}
+    return {
+        "blocking": f"MPI_{base}",
+        "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
+        "persistent": f"MPI_{base}_init",
+    }
+
+
 def family_forms(exports):
     """Each exported family member: name -> (base, form, twin suffix)."""
     forms = {}
     for base in FAMILIES:
-        names = {
-            "blocking": f"MPI_{base}",
-            "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
-            "persistent": f"MPI_{base}_init",
-        }
+        names = family_names(base)
         for form, name in names.items():
             for suffix in ("", "_c"):
                 if name + suffix in exports:
@@ -435,7 +451,7 @@ def family_call(f, funcs, impl, base, form, suffix):
     """The body of a family member's entry point."""
     module, fname, _ = impl
     extra = FAMILIES[base][1]
-    blocking = funcs[f"MPI_{base}{suffix}"]
+    blocking = funcs[family_names(base)["blocking"] + suffix]
     mine = {p.name for p in f.params}
     args = []
     for p in blocking.params:
@@ -529,11 +545,18 @@ def rma_form_call(f, shared):
     return f'{module}::{fname}({", ".join(args)})', shared[fname][2]
 
 
-# Functions sharing an implementation with another one, told which by an extra argument
-# before the function name: twin key -> (implementation, extra argument).
-SHARED_WITH = {
-    "win_allocate": ("win_allocate", "Flavor::Allocate"),
-    "win_allocate_shared": ("win_allocate", "Flavor::Shared"),
+# Functions that differ from a sibling only in constant trailing arguments of one shared
+# implementation: name -> (implementation, the trailing arguments after the C ones).
+FORWARDS = {
+    "MPI_Waitsome": ("some_impl", 'true, "MPI_Waitsome"'),
+    "MPI_Testsome": ("some_impl", 'false, "MPI_Testsome"'),
+    "MPI_Group_union": ("set_op", '"MPI_Group_union", weft_core::object::Group::union'),
+    "MPI_Group_intersection": (
+        "set_op", '"MPI_Group_intersection", weft_core::object::Group::intersection'),
+    "MPI_Group_difference": (
+        "set_op", '"MPI_Group_difference", weft_core::object::Group::difference'),
+    **{f"MPI_Win_allocate{s}{c}": ("win_allocate", f'Flavor::{f}, "MPI_Win_allocate{s}{c}"')
+       for s, f in (("", "Allocate"), ("_shared", "Shared")) for c in ("", "_c")},
 }
 
 
@@ -568,7 +591,11 @@ def render_rust(funcs, exports):
         args = ", ".join(f"{rust_ident(p.name)}: {rust_type(p)}" for p in f.params)
         call_args = ", ".join(rust_ident(p.name) for p in f.params)
         body, is_unsafe = None, False
-        if name.lower() in direct:
+        if name in FORWARDS:
+            impl, tail = FORWARDS[name]
+            module, fname, is_unsafe = shared[impl]
+            body = f"{module}::{fname}({call_args}, {tail})"
+        elif name.lower() in direct:
             module, fname, is_unsafe = direct[name.lower()]
             body = f"{module}::{fname}({call_args})"
         elif file_access_call(f) is not None:
@@ -579,10 +606,6 @@ def render_rust(funcs, exports):
             impl = shared[FAMILIES[forms[name][0]][0]]
             body = family_call(f, funcs, impl, *forms[name])
             is_unsafe = impl[2] or forms[name][1] != "blocking"
-        elif twin_key(name) in SHARED_WITH:
-            impl, extra = SHARED_WITH[twin_key(name)]
-            module, fname, is_unsafe = shared[impl]
-            body = f'{module}::{fname}({call_args}, {extra}, "{name}")'
         elif twin_key(name) in shared and not is_direct(f):
             module, fname, is_unsafe = shared[twin_key(name)]
             sep = ", " if call_args else ""

@@ -135,44 +135,49 @@ pub(crate) unsafe fn type_create_hvector<C: Int, D: Int>(
     unsafe { vector(n, bl, st, true, oldtype, newtype, C::LARGE, func) }
 }
 
-/// The indexed family, with block lengths and displacements already widened.
-#[allow(clippy::too_many_arguments)]
-unsafe fn indexed(
-    count: i64,
-    lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
-    disps: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
+/// The block lengths of an indexed type: one per block (`array_of_blocklengths`) or one
+/// for all (`blocklength`, the `_block` constructors).
+#[derive(Clone, Copy)]
+enum Lengths<C> {
+    Each(*const C),
+    Block(C),
+}
+
+/// The indexed constructors: `bytes` says the displacements count bytes (`h` forms)
+/// rather than extents of `old`.
+///
+/// # Safety
+/// The arrays hold `count` elements; `out` null or writable.
+unsafe fn indexed<C: Int, D: Int>(
+    count: C,
+    lens: Lengths<C>,
+    disps: *const D,
     bytes: bool,
-    block: bool,
     old: MPI_Datatype,
     out: *mut MPI_Datatype,
-    large: bool,
     func: &str,
 ) -> MpiResult<()> {
-    let n = count_arg(count, func, "count")?;
-    let lens = lens(n)?
+    let n = count_arg(count.get(), func, "count")?;
+    let (lens, block) = match lens {
+        // SAFETY: the caller's contract: `count` block lengths.
+        Lengths::Each(p) => (unsafe { wide(p, n, func, "array_of_blocklengths")? }, false),
+        Lengths::Block(b) => (vec![b.get()], true),
+    };
+    let what = if block {
+        "blocklength"
+    } else {
+        "array_of_blocklengths"
+    };
+    let lens = lens
         .into_iter()
-        .map(|l| {
-            len_arg(
-                l,
-                func,
-                if block {
-                    "blocklength"
-                } else {
-                    "array_of_blocklengths"
-                },
-            )
-        })
+        .map(|l| len_arg(l, func, what))
         .collect::<MpiResult<Vec<usize>>>()?;
-    let disps = disps(n)?;
+    // SAFETY: the caller's contract: `count` displacements.
+    let disps = unsafe { wide(disps, n, func, "array_of_displacements")? };
     let o = type_of(old, func, "oldtype")?;
+    let t = Type::indexed(&lens, &disps, bytes, block, &o, C::LARGE);
     // SAFETY: forwarded caller contract.
-    unsafe {
-        store(
-            out,
-            Type::indexed(&lens, &disps, bytes, block, &o, large),
-            func,
-        )
-    }
+    unsafe { store(out, t, func) }
 }
 
 /// Widen `n` C counts or displacements at `p` to i64.
@@ -199,18 +204,16 @@ pub(crate) unsafe fn type_indexed<C: Int>(
     newtype: *mut MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
+    let lens = Lengths::Each(array_of_blocklengths);
+    // SAFETY: forwarded caller contract.
     unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count.get(),
-            &|n| wide(array_of_blocklengths, n, func, "array_of_blocklengths"),
-            &disps,
-            false,
+            count,
+            lens,
+            array_of_displacements,
             false,
             oldtype,
             newtype,
-            C::LARGE,
             func,
         )
     }
@@ -228,18 +231,16 @@ pub(crate) unsafe fn type_create_hindexed<C: Int, D: Int>(
     newtype: *mut MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
+    let lens = Lengths::Each(array_of_blocklengths);
+    // SAFETY: forwarded caller contract.
     unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count.get(),
-            &|n| wide(array_of_blocklengths, n, func, "array_of_blocklengths"),
-            &disps,
+            count,
+            lens,
+            array_of_displacements,
             true,
-            false,
             oldtype,
             newtype,
-            C::LARGE,
             func,
         )
     }
@@ -248,7 +249,7 @@ pub(crate) unsafe fn type_create_hindexed<C: Int, D: Int>(
 /// `MPI_Type_create_indexed_block` and its `_c` twin.
 ///
 /// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
+/// The array holds `count` elements; `newtype` null or writable.
 pub(crate) unsafe fn type_create_indexed_block<C: Int>(
     count: C,
     blocklength: C,
@@ -257,18 +258,16 @@ pub(crate) unsafe fn type_create_indexed_block<C: Int>(
     newtype: *mut MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
+    let lens = Lengths::Block(blocklength);
+    // SAFETY: forwarded caller contract.
     unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count.get(),
-            &|_| Ok(vec![blocklength.get()]),
-            &disps,
+            count,
+            lens,
+            array_of_displacements,
             false,
-            true,
             oldtype,
             newtype,
-            C::LARGE,
             func,
         )
     }
@@ -277,7 +276,7 @@ pub(crate) unsafe fn type_create_indexed_block<C: Int>(
 /// `MPI_Type_create_hindexed_block` and its `_c` twin.
 ///
 /// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
+/// The array holds `count` elements; `newtype` null or writable.
 pub(crate) unsafe fn type_create_hindexed_block<C: Int, D: Int>(
     count: C,
     blocklength: C,
@@ -286,18 +285,16 @@ pub(crate) unsafe fn type_create_hindexed_block<C: Int, D: Int>(
     newtype: *mut MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
+    let lens = Lengths::Block(blocklength);
+    // SAFETY: forwarded caller contract.
     unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
         indexed(
-            count.get(),
-            &|_| Ok(vec![blocklength.get()]),
-            &disps,
-            true,
+            count,
+            lens,
+            array_of_displacements,
             true,
             oldtype,
             newtype,
-            C::LARGE,
             func,
         )
     }

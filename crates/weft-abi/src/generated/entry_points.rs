@@ -310,25 +310,25 @@ pub unsafe extern "C" fn PMPIX_Stream_free(stream: *mut MPIX_Stream) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_irecv.
-    call("MPIX_Stream_irecv", Scope::Comm(comm), || unsafe { crate::api::stream::stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_irecv") })
+    call("MPIX_Stream_irecv", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_irecv", comm, |mode| crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, std::ptr::null_mut(), "MPIX_Stream_irecv", mode)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_irecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_irecv_c.
-    call("MPIX_Stream_irecv_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_irecv_c") })
+    call("MPIX_Stream_irecv_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_irecv_c", comm, |mode| crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, std::ptr::null_mut(), "MPIX_Stream_irecv_c", mode)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_isend.
-    call("MPIX_Stream_isend", Scope::Comm(comm), || unsafe { crate::api::stream::stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_isend") })
+    call("MPIX_Stream_isend", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_isend", comm, |mode| crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_isend", mode)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_isend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_isend_c.
-    call("MPIX_Stream_isend_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_isend_c") })
+    call("MPIX_Stream_isend_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_isend_c", comm, |mode| crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_isend_c", mode)) })
 }
 
 #[no_mangle]
@@ -339,25 +339,25 @@ pub unsafe extern "C" fn PMPIX_Stream_progress(stream: MPIX_Stream) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, status: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_recv.
-    call("MPIX_Stream_recv", Scope::Comm(comm), || unsafe { crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv") })
+    call("MPIX_Stream_recv", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_recv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, status: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_recv_c.
-    call("MPIX_Stream_recv_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv_c") })
+    call("MPIX_Stream_recv_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_send(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_send.
-    call("MPIX_Stream_send", Scope::Comm(comm), || unsafe { crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send") })
+    call("MPIX_Stream_send", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_send_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_send_c.
-    call("MPIX_Stream_send_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send_c") })
+    call("MPIX_Stream_send_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -1940,7 +1940,7 @@ pub unsafe extern "C" fn PMPI_Group_compare(group1: MPI_Group, group2: MPI_Group
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_difference(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_difference.
-    call("MPI_Group_difference", Scope::Default, || unsafe { crate::api::group::mpi_group_difference(group1, group2, newgroup) })
+    call("MPI_Group_difference", Scope::Default, || unsafe { crate::api::group::set_op(group1, group2, newgroup, "MPI_Group_difference", weft_core::object::Group::difference) })
 }
 
 #[no_mangle]
@@ -1975,7 +1975,7 @@ pub unsafe extern "C" fn PMPI_Group_incl(group: MPI_Group, n: c_int, ranks: *con
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_intersection(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_intersection.
-    call("MPI_Group_intersection", Scope::Default, || unsafe { crate::api::group::mpi_group_intersection(group1, group2, newgroup) })
+    call("MPI_Group_intersection", Scope::Default, || unsafe { crate::api::group::set_op(group1, group2, newgroup, "MPI_Group_intersection", weft_core::object::Group::intersection) })
 }
 
 #[no_mangle]
@@ -2016,7 +2016,7 @@ pub unsafe extern "C" fn PMPI_Group_translate_ranks(group1: MPI_Group, n: c_int,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_union(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_union.
-    call("MPI_Group_union", Scope::Default, || unsafe { crate::api::group::mpi_group_union(group1, group2, newgroup) })
+    call("MPI_Group_union", Scope::Default, || unsafe { crate::api::group::set_op(group1, group2, newgroup, "MPI_Group_union", weft_core::object::Group::union) })
 }
 
 #[no_mangle]
@@ -3706,7 +3706,7 @@ pub unsafe extern "C" fn PMPI_Testany(count: c_int, array_of_requests: *mut MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Testsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Testsome.
-    call("MPI_Testsome", Scope::Default, || unsafe { crate::api::requests::mpi_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) })
+    call("MPI_Testsome", Scope::Default, || unsafe { crate::api::requests::some_impl(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false, "MPI_Testsome") })
 }
 
 #[no_mangle]
@@ -4074,7 +4074,7 @@ pub unsafe extern "C" fn PMPI_Waitany(count: c_int, array_of_requests: *mut MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Waitsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Waitsome.
-    call("MPI_Waitsome", Scope::Default, || unsafe { crate::api::requests::mpi_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) })
+    call("MPI_Waitsome", Scope::Default, || unsafe { crate::api::requests::some_impl(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true, "MPI_Waitsome") })
 }
 
 #[no_mangle]

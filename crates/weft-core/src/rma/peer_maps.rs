@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::Peer;
 use crate::coll;
-use crate::datatype::Buf;
+use crate::datatype::access::Scratch;
 use crate::error::MpiResult;
 use crate::object::Comm;
 use crate::transport::shm::shareable::{self, PeerMapping};
@@ -46,21 +46,15 @@ pub fn map_peers(comm: &Comm, peers: &[Peer], base: usize, size: u64) -> MpiResu
     };
     send[0..4].copy_from_slice(&fd.to_le_bytes());
     send[8..16].copy_from_slice(&offset.to_le_bytes());
-    let mut all = vec![0u8; ENTRY * n];
-    // SAFETY: both buffers are live locals, untouched until the call returns.
-    let (sbuf, rbuf) = unsafe {
-        (
-            Buf::new(send.as_ptr() as usize, ENTRY),
-            Buf::new(all.as_mut_ptr() as usize, all.len()),
-        )
-    };
-    coll::allgather(comm, Some(&sbuf), &rbuf)?;
+    let mut send = Scratch::from_bytes(&send);
+    let mut all = Scratch::new(ENTRY * n);
+    coll::allgather(comm, Some(&send.buf()), &all.buf())?;
     let mut maps = PeerMaps {
         addrs: vec![None; n],
         ..PeerMaps::default()
     };
     let mut ok = true;
-    for (r, (p, e)) in peers.iter().zip(all.chunks(ENTRY)).enumerate() {
+    for (r, (p, e)) in peers.iter().zip(all.bytes().chunks(ENTRY)).enumerate() {
         if r == me || p.size == 0 {
             continue;
         }
@@ -77,16 +71,9 @@ pub fn map_peers(comm: &Comm, peers: &[Peer], base: usize, size: u64) -> MpiResu
             None => ok = false,
         }
     }
-    let flag = [ok as u8];
-    let mut flags = vec![0u8; n];
-    // SAFETY: as above.
-    let (sbuf, rbuf) = unsafe {
-        (
-            Buf::new(flag.as_ptr() as usize, 1),
-            Buf::new(flags.as_mut_ptr() as usize, n),
-        )
-    };
-    coll::allgather(comm, Some(&sbuf), &rbuf)?;
-    maps.everywhere = flags.iter().all(|&f| f == 1);
+    let mut flag = Scratch::from_bytes(&[ok as u8]);
+    let mut flags = Scratch::new(n);
+    coll::allgather(comm, Some(&flag.buf()), &flags.buf())?;
+    maps.everywhere = flags.bytes().iter().all(|&f| f == 1);
     Ok(Arc::new(maps))
 }
