@@ -115,7 +115,9 @@ pub(super) unsafe fn elements(
 ) {
     let zero = [0u8; 8];
     let mut scratch = [0u8; 8];
-    for e in (0..len).step_by(size) {
+    // A plain loop: `step_by` divides by `size` to count its steps.
+    let mut e = 0;
+    while e < len {
         let inp = match op {
             AtomicOp::NoOp => &zero[..],
             _ => &input[e..e + size],
@@ -126,6 +128,7 @@ pub(super) unsafe fn elements(
         };
         // SAFETY: the caller's contract, for the element at `addr + e`.
         unsafe { element(addr + e, size, op, inp, out) };
+        e += size;
     }
 }
 
@@ -154,9 +157,10 @@ impl WinRma {
         let Some(pieces) = r.mapped_pieces() else {
             return false;
         };
+        let mask = size - 1; // a power of two (`intrinsic`)
         if pieces
             .iter()
-            .any(|&(addr, len)| addr % size != 0 || len % size != 0)
+            .any(|&(addr, len)| addr & mask != 0 || len & mask != 0)
         {
             return false;
         }

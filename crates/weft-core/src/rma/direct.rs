@@ -89,14 +89,16 @@ impl WinRma {
             (AtomicOp::NoOp, Some(o)) => o.len(),
             _ => input.len(),
         };
-        if !self.intrinsic(size) || len == 0 || len % size != 0 {
+        // `intrinsic` admits powers of two only, so masks stand for `%` (no division).
+        let mask = size.wrapping_sub(1);
+        if !self.intrinsic(size) || len == 0 || len & mask != 0 {
             return false;
         }
         if old.as_ref().is_some_and(|o| o.len() != len) {
             return false;
         }
         match self.direct(t, disp, len) {
-            Some(addr) if addr % size == 0 => {
+            Some(addr) if addr & mask == 0 => {
                 // SAFETY: `direct` checked that the `len` bytes at `addr` lie in window memory
                 // mapped here for the window's life; they are whole `size`-aligned elements of
                 // a `lock_free` size (`intrinsic`), and on this window every accumulate-type
