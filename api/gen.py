@@ -546,18 +546,32 @@ def rma_form_call(f, shared):
 
 
 # Functions that differ from a sibling only in constant trailing arguments of one shared
-# implementation: name -> (implementation, the trailing arguments after the C ones).
+# implementation: name (without `_c`) -> (implementation, the arguments after the C ones,
+# where `{name}` is the entry point's name).
 FORWARDS = {
-    "MPI_Waitsome": ("some_impl", 'true, "MPI_Waitsome"'),
-    "MPI_Testsome": ("some_impl", 'false, "MPI_Testsome"'),
-    "MPI_Group_union": ("set_op", '"MPI_Group_union", weft_core::object::Group::union'),
-    "MPI_Group_intersection": (
-        "set_op", '"MPI_Group_intersection", weft_core::object::Group::intersection'),
-    "MPI_Group_difference": (
-        "set_op", '"MPI_Group_difference", weft_core::object::Group::difference'),
-    **{f"MPI_Win_allocate{s}{c}": ("win_allocate", f'Flavor::{f}, "MPI_Win_allocate{s}{c}"')
-       for s, f in (("", "Allocate"), ("_shared", "Shared")) for c in ("", "_c")},
+    "MPI_Waitsome": ("some_impl", 'true, "{name}"'),
+    "MPI_Testsome": ("some_impl", 'false, "{name}"'),
+    "MPI_Group_union": ("set_op", '"{name}", weft_core::object::Group::union'),
+    "MPI_Group_intersection": ("set_op", '"{name}", weft_core::object::Group::intersection'),
+    "MPI_Group_difference": ("set_op", '"{name}", weft_core::object::Group::difference'),
+    "MPI_Type_indexed": ("indexed", 'false, "{name}"'),
+    "MPI_Type_create_hindexed": ("indexed", 'true, "{name}"'),
+    "MPI_Type_create_indexed_block": ("indexed", 'false, "{name}"'),
+    "MPI_Type_create_hindexed_block": ("indexed", 'true, "{name}"'),
+    "MPIX_Allgather_enqueue": ("exchange_enqueue", 'false, crate::api::coll_data::allgather, "{name}"'),
+    "MPIX_Alltoall_enqueue": ("exchange_enqueue", 'true, crate::api::coll_data::alltoall, "{name}"'),
+    "MPI_Win_allocate": ("win_allocate", 'Flavor::Allocate, "{name}"'),
+    "MPI_Win_allocate_shared": ("win_allocate", 'Flavor::Shared, "{name}"'),
 }
+
+
+def forward_of(name):
+    """The shared implementation and trailing arguments of a forwarded function, or None."""
+    base = re.sub(r"_(c|x)$", "", name)
+    if base not in FORWARDS:
+        return None
+    impl, tail = FORWARDS[base]
+    return impl, tail.replace("{name}", name)
 
 
 def twin_key(name):
@@ -591,8 +605,8 @@ def render_rust(funcs, exports):
         args = ", ".join(f"{rust_ident(p.name)}: {rust_type(p)}" for p in f.params)
         call_args = ", ".join(rust_ident(p.name) for p in f.params)
         body, is_unsafe = None, False
-        if name in FORWARDS:
-            impl, tail = FORWARDS[name]
+        if forward_of(name) is not None:
+            impl, tail = forward_of(name)
             module, fname, is_unsafe = shared[impl]
             body = f"{module}::{fname}({call_args}, {tail})"
         elif name.lower() in direct:

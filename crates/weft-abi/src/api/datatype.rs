@@ -138,27 +138,41 @@ pub(crate) unsafe fn type_create_hvector<C: Int, D: Int>(
 /// The block lengths of an indexed type: one per block (`array_of_blocklengths`) or one
 /// for all (`blocklength`, the `_block` constructors).
 #[derive(Clone, Copy)]
-enum Lengths<C> {
+pub(crate) enum Lengths<C> {
     Each(*const C),
     Block(C),
 }
 
-/// The indexed constructors: `bytes` says the displacements count bytes (`h` forms)
-/// rather than extents of `old`.
+impl<C> From<*const C> for Lengths<C> {
+    fn from(p: *const C) -> Self {
+        Lengths::Each(p)
+    }
+}
+
+impl<C: Int> From<C> for Lengths<C> {
+    fn from(b: C) -> Self {
+        Lengths::Block(b)
+    }
+}
+
+/// `MPI_Type_indexed`, `MPI_Type_create_hindexed` and their `_block` forms, with their `_c`
+/// twins (generated forwards): `bytes` says the displacements count bytes (`h` forms)
+/// rather than extents of `oldtype`.
 ///
 /// # Safety
-/// The arrays hold `count` elements; `out` null or writable.
-unsafe fn indexed<C: Int, D: Int>(
+/// The arrays hold `count` elements; `newtype` null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn indexed<C: Int, D: Int>(
     count: C,
-    lens: Lengths<C>,
-    disps: *const D,
+    lengths: impl Into<Lengths<C>>,
+    array_of_displacements: *const D,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
     bytes: bool,
-    old: MPI_Datatype,
-    out: *mut MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
     let n = count_arg(count.get(), func, "count")?;
-    let (lens, block) = match lens {
+    let (lens, block) = match lengths.into() {
         // SAFETY: the caller's contract: `count` block lengths.
         Lengths::Each(p) => (unsafe { wide(p, n, func, "array_of_blocklengths")? }, false),
         Lengths::Block(b) => (vec![b.get()], true),
@@ -173,11 +187,11 @@ unsafe fn indexed<C: Int, D: Int>(
         .map(|l| len_arg(l, func, what))
         .collect::<MpiResult<Vec<usize>>>()?;
     // SAFETY: the caller's contract: `count` displacements.
-    let disps = unsafe { wide(disps, n, func, "array_of_displacements")? };
-    let o = type_of(old, func, "oldtype")?;
+    let disps = unsafe { wide(array_of_displacements, n, func, "array_of_displacements")? };
+    let o = type_of(oldtype, func, "oldtype")?;
     let t = Type::indexed(&lens, &disps, bytes, block, &o, C::LARGE);
     // SAFETY: forwarded caller contract.
-    unsafe { store(out, t, func) }
+    unsafe { store(newtype, t, func) }
 }
 
 /// Widen `n` C counts or displacements at `p` to i64.
@@ -190,114 +204,6 @@ unsafe fn wide<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResul
         .iter()
         .map(|&v| v.get())
         .collect())
-}
-
-/// `MPI_Type_indexed` and its `_c` twin.
-///
-/// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_indexed<C: Int>(
-    count: C,
-    array_of_blocklengths: *const C,
-    array_of_displacements: *const C,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    let lens = Lengths::Each(array_of_blocklengths);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            lens,
-            array_of_displacements,
-            false,
-            oldtype,
-            newtype,
-            func,
-        )
-    }
-}
-
-/// `MPI_Type_create_hindexed` and its `_c` twin.
-///
-/// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_create_hindexed<C: Int, D: Int>(
-    count: C,
-    array_of_blocklengths: *const C,
-    array_of_displacements: *const D,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    let lens = Lengths::Each(array_of_blocklengths);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            lens,
-            array_of_displacements,
-            true,
-            oldtype,
-            newtype,
-            func,
-        )
-    }
-}
-
-/// `MPI_Type_create_indexed_block` and its `_c` twin.
-///
-/// # Safety
-/// The array holds `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_create_indexed_block<C: Int>(
-    count: C,
-    blocklength: C,
-    array_of_displacements: *const C,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    let lens = Lengths::Block(blocklength);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            lens,
-            array_of_displacements,
-            false,
-            oldtype,
-            newtype,
-            func,
-        )
-    }
-}
-
-/// `MPI_Type_create_hindexed_block` and its `_c` twin.
-///
-/// # Safety
-/// The array holds `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_create_hindexed_block<C: Int, D: Int>(
-    count: C,
-    blocklength: C,
-    array_of_displacements: *const D,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    let lens = Lengths::Block(blocklength);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        indexed(
-            count,
-            lens,
-            array_of_displacements,
-            true,
-            oldtype,
-            newtype,
-            func,
-        )
-    }
 }
 
 unsafe fn create_struct(

@@ -24,7 +24,6 @@ use weft_core::object::stream_comm::offload_stream;
 use weft_core::object::Comm;
 
 use crate::api::coll::{self, AllKind};
-use crate::api::coll_data;
 use crate::api::cuda_stage::{self, Access, Staged, Staging};
 use crate::api::family::Mode;
 use crate::api::pt2pt::{self, dest_rank, recv_tag, send_tag, source_sel, SendKind};
@@ -715,62 +714,27 @@ type Exchange = unsafe fn(
     Mode,
 ) -> MpiResult<MPI_Request>;
 
-/// `MPIX_Allgather_enqueue` and its `_c` twin (Weft's).
+/// `MPIX_Allgather_enqueue`, `MPIX_Alltoall_enqueue` and their `_c` twins (Weft's;
+/// generated forwards): `run` queued; `each_peer` says the send buffer holds a block per
+/// peer.
 ///
 /// # Safety
 /// As `allreduce_enqueue`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn allgather_enqueue<C: Int>(
+pub(crate) unsafe fn exchange_enqueue(
     sendbuf: *const c_void,
-    sendcount: C,
+    sendcount: impl Int,
     sendtype: MPI_Datatype,
     recvbuf: *mut c_void,
-    recvcount: C,
+    recvcount: impl Int,
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
-    func: &'static str,
-) -> MpiResult<()> {
-    let send = (sendbuf, sendcount.get(), sendtype);
-    let recv = (recvbuf, recvcount.get(), recvtype);
-    // SAFETY: the caller's contract.
-    unsafe { exchange_enqueue(send, recv, false, coll_data::allgather, comm, func) }
-}
-
-/// `MPIX_Alltoall_enqueue` and its `_c` twin (Weft's).
-///
-/// # Safety
-/// As `allreduce_enqueue`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn alltoall_enqueue<C: Int>(
-    sendbuf: *const c_void,
-    sendcount: C,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: C,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    func: &'static str,
-) -> MpiResult<()> {
-    let send = (sendbuf, sendcount.get(), sendtype);
-    let recv = (recvbuf, recvcount.get(), recvtype);
-    // SAFETY: the caller's contract.
-    unsafe { exchange_enqueue(send, recv, true, coll_data::alltoall, comm, func) }
-}
-
-/// The queued allgather or alltoall (`each_peer`: the send buffer holds a block per
-/// peer).
-///
-/// # Safety
-/// As `allreduce_enqueue`.
-unsafe fn exchange_enqueue(
-    (sendbuf, sendcount, sendtype): (*const c_void, i64, MPI_Datatype),
-    (recvbuf, recvcount, recvtype): (*mut c_void, i64, MPI_Datatype),
     each_peer: bool,
     run: Exchange,
-    comm: MPI_Comm,
     func: &'static str,
 ) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;
+    let (sendcount, recvcount) = (sendcount.get(), recvcount.get());
     if sendbuf as usize != MPI_IN_PLACE {
         check_data(sendcount, sendtype, func, "send")?;
     }

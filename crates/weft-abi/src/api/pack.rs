@@ -205,6 +205,33 @@ fn external_size(incount: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<
     external32::size(&t, n).ok_or_else(|| overflow(func, incount))
 }
 
+/// Run a pack or unpack `step` from the stream position at `position` (`count` elements of
+/// `datatype`, a stream of `size` bytes) and store the position where it ended.
+///
+/// # Safety
+/// `position` null or readable and writable.
+unsafe fn at_position<T: Int>(
+    position: *mut T,
+    count: i64,
+    datatype: MPI_Datatype,
+    size: T,
+    func: &str,
+    step: impl FnOnce(Side) -> MpiResult<usize>,
+) -> MpiResult<()> {
+    // SAFETY: the caller's contract.
+    let p = unsafe { read_position(position, func)? };
+    let side = Side {
+        count,
+        datatype,
+        size: size.get(),
+        position: p,
+    };
+    let end = step(side)?;
+    // SAFETY: the caller's contract.
+    unsafe { advance(position, end) };
+    Ok(())
+}
+
 /// Move the stream position to `end`.
 ///
 /// # Safety
@@ -229,20 +256,11 @@ pub(crate) unsafe fn pack<C: Int>(
     comm: MPI_Comm,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        objects::comm(comm, func, "comm")?;
-        let p = read_position(position, func)?;
-        let side = Side {
-            count: incount.get(),
-            datatype,
-            size: outsize.get(),
-            position: p,
-        };
-        let end = pack_bytes(Rep::Native, inbuf, outbuf, side, func)?;
-        advance(position, end);
-    }
-    Ok(())
+    objects::comm(comm, func, "comm")?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let step = |side| unsafe { pack_bytes(Rep::Native, inbuf, outbuf, side, func) };
+    // SAFETY: forwarded caller contract on `position`.
+    unsafe { at_position(position, incount.get(), datatype, outsize, func, step) }
 }
 
 /// `MPI_Unpack` and its `_c` twin.
@@ -260,20 +278,11 @@ pub(crate) unsafe fn unpack<C: Int>(
     comm: MPI_Comm,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        objects::comm(comm, func, "comm")?;
-        let p = read_position(position, func)?;
-        let side = Side {
-            count: outcount.get(),
-            datatype,
-            size: insize.get(),
-            position: p,
-        };
-        let end = unpack_bytes(Rep::Native, inbuf, outbuf, side, func)?;
-        advance(position, end);
-    }
-    Ok(())
+    objects::comm(comm, func, "comm")?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let step = |side| unsafe { unpack_bytes(Rep::Native, inbuf, outbuf, side, func) };
+    // SAFETY: forwarded caller contract on `position`.
+    unsafe { at_position(position, outcount.get(), datatype, insize, func, step) }
 }
 
 /// `MPI_Pack_size` and its `_c` twin (`MPI_UNDEFINED` when the size does not fit).
@@ -325,20 +334,12 @@ pub(crate) unsafe fn pack_external<C: Int, D: Int>(
     position: *mut D,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        check_datarep(datarep, func)?;
-        let p = read_position(position, func)?;
-        let side = Side {
-            count: incount.get(),
-            datatype,
-            size: outsize.get(),
-            position: p,
-        };
-        let end = pack_bytes(Rep::External32, inbuf, outbuf, side, func)?;
-        advance(position, end);
-    }
-    Ok(())
+    // SAFETY: forwarded caller contract (a C string or null).
+    unsafe { check_datarep(datarep, func)? };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let step = |side| unsafe { pack_bytes(Rep::External32, inbuf, outbuf, side, func) };
+    // SAFETY: forwarded caller contract on `position`.
+    unsafe { at_position(position, incount.get(), datatype, outsize, func, step) }
 }
 
 /// `MPI_Unpack_external` and its `_c` twin.
@@ -356,18 +357,10 @@ pub(crate) unsafe fn unpack_external<C: Int, D: Int>(
     datatype: MPI_Datatype,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        check_datarep(datarep, func)?;
-        let p = read_position(position, func)?;
-        let side = Side {
-            count: outcount.get(),
-            datatype,
-            size: insize.get(),
-            position: p,
-        };
-        let end = unpack_bytes(Rep::External32, inbuf, outbuf, side, func)?;
-        advance(position, end);
-    }
-    Ok(())
+    // SAFETY: forwarded caller contract (a C string or null).
+    unsafe { check_datarep(datarep, func)? };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let step = |side| unsafe { unpack_bytes(Rep::External32, inbuf, outbuf, side, func) };
+    // SAFETY: forwarded caller contract on `position`.
+    unsafe { at_position(position, outcount.get(), datatype, insize, func, step) }
 }

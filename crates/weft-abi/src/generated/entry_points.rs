@@ -18,13 +18,13 @@ pub unsafe extern "C" fn PMPIX_Accumulate_notify(origin_addr: *const c_void, ori
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Allgather_enqueue(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Allgather_enqueue.
-    call("MPIX_Allgather_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Allgather_enqueue") })
+    call("MPIX_Allgather_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, crate::api::coll_data::allgather, "MPIX_Allgather_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Allgather_enqueue_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Allgather_enqueue_c.
-    call("MPIX_Allgather_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Allgather_enqueue_c") })
+    call("MPIX_Allgather_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, crate::api::coll_data::allgather, "MPIX_Allgather_enqueue_c") })
 }
 
 #[no_mangle]
@@ -42,13 +42,13 @@ pub unsafe extern "C" fn PMPIX_Allreduce_enqueue_c(sendbuf: *const c_void, recvb
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Alltoall_enqueue(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Alltoall_enqueue.
-    call("MPIX_Alltoall_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Alltoall_enqueue") })
+    call("MPIX_Alltoall_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, crate::api::coll_data::alltoall, "MPIX_Alltoall_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Alltoall_enqueue_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Alltoall_enqueue_c.
-    call("MPIX_Alltoall_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Alltoall_enqueue_c") })
+    call("MPIX_Alltoall_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, crate::api::coll_data::alltoall, "MPIX_Alltoall_enqueue_c") })
 }
 
 #[no_mangle]
@@ -3766,25 +3766,25 @@ pub unsafe extern "C" fn PMPI_Type_create_f90_real(p: c_int, r: c_int, newtype: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed.
-    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed") })
+    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block.
-    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_block") })
+    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed_block") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block_c.
-    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_block_c") })
+    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed_block_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_c.
-    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_c") })
+    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed_c") })
 }
 
 #[no_mangle]
@@ -3802,13 +3802,13 @@ pub unsafe extern "C" fn PMPI_Type_create_hvector_c(count: MPI_Count, blocklengt
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block.
-    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_indexed_block") })
+    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, false, "MPI_Type_create_indexed_block") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block_c.
-    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_indexed_block_c") })
+    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, false, "MPI_Type_create_indexed_block_c") })
 }
 
 #[no_mangle]
@@ -3962,13 +3962,13 @@ pub unsafe extern "C" fn PMPI_Type_get_value_index(value_type: MPI_Datatype, ind
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed.
-    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_indexed") })
+    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, false, "MPI_Type_indexed") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed_c.
-    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_indexed_c") })
+    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, false, "MPI_Type_indexed_c") })
 }
 
 #[no_mangle]
