@@ -508,6 +508,52 @@ def file_access_call(f):
     return f"access::blocking(fh, buf, count, datatype, status, {form}, {name})"
 
 
+# RMA operations whose plain (`_c` twins), request-based (MPI_R*, MPIX_Rr*) and notifying
+# (MPIX_*_notify) forms share one implementation in api/rma.rs, told what follows the
+# operation by its `Then` argument. (The plain C forms have direct implementations.)
+RMA_FORM = re.compile(
+    r"^(?:MPI_(?P<r>R)?|MPIX_(?P<rr>Rr)|MPIX_)(?P<op>Put|Get|Accumulate|Get_accumulate)"
+    r"(?P<notify>_notify)?(?P<c>_c)?$", re.I)
+
+
+def rma_form_call(f, shared):
+    """The body of an RMA operation's entry point in one of those forms (`RMA_FORM`), or
+    None for other functions; with whether it is unsafe. Put and get share `transfer`, told
+    the direction, accumulate and get-accumulate `accumulate`, told the result buffer (or
+    None); their plain C forms enter by `rma_direct::*_plain`."""
+    m = RMA_FORM.match(f.name)
+    if not m:
+        return None
+    op = m["op"].lower()
+    plain = not (m["r"] or m["rr"] or m["notify"] or m["c"])
+    fname = "transfer" if op in ("put", "get") else "accumulate"
+    module = "crate::api::rma"
+    if plain:
+        module, fname = "crate::api::rma_direct", fname + "_plain"
+    if fname not in shared or shared[fname][0] != module:
+        sys.exit(f"gen.py: {f.name} needs {module}::{fname}")
+    if m["r"] or m["rr"]:
+        then = "Then::Request(request)"
+    elif m["notify"]:
+        then = "Then::Notify(notification_idx)"
+    else:
+        then = "Then::Done"
+    names = {p.name for p in f.params}
+    args = ["Origin::new(origin_addr, origin_count, origin_datatype)"]
+    if "result_addr" in names:
+        args.append("Some(Origin::new(result_addr, result_count, result_datatype))")
+    elif "op" in names:
+        args.append("None")
+    args.append("TargetArgs::new(target_rank, target_disp, target_count, target_datatype)")
+    args += ["op"] * ("op" in names) + ["win"]
+    if op in ("put", "get"):
+        args.append(f"Dir::{op.capitalize()}")
+    if not plain:
+        args.append(then)
+    args.append(f'"{f.name}"')
+    return f'{module}::{fname}({", ".join(args)})', shared[fname][2]
+
+
 # Functions that differ from a sibling only in constant trailing arguments of one shared
 # implementation: name (without `_c`) -> (implementation, the arguments after the C ones,
 # where `{name}` is the entry point's name).
@@ -529,6 +575,8 @@ FORWARDS = {
     "MPI_Type_create_hindexed_block": ("indexed", 'true, "{name}"'),
     "MPIX_Allgather_enqueue": ("exchange_enqueue", 'false, crate::api::coll_data::allgather, "{name}"'),
     "MPIX_Alltoall_enqueue": ("exchange_enqueue", 'true, crate::api::coll_data::alltoall, "{name}"'),
+    "MPI_Win_allocate": ("win_allocate", 'Flavor::Allocate, "{name}"'),
+    "MPI_Win_allocate_shared": ("win_allocate", 'Flavor::Shared, "{name}"'),
 }
 
 
@@ -556,6 +604,8 @@ def render_rust(funcs, exports):
         "#![allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments, clippy::missing_safety_doc, unused_variables)]",
         "use crate::api::family::{self, Mode};",
         "use crate::api::file::access::{self, Form, Ptr};",
+        "use crate::api::rma_args::{Dir, Origin, TargetArgs, Then};",
+        "use weft_core::object::win::Flavor;",
         "use crate::boundary::{call, direct, read_handle, tool_call, unsupported, Scope};",
         "use crate::constants::*;",
         "use crate::ctypes::*;",
@@ -579,6 +629,8 @@ def render_rust(funcs, exports):
             body = f"{module}::{fname}({call_args})"
         elif file_access_call(f) is not None:
             body, is_unsafe = file_access_call(f), True
+        elif rma_form_call(f, shared) is not None:
+            body, is_unsafe = rma_form_call(f, shared)
         elif name in forms and FAMILIES[forms[name][0]][0] in shared:
             impl = shared[FAMILIES[forms[name][0]][0]]
             body = family_call(f, funcs, impl, *forms[name])

@@ -33,6 +33,7 @@ pub(crate) mod pt2pt;
 pub(crate) mod recv;
 pub(crate) mod requests;
 pub(crate) mod rma;
+pub(crate) mod rma_args;
 pub(crate) mod rma_direct;
 pub(crate) mod rma_ext;
 pub(crate) mod rma_sync;

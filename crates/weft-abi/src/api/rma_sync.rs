@@ -8,6 +8,7 @@ use std::ffi::c_int;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::rma::epoch::{FenceAssert, LockType};
 
+use crate::api::rma_args::{rank_of, with_win};
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
@@ -23,20 +24,6 @@ fn check_assert(assert: c_int, allowed: c_int, func: &str) -> MpiResult<()> {
         ));
     }
     Ok(())
-}
-
-/// A target rank of the window (`MPI_ERR_RANK` otherwise).
-fn rank_of(w: &WinObject, rank: c_int, func: &str) -> MpiResult<u32> {
-    if rank < 0 || rank as u32 >= w.comm.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}(rank={rank}): not a rank of the window's group (size {})",
-                w.comm.size()
-            ),
-        ));
-    }
-    Ok(rank as u32)
 }
 
 /// The window ranks of the members of `group` (which must all be in the window's group).
@@ -94,7 +81,7 @@ pub(crate) fn mpi_win_lock(
     if rank == MPI_PROC_NULL {
         return Ok(());
     }
-    let r = rank_of(&w, rank, func)?;
+    let r = rank_of(&w, rank, func, "rank")?;
     w.rma.lock(kind, r, assert & MPI_MODE_NOCHECK != 0, func)
 }
 
@@ -104,7 +91,7 @@ pub(crate) fn mpi_win_unlock(rank: c_int, win: MPI_Win) -> MpiResult<()> {
     if rank == MPI_PROC_NULL {
         return Ok(());
     }
-    let r = rank_of(&w, rank, func)?;
+    let r = rank_of(&w, rank, func, "rank")?;
     w.rma.unlock(r, func)
 }
 
@@ -121,11 +108,18 @@ pub(crate) fn mpi_win_unlock_all(win: MPI_Win) -> MpiResult<()> {
 }
 
 fn flush_one(rank: c_int, win: MPI_Win, func: &str) -> MpiResult<()> {
+    // The common case with the window borrowed (`with_win`); errors take the path below.
+    let fast = with_win(win, |w| {
+        rank >= 0 && (rank as u32) < w.comm.size() && w.rma.flush(Some(rank as u32), func).is_ok()
+    });
+    if fast == Some(true) {
+        return Ok(());
+    }
     let w = objects::win(win, func, "win")?;
     if rank == MPI_PROC_NULL {
         return Ok(());
     }
-    let r = rank_of(&w, rank, func)?;
+    let r = rank_of(&w, rank, func, "rank")?;
     w.rma.flush(Some(r), func)
 }
 

@@ -105,10 +105,16 @@ pub(crate) unsafe fn win_create<D: Int>(
     unsafe { create_impl(base, size, disp_unit.get(), info, comm, win, func) }
 }
 
+/// `MPI_Win_allocate` (`flavor` `Allocate`) and `MPI_Win_allocate_shared` (`Shared`: every
+/// rank's memory in one shared segment, contiguous unless the info says
+/// `alloc_shared_noncontig`), with their `_c` twins (a wider `disp_unit`).
+///
+/// # Safety
+/// `baseptr` (a `void**`) and `win` null or writable.
 #[allow(clippy::too_many_arguments)]
-unsafe fn allocate_impl(
+pub(crate) unsafe fn win_allocate<D: Int>(
     size: MPI_Aint,
-    disp_unit: i64,
+    disp_unit: D,
     info: MPI_Info,
     comm: MPI_Comm,
     baseptr: *mut c_void,
@@ -120,7 +126,7 @@ unsafe fn allocate_impl(
     non_null(baseptr, func, "baseptr")?;
     non_null(win, func, "win")?;
     let size = core_win::check_size(size as i64, func, "size")?;
-    let disp_unit = core_win::check_disp_unit(disp_unit, func)?;
+    let disp_unit = core_win::check_disp_unit(disp_unit.get(), func)?;
     let hints = info_pairs(info, func)?;
     // Checked for its errors; the segment's pages satisfy alignments up to a page.
     info_alignment(info, func)?;
@@ -138,63 +144,6 @@ unsafe fn allocate_impl(
     // SAFETY: checked non-null; the standard makes baseptr the address of a pointer.
     unsafe { baseptr.cast::<*mut c_void>().write(base as *mut c_void) };
     Ok(())
-}
-
-/// `MPI_Win_allocate` and its `_c` twin (a wider `disp_unit`).
-///
-/// # Safety
-/// `baseptr` (a `void**`) and `win` null or writable.
-pub(crate) unsafe fn win_allocate<D: Int>(
-    size: MPI_Aint,
-    disp_unit: D,
-    info: MPI_Info,
-    comm: MPI_Comm,
-    baseptr: *mut c_void,
-    win: *mut MPI_Win,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: pointers checked inside.
-    unsafe {
-        allocate_impl(
-            size,
-            disp_unit.get(),
-            info,
-            comm,
-            baseptr,
-            win,
-            Flavor::Allocate,
-            func,
-        )
-    }
-}
-
-/// `MPI_Win_allocate_shared` and its `_c` twin: every rank's memory in one shared segment,
-/// contiguous unless the info says `alloc_shared_noncontig`.
-///
-/// # Safety
-/// `baseptr` (a `void**`) and `win` null or writable.
-pub(crate) unsafe fn win_allocate_shared<D: Int>(
-    size: MPI_Aint,
-    disp_unit: D,
-    info: MPI_Info,
-    comm: MPI_Comm,
-    baseptr: *mut c_void,
-    win: *mut MPI_Win,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: pointers checked inside.
-    unsafe {
-        allocate_impl(
-            size,
-            disp_unit.get(),
-            info,
-            comm,
-            baseptr,
-            win,
-            Flavor::Shared,
-            func,
-        )
-    }
 }
 
 /// `MPI_Win_shared_query` and its `_c` twin: where rank `rank`'s memory is in this process.

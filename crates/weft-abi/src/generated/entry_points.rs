@@ -3,6 +3,8 @@
 use crate::api::family::{self, Mode};
 use crate::api::file::access::{self, Form, Ptr};
 use crate::boundary::{call, direct, read_handle, tool_call, Scope};
+use weft_core::object::win::Flavor;
+use crate::boundary::{call, direct, read_handle, tool_call, unsupported, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
 use std::ffi::{c_char, c_double, c_int, c_void};
@@ -10,7 +12,7 @@ use std::ffi::{c_char, c_double, c_int, c_void};
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Accumulate_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, notification_idx: c_int, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Accumulate_notify.
-    call("MPIX_Accumulate_notify", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_accumulate_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win) })
+    call("MPIX_Accumulate_notify", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Notify(notification_idx), "MPIX_Accumulate_notify") })
 }
 
 #[no_mangle]
@@ -171,7 +173,7 @@ pub unsafe extern "C" fn PMPIX_Op_create_x(user_fn_x: Option<MPIX_User_function_
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Put_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, notification_idx: c_int, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Put_notify.
-    call("MPIX_Put_notify", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_put_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win) })
+    call("MPIX_Put_notify", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Notify(notification_idx), "MPIX_Put_notify") })
 }
 
 #[no_mangle]
@@ -233,19 +235,19 @@ pub unsafe extern "C" fn PMPIX_Request_is_complete(request: MPI_Request) -> c_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rraccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rraccumulate.
-    call("MPIX_Rraccumulate", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rraccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request) })
+    call("MPIX_Rraccumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Request(request), "MPIX_Rraccumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rrget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rrget_accumulate.
-    call("MPIX_Rrget_accumulate", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rrget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request) })
+    call("MPIX_Rrget_accumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Request(request), "MPIX_Rrget_accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Rrput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Rrput.
-    call("MPIX_Rrput", Scope::Win(win), || unsafe { crate::api::rma_ext::mpix_rrput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request) })
+    call("MPIX_Rrput", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Request(request), "MPIX_Rrput") })
 }
 
 #[no_mangle]
@@ -500,13 +502,13 @@ pub unsafe extern "C" fn PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate.
-    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win) })
+    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, "MPI_Accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate_c.
-    call("MPI_Accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Accumulate_c") })
+    call("MPI_Accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Done, "MPI_Accumulate_c") })
 }
 
 #[no_mangle]
@@ -1120,7 +1122,7 @@ pub unsafe extern "C" fn PMPI_Comm_toint(comm: MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Compare_and_swap(origin_addr: *const c_void, compare_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Compare_and_swap.
-    call("MPI_Compare_and_swap", Scope::Win(win), || unsafe { crate::api::rma::mpi_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win) })
+    call("MPI_Compare_and_swap", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win) })
 }
 
 #[no_mangle]
@@ -1208,7 +1210,7 @@ pub unsafe extern "C" fn PMPI_Exscan_init_c(sendbuf: *const c_void, recvbuf: *mu
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Fetch_and_op(origin_addr: *const c_void, result_addr: *mut c_void, datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Fetch_and_op.
-    call("MPI_Fetch_and_op", Scope::Win(win), || unsafe { crate::api::rma::mpi_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win) })
+    call("MPI_Fetch_and_op", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win) })
 }
 
 #[no_mangle]
@@ -1807,19 +1809,19 @@ pub unsafe extern "C" fn PMPI_Gatherv_init_c(sendbuf: *const c_void, sendcount: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get.
-    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) })
+    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Get, "MPI_Get") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_accumulate.
-    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma::get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Get_accumulate") })
+    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, "MPI_Get_accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_accumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: MPI_Count, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_accumulate_c.
-    call("MPI_Get_accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, "MPI_Get_accumulate_c") })
+    call("MPI_Get_accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Done, "MPI_Get_accumulate_c") })
 }
 
 #[no_mangle]
@@ -1831,7 +1833,7 @@ pub unsafe extern "C" fn PMPI_Get_address(location: *const c_void, address: *mut
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_c(origin_addr: *mut c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_c.
-    call("MPI_Get_c", Scope::Win(win), || unsafe { crate::api::rma::get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Get_c") })
+    call("MPI_Get_c", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Get, Then::Done, "MPI_Get_c") })
 }
 
 #[no_mangle]
@@ -2808,13 +2810,13 @@ pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MP
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put.
-    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma_direct::mpi_put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win) })
+    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, "MPI_Put") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put_c.
-    call("MPI_Put_c", Scope::Win(win), || unsafe { crate::api::rma::put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, "MPI_Put_c") })
+    call("MPI_Put_c", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Done, "MPI_Put_c") })
 }
 
 #[no_mangle]
@@ -2826,13 +2828,13 @@ pub unsafe extern "C" fn PMPI_Query_thread(provided: *mut c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Raccumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Raccumulate.
-    call("MPI_Raccumulate", Scope::Win(win), || unsafe { crate::api::rma::raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Raccumulate") })
+    call("MPI_Raccumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Request(request), "MPI_Raccumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Raccumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Raccumulate_c.
-    call("MPI_Raccumulate_c", Scope::Win(win), || unsafe { crate::api::rma::raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Raccumulate_c") })
+    call("MPI_Raccumulate_c", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Request(request), "MPI_Raccumulate_c") })
 }
 
 #[no_mangle]
@@ -3013,37 +3015,37 @@ pub unsafe extern "C" fn PMPI_Request_toint(request: MPI_Request) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget.
-    call("MPI_Rget", Scope::Win(win), || unsafe { crate::api::rma::rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rget") })
+    call("MPI_Rget", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Get, Then::Request(request), "MPI_Rget") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget_accumulate.
-    call("MPI_Rget_accumulate", Scope::Win(win), || unsafe { crate::api::rma::rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Rget_accumulate") })
+    call("MPI_Rget_accumulate", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Request(request), "MPI_Rget_accumulate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget_accumulate_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: MPI_Count, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget_accumulate_c.
-    call("MPI_Rget_accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, "MPI_Rget_accumulate_c") })
+    call("MPI_Rget_accumulate_c", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Request(request), "MPI_Rget_accumulate_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rget_c(origin_addr: *mut c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rget_c.
-    call("MPI_Rget_c", Scope::Win(win), || unsafe { crate::api::rma::rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rget_c") })
+    call("MPI_Rget_c", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Get, Then::Request(request), "MPI_Rget_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rput(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rput.
-    call("MPI_Rput", Scope::Win(win), || unsafe { crate::api::rma::rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rput") })
+    call("MPI_Rput", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Request(request), "MPI_Rput") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Rput_c(origin_addr: *const c_void, origin_count: MPI_Count, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: MPI_Count, target_datatype: MPI_Datatype, win: MPI_Win, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Rput_c.
-    call("MPI_Rput_c", Scope::Win(win), || unsafe { crate::api::rma::rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, "MPI_Rput_c") })
+    call("MPI_Rput_c", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Request(request), "MPI_Rput_c") })
 }
 
 #[no_mangle]
@@ -4088,25 +4090,25 @@ pub unsafe extern "C" fn PMPI_Waitsome(incount: c_int, array_of_requests: *mut M
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate.
-    call("MPI_Win_allocate", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate") })
+    call("MPI_Win_allocate", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, Flavor::Allocate, "MPI_Win_allocate") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_c(size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_c.
-    call("MPI_Win_allocate_c", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_c") })
+    call("MPI_Win_allocate_c", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, Flavor::Allocate, "MPI_Win_allocate_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_shared(size: MPI_Aint, disp_unit: c_int, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_shared.
-    call("MPI_Win_allocate_shared", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate_shared(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_shared") })
+    call("MPI_Win_allocate_shared", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, Flavor::Shared, "MPI_Win_allocate_shared") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_allocate_shared_c(size: MPI_Aint, disp_unit: MPI_Aint, info: MPI_Info, comm: MPI_Comm, baseptr: *mut c_void, win: *mut MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_allocate_shared_c.
-    call("MPI_Win_allocate_shared_c", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate_shared(size, disp_unit, info, comm, baseptr, win, "MPI_Win_allocate_shared_c") })
+    call("MPI_Win_allocate_shared_c", Scope::Comm(comm), || unsafe { crate::api::win::win_allocate(size, disp_unit, info, comm, baseptr, win, Flavor::Shared, "MPI_Win_allocate_shared_c") })
 }
 
 #[no_mangle]

@@ -246,7 +246,7 @@ impl Reduction {
     /// `predefined` for an element layout already known (`Elem::of` of the type) and `size`
     /// bytes per element; `None` where `predefined` would fail (the caller then takes the
     /// path that reports why).
-    #[inline]
+    #[inline(always)]
     pub fn of_elem(kind: OpKind, elem: Elem, size: usize) -> Option<Reduction> {
         (elem.allows(kind) && kernels::supported(kind, elem)).then_some(Reduction {
             op: Op::Predefined(kind),

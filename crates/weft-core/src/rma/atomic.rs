@@ -1,5 +1,6 @@
-//! Accumulate-type operations by CPU atomics: the intrinsic path. On memory the window's
-//! segment holds (allocated windows), every accumulate-type operation (accumulate,
+//! Accumulate-type operations by CPU atomics: the intrinsic path. On memory every process
+//! reaches by address (allocated windows, created windows over shareable memory mapped in
+//! every process: `peer_maps`), every accumulate-type operation (accumulate,
 //! get-accumulate, fetch-and-op, compare-and-swap) on elements of 1, 2, 4 or 8 bytes at
 //! aligned addresses updates each element with one atomic instruction (a native
 //! read-modify-write for `MPI_SUM` on integers, the bitwise ops, `MPI_REPLACE` and
@@ -98,11 +99,44 @@ unsafe fn element(addr: usize, size: usize, op: AtomicOp, input: &[u8], old: &mu
     }
 }
 
+/// Update the `len` bytes at `addr`, whole elements of `size` bytes, element by element
+/// (`element`): `input` holds `len` bytes (empty for `NoOp`), `old`, when given, receives
+/// the `len` previous bytes.
+///
+/// # Safety
+/// As `element`, for every element of the range.
+pub(super) unsafe fn elements(
+    addr: usize,
+    len: usize,
+    size: usize,
+    op: AtomicOp,
+    input: &[u8],
+    mut old: Option<&mut [u8]>,
+) {
+    let zero = [0u8; 8];
+    let mut scratch = [0u8; 8];
+    // A plain loop: `step_by` divides by `size` to count its steps.
+    let mut e = 0;
+    while e < len {
+        let inp = match op {
+            AtomicOp::NoOp => &zero[..],
+            _ => &input[e..e + size],
+        };
+        let out = match old.as_deref_mut() {
+            Some(o) => &mut o[e..e + size],
+            None => &mut scratch[..],
+        };
+        // SAFETY: the caller's contract, for the element at `addr + e`.
+        unsafe { element(addr + e, size, op, inp, out) };
+        e += size;
+    }
+}
+
 impl WinRma {
     /// Whether accumulates on elements of `size` bytes take the intrinsic path on this
     /// window (at aligned displacements).
     pub fn intrinsic(&self, size: usize) -> bool {
-        self.mapped && lock_free(size)
+        self.atomics && lock_free(size)
     }
 
     /// Run an accumulate-type operation on region `r` element by element with CPU atomics,
@@ -123,32 +157,26 @@ impl WinRma {
         let Some(pieces) = r.mapped_pieces() else {
             return false;
         };
+        let mask = size - 1; // a power of two (`intrinsic`)
         if pieces
             .iter()
-            .any(|&(addr, len)| addr % size != 0 || len % size != 0)
+            .any(|&(addr, len)| addr & mask != 0 || len & mask != 0)
         {
             return false;
         }
-        let zero = [0u8; 8];
-        let mut scratch = [0u8; 8];
         let mut at = 0;
         for (addr, len) in pieces {
-            for e in (0..len).step_by(size) {
-                let inp = match op {
-                    AtomicOp::NoOp => &zero[..],
-                    _ => &input[at..at + size],
-                };
-                let out = match old.as_deref_mut() {
-                    Some(o) => &mut o[at..at + size],
-                    None => &mut scratch[..],
-                };
-                // SAFETY: the region lies in this window's mapped memory (`mapped_pieces`
-                // gives only `Reach::Mapped` regions, checked against the target's size when
-                // built), the element is `size`-aligned (checked above) and `lock_free`, and
-                // on this window every accumulate-type access to it goes through here.
-                unsafe { element(addr + e, size, op, inp, out) };
-                at += size;
-            }
+            let inp = match op {
+                AtomicOp::NoOp => &[][..],
+                _ => &input[at..at + len],
+            };
+            let out = old.as_deref_mut().map(|o| &mut o[at..at + len]);
+            // SAFETY: the region lies in this window's mapped memory (`mapped_pieces` gives
+            // only `Reach::Mapped` regions, checked against the target's size when built),
+            // its elements are `size`-aligned (checked above) and `lock_free`, and on this
+            // window every accumulate-type access to them goes through here.
+            unsafe { elements(addr, len, size, op, inp, out) };
+            at += len;
         }
         true
     }

@@ -1,9 +1,12 @@
 //! The direct path of small operations (issue #16): a put or get of contiguous bytes to
 //! memory mapped in this process (allocated windows, memory-handle windows over shareable
 //! memory) is one epoch-flag load, a range check and a copy, with no lock, no allocation and
-//! no datatype engine. Anything else (and every error) takes the general path in `ops`.
+//! no datatype engine. Accumulate-type operations on such memory (allocated windows) take
+//! the same shortcut to the CPU atomics of `atomic`, the path `ops` would choose for them.
+//! Anything else (and every error) takes the general path in `ops`.
 
 use super::access::Reach;
+use super::atomic::{elements, AtomicOp};
 use super::epoch::ACCESS;
 use super::WinRma;
 use crate::object::win::Flavor;
@@ -63,6 +66,47 @@ impl WinRma {
                 true
             }
             None => false,
+        }
+    }
+
+    /// An accumulate-type operation (accumulate, get-accumulate, fetch-and-op,
+    /// compare-and-swap) on the `len` bytes at displacement `disp` of target `t`, whole
+    /// elements of `size` bytes, by CPU atomics: `input` holds `len` bytes (empty for
+    /// `NoOp`), `old`, when given, receives the previous `len` bytes. Only where `ops` would
+    /// take the same intrinsic path (see `atomic`), so every access to an element stays on
+    /// one path; false: nothing done, take the general path.
+    #[inline]
+    pub fn atomic_direct(
+        &self,
+        t: u32,
+        disp: i64,
+        size: usize,
+        op: AtomicOp,
+        input: &[u8],
+        old: Option<&mut [u8]>,
+    ) -> bool {
+        let len = match (&op, &old) {
+            (AtomicOp::NoOp, Some(o)) => o.len(),
+            _ => input.len(),
+        };
+        // `intrinsic` admits powers of two only, so masks stand for `%` (no division).
+        let mask = size.wrapping_sub(1);
+        if !self.intrinsic(size) || len == 0 || len & mask != 0 {
+            return false;
+        }
+        if old.as_ref().is_some_and(|o| o.len() != len) {
+            return false;
+        }
+        match self.direct(t, disp, len) {
+            Some(addr) if addr & mask == 0 => {
+                // SAFETY: `direct` checked that the `len` bytes at `addr` lie in window memory
+                // mapped here for the window's life; they are whole `size`-aligned elements of
+                // a `lock_free` size (`intrinsic`), and on this window every accumulate-type
+                // access to them takes CPU atomics of that size (here or in `ops`).
+                unsafe { elements(addr, len, size, op, input, old) };
+                true
+            }
+            _ => false,
         }
     }
 }

@@ -16,6 +16,7 @@
 //! - `direct`: the direct path of contiguous puts and gets on mapped memory.
 //! - `notify`: notification counters and the requests that wait for them.
 //! - `memhandle`: memory handles of dynamic windows and the windows built from them.
+//! - `peer_maps`: created windows over shareable memory, mapped in every process.
 //!
 //! A `WinRma` is one view of a window's RMA state: the segment, the epochs and their flags
 //! are shared (`Arc`) between the views of one window (`MPIX_Win_dup_with_info`, memory-handle
@@ -31,6 +32,7 @@ pub mod epoch;
 pub mod memhandle;
 pub mod notify;
 pub mod ops;
+pub mod peer_maps;
 pub mod words;
 
 pub use access::Target;
@@ -43,7 +45,7 @@ use crate::datatype::access::Scratch;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::win::{Flavor, Win};
 use crate::object::Comm;
-use crate::transport::shm::win_area::{WinArea, WinLayout, NOTIFY_SLOTS};
+use crate::transport::shm::win_area::{WinArea, WinLayout};
 use crate::transport::Transports;
 use access::Reach;
 use epoch::Epochs;
@@ -67,13 +69,18 @@ pub struct WinRma {
     area: Arc<WinArea>,
     /// Whether the segment holds every rank's memory (allocated windows).
     mapped: bool,
+    /// Other ranks' memory mapped here (created windows over shareable memory).
+    remote: Arc<peer_maps::PeerMaps>,
+    /// Whether accumulates may take CPU atomics: every process reaches every rank's memory
+    /// by address (allocated windows, created windows mapped everywhere).
+    atomics: bool,
     flavor: Flavor,
     me: u32,
     epochs: Arc<Mutex<Epochs>>,
     /// The epochs as one flag byte per target (`epoch::ACCESS`, `epoch::PASSIVE`).
     flags: Arc<[AtomicU8]>,
-    /// Notifications on each index already promised to requests (this process as target).
-    notify_taken: Arc<[AtomicU64]>,
+    /// Notifications on each index promised to requests (this process as target).
+    claims: Arc<notify::Claims>,
     /// `mpi_assert_accumulate_intrinsic`: accumulates off the intrinsic path are errors.
     strict: AtomicBool,
     /// For a window built from a memory handle: its one target and the handle.
@@ -187,15 +194,21 @@ impl WinRma {
                 p.base = area.data_addr(r as u32);
             }
         }
+        let remote = match win.flavor {
+            Flavor::Create => peer_maps::map_peers(comm, &peers, win.memory.base, win.memory.size)?,
+            _ => Arc::default(),
+        };
         Ok(WinRma {
             peers,
             comm: comm.clone(),
             mapped,
+            atomics: mapped || remote.everywhere,
+            remote,
             flavor: win.flavor,
             me: comm.rank,
             epochs: Arc::new(Mutex::new(Epochs::new(n))),
             flags: epoch::new_flags(n).into(),
-            notify_taken: (0..NOTIFY_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+            claims: notify::Claims::new(),
             strict: AtomicBool::new(false),
             handle: None,
             area: Arc::new(area),
@@ -211,11 +224,13 @@ impl WinRma {
             comm: self.comm.clone(),
             area: self.area.clone(),
             mapped: self.mapped,
+            remote: self.remote.clone(),
+            atomics: self.atomics,
             flavor: self.flavor,
             me: self.me,
             epochs: self.epochs.clone(),
             flags: self.flags.clone(),
-            notify_taken: self.notify_taken.clone(),
+            claims: self.claims.clone(),
             strict: AtomicBool::new(self.strict.load(Ordering::Relaxed)),
             handle: self.handle.clone(),
             key: self.key,
@@ -257,6 +272,8 @@ impl WinRma {
             || self.handle.as_ref().is_some_and(|h| h.is_mapped())
         {
             Reach::Mapped(p.base)
+        } else if let Some(&Some(addr)) = self.remote.addrs.get(t as usize) {
+            Reach::Mapped(addr)
         } else {
             Reach::Process {
                 pid: p.pid,

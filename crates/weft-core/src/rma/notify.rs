@@ -8,10 +8,16 @@
 //! the order they were made, and every notification is counted by exactly one of them. The
 //! request is polled by every completion call (`MPI_Wait*`, `MPI_Test*`), so it mixes with any
 //! other request.
+//!
+//! `MPI_Cancel` of a request whose notifications have not all arrived cancels it: it
+//! completes at once with the cancelled flag, and gives its claim back, so every later
+//! request on the index waits for `count` fewer notifications (as a cancelled receive
+//! leaves its message to the next one). Only making and cancelling a request take the
+//! index's lock; polls read one counter and one threshold.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{fence, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{fence, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 use super::{words, WinRma};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -35,42 +41,129 @@ pub fn check_index(idx: i32, func: &str) -> MpiResult<usize> {
     Ok(idx as usize)
 }
 
+/// One index's claims, this process as target: the notifications requests claimed so far,
+/// and the requests that may still be waiting, in the order made.
+#[derive(Default)]
+struct Slot {
+    taken: u64,
+    waiting: Vec<Weak<NotifyWait>>,
+}
+
+/// The claims on every index of a window, shared by its views.
+pub struct Claims(Vec<Mutex<Slot>>);
+
+impl Claims {
+    pub fn new() -> Arc<Claims> {
+        Arc::new(Claims(
+            (0..NOTIFY_SLOTS).map(|_| Mutex::default()).collect(),
+        ))
+    }
+
+    fn slot(&self, idx: usize) -> MutexGuard<'_, Slot> {
+        self.0[idx].lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl std::fmt::Debug for Claims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Claims")
+    }
+}
+
+/// A request's state: it leaves `PENDING` once, by completing or by being cancelled.
+const PENDING: u8 = 0;
+const DONE: u8 = 1;
+const CANCELLED: u8 = 2;
+
 /// The generalized-request class of one notification request.
 struct NotifyWait {
     inst: Arc<Instance>,
     area: Arc<WinArea>,
+    claims: Arc<Claims>,
     me: u32,
     idx: usize,
-    /// The counter value that completes it.
-    until: u64,
+    /// The notifications it claimed.
+    count: u64,
+    /// The counter value that completes it (lowered when an earlier request is cancelled).
+    until: AtomicU64,
+    state: AtomicU8,
     id: OnceLock<ReqId>,
 }
 
 impl NotifyWait {
-    fn done(&self) -> bool {
-        words::reached(&self.area.extra(self.me).notify[self.idx], self.until)
+    fn arrived(&self) -> bool {
+        let counter = &self.area.extra(self.me).notify[self.idx];
+        words::reached(counter, self.until.load(Ordering::Acquire))
+    }
+
+    fn pending(&self) -> bool {
+        self.state.load(Ordering::Acquire) == PENDING
+    }
+
+    /// Complete the request if it is pending and its notifications arrived (`state` moves
+    /// once, so a cancel racing with it either wins or finds it done).
+    fn try_complete(&self) {
+        if self.arrived()
+            && self
+                .state
+                .compare_exchange(PENDING, DONE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            self.finish();
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(&id) = self.id.get() {
+            let _ = progress::greq::complete(&self.inst, id, "MPIX_Win_notify_request");
+        }
     }
 }
 
 impl GreqClass for NotifyWait {
     fn query(&self, _state: usize) -> Status {
-        Status::default()
+        Status {
+            cancelled: self.state.load(Ordering::Acquire) == CANCELLED,
+            ..Status::default()
+        }
     }
     fn free(&self, _state: usize) -> i32 {
         0
     }
-    fn cancel(&self, _state: usize, _complete: bool) -> i32 {
+    fn cancel(&self, _state: usize, complete: bool) -> i32 {
+        if complete {
+            return 0;
+        }
+        let mut slot = self.claims.slot(self.idx);
+        if self.arrived()
+            || self
+                .state
+                .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+        {
+            return 0;
+        }
+        // Give the claim back: every later request waits for `count` fewer. None of them
+        // completed (this one's notifications have not all arrived, and theirs come after).
+        slot.taken -= self.count;
+        let me = slot
+            .waiting
+            .iter()
+            .position(|w| std::ptr::eq(w.as_ptr(), self));
+        if let Some(me) = me {
+            for later in slot.waiting[me + 1..].iter().filter_map(Weak::upgrade) {
+                later.until.fetch_sub(self.count, Ordering::AcqRel);
+            }
+        }
+        drop(slot);
+        self.finish();
         0
     }
     fn has_poll(&self) -> bool {
         true
     }
     fn poll(&self, _state: usize) -> i32 {
-        if self.done() {
-            if let Some(&id) = self.id.get() {
-                let _ = progress::greq::complete(&self.inst, id, "MPIX_Win_notify_request");
-            }
-        }
+        self.try_complete();
         0
     }
     fn has_wait(&self) -> bool {
@@ -92,21 +185,30 @@ impl WinRma {
     /// `MPIX_Win_notify_request`: a request that completes once `count` more notifications
     /// than earlier requests on `idx` claimed have reached this process.
     pub fn notify_request(&self, idx: usize, count: u64, owner: usize) -> ReqId {
-        let until = self.notify_taken[idx].fetch_add(count, Ordering::AcqRel) + count;
         let inst = self.comm.session.instance.clone();
-        let class = Arc::new(NotifyWait {
-            inst: inst.clone(),
-            area: self.area.clone(),
-            me: self.me,
-            idx,
-            until,
-            id: OnceLock::new(),
-        });
+        let class = {
+            let mut slot = self.claims.slot(idx);
+            // Forget requests that completed, were cancelled or were freed.
+            slot.waiting
+                .retain(|w| w.upgrade().is_some_and(|r| r.pending()));
+            slot.taken += count;
+            let class = Arc::new(NotifyWait {
+                inst: inst.clone(),
+                area: self.area.clone(),
+                claims: self.claims.clone(),
+                me: self.me,
+                idx,
+                count,
+                until: AtomicU64::new(slot.taken),
+                state: AtomicU8::new(PENDING),
+                id: OnceLock::new(),
+            });
+            slot.waiting.push(Arc::downgrade(&class));
+            class
+        };
         let id = progress::greq::start(&inst, class.clone(), 0, owner);
         let _ = class.id.set(id);
-        if class.done() {
-            let _ = progress::greq::complete(&inst, id, "MPIX_Win_notify_request");
-        }
+        class.try_complete();
         id
     }
 
