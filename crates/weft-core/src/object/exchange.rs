@@ -40,6 +40,9 @@ pub mod tag {
     pub const FINALIZE: i32 = -0x1000_0008;
     /// Stream communicator creation: every member's stream VCIs (over the new communicator).
     pub const STREAMS: i32 = -0x1000_0009;
+    /// Thread communicator creation: every process's thread count (over the hidden
+    /// communicator of `threadcomm::link`).
+    pub const THREADCOMM: i32 = -0x1000_000A;
     /// `MPI_Comm_create_group(tag)`: `GROUP_BASE - (tag & 0x0fff_ffff)`.
     pub const GROUP_BASE: i32 = -0x2000_0000;
     /// `MPI_Intercomm_create(tag)` between the leaders: `INTERCOMM_BASE - (tag & 0x0fff_ffff)`.
