@@ -415,15 +415,31 @@ FAMILIES = {
 }
 
 
+# Families outside the MPI_X/MPI_Ix naming: base -> (blocking name, nonblocking name).
+NAMED_FAMILIES = {
+    "Stream_send": ("MPIX_Stream_send", "MPIX_Stream_isend"),
+    "Stream_recv": ("MPIX_Stream_recv", "MPIX_Stream_irecv"),
+}
+FAMILIES.update({base: (base.lower(), None) for base in NAMED_FAMILIES})
+
+
+def family_names(base):
+    """The names of a family's forms: form -> name (without the twin suffix)."""
+    if base in NAMED_FAMILIES:
+        blocking, nonblocking = NAMED_FAMILIES[base]
+        return {"blocking": blocking, "nonblocking": nonblocking}
+    return {
+        "blocking": f"MPI_{base}",
+        "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
+        "persistent": f"MPI_{base}_init",
+    }
+
+
 def family_forms(exports):
     """Each exported family member: name -> (base, form, twin suffix)."""
     forms = {}
     for base in FAMILIES:
-        names = {
-            "blocking": f"MPI_{base}",
-            "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
-            "persistent": f"MPI_{base}_init",
-        }
+        names = family_names(base)
         for form, name in names.items():
             for suffix in ("", "_c"):
                 if name + suffix in exports:
@@ -435,7 +451,7 @@ def family_call(f, funcs, impl, base, form, suffix):
     """The body of a family member's entry point."""
     module, fname, _ = impl
     extra = FAMILIES[base][1]
-    blocking = funcs[f"MPI_{base}{suffix}"]
+    blocking = funcs[family_names(base)["blocking"] + suffix]
     mine = {p.name for p in f.params}
     args = []
     for p in blocking.params:
@@ -483,6 +499,33 @@ def file_access_call(f):
     return f"access::blocking(fh, buf, count, datatype, status, {form}, {name})"
 
 
+# Functions that differ from a sibling only in constant trailing arguments of one shared
+# implementation: name (without `_c`) -> (implementation, the arguments after the C ones,
+# where `{name}` is the entry point's name).
+FORWARDS = {
+    "MPI_Waitsome": ("some_impl", 'true, "{name}"'),
+    "MPI_Testsome": ("some_impl", 'false, "{name}"'),
+    "MPI_Group_union": ("set_op", '"{name}", weft_core::object::Group::union'),
+    "MPI_Group_intersection": ("set_op", '"{name}", weft_core::object::Group::intersection'),
+    "MPI_Group_difference": ("set_op", '"{name}", weft_core::object::Group::difference'),
+    "MPI_Type_indexed": ("indexed", 'false, "{name}"'),
+    "MPI_Type_create_hindexed": ("indexed", 'true, "{name}"'),
+    "MPI_Type_create_indexed_block": ("indexed", 'false, "{name}"'),
+    "MPI_Type_create_hindexed_block": ("indexed", 'true, "{name}"'),
+    "MPIX_Allgather_enqueue": ("exchange_enqueue", 'false, crate::api::coll_data::allgather, "{name}"'),
+    "MPIX_Alltoall_enqueue": ("exchange_enqueue", 'true, crate::api::coll_data::alltoall, "{name}"'),
+}
+
+
+def forward_of(name):
+    """The shared implementation and trailing arguments of a forwarded function, or None."""
+    base = re.sub(r"_(c|x)$", "", name)
+    if base not in FORWARDS:
+        return None
+    impl, tail = FORWARDS[base]
+    return impl, tail.replace("{name}", name)
+
+
 def twin_key(name):
     """The shared implementation of a function, its `_c` twin and its MPI-3 `_x` form:
     `MPI_Type_size_c` -> `type_size`."""
@@ -512,7 +555,11 @@ def render_rust(funcs, exports):
         args = ", ".join(f"{rust_ident(p.name)}: {rust_type(p)}" for p in f.params)
         call_args = ", ".join(rust_ident(p.name) for p in f.params)
         body, is_unsafe = None, False
-        if name.lower() in direct:
+        if forward_of(name) is not None:
+            impl, tail = forward_of(name)
+            module, fname, is_unsafe = shared[impl]
+            body = f"{module}::{fname}({call_args}, {tail})"
+        elif name.lower() in direct:
             module, fname, is_unsafe = direct[name.lower()]
             body = f"{module}::{fname}({call_args})"
         elif file_access_call(f) is not None:

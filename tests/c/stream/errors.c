@@ -95,6 +95,29 @@ int main(int argc, char **argv)
     EXPECT_OK(MPIX_Stream_send(&x, 1, MPI_INT, peer, 4, c, 0, 0));
     EXPECT_OK(MPIX_Stream_recv(&y, 1, MPI_INT, peer, 4, c, 0, 0, MPI_STATUS_IGNORE));
     CHECK_INT(y, peer);
+
+    /* MPI_PROC_NULL: the blocking forms return at once, the receive with the null status
+     * (source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0); the nonblocking ones return a
+     * request that is already complete, the receive's with that status. */
+    MPI_Status st;
+    MPI_Request rq[2];
+    int flag = 0, n = -1;
+    y = -7;
+    EXPECT_OK(MPIX_Stream_send(&x, 1, MPI_INT, MPI_PROC_NULL, 4, c, 0, 0));
+    EXPECT_OK(MPIX_Stream_recv(&y, 1, MPI_INT, MPI_PROC_NULL, 4, c, 0, 0, &st));
+    CHECK_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+    CHECK_INT(st.MPI_TAG, MPI_ANY_TAG);
+    EXPECT_OK(MPI_Get_count(&st, MPI_INT, &n));
+    CHECK_INT(n, 0);
+    CHECK_INT(y, -7);
+    EXPECT_OK(MPIX_Stream_isend(&x, 1, MPI_INT, MPI_PROC_NULL, 4, c, 0, 0, &rq[0]));
+    EXPECT_OK(MPIX_Stream_irecv(&y, 1, MPI_INT, MPI_PROC_NULL, 4, c, 0, 0, &rq[1]));
+    CHECK(rq[0] != MPI_REQUEST_NULL && rq[1] != MPI_REQUEST_NULL, "requests for MPI_PROC_NULL");
+    EXPECT_OK(MPI_Test(&rq[1], &flag, &st));
+    CHECK_INT(flag, 1);
+    CHECK_INT(st.MPI_SOURCE, MPI_PROC_NULL);
+    EXPECT_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    CHECK_INT(y, -7);
     EXPECT_OK(MPI_Comm_free(&c));
     for (i = 0; i < 2; i++)
         EXPECT_OK(MPIX_Stream_free(&s[i]));

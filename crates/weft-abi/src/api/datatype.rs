@@ -135,44 +135,63 @@ pub(crate) unsafe fn type_create_hvector<C: Int, D: Int>(
     unsafe { vector(n, bl, st, true, oldtype, newtype, C::LARGE, func) }
 }
 
-/// The indexed family, with block lengths and displacements already widened.
+/// The block lengths of an indexed type: one per block (`array_of_blocklengths`) or one
+/// for all (`blocklength`, the `_block` constructors).
+#[derive(Clone, Copy)]
+pub(crate) enum Lengths<C> {
+    Each(*const C),
+    Block(C),
+}
+
+impl<C> From<*const C> for Lengths<C> {
+    fn from(p: *const C) -> Self {
+        Lengths::Each(p)
+    }
+}
+
+impl<C: Int> From<C> for Lengths<C> {
+    fn from(b: C) -> Self {
+        Lengths::Block(b)
+    }
+}
+
+/// `MPI_Type_indexed`, `MPI_Type_create_hindexed` and their `_block` forms, with their `_c`
+/// twins (generated forwards): `bytes` says the displacements count bytes (`h` forms)
+/// rather than extents of `oldtype`.
+///
+/// # Safety
+/// The arrays hold `count` elements; `newtype` null or writable.
 #[allow(clippy::too_many_arguments)]
-unsafe fn indexed(
-    count: i64,
-    lens: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
-    disps: &dyn Fn(usize) -> MpiResult<Vec<i64>>,
+pub(crate) unsafe fn indexed<C: Int, D: Int>(
+    count: C,
+    lengths: impl Into<Lengths<C>>,
+    array_of_displacements: *const D,
+    oldtype: MPI_Datatype,
+    newtype: *mut MPI_Datatype,
     bytes: bool,
-    block: bool,
-    old: MPI_Datatype,
-    out: *mut MPI_Datatype,
-    large: bool,
     func: &str,
 ) -> MpiResult<()> {
-    let n = count_arg(count, func, "count")?;
-    let lens = lens(n)?
+    let n = count_arg(count.get(), func, "count")?;
+    let (lens, block) = match lengths.into() {
+        // SAFETY: the caller's contract: `count` block lengths.
+        Lengths::Each(p) => (unsafe { wide(p, n, func, "array_of_blocklengths")? }, false),
+        Lengths::Block(b) => (vec![b.get()], true),
+    };
+    let what = if block {
+        "blocklength"
+    } else {
+        "array_of_blocklengths"
+    };
+    let lens = lens
         .into_iter()
-        .map(|l| {
-            len_arg(
-                l,
-                func,
-                if block {
-                    "blocklength"
-                } else {
-                    "array_of_blocklengths"
-                },
-            )
-        })
+        .map(|l| len_arg(l, func, what))
         .collect::<MpiResult<Vec<usize>>>()?;
-    let disps = disps(n)?;
-    let o = type_of(old, func, "oldtype")?;
+    // SAFETY: the caller's contract: `count` displacements.
+    let disps = unsafe { wide(array_of_displacements, n, func, "array_of_displacements")? };
+    let o = type_of(oldtype, func, "oldtype")?;
+    let t = Type::indexed(&lens, &disps, bytes, block, &o, C::LARGE);
     // SAFETY: forwarded caller contract.
-    unsafe {
-        store(
-            out,
-            Type::indexed(&lens, &disps, bytes, block, &o, large),
-            func,
-        )
-    }
+    unsafe { store(newtype, t, func) }
 }
 
 /// Widen `n` C counts or displacements at `p` to i64.
@@ -185,122 +204,6 @@ unsafe fn wide<T: Int>(p: *const T, n: usize, func: &str, arg: &str) -> MpiResul
         .iter()
         .map(|&v| v.get())
         .collect())
-}
-
-/// `MPI_Type_indexed` and its `_c` twin.
-///
-/// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_indexed<C: Int>(
-    count: C,
-    array_of_blocklengths: *const C,
-    array_of_displacements: *const C,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
-    unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
-        indexed(
-            count.get(),
-            &|n| wide(array_of_blocklengths, n, func, "array_of_blocklengths"),
-            &disps,
-            false,
-            false,
-            oldtype,
-            newtype,
-            C::LARGE,
-            func,
-        )
-    }
-}
-
-/// `MPI_Type_create_hindexed` and its `_c` twin.
-///
-/// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_create_hindexed<C: Int, D: Int>(
-    count: C,
-    array_of_blocklengths: *const C,
-    array_of_displacements: *const D,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
-    unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
-        indexed(
-            count.get(),
-            &|n| wide(array_of_blocklengths, n, func, "array_of_blocklengths"),
-            &disps,
-            true,
-            false,
-            oldtype,
-            newtype,
-            C::LARGE,
-            func,
-        )
-    }
-}
-
-/// `MPI_Type_create_indexed_block` and its `_c` twin.
-///
-/// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_create_indexed_block<C: Int>(
-    count: C,
-    blocklength: C,
-    array_of_displacements: *const C,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
-    unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
-        indexed(
-            count.get(),
-            &|_| Ok(vec![blocklength.get()]),
-            &disps,
-            false,
-            true,
-            oldtype,
-            newtype,
-            C::LARGE,
-            func,
-        )
-    }
-}
-
-/// `MPI_Type_create_hindexed_block` and its `_c` twin.
-///
-/// # Safety
-/// The arrays hold `count` elements; `newtype` null or writable.
-pub(crate) unsafe fn type_create_hindexed_block<C: Int, D: Int>(
-    count: C,
-    blocklength: C,
-    array_of_displacements: *const D,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the closures read the caller's arrays).
-    unsafe {
-        let disps = |n| wide(array_of_displacements, n, func, "array_of_displacements");
-        indexed(
-            count.get(),
-            &|_| Ok(vec![blocklength.get()]),
-            &disps,
-            true,
-            true,
-            oldtype,
-            newtype,
-            C::LARGE,
-            func,
-        )
-    }
 }
 
 unsafe fn create_struct(

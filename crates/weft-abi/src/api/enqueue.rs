@@ -24,7 +24,6 @@ use weft_core::object::stream_comm::offload_stream;
 use weft_core::object::Comm;
 
 use crate::api::coll::{self, AllKind};
-use crate::api::coll_data;
 use crate::api::cuda_stage::{self, Access, Staged, Staging};
 use crate::api::family::Mode;
 use crate::api::pt2pt::{self, dest_rank, recv_tag, send_tag, source_sel, SendKind};
@@ -148,11 +147,71 @@ fn report_queued(stream: &Stream, func: &str) -> MpiResult<()> {
     }
 }
 
+/// A buffer a queued operation uses: address, count, datatype and how it is accessed (a
+/// CUDA stream stages device buffers by it).
+type Piece = (usize, i64, MPI_Datatype, Access);
+
+/// Queue `op` with the host addresses of `pieces`: the buffers themselves, or, on a CUDA
+/// stream, the host copies of the device buffers among them.
+fn enqueue_on<const K: usize, R>(
+    stream: &Arc<Stream>,
+    comm: MPI_Comm,
+    func: &'static str,
+    pieces: [Piece; K],
+    op: impl FnOnce([usize; K]) -> MpiResult<R> + Send + 'static,
+) -> MpiResult<()> {
+    let staged = cuda_stage::buffers(stream, &pieces);
+    let addrs = pieces.map(|p| p.0);
+    enqueue(stream, comm, func, staged, move |st| {
+        let mut host = addrs;
+        for (i, a) in host.iter_mut().enumerate() {
+            *a = cuda_stage::host_addr(st, i, *a);
+        }
+        op(host).map(|_| ())
+    })
+}
+
+/// Queue a point-to-point operation `start` on the buffer of `piece`: the blocking
+/// operation when `request` is null, otherwise the start of a request written to
+/// `request`, which a queued `MPIX_Wait_enqueue` completes (host buffers only).
+///
+/// # Safety
+/// `request` is null or writable.
+unsafe fn enqueue_p2p(
+    stream: &Arc<Stream>,
+    comm: MPI_Comm,
+    func: &'static str,
+    piece: Piece,
+    request: *mut MPI_Request,
+    start: impl FnOnce(usize) -> MpiResult<MPI_Request> + Send + 'static,
+) -> MpiResult<()> {
+    if request.is_null() {
+        return enqueue_on(stream, comm, func, [piece], move |[b]| start(b));
+    }
+    if cuda_stage::is_device(stream, piece.0) {
+        return Err(device_nonblocking(func));
+    }
+    // SAFETY: the caller's contract (not null here).
+    let r = unsafe { new_request(stream, comm, request) };
+    enqueue(stream, comm, func, Vec::new(), move |_| {
+        r.started.store(start(piece.0)?, Ordering::Release);
+        Ok(())
+    })
+}
+
+/// The mode of a queued point-to-point operation: blocking without a request.
+fn p2p_mode(comm: MPI_Comm, request: *mut MPI_Request) -> Mode {
+    if request.is_null() {
+        Mode::Blocking
+    } else {
+        Mode::Nonblocking(comm)
+    }
+}
+
 /// `MPIX_Send_enqueue` and its `_c` twin.
 ///
 /// # Safety
 /// The buffer holds what the count and datatype say until the queued send has run.
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn send_enqueue<C: Int + Send + 'static>(
     buf: *const c_void,
     count: C,
@@ -162,30 +221,82 @@ pub(crate) unsafe fn send_enqueue<C: Int + Send + 'static>(
     comm: MPI_Comm,
     func: &'static str,
 ) -> MpiResult<()> {
+    // SAFETY: the caller's contract; a null request asks for the blocking send.
+    unsafe {
+        queue_send(
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            std::ptr::null_mut(),
+            func,
+        )
+    }
+}
+
+/// `MPIX_Isend_enqueue` and its `_c` twin: the queued operation starts the send; its
+/// request is completed by a queued `MPIX_Wait_enqueue`.
+///
+/// # Safety
+/// As `send_enqueue` (until the send completed); `request` is null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn isend_enqueue<C: Int + Send + 'static>(
+    buf: *const c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &'static str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    // SAFETY: the caller's contract; `request` is writable.
+    unsafe { queue_send(buf, count, datatype, dest, tag, comm, request, func) }
+}
+
+/// The queued send of `send_enqueue` (`request` null) and `isend_enqueue`.
+///
+/// # Safety
+/// As `isend_enqueue`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn queue_send<C: Int + Send + 'static>(
+    buf: *const c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &'static str,
+) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;
     check_data(count.get(), datatype, func, "")?;
     dest_rank(&c, dest, func)?;
     send_tag(tag, func)?;
-    let staged = cuda_stage::buffers(&s, &[(buf as usize, count.get(), datatype, Access::Read)]);
-    let addr = buf as usize;
-    enqueue(&s, comm, func, staged, move |st| {
-        let buf = cuda_stage::host_addr(st, 0, addr) as *const c_void;
+    let piece = (buf as usize, count.get(), datatype, Access::Read);
+    let mode = p2p_mode(comm, request);
+    let start = move |b: usize| {
         // SAFETY: the enqueue contract: the buffer is valid until the send has run.
         unsafe {
+            let b = b as *const c_void;
             pt2pt::send(
-                buf,
+                b,
                 count,
                 datatype,
                 dest,
                 tag,
                 comm,
                 func,
-                Mode::Blocking,
+                mode,
                 SendKind::Standard,
             )
         }
-        .map(|_| ())
-    })
+    };
+    // SAFETY: the caller's contract on `request`.
+    unsafe { enqueue_p2p(&s, comm, func, piece, request, start) }
 }
 
 /// `MPIX_Recv_enqueue` and its `_c` twin.
@@ -204,30 +315,63 @@ pub(crate) unsafe fn recv_enqueue<C: Int + Send + 'static>(
     out: *mut MPI_Status,
     func: &'static str,
 ) -> MpiResult<()> {
+    let blocking = (std::ptr::null_mut(), out);
+    // SAFETY: the caller's contract; a null request asks for the blocking receive.
+    unsafe { queue_recv(buf, count, datatype, source, tag, comm, blocking, func) }
+}
+
+/// `MPIX_Irecv_enqueue` and its `_c` twin.
+///
+/// # Safety
+/// As `recv_enqueue` (until the receive completed); `request` is null or writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn irecv_enqueue<C: Int + Send + 'static>(
+    buf: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+    func: &'static str,
+) -> MpiResult<()> {
+    non_null(request, func, "request")?;
+    let started = (request, std::ptr::null_mut());
+    // SAFETY: the caller's contract; `request` is writable.
+    unsafe { queue_recv(buf, count, datatype, source, tag, comm, started, func) }
+}
+
+/// The queued receive of `recv_enqueue` and `irecv_enqueue`: `(request, status)`, a null
+/// request for the blocking receive (which writes the status).
+///
+/// # Safety
+/// As `recv_enqueue` and `irecv_enqueue`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn queue_recv<C: Int + Send + 'static>(
+    buf: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    (request, out): (*mut MPI_Request, *mut MPI_Status),
+    func: &'static str,
+) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;
     check_data(count.get(), datatype, func, "")?;
     source_sel(&c, source, func)?;
     recv_tag(tag, func)?;
-    let staged = cuda_stage::buffers(&s, &[(buf as usize, count.get(), datatype, Access::Write)]);
-    let (addr, out) = (buf as usize, out as usize);
-    enqueue(&s, comm, func, staged, move |st| {
-        let buf = cuda_stage::host_addr(st, 0, addr) as *mut c_void;
+    let piece = (buf as usize, count.get(), datatype, Access::Write);
+    let (mode, out) = (p2p_mode(comm, request), out as usize);
+    let start = move |b: usize| {
         // SAFETY: the enqueue contract: buffer and status are valid until the receive ran.
         unsafe {
-            recv::recv(
-                buf,
-                count,
-                datatype,
-                source,
-                tag,
-                comm,
-                out as *mut MPI_Status,
-                func,
-                Mode::Blocking,
-            )
+            let (b, out) = (b as *mut c_void, out as *mut MPI_Status);
+            recv::recv(b, count, datatype, source, tag, comm, out, func, mode)
         }
-        .map(|_| ())
-    })
+    };
+    // SAFETY: the caller's contract on `request`.
+    unsafe { enqueue_p2p(&s, comm, func, piece, request, start) }
 }
 
 /// A new enqueued request for `comm` on `stream`, written to `request`.
@@ -248,99 +392,6 @@ unsafe fn new_request(
     // SAFETY: the caller's contract.
     unsafe { request.write(h) };
     r
-}
-
-/// `MPIX_Isend_enqueue` and its `_c` twin: the queued operation starts the send; its
-/// request is completed by a queued `MPIX_Wait_enqueue`.
-///
-/// # Safety
-/// As `send_enqueue`; `request` is null or writable.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn isend_enqueue<C: Int + Send + 'static>(
-    buf: *const c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &'static str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let (c, s) = offload_comm(comm, func)?;
-    check_data(count.get(), datatype, func, "")?;
-    dest_rank(&c, dest, func)?;
-    send_tag(tag, func)?;
-    if cuda_stage::is_device(&s, buf as usize) {
-        return Err(device_nonblocking(func));
-    }
-    // SAFETY: checked non-null.
-    let r = unsafe { new_request(&s, comm, request) };
-    let addr = buf as usize;
-    enqueue(&s, comm, func, Vec::new(), move |_| {
-        // SAFETY: the enqueue contract: the buffer is valid until the send completed.
-        let h = unsafe {
-            pt2pt::send(
-                addr as *const c_void,
-                count,
-                datatype,
-                dest,
-                tag,
-                comm,
-                func,
-                Mode::Nonblocking(comm),
-                SendKind::Standard,
-            )
-        }?;
-        r.started.store(h, Ordering::Release);
-        Ok(())
-    })
-}
-
-/// `MPIX_Irecv_enqueue` and its `_c` twin.
-///
-/// # Safety
-/// As `recv_enqueue`; `request` is null or writable.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn irecv_enqueue<C: Int + Send + 'static>(
-    buf: *mut c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &'static str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let (c, s) = offload_comm(comm, func)?;
-    check_data(count.get(), datatype, func, "")?;
-    source_sel(&c, source, func)?;
-    recv_tag(tag, func)?;
-    if cuda_stage::is_device(&s, buf as usize) {
-        return Err(device_nonblocking(func));
-    }
-    // SAFETY: checked non-null.
-    let r = unsafe { new_request(&s, comm, request) };
-    let addr = buf as usize;
-    enqueue(&s, comm, func, Vec::new(), move |_| {
-        // SAFETY: the enqueue contract: the buffer is valid until the receive completed.
-        let h = unsafe {
-            recv::recv(
-                addr as *mut c_void,
-                count,
-                datatype,
-                source,
-                tag,
-                comm,
-                std::ptr::null_mut(),
-                func,
-                Mode::Nonblocking(comm),
-            )
-        }?;
-        r.started.store(h, Ordering::Release);
-        Ok(())
-    })
 }
 
 fn device_nonblocking(func: &str) -> MpiError {
@@ -501,11 +552,30 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
     report_queued(&stream, func)
 }
 
+/// The send and receive buffers of a queued reduction of `count` elements: the send
+/// buffer read, the receive buffer read and written.
+fn reduction_pieces(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: i64,
+    datatype: MPI_Datatype,
+) -> [Piece; 2] {
+    [
+        (sendbuf as usize, count, datatype, Access::Read),
+        (recvbuf as usize, count, datatype, Access::ReadWrite),
+    ]
+}
+
+/// A count, datatype and op a queued reduction will use: checked now.
+fn check_reduction(count: i64, datatype: MPI_Datatype, op: MPI_Op, func: &str) -> MpiResult<()> {
+    check_data(count, datatype, func, "")?;
+    check_op(op, func)
+}
+
 /// `MPIX_Allreduce_enqueue` and its `_c` twin.
 ///
 /// # Safety
 /// The buffers hold what the count and datatype say until the queued operation has run.
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn allreduce_enqueue<C: Int + Send + 'static>(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
@@ -516,75 +586,25 @@ pub(crate) unsafe fn allreduce_enqueue<C: Int + Send + 'static>(
     func: &'static str,
 ) -> MpiResult<()> {
     let (_, s) = offload_comm(comm, func)?;
-    check_data(count.get(), datatype, func, "")?;
-    check_op(op, func)?;
     let n = count.get();
-    let staged = cuda_stage::buffers(
-        &s,
-        &[
-            (sendbuf as usize, n, datatype, Access::Read),
-            (recvbuf as usize, n, datatype, Access::ReadWrite),
-        ],
-    );
-    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
-    enqueue(&s, comm, func, staged, move |st| {
-        let (sb, rb) = (
-            cuda_stage::host_addr(st, 0, sb),
-            cuda_stage::host_addr(st, 1, rb),
-        );
+    check_reduction(n, datatype, op, func)?;
+    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
+        let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract: the buffers are valid until the operation ran.
         unsafe {
             coll::all_reduce(
-                sb as *const c_void,
-                rb as *mut c_void,
+                sb,
+                rb,
                 count,
                 datatype,
                 op,
                 comm,
                 func,
-                Mode::Blocking,
+                how,
                 AllKind::Allreduce,
             )
         }
-        .map(|_| ())
-    })
-}
-
-/// `MPIX_Bcast_enqueue` and its `_c` twin (Weft's).
-///
-/// # Safety
-/// As `allreduce_enqueue`.
-pub(crate) unsafe fn bcast_enqueue<C: Int + Send + 'static>(
-    buffer: *mut c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    root: c_int,
-    comm: MPI_Comm,
-    func: &'static str,
-) -> MpiResult<()> {
-    let (c, s) = offload_comm(comm, func)?;
-    check_data(count.get(), datatype, func, "")?;
-    check_root(&c, root, func)?;
-    let staged = cuda_stage::buffers(
-        &s,
-        &[(buffer as usize, count.get(), datatype, Access::ReadWrite)],
-    );
-    let b = buffer as usize;
-    enqueue(&s, comm, func, staged, move |st| {
-        let b = cuda_stage::host_addr(st, 0, b);
-        // SAFETY: the enqueue contract.
-        unsafe {
-            coll::bcast(
-                b as *mut c_void,
-                count,
-                datatype,
-                root,
-                comm,
-                func,
-                Mode::Blocking,
-            )
-        }
-        .map(|_| ())
     })
 }
 
@@ -604,166 +624,14 @@ pub(crate) unsafe fn reduce_enqueue<C: Int + Send + 'static>(
     func: &'static str,
 ) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;
-    check_data(count.get(), datatype, func, "")?;
-    check_op(op, func)?;
-    check_root(&c, root, func)?;
     let n = count.get();
-    let staged = cuda_stage::buffers(
-        &s,
-        &[
-            (sendbuf as usize, n, datatype, Access::Read),
-            (recvbuf as usize, n, datatype, Access::ReadWrite),
-        ],
-    );
-    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
-    enqueue(&s, comm, func, staged, move |st| {
-        let (sb, rb) = (
-            cuda_stage::host_addr(st, 0, sb),
-            cuda_stage::host_addr(st, 1, rb),
-        );
+    check_reduction(n, datatype, op, func)?;
+    check_root(&c, root, func)?;
+    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
+        let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract.
-        unsafe {
-            coll::reduce(
-                sb as *const c_void,
-                rb as *mut c_void,
-                count,
-                datatype,
-                op,
-                root,
-                comm,
-                func,
-                Mode::Blocking,
-            )
-        }
-        .map(|_| ())
-    })
-}
-
-/// `MPIX_Barrier_enqueue` (Weft's).
-pub(crate) fn mpix_barrier_enqueue(comm: MPI_Comm) -> MpiResult<()> {
-    let func = "MPIX_Barrier_enqueue";
-    let (_, s) = offload_comm(comm, func)?;
-    enqueue(&s, comm, func, Vec::new(), move |_| {
-        coll::barrier(comm, func, Mode::Blocking).map(|_| ())
-    })
-}
-
-/// `MPIX_Allgather_enqueue` and its `_c` twin (Weft's).
-///
-/// # Safety
-/// As `allreduce_enqueue`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn allgather_enqueue<C: Int + Send + 'static>(
-    sendbuf: *const c_void,
-    sendcount: C,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: C,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    func: &'static str,
-) -> MpiResult<()> {
-    let (c, s) = offload_comm(comm, func)?;
-    if sendbuf as usize != MPI_IN_PLACE {
-        check_data(sendcount.get(), sendtype, func, "send")?;
-    }
-    check_data(recvcount.get(), recvtype, func, "recv")?;
-    let n = c.peer_size() as i64;
-    let staged = cuda_stage::buffers(
-        &s,
-        &[
-            (sendbuf as usize, sendcount.get(), sendtype, Access::Read),
-            (
-                recvbuf as usize,
-                recvcount.get() * n,
-                recvtype,
-                Access::ReadWrite,
-            ),
-        ],
-    );
-    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
-    enqueue(&s, comm, func, staged, move |st| {
-        let (sb, rb) = (
-            cuda_stage::host_addr(st, 0, sb),
-            cuda_stage::host_addr(st, 1, rb),
-        );
-        // SAFETY: the enqueue contract.
-        unsafe {
-            coll_data::allgather(
-                sb as *const c_void,
-                sendcount,
-                sendtype,
-                rb as *mut c_void,
-                recvcount,
-                recvtype,
-                comm,
-                func,
-                Mode::Blocking,
-            )
-        }
-        .map(|_| ())
-    })
-}
-
-/// `MPIX_Alltoall_enqueue` and its `_c` twin (Weft's).
-///
-/// # Safety
-/// As `allreduce_enqueue`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn alltoall_enqueue<C: Int + Send + 'static>(
-    sendbuf: *const c_void,
-    sendcount: C,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: C,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    func: &'static str,
-) -> MpiResult<()> {
-    let (c, s) = offload_comm(comm, func)?;
-    if sendbuf as usize != MPI_IN_PLACE {
-        check_data(sendcount.get(), sendtype, func, "send")?;
-    }
-    check_data(recvcount.get(), recvtype, func, "recv")?;
-    let n = c.peer_size() as i64;
-    let staged = cuda_stage::buffers(
-        &s,
-        &[
-            (
-                sendbuf as usize,
-                sendcount.get() * n,
-                sendtype,
-                Access::Read,
-            ),
-            (
-                recvbuf as usize,
-                recvcount.get() * n,
-                recvtype,
-                Access::ReadWrite,
-            ),
-        ],
-    );
-    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
-    enqueue(&s, comm, func, staged, move |st| {
-        let (sb, rb) = (
-            cuda_stage::host_addr(st, 0, sb),
-            cuda_stage::host_addr(st, 1, rb),
-        );
-        // SAFETY: the enqueue contract.
-        unsafe {
-            coll_data::alltoall(
-                sb as *const c_void,
-                sendcount,
-                sendtype,
-                rb as *mut c_void,
-                recvcount,
-                recvtype,
-                comm,
-                func,
-                Mode::Blocking,
-            )
-        }
-        .map(|_| ())
+        unsafe { coll::reduce(sb, rb, count, datatype, op, root, comm, func, how) }
     })
 }
 
@@ -783,43 +651,115 @@ pub(crate) unsafe fn reduce_scatter_block_enqueue<C: Int + Send + 'static>(
     let (c, s) = offload_comm(comm, func)?;
     check_data(recvcount.get(), datatype, func, "recv")?;
     check_op(op, func)?;
-    let n = c.peer_size() as i64;
-    let staged = cuda_stage::buffers(
-        &s,
-        &[
-            (
-                sendbuf as usize,
-                recvcount.get() * n,
-                datatype,
-                Access::Read,
-            ),
-            (
-                recvbuf as usize,
-                recvcount.get() * n,
-                datatype,
-                Access::ReadWrite,
-            ),
-        ],
-    );
-    let (sb, rb) = (sendbuf as usize, recvbuf as usize);
-    enqueue(&s, comm, func, staged, move |st| {
-        let (sb, rb) = (
-            cuda_stage::host_addr(st, 0, sb),
-            cuda_stage::host_addr(st, 1, rb),
-        );
+    let n = recvcount.get() * c.peer_size() as i64;
+    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
+        let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
+        // SAFETY: the enqueue contract.
+        unsafe { coll::reduce_scatter_block(sb, rb, recvcount, datatype, op, comm, func, how) }
+    })
+}
+
+/// `MPIX_Bcast_enqueue` and its `_c` twin (Weft's).
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+pub(crate) unsafe fn bcast_enqueue<C: Int + Send + 'static>(
+    buffer: *mut c_void,
+    count: C,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    check_data(count.get(), datatype, func, "")?;
+    check_root(&c, root, func)?;
+    let piece = (buffer as usize, count.get(), datatype, Access::ReadWrite);
+    enqueue_on(&s, comm, func, [piece], move |[b]| {
         // SAFETY: the enqueue contract.
         unsafe {
-            coll::reduce_scatter_block(
-                sb as *const c_void,
-                rb as *mut c_void,
-                recvcount,
+            coll::bcast(
+                b as *mut c_void,
+                count,
                 datatype,
-                op,
+                root,
                 comm,
                 func,
                 Mode::Blocking,
             )
         }
-        .map(|_| ())
+    })
+}
+
+/// `MPIX_Barrier_enqueue` (Weft's).
+pub(crate) fn mpix_barrier_enqueue(comm: MPI_Comm) -> MpiResult<()> {
+    let func = "MPIX_Barrier_enqueue";
+    let (_, s) = offload_comm(comm, func)?;
+    enqueue_on(&s, comm, func, [], move |[]| {
+        coll::barrier(comm, func, Mode::Blocking)
+    })
+}
+
+/// The blocking form of `MPI_Allgather` or `MPI_Alltoall`.
+type Exchange = unsafe fn(
+    *const c_void,
+    i64,
+    MPI_Datatype,
+    *mut c_void,
+    i64,
+    MPI_Datatype,
+    MPI_Comm,
+    &str,
+    Mode,
+) -> MpiResult<MPI_Request>;
+
+/// `MPIX_Allgather_enqueue`, `MPIX_Alltoall_enqueue` and their `_c` twins (Weft's;
+/// generated forwards): `run` queued; `each_peer` says the send buffer holds a block per
+/// peer.
+///
+/// # Safety
+/// As `allreduce_enqueue`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn exchange_enqueue(
+    sendbuf: *const c_void,
+    sendcount: impl Int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: impl Int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    each_peer: bool,
+    run: Exchange,
+    func: &'static str,
+) -> MpiResult<()> {
+    let (c, s) = offload_comm(comm, func)?;
+    let (sendcount, recvcount) = (sendcount.get(), recvcount.get());
+    if sendbuf as usize != MPI_IN_PLACE {
+        check_data(sendcount, sendtype, func, "send")?;
+    }
+    check_data(recvcount, recvtype, func, "recv")?;
+    let n = c.peer_size() as i64;
+    let send_n = if each_peer { sendcount * n } else { sendcount };
+    let pieces = [
+        (sendbuf as usize, send_n, sendtype, Access::Read),
+        (recvbuf as usize, recvcount * n, recvtype, Access::ReadWrite),
+    ];
+    enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
+        let (sb, rb) = (sb as *const c_void, rb as *mut c_void);
+        // SAFETY: the enqueue contract.
+        unsafe {
+            run(
+                sb,
+                sendcount,
+                sendtype,
+                rb,
+                recvcount,
+                recvtype,
+                comm,
+                func,
+                Mode::Blocking,
+            )
+        }
     })
 }

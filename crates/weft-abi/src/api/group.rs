@@ -104,7 +104,11 @@ pub(crate) unsafe fn mpi_group_compare(
     unsafe { write(result, r, "MPI_Group_compare", "result") }
 }
 
-fn set_op(
+/// `MPI_Group_union`, `MPI_Group_intersection` and `MPI_Group_difference` (`op`).
+///
+/// # Safety
+/// `newgroup` null or writable.
+pub(crate) unsafe fn set_op(
     group1: MPI_Group,
     group2: MPI_Group,
     newgroup: *mut MPI_Group,
@@ -115,42 +119,6 @@ fn set_op(
     let g1 = objects::group(group1, func, "group1")?;
     let g2 = objects::group(group2, func, "group2")?;
     out_group(newgroup, op(&g1, &g2), func)
-}
-
-pub(crate) unsafe fn mpi_group_union(
-    group1: MPI_Group,
-    group2: MPI_Group,
-    newgroup: *mut MPI_Group,
-) -> MpiResult<()> {
-    set_op(group1, group2, newgroup, "MPI_Group_union", Group::union)
-}
-
-pub(crate) unsafe fn mpi_group_intersection(
-    group1: MPI_Group,
-    group2: MPI_Group,
-    newgroup: *mut MPI_Group,
-) -> MpiResult<()> {
-    set_op(
-        group1,
-        group2,
-        newgroup,
-        "MPI_Group_intersection",
-        Group::intersection,
-    )
-}
-
-pub(crate) unsafe fn mpi_group_difference(
-    group1: MPI_Group,
-    group2: MPI_Group,
-    newgroup: *mut MPI_Group,
-) -> MpiResult<()> {
-    set_op(
-        group1,
-        group2,
-        newgroup,
-        "MPI_Group_difference",
-        Group::difference,
-    )
 }
 
 pub(crate) unsafe fn mpi_group_incl(

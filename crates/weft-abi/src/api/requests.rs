@@ -584,7 +584,12 @@ unsafe fn some_once(
     Ok(Some((done.len(), failed)))
 }
 
-unsafe fn some_impl(
+/// `MPI_Waitsome` (`wait`) and `MPI_Testsome`.
+///
+/// # Safety
+/// The arrays hold `count` elements (statuses: or `MPI_STATUSES_IGNORE`); `outcount`
+/// null or writable.
+pub(crate) unsafe fn some_impl(
     count: c_int,
     array_of_requests: *mut MPI_Request,
     outcount: *mut c_int,
@@ -628,48 +633,6 @@ unsafe fn some_impl(
                 }
             }
         }
-    }
-}
-
-pub(crate) unsafe fn mpi_waitsome(
-    incount: c_int,
-    array_of_requests: *mut MPI_Request,
-    outcount: *mut c_int,
-    array_of_indices: *mut c_int,
-    array_of_statuses: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        some_impl(
-            incount,
-            array_of_requests,
-            outcount,
-            array_of_indices,
-            array_of_statuses,
-            true,
-            "MPI_Waitsome",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_testsome(
-    incount: c_int,
-    array_of_requests: *mut MPI_Request,
-    outcount: *mut c_int,
-    array_of_indices: *mut c_int,
-    array_of_statuses: *mut MPI_Status,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        some_impl(
-            incount,
-            array_of_requests,
-            outcount,
-            array_of_indices,
-            array_of_statuses,
-            false,
-            "MPI_Testsome",
-        )
     }
 }
 

@@ -17,6 +17,7 @@ use weft_core::progress::thread::{ProgressThread, Scope};
 use weft_core::pt2pt;
 use weft_core::vci::engine::SendStart;
 
+use crate::api::family::Mode;
 use crate::api::pt2pt::{dest_rank, message_buf, prefix, recv_tag, send_tag, source_sel};
 use crate::api::recv::finish_recv;
 use crate::args::{non_null, Int};
@@ -385,53 +386,10 @@ fn stream_handle(s: &Stream) -> MPIX_Stream {
     s.handle.get().copied().unwrap_or(MPIX_STREAM_NULL)
 }
 
-/// `MPIX_Stream_send`/`isend` (and `_c` twins); `request` null for the blocking form.
+/// `MPIX_Stream_send`/`isend` and their `_c` twins (a family: `api/family.rs`).
 ///
 /// # Safety
-/// The buffer holds `count` elements of `datatype`; `request` is null or writable.
-#[allow(clippy::too_many_arguments)]
-unsafe fn send(
-    buf: *const c_void,
-    count: impl Int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    source_index: c_int,
-    dest_index: c_int,
-    request: Option<*mut MPI_Request>,
-    func: &str,
-) -> MpiResult<()> {
-    if let Some(r) = request {
-        non_null(r, func, "request")?;
-    }
-    let c = objects::comm_ref(comm, func, "comm")?;
-    // SAFETY: forwarded caller contract.
-    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
-    let tag = send_tag(tag, func)?;
-    let Some(d) = dest_rank(&c, dest, func)? else {
-        if let Some(r) = request {
-            let done = completed_request(&c, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), comm);
-            // SAFETY: checked non-null.
-            unsafe { r.write(done) };
-        }
-        return Ok(());
-    };
-    let lane = stream_comm::send_lane(&c, source_index, d, dest_index, func)?;
-    let owner = request.map(|_| comm);
-    match pt2pt::start_stream_send(&c, d, tag, b, lane, owner).map_err(|e| prefix(func, e))? {
-        SendStart::Pending(id) => match request {
-            // SAFETY: checked non-null.
-            Some(r) => unsafe { r.write(request_handle(id)) },
-            None => pt2pt::wait_send(&c.session.instance, id).map_err(|e| prefix(func, e))?,
-        },
-        SendStart::Done => {}
-    }
-    Ok(())
-}
-
-/// # Safety
-/// As `send`.
+/// The buffer holds `count` elements of `datatype`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn stream_send(
     buf: *const c_void,
@@ -443,118 +401,39 @@ pub(crate) unsafe fn stream_send(
     source_stream_index: c_int,
     dest_stream_index: c_int,
     func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            source_stream_index,
-            dest_stream_index,
-            None,
-            func,
-        )
-    }
-}
-
-/// # Safety
-/// As `send`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn stream_isend(
-    buf: *const c_void,
-    count: impl Int,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    source_stream_index: c_int,
-    dest_stream_index: c_int,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            source_stream_index,
-            dest_stream_index,
-            Some(request),
-            func,
-        )
-    }
-}
-
-/// `MPIX_Stream_recv`/`irecv` (and `_c` twins): the status for the blocking form, the
-/// request for the nonblocking one.
-enum RecvOut {
-    Status(*mut MPI_Status),
-    Request(*mut MPI_Request),
-}
-
-/// # Safety
-/// The buffer holds `count` elements of `datatype`; the output is null or writable.
-#[allow(clippy::too_many_arguments)]
-unsafe fn recv(
-    buf: *mut c_void,
-    count: impl Int,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    source_index: c_int,
-    dest_index: c_int,
-    out: RecvOut,
-    func: &str,
-) -> MpiResult<()> {
-    if let RecvOut::Request(r) = out {
-        non_null(r, func, "request")?;
-    }
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
     let c = objects::comm_ref(comm, func, "comm")?;
     // SAFETY: forwarded caller contract.
     let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
-    let tag = recv_tag(tag, func)?;
-    let src = source_sel(&c, source, func)?;
-    let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
-    let Some(src) = src else {
-        match out {
-            // SAFETY: forwarded caller contract for the status.
-            RecvOut::Status(s) => unsafe { finish_recv(null, s, func)? },
-            // SAFETY: checked non-null.
-            RecvOut::Request(r) => unsafe { r.write(completed_request(&c, null, comm)) },
-        }
-        return Ok(());
+    let tag = send_tag(tag, func)?;
+    let Some(d) = dest_rank(&c, dest, func)? else {
+        let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+        return Ok(match mode {
+            Mode::Blocking => MPI_REQUEST_NULL,
+            _ => completed_request(&c, null, comm),
+        });
     };
-    let rank = match src {
-        weft_core::message::SourceSel::Rank(r) => Some(r),
-        weft_core::message::SourceSel::Any => None,
+    let lane = stream_comm::send_lane(&c, source_stream_index, d, dest_stream_index, func)?;
+    let owner = match mode {
+        Mode::Blocking => None,
+        Mode::Nonblocking(c) | Mode::Persistent(c) => Some(c),
     };
-    let lane = stream_comm::recv_lane(&c, source_index, rank, dest_index, func)?;
-    match out {
-        RecvOut::Status(s) => {
-            let got = pt2pt::stream_recv(&c, src, tag, b, lane);
-            // SAFETY: forwarded caller contract for the status.
-            unsafe { finish_recv(got, s, func) }
+    match pt2pt::start_stream_send(&c, d, tag, b, lane, owner).map_err(|e| prefix(func, e))? {
+        SendStart::Pending(id) if owner.is_some() => Ok(request_handle(id)),
+        SendStart::Pending(id) => {
+            pt2pt::wait_send(&c.session.instance, id).map_err(|e| prefix(func, e))?;
+            Ok(MPI_REQUEST_NULL)
         }
-        RecvOut::Request(r) => {
-            let id = pt2pt::stream_irecv(&c, src, tag, b, lane, comm);
-            // SAFETY: checked non-null.
-            unsafe { r.write(request_handle(id)) };
-            Ok(())
-        }
+        SendStart::Done => Ok(MPI_REQUEST_NULL),
     }
 }
 
+/// `MPIX_Stream_recv`/`irecv` and their `_c` twins (a family: `api/family.rs`); the
+/// status is the blocking form's.
+///
 /// # Safety
-/// As `recv`.
+/// The buffer holds `count` elements of `datatype`; `status` is null or writable.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn stream_recv(
     buf: *mut c_void,
@@ -567,53 +446,34 @@ pub(crate) unsafe fn stream_recv(
     dest_stream_index: c_int,
     status: *mut MPI_Status,
     func: &str,
-) -> MpiResult<()> {
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    let c = objects::comm_ref(comm, func, "comm")?;
     // SAFETY: forwarded caller contract.
-    unsafe {
-        recv(
-            buf,
-            count,
-            datatype,
-            source,
-            tag,
-            comm,
-            source_stream_index,
-            dest_stream_index,
-            RecvOut::Status(status),
-            func,
-        )
-    }
-}
-
-/// # Safety
-/// As `recv`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn stream_irecv(
-    buf: *mut c_void,
-    count: impl Int,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    source_stream_index: c_int,
-    dest_stream_index: c_int,
-    request: *mut MPI_Request,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        recv(
-            buf,
-            count,
-            datatype,
-            source,
-            tag,
-            comm,
-            source_stream_index,
-            dest_stream_index,
-            RecvOut::Request(request),
-            func,
-        )
+    let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
+    let tag = recv_tag(tag, func)?;
+    let Some(src) = source_sel(&c, source, func)? else {
+        let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
+        return match mode {
+            // SAFETY: forwarded caller contract for the status.
+            Mode::Blocking => unsafe { finish_recv(null, status, func) }.map(|_| MPI_REQUEST_NULL),
+            _ => Ok(completed_request(&c, null, comm)),
+        };
+    };
+    let rank = match src {
+        weft_core::message::SourceSel::Rank(r) => Some(r),
+        weft_core::message::SourceSel::Any => None,
+    };
+    let lane = stream_comm::recv_lane(&c, source_stream_index, rank, dest_stream_index, func)?;
+    match mode {
+        Mode::Blocking => {
+            let got = pt2pt::stream_recv(&c, src, tag, b, lane);
+            // SAFETY: forwarded caller contract for the status.
+            unsafe { finish_recv(got, status, func) }.map(|_| MPI_REQUEST_NULL)
+        }
+        _ => Ok(request_handle(pt2pt::stream_irecv(
+            &c, src, tag, b, lane, comm,
+        ))),
     }
 }
 

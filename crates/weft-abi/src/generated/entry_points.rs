@@ -16,13 +16,13 @@ pub unsafe extern "C" fn PMPIX_Accumulate_notify(origin_addr: *const c_void, ori
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Allgather_enqueue(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Allgather_enqueue.
-    call("MPIX_Allgather_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Allgather_enqueue") })
+    call("MPIX_Allgather_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, crate::api::coll_data::allgather, "MPIX_Allgather_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Allgather_enqueue_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Allgather_enqueue_c.
-    call("MPIX_Allgather_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Allgather_enqueue_c") })
+    call("MPIX_Allgather_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, crate::api::coll_data::allgather, "MPIX_Allgather_enqueue_c") })
 }
 
 #[no_mangle]
@@ -40,13 +40,13 @@ pub unsafe extern "C" fn PMPIX_Allreduce_enqueue_c(sendbuf: *const c_void, recvb
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Alltoall_enqueue(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Alltoall_enqueue.
-    call("MPIX_Alltoall_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Alltoall_enqueue") })
+    call("MPIX_Alltoall_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, crate::api::coll_data::alltoall, "MPIX_Alltoall_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Alltoall_enqueue_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Alltoall_enqueue_c.
-    call("MPIX_Alltoall_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPIX_Alltoall_enqueue_c") })
+    call("MPIX_Alltoall_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::exchange_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, crate::api::coll_data::alltoall, "MPIX_Alltoall_enqueue_c") })
 }
 
 #[no_mangle]
@@ -308,25 +308,25 @@ pub unsafe extern "C" fn PMPIX_Stream_free(stream: *mut MPIX_Stream) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_irecv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_irecv.
-    call("MPIX_Stream_irecv", Scope::Comm(comm), || unsafe { crate::api::stream::stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_irecv") })
+    call("MPIX_Stream_irecv", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_irecv", comm, |mode| crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, std::ptr::null_mut(), "MPIX_Stream_irecv", mode)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_irecv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_irecv_c.
-    call("MPIX_Stream_irecv_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_irecv_c") })
+    call("MPIX_Stream_irecv_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_irecv_c", comm, |mode| crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, std::ptr::null_mut(), "MPIX_Stream_irecv_c", mode)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_isend(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_isend.
-    call("MPIX_Stream_isend", Scope::Comm(comm), || unsafe { crate::api::stream::stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_isend") })
+    call("MPIX_Stream_isend", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_isend", comm, |mode| crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_isend", mode)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_isend_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_isend_c.
-    call("MPIX_Stream_isend_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request, "MPIX_Stream_isend_c") })
+    call("MPIX_Stream_isend_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPIX_Stream_isend_c", comm, |mode| crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_isend_c", mode)) })
 }
 
 #[no_mangle]
@@ -337,25 +337,25 @@ pub unsafe extern "C" fn PMPIX_Stream_progress(stream: MPIX_Stream) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_recv(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, status: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_recv.
-    call("MPIX_Stream_recv", Scope::Comm(comm), || unsafe { crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv") })
+    call("MPIX_Stream_recv", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_recv_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int, status: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_recv_c.
-    call("MPIX_Stream_recv_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv_c") })
+    call("MPIX_Stream_recv_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status, "MPIX_Stream_recv_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_send(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_send.
-    call("MPIX_Stream_send", Scope::Comm(comm), || unsafe { crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send") })
+    call("MPIX_Stream_send", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send", Mode::Blocking)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Stream_send_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, source_stream_index: c_int, dest_stream_index: c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Stream_send_c.
-    call("MPIX_Stream_send_c", Scope::Comm(comm), || unsafe { crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send_c") })
+    call("MPIX_Stream_send_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::stream::stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, "MPIX_Stream_send_c", Mode::Blocking)) })
 }
 
 #[no_mangle]
@@ -1938,7 +1938,7 @@ pub unsafe extern "C" fn PMPI_Group_compare(group1: MPI_Group, group2: MPI_Group
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_difference(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_difference.
-    call("MPI_Group_difference", Scope::Default, || unsafe { crate::api::group::mpi_group_difference(group1, group2, newgroup) })
+    call("MPI_Group_difference", Scope::Default, || unsafe { crate::api::group::set_op(group1, group2, newgroup, "MPI_Group_difference", weft_core::object::Group::difference) })
 }
 
 #[no_mangle]
@@ -1973,7 +1973,7 @@ pub unsafe extern "C" fn PMPI_Group_incl(group: MPI_Group, n: c_int, ranks: *con
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_intersection(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_intersection.
-    call("MPI_Group_intersection", Scope::Default, || unsafe { crate::api::group::mpi_group_intersection(group1, group2, newgroup) })
+    call("MPI_Group_intersection", Scope::Default, || unsafe { crate::api::group::set_op(group1, group2, newgroup, "MPI_Group_intersection", weft_core::object::Group::intersection) })
 }
 
 #[no_mangle]
@@ -2014,7 +2014,7 @@ pub unsafe extern "C" fn PMPI_Group_translate_ranks(group1: MPI_Group, n: c_int,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Group_union(group1: MPI_Group, group2: MPI_Group, newgroup: *mut MPI_Group) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Group_union.
-    call("MPI_Group_union", Scope::Default, || unsafe { crate::api::group::mpi_group_union(group1, group2, newgroup) })
+    call("MPI_Group_union", Scope::Default, || unsafe { crate::api::group::set_op(group1, group2, newgroup, "MPI_Group_union", weft_core::object::Group::union) })
 }
 
 #[no_mangle]
@@ -3704,7 +3704,7 @@ pub unsafe extern "C" fn PMPI_Testany(count: c_int, array_of_requests: *mut MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Testsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Testsome.
-    call("MPI_Testsome", Scope::Default, || unsafe { crate::api::requests::mpi_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) })
+    call("MPI_Testsome", Scope::Default, || unsafe { crate::api::requests::some_impl(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false, "MPI_Testsome") })
 }
 
 #[no_mangle]
@@ -3764,25 +3764,25 @@ pub unsafe extern "C" fn PMPI_Type_create_f90_real(p: c_int, r: c_int, newtype: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed.
-    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed") })
+    call("MPI_Type_create_hindexed", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block.
-    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_block") })
+    call("MPI_Type_create_hindexed_block", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed_block") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_block_c.
-    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_block_c") })
+    call("MPI_Type_create_hindexed_block_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed_block_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hindexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hindexed_c.
-    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_create_hindexed_c") })
+    call("MPI_Type_create_hindexed_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, true, "MPI_Type_create_hindexed_c") })
 }
 
 #[no_mangle]
@@ -3800,13 +3800,13 @@ pub unsafe extern "C" fn PMPI_Type_create_hvector_c(count: MPI_Count, blocklengt
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block(count: c_int, blocklength: c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block.
-    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_indexed_block") })
+    call("MPI_Type_create_indexed_block", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, false, "MPI_Type_create_indexed_block") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, blocklength: MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_indexed_block_c.
-    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype, "MPI_Type_create_indexed_block_c") })
+    call("MPI_Type_create_indexed_block_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, blocklength, array_of_displacements, oldtype, newtype, false, "MPI_Type_create_indexed_block_c") })
 }
 
 #[no_mangle]
@@ -3960,13 +3960,13 @@ pub unsafe extern "C" fn PMPI_Type_get_value_index(value_type: MPI_Datatype, ind
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed(count: c_int, array_of_blocklengths: *const c_int, array_of_displacements: *const c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed.
-    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_indexed") })
+    call("MPI_Type_indexed", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, false, "MPI_Type_indexed") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_indexed_c(count: MPI_Count, array_of_blocklengths: *const MPI_Count, array_of_displacements: *const MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_indexed_c.
-    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, "MPI_Type_indexed_c") })
+    call("MPI_Type_indexed_c", Scope::Default, || unsafe { crate::api::datatype::indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype, false, "MPI_Type_indexed_c") })
 }
 
 #[no_mangle]
@@ -4072,7 +4072,7 @@ pub unsafe extern "C" fn PMPI_Waitany(count: c_int, array_of_requests: *mut MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Waitsome(incount: c_int, array_of_requests: *mut MPI_Request, outcount: *mut c_int, array_of_indices: *mut c_int, array_of_statuses: *mut MPI_Status) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Waitsome.
-    call("MPI_Waitsome", Scope::Default, || unsafe { crate::api::requests::mpi_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses) })
+    call("MPI_Waitsome", Scope::Default, || unsafe { crate::api::requests::some_impl(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true, "MPI_Waitsome") })
 }
 
 #[no_mangle]

@@ -133,6 +133,11 @@ impl Scratch {
         Scratch { mem: vec![0; len] }
     }
 
+    /// A scratch holding a copy of `data`.
+    pub fn from_bytes(data: &[u8]) -> Scratch {
+        Scratch { mem: data.to_vec() }
+    }
+
     /// A scratch holding a copy of `src`.
     pub fn copy_of(src: &Buf) -> Scratch {
         let mut s = Scratch::new(src.len());

@@ -1,7 +1,9 @@
 //! The io_uring ring of nonblocking file operations (one per process, made on first use).
 //! Like the transports this is system interface code, so `unsafe` lives here: the kernel
-//! reads and writes the memory of a queued operation until its completion arrives, which
-//! callers promise through `push` being an `unsafe fn`.
+//! reads and writes the memory of a queued operation until its completion arrives. That
+//! memory is a `Buf`, whose maker (an `unsafe` constructor) promised it stays valid while an
+//! operation uses it; the nonblocking file operation that pushed it keeps it until `reap`
+//! returns its completion.
 
 use std::io;
 use std::os::fd::RawFd;

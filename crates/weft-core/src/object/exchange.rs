@@ -181,7 +181,7 @@ impl<'a> Channel<'a> {
         out: &mut [u8],
         tag: i32,
     ) -> MpiResult<()> {
-        let mut sbuf = scratch_of(data);
+        let mut sbuf = Scratch::from_bytes(data);
         let mut rbuf = Scratch::new(out.len());
         let r = self.irecv(src, tag, rbuf.buf());
         let s = self.isend(dest, tag, sbuf.buf());
@@ -197,7 +197,7 @@ impl<'a> Channel<'a> {
     }
 
     pub fn send(&self, dest: u32, tag: i32, data: &[u8]) -> MpiResult<()> {
-        let mut sbuf = scratch_of(data);
+        let mut sbuf = Scratch::from_bytes(data);
         match self.isend(dest, tag, sbuf.buf())? {
             Some(id) => self.wait(id, None),
             None => Ok(()),
@@ -342,12 +342,6 @@ pub fn pause(inst: &Instance) {
     crate::polled::run();
     progress::poke_all(inst);
     std::thread::yield_now();
-}
-
-fn scratch_of(data: &[u8]) -> Scratch {
-    let mut s = Scratch::new(data.len());
-    s.bytes_mut().copy_from_slice(data);
-    s
 }
 
 pub fn words_to_bytes(words: &[u64]) -> Vec<u8> {

@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::coll;
-use crate::datatype::Buf;
+use crate::datatype::access::Scratch;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::win::{Flavor, Win};
 use crate::object::Comm;
@@ -141,17 +141,10 @@ impl WinRma {
             size: win.memory.size,
             disp_unit: win.memory.disp_unit,
         };
-        let mut all = vec![0u8; 24 * n];
-        let send = encode_peer(&mine);
-        // SAFETY: both buffers are live locals, untouched until the call returns.
-        let (sbuf, rbuf) = unsafe {
-            (
-                Buf::new(send.as_ptr() as usize, 24),
-                Buf::new(all.as_mut_ptr() as usize, all.len()),
-            )
-        };
-        coll::allgather(comm, Some(&sbuf), &rbuf)?;
-        let mut peers: Vec<Peer> = all.chunks(24).map(decode_peer).collect();
+        let mut send = Scratch::from_bytes(&encode_peer(&mine));
+        let mut all = Scratch::new(24 * n);
+        coll::allgather(comm, Some(&send.buf()), &all.buf())?;
+        let mut peers: Vec<Peer> = all.bytes().chunks(24).map(decode_peer).collect();
         let mapped = matches!(win.flavor, Flavor::Allocate | Flavor::Shared);
         let sizes: Vec<u64> = if mapped {
             peers.iter().map(|p| p.size).collect()
@@ -159,7 +152,7 @@ impl WinRma {
             vec![0; n]
         };
         let layout = WinLayout::new(&sizes, own_pages).map_err(|e| shm_error(func, e))?;
-        let mut name = [0u8; NAME_BYTES];
+        let mut name = Scratch::new(NAME_BYTES);
         let mut area = None;
         if comm.rank == 0 {
             let k = CREATED.fetch_add(1, Ordering::Relaxed);
@@ -168,14 +161,13 @@ impl WinRma {
                 .segment_name(format_args!("win.{}.{k}", std::process::id()));
             if path.len() < NAME_BYTES {
                 if let Ok(a) = WinArea::create(&path, layout.clone()) {
-                    name[..path.len()].copy_from_slice(path.as_bytes());
+                    name.bytes_mut()[..path.len()].copy_from_slice(path.as_bytes());
                     area = Some(a);
                 }
             }
         }
-        // SAFETY: a live local buffer, untouched until the call returns.
-        let nbuf = unsafe { Buf::new(name.as_mut_ptr() as usize, NAME_BYTES) };
-        coll::bcast(comm, &nbuf, 0)?;
+        coll::bcast(comm, &name.buf(), 0)?;
+        let name = name.bytes();
         let len = name.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
         if len == 0 {
             return Err(MpiError::new(
