@@ -622,34 +622,15 @@ pub(crate) unsafe fn reduce_scatter<C: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        // SAFETY: the caller passes one count per rank; forwarded buffer contract.
-        unsafe {
-            let counts = array(recvcounts, tc.size() as usize, func, "recvcounts")?;
-            thread_reduce_scatter(
-                (c, tc, me),
-                sendbuf,
-                recvbuf,
-                &counts,
-                datatype,
-                op,
-                func,
-                nb,
-            )
-        }
-    });
-    if let Some(r) = on_thread {
-        return r;
-    }
-    let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
-    let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
+    let counts = |n: usize| unsafe { array(recvcounts, n, func, "recvcounts") };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
+    unsafe { reduce_scatter_on(comm, sendbuf, recvbuf, counts, datatype, op, func, nb) }
 }
 
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn reduce_scatter_block(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
@@ -661,36 +642,44 @@ pub(crate) unsafe fn reduce_scatter_block(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let recvcount = recvcount.get();
-    let size = match thread_ranks::with(comm, |_, tc, _| tc.size()) {
-        Some(n) => n,
-        None => comm_of(comm, func)?.size(),
-    };
     if recvcount < 0 {
         return Err(MpiError::new(
             ErrorClass::Count,
             format!("{func}(recvcount={recvcount}): negative count"),
         ));
     }
-    let counts = vec![recvcount; size as usize];
+    let counts = |n: usize| -> MpiResult<Vec<i64>> { Ok(vec![recvcount; n]) };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe { reduce_scatter_on(comm, sendbuf, recvbuf, counts, datatype, op, func, nb) }
+}
+
+/// Reduce-scatter on `comm`, a thread communicator (by the caller's rank) or not, with the
+/// counts `counts(size)` gives.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_scatter_on(
+    comm: MPI_Comm,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    counts: impl Fn(usize) -> MpiResult<Vec<i64>>,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let counts = counts(tc.size() as usize)?;
+        let on = (c, &**tc, me);
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe {
-            thread_reduce_scatter(
-                (c, tc, me),
-                sendbuf,
-                recvbuf,
-                &counts,
-                datatype,
-                op,
-                func,
-                nb,
-            )
-        }
+        unsafe { thread_reduce_scatter(on, sendbuf, recvbuf, &counts, datatype, op, func, nb) }
     });
     if let Some(r) = on_thread {
         return r;
     }
     let c = comm_of(comm, func)?;
+    let counts = counts(c.size() as usize)?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
 }

@@ -217,12 +217,8 @@ pub(crate) unsafe fn gather(
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let root = thread_root(tc, root, func)?;
         let is_root = me == root;
-        let send = if is_root && is_in_place(sendbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(is_root, sendbuf, sendcount, sendtype, func, SEND) }?;
         let recv = if is_root {
             let n = tc.size() as i64;
             // SAFETY: forwarded caller contract (the buffers hold what the counts say).
@@ -280,12 +276,8 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     let sendcount = sendcount.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let root = thread_root(tc, root, func)?;
-        let send = if me == root && is_in_place(sendbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(me == root, sendbuf, sendcount, sendtype, func, SEND) }?;
         let recv = if me == root {
             let (arrays, n) = ((recvcounts, displs), tc.size() as usize);
             // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
@@ -352,12 +344,8 @@ pub(crate) unsafe fn scatter(
         } else {
             Buf::EMPTY
         };
-        let recv = if is_root && is_in_place(recvbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { thread_block(is_root, recvbuf, recvcount, recvtype, func, RECV) }?;
         thread_finish(func, nb, c, || tc.scatter(me, &send, recv.as_ref(), root))
     });
     if let Some(r) = on_thread {
@@ -415,12 +403,8 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
         } else {
             Vec::new()
         };
-        let recv = if me == root && is_in_place(recvbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { thread_block(me == root, recvbuf, recvcount, recvtype, func, RECV) }?;
         thread_finish(func, nb, c, || tc.scatterv(me, &send, recv.as_ref(), root))
     });
     if let Some(r) = on_thread {
@@ -471,12 +455,8 @@ pub(crate) unsafe fn allgather(
     let recvcount = recvcount.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let n = tc.size() as i64;
-        let send = if is_in_place(sendbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(true, sendbuf, sendcount, sendtype, func, SEND) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
         thread_finish(func, nb, c, || tc.allgather(me, send.as_ref(), &recv))
@@ -525,12 +505,8 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        let send = if is_in_place(sendbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(true, sendbuf, sendcount, sendtype, func, SEND) }?;
         let (arrays, n) = ((recvcounts, displs), tc.size() as usize);
         // SAFETY: the arrays hold one entry per rank and the buffer every part.
         let recv = unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?;
