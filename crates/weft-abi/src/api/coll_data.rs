@@ -760,15 +760,8 @@ pub(crate) unsafe fn alltoallw<C: Int, D: Int>(
 ) -> MpiResult<MPI_Request> {
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let n = tc.size() as usize;
-        // SAFETY: one type per rank, per the caller's contract (send types unused in place).
-        let (st, rt) = unsafe {
-            let st = if is_in_place(sendbuf) {
-                Vec::new()
-            } else {
-                types(sendtypes, n, func, "sendtypes")?
-            };
-            (st, types(recvtypes, n, func, "recvtypes")?)
-        };
+        // SAFETY: one type per rank, per the caller's contract.
+        let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, func) }?;
         let s = (sendcounts, sdispls, &st[..]);
         let r = (recvcounts, rdispls, &rt[..]);
         // SAFETY: forwarded caller contract.
@@ -780,19 +773,33 @@ pub(crate) unsafe fn alltoallw<C: Int, D: Int>(
     }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as usize;
-    // SAFETY: one type per rank, per the caller's contract (send types unused in place).
-    let (st, rt) = unsafe {
-        let st = if is_in_place(sendbuf) {
-            Vec::new()
-        } else {
-            types(sendtypes, n, func, "sendtypes")?
-        };
-        (st, types(recvtypes, n, func, "recvtypes")?)
-    };
+    // SAFETY: one type per rank, per the caller's contract.
+    let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, func) }?;
     let (s, r) = (
         (sendcounts, sdispls, &st[..]),
         (recvcounts, rdispls, &rt[..]),
     );
     // SAFETY: forwarded caller contract.
     unsafe { alltoallvw(sendbuf, s, recvbuf, r, true, &c, func, nb) }
+}
+
+/// Alltoallw's `n` send and receive datatypes (no send types with `MPI_IN_PLACE`).
+///
+/// # Safety
+/// Each array holds `n` types (the send array is unused with `MPI_IN_PLACE`).
+unsafe fn w_types(
+    sendbuf: *const c_void,
+    (sendtypes, recvtypes): (*const MPI_Datatype, *const MPI_Datatype),
+    n: usize,
+    func: &str,
+) -> MpiResult<(Vec<MPI_Datatype>, Vec<MPI_Datatype>)> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            types(sendtypes, n, func, "sendtypes")?
+        };
+        Ok((st, types(recvtypes, n, func, "recvtypes")?))
+    }
 }
