@@ -3,6 +3,7 @@
  *   bw        inter-thread bandwidth at 1 MiB (MB/s): window of 16 Isends, then a 0 B ack
  *   barrier   MPI_Barrier on the thread communicator vs `#pragma omp barrier` (us per call)
  *   reduce    MPI_Reduce of one int vs an OpenMP reduction of one int (us per call)
+ *   stream    10^6 back-to-back 4 B MPI_Send -> MPI_Recv, 2 threads (ns per message)
  * Output: one line per measurement: "<test> <threads> <value> [<openmp value> <ratio>]".
  *   mpicc -O2 -fopenmp bench/threadcomm.c -o threadcomm && ./threadcomm [threads] [iters]
  * Compare with Weft's process-to-process numbers: bench/pt2pt.c on 2 processes. */
@@ -150,6 +151,30 @@ static void reduces(MPI_Comm comm, int nt, int iters)
            t_mpi / t_omp);
 }
 
+/* One-way stream of `n` back-to-back 4-byte messages, no acknowledgement: ns per message. */
+static double stream(int n)
+{
+    double t = 0;
+#pragma omp parallel num_threads(2)
+    {
+        int rank, v = 0;
+        MPIX_Threadcomm_start(tc);
+        MPI_Comm_rank(tc, &rank);
+        MPI_Barrier(tc);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < n; i++) {
+            if (rank == 0)
+                MPI_Send(&i, 1, MPI_INT, 1, 0, tc);
+            else
+                MPI_Recv(&v, 1, MPI_INT, 0, 0, tc, MPI_STATUS_IGNORE);
+        }
+        if (rank == 1)
+            t = MPI_Wtime() - t0;
+        MPIX_Threadcomm_finish(tc);
+    }
+    return t / n * 1e9;
+}
+
 int main(int argc, char **argv)
 {
     int nt = argc > 1 ? atoi(argv[1]) : omp_get_num_procs();
@@ -158,6 +183,7 @@ int main(int argc, char **argv)
     MPIX_Threadcomm_init(MPI_COMM_SELF, 2, &tc);
     printf("latency 2 %.3f\n", pingpong(iters));
     printf("bw 2 %.1f\n", bandwidth(iters / 1000 > 10 ? iters / 1000 : 10));
+    printf("stream 2 %.1f\n", stream(1000000));
     MPIX_Threadcomm_free(&tc);
     MPI_Comm comm;
     MPIX_Threadcomm_init(MPI_COMM_SELF, nt, &comm);

@@ -7,9 +7,14 @@
 //! for the copy), releases it, then calls each item with no lock held, so a callback may call
 //! MPI, including functions that progress again (a thread-local guard stops the nested
 //! `run()`, and each item is polled by one thread at a time).
+//!
+//! Work that only the registering thread completes (a thread communicator's requests: the
+//! thread is their rank) goes to that thread's own list instead (`register_local`), which
+//! `run()` polls with no lock and no copy: threads of a parallel region polling their
+//! requests share nothing.
 #![forbid(unsafe_code)]
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -31,6 +36,8 @@ static LIST: List = List {
 
 thread_local! {
     static RUNNING: Cell<bool> = const { Cell::new(false) };
+    /// This thread's own items (`register_local`).
+    static LOCAL: RefCell<Vec<Arc<dyn Polled>>> = const { RefCell::new(Vec::new()) };
 }
 
 fn items() -> std::sync::MutexGuard<'static, Vec<Arc<dyn Polled>>> {
@@ -44,9 +51,35 @@ pub fn register(item: Arc<dyn Polled>) {
     LIST.len.store(list.len(), Ordering::Release);
 }
 
-/// Whether any item is registered.
+/// Add an item that only this thread polls (its `run()` calls); it is polled until it
+/// reports finished.
+pub fn register_local(item: Arc<dyn Polled>) {
+    LOCAL.with(|l| l.borrow_mut().push(item));
+}
+
+/// Whether this thread has items of its own.
+fn any_local() -> bool {
+    LOCAL.with(|l| l.try_borrow().map_or(true, |l| !l.is_empty()))
+}
+
+/// Whether any item is registered that this thread's `run()` polls.
 pub fn any() -> bool {
-    LIST.len.load(Ordering::Acquire) != 0
+    LIST.len.load(Ordering::Acquire) != 0 || any_local()
+}
+
+/// Poll this thread's own items once (inside `run`): whether one finished. Items registered
+/// meanwhile (by a poll calling MPI) are kept.
+fn run_local() -> bool {
+    let mut items = LOCAL.with(|l| std::mem::take(&mut *l.borrow_mut()));
+    let before = items.len();
+    items.retain(|i| !i.poll());
+    let finished = items.len() != before;
+    LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        items.append(&mut l);
+        *l = items;
+    });
+    finished
 }
 
 /// Poll every item once (unless this thread is already inside `run`). Returns whether an
@@ -62,10 +95,14 @@ pub fn run() -> bool {
         }
     }
     let _reset = Reset;
+    let local = any_local() && run_local();
+    if LIST.len.load(Ordering::Acquire) == 0 {
+        return local;
+    }
     let snapshot: Vec<Arc<dyn Polled>> = items().clone();
     let done: Vec<&Arc<dyn Polled>> = snapshot.iter().filter(|i| i.poll()).collect();
     if done.is_empty() {
-        return false;
+        return local;
     }
     let mut list = items();
     list.retain(|i| !done.iter().any(|d| Arc::ptr_eq(d, i)));
@@ -96,5 +133,24 @@ mod tests {
         }
         assert_eq!(finished, 1);
         assert_eq!(item.0.load(Ordering::Relaxed), 0);
+    }
+
+    /// A local item is polled by its own thread's `run()` only, without the shared list.
+    #[test]
+    fn local_items_run_on_their_thread() {
+        let item = Arc::new(Countdown(AtomicU32::new(2)));
+        register_local(item.clone());
+        std::thread::spawn(|| {
+            assert!(!any_local());
+            run();
+        })
+        .join()
+        .unwrap();
+        assert_eq!(item.0.load(Ordering::Relaxed), 2);
+        assert!(any());
+        run();
+        assert!(run());
+        assert_eq!(item.0.load(Ordering::Relaxed), 0);
+        assert!(!any_local());
     }
 }

@@ -8,10 +8,11 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::coll;
-use weft_core::datatype::Buf;
+use weft_core::datatype::{Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 use weft_core::op::Reduction;
+use weft_core::threadcomm::ThreadComm;
 
 use crate::api::coll_args::*;
 use crate::api::family::Mode;
@@ -68,8 +69,8 @@ unsafe fn plain_reduce_args(
 // ------------------------------------------------------------------ barrier, bcast
 
 pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
-    if let Some(()) = thread_ranks::with(comm, |_, tc, me| tc.barrier(me)) {
-        return Ok(());
+    if let Some(r) = thread_ranks::with(comm, |_, tc, me| tc.barrier(me)) {
+        return core("MPI_Barrier", r);
     }
     let c = comm_ref(comm, "MPI_Barrier")?;
     core("MPI_Barrier", coll::barrier(&c))
@@ -78,10 +79,7 @@ pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
 /// The barrier family (the blocking int form is `mpi_barrier`).
 pub(crate) fn barrier(comm: MPI_Comm, func: &str, nb: Mode) -> MpiResult<MPI_Request> {
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        thread_finish(func, nb, c, || {
-            tc.barrier(me);
-            Ok(())
-        })
+        thread_finish(func, nb, c, || tc.barrier(me))
     });
     if let Some(r) = on_thread {
         return r;
@@ -316,13 +314,10 @@ pub(crate) unsafe fn all_reduce(
         let send = unsafe { send_side(sendbuf, count, &dt, true, func) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
-        thread_finish(func, nb, c, || {
-            match kind {
-                AllKind::Allreduce => tc.allreduce(me, send.as_ref(), &recv, &red),
-                AllKind::Scan => tc.scan(me, send.as_ref(), &recv, &red, false),
-                AllKind::Exscan => tc.scan(me, send.as_ref(), &recv, &red, true),
-            }
-            Ok(())
+        thread_finish(func, nb, c, || match kind {
+            AllKind::Allreduce => tc.allreduce(me, send.as_ref(), &recv, &red),
+            AllKind::Scan => tc.scan(me, send.as_ref(), &recv, &red, false),
+            AllKind::Exscan => tc.scan(me, send.as_ref(), &recv, &red, true),
         })
     });
     if let Some(r) = on_thread {
@@ -525,19 +520,7 @@ unsafe fn reduce_scatter_counts(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
-    let mut sizes = Vec::with_capacity(counts.len());
-    for (i, &n) in counts.iter().enumerate() {
-        let b = usize::try_from(n)
-            .ok()
-            .and_then(|n| dt.bytes_for(n))
-            .ok_or_else(|| {
-                MpiError::new(
-                    ErrorClass::Count,
-                    format!("{func}(recvcounts[{i}]={n}): negative or too large"),
-                )
-            })?;
-        sizes.push(b);
-    }
+    let sizes = byte_sizes(&dt, counts, func)?;
     let total: i64 = counts.iter().sum();
     let mine = counts[c.rank as usize];
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
@@ -565,6 +548,65 @@ unsafe fn reduce_scatter_counts(
     )
 }
 
+/// The bytes of `counts[i]` elements of `dt`, for each `i`.
+fn byte_sizes(dt: &Type, counts: &[i64], func: &str) -> MpiResult<Vec<usize>> {
+    let mut sizes = Vec::with_capacity(counts.len());
+    for (i, &n) in counts.iter().enumerate() {
+        let b = usize::try_from(n)
+            .ok()
+            .and_then(|n| dt.bytes_for(n))
+            .ok_or_else(|| {
+                MpiError::new(
+                    ErrorClass::Count,
+                    format!("{func}(recvcounts[{i}]={n}): negative or too large"),
+                )
+            })?;
+        sizes.push(b);
+    }
+    Ok(sizes)
+}
+
+/// Reduce-scatter on a thread communicator, by its rank `me` (`counts` per rank).
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
+unsafe fn thread_reduce_scatter(
+    (c, tc, me): (&Comm, &ThreadComm, u32),
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    counts: &[i64],
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let (dt, red) = op_for(op, datatype, func)?;
+    let sizes = byte_sizes(&dt, counts, func)?;
+    let total: i64 = counts.iter().sum();
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let output = unsafe {
+        buf_at(
+            recvbuf as usize,
+            counts[me as usize],
+            &dt,
+            func,
+            "recvbuf",
+            "recvcount",
+        )
+    }?;
+    let (at, arg) = if is_in_place(sendbuf) {
+        (recvbuf as usize, "recvbuf")
+    } else {
+        (sendbuf as usize, "sendbuf")
+    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let input = unsafe { buf_at(at, total, &dt, func, arg, "recvcounts") }?;
+    thread_finish(func, nb, c, || {
+        tc.reduce_scatter(me, &input, &output, &red, &sizes)
+    })
+}
+
 /// The reduce-scatter family: `recvcounts[i]` elements for rank i.
 ///
 /// # Safety
@@ -580,15 +622,15 @@ pub(crate) unsafe fn reduce_scatter<C: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = comm_of(comm, func)?;
     // SAFETY: the caller passes one count per rank.
-    let counts = unsafe { array(recvcounts, c.size() as usize, func, "recvcounts")? };
+    let counts = |n: usize| unsafe { array(recvcounts, n, func, "recvcounts") };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
+    unsafe { reduce_scatter_on(comm, sendbuf, recvbuf, counts, datatype, op, func, nb) }
 }
 
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn reduce_scatter_block(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
@@ -600,14 +642,44 @@ pub(crate) unsafe fn reduce_scatter_block(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let recvcount = recvcount.get();
-    let c = comm_of(comm, func)?;
     if recvcount < 0 {
         return Err(MpiError::new(
             ErrorClass::Count,
             format!("{func}(recvcount={recvcount}): negative count"),
         ));
     }
-    let counts = vec![recvcount; c.size() as usize];
+    let counts = |n: usize| -> MpiResult<Vec<i64>> { Ok(vec![recvcount; n]) };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    unsafe { reduce_scatter_on(comm, sendbuf, recvbuf, counts, datatype, op, func, nb) }
+}
+
+/// Reduce-scatter on `comm`, a thread communicator (by the caller's rank) or not, with the
+/// counts `counts(size)` gives.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_scatter_on(
+    comm: MPI_Comm,
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    counts: impl Fn(usize) -> MpiResult<Vec<i64>>,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    func: &str,
+    nb: Mode,
+) -> MpiResult<MPI_Request> {
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let counts = counts(tc.size() as usize)?;
+        let on = (c, &**tc, me);
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe { thread_reduce_scatter(on, sendbuf, recvbuf, &counts, datatype, op, func, nb) }
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
+    let c = comm_of(comm, func)?;
+    let counts = counts(c.size() as usize)?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
 }

@@ -494,6 +494,27 @@ pub(crate) fn thread_finish(
     }
 }
 
+/// One block of `count` elements at `buf` on a thread communicator, `None` where `MPI_IN_PLACE`
+/// may stand for it (`in_place_ok`: at the root of a rooted collective, everywhere for the
+/// all-to-all ones).
+///
+/// # Safety
+/// The buffer holds what the count and datatype say (the standard's rule).
+pub(crate) unsafe fn thread_block(
+    in_place_ok: bool,
+    buf: *const c_void,
+    count: i64,
+    datatype: MPI_Datatype,
+    func: &str,
+    names: (&str, &str, &str),
+) -> MpiResult<Option<Buf>> {
+    if in_place_ok && is_in_place(buf) {
+        return Ok(None);
+    }
+    // SAFETY: forwarded caller contract.
+    Ok(Some(unsafe { side(buf, count, 1, datatype, func, names) }?))
+}
+
 /// A root argument on a thread communicator.
 pub(crate) fn thread_root(
     tc: &weft_core::threadcomm::ThreadComm,

@@ -217,12 +217,8 @@ pub(crate) unsafe fn gather(
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let root = thread_root(tc, root, func)?;
         let is_root = me == root;
-        let send = if is_root && is_in_place(sendbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(is_root, sendbuf, sendcount, sendtype, func, SEND) }?;
         let recv = if is_root {
             let n = tc.size() as i64;
             // SAFETY: forwarded caller contract (the buffers hold what the counts say).
@@ -278,6 +274,22 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(me == root, sendbuf, sendcount, sendtype, func, SEND) }?;
+        let recv = if me == root {
+            let (arrays, n) = ((recvcounts, displs), tc.size() as usize);
+            // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+            unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?
+        } else {
+            Vec::new()
+        };
+        thread_finish(func, nb, c, || tc.gatherv(me, send.as_ref(), &recv, root))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
@@ -332,12 +344,8 @@ pub(crate) unsafe fn scatter(
         } else {
             Buf::EMPTY
         };
-        let recv = if is_root && is_in_place(recvbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(recvbuf, recvcount, 1, recvtype, func, RECV) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { thread_block(is_root, recvbuf, recvcount, recvtype, func, RECV) }?;
         thread_finish(func, nb, c, || tc.scatter(me, &send, recv.as_ref(), root))
     });
     if let Some(r) = on_thread {
@@ -386,6 +394,22 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let recvcount = recvcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let root = thread_root(tc, root, func)?;
+        let send = if me == root {
+            let (arrays, n) = ((sendcounts, displs), tc.size() as usize);
+            // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+            unsafe { varying(sendbuf, arrays, sendtype, n, func, SEND_V) }?
+        } else {
+            Vec::new()
+        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { thread_block(me == root, recvbuf, recvcount, recvtype, func, RECV) }?;
+        thread_finish(func, nb, c, || tc.scatterv(me, &send, recv.as_ref(), root))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
@@ -431,18 +455,11 @@ pub(crate) unsafe fn allgather(
     let recvcount = recvcount.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let n = tc.size() as i64;
-        let send = if is_in_place(sendbuf) {
-            None
-        } else {
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-        };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(true, sendbuf, sendcount, sendtype, func, SEND) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
-        thread_finish(func, nb, c, || {
-            tc.allgather(me, send.as_ref(), &recv);
-            Ok(())
-        })
+        thread_finish(func, nb, c, || tc.allgather(me, send.as_ref(), &recv))
     });
     if let Some(r) = on_thread {
         return r;
@@ -487,6 +504,17 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let sendcount = sendcount.get();
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { thread_block(true, sendbuf, sendcount, sendtype, func, SEND) }?;
+        let (arrays, n) = ((recvcounts, displs), tc.size() as usize);
+        // SAFETY: the arrays hold one entry per rank and the buffer every part.
+        let recv = unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?;
+        thread_finish(func, nb, c, || tc.allgatherv(me, send.as_ref(), &recv))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as usize;
     let send = if is_in_place(sendbuf) && !c.is_inter() {
@@ -538,10 +566,7 @@ pub(crate) unsafe fn alltoall(
         };
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
-        thread_finish(func, nb, c, || {
-            tc.alltoall(me, send.as_ref(), &recv);
-            Ok(())
-        })
+        thread_finish(func, nb, c, || tc.alltoall(me, send.as_ref(), &recv))
     });
     if let Some(r) = on_thread {
         return r;
@@ -587,10 +612,45 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let n = c.peer_size() as usize;
+    let s = (sendcounts, sdispls, sendtypes);
+    let r = (recvcounts, rdispls, recvtypes);
+    // SAFETY: forwarded caller contract.
+    let (send, recv) =
+        unsafe { vw_parts(sendbuf, s, recvbuf, r, byte_displs, n, !c.is_inter(), func) }?;
+    check_alias(send.as_deref().unwrap_or_default(), &recv, func)?;
+    finish(
+        func,
+        nb,
+        c,
+        || keep(&[&send, &recv]),
+        || coll::alltoallv(c, send.as_deref(), &recv),
+        || {
+            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            move |o| coll::ialltoallv(&c, send.as_deref(), &recv, o)
+        },
+    )
+}
+
+/// The parts of alltoallv and alltoallw for `n` ranks (send `None`: `MPI_IN_PLACE`, where
+/// `in_place_ok`).
+///
+/// # Safety
+/// Every array holds `n` entries (the send arrays are ignored with `MPI_IN_PLACE`).
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+unsafe fn vw_parts<C: Int, D: Int>(
+    sendbuf: *const c_void,
+    (sendcounts, sdispls, sendtypes): (*const C, *const D, &[MPI_Datatype]),
+    recvbuf: *mut c_void,
+    (recvcounts, rdispls, recvtypes): (*const C, *const D, &[MPI_Datatype]),
+    byte_displs: bool,
+    n: usize,
+    in_place_ok: bool,
+    func: &str,
+) -> MpiResult<(Option<Vec<Buf>>, Vec<Buf>)> {
     let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<Arc<Type>>> {
         handles.iter().map(|&h| dtype(h, func, arg)).collect()
     };
-    let send = if is_in_place(sendbuf) && !c.is_inter() {
+    let send = if is_in_place(sendbuf) && in_place_ok {
         None
     } else {
         let dts = resolve(sendtypes, "sendtype")?;
@@ -636,18 +696,7 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             "recvcounts",
         )
     }?;
-    check_alias(send.as_deref().unwrap_or_default(), &recv, func)?;
-    finish(
-        func,
-        nb,
-        c,
-        || keep(&[&send, &recv]),
-        || coll::alltoallv(c, send.as_deref(), &recv),
-        || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
-            move |o| coll::ialltoallv(&c, send.as_deref(), &recv, o)
-        },
-    )
+    Ok((send, recv))
 }
 
 /// The alltoallv family.
@@ -668,6 +717,18 @@ pub(crate) unsafe fn alltoallv<C: Int, D: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let n = tc.size() as usize;
+        let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
+        let s = (sendcounts, sdispls, &st[..]);
+        let r = (recvcounts, rdispls, &rt[..]);
+        // SAFETY: forwarded caller contract.
+        let (send, recv) = unsafe { vw_parts(sendbuf, s, recvbuf, r, false, n, true, func) }?;
+        thread_finish(func, nb, c, || tc.alltoallv(me, send.as_deref(), &recv))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as usize;
     let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
@@ -697,21 +758,48 @@ pub(crate) unsafe fn alltoallw<C: Int, D: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let n = tc.size() as usize;
+        // SAFETY: one type per rank, per the caller's contract.
+        let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, func) }?;
+        let s = (sendcounts, sdispls, &st[..]);
+        let r = (recvcounts, rdispls, &rt[..]);
+        // SAFETY: forwarded caller contract.
+        let (send, recv) = unsafe { vw_parts(sendbuf, s, recvbuf, r, true, n, true, func) }?;
+        thread_finish(func, nb, c, || tc.alltoallv(me, send.as_deref(), &recv))
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as usize;
-    // SAFETY: one type per rank, per the caller's contract (send types unused in place).
-    let (st, rt) = unsafe {
-        let st = if is_in_place(sendbuf) {
-            Vec::new()
-        } else {
-            types(sendtypes, n, func, "sendtypes")?
-        };
-        (st, types(recvtypes, n, func, "recvtypes")?)
-    };
+    // SAFETY: one type per rank, per the caller's contract.
+    let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, func) }?;
     let (s, r) = (
         (sendcounts, sdispls, &st[..]),
         (recvcounts, rdispls, &rt[..]),
     );
     // SAFETY: forwarded caller contract.
     unsafe { alltoallvw(sendbuf, s, recvbuf, r, true, &c, func, nb) }
+}
+
+/// Alltoallw's `n` send and receive datatypes (no send types with `MPI_IN_PLACE`).
+///
+/// # Safety
+/// Each array holds `n` types (the send array is unused with `MPI_IN_PLACE`).
+unsafe fn w_types(
+    sendbuf: *const c_void,
+    (sendtypes, recvtypes): (*const MPI_Datatype, *const MPI_Datatype),
+    n: usize,
+    func: &str,
+) -> MpiResult<(Vec<MPI_Datatype>, Vec<MPI_Datatype>)> {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        let st = if is_in_place(sendbuf) {
+            Vec::new()
+        } else {
+            types(sendtypes, n, func, "sendtypes")?
+        };
+        Ok((st, types(recvtypes, n, func, "recvtypes")?))
+    }
 }

@@ -255,13 +255,20 @@ pub(crate) unsafe fn sendrecv(
     func: &str,
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = objects::comm(comm, func, "comm")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let sbuf = unsafe { message_buf(sendbuf, sendcount.get(), sendtype, func) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let rbuf = unsafe { message_buf(recvbuf, recvcount.get(), recvtype, func) }?;
     let send = (dest, sendtag, sbuf);
     let recv = (source, recvtag, rbuf);
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        // SAFETY: forwarded caller contract for `out`.
+        unsafe { thread_exchange(c, tc, me, send, recv, out, func, mode) }
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
+    let c = objects::comm(comm, func, "comm")?;
     // SAFETY: forwarded caller contract.
     unsafe { exchange(&c, send, recv, None, out, func, mode) }
 }
@@ -285,7 +292,6 @@ pub(crate) unsafe fn sendrecv_replace(
     func: &str,
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
-    let c = objects::comm(comm, func, "comm")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
     let mut copy = vec![0u8; b.len()].into_boxed_slice();
@@ -293,6 +299,16 @@ pub(crate) unsafe fn sendrecv_replace(
     // SAFETY: the boxed copy's heap block does not move; `exchange` keeps the box until the
     // exchange completed (with the schedule, for the nonblocking form).
     let sbuf = unsafe { Buf::new(copy.as_ptr() as usize, copy.len()) };
+    let on_thread = thread_ranks::with(comm, |c, tc, me| {
+        let (send, recv) = ((dest, sendtag, sbuf), (source, recvtag, b));
+        // SAFETY: forwarded caller contract for `out`; `copy` outlives the exchange, which
+        // completes in the call.
+        unsafe { thread_exchange(c, tc, me, send, recv, out, func, mode) }
+    });
+    if let Some(r) = on_thread {
+        return r;
+    }
+    let c = objects::comm(comm, func, "comm")?;
     let keep: Box<dyn std::any::Any + Send> = Box::new(copy);
     // SAFETY: forwarded caller contract.
     unsafe {
@@ -305,6 +321,43 @@ pub(crate) unsafe fn sendrecv_replace(
             func,
             mode,
         )
+    }
+}
+
+/// The send-receive families on a thread communicator, by its rank `me`: complete in the
+/// call (a nonblocking form returns a completed request).
+///
+/// # Safety
+/// `out` is null or a writable status.
+#[allow(clippy::too_many_arguments)]
+unsafe fn thread_exchange(
+    c: &Comm,
+    tc: &Arc<ThreadComm>,
+    me: u32,
+    (dest, sendtag, sbuf): (c_int, c_int, Buf),
+    (source, recvtag, rbuf): (c_int, c_int, Buf),
+    out: *mut MPI_Status,
+    func: &str,
+    mode: Mode,
+) -> MpiResult<MPI_Request> {
+    if let Mode::Persistent(_) = mode {
+        return Err(thread_unsupported(func));
+    }
+    let dest = thread_peer(tc, dest, func, "dest")?;
+    let sendtag = send_tag(sendtag, func)?;
+    let recvtag = recv_tag(recvtag, func)?;
+    let source = thread_source(tc, source, func)?;
+    let status = tc
+        .sendrecv(me, (dest, sendtag, &sbuf), (source, recvtag, rbuf))
+        .map_err(|e| prefix(func, e))?
+        .unwrap_or_else(|| Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG));
+    match mode {
+        Mode::Nonblocking(owner) => Ok(completed_request(c, status, owner)),
+        _ => {
+            // SAFETY: as the caller's contract for `out`.
+            unsafe { finish_recv(status, out, func)? };
+            Ok(MPI_REQUEST_NULL)
+        }
     }
 }
 

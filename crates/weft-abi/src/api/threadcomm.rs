@@ -54,18 +54,9 @@ pub(crate) unsafe fn mpix_threadcomm_init(
             format!("{func}(comm): an intercommunicator cannot be made a thread communicator"),
         ));
     }
-    if c.size() != 1 {
-        return Err(MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!(
-                "{func}(comm): thread communicators spanning several processes ({}) are not \
-                 supported in Weft yet; use a communicator of one process (MPI_COMM_SELF)",
-                c.size()
-            ),
-        ));
-    }
     c.session.instance.allow_concurrent_calls();
-    let new = core_comm::thread_dup(&c, ThreadComm::new(num_threads as u32))?;
+    let tc = ThreadComm::spanning(&c, num_threads as u32)?;
+    let new = core_comm::thread_dup(&c, tc)?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newthreadcomm, Some(new)) };
     Ok(())

@@ -42,6 +42,9 @@ pub mod tag {
     pub const STREAMS: i32 = -0x1000_0009;
     /// `MPI_Comm_connect`/`accept`/`join`, inside each group (`connect`).
     pub const CONNECT: i32 = -0x1000_000a;
+    /// Thread communicator creation: every process's thread count (over the hidden
+    /// communicator of `threadcomm::link`).
+    pub const THREADCOMM: i32 = -0x1000_000b;
     /// `MPI_Comm_create_group(tag)`: `GROUP_BASE - (tag & 0x0fff_ffff)`.
     pub const GROUP_BASE: i32 = -0x2000_0000;
     /// `MPI_Intercomm_create(tag)` between the leaders: `INTERCOMM_BASE - (tag & 0x0fff_ffff)`.

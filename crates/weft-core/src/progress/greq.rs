@@ -70,6 +70,29 @@ pub fn start(inst: &Instance, class: Arc<dyn GreqClass>, state: usize, owner: us
     id
 }
 
+/// `start` for a request only the calling thread completes (a thread communicator's, whose
+/// rank is the thread): kept on VCI `vci`, polled from this thread's own list
+/// (`polled::register_local`), so the threads of a region share no lock to poll theirs.
+pub fn start_local(
+    inst: &Instance,
+    vci: usize,
+    class: Arc<dyn GreqClass>,
+    state: usize,
+    owner: usize,
+) -> ReqId {
+    let g = Arc::new(Grequest::new(class, state));
+    let mut req = Request::new(Kind::Generalized, crate::datatype::Buf::EMPTY);
+    req.owner = owner;
+    req.ext = Ext::Greq(g.clone());
+    let id = inst.vcis[vci % inst.config.num_vcis.max(1)]
+        .lock()
+        .requests
+        .alloc(req);
+    let _ = g.id.set(id);
+    polled::register_local(Arc::new(GreqPoll(g)));
+    id
+}
+
 struct GreqPoll(Arc<Grequest>);
 
 impl polled::Polled for GreqPoll {

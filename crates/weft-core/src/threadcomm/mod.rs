@@ -8,12 +8,15 @@
 //! `coll`'s barrier and slot rounds. `finish` is a barrier whose last thread resets
 //! everything for the next region.
 //!
-//! Only the threads of one process form a thread communicator so far: `MPIX_Threadcomm_init`
-//! over a communicator of several processes is refused (docs/threadcomm.md).
+//! Over a communicator of several processes, every process brings its threads (`link`):
+//! ranks are numbered by process, then by arrival; messages to threads of other processes go
+//! over the process-level transports, and the collectives run over point-to-point (`span`).
 
 pub mod coll;
+mod link;
 pub mod p2p;
 pub mod queue;
+mod span;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
@@ -24,10 +27,12 @@ use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::message::{SourceSel, Status, TagSel};
+use crate::object::Comm;
 use crate::op::Reduction;
 use crate::request::{GreqClass, ReqId};
 use coll::{Barrier, Line, Rounds};
-use p2p::{Direct, Mailbox, PostedRecv};
+use link::{Arrival, Data, Link};
+use p2p::{Ctx, Direct, Mailbox, PostedRecv};
 
 /// Empty polls spent spinning before a waiting thread yields its core (threads may
 /// outnumber cores).
@@ -44,9 +49,15 @@ pub(crate) fn idle(spins: &mut u32) {
     }
 }
 
-/// The shared state of one thread communicator in this process.
+/// The shared state of one thread communicator in this process. Ranks are the thread
+/// communicator's (`base ..` in this process); `local` turns one into an index here.
 pub struct ThreadComm {
+    /// This process's threads (ranks) per region.
     n: u32,
+    /// This process's first rank.
+    base: u32,
+    /// The processes this thread communicator spans, when more than this one.
+    link: Option<Link>,
     /// Threads that called `start` in the current region (ranks handed out).
     arrived: Line<AtomicU32>,
     mailboxes: Box<[Mailbox]>,
@@ -63,9 +74,12 @@ impl std::fmt::Debug for ThreadComm {
 }
 
 impl ThreadComm {
+    /// A thread communicator of `n` threads of this process alone.
     pub fn new(n: u32) -> ThreadComm {
         ThreadComm {
             n,
+            base: 0,
+            link: None,
             arrived: Line(AtomicU32::new(0)),
             mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
             barrier: Barrier::new(n),
@@ -74,9 +88,80 @@ impl ThreadComm {
         }
     }
 
-    /// Threads (ranks) per region.
+    /// A thread communicator of this process's `n` threads and those of the other
+    /// processes of `parent` (collective over `parent`).
+    pub fn spanning(parent: &Comm, n: u32) -> MpiResult<ThreadComm> {
+        if parent.size() == 1 {
+            return Ok(ThreadComm::new(n));
+        }
+        let link = Link::new(parent, n)?;
+        let mut tc = ThreadComm::new(n);
+        tc.base = link.mine().0;
+        tc.link = Some(link);
+        Ok(tc)
+    }
+
+    /// Ranks per region (the threads of every process).
     pub fn size(&self) -> u32 {
-        self.n
+        self.link.as_ref().map_or(self.n, Link::size)
+    }
+
+    /// The index in this process of rank `r`, if it is one of this process's threads.
+    fn local(&self, r: u32) -> Option<usize> {
+        r.checked_sub(self.base)
+            .filter(|&i| i < self.n)
+            .map(|i| i as usize)
+    }
+
+    /// This process's own rank `r` (its index here).
+    fn own(&self, r: u32) -> usize {
+        self.local(r).expect("a rank of this process's threads")
+    }
+
+    /// Hand what came from other processes to the mailboxes: whether anything came.
+    fn pump(&self) -> bool {
+        self.link.as_ref().is_some_and(|l| {
+            l.pump(|a: Arrival| {
+                if let Some(i) = self.local(a.dest) {
+                    self.mailboxes[i].push_bytes(a.src, a.tag, a.ctx, a.data);
+                }
+            })
+        })
+    }
+
+    /// One empty pass of a wait loop: take arrivals from other processes, else back off.
+    fn wait_idle(&self, spins: &mut u32) {
+        if self.pump() {
+            *spins = 0;
+        } else {
+            idle(spins);
+        }
+    }
+
+    /// A collective's message from `me` to `dest` (never waits for the receiver).
+    fn coll_send(&self, me: u32, dest: u32, data: &[u8]) -> MpiResult<()> {
+        match (self.local(dest), &self.link) {
+            (Some(i), _) => {
+                self.mailboxes[i].push_bytes(me, 0, Ctx::Coll, data.to_vec());
+                Ok(())
+            }
+            (None, Some(l)) => l.send((me, dest), 0, Ctx::Coll, Data::Bytes(data), false, |s| {
+                self.wait_idle(s)
+            }),
+            (None, None) => unreachable!("every rank of a one-process communicator is local"),
+        }
+    }
+
+    /// The next collective message from `src` to `me`.
+    fn coll_recv(&self, me: u32, src: u32) -> Vec<u8> {
+        let mb = &self.mailboxes[self.own(me)];
+        let mut spins = 0u32;
+        loop {
+            if let Some(v) = mb.take_coll(src) {
+                return v;
+            }
+            self.wait_idle(&mut spins);
+        }
     }
 
     /// Whether a region is running (some thread started and not all finished).
@@ -98,13 +183,13 @@ impl ThreadComm {
                 ),
             ));
         }
-        Ok(r)
+        Ok(self.base + r)
     }
 
     /// `MPIX_Threadcomm_finish` by `rank`: refused while it has requests; else waits for
     /// every rank, and the last one resets the communicator for the next region.
     pub fn finish(&self, rank: u32) -> MpiResult<()> {
-        let pending = self.pending[rank as usize].0.load(Ordering::Acquire);
+        let pending = self.pending[self.own(rank)].0.load(Ordering::Acquire);
         if pending != 0 {
             return Err(MpiError::new(
                 ErrorClass::Pending,
@@ -114,38 +199,70 @@ impl ThreadComm {
                 ),
             ));
         }
+        if self.link.is_none() {
+            self.barrier.wait(|| {
+                self.mailboxes.iter().for_each(Mailbox::clear);
+                self.rounds.reset();
+                self.arrived.0.store(0, Ordering::Release);
+            });
+            return Ok(());
+        }
+        // Several processes: this process's leftovers go first (no other process can send
+        // for the next region before the barrier below, which this process's first rank
+        // joins only after), then the processes' first ranks meet, then this process's
+        // ranks leave together, the last letting the next region start.
         self.barrier.wait(|| {
             self.mailboxes.iter().for_each(Mailbox::clear);
             self.rounds.reset();
-            self.arrived.0.store(0, Ordering::Release);
         });
-        Ok(())
+        let crossed = match &self.link {
+            Some(l) if rank == self.base => self.leaders_barrier(rank, l.leaders()),
+            _ => Ok(()),
+        };
+        self.barrier
+            .wait(|| self.arrived.0.store(0, Ordering::Release));
+        crossed
     }
 
     fn check_rank(&self, r: u32, what: &str) -> MpiResult<()> {
-        if r < self.n {
+        if r < self.size() {
             Ok(())
         } else {
             Err(MpiError::new(
                 ErrorClass::Rank,
                 format!(
                     "{what}={r} is not a rank of the thread communicator (size {})",
-                    self.n
+                    self.size()
                 ),
             ))
         }
     }
 
+    /// A send from `rank` to `dest` of another process: over the transports, waiting only
+    /// until they hold the message (a synchronous send: until `dest`'s process took it).
+    fn send_remote(&self, rank: u32, dest: u32, tag: i32, buf: &Buf, sync: bool) -> MpiResult<()> {
+        let l = self.link.as_ref().expect("a rank of another process");
+        l.send((rank, dest), tag, Ctx::User, Data::Buf(buf), sync, |s| {
+            self.wait_idle(s)
+        })
+    }
+
     /// A blocking send from `rank`.
     pub fn send(&self, rank: u32, dest: u32, tag: i32, buf: &Buf, sync: bool) -> MpiResult<()> {
         self.check_rank(dest, "dest")?;
+        let Some(to) = self.local(dest) else {
+            return self.send_remote(rank, dest, tag, buf, sync);
+        };
         let direct = p2p::goes_direct(buf.len(), sync) && (dest != rank || sync);
-        if let Some(d) = self.mailboxes[dest as usize].push(rank, tag, buf, direct) {
+        if let Some(d) = self.mailboxes[to].push(rank, tag, buf, direct) {
             if dest == rank {
                 // A synchronous send to oneself: only a receive posted earlier can match it.
-                self.mailboxes[rank as usize].try_progress();
+                self.mailboxes[to].try_progress();
             }
-            p2p::wait_direct(&d);
+            let mut spins = 0u32;
+            while !d.done.load(Ordering::Acquire) {
+                self.wait_idle(&mut spins);
+            }
         }
         Ok(())
     }
@@ -155,9 +272,48 @@ impl ThreadComm {
         if let SourceSel::Rank(s) = source {
             self.check_rank(s, "source")?;
         }
-        let mb = &self.mailboxes[rank as usize];
+        let mb = &self.mailboxes[self.own(rank)];
         let p = mb.post(source, tag, buf);
-        Ok(mb.wait(&p))
+        Ok(mb.wait(&p, |s| self.wait_idle(s)))
+    }
+
+    /// `MPI_Sendrecv` by `rank`: the receive is posted first, then both progress together
+    /// (a peer doing the same waits for this rank's receive to copy its message). `None`
+    /// peers are `MPI_PROC_NULL`.
+    pub fn sendrecv(
+        &self,
+        rank: u32,
+        (dest, stag, sbuf): (Option<u32>, i32, &Buf),
+        (source, rtag, rbuf): (Option<SourceSel>, TagSel, Buf),
+    ) -> MpiResult<Option<Status>> {
+        if let Some(d) = dest {
+            self.check_rank(d, "dest")?;
+        }
+        if let Some(SourceSel::Rank(s)) = source {
+            self.check_rank(s, "source")?;
+        }
+        let mb = &self.mailboxes[self.own(rank)];
+        let posted = source.map(|s| mb.post(s, rtag, rbuf));
+        let mut sent = None;
+        match dest.map(|d| (d, self.local(d))) {
+            None => {}
+            Some((d, None)) => self.send_remote(rank, d, stag, sbuf, false)?,
+            Some((d, Some(to))) => {
+                let direct = p2p::goes_direct(sbuf.len(), false) && d != rank;
+                sent = self.mailboxes[to].push(rank, stag, sbuf, direct);
+            }
+        }
+        let mut spins = 0u32;
+        loop {
+            let received = posted.as_ref().is_none_or(|p| p.status.get().is_some());
+            let copied = sent.as_ref().is_none_or(|d| d.done.load(Ordering::Acquire));
+            if received && copied {
+                return Ok(posted.and_then(|p| p.status.get().copied()));
+            }
+            if !mb.progress() {
+                self.wait_idle(&mut spins);
+            }
+        }
     }
 
     /// `MPI_Probe`/`MPI_Iprobe` by `rank`: the matching message's status, waiting for one
@@ -172,8 +328,9 @@ impl ThreadComm {
         if let SourceSel::Rank(s) = source {
             self.check_rank(s, "source")?;
         }
-        let mb = &self.mailboxes[rank as usize];
+        let mb = &self.mailboxes[self.own(rank)];
         let mut spins = 0u32;
+        self.pump();
         loop {
             if let Some(s) = mb.probe(source, tag) {
                 return Ok(Some(s));
@@ -182,7 +339,7 @@ impl ThreadComm {
                 return Ok(None);
             }
             crate::polled::run();
-            idle(&mut spins);
+            self.wait_idle(&mut spins);
         }
     }
 
@@ -200,8 +357,12 @@ impl ThreadComm {
         owner: usize,
     ) -> MpiResult<Option<ReqId>> {
         self.check_rank(dest, "dest")?;
+        let Some(to) = self.local(dest) else {
+            // Complete once the transports hold the message.
+            return self.send_remote(rank, dest, tag, buf, sync).map(|()| None);
+        };
         let direct = p2p::goes_direct(buf.len(), sync);
-        Ok(self.mailboxes[dest as usize]
+        Ok(self.mailboxes[to]
             .push(rank, tag, buf, direct)
             .map(|d| self.request(inst, rank, Waiting::Send(d), owner)))
     }
@@ -219,7 +380,7 @@ impl ThreadComm {
         if let SourceSel::Rank(s) = source {
             self.check_rank(s, "source")?;
         }
-        let p = self.mailboxes[rank as usize].post(source, tag, buf);
+        let p = self.mailboxes[self.own(rank)].post(source, tag, buf);
         Ok(self.request(inst, rank, Waiting::Recv(p), owner))
     }
 
@@ -230,7 +391,9 @@ impl ThreadComm {
         what: Waiting,
         owner: usize,
     ) -> ReqId {
-        self.pending[rank as usize].0.fetch_add(1, Ordering::AcqRel);
+        self.pending[self.own(rank)]
+            .0
+            .fetch_add(1, Ordering::AcqRel);
         let class = Arc::new(ThreadRequest {
             tc: self.clone(),
             inst: inst.clone(),
@@ -238,18 +401,25 @@ impl ThreadComm {
             what,
             id: OnceLock::new(),
         });
-        let id = crate::progress::greq::start(inst, class.clone(), 0, owner);
+        let id = crate::progress::greq::start_local(inst, rank as usize, class.clone(), 0, owner);
         let _ = class.id.set(id);
         class.poll(0);
         id
     }
 
-    pub fn barrier(&self, _rank: u32) {
+    pub fn barrier(&self, rank: u32) -> MpiResult<()> {
+        if self.link.is_some() {
+            return self.span_barrier(rank);
+        }
         self.barrier.wait(|| {});
+        Ok(())
     }
 
     pub fn bcast(&self, rank: u32, buf: &Buf, root: u32) -> MpiResult<()> {
         self.check_rank(root, "root")?;
+        if self.link.is_some() {
+            return self.span_bcast(rank, buf, root);
+        }
         self.rounds.bcast(rank, buf, root);
         Ok(())
     }
@@ -263,12 +433,25 @@ impl ThreadComm {
         root: u32,
     ) -> MpiResult<()> {
         self.check_rank(root, "root")?;
+        if self.link.is_some() {
+            return self.span_reduce(rank, send, recv, red, root);
+        }
         self.rounds.reduce(rank, send, recv, red, root);
         Ok(())
     }
 
-    pub fn allreduce(&self, rank: u32, send: Option<&Buf>, recv: &Buf, red: &Reduction) {
+    pub fn allreduce(
+        &self,
+        rank: u32,
+        send: Option<&Buf>,
+        recv: &Buf,
+        red: &Reduction,
+    ) -> MpiResult<()> {
+        if self.link.is_some() {
+            return self.span_allreduce(rank, send, recv, red);
+        }
         self.rounds.allreduce(rank, send, recv, red);
+        Ok(())
     }
 
     /// `MPI_Scan`, or `MPI_Exscan` when `exclusive`.
@@ -279,33 +462,51 @@ impl ThreadComm {
         recv: &Buf,
         red: &Reduction,
         exclusive: bool,
-    ) {
+    ) -> MpiResult<()> {
+        if self.link.is_some() {
+            return self.span_scan(rank, send, recv, red, exclusive);
+        }
         self.rounds.scan(rank, send, recv, red, exclusive);
+        Ok(())
     }
 
     pub fn gather(&self, rank: u32, send: Option<&Buf>, recv: &Buf, root: u32) -> MpiResult<()> {
         self.check_rank(root, "root")?;
+        if self.link.is_some() {
+            return self.span_gather(rank, send, recv, root);
+        }
         self.rounds.gather(rank, send, recv, root);
         Ok(())
     }
 
-    pub fn allgather(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
+    pub fn allgather(&self, rank: u32, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
+        if self.link.is_some() {
+            return self.span_allgather(rank, send, recv);
+        }
         self.rounds.allgather(rank, send, recv);
+        Ok(())
     }
 
     pub fn scatter(&self, rank: u32, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiResult<()> {
         self.check_rank(root, "root")?;
+        if self.link.is_some() {
+            return self.span_scatter(rank, send, recv, root);
+        }
         self.rounds.scatter(rank, send, recv, root);
         Ok(())
     }
 
-    pub fn alltoall(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
+    pub fn alltoall(&self, rank: u32, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
+        if self.link.is_some() {
+            return self.span_alltoall(rank, send, recv);
+        }
         self.rounds.alltoall(rank, send, recv);
+        Ok(())
     }
 
     /// Whether `rank` has receives posted and not matched (for tests and diagnostics).
     pub fn has_posted(&self, rank: u32) -> bool {
-        self.mailboxes[rank as usize].has_posted()
+        self.mailboxes[self.own(rank)].has_posted()
     }
 }
 
@@ -342,7 +543,7 @@ impl GreqClass for ThreadRequest {
         }
     }
     fn free(&self, _state: usize) -> i32 {
-        self.tc.pending[self.rank as usize]
+        self.tc.pending[self.tc.own(self.rank)]
             .0
             .fetch_sub(1, Ordering::AcqRel);
         0
@@ -356,7 +557,8 @@ impl GreqClass for ThreadRequest {
     fn poll(&self, _state: usize) -> i32 {
         if !self.done() {
             if let Waiting::Recv(_) = self.what {
-                self.tc.mailboxes[self.rank as usize].try_progress();
+                self.tc.pump();
+                self.tc.mailboxes[self.tc.own(self.rank)].try_progress();
             }
         }
         if self.done() {

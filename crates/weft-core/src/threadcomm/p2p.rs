@@ -45,10 +45,20 @@ impl Payload {
     }
 }
 
+/// Which traffic an envelope belongs to: the program's point-to-point messages, or the
+/// messages of the collectives that run over point-to-point (`span`), which no user receive
+/// or probe matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ctx {
+    User,
+    Coll,
+}
+
 #[derive(Debug)]
 pub(super) struct Envelope {
     src: u32,
     tag: i32,
+    ctx: Ctx,
     payload: Payload,
 }
 
@@ -69,13 +79,15 @@ impl PostedRecv {
 }
 
 fn matches(source: SourceSel, tag: TagSel, e: &Envelope) -> bool {
-    (match source {
-        SourceSel::Any => true,
-        SourceSel::Rank(r) => r == e.src,
-    }) && (match tag {
-        TagSel::Any => true,
-        TagSel::Tag(t) => t == e.tag,
-    })
+    e.ctx == Ctx::User
+        && (match source {
+            SourceSel::Any => true,
+            SourceSel::Rank(r) => r == e.src,
+        })
+        && (match tag {
+            TagSel::Any => true,
+            TagSel::Tag(t) => t == e.tag,
+        })
 }
 
 /// What only the rank itself (or one thread progressing it) touches.
@@ -133,18 +145,45 @@ impl Mailbox {
             self.queue.push(Envelope {
                 src,
                 tag,
+                ctx: Ctx::User,
                 payload: Payload::Direct(d.clone()),
             });
             Some(d)
         } else {
             let mut v = vec![0u8; buf.len()];
             buf.pack(0, &mut v);
-            self.queue.push(Envelope {
-                src,
-                tag,
-                payload: Payload::Eager(v),
-            });
+            self.push_bytes(src, tag, Ctx::User, v);
             None
+        }
+    }
+
+    /// Queue a message whose bytes are already copied (a collective's, or one that came
+    /// from another process).
+    pub(super) fn push_bytes(&self, src: u32, tag: i32, ctx: Ctx, data: Vec<u8>) {
+        self.queue.push(Envelope {
+            src,
+            tag,
+            ctx,
+            payload: Payload::Eager(data),
+        });
+    }
+
+    /// Take the oldest collective message from `src`, if one arrived.
+    pub(super) fn take_coll(&self, src: u32) -> Option<Vec<u8>> {
+        let mut l = lock(&self.local);
+        self.progress_locked(&mut l);
+        let i = l
+            .unexpected
+            .iter()
+            .position(|e| e.ctx == Ctx::Coll && e.src == src)?;
+        match l
+            .unexpected
+            .remove(i)
+            .expect("position is in range")
+            .payload
+        {
+            Payload::Eager(v) => Some(v),
+            Payload::Direct(_) => unreachable!("collective messages are always copied"),
         }
     }
 
@@ -168,6 +207,11 @@ impl Mailbox {
         }
         l.incoming = incoming;
         true
+    }
+
+    /// Progress by the owner: whether anything arrived.
+    pub(super) fn progress(&self) -> bool {
+        self.progress_locked(&mut lock(&self.local))
     }
 
     /// Progress from a thread that may not be the owner: skipped when someone else holds it.
@@ -200,15 +244,15 @@ impl Mailbox {
         p
     }
 
-    /// Progress until `p` completed.
-    pub(super) fn wait(&self, p: &PostedRecv) -> Status {
+    /// Progress until `p` completed; `on_idle` runs after each pass that found nothing.
+    pub(super) fn wait(&self, p: &PostedRecv, mut on_idle: impl FnMut(&mut u32)) -> Status {
         let mut spins = 0u32;
         loop {
             if let Some(s) = p.status.get() {
                 return *s;
             }
             if !self.progress_locked(&mut lock(&self.local)) {
-                super::idle(&mut spins);
+                on_idle(&mut spins);
             }
         }
     }
@@ -233,25 +277,21 @@ impl Mailbox {
         !lock(&self.local).posted.is_empty()
     }
 
-    /// Drop everything (after the region ended; an erroneous program's leftovers). Direct
-    /// messages are marked done so no sender waits forever.
+    /// Drop the program's messages (after the region ended; an erroneous program's
+    /// leftovers). Direct messages are marked done so no sender waits forever. Collective
+    /// messages stay: another process's part of the finish may have sent one already.
     pub(super) fn clear(&self) {
         let mut l = lock(&self.local);
         self.progress_locked(&mut l);
-        for e in l.unexpected.drain(..) {
-            if let Payload::Direct(d) = e.payload {
+        l.unexpected.retain(|e| match &e.payload {
+            _ if e.ctx == Ctx::Coll => true,
+            Payload::Direct(d) => {
                 d.done.store(true, Ordering::Release);
+                false
             }
-        }
+            Payload::Eager(_) => false,
+        });
         l.posted.clear();
-    }
-}
-
-/// Wait until the receiver copied a direct message.
-pub(super) fn wait_direct(d: &Direct) {
-    let mut spins = 0u32;
-    while !d.done.load(Ordering::Acquire) {
-        super::idle(&mut spins);
     }
 }
 

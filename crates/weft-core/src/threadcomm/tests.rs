@@ -44,7 +44,8 @@ fn collectives_give_the_right_values_back_to_back() {
             let root = (i % N as i32) as u32;
             let mut v = [ri + i];
             let mut out = [-1];
-            tc.allreduce(r, Some(&buf(&mut v)), &buf(&mut out), &sum());
+            tc.allreduce(r, Some(&buf(&mut v)), &buf(&mut out), &sum())
+                .unwrap();
             assert_eq!(out[0], 6 + 4 * i);
             out[0] = -1;
             tc.reduce(r, Some(&buf(&mut v)), &buf(&mut out), &sum(), root)
@@ -52,10 +53,12 @@ fn collectives_give_the_right_values_back_to_back() {
             if r == root {
                 assert_eq!(out[0], 6 + 4 * i);
             }
-            tc.scan(r, Some(&buf(&mut v)), &buf(&mut out), &sum(), false);
+            tc.scan(r, Some(&buf(&mut v)), &buf(&mut out), &sum(), false)
+                .unwrap();
             assert_eq!(out[0], (0..=ri).map(|k| k + i).sum::<i32>());
             out[0] = -7;
-            tc.scan(r, Some(&buf(&mut v)), &buf(&mut out), &sum(), true);
+            tc.scan(r, Some(&buf(&mut v)), &buf(&mut out), &sum(), true)
+                .unwrap();
             let ex = if r == 0 {
                 -7
             } else {
@@ -66,7 +69,7 @@ fn collectives_give_the_right_values_back_to_back() {
             tc.bcast(r, &buf(&mut b), root).unwrap();
             assert_eq!(b[0], 100 + i);
             let mut all = [0i32; N as usize];
-            tc.allgather(r, Some(&buf(&mut v)), &buf(&mut all));
+            tc.allgather(r, Some(&buf(&mut v)), &buf(&mut all)).unwrap();
             assert_eq!(all, [i, 1 + i, 2 + i, 3 + i]);
             let mut g = [0i32; N as usize];
             tc.gather(r, Some(&buf(&mut v)), &buf(&mut g), root)
@@ -81,16 +84,17 @@ fn collectives_give_the_right_values_back_to_back() {
             assert_eq!(one[0], 10 * i + ri);
             let mut s2 = [100 * ri, 100 * ri + 1, 100 * ri + 2, 100 * ri + 3];
             let mut r2 = [0i32; N as usize];
-            tc.alltoall(r, Some(&buf(&mut s2)), &buf(&mut r2));
+            tc.alltoall(r, Some(&buf(&mut s2)), &buf(&mut r2)).unwrap();
             assert_eq!(r2, [ri, 100 + ri, 200 + ri, 300 + ri]);
-            tc.barrier(r);
+            tc.barrier(r).unwrap();
         }
     });
     // A second region starts from a clean state.
     region(&tc, |tc, r| {
         let mut v = [r as i32];
         let mut out = [0];
-        tc.allreduce(r, Some(&buf(&mut v)), &buf(&mut out), &sum());
+        tc.allreduce(r, Some(&buf(&mut v)), &buf(&mut out), &sum())
+            .unwrap();
         assert_eq!(out[0], 6);
     });
 }

@@ -1,0 +1,212 @@
+//! A thread communicator spanning several processes: how its thread ranks are numbered and
+//! how a message reaches a thread of another process.
+//!
+//! The ranks are numbered by process (the parent communicator's order), then by arrival in
+//! `start` inside the process: process `p` owns ranks `first[p] .. first[p + 1]`, where
+//! `first` sums the thread counts the processes gave to `MPIX_Threadcomm_init` (they may
+//! differ). A message between threads of two processes travels over the existing
+//! transports (shared memory between the processes of a node) on a hidden duplicate of the
+//! parent communicator, addressed to the destination *process*, with a header naming the
+//! destination thread rank, the source thread rank, the tag and the traffic (`Ctx`). In the
+//! receiving process, whichever of its thread ranks is waiting takes the arrivals off that
+//! communicator (`pump`, one thread at a time per thread communicator, so arrivals are handed
+//! on in the order they came) and pushes each onto the destination rank's queue, where it is
+//! matched like a message from a thread of the same process. One sender's messages stay in
+//! order: the transports keep the order between two processes on one communicator, and the
+//! pump hands them on in that order.
+#![forbid(unsafe_code)]
+
+use std::sync::{Arc, Mutex};
+
+use super::p2p::Ctx;
+use crate::datatype::access::Scratch;
+use crate::datatype::Buf;
+use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::message::{SendMode, SourceSel, TagSel};
+use crate::object::comm as core_comm;
+use crate::object::exchange::{self, Channel};
+use crate::object::Comm;
+use crate::progress;
+use crate::vci::engine::SendStart;
+
+/// The header in front of every message between processes: destination rank, source rank,
+/// tag, traffic.
+const HEADER: usize = 16;
+
+/// The processes of a spanning thread communicator and the hidden communicator between them.
+pub(super) struct Link {
+    comm: Arc<Comm>,
+    /// `first[p]`: the first thread rank of process `p`; `first[P]` is the size.
+    first: Vec<u32>,
+    /// Held by the thread taking arrivals off `comm` (tried, never waited for).
+    pump: Mutex<()>,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link").field("first", &self.first).finish()
+    }
+}
+
+/// A message taken off the link for one of this process's thread ranks.
+pub(super) struct Arrival {
+    pub dest: u32,
+    pub src: u32,
+    pub tag: i32,
+    pub ctx: Ctx,
+    pub data: Vec<u8>,
+}
+
+impl Link {
+    /// Connect this process's `n` threads with the other processes of `parent` (collective
+    /// over `parent`): the hidden communicator, and every process's thread count.
+    pub(super) fn new(parent: &Comm, n: u32) -> MpiResult<Link> {
+        let comm = core_comm::dup_named(parent, "MPIX_Threadcomm_init")?;
+        let members = exchange::all(comm.size());
+        let counts = Channel::collective(&comm).allgather(
+            &members,
+            comm.rank as usize,
+            exchange::tag::THREADCOMM,
+            &n.to_le_bytes(),
+        )?;
+        let mut first = vec![0u32];
+        let mut total = 0u64;
+        for c in counts.chunks_exact(4) {
+            total += u64::from(u32::from_le_bytes(c.try_into().expect("4 bytes")));
+            if total > i32::MAX as u64 {
+                return Err(MpiError::new(
+                    ErrorClass::Arg,
+                    "MPIX_Threadcomm_init(num_threads): the processes' thread counts add up \
+                     to more ranks than an int holds",
+                ));
+            }
+            first.push(total as u32);
+        }
+        Ok(Link {
+            comm,
+            first,
+            pump: Mutex::new(()),
+        })
+    }
+
+    /// The thread ranks of this process.
+    pub(super) fn mine(&self) -> (u32, u32) {
+        let p = self.comm.rank as usize;
+        (self.first[p], self.first[p + 1])
+    }
+
+    /// The size of the thread communicator.
+    pub(super) fn size(&self) -> u32 {
+        *self.first.last().expect("at least one process")
+    }
+
+    /// Each process's first rank (the ranks that meet in `finish`).
+    pub(super) fn leaders(&self) -> &[u32] {
+        &self.first[..self.first.len() - 1]
+    }
+
+    /// The process owning thread rank `r`.
+    fn process_of(&self, r: u32) -> u32 {
+        (self.first.partition_point(|&f| f <= r) - 1) as u32
+    }
+
+    /// Send `data` (packed bytes, or the whole of `buf`) from rank `src` to rank `dest` of
+    /// another process; `on_wait` runs while the transport still holds the message (it must
+    /// take arrivals, or two processes sending large messages to each other would wait for
+    /// each other forever).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn send(
+        &self,
+        (src, dest): (u32, u32),
+        tag: i32,
+        ctx: Ctx,
+        data: Data<'_>,
+        sync: bool,
+        mut on_wait: impl FnMut(&mut u32),
+    ) -> MpiResult<()> {
+        let len = match data {
+            Data::Bytes(b) => b.len(),
+            Data::Buf(b) => b.len(),
+        };
+        let mut s = Scratch::new(HEADER + len);
+        {
+            let m = s.bytes_mut();
+            m[0..4].copy_from_slice(&dest.to_le_bytes());
+            m[4..8].copy_from_slice(&src.to_le_bytes());
+            m[8..12].copy_from_slice(&tag.to_le_bytes());
+            m[12..16].copy_from_slice(&u32::from(ctx == Ctx::Coll).to_le_bytes());
+            match data {
+                Data::Bytes(b) => m[HEADER..].copy_from_slice(b),
+                Data::Buf(b) => b.pack(0, &mut m[HEADER..]),
+            }
+        }
+        let mode = if sync {
+            SendMode::Synchronous
+        } else {
+            SendMode::Standard
+        };
+        let inst = &self.comm.session.instance;
+        let id = match crate::pt2pt::start_send(
+            &self.comm,
+            self.process_of(dest),
+            0,
+            s.buf(),
+            mode,
+            None,
+        )? {
+            SendStart::Done => return Ok(()),
+            SendStart::Pending(id) => id,
+        };
+        // The scratch lives until the transport is done with it.
+        let mut spins = 0u32;
+        loop {
+            if let Some(done) = progress::take_if_complete(inst, id) {
+                return done.status.into_result().map(|_| ());
+            }
+            progress::poke(inst, self.comm.vci);
+            on_wait(&mut spins);
+        }
+    }
+
+    /// Take what arrived for this process's thread ranks, handing each message to `deliver`
+    /// in arrival order; nothing when another thread is doing it. Returns whether anything
+    /// arrived.
+    pub(super) fn pump(&self, mut deliver: impl FnMut(Arrival)) -> bool {
+        let Ok(_one) = self.pump.try_lock() else {
+            return false;
+        };
+        let mut any = false;
+        while let Some(st) = crate::pt2pt::iprobe(&self.comm, SourceSel::Any, TagSel::Any) {
+            let mut s = Scratch::new(st.bytes as usize);
+            // This thread alone receives on the hidden communicator (the pump's lock), so
+            // the receive gets the message just probed.
+            crate::pt2pt::recv(
+                &self.comm,
+                SourceSel::Rank(st.source as u32),
+                TagSel::Tag(st.tag),
+                s.buf(),
+            );
+            let m = s.bytes();
+            if m.len() < HEADER {
+                continue;
+            }
+            let word = |i: usize| u32::from_le_bytes(m[i..i + 4].try_into().expect("4 bytes"));
+            deliver(Arrival {
+                dest: word(0),
+                src: word(4),
+                tag: word(8) as i32,
+                ctx: if word(12) == 1 { Ctx::Coll } else { Ctx::User },
+                data: m[HEADER..].to_vec(),
+            });
+            any = true;
+        }
+        any
+    }
+}
+
+/// What a message between processes carries.
+#[derive(Clone, Copy)]
+pub(super) enum Data<'a> {
+    Bytes(&'a [u8]),
+    Buf(&'a Buf),
+}
