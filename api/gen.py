@@ -670,7 +670,8 @@ def render_rust(funcs, exports):
         out.append("")
     if not missing:
         # Everything is implemented: the fallback is not called (keep the import warning-free).
-        out[4] = "use crate::boundary::{call, direct, read_handle, tool_call, Scope};"
+        at = out.index("use crate::boundary::{call, direct, read_handle, tool_call, unsupported, Scope};")
+        out[at] = "use crate::boundary::{call, direct, read_handle, tool_call, Scope};"
     stale = set(direct) - {n.lower() for n in exports}
     if stale:
         sys.exit(f"gen.py: implementations of functions that are not exported: {sorted(stale)}")

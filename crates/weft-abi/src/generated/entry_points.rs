@@ -2,9 +2,9 @@
 #![allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments, clippy::missing_safety_doc, unused_variables)]
 use crate::api::family::{self, Mode};
 use crate::api::file::access::{self, Form, Ptr};
-use crate::boundary::{call, direct, read_handle, tool_call, Scope};
+use crate::api::rma_args::{Dir, Origin, TargetArgs, Then};
 use weft_core::object::win::Flavor;
-use crate::boundary::{call, direct, read_handle, tool_call, unsupported, Scope};
+use crate::boundary::{call, direct, read_handle, tool_call, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
 use std::ffi::{c_char, c_double, c_int, c_void};
