@@ -184,6 +184,11 @@ pub struct UcxTransport {
     /// For each job rank, the address of each of its workers (empty: same node, or self).
     peers: Vec<Vec<Vec<u8>>>,
     health: Health,
+    /// `WEFT_UCX_PEER_FAILURE=1`: endpoints in `UCP_ERR_HANDLING_MODE_PEER`, so a lost peer
+    /// is detected and fails the operations waiting on the network. Off by default (as in
+    /// MPICH, where it comes with fault tolerance): in that mode UCX 1.13 reported live peers
+    /// of oversubscribed jobs as lost ("Endpoint timeout", c/multinode/session_create_unordered).
+    peer_failure: bool,
 }
 
 impl UcxTransport {
@@ -216,6 +221,7 @@ impl UcxTransport {
             workers,
             peers: vec![Vec::new(); job_size as usize],
             health: Health::new(job_size),
+            peer_failure: std::env::var_os("WEFT_UCX_PEER_FAILURE").is_some_and(|v| v == "1"),
         })
     }
 
@@ -357,10 +363,13 @@ impl UcxTransport {
             health: &self.health,
             rank,
         });
+        let error_fields = if self.peer_failure {
+            ffi::UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | ffi::UCP_EP_PARAM_FIELD_ERR_HANDLER
+        } else {
+            0
+        };
         let params = ffi::ucp_ep_params_t {
-            field_mask: ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS
-                | ffi::UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE
-                | ffi::UCP_EP_PARAM_FIELD_ERR_HANDLER,
+            field_mask: ffi::UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | error_fields,
             address: address.as_ptr() as *const c_void,
             err_mode: ffi::UCP_ERR_HANDLING_MODE_PEER,
             err_handler: ffi::ucp_err_handler_t {
