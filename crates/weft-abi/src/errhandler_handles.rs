@@ -11,8 +11,10 @@ use std::sync::{Arc, Mutex};
 use weft_core::object::Errhandler;
 
 use crate::ctypes::MPI_Errhandler;
-use crate::handles::BadHandle;
-use crate::objects::ERRHANDLERS;
+use crate::handles::{BadHandle, Kind, Table};
+
+/// The table of user errhandler handles (`objects` re-exports it for lookups).
+pub static ERRHANDLERS: Table<Errhandler> = Table::new(Kind::Errhandler);
 
 /// Errhandler object (by address) -> (its handle, references the program holds).
 static HANDLES: Mutex<Option<HashMap<usize, (MPI_Errhandler, usize)>>> = Mutex::new(None);

@@ -19,7 +19,7 @@ use crate::handles::{BadHandle, Kind, Table};
 use crate::win_object::WinObject;
 
 pub static COMMS: Table<Comm> = Table::new(Kind::Comm);
-pub static ERRHANDLERS: Table<Errhandler> = Table::new(Kind::Errhandler);
+pub use crate::errhandler_handles::ERRHANDLERS;
 pub static INFOS: Table<Info> = Table::new(Kind::Info);
 pub static GROUPS: Table<Group> = Table::new(Kind::Group);
 
