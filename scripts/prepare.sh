@@ -11,17 +11,21 @@ if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then need_apt+=(python
 # UCX for the multi-node transport (docs/multinode.md); optional: the build goes on without it.
 if [ "${WEFT_BUILD_UCX:-1}" != 0 ] && ! pkg-config --exists ucx 2>/dev/null \
     && command -v apt-get >/dev/null 2>&1; then need_apt+=(libucx-dev); fi
+# OpenPMIx for PMIx launchers (Open MPI's mpirun, prterun); optional: loaded at run time, never
+# needed to build (docs/multinode.md).
+if ! pkg-config --exists pmix 2>/dev/null && command -v apt-get >/dev/null 2>&1; then
+    need_apt+=(libpmix-dev); fi
 if [ "${#need_apt[@]}" -gt 0 ]; then
     pkgs=()
     for t in "${need_apt[@]}"; do
         case "$t" in cc|c++|make) pkgs+=(build-essential) ;; python3) pkgs+=(python3) ;;
             python3-venv) pkgs+=(python3-venv) ;; pkg-config) pkgs+=(pkg-config) ;;
-            gfortran|cmake|autoconf|automake|libucx-dev) pkgs+=("$t") ;; esac  # Fortran bindings, build-system tests
+            gfortran|cmake|autoconf|automake|libucx-dev|libpmix-dev) pkgs+=("$t") ;; esac  # Fortran bindings, build-system tests
     done
     echo "setup: installing ${pkgs[*]}"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${pkgs[@]}" \
-        || echo "setup: apt-get could not install ${pkgs[*]} (without libucx-dev Weft builds for one node)" >&2
+        || echo "setup: apt-get could not install ${pkgs[*]} (without libucx-dev Weft builds for one node; without libpmix-dev PMIx launchers cannot start it)" >&2
 fi
 command -v cargo >/dev/null 2>&1 || { echo "setup: Rust (cargo) is required: https://rustup.rs" >&2; exit 1; }
 

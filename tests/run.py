@@ -38,7 +38,8 @@ What runs:
               strict C/C++ standards, the static library, the profiling interface,
               mpicc/mpicxx/pkg-config, CMake/Meson/Autotools projects finding Weft
               (examples/build-systems), weft-info and its list of missing functions (each must
-              return MPI_ERR_UNSUPPORTED_OPERATION), interoperability with MPICH, a clean /dev/shm.
+              return MPI_ERR_UNSUPPORTED_OPERATION), interoperability with MPICH, launches under a
+              private one-machine Slurm (scripts/slurm-local.sh), a clean /dev/shm.
               Checks whose inputs are absent (the mpich venv, pkg-config) print SKIP and are
               not counted.
 
@@ -66,6 +67,9 @@ OPTIONs:
   launcher=L          run only under launcher L (weft or hydra); otherwise SKIP
   requires=ucx        run only when Weft was built with its UCX transport (weft-info says so);
                       otherwise SKIP
+  mpirun=ompi         launch with Open MPI 5.0.11's mpirun (CACHE/ompi/bin/mpirun, a PMIx
+                      server) whatever --launcher says; SKIP when it is not installed or when
+                      Weft cannot load OpenPMIx's libpmix.so.2 (weft-info's `pmix` line)
 Any option may be prefixed with a launcher name and a colon (`weft:expect-stderr=rank 3`,
 `hydra:expect-exit=nonzero`) to apply only under that launcher; a prefixed option replaces the
 unprefixed one of the same name.
@@ -362,6 +366,18 @@ def has_ucx(prefix, _known={}):
     return _known[prefix]
 
 
+def has_pmix(prefix, _known={}):
+    """Whether the Weft installed under `prefix` can load OpenPMIx (as weft-info says)."""
+    if prefix not in _known:
+        try:
+            out = subprocess.run([os.path.join(prefix, "bin", "weft-info")], capture_output=True,
+                                 text=True, timeout=30).stdout
+        except OSError:
+            out = ""
+        _known[prefix] = any(l.split()[:2] == ["pmix", "loaded"] for l in out.splitlines())
+    return _known[prefix]
+
+
 class CTest:
     lang = "c"
 
@@ -403,7 +419,7 @@ def parse_manifest(path, area):
                 key, eq, value = w.partition("=")
                 known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
                          "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher",
-                         "requires"}
+                         "requires", "mpirun"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
@@ -440,6 +456,8 @@ def check_option(key, value):
         return f"one of {', '.join(LAUNCHERS)}"
     if key == "requires" and value != "ucx":
         return "only `ucx`"
+    if key == "mpirun" and value != "ompi":
+        return "only `ompi`"
     return None
 
 
@@ -472,6 +490,17 @@ class CSuite:
 
     def has_ucx(self):
         return has_ucx(self.prefix)
+
+    def ompi_mpirun(self):
+        return os.path.join(self.cache, "ompi", "bin", "mpirun")
+
+    def ompi_missing(self):
+        """Why a test launched by Open MPI's mpirun cannot run here, or None."""
+        if not os.path.exists(self.ompi_mpirun()):
+            return f"{self.ompi_mpirun()} is not installed (scripts/prepare.sh makes the ompi venv)"
+        if not has_pmix(self.prefix):
+            return "Weft cannot load OpenPMIx's libpmix.so.2 (weft-info: pmix not found; scripts/prepare.sh installs libpmix-dev)"
+        return None
 
     def launcher_cmd(self, n, prog, args):
         if self.launcher == "weft":
@@ -527,6 +556,11 @@ class CSuite:
             if "ucx" in opts.get("requires", []) and not self.has_ucx():
                 self.runner.report(t.full, Outcome(True, skipped="this build has no UCX transport (libucx-dev absent when it was built)"), 0)
                 continue
+            if "mpirun" in opts:
+                why = self.ompi_missing()
+                if why:
+                    self.runner.report(t.full, Outcome(True, skipped=why), 0)
+                    continue
             todo.append((t, opts))
         if self.launcher == "hydra" and not os.path.exists(self.launcher_cmd(1, "", [])[0]):
             for t, _ in todo:
@@ -564,6 +598,10 @@ class CSuite:
         else:
             nranks = int(t.ranks)
             cmd = self.launcher_cmd(nranks, exe, args)
+            if "mpirun" in opts:
+                # As root mpirun needs --allow-run-as-root; the ranks may outnumber the cores.
+                cmd = [self.ompi_mpirun(), "--allow-run-as-root", "--oversubscribe", "-n",
+                       str(nranks), exe] + args
         shm_before = shm_entries()
         r = run(cmd, timeout=timeout, env=env, cwd=os.path.dirname(exe))
         for entry in shm_entries() - shm_before:  # for check/dev-shm-clean to name the culprit
@@ -1233,6 +1271,17 @@ class Checks:
         return Outcome(not problems, "\n".join(problems) + "\n" + h.text())
 
 
+    def slurm(self):
+        """Launches under a private one-machine Slurm (scripts/slurm-local.sh: srun --mpi=pmi2
+        and --mpi=pmix); skipped where Slurm is not installed or its daemons cannot start."""
+        r = run([os.path.join(REPO, "scripts", "slurm-local.sh"), self.prefix], timeout=600)
+        skip = re.search(r"^slurm: SKIP: (.*)$", r.out, re.M)
+        if skip and r.rc == 0:
+            return Outcome(True, skipped=skip.group(1))
+        ok = r.rc == 0 and re.search(r"^slurm: \d+ passed, 0 failed$", r.out, re.M) is not None
+        return Outcome(ok and not r.leftovers, r.text())
+
+
 SHM_APPEARED = {}  # /dev/shm entry -> the C test during which it appeared
 
 
@@ -1293,6 +1342,7 @@ def main():
         runner.test("check/missing-functions", checks.missing_functions)
         runner.test("check/interop-mpicc-abi", checks.interop_mpicc_abi)
         runner.test("check/interop-hydra", checks.interop_hydra)
+        runner.test("check/slurm", checks.slurm)
 
         def shm_clean():
             # Reported, not removed: a job running beside this run may own an entry.

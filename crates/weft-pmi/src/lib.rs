@@ -13,6 +13,7 @@ mod client;
 mod error;
 mod hex;
 mod mapping;
+mod pmix;
 mod psets;
 mod server;
 pub mod wire;
@@ -21,6 +22,7 @@ pub mod wire;
 mod testkit;
 
 pub use client::{Mode, PmiClient};
+pub use pmix::library_version as pmix_library_version;
 
 /// The abort request's key for the message as it is, hex-encoded (PMI values cannot carry
 /// spaces or `;`): sent to, and understood by, Weft's own launcher only.

@@ -44,6 +44,17 @@ fn ucx_state() -> String {
     )
 }
 
+/// The PMIx client: whether OpenPMIx's library can be loaded (it is needed only under a
+/// PMIx launcher such as Open MPI's `mpirun`).
+fn pmix_state() -> String {
+    match weft_pmi::pmix_library_version() {
+        Some(version) => format!(
+            "loaded {version}: Open MPI's mpirun, PRRTE's prterun and srun --mpi=pmix launch Weft"
+        ),
+        None => "not found (libpmix.so.2; Debian: libpmix2): PMIx launchers cannot start Weft programs (PMI-1/PMI-2 launchers can)".into(),
+    }
+}
+
 /// Whether single-copy large messages (cross-memory attach) work on this machine.
 fn cma_state() -> String {
     match weft_core::transport::cma::probe() {
@@ -262,6 +273,12 @@ fn print_all(out: &mut String) -> Result<(), String> {
         "cuda",
         weft_abi::cuda::describe()
     );
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "Launchers (PMI-1/PMI-2: Weft's mpiexec, Hydra, srun --mpi=pmi2):"
+    );
+    let _ = writeln!(out, "  {:<8} {}", "pmix", pmix_state());
     let _ = writeln!(out);
     let _ = writeln!(out, "Extensions:");
     for (name, prefixes) in EXTENSIONS {

@@ -419,6 +419,13 @@ unsafe fn comm_get(
             ));
         }
         let w = world::get(func)?;
+        if keyval == MPI_APPNUM && w.attrs.appnum < 0 {
+            // The launcher numbers no applications (Slurm's PMI-2 says appnum=-1): MPI_APPNUM
+            // is not set then (MPI 5.0 §11.10.3).
+            // SAFETY: checked non-null above.
+            unsafe { out_attr(None, attribute_val, flag) };
+            return Ok(());
+        }
         let cell = predefined_attr(keyval, w).expect("a predefined communicator keyval");
         // SAFETY: checked non-null above.
         unsafe { out_attr(Some(cell.as_ptr() as usize), attribute_val, flag) };

@@ -1,7 +1,7 @@
 //! Adoption of the PMI socket that the launcher passes down as `PMI_FD`.
 //!
-//! This is the crate's only `unsafe` code: turning an inherited descriptor number into
-//! an owned stream.
+//! Turning an inherited descriptor number into an owned stream is `unsafe` (the crate's other
+//! `unsafe` code is the PMIx binding, `crate::pmix`).
 
 use std::mem::MaybeUninit;
 use std::os::fd::{FromRawFd, RawFd};

@@ -1,8 +1,9 @@
 //! The PMI client used by the MPI library at initialization.
 //!
 //! [`PmiClient::from_env`] finds the process manager the way the environment describes
-//! it (`PMI_FD`, Hydra's `PMI_PORT`/`PMI_ID`, or none: a singleton of size 1) and speaks
-//! PMI-1 or PMI-2 to it. Keys put by a rank are stored under `<rank>/<key>` in the job's
+//! it (`PMI_FD`, Hydra's `PMI_PORT`/`PMI_ID`, a PMIx server's `PMIX_NAMESPACE`, or none: a
+//! singleton of size 1) and speaks PMI-1, PMI-2 or PMIx (through OpenPMIx's library,
+//! `crate::pmix`) to it. Keys put by a rank are stored under `<rank>/<key>` in the job's
 //! flat key-value space, so [`PmiClient::get`] can address any rank's keys.
 
 mod connection;
@@ -14,6 +15,7 @@ use std::os::unix::net::UnixStream;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::mapping::parse_process_mapping;
+use crate::pmix::{self, Pmix};
 use crate::wire::{Framing, Message};
 use crate::{hex_encode, PmiError, ABORT_MESSAGE_HEX};
 use connection::{Connection, Stream};
@@ -32,6 +34,8 @@ pub enum Mode {
     Pmi1,
     /// The PMI-2 length-prefixed protocol.
     Pmi2,
+    /// PMIx, through OpenPMIx's client library (Open MPI's `mpirun`, PRRTE's `prterun`).
+    Pmix,
 }
 
 /// Where put/get go.
@@ -41,6 +45,8 @@ enum Backend {
     Local(BTreeMap<String, String>),
     /// A live connection to the process manager.
     Remote(Connection),
+    /// A PMIx server, through OpenPMIx (boxed: a `pmix_proc_t` is 260 bytes).
+    Pmix(Box<Pmix>),
     /// After finalize.
     Done,
 }
@@ -100,7 +106,39 @@ impl PmiClient {
         if let (Some(port), Some(id)) = (env("PMI_PORT"), env("PMI_ID")) {
             return Self::dial(&port, &id, version);
         }
+        if pmix::launched() {
+            return Self::pmix();
+        }
         Ok(Self::singleton())
+    }
+
+    /// Connects to the PMIx server that started this process and learns the job's size.
+    fn pmix() -> Result<PmiClient, PmiError> {
+        let pmix = Pmix::init()?;
+        let size = pmix
+            .get_number(None, "pmix.job.size")?
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n > 0 && pmix.rank() < n)
+            .ok_or_else(|| {
+                PmiError::protocol(
+                    "PMIx_Get",
+                    format!(
+                        "no usable pmix.job.size for rank {} of {}",
+                        pmix.rank(),
+                        pmix.namespace()
+                    ),
+                )
+            })?;
+        Ok(PmiClient {
+            mode: Mode::Pmix,
+            rank: pmix.rank(),
+            size,
+            appnum: None,
+            universe_size: None,
+            limits: Some((pmix::MAX_KEY, pmix::MAX_VALUE)),
+            kvs_name: pmix.namespace(),
+            backend: Backend::Pmix(Box::new(pmix)),
+        })
     }
 
     /// Speaks PMI `version` (1 or 2) over an already connected stream, as rank `rank` of
@@ -232,6 +270,12 @@ impl PmiClient {
         if let Some(appnum) = self.appnum {
             return Ok(appnum);
         }
+        if let Backend::Pmix(pmix) = &self.backend {
+            let appnum = pmix
+                .get_number(Some(self.rank), "pmix.appnum")?
+                .unwrap_or(0);
+            return Ok(*self.appnum.insert(appnum as i32));
+        }
         let answer = self
             .remote("get_appnum")?
             .request_ok(&Message::new("get_appnum"), "appnum")?;
@@ -245,6 +289,12 @@ impl PmiClient {
             return Ok(size);
         }
         let size = match self.mode {
+            Mode::Pmix => match &self.backend {
+                Backend::Pmix(pmix) => pmix
+                    .get_number(None, "pmix.univ.size")?
+                    .and_then(|n| i64::try_from(n).ok()),
+                _ => None,
+            },
             Mode::Pmi2 => self
                 .get_job_attr("universeSize")?
                 .and_then(|v| v.parse::<i64>().ok()),
@@ -322,6 +372,7 @@ impl PmiClient {
                     .with("value", value);
                 conn.request_ok(&msg, "kvs-put-response")?;
             }
+            Backend::Pmix(pmix) => pmix.put(&wire_key, value)?,
             Backend::Done => unreachable!("backend_for refuses Done"),
         }
         Ok(())
@@ -338,6 +389,7 @@ impl PmiClient {
             Backend::Remote(conn) => {
                 conn.request_ok(&Message::new("kvs-fence"), "kvs-fence-response")?;
             }
+            Backend::Pmix(pmix) => pmix.fence()?,
             Backend::Done => unreachable!("backend_for refuses Done"),
         }
         Ok(())
@@ -352,6 +404,9 @@ impl PmiClient {
             ));
         }
         let wire_key = self.wire_key("get", rank, key)?;
+        if let Backend::Pmix(pmix) = self.backend_for("get")? {
+            return pmix.get(Some(rank), &wire_key);
+        }
         let (mode, kvs_name) = (self.mode, self.kvs_name.clone());
         let msg = match mode {
             Mode::Pmi2 => Message::new("kvs-get")
@@ -369,6 +424,9 @@ impl PmiClient {
     /// that key from the job's key-value space; PMI-2: `info-getjobattr`).
     pub fn get_job_attr(&mut self, key: &str) -> Result<Option<String>, PmiError> {
         check_key("get_job_attr", key)?;
+        if let Backend::Pmix(pmix) = self.backend_for("get_job_attr")? {
+            return pmix.get(None, key);
+        }
         let msg = match self.mode {
             Mode::Pmi2 => Message::new("info-getjobattr").with("key", key),
             _ => Message::new("get")
@@ -385,6 +443,10 @@ impl PmiClient {
     pub fn node_of_ranks(&mut self) -> Result<Vec<u32>, PmiError> {
         if self.mode == Mode::Singleton {
             return Ok(vec![0]);
+        }
+        let size = self.size;
+        if let Backend::Pmix(pmix) = self.backend_for("node_of_ranks")? {
+            return pmix.node_of_ranks(size);
         }
         match self.get_job_attr("PMI_process_mapping")? {
             Some(mapping) => parse_process_mapping(&mapping, self.size),
@@ -425,20 +487,30 @@ impl PmiClient {
                 hex_encode(clip(message, DEFAULT_VALUE_MAX / 2).as_bytes()),
             );
         }
-        if let Backend::Remote(conn) = &mut self.backend {
+        match &mut self.backend {
             // The process exits right after; a failure to send leaves nothing to do.
-            let _ = conn.send(&msg);
+            Backend::Remote(conn) => {
+                let _ = conn.send(&msg);
+            }
+            Backend::Pmix(pmix) => pmix.abort(exit_code, message),
+            _ => {}
         }
     }
 
     /// Leaves the job cleanly and closes the connection.
     pub fn finalize(&mut self) -> Result<(), PmiError> {
         let mode = self.mode;
-        if let Backend::Remote(conn) = self.backend_for("finalize")? {
-            match mode {
-                Mode::Pmi2 => conn.request_ok(&Message::new("finalize"), "finalize-response")?,
-                _ => conn.request_ok(&Message::new("finalize"), "finalize_ack")?,
-            };
+        match self.backend_for("finalize")? {
+            Backend::Remote(conn) => {
+                match mode {
+                    Mode::Pmi2 => {
+                        conn.request_ok(&Message::new("finalize"), "finalize-response")?
+                    }
+                    _ => conn.request_ok(&Message::new("finalize"), "finalize_ack")?,
+                };
+            }
+            Backend::Pmix(pmix) => pmix.finalize()?,
+            _ => {}
         }
         self.backend = Backend::Done;
         Ok(())
@@ -453,6 +525,7 @@ impl PmiClient {
         let conn = match self.backend_for(&msg.cmd)? {
             Backend::Local(map) => return Ok(map.get(msg.get("key").unwrap_or_default()).cloned()),
             Backend::Remote(conn) => conn,
+            Backend::Pmix(_) => unreachable!("PMIx lookups go through Pmix::get"),
             Backend::Done => unreachable!("backend_for refuses Done"),
         };
         let answer = conn.request(&msg, &reply)?;
