@@ -328,7 +328,7 @@ impl Turn<'_> {
     }
 
     /// `contribute`, publishing `mark` with the length (what else the ranks must agree on,
-    /// e.g. a reduction's op: `mark_of`).
+    /// e.g. a reduction's op: `len_and_mark_of`).
     pub fn contribute_marked(&self, data: &Buf, mark: u8, idle: &mut impl FnMut()) {
         self.assert_current();
         self.arrive();
@@ -400,9 +400,13 @@ impl Turn<'_> {
         (self.len_word(rank) & ((1 << MARK_SHIFT) - 1)) as usize
     }
 
-    /// The mark `rank` published with its length in this turn (0 when it gave none).
-    pub fn mark_of(&self, rank: u32) -> u8 {
-        (self.len_word(rank) >> MARK_SHIFT) as u8
+    /// The length and the mark (0 when it gave none) `rank` published in this turn.
+    pub fn len_and_mark_of(&self, rank: u32) -> (usize, u8) {
+        let word = self.len_word(rank);
+        (
+            (word & ((1 << MARK_SHIFT) - 1)) as usize,
+            (word >> MARK_SHIFT) as u8,
+        )
     }
 
     fn len_word(&self, rank: u32) -> u64 {
