@@ -203,13 +203,18 @@ fn publish_and_compare(
     }
     if wait {
         turn.wait_all(&mut || idle.poll());
+        // One read of each rank's length word; a size difference is reported before an op's.
+        let mut other_op = None;
         for r in 0..comm.size() {
-            let theirs = turn.len_of(r);
+            let (theirs, their_mark) = turn.len_and_mark_of(r);
             if theirs != mine.len() {
                 return Err(mismatch(&format!("rank {r}"), theirs, mine.len()));
             }
+            if their_mark != mark && other_op.is_none() {
+                other_op = Some(r);
+            }
         }
-        if let Some(r) = (0..comm.size()).find(|&r| turn.mark_of(r) != mark) {
+        if let Some(r) = other_op {
             return Err(MpiError::new(
                 ErrorClass::Op,
                 format!(
