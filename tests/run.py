@@ -66,6 +66,9 @@ OPTIONs:
   launcher=L          run only under launcher L (weft or hydra); otherwise SKIP
   requires=ucx        run only when Weft was built with its UCX transport (weft-info says so);
                       otherwise SKIP
+  may-skip            the program may find what it needs absent (CUDA): when the job exits with
+                      status 77 the test is a SKIP (the reason is rank 0's `SKIP: why` line),
+                      never a pass
 Any option may be prefixed with a launcher name and a colon (`weft:expect-stderr=rank 3`,
 `hydra:expect-exit=nonzero`) to apply only under that launcher; a prefixed option replaces the
 unprefixed one of the same name.
@@ -403,7 +406,7 @@ def parse_manifest(path, area):
                 key, eq, value = w.partition("=")
                 known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
                          "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher",
-                         "requires"}
+                         "requires", "may-skip"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
@@ -417,7 +420,7 @@ def parse_manifest(path, area):
     return tests, errors
 
 
-FLAG_OPTIONS = {"expect-ranks", "no-marker"}
+FLAG_OPTIONS = {"expect-ranks", "no-marker", "may-skip"}
 
 
 def check_option(key, value):
@@ -571,6 +574,9 @@ class CSuite:
         problems = []
         if r.timed_out:
             problems.append(f"timed out after {timeout:g}s")
+        elif "may-skip" in opts and r.rc == SKIP_EXIT and not r.leftovers:
+            why = [l[len("SKIP:"):].strip() for l in r.out.splitlines() if l.startswith("SKIP:")]
+            return Outcome(True, skipped=why[0] if why else "the program exited 77 (skipped)")
         want = opts.get("expect-exit", ["0"])[-1]
         if want == "nonzero":
             if r.rc == 0:
@@ -599,6 +605,9 @@ class CSuite:
             detail = "\n".join("  * " + p for p in problems) + "\n" + detail
         return Outcome(not problems, detail)
 
+
+# The exit status of a `may-skip` program that skipped (Automake's convention).
+SKIP_EXIT = 77
 
 RANK_LINE_RE = re.compile(r"\brank (\d+) of (\d+)\b")
 

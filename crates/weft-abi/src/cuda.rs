@@ -26,13 +26,16 @@ pub const DEVICE_TO_HOST: c_int = 2;
 /// `cudaMemoryType` of device memory in `cudaPointerAttributes::type`.
 const MEMORY_DEVICE: c_int = 2;
 
-/// `struct cudaPointerAttributes` (CUDA 11 and later).
+/// `struct cudaPointerAttributes` (CUDA 11 and later), with room after the four fields
+/// Weft reads for what later runtimes add (`reserved` words), so that a runtime writing a
+/// larger struct never writes past this one.
 #[repr(C)]
 struct PointerAttributes {
     kind: c_int,
     device: c_int,
     device_pointer: *mut c_void,
     host_pointer: *mut c_void,
+    reserved: [u64; 16],
 }
 
 type LaunchHostFunc = unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError;
@@ -165,6 +168,7 @@ impl Cuda {
             device: 0,
             device_pointer: std::ptr::null_mut(),
             host_pointer: std::ptr::null_mut(),
+            reserved: [0; 16],
         };
         // SAFETY: a writable attributes struct; any address may be asked about.
         let rc = unsafe { (self.pointer_attributes)(&mut a, addr as *const c_void) };

@@ -1,9 +1,11 @@
 //! Device buffers of operations queued on a CUDA stream: an operation runs in a host
 //! function, which cannot touch device memory, so each device buffer it uses is staged
-//! through a pinned host block: copied from the device before the operation (if it reads
-//! it) and back after it (if it writes it), both copies queued on the same stream, so the
-//! order holds. The span staged is the datatype's true extent over the count. On a host
-//! queue nothing is staged (every buffer is host memory).
+//! through a pinned host block: copied from the device before the operation and back after
+//! it (if it writes it), both copies queued on the same stream, so the order holds. The
+//! copy in comes first even for a buffer the operation only writes: a receive may write
+//! less than its count, and a datatype with gaps writes none of them, and what it leaves
+//! must come back unchanged. The span staged is the datatype's true extent over the count.
+//! On a host queue nothing is staged (every buffer is host memory).
 
 use std::sync::Arc;
 
@@ -15,11 +17,10 @@ use crate::ctypes::MPI_Datatype;
 use crate::cuda::{CudaQueue, Pinned, DEVICE_TO_HOST, HOST_TO_DEVICE};
 use crate::datatypes;
 
-/// How a queued operation uses a buffer.
+/// How a queued operation uses a buffer: only reads it, or may write (part of) it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Access {
     Read,
-    Write,
     ReadWrite,
 }
 
@@ -29,6 +30,8 @@ pub(crate) struct Staged {
     device: usize,
     /// The host block's address (0: not staged, the operation uses `device` itself).
     host: usize,
+    /// The host block's size (at least `len`: a block from the pool may be larger).
+    cap: usize,
     /// Offset of the staged span from the buffer's address (the type's true lower bound).
     lo: isize,
     len: usize,
@@ -55,6 +58,7 @@ pub(crate) fn buffers(stream: &Stream, list: &[(usize, i64, MPI_Datatype, Access
             let plain = Staged {
                 device: addr,
                 host: 0,
+                cap: 0,
                 lo: 0,
                 len: 0,
                 access,
@@ -92,8 +96,7 @@ pub(crate) struct Staging {
 }
 
 impl Staging {
-    /// Take host blocks for the device buffers and queue the copies of those the operation
-    /// reads.
+    /// Take host blocks for the device buffers and queue the copies to them.
     pub(crate) fn start(
         stream: &Stream,
         mut staged: Vec<Staged>,
@@ -104,13 +107,11 @@ impl Staging {
         };
         for s in staged.iter_mut().filter(|s| s.len > 0) {
             let block = q.take_pinned(s.len, func)?;
-            s.host = block.addr;
-            if s.access != Access::Write {
-                let src = (s.device as isize + s.lo) as usize;
-                // SAFETY: the device span is the program's buffer (valid until the queued
-                // operation ran: the enqueue contract); the block is ours until returned.
-                unsafe { q.copy(s.host, src, s.len, DEVICE_TO_HOST, func)? };
-            }
+            (s.host, s.cap) = (block.addr, block.len);
+            let src = (s.device as isize + s.lo) as usize;
+            // SAFETY: the device span is the program's buffer (valid until the queued
+            // operation ran: the enqueue contract); the block is ours until returned.
+            unsafe { q.copy(s.host, src, s.len, DEVICE_TO_HOST, func)? };
         }
         Ok(Staging { staged })
     }
@@ -132,14 +133,14 @@ impl Staging {
             .filter(|s| s.host != 0)
             .map(|s| Pinned {
                 addr: s.host,
-                len: s.len,
+                len: s.cap,
             })
             .collect();
         if blocks.is_empty() {
             return Ok(());
         }
         for s in self.staged.iter().filter(|s| s.host != 0) {
-            if s.access != Access::Read {
+            if s.access == Access::ReadWrite {
                 let dst = (s.device as isize + s.lo) as usize;
                 // SAFETY: as in `start`.
                 unsafe { q.copy(dst, s.host, s.len, HOST_TO_DEVICE, func)? };

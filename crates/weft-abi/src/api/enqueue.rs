@@ -361,7 +361,8 @@ unsafe fn queue_recv<C: Int + Send + 'static>(
     check_data(count.get(), datatype, func, "")?;
     source_sel(&c, source, func)?;
     recv_tag(tag, func)?;
-    let piece = (buf as usize, count.get(), datatype, Access::Write);
+    // ReadWrite: what the message does not fill keeps its bytes (`cuda_stage`).
+    let piece = (buf as usize, count.get(), datatype, Access::ReadWrite);
     let (mode, out) = (p2p_mode(comm, request), out as usize);
     let start = move |b: usize| {
         // SAFETY: the enqueue contract: buffer and status are valid until the receive ran.
@@ -552,18 +553,27 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
     report_queued(&stream, func)
 }
 
-/// The send and receive buffers of a queued reduction of `count` elements: the send
-/// buffer read, the receive buffer read and written.
+/// The send and receive buffers of a queued reduction: `send_n` elements of the send
+/// buffer read, `recv_n` of the receive buffer read and written (0: not used here, e.g. at
+/// a non-root of a reduce, where it may be any address or a smaller buffer).
 fn reduction_pieces(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: i64,
+    (send_n, recv_n): (i64, i64),
     datatype: MPI_Datatype,
 ) -> [Piece; 2] {
     [
-        (sendbuf as usize, count, datatype, Access::Read),
-        (recvbuf as usize, count, datatype, Access::ReadWrite),
+        (sendbuf as usize, send_n, datatype, Access::Read),
+        (recvbuf as usize, recv_n, datatype, Access::ReadWrite),
     ]
+}
+
+/// The element counts `reduction_pieces` stages for a reduce-scatter-block on `size` ranks:
+/// `recvcount * size` sent, `recvcount` received, or in place `recvcount * size` of the
+/// receive buffer (its input).
+fn reduce_scatter_block_counts(in_place: bool, recvcount: i64, size: i64) -> (i64, i64) {
+    let total = recvcount * size;
+    (total, if in_place { total } else { recvcount })
 }
 
 /// A count, datatype and op a queued reduction will use: checked now.
@@ -588,7 +598,7 @@ pub(crate) unsafe fn allreduce_enqueue<C: Int + Send + 'static>(
     let (_, s) = offload_comm(comm, func)?;
     let n = count.get();
     check_reduction(n, datatype, op, func)?;
-    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    let pieces = reduction_pieces(sendbuf, recvbuf, (n, n), datatype);
     enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
         let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract: the buffers are valid until the operation ran.
@@ -627,7 +637,8 @@ pub(crate) unsafe fn reduce_enqueue<C: Int + Send + 'static>(
     let n = count.get();
     check_reduction(n, datatype, op, func)?;
     check_root(&c, root, func)?;
-    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    let recv_n = if c.rank == root as u32 { n } else { 0 };
+    let pieces = reduction_pieces(sendbuf, recvbuf, (n, recv_n), datatype);
     enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
         let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract.
@@ -651,8 +662,9 @@ pub(crate) unsafe fn reduce_scatter_block_enqueue<C: Int + Send + 'static>(
     let (c, s) = offload_comm(comm, func)?;
     check_data(recvcount.get(), datatype, func, "recv")?;
     check_op(op, func)?;
-    let n = recvcount.get() * c.peer_size() as i64;
-    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    let in_place = sendbuf as usize == MPI_IN_PLACE;
+    let counts = reduce_scatter_block_counts(in_place, recvcount.get(), c.peer_size() as i64);
+    let pieces = reduction_pieces(sendbuf, recvbuf, counts, datatype);
     enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
         let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract.
@@ -762,4 +774,17 @@ pub(crate) unsafe fn exchange_enqueue(
             )
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_scatter_block_stages_recvcount_of_the_receive_buffer() {
+        // Before: recvcount * size elements of a recvcount-element device buffer were
+        // staged (copied from the device and back past its end).
+        assert_eq!(reduce_scatter_block_counts(false, 37, 4), (148, 37));
+        assert_eq!(reduce_scatter_block_counts(true, 37, 4), (148, 148));
+    }
 }
