@@ -14,12 +14,74 @@
  * 3. sizes 8 B .. 4 MiB, device buffers, half a round trip: enqueued (synchronize after each
  *    round trip) against the program staging by hand (cudaMemcpy to host, MPI_Send/MPI_Recv,
  *    cudaMemcpy back).
+ * 0. (rank 0, before the rest) what the CUDA calls the path makes cost: per call of
+ *    cudaPointerGetAttributes, cudaLaunchHostFunc (an empty function), cudaMemcpyAsync of
+ *    8 bytes; the round trip of an empty host function (launch + cudaStreamSynchronize) and of
+ *    an 8-byte copy to the host (cudaMemcpyAsync + cudaStreamSynchronize); cudaMallocHost +
+ *    cudaFreeHost of 8 bytes.
  * Best of 3 repetitions for each number. */
 #include "wcuda.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 static double best(double a, double b) { return a < b ? a : b; }
+static void empty_fn(void *p) { (void)p; }
+static void spin(double s)
+{
+    double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < s)
+        ;
+}
+
+/* 0. the costs of the CUDA calls, on rank 0 alone. */
+static void probe(wcuda_stream cs, char *d, char *h, int iters)
+{
+    double attr = 1e9, launch = 1e9, copy = 1e9, fn_rt = 1e9, copy_rt = 1e9, pin = 1e9;
+    unsigned long long attrs[32];
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            wcuda.PointerGetAttributes(attrs, d);
+        attr = best(attr, (MPI_Wtime() - t0) / iters);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            wcuda.LaunchHostFunc(cs, empty_fn, NULL);
+        launch = best(launch, (MPI_Wtime() - t0) / iters);
+        wcuda.StreamSynchronize(cs);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            wcuda.MemcpyAsync(h, d, 8, WCUDA_D2H, cs);
+        copy = best(copy, (MPI_Wtime() - t0) / iters);
+        wcuda.StreamSynchronize(cs);
+        int n = iters / 10;
+        t0 = MPI_Wtime();
+        for (int i = 0; i < n; i++) {
+            wcuda.LaunchHostFunc(cs, empty_fn, NULL);
+            wcuda.StreamSynchronize(cs);
+        }
+        fn_rt = best(fn_rt, (MPI_Wtime() - t0) / n);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < n; i++) {
+            wcuda.MemcpyAsync(h, d, 8, WCUDA_D2H, cs);
+            wcuda.StreamSynchronize(cs);
+        }
+        copy_rt = best(copy_rt, (MPI_Wtime() - t0) / n);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < 100; i++) {
+            void *p;
+            wcuda.MallocHost(&p, 8);
+            wcuda.FreeHost(p);
+        }
+        pin = best(pin, (MPI_Wtime() - t0) / 100);
+    }
+    printf("# CUDA call costs (rank 0 alone, best of 3)\n");
+    printf("cudaPointerGetAttributes                    %9.2f us\n", attr * 1e6);
+    printf("cudaLaunchHostFunc (empty function)         %9.2f us\n", launch * 1e6);
+    printf("cudaMemcpyAsync 8 B D2H call                %9.2f us\n", copy * 1e6);
+    printf("host function round trip (+ synchronize)    %9.2f us\n", fn_rt * 1e6);
+    printf("8 B D2H copy round trip (+ synchronize)     %9.2f us\n", copy_rt * 1e6);
+    printf("cudaMallocHost + cudaFreeHost 8 B           %9.2f us\n", pin * 1e6);
+}
 
 int main(int argc, char **argv)
 {
@@ -50,6 +112,9 @@ int main(int argc, char **argv)
     char *d, *h;
     CU(wcuda.Malloc((void **)&d, maxb));
     CU(wcuda.MallocHost((void **)&h, maxb));
+    if (rank == 0)
+        probe(cs, d, h, iters);
+    MPI_Barrier(MPI_COMM_WORLD);
     double ovh = 1e9, copy = 1e9, lat_plain = 1e9, lat_sync = 1e9, lat_pipe = 1e9;
 
     for (int rep = 0; rep < 3; rep++) {
@@ -109,6 +174,28 @@ int main(int argc, char **argv)
                 lat_sync = best(lat_sync, t);
         }
     }
+    /* The by-hand pattern of 3. at 8 bytes with each cudaMemcpy replaced by a busy wait as
+     * long as a copy round trip (no GPU): what the MPI part costs when the peer is late. */
+    double lat_late = 1e9;
+    for (int rep = 0; rep < 3; rep++) {
+        int rounds = iters / 20;
+        double x = 0, t0;
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = MPI_Wtime();
+        for (int i = 0; i < rounds; i++) {
+            if (rank == 0) {
+                spin(6e-6);
+                MPI_Send(&x, 1, MPI_DOUBLE, peer, 5, MPI_COMM_WORLD);
+                MPI_Recv(&x, 1, MPI_DOUBLE, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                spin(6e-6);
+            } else {
+                MPI_Recv(&x, 1, MPI_DOUBLE, peer, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                spin(12e-6);
+                MPI_Send(&x, 1, MPI_DOUBLE, peer, 5, MPI_COMM_WORLD);
+            }
+        }
+        lat_late = best(lat_late, (MPI_Wtime() - t0) / rounds / 2);
+    }
     double r[2] = {ovh, copy}, rmax[2];
     MPI_Reduce(r, rmax, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
@@ -119,6 +206,8 @@ int main(int argc, char **argv)
         printf("latency 8 B plain MPI_Send/Recv (host)      %9.2f us\n", lat_plain * 1e6);
         printf("latency 8 B enqueued, sync each round trip  %9.2f us\n", lat_sync * 1e6);
         printf("latency 8 B enqueued, pipelined             %9.2f us\n", lat_pipe * 1e6);
+        printf("8 B by-hand pattern, copies replaced by 6 us busy waits (no GPU) %9.2f us\n",
+               lat_late * 1e6);
         printf("%10s %14s %14s %12s\n", "bytes", "enqueued_us", "by_hand_us", "enq_MB/s");
     }
 

@@ -9,7 +9,9 @@
  *  - a receive shorter than the device buffer leaves the rest of the buffer as it was, and
  *    a strided datatype on device memory sends and receives only its elements (the gaps
  *    keep their bytes);
- *  - nonblocking enqueue (Isend/Irecv + Wait_enqueue) on the CUDA stream, host buffers;
+ *  - nonblocking enqueue (Isend/Irecv + Wait_enqueue/Waitall_enqueue) on the CUDA stream,
+ *    host and device buffers;
+ *  - 3000 operations in flight on device buffers (staging blocks reused meanwhile);
  *  - MPIX_Stream_synchronize waits for the CUDA stream (a slow host function before it has
  *    run, cudaStreamQuery says idle);
  *  - MPIX_Query_cuda_support() and MPIX_GPU_query_support agree with what the test found.
@@ -183,18 +185,71 @@ int main(int argc, char **argv)
     }
     EXPECT_OK(MPIX_Stream_synchronize(ms));
 
-    /* Nonblocking enqueue on the CUDA stream (host buffers). */
+    /* Nonblocking enqueue on the CUDA stream: host buffers, then device buffers (the
+     * receive's copy back comes after the wait: a memset queued between the start and the
+     * wait of the send does not change what is sent, since the send buffer was staged at
+     * the start). */
     int sendv[4] = {rank, rank + 10, rank + 20, rank + 30}, recvv[4] = {-1, -1, -1, -1};
     MPI_Request rq[2];
     int peer = 1 - rank;
-    if (rank < 2) {
-        EXPECT_OK(MPIX_Irecv_enqueue(recvv, 4, MPI_INT, peer, 5, sc, &rq[0]));
-        EXPECT_OK(MPIX_Isend_enqueue(sendv, 4, MPI_INT, peer, 5, sc, &rq[1]));
-        EXPECT_OK(MPIX_Waitall_enqueue(2, rq, MPI_STATUSES_IGNORE));
-        EXPECT_OK(MPIX_Stream_synchronize(ms));
-        for (int i = 0; i < 4; i++)
-            CHECK_INT(recvv[i], peer + 10 * i);
+    EXPECT_OK(MPIX_Irecv_enqueue(recvv, 4, MPI_INT, peer, 5, sc, &rq[0]));
+    EXPECT_OK(MPIX_Isend_enqueue(sendv, 4, MPI_INT, peer, 5, sc, &rq[1]));
+    EXPECT_OK(MPIX_Waitall_enqueue(2, rq, MPI_STATUSES_IGNORE));
+    EXPECT_OK(MPIX_Stream_synchronize(ms));
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(recvv[i], peer + 10 * i);
+    int *d_s, *d_r;
+    static MPI_Status sts[2];
+    CU(wcuda.Malloc((void **)&d_s, 4 * sizeof(int)));
+    CU(wcuda.Malloc((void **)&d_r, 4 * sizeof(int)));
+    CU(wcuda.MemcpyAsync(d_s, sendv, sizeof sendv, WCUDA_H2D, cs));
+    CU(wcuda.MemsetAsync(d_r, 0x5a, 4 * sizeof(int), cs));
+    EXPECT_OK(MPIX_Irecv_enqueue(d_r, 4, MPI_INT, peer, 6, sc, &rq[0]));
+    EXPECT_OK(MPIX_Isend_enqueue(d_s, 4, MPI_INT, peer, 6, sc, &rq[1]));
+    CU(wcuda.MemsetAsync(d_s, 0, 4 * sizeof(int), cs));
+    EXPECT_OK(MPIX_Wait_enqueue(&rq[1], MPI_STATUS_IGNORE));
+    EXPECT_OK(MPIX_Wait_enqueue(&rq[0], &sts[0]));
+    CU(wcuda.MemcpyAsync(h_i, d_r, 4 * sizeof(int), WCUDA_D2H, cs));
+    EXPECT_OK(MPIX_Stream_synchronize(ms));
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(h_i[i], peer + 10 * i);
+    CHECK_INT(sts[0].MPI_SOURCE, peer);
+    CU(wcuda.MemsetAsync(d_r, 0x5a, 4 * sizeof(int), cs));
+    EXPECT_OK(MPIX_Irecv_enqueue_c(d_r, 4, MPI_INT, peer, 7, sc, &rq[0]));
+    EXPECT_OK(MPIX_Isend_enqueue_c(d_s, 4, MPI_INT, peer, 7, sc, &rq[1]));
+    EXPECT_OK(MPIX_Waitall_enqueue(2, rq, sts));
+    CU(wcuda.MemcpyAsync(h_i, d_r, 4 * sizeof(int), WCUDA_D2H, cs));
+    EXPECT_OK(MPIX_Stream_synchronize(ms));
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(h_i[i], 0);
+    CHECK_INT(sts[0].MPI_TAG, 7);
+    CU(wcuda.Free(d_s));
+    CU(wcuda.Free(d_r));
+
+    /* Many operations in flight: 3000 sends of 4 bytes from distinct device addresses (and
+     * receives into distinct ones), no wait between them, so that staging blocks are reused
+     * while earlier operations are still queued; every value checked. */
+    enum { MANY = 3000 };
+    int *d_many, *h_many;
+    CU(wcuda.Malloc((void **)&d_many, MANY * sizeof(int)));
+    CU(wcuda.MallocHost((void **)&h_many, MANY * sizeof(int)));
+    for (int i = 0; i < MANY; i++)
+        h_many[i] = rank == 0 ? i * 7 + 1 : -1;
+    CU(wcuda.MemcpyAsync(d_many, h_many, MANY * sizeof(int), WCUDA_H2D, cs));
+    for (int i = 0; i < MANY; i++) {
+        if (rank == 0)
+            EXPECT_OK(MPIX_Send_enqueue(d_many + i, 1, MPI_INT, 1, 8, sc));
+        else if (rank == 1)
+            EXPECT_OK(MPIX_Recv_enqueue(d_many + i, 1, MPI_INT, 0, 8, sc, MPI_STATUS_IGNORE));
     }
+    CU(wcuda.MemcpyAsync(h_many, d_many, MANY * sizeof(int), WCUDA_D2H, cs));
+    EXPECT_OK(MPIX_Stream_synchronize(ms));
+    int wrong = 0;
+    for (int i = 0; i < MANY; i++)
+        wrong += h_many[i] != i * 7 + 1;
+    CHECK(wrong == 0, "%d of %d values received wrong", wrong, MANY);
+    CU(wcuda.Free(d_many));
+    CU(wcuda.FreeHost(h_many));
 
     /* MPIX_Stream_synchronize is cudaStreamSynchronize. */
     atomic_store(&slow_done, 0);

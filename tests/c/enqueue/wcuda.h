@@ -33,6 +33,8 @@ static struct {
     int (*MemsetAsync)(void *, int, size_t, wcuda_stream);
     int (*Memcpy)(void *, const void *, size_t, int);
     const char *(*GetErrorString)(int);
+    int (*LaunchHostFunc)(wcuda_stream, void (*)(void *), void *);
+    int (*PointerGetAttributes)(void *, const void *);
 } wcuda;
 
 static __attribute__((unused)) const char *wcuda_load(void)
@@ -63,6 +65,8 @@ static __attribute__((unused)) const char *wcuda_load(void)
     WCUDA_SYM(MemsetAsync);
     WCUDA_SYM(Memcpy);
     WCUDA_SYM(GetErrorString);
+    WCUDA_SYM(LaunchHostFunc);
+    WCUDA_SYM(PointerGetAttributes);
 #undef WCUDA_SYM
     int n = 0;
     if (wcuda.GetDeviceCount(&n) != 0 || n < 1)

@@ -16,7 +16,7 @@
 use std::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::stream::Stream;
@@ -43,6 +43,9 @@ pub(crate) struct EnqueuedRequest {
     comm: MPI_Comm,
     /// The started operation's request (`MPI_REQUEST_NULL` until the start ran).
     started: AtomicUsize,
+    /// A device buffer's staging on a CUDA stream: finished (copied back, blocks returned)
+    /// after the queued wait.
+    staging: Mutex<Option<Staging>>,
 }
 
 static ENQUEUED: Table<EnqueuedRequest> = Table::new(Kind::EnqueuedRequest);
@@ -109,13 +112,25 @@ fn enqueue(
     staged: Vec<Staged>,
     op: impl FnOnce(&[Staged]) -> MpiResult<()> + Send + 'static,
 ) -> MpiResult<()> {
+    enqueue_staged(stream, comm, func, staged, op)?.finish(stream, func)
+}
+
+/// `enqueue` up to the copies back of the staged buffers: the caller finishes the staging
+/// (at once, or after a later queued wait).
+fn enqueue_staged(
+    stream: &Arc<Stream>,
+    comm: MPI_Comm,
+    func: &'static str,
+    staged: Vec<Staged>,
+    op: impl FnOnce(&[Staged]) -> MpiResult<()> + Send + 'static,
+) -> MpiResult<Staging> {
     let queue = stream
         .offload()
         .expect("offload_comm returned an offload stream");
     let s = stream.clone();
     let staging = Staging::start(stream, staged, func)?;
     let staged = staging.buffers();
-    queue.enqueue(
+    let queued = queue.enqueue(
         Box::new(move || {
             let r = catch_unwind(AssertUnwindSafe(|| op(&staged))).unwrap_or_else(|_| {
                 Err(MpiError::new(
@@ -129,8 +144,12 @@ fn enqueue(
             }
         }),
         func,
-    )?;
-    staging.finish(stream, func)
+    );
+    if let Err(e) = queued {
+        staging.abandon(stream);
+        return Err(e);
+    }
+    Ok(staging)
 }
 
 /// Report an error a queued operation left on the stream, on its communicator's
@@ -173,7 +192,8 @@ fn enqueue_on<const K: usize, R>(
 
 /// Queue a point-to-point operation `start` on the buffer of `piece`: the blocking
 /// operation when `request` is null, otherwise the start of a request written to
-/// `request`, which a queued `MPIX_Wait_enqueue` completes (host buffers only).
+/// `request`, which a queued `MPIX_Wait_enqueue` completes (a device buffer's copy back
+/// is queued after that wait).
 ///
 /// # Safety
 /// `request` is null or writable.
@@ -188,15 +208,22 @@ unsafe fn enqueue_p2p(
     if request.is_null() {
         return enqueue_on(stream, comm, func, [piece], move |[b]| start(b));
     }
-    if cuda_stage::is_device(stream, piece.0) {
-        return Err(device_nonblocking(func));
-    }
     // SAFETY: the caller's contract (not null here).
     let r = unsafe { new_request(stream, comm, request) };
-    enqueue(stream, comm, func, Vec::new(), move |_| {
-        r.started.store(start(piece.0)?, Ordering::Release);
+    let (req, addr) = (r.clone(), piece.0);
+    let staged = cuda_stage::buffers(stream, &[piece]);
+    let staging = enqueue_staged(stream, comm, func, staged, move |st| {
+        let b = cuda_stage::host_addr(st, 0, addr);
+        req.started.store(start(b)?, Ordering::Release);
         Ok(())
-    })
+    })?;
+    *r.staging.lock().unwrap_or_else(|p| p.into_inner()) = Some(staging);
+    Ok(())
+}
+
+/// The staging of an enqueued request, taken for its queued wait to finish.
+fn take_staging(r: &EnqueuedRequest) -> Option<Staging> {
+    r.staging.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
 /// The mode of a queued point-to-point operation: blocking without a request.
@@ -388,21 +415,12 @@ unsafe fn new_request(
         stream: stream.clone(),
         comm,
         started: AtomicUsize::new(MPI_REQUEST_NULL),
+        staging: Mutex::new(None),
     });
     let h = ENQUEUED.insert(r.clone());
     // SAFETY: the caller's contract.
     unsafe { request.write(h) };
     r
-}
-
-fn device_nonblocking(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Buffer,
-        format!(
-            "{func}(buf): a device buffer: nonblocking enqueue needs host memory (use the \
-             blocking MPIX_Send_enqueue/MPIX_Recv_enqueue, which stage device buffers)"
-        ),
-    )
 }
 
 /// Take an enqueued request out of its handle.
@@ -446,11 +464,13 @@ pub(crate) unsafe fn mpix_wait_enqueue(
     let out = out as usize;
     let comm = r.comm;
     let stream = r.stream.clone();
-    enqueue(&stream, comm, func, Vec::new(), move |_| {
+    let staging = take_staging(&r);
+    let queued = enqueue(&stream, comm, func, Vec::new(), move |_| {
         let mut started = r.started.load(Ordering::Acquire);
         // SAFETY: the enqueue contract: the status stays writable until the wait ran.
         unsafe { mpi_wait(&mut started, out as *mut MPI_Status) }
-    })?;
+    });
+    finish_after_wait(&stream, staging, queued, func)?;
     report_queued(&stream, func)
 }
 
@@ -533,7 +553,12 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
         unsafe { requests.add(i).write(MPI_REQUEST_NULL) };
     }
     let statuses = statuses as usize;
-    enqueue(&stream, comm, func, Vec::new(), move |_| {
+    let staging: Vec<Staging> = taken
+        .iter()
+        .flatten()
+        .filter_map(|r| take_staging(r))
+        .collect();
+    let mut queued = enqueue(&stream, comm, func, Vec::new(), move |_| {
         let mut started: Vec<MPI_Request> = taken
             .iter()
             .map(|r| {
@@ -549,8 +574,34 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
                 statuses as *mut MPI_Status,
             )
         }
-    })?;
+    });
+    for st in staging {
+        // Each finishes (or gives its blocks back); the first error is the call's.
+        let r = finish_after_wait(&stream, Some(st), Ok(()), func);
+        if queued.is_ok() {
+            queued = r;
+        }
+    }
+    queued?;
     report_queued(&stream, func)
+}
+
+/// After a queued wait (`queued`: whether it was queued): queue the copy back of a device
+/// buffer its request staged, or give the blocks back if the wait was not queued.
+fn finish_after_wait(
+    stream: &Stream,
+    staging: Option<Staging>,
+    queued: MpiResult<()>,
+    func: &str,
+) -> MpiResult<()> {
+    match (staging, queued) {
+        (None, q) => q,
+        (Some(st), Ok(())) => st.finish(stream, func),
+        (Some(st), Err(e)) => {
+            st.abandon(stream);
+            Err(e)
+        }
+    }
 }
 
 /// The send and receive buffers of a queued reduction: `send_n` elements of the send
