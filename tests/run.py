@@ -70,6 +70,9 @@ OPTIONs:
   mpirun=ompi         launch with Open MPI 5.0.11's mpirun (CACHE/ompi/bin/mpirun, a PMIx
                       server) whatever --launcher says; SKIP when it is not installed or when
                       Weft cannot load OpenPMIx's libpmix.so.2 (weft-info's `pmix` line)
+  may-skip            the program may find what it needs absent (CUDA): when the job exits with
+                      status 77 the test is a SKIP (the reason is rank 0's `SKIP: why` line),
+                      never a pass
 Any option may be prefixed with a launcher name and a colon (`weft:expect-stderr=rank 3`,
 `hydra:expect-exit=nonzero`) to apply only under that launcher; a prefixed option replaces the
 unprefixed one of the same name.
@@ -419,7 +422,7 @@ def parse_manifest(path, area):
                 key, eq, value = w.partition("=")
                 known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
                          "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher",
-                         "requires", "mpirun"}
+                         "requires", "mpirun", "may-skip"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
@@ -433,7 +436,7 @@ def parse_manifest(path, area):
     return tests, errors
 
 
-FLAG_OPTIONS = {"expect-ranks", "no-marker"}
+FLAG_OPTIONS = {"expect-ranks", "no-marker", "may-skip"}
 
 
 def check_option(key, value):
@@ -609,6 +612,9 @@ class CSuite:
         problems = []
         if r.timed_out:
             problems.append(f"timed out after {timeout:g}s")
+        elif "may-skip" in opts and r.rc == SKIP_EXIT and not r.leftovers:
+            why = [l[len("SKIP:"):].strip() for l in r.out.splitlines() if l.startswith("SKIP:")]
+            return Outcome(True, skipped=why[0] if why else "the program exited 77 (skipped)")
         want = opts.get("expect-exit", ["0"])[-1]
         if want == "nonzero":
             if r.rc == 0:
@@ -637,6 +643,9 @@ class CSuite:
             detail = "\n".join("  * " + p for p in problems) + "\n" + detail
         return Outcome(not problems, detail)
 
+
+# The exit status of a `may-skip` program that skipped (Automake's convention).
+SKIP_EXIT = 77
 
 RANK_LINE_RE = re.compile(r"\brank (\d+) of (\d+)\b")
 

@@ -5,16 +5,22 @@
 //! enqueue path calls. `CudaQueue` is an offload queue on a `cudaStream_t`: a task is a
 //! host function (`cudaLaunchHostFunc`), synchronisation is `cudaStreamSynchronize`, and
 //! device buffers are staged through pinned host blocks (`api/cuda_stage.rs`) kept in a
-//! per-stream pool (CUDA functions may not be called from a host function, so blocks are
-//! returned to the pool there and freed with the stream).
+//! per-stream pool (`cuda_pool`). A block an operation used is free again once a later task of the stream
+//! has started (stream order: the operation's copies back ran before it): each task records
+//! its sequence number when it starts, and the enqueuing thread takes such blocks back when
+//! it needs one — no extra host function per operation, and no CUDA call in a host function
+//! (which CUDA forbids). `MPIX_Stream_synchronize` frees what the pool holds beyond a bound.
 
 use std::any::Any;
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::offload::{OffloadQueue, Task};
+
+use crate::cuda_pool::{Pinned, Pool};
 
 type CudaError = c_int;
 type Stream = *mut c_void;
@@ -26,13 +32,17 @@ pub const DEVICE_TO_HOST: c_int = 2;
 /// `cudaMemoryType` of device memory in `cudaPointerAttributes::type`.
 const MEMORY_DEVICE: c_int = 2;
 
-/// `struct cudaPointerAttributes` (CUDA 11 and later).
+/// `struct cudaPointerAttributes`: the four fields Weft reads, then room for what later
+/// runtimes add. CUDA 13.0's has `long reserved[8]` after them (88 bytes), and its
+/// `cudaPointerGetAttributes` writes all 88 (seen on an H200): a 24-byte struct on the stack
+/// was overrun and every enqueue of a device buffer crashed. 152 bytes leave a margin.
 #[repr(C)]
 struct PointerAttributes {
     kind: c_int,
     device: c_int,
     device_pointer: *mut c_void,
     host_pointer: *mut c_void,
+    reserved: [u64; 16],
 }
 
 type LaunchHostFunc = unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError;
@@ -165,6 +175,7 @@ impl Cuda {
             device: 0,
             device_pointer: std::ptr::null_mut(),
             host_pointer: std::ptr::null_mut(),
+            reserved: [0; 16],
         };
         // SAFETY: a writable attributes struct; any address may be asked about.
         let rc = unsafe { (self.pointer_attributes)(&mut a, addr as *const c_void) };
@@ -189,18 +200,13 @@ unsafe extern "C" fn run_task(data: *mut c_void) {
     IN_HOST_FN.with(|f| f.set(false));
 }
 
-/// A pinned host block of the staging pool.
-pub struct Pinned {
-    pub addr: usize,
-    pub len: usize,
-}
-
 /// `"cudaStream_t"`: an offload queue on the program's CUDA stream.
 pub struct CudaQueue {
     cuda: &'static Cuda,
     stream: usize,
-    /// Pinned blocks not in use (`take_pinned`/`give_pinned`).
-    pool: Mutex<Vec<Pinned>>,
+    pool: Mutex<Pool>,
+    /// Sequence number of the last task that started running (0: none yet).
+    started: Arc<AtomicU64>,
 }
 
 impl CudaQueue {
@@ -208,33 +214,36 @@ impl CudaQueue {
         CudaQueue {
             cuda,
             stream,
-            pool: Mutex::new(Vec::new()),
+            pool: Mutex::new(Pool::default()),
+            started: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    fn pool(&self) -> std::sync::MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A pinned block of at least `len` bytes: from the pool, else new.
     pub fn take_pinned(&self, len: usize, func: &str) -> MpiResult<Pinned> {
-        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(i) = pool.iter().position(|b| b.len >= len) {
-            return Ok(pool.swap_remove(i));
+        let len = len.max(1);
+        let mut pool = self.pool();
+        pool.reclaim(self.started.load(Ordering::Acquire));
+        if let Some(b) = pool.take(len) {
+            return Ok(b);
         }
         drop(pool);
+        let size = Pool::allocation_for(len);
         let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: a writable pointer; cudaMallocHost allocates `len` pinned bytes.
-        let rc = unsafe { (self.cuda.malloc_host)(&mut p, len.max(1)) };
+        // SAFETY: a writable pointer; cudaMallocHost allocates `size` pinned bytes.
+        let rc = unsafe { (self.cuda.malloc_host)(&mut p, size) };
         self.cuda.check(rc, "cudaMallocHost", func)?;
-        Ok(Pinned {
-            addr: p as usize,
-            len: len.max(1),
-        })
+        Ok(self.pool().add(p as usize, len))
     }
 
-    /// A block is free again (callable from a host function: no CUDA call).
-    pub fn give_pinned(&self, block: Pinned) {
-        self.pool
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(block);
+    /// Blocks used by the work queued so far (the last task and the copies after it): free
+    /// again once a task queued later has started.
+    pub fn hold(&self, blocks: Vec<Pinned>) {
+        self.pool().hold(blocks);
     }
 
     /// Queue a copy of `len` bytes (`kind`: `HOST_TO_DEVICE` or `DEVICE_TO_HOST`).
@@ -262,28 +271,18 @@ impl CudaQueue {
         self.cuda.check(rc, "cudaMemcpyAsync", func)
     }
 
-    /// Queue the return of staging blocks to the pool (after the copies that use them).
-    pub fn enqueue_release(
-        &self,
-        owner: Arc<weft_core::object::stream::Stream>,
-        blocks: Vec<Pinned>,
-        func: &str,
-    ) -> MpiResult<()> {
-        self.enqueue(
-            Box::new(move || {
-                if let Some(q) = owner
-                    .offload()
-                    .and_then(|q| q.as_any().downcast_ref::<CudaQueue>())
-                {
-                    blocks.into_iter().for_each(|b| q.give_pinned(b));
-                }
-            }),
-            func,
-        )
-    }
-
     pub fn cuda(&self) -> &'static Cuda {
         self.cuda
+    }
+
+    /// After the stream ran everything: free what the pool keeps beyond its bound.
+    fn trim_pool(&self) {
+        let excess = self.pool().settle();
+        for addr in excess {
+            // SAFETY: a block from cudaMallocHost that no queued work uses (the stream ran
+            // everything queued).
+            unsafe { (self.cuda.free_host)(addr as *mut c_void) };
+        }
     }
 }
 
@@ -293,14 +292,26 @@ impl OffloadQueue for CudaQueue {
     }
 
     fn enqueue(&self, task: Task, func: &str) -> MpiResult<()> {
+        // The pool's lock orders the numbering with the launch (one enqueuing thread at a
+        // time is the stream's rule; the lock makes the numbers right even without it).
+        let mut pool = self.pool();
+        let seq = pool.queued + 1;
+        let started = self.started.clone();
+        let task: Task = Box::new(move || {
+            started.fetch_max(seq, Ordering::Release);
+            task()
+        });
         let data = Box::into_raw(Box::new(task)) as *mut c_void;
         // SAFETY: `run_task` takes back the box exactly once, when the stream runs it.
         let rc = unsafe { (self.cuda.launch_host_func)(self.stream as Stream, run_task, data) };
-        if rc != 0 {
+        if rc == 0 {
+            pool.queued = seq;
+        } else {
             // Not queued: the task is ours to drop.
             // SAFETY: the pointer came from Box::into_raw above and CUDA did not take it.
             drop(unsafe { Box::from_raw(data as *mut Task) });
         }
+        drop(pool);
         self.cuda.check(rc, "cudaLaunchHostFunc", func)
     }
 
@@ -313,7 +324,9 @@ impl OffloadQueue for CudaQueue {
         }
         // SAFETY: the program's stream, alive while the MPIX stream is (its contract).
         let rc = unsafe { (self.cuda.stream_synchronize)(self.stream as Stream) };
-        self.cuda.check(rc, "cudaStreamSynchronize", func)
+        self.cuda.check(rc, "cudaStreamSynchronize", func)?;
+        self.trim_pool();
+        Ok(())
     }
 
     fn is_queue_thread(&self) -> bool {
@@ -328,14 +341,10 @@ impl OffloadQueue for CudaQueue {
 impl Drop for CudaQueue {
     fn drop(&mut self) {
         // The stream was synchronised before its MPIX stream was freed.
-        for b in self
-            .pool
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .drain(..)
-        {
-            // SAFETY: a block from cudaMallocHost, no longer used by any queued work.
-            unsafe { (self.cuda.free_host)(b.addr as *mut c_void) };
+        let pool = self.pool.get_mut().unwrap_or_else(|p| p.into_inner());
+        for addr in pool.allocations() {
+            // SAFETY: an allocation of cudaMallocHost no queued work uses any more.
+            unsafe { (self.cuda.free_host)(addr as *mut c_void) };
         }
     }
 }
@@ -345,5 +354,16 @@ pub fn describe() -> String {
     match runtime() {
         Some(c) => format!("found ({}, {} device(s))", c.library, c.device_count()),
         None => "not found (libcudart.so not loadable or no device)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_attributes_hold_what_cuda_13_writes() {
+        // CUDA 13.0: type, device, devicePointer, hostPointer, long reserved[8].
+        assert!(size_of::<PointerAttributes>() >= 88);
     }
 }

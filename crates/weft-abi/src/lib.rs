@@ -8,6 +8,7 @@ mod args;
 pub mod boundary;
 pub mod ctypes;
 pub mod cuda;
+pub mod cuda_pool;
 pub mod datatypes;
 mod destructor;
 mod env_info;

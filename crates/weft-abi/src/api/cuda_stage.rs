@@ -1,25 +1,25 @@
 //! Device buffers of operations queued on a CUDA stream: an operation runs in a host
 //! function, which cannot touch device memory, so each device buffer it uses is staged
-//! through a pinned host block: copied from the device before the operation (if it reads
-//! it) and back after it (if it writes it), both copies queued on the same stream, so the
-//! order holds. The span staged is the datatype's true extent over the count. On a host
-//! queue nothing is staged (every buffer is host memory).
-
-use std::sync::Arc;
+//! through a pinned host block: copied from the device before the operation and back after
+//! it (if it writes it), both copies queued on the same stream, so the order holds. The
+//! copy in comes first even for a buffer the operation only writes: a receive may write
+//! less than its count, and a datatype with gaps writes none of them, and what it leaves
+//! must come back unchanged. The span staged is the datatype's true extent over the count.
+//! On a host queue nothing is staged (every buffer is host memory).
 
 use weft_core::error::MpiResult;
 use weft_core::object::stream::Stream;
 
 use crate::constants::MPI_IN_PLACE;
 use crate::ctypes::MPI_Datatype;
-use crate::cuda::{CudaQueue, Pinned, DEVICE_TO_HOST, HOST_TO_DEVICE};
+use crate::cuda::{CudaQueue, DEVICE_TO_HOST, HOST_TO_DEVICE};
+use crate::cuda_pool::Pinned;
 use crate::datatypes;
 
-/// How a queued operation uses a buffer.
+/// How a queued operation uses a buffer: only reads it, or may write (part of) it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Access {
     Read,
-    Write,
     ReadWrite,
 }
 
@@ -29,6 +29,8 @@ pub(crate) struct Staged {
     device: usize,
     /// The host block's address (0: not staged, the operation uses `device` itself).
     host: usize,
+    /// The host block's size (at least `len`: a block from the pool may be larger).
+    cap: usize,
     /// Offset of the staged span from the buffer's address (the type's true lower bound).
     lo: isize,
     len: usize,
@@ -37,11 +39,6 @@ pub(crate) struct Staged {
 
 fn cuda_queue(stream: &Stream) -> Option<&CudaQueue> {
     stream.offload()?.as_any().downcast_ref::<CudaQueue>()
-}
-
-/// Whether `addr` is device memory of `stream`'s CUDA runtime.
-pub(crate) fn is_device(stream: &Stream, addr: usize) -> bool {
-    cuda_queue(stream).is_some_and(|q| q.cuda().is_device(addr))
 }
 
 /// The buffers `(address, count, datatype, access)` of an operation queued on `stream`:
@@ -55,6 +52,7 @@ pub(crate) fn buffers(stream: &Stream, list: &[(usize, i64, MPI_Datatype, Access
             let plain = Staged {
                 device: addr,
                 host: 0,
+                cap: 0,
                 lo: 0,
                 len: 0,
                 access,
@@ -92,27 +90,33 @@ pub(crate) struct Staging {
 }
 
 impl Staging {
-    /// Take host blocks for the device buffers and queue the copies of those the operation
-    /// reads.
-    pub(crate) fn start(
-        stream: &Stream,
-        mut staged: Vec<Staged>,
-        func: &str,
-    ) -> MpiResult<Staging> {
+    /// Take host blocks for the device buffers and queue the copies to them. On an error
+    /// the blocks taken go back to the pool (after what was queued with them).
+    pub(crate) fn start(stream: &Stream, staged: Vec<Staged>, func: &str) -> MpiResult<Staging> {
+        let mut staging = Staging { staged };
         let Some(q) = cuda_queue(stream) else {
-            return Ok(Staging { staged });
+            return Ok(staging);
         };
-        for s in staged.iter_mut().filter(|s| s.len > 0) {
-            let block = q.take_pinned(s.len, func)?;
-            s.host = block.addr;
-            if s.access != Access::Write {
-                let src = (s.device as isize + s.lo) as usize;
-                // SAFETY: the device span is the program's buffer (valid until the queued
-                // operation ran: the enqueue contract); the block is ours until returned.
-                unsafe { q.copy(s.host, src, s.len, DEVICE_TO_HOST, func)? };
+        let r = staging.stage_in(q, func);
+        match r {
+            Ok(()) => Ok(staging),
+            Err(e) => {
+                staging.abandon(stream);
+                Err(e)
             }
         }
-        Ok(Staging { staged })
+    }
+
+    fn stage_in(&mut self, q: &CudaQueue, func: &str) -> MpiResult<()> {
+        for s in self.staged.iter_mut().filter(|s| s.len > 0) {
+            let block = q.take_pinned(s.len, func)?;
+            (s.host, s.cap) = (block.addr, block.len);
+            let src = (s.device as isize + s.lo) as usize;
+            // SAFETY: the device span is the program's buffer (valid until the queued
+            // operation ran: the enqueue contract); the block is ours until returned.
+            unsafe { q.copy(s.host, src, s.len, DEVICE_TO_HOST, func)? };
+        }
+        Ok(())
     }
 
     /// The buffers as the queued operation sees them.
@@ -120,32 +124,40 @@ impl Staging {
         self.staged.clone()
     }
 
-    /// After the operation was queued: queue the copies back of what it writes, then the
-    /// return of the blocks to the pool.
-    pub(crate) fn finish(self, stream: &Arc<Stream>, func: &str) -> MpiResult<()> {
-        let Some(q) = cuda_queue(stream) else {
-            return Ok(());
-        };
-        let blocks: Vec<Pinned> = self
-            .staged
+    /// The host blocks taken.
+    fn blocks(&self) -> Vec<Pinned> {
+        self.staged
             .iter()
             .filter(|s| s.host != 0)
             .map(|s| Pinned {
                 addr: s.host,
-                len: s.len,
+                len: s.cap,
             })
-            .collect();
-        if blocks.is_empty() {
+            .collect()
+    }
+
+    /// After the operation was queued: queue the copies back of what it writes; the blocks
+    /// are free again once a later task of the stream started.
+    pub(crate) fn finish(self, stream: &Stream, func: &str) -> MpiResult<()> {
+        let Some(q) = cuda_queue(stream) else {
             return Ok(());
-        }
+        };
+        let mut r = Ok(());
         for s in self.staged.iter().filter(|s| s.host != 0) {
-            if s.access != Access::Read {
+            if s.access == Access::ReadWrite && r.is_ok() {
                 let dst = (s.device as isize + s.lo) as usize;
-                // SAFETY: as in `start`.
-                unsafe { q.copy(dst, s.host, s.len, HOST_TO_DEVICE, func)? };
+                // SAFETY: as in `stage_in`.
+                r = unsafe { q.copy(dst, s.host, s.len, HOST_TO_DEVICE, func) };
             }
         }
-        let owner = stream.clone();
-        q.enqueue_release(owner, blocks, func)
+        q.hold(self.blocks());
+        r
+    }
+
+    /// The operation was not queued: the blocks go back (after the copies to them).
+    pub(crate) fn abandon(self, stream: &Stream) {
+        if let Some(q) = cuda_queue(stream) {
+            q.hold(self.blocks());
+        }
     }
 }

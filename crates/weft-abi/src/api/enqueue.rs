@@ -16,7 +16,7 @@
 use std::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::stream::Stream;
@@ -43,6 +43,9 @@ pub(crate) struct EnqueuedRequest {
     comm: MPI_Comm,
     /// The started operation's request (`MPI_REQUEST_NULL` until the start ran).
     started: AtomicUsize,
+    /// A device buffer's staging on a CUDA stream: finished (copied back, blocks returned)
+    /// after the queued wait.
+    staging: Mutex<Option<Staging>>,
 }
 
 static ENQUEUED: Table<EnqueuedRequest> = Table::new(Kind::EnqueuedRequest);
@@ -109,13 +112,25 @@ fn enqueue(
     staged: Vec<Staged>,
     op: impl FnOnce(&[Staged]) -> MpiResult<()> + Send + 'static,
 ) -> MpiResult<()> {
+    enqueue_staged(stream, comm, func, staged, op)?.finish(stream, func)
+}
+
+/// `enqueue` up to the copies back of the staged buffers: the caller finishes the staging
+/// (at once, or after a later queued wait).
+fn enqueue_staged(
+    stream: &Arc<Stream>,
+    comm: MPI_Comm,
+    func: &'static str,
+    staged: Vec<Staged>,
+    op: impl FnOnce(&[Staged]) -> MpiResult<()> + Send + 'static,
+) -> MpiResult<Staging> {
     let queue = stream
         .offload()
         .expect("offload_comm returned an offload stream");
     let s = stream.clone();
     let staging = Staging::start(stream, staged, func)?;
     let staged = staging.buffers();
-    queue.enqueue(
+    let queued = queue.enqueue(
         Box::new(move || {
             let r = catch_unwind(AssertUnwindSafe(|| op(&staged))).unwrap_or_else(|_| {
                 Err(MpiError::new(
@@ -129,8 +144,12 @@ fn enqueue(
             }
         }),
         func,
-    )?;
-    staging.finish(stream, func)
+    );
+    if let Err(e) = queued {
+        staging.abandon(stream);
+        return Err(e);
+    }
+    Ok(staging)
 }
 
 /// Report an error a queued operation left on the stream, on its communicator's
@@ -173,7 +192,8 @@ fn enqueue_on<const K: usize, R>(
 
 /// Queue a point-to-point operation `start` on the buffer of `piece`: the blocking
 /// operation when `request` is null, otherwise the start of a request written to
-/// `request`, which a queued `MPIX_Wait_enqueue` completes (host buffers only).
+/// `request`, which a queued `MPIX_Wait_enqueue` completes (a device buffer's copy back
+/// is queued after that wait).
 ///
 /// # Safety
 /// `request` is null or writable.
@@ -188,15 +208,22 @@ unsafe fn enqueue_p2p(
     if request.is_null() {
         return enqueue_on(stream, comm, func, [piece], move |[b]| start(b));
     }
-    if cuda_stage::is_device(stream, piece.0) {
-        return Err(device_nonblocking(func));
-    }
     // SAFETY: the caller's contract (not null here).
     let r = unsafe { new_request(stream, comm, request) };
-    enqueue(stream, comm, func, Vec::new(), move |_| {
-        r.started.store(start(piece.0)?, Ordering::Release);
+    let (req, addr) = (r.clone(), piece.0);
+    let staged = cuda_stage::buffers(stream, &[piece]);
+    let staging = enqueue_staged(stream, comm, func, staged, move |st| {
+        let b = cuda_stage::host_addr(st, 0, addr);
+        req.started.store(start(b)?, Ordering::Release);
         Ok(())
-    })
+    })?;
+    *r.staging.lock().unwrap_or_else(|p| p.into_inner()) = Some(staging);
+    Ok(())
+}
+
+/// The staging of an enqueued request, taken for its queued wait to finish.
+fn take_staging(r: &EnqueuedRequest) -> Option<Staging> {
+    r.staging.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
 /// The mode of a queued point-to-point operation: blocking without a request.
@@ -361,7 +388,8 @@ unsafe fn queue_recv<C: Int + Send + 'static>(
     check_data(count.get(), datatype, func, "")?;
     source_sel(&c, source, func)?;
     recv_tag(tag, func)?;
-    let piece = (buf as usize, count.get(), datatype, Access::Write);
+    // ReadWrite: what the message does not fill keeps its bytes (`cuda_stage`).
+    let piece = (buf as usize, count.get(), datatype, Access::ReadWrite);
     let (mode, out) = (p2p_mode(comm, request), out as usize);
     let start = move |b: usize| {
         // SAFETY: the enqueue contract: buffer and status are valid until the receive ran.
@@ -387,21 +415,12 @@ unsafe fn new_request(
         stream: stream.clone(),
         comm,
         started: AtomicUsize::new(MPI_REQUEST_NULL),
+        staging: Mutex::new(None),
     });
     let h = ENQUEUED.insert(r.clone());
     // SAFETY: the caller's contract.
     unsafe { request.write(h) };
     r
-}
-
-fn device_nonblocking(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Buffer,
-        format!(
-            "{func}(buf): a device buffer: nonblocking enqueue needs host memory (use the \
-             blocking MPIX_Send_enqueue/MPIX_Recv_enqueue, which stage device buffers)"
-        ),
-    )
 }
 
 /// Take an enqueued request out of its handle.
@@ -445,11 +464,13 @@ pub(crate) unsafe fn mpix_wait_enqueue(
     let out = out as usize;
     let comm = r.comm;
     let stream = r.stream.clone();
-    enqueue(&stream, comm, func, Vec::new(), move |_| {
+    let staging = take_staging(&r);
+    let queued = enqueue(&stream, comm, func, Vec::new(), move |_| {
         let mut started = r.started.load(Ordering::Acquire);
         // SAFETY: the enqueue contract: the status stays writable until the wait ran.
         unsafe { mpi_wait(&mut started, out as *mut MPI_Status) }
-    })?;
+    });
+    finish_after_wait(&stream, staging, queued, func)?;
     report_queued(&stream, func)
 }
 
@@ -532,7 +553,12 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
         unsafe { requests.add(i).write(MPI_REQUEST_NULL) };
     }
     let statuses = statuses as usize;
-    enqueue(&stream, comm, func, Vec::new(), move |_| {
+    let staging: Vec<Staging> = taken
+        .iter()
+        .flatten()
+        .filter_map(|r| take_staging(r))
+        .collect();
+    let mut queued = enqueue(&stream, comm, func, Vec::new(), move |_| {
         let mut started: Vec<MPI_Request> = taken
             .iter()
             .map(|r| {
@@ -548,22 +574,57 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
                 statuses as *mut MPI_Status,
             )
         }
-    })?;
+    });
+    for st in staging {
+        // Each finishes (or gives its blocks back); the first error is the call's.
+        let r = finish_after_wait(&stream, Some(st), Ok(()), func);
+        if queued.is_ok() {
+            queued = r;
+        }
+    }
+    queued?;
     report_queued(&stream, func)
 }
 
-/// The send and receive buffers of a queued reduction of `count` elements: the send
-/// buffer read, the receive buffer read and written.
+/// After a queued wait (`queued`: whether it was queued): queue the copy back of a device
+/// buffer its request staged, or give the blocks back if the wait was not queued.
+fn finish_after_wait(
+    stream: &Stream,
+    staging: Option<Staging>,
+    queued: MpiResult<()>,
+    func: &str,
+) -> MpiResult<()> {
+    match (staging, queued) {
+        (None, q) => q,
+        (Some(st), Ok(())) => st.finish(stream, func),
+        (Some(st), Err(e)) => {
+            st.abandon(stream);
+            Err(e)
+        }
+    }
+}
+
+/// The send and receive buffers of a queued reduction: `send_n` elements of the send
+/// buffer read, `recv_n` of the receive buffer read and written (0: not used here, e.g. at
+/// a non-root of a reduce, where it may be any address or a smaller buffer).
 fn reduction_pieces(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    count: i64,
+    (send_n, recv_n): (i64, i64),
     datatype: MPI_Datatype,
 ) -> [Piece; 2] {
     [
-        (sendbuf as usize, count, datatype, Access::Read),
-        (recvbuf as usize, count, datatype, Access::ReadWrite),
+        (sendbuf as usize, send_n, datatype, Access::Read),
+        (recvbuf as usize, recv_n, datatype, Access::ReadWrite),
     ]
+}
+
+/// The element counts `reduction_pieces` stages for a reduce-scatter-block on `size` ranks:
+/// `recvcount * size` sent, `recvcount` received, or in place `recvcount * size` of the
+/// receive buffer (its input).
+fn reduce_scatter_block_counts(in_place: bool, recvcount: i64, size: i64) -> (i64, i64) {
+    let total = recvcount * size;
+    (total, if in_place { total } else { recvcount })
 }
 
 /// A count, datatype and op a queued reduction will use: checked now.
@@ -588,7 +649,7 @@ pub(crate) unsafe fn allreduce_enqueue<C: Int + Send + 'static>(
     let (_, s) = offload_comm(comm, func)?;
     let n = count.get();
     check_reduction(n, datatype, op, func)?;
-    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    let pieces = reduction_pieces(sendbuf, recvbuf, (n, n), datatype);
     enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
         let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract: the buffers are valid until the operation ran.
@@ -627,7 +688,8 @@ pub(crate) unsafe fn reduce_enqueue<C: Int + Send + 'static>(
     let n = count.get();
     check_reduction(n, datatype, op, func)?;
     check_root(&c, root, func)?;
-    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    let recv_n = if c.rank == root as u32 { n } else { 0 };
+    let pieces = reduction_pieces(sendbuf, recvbuf, (n, recv_n), datatype);
     enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
         let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract.
@@ -651,8 +713,9 @@ pub(crate) unsafe fn reduce_scatter_block_enqueue<C: Int + Send + 'static>(
     let (c, s) = offload_comm(comm, func)?;
     check_data(recvcount.get(), datatype, func, "recv")?;
     check_op(op, func)?;
-    let n = recvcount.get() * c.peer_size() as i64;
-    let pieces = reduction_pieces(sendbuf, recvbuf, n, datatype);
+    let in_place = sendbuf as usize == MPI_IN_PLACE;
+    let counts = reduce_scatter_block_counts(in_place, recvcount.get(), c.peer_size() as i64);
+    let pieces = reduction_pieces(sendbuf, recvbuf, counts, datatype);
     enqueue_on(&s, comm, func, pieces, move |[sb, rb]| {
         let (sb, rb, how) = (sb as *const c_void, rb as *mut c_void, Mode::Blocking);
         // SAFETY: the enqueue contract.
@@ -762,4 +825,17 @@ pub(crate) unsafe fn exchange_enqueue(
             )
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_scatter_block_stages_recvcount_of_the_receive_buffer() {
+        // Before: recvcount * size elements of a recvcount-element device buffer were
+        // staged (copied from the device and back past its end).
+        assert_eq!(reduce_scatter_block_counts(false, 37, 4), (148, 37));
+        assert_eq!(reduce_scatter_block_counts(true, 37, 4), (148, 148));
+    }
 }
