@@ -7,7 +7,6 @@ use std::ffi::c_int;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::comm as core_comm;
-use weft_core::threadcomm::ThreadComm;
 
 use crate::args::{non_null, write};
 use crate::constants::*;
@@ -55,7 +54,7 @@ pub(crate) unsafe fn mpix_threadcomm_init(
         ));
     }
     c.session.instance.allow_concurrent_calls();
-    let tc = ThreadComm::spanning(&c, num_threads as u32)?;
+    let tc = weft_core::pt2pt::thread_wire::thread_comm(&c, num_threads as u32)?;
     let new = core_comm::thread_dup(&c, tc)?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newthreadcomm, Some(new)) };
