@@ -35,6 +35,16 @@ pub fn with<R>(handle: MPI_Comm, f: impl FnOnce(&Comm, &Arc<ThreadComm>, u32) ->
     })
 }
 
+/// The thread communicator `handle` names, if this thread is inside its region.
+pub fn comm(handle: MPI_Comm) -> Option<Arc<Comm>> {
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        a.iter()
+            .find(|e| e.handle == handle)
+            .map(|e| e.comm.clone())
+    })
+}
+
 /// Whether this thread is a rank of `handle`'s thread communicator now.
 pub fn is_inside(handle: MPI_Comm) -> bool {
     with(handle, |_, _, _| ()).is_some()
