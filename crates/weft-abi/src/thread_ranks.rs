@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError};
+use weft_core::object::attr::AttrList;
 use weft_core::object::Comm;
 use weft_core::threadcomm::ThreadComm;
 
@@ -16,6 +17,8 @@ struct Entry {
     handle: MPI_Comm,
     comm: Arc<Comm>,
     rank: u32,
+    /// This thread rank's attributes (deleted at finish).
+    attrs: Arc<AttrList>,
 }
 
 thread_local! {
@@ -45,6 +48,17 @@ pub fn comm(handle: MPI_Comm) -> Option<Arc<Comm>> {
     })
 }
 
+/// This thread rank's attributes on the thread communicator `handle`, if this thread is
+/// inside its region.
+pub fn attrs(handle: MPI_Comm) -> Option<Arc<AttrList>> {
+    ACTIVE.with(|a| {
+        let a = a.borrow();
+        a.iter()
+            .find(|e| e.handle == handle)
+            .map(|e| e.attrs.clone())
+    })
+}
+
 /// Whether this thread is a rank of `handle`'s thread communicator now.
 pub fn is_inside(handle: MPI_Comm) -> bool {
     with(handle, |_, _, _| ()).is_some()
@@ -52,7 +66,14 @@ pub fn is_inside(handle: MPI_Comm) -> bool {
 
 /// Record that this thread is `rank` of `handle` (start).
 pub fn enter(handle: MPI_Comm, comm: Arc<Comm>, rank: u32) {
-    ACTIVE.with(|a| a.borrow_mut().push(Entry { handle, comm, rank }));
+    ACTIVE.with(|a| {
+        a.borrow_mut().push(Entry {
+            handle,
+            comm,
+            rank,
+            attrs: Arc::default(),
+        })
+    });
 }
 
 /// Forget this thread's rank in `handle` (finish).

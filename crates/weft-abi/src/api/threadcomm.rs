@@ -85,8 +85,14 @@ pub(crate) fn mpix_threadcomm_finish(threadcomm: MPI_Comm) -> MpiResult<()> {
             format!("{func}(threadcomm): this thread did not start it"),
         ))
     })?;
+    // The thread rank's attributes go once its region is over (their delete callbacks may
+    // still ask the thread communicator for the rank and size, not communicate on it).
+    let attrs = thread_ranks::attrs(threadcomm);
+    let deleted = attrs.map_or(Ok(()), |l| {
+        crate::api::attr::delete_all(threadcomm, &l, func)
+    });
     thread_ranks::leave(threadcomm);
-    Ok(())
+    deleted
 }
 
 pub(crate) unsafe fn mpix_threadcomm_free(threadcomm: *mut MPI_Comm) -> MpiResult<()> {
