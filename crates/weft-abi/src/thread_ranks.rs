@@ -25,38 +25,33 @@ thread_local! {
     static ACTIVE: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Run `f` on this thread's entry for `handle`, if it has one (one thread-local read when
+/// the thread is in no region).
+#[inline]
+fn find<R>(handle: MPI_Comm, f: impl FnOnce(&Entry) -> R) -> Option<R> {
+    ACTIVE.with(|a| a.borrow().iter().find(|e| e.handle == handle).map(f))
+}
+
 /// Run `f` with the thread communicator `handle` names and this thread's rank in it, if
-/// this thread is inside its region; `None` otherwise (one thread-local read when the thread
-/// is in no region). `f` must not start or finish a thread communicator.
+/// this thread is inside its region; `None` otherwise. `f` must not start or finish a
+/// thread communicator.
 #[inline]
 pub fn with<R>(handle: MPI_Comm, f: impl FnOnce(&Comm, &Arc<ThreadComm>, u32) -> R) -> Option<R> {
-    ACTIVE.with(|a| {
-        let a = a.borrow();
-        let e = a.iter().find(|e| e.handle == handle)?;
-        let tc = e.comm.thread.as_ref()?;
-        Some(f(&e.comm, tc, e.rank))
+    find(handle, |e| {
+        e.comm.thread.as_ref().map(|tc| f(&e.comm, tc, e.rank))
     })
+    .flatten()
 }
 
 /// The thread communicator `handle` names, if this thread is inside its region.
 pub fn comm(handle: MPI_Comm) -> Option<Arc<Comm>> {
-    ACTIVE.with(|a| {
-        let a = a.borrow();
-        a.iter()
-            .find(|e| e.handle == handle)
-            .map(|e| e.comm.clone())
-    })
+    find(handle, |e| e.comm.clone())
 }
 
 /// This thread rank's attributes on the thread communicator `handle`, if this thread is
 /// inside its region.
 pub fn attrs(handle: MPI_Comm) -> Option<Arc<AttrList>> {
-    ACTIVE.with(|a| {
-        let a = a.borrow();
-        a.iter()
-            .find(|e| e.handle == handle)
-            .map(|e| e.attrs.clone())
-    })
+    find(handle, |e| e.attrs.clone())
 }
 
 /// Whether this thread is a rank of `handle`'s thread communicator now.

@@ -4,6 +4,7 @@
  * with none). Outside the region the calls are refused. */
 #include "wtest.h"
 #include "threads.h"
+#include "tcheck.h"
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -11,19 +12,11 @@
 
 static MPI_Comm tc;
 static int keyval = MPI_KEYVAL_INVALID;
-static atomic_int errors_in_threads, deletes_total;
+static atomic_int deletes_total;
 /* Per thread rank: the sum of the values the delete callback saw, and how many. */
 static atomic_long deleted_sum[NT];
 static atomic_int deleted_count[NT];
 static _Thread_local int my_rank = -1;
-
-#define TEXPECT(cond)                                                                  \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            atomic_fetch_add(&errors_in_threads, 1);                                   \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond);        \
-        }                                                                              \
-    } while (0)
 
 static int on_delete(MPI_Comm comm, int kv, void *value, void *extra)
 {
@@ -36,13 +29,6 @@ static int on_delete(MPI_Comm comm, int kv, void *value, void *extra)
     atomic_fetch_add(&deleted_count[my_rank], 1);
     atomic_fetch_add(&deletes_total, 1);
     return MPI_SUCCESS;
-}
-
-static int err_class(int rc)
-{
-    int c = -1;
-    MPI_Error_class(rc, &c);
-    return c;
 }
 
 static void region(void *unused)

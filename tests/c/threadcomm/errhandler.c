@@ -4,13 +4,13 @@
  * region the calls are refused. */
 #include "wtest.h"
 #include "threads.h"
+#include "tcheck.h"
 #include <stdatomic.h>
 
 #define NT 3
 
 static MPI_Comm tc;
 static MPI_Errhandler eh;
-static atomic_int errors_in_threads;
 static _Thread_local int calls, last_code;
 static _Thread_local MPI_Comm last_comm;
 
@@ -19,21 +19,6 @@ static void handler(MPI_Comm *comm, int *code, ...)
     calls++;
     last_code = *code;
     last_comm = *comm;
-}
-
-#define TEXPECT(cond)                                                                  \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            atomic_fetch_add(&errors_in_threads, 1);                                   \
-            fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #cond);        \
-        }                                                                              \
-    } while (0)
-
-static int err_class(int rc)
-{
-    int c = -1;
-    MPI_Error_class(rc, &c);
-    return c;
 }
 
 static void body(void *unused)
