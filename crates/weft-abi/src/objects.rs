@@ -79,6 +79,15 @@ pub fn comm_local(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm
     }
 }
 
+/// `comm_local`, or the thread communicator `handle` names when this thread is one of its
+/// ranks now (the calls that act on the communicator object alone: errhandlers).
+pub fn comm_local_or_thread(handle: MPI_Comm, func: &str, arg: &str) -> MpiResult<Arc<Comm>> {
+    match crate::thread_ranks::comm(handle) {
+        Some(c) => Ok(c),
+        None => comm_local(handle, func, arg),
+    }
+}
+
 /// A user communicator from the table, as it is (perhaps not resolved yet).
 /// A thread communicator is refused here (`thread_ranks::misuse`): the calls that handle one
 /// route it before looking the handle up, or use `comm_any`.

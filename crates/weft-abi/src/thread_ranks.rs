@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError};
+use weft_core::object::attr::AttrList;
 use weft_core::object::Comm;
 use weft_core::threadcomm::ThreadComm;
 
@@ -16,23 +17,41 @@ struct Entry {
     handle: MPI_Comm,
     comm: Arc<Comm>,
     rank: u32,
+    /// This thread rank's attributes (deleted at finish).
+    attrs: Arc<AttrList>,
 }
 
 thread_local! {
     static ACTIVE: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Run `f` on this thread's entry for `handle`, if it has one (one thread-local read when
+/// the thread is in no region).
+#[inline]
+fn find<R>(handle: MPI_Comm, f: impl FnOnce(&Entry) -> R) -> Option<R> {
+    ACTIVE.with(|a| a.borrow().iter().find(|e| e.handle == handle).map(f))
+}
+
 /// Run `f` with the thread communicator `handle` names and this thread's rank in it, if
-/// this thread is inside its region; `None` otherwise (one thread-local read when the thread
-/// is in no region). `f` must not start or finish a thread communicator.
+/// this thread is inside its region; `None` otherwise. `f` must not start or finish a
+/// thread communicator.
 #[inline]
 pub fn with<R>(handle: MPI_Comm, f: impl FnOnce(&Comm, &Arc<ThreadComm>, u32) -> R) -> Option<R> {
-    ACTIVE.with(|a| {
-        let a = a.borrow();
-        let e = a.iter().find(|e| e.handle == handle)?;
-        let tc = e.comm.thread.as_ref()?;
-        Some(f(&e.comm, tc, e.rank))
+    find(handle, |e| {
+        e.comm.thread.as_ref().map(|tc| f(&e.comm, tc, e.rank))
     })
+    .flatten()
+}
+
+/// The thread communicator `handle` names, if this thread is inside its region.
+pub fn comm(handle: MPI_Comm) -> Option<Arc<Comm>> {
+    find(handle, |e| e.comm.clone())
+}
+
+/// This thread rank's attributes on the thread communicator `handle`, if this thread is
+/// inside its region.
+pub fn attrs(handle: MPI_Comm) -> Option<Arc<AttrList>> {
+    find(handle, |e| e.attrs.clone())
 }
 
 /// Whether this thread is a rank of `handle`'s thread communicator now.
@@ -42,7 +61,14 @@ pub fn is_inside(handle: MPI_Comm) -> bool {
 
 /// Record that this thread is `rank` of `handle` (start).
 pub fn enter(handle: MPI_Comm, comm: Arc<Comm>, rank: u32) {
-    ACTIVE.with(|a| a.borrow_mut().push(Entry { handle, comm, rank }));
+    ACTIVE.with(|a| {
+        a.borrow_mut().push(Entry {
+            handle,
+            comm,
+            rank,
+            attrs: Arc::default(),
+        })
+    });
 }
 
 /// Forget this thread's rank in `handle` (finish).

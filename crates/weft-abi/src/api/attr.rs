@@ -318,10 +318,25 @@ pub(crate) unsafe fn mpi_keyval_free(keyval: *mut c_int) -> MpiResult<()> {
     unsafe { free_keyval(AttrKind::Comm, keyval, "MPI_Keyval_free") }
 }
 
-fn comm_set(comm: MPI_Comm, keyval: c_int, value: usize, func: &str) -> MpiResult<()> {
+/// Run `f` on `comm`'s attributes: on a thread communicator the calling thread rank's own
+/// (`thread_ranks::attrs`), else the communicator's.
+fn with_comm_attrs<R>(
+    comm: MPI_Comm,
+    func: &str,
+    f: impl FnOnce(&AttrList) -> MpiResult<R>,
+) -> MpiResult<R> {
+    if let Some(list) = crate::thread_ranks::attrs(comm) {
+        return f(&list);
+    }
     let c = objects::comm_local(comm, func, "comm")?;
-    let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
-    set_attr(comm, &c.attrs, kv, value, func)
+    f(&c.attrs)
+}
+
+fn comm_set(comm: MPI_Comm, keyval: c_int, value: usize, func: &str) -> MpiResult<()> {
+    with_comm_attrs(comm, func, |list| {
+        let kv = keyval_of(keyval, AttrKind::Comm, func, "comm_keyval")?;
+        set_attr(comm, list, kv, value, func)
+    })
 }
 
 pub(crate) unsafe fn mpi_comm_set_attr(
@@ -346,9 +361,10 @@ pub(crate) unsafe fn mpi_attr_put(
 }
 
 fn comm_delete(comm: MPI_Comm, keyval: c_int, func: &str) -> MpiResult<()> {
-    let c = objects::comm_local(comm, func, "comm")?;
-    let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
-    delete_attr(comm, &c.attrs, &kv, func)
+    with_comm_attrs(comm, func, |list| {
+        let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
+        delete_attr(comm, list, &kv, func)
+    })
 }
 
 pub(crate) fn mpi_comm_delete_attr(comm: MPI_Comm, comm_keyval: c_int) -> MpiResult<()> {
@@ -408,33 +424,34 @@ unsafe fn comm_get(
     flag: *mut c_int,
     func: &str,
 ) -> MpiResult<()> {
-    let c = objects::comm_local(comm, func, "comm")?;
-    non_null(attribute_val, func, "attribute_val")?;
-    non_null(flag, func, "flag")?;
-    if let Some(kind) = predefined_kind(keyval) {
-        if kind != AttrKind::Comm {
-            return Err(MpiError::new(
-                ErrorClass::Keyval,
-                format!("{func}(comm_keyval={keyval}): a window keyval"),
-            ));
-        }
-        let w = world::get(func)?;
-        if keyval == MPI_APPNUM && w.attrs.appnum < 0 {
-            // The launcher numbers no applications (Slurm's PMI-2 says appnum=-1): MPI_APPNUM
-            // is not set then (MPI 5.0 §11.10.3).
+    with_comm_attrs(comm, func, |list| {
+        non_null(attribute_val, func, "attribute_val")?;
+        non_null(flag, func, "flag")?;
+        if let Some(kind) = predefined_kind(keyval) {
+            if kind != AttrKind::Comm {
+                return Err(MpiError::new(
+                    ErrorClass::Keyval,
+                    format!("{func}(comm_keyval={keyval}): a window keyval"),
+                ));
+            }
+            let w = world::get(func)?;
+            if keyval == MPI_APPNUM && w.attrs.appnum < 0 {
+                // The launcher numbers no applications (Slurm's PMI-2 says appnum=-1):
+                // MPI_APPNUM is not set then (MPI 5.0 §11.10.3).
+                // SAFETY: checked non-null above.
+                unsafe { out_attr(None, attribute_val, flag) };
+                return Ok(());
+            }
+            let cell = predefined_attr(keyval, w).expect("a predefined communicator keyval");
             // SAFETY: checked non-null above.
-            unsafe { out_attr(None, attribute_val, flag) };
+            unsafe { out_attr(Some(cell.as_ptr() as usize), attribute_val, flag) };
             return Ok(());
         }
-        let cell = predefined_attr(keyval, w).expect("a predefined communicator keyval");
+        let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
         // SAFETY: checked non-null above.
-        unsafe { out_attr(Some(cell.as_ptr() as usize), attribute_val, flag) };
-        return Ok(());
-    }
-    let kv = keyval_held(keyval, AttrKind::Comm, func, "comm_keyval")?;
-    // SAFETY: checked non-null above.
-    unsafe { out_attr(c.attrs.get(kv.id), attribute_val, flag) };
-    Ok(())
+        unsafe { out_attr(list.get(kv.id), attribute_val, flag) };
+        Ok(())
+    })
 }
 
 pub(crate) unsafe fn mpi_comm_get_attr(

@@ -234,7 +234,7 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
 }
 
 pub(crate) fn mpi_comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> MpiResult<()> {
-    let c = objects::comm_local(comm, "MPI_Comm_set_errhandler", "comm")?;
+    let c = objects::comm_local_or_thread(comm, "MPI_Comm_set_errhandler", "comm")?;
     let e = objects::errhandler(errhandler, "MPI_Comm_set_errhandler", "errhandler")?;
     if !e.fits(ErrhandlerKind::Comm) {
         return Err(MpiError::new(
@@ -250,7 +250,7 @@ pub(crate) unsafe fn mpi_comm_get_errhandler(
     comm: MPI_Comm,
     errhandler: *mut MPI_Errhandler,
 ) -> MpiResult<()> {
-    let c = objects::comm_local(comm, "MPI_Comm_get_errhandler", "comm")?;
+    let c = objects::comm_local_or_thread(comm, "MPI_Comm_get_errhandler", "comm")?;
     non_null(errhandler, "MPI_Comm_get_errhandler", "errhandler")?;
     let handle = objects::errhandler_handle(&c.errhandler());
     // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
@@ -258,7 +258,7 @@ pub(crate) unsafe fn mpi_comm_get_errhandler(
 }
 
 pub(crate) fn mpi_comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> MpiResult<()> {
-    objects::comm_local(comm, "MPI_Comm_call_errhandler", "comm")?;
+    objects::comm_local_or_thread(comm, "MPI_Comm_call_errhandler", "comm")?;
     if error_codes::class_of(errorcode).is_none() {
         return Err(MpiError::new(
             ErrorClass::Arg,

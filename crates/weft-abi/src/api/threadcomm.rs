@@ -7,7 +7,6 @@ use std::ffi::c_int;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::comm as core_comm;
-use weft_core::threadcomm::ThreadComm;
 
 use crate::args::{non_null, write};
 use crate::constants::*;
@@ -55,7 +54,7 @@ pub(crate) unsafe fn mpix_threadcomm_init(
         ));
     }
     c.session.instance.allow_concurrent_calls();
-    let tc = ThreadComm::spanning(&c, num_threads as u32)?;
+    let tc = weft_core::pt2pt::thread_wire::thread_comm(&c, num_threads as u32)?;
     let new = core_comm::thread_dup(&c, tc)?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newthreadcomm, Some(new)) };
@@ -86,8 +85,14 @@ pub(crate) fn mpix_threadcomm_finish(threadcomm: MPI_Comm) -> MpiResult<()> {
             format!("{func}(threadcomm): this thread did not start it"),
         ))
     })?;
+    // The thread rank's attributes go once its region is over (their delete callbacks may
+    // still ask the thread communicator for the rank and size, not communicate on it).
+    let attrs = thread_ranks::attrs(threadcomm);
+    let deleted = attrs.map_or(Ok(()), |l| {
+        crate::api::attr::delete_all(threadcomm, &l, func)
+    });
     thread_ranks::leave(threadcomm);
-    Ok(())
+    deleted
 }
 
 pub(crate) unsafe fn mpix_threadcomm_free(threadcomm: *mut MPI_Comm) -> MpiResult<()> {

@@ -179,6 +179,11 @@ impl Scratch {
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.mem
     }
+
+    /// The scratch's bytes, kept.
+    pub fn into_vec(self) -> Vec<u8> {
+        self.mem
+    }
 }
 
 #[cfg(test)]

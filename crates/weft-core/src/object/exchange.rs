@@ -43,7 +43,7 @@ pub mod tag {
     /// `MPI_Comm_connect`/`accept`/`join`, inside each group (`connect`).
     pub const CONNECT: i32 = -0x1000_000a;
     /// Thread communicator creation: every process's thread count (over the hidden
-    /// communicator of `threadcomm::link`).
+    /// communicator of `pt2pt::thread_wire`).
     pub const THREADCOMM: i32 = -0x1000_000b;
     /// `MPI_Comm_create_group(tag)`: `GROUP_BASE - (tag & 0x0fff_ffff)`.
     pub const GROUP_BASE: i32 = -0x2000_0000;

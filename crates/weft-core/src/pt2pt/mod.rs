@@ -5,6 +5,7 @@
 
 pub mod buffered;
 pub mod partitioned;
+pub mod thread_wire;
 
 use crate::datatype::Buf;
 use crate::error::{MpiError, MpiResult};

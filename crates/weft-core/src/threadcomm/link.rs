@@ -4,41 +4,56 @@
 //! The ranks are numbered by process (the parent communicator's order), then by arrival in
 //! `start` inside the process: process `p` owns ranks `first[p] .. first[p + 1]`, where
 //! `first` sums the thread counts the processes gave to `MPIX_Threadcomm_init` (they may
-//! differ). A message between threads of two processes travels over the existing
-//! transports (shared memory between the processes of a node) on a hidden duplicate of the
-//! parent communicator, addressed to the destination *process*, with a header naming the
-//! destination thread rank, the source thread rank, the tag and the traffic (`Ctx`). In the
-//! receiving process, whichever of its thread ranks is waiting takes the arrivals off that
-//! communicator (`pump`, one thread at a time per thread communicator, so arrivals are handed
-//! on in the order they came) and pushes each onto the destination rank's queue, where it is
-//! matched like a message from a thread of the same process. One sender's messages stay in
-//! order: the transports keep the order between two processes on one communicator, and the
-//! pump hands them on in that order.
+//! differ). A message between threads of two processes travels over a `Wire` to the
+//! destination *process*, with a header naming the destination thread rank, the source
+//! thread rank, the tag and the traffic (`Ctx`). In the receiving process, whichever of its
+//! thread ranks is waiting takes the arrivals off the wire (`pump`, one thread at a time per
+//! thread communicator, so arrivals are handed on in the order they came) and pushes each
+//! onto the destination rank's queue, where it is matched like a message from a thread of
+//! the same process. One sender's messages stay in order: a wire keeps the order between two
+//! processes, and the pump hands them on in that order.
+//!
+//! The wire itself (`pt2pt::thread_wire`: a hidden duplicate of the parent communicator) is
+//! built above the communicator objects, which hold thread communicators; this module sees
+//! it only through the `Wire` trait, so the imports point down.
 #![forbid(unsafe_code)]
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use super::p2p::Ctx;
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::message::{SendMode, SourceSel, TagSel};
-use crate::object::comm as core_comm;
-use crate::object::exchange::{self, Channel};
-use crate::object::Comm;
-use crate::progress;
-use crate::vci::engine::SendStart;
 
 /// The header in front of every message between processes: destination rank, source rank,
 /// tag, traffic.
 const HEADER: usize = 16;
 
-/// The processes of a spanning thread communicator and the hidden communicator between them.
+/// Ordered, reliable byte messages between the processes of a spanning thread communicator.
+pub trait Wire: Send + Sync {
+    /// This process's index among the processes.
+    fn process(&self) -> u32;
+    /// Send `msg` to process `dest`, waiting until the transports hold it (with `sync`:
+    /// until `dest` took it); `on_wait` runs while waiting, and must take arrivals, or two
+    /// processes sending large messages to each other would wait for each other forever.
+    fn send(
+        &self,
+        dest: u32,
+        msg: &mut Scratch,
+        sync: bool,
+        on_wait: &mut dyn FnMut(&mut u32),
+    ) -> MpiResult<()>;
+    /// The next message that arrived from any process, if any. Called by one thread at a
+    /// time (`Link::pump`'s lock).
+    fn take(&self) -> Option<Vec<u8>>;
+}
+
+/// The processes of a spanning thread communicator and the wire between them.
 pub(super) struct Link {
-    comm: Arc<Comm>,
+    wire: Box<dyn Wire>,
     /// `first[p]`: the first thread rank of process `p`; `first[P]` is the size.
     first: Vec<u32>,
-    /// Held by the thread taking arrivals off `comm` (tried, never waited for).
+    /// Held by the thread taking arrivals off the wire (tried, never waited for).
     pump: Mutex<()>,
 }
 
@@ -58,21 +73,12 @@ pub(super) struct Arrival {
 }
 
 impl Link {
-    /// Connect this process's `n` threads with the other processes of `parent` (collective
-    /// over `parent`): the hidden communicator, and every process's thread count.
-    pub(super) fn new(parent: &Comm, n: u32) -> MpiResult<Link> {
-        let comm = core_comm::dup_named(parent, "MPIX_Threadcomm_init")?;
-        let members = exchange::all(comm.size());
-        let counts = Channel::collective(&comm).allgather(
-            &members,
-            comm.rank as usize,
-            exchange::tag::THREADCOMM,
-            &n.to_le_bytes(),
-        )?;
+    /// The link over `wire` between processes bringing `counts[p]` threads each.
+    pub(super) fn new(wire: Box<dyn Wire>, counts: &[u32]) -> MpiResult<Link> {
         let mut first = vec![0u32];
         let mut total = 0u64;
-        for c in counts.chunks_exact(4) {
-            total += u64::from(u32::from_le_bytes(c.try_into().expect("4 bytes")));
+        for &c in counts {
+            total += u64::from(c);
             if total > i32::MAX as u64 {
                 return Err(MpiError::new(
                     ErrorClass::Arg,
@@ -83,7 +89,7 @@ impl Link {
             first.push(total as u32);
         }
         Ok(Link {
-            comm,
+            wire,
             first,
             pump: Mutex::new(()),
         })
@@ -91,7 +97,7 @@ impl Link {
 
     /// The thread ranks of this process.
     pub(super) fn mine(&self) -> (u32, u32) {
-        let p = self.comm.rank as usize;
+        let p = self.wire.process() as usize;
         (self.first[p], self.first[p + 1])
     }
 
@@ -111,10 +117,7 @@ impl Link {
     }
 
     /// Send `data` (packed bytes, or the whole of `buf`) from rank `src` to rank `dest` of
-    /// another process; `on_wait` runs while the transport still holds the message (it must
-    /// take arrivals, or two processes sending large messages to each other would wait for
-    /// each other forever).
-    #[allow(clippy::too_many_arguments)]
+    /// another process; `on_wait` runs while the wire still holds the message.
     pub(super) fn send(
         &self,
         (src, dest): (u32, u32),
@@ -129,43 +132,17 @@ impl Link {
             Data::Buf(b) => b.len(),
         };
         let mut s = Scratch::new(HEADER + len);
-        {
-            let m = s.bytes_mut();
-            m[0..4].copy_from_slice(&dest.to_le_bytes());
-            m[4..8].copy_from_slice(&src.to_le_bytes());
-            m[8..12].copy_from_slice(&tag.to_le_bytes());
-            m[12..16].copy_from_slice(&u32::from(ctx == Ctx::Coll).to_le_bytes());
-            match data {
-                Data::Bytes(b) => m[HEADER..].copy_from_slice(b),
-                Data::Buf(b) => b.pack(0, &mut m[HEADER..]),
-            }
+        let m = s.bytes_mut();
+        m[0..4].copy_from_slice(&dest.to_le_bytes());
+        m[4..8].copy_from_slice(&src.to_le_bytes());
+        m[8..12].copy_from_slice(&tag.to_le_bytes());
+        m[12..16].copy_from_slice(&u32::from(ctx == Ctx::Coll).to_le_bytes());
+        match data {
+            Data::Bytes(b) => m[HEADER..].copy_from_slice(b),
+            Data::Buf(b) => b.pack(0, &mut m[HEADER..]),
         }
-        let mode = if sync {
-            SendMode::Synchronous
-        } else {
-            SendMode::Standard
-        };
-        let inst = &self.comm.session.instance;
-        let id = match crate::pt2pt::start_send(
-            &self.comm,
-            self.process_of(dest),
-            0,
-            s.buf(),
-            mode,
-            None,
-        )? {
-            SendStart::Done => return Ok(()),
-            SendStart::Pending(id) => id,
-        };
-        // The scratch lives until the transport is done with it.
-        let mut spins = 0u32;
-        loop {
-            if let Some(done) = progress::take_if_complete(inst, id) {
-                return done.status.into_result().map(|_| ());
-            }
-            progress::poke(inst, self.comm.vci);
-            on_wait(&mut spins);
-        }
+        self.wire
+            .send(self.process_of(dest), &mut s, sync, &mut on_wait)
     }
 
     /// Take what arrived for this process's thread ranks, handing each message to `deliver`
@@ -176,27 +153,19 @@ impl Link {
             return false;
         };
         let mut any = false;
-        while let Some(st) = crate::pt2pt::iprobe(&self.comm, SourceSel::Any, TagSel::Any) {
-            let mut s = Scratch::new(st.bytes as usize);
-            // This thread alone receives on the hidden communicator (the pump's lock), so
-            // the receive gets the message just probed.
-            crate::pt2pt::recv(
-                &self.comm,
-                SourceSel::Rank(st.source as u32),
-                TagSel::Tag(st.tag),
-                s.buf(),
-            );
-            let m = s.bytes();
+        while let Some(mut m) = self.wire.take() {
             if m.len() < HEADER {
                 continue;
             }
             let word = |i: usize| u32::from_le_bytes(m[i..i + 4].try_into().expect("4 bytes"));
+            let (dest, src, tag, ctx) = (word(0), word(4), word(8) as i32, word(12));
+            m.drain(..HEADER);
             deliver(Arrival {
-                dest: word(0),
-                src: word(4),
-                tag: word(8) as i32,
-                ctx: if word(12) == 1 { Ctx::Coll } else { Ctx::User },
-                data: m[HEADER..].to_vec(),
+                dest,
+                src,
+                tag,
+                ctx: if ctx == 1 { Ctx::Coll } else { Ctx::User },
+                data: m,
             });
             any = true;
         }

@@ -8,12 +8,13 @@
 //! `coll`'s barrier and slot rounds. `finish` is a barrier whose last thread resets
 //! everything for the next region.
 //!
-//! Over a communicator of several processes, every process brings its threads (`link`):
+//! Over a communicator of several processes, every process brings its threads (`link`, over
+//! the `Wire` that `pt2pt::thread_wire` builds):
 //! ranks are numbered by process, then by arrival; messages to threads of other processes go
 //! over the process-level transports, and the collectives run over point-to-point (`span`).
 
 pub mod coll;
-mod link;
+pub mod link;
 pub mod p2p;
 pub mod queue;
 mod span;
@@ -27,11 +28,10 @@ use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::message::{SourceSel, Status, TagSel};
-use crate::object::Comm;
 use crate::op::Reduction;
 use crate::request::{GreqClass, ReqId};
 use coll::{Barrier, Line, Rounds};
-use link::{Arrival, Data, Link};
+use link::{Arrival, Data, Link, Wire};
 use p2p::{Ctx, Direct, Mailbox, PostedRecv};
 
 /// Empty polls spent spinning before a waiting thread yields its core (threads may
@@ -89,12 +89,9 @@ impl ThreadComm {
     }
 
     /// A thread communicator of this process's `n` threads and those of the other
-    /// processes of `parent` (collective over `parent`).
-    pub fn spanning(parent: &Comm, n: u32) -> MpiResult<ThreadComm> {
-        if parent.size() == 1 {
-            return Ok(ThreadComm::new(n));
-        }
-        let link = Link::new(parent, n)?;
+    /// processes, which `wire` reaches; process `p` brings `counts[p]` threads.
+    pub fn spanning(wire: Box<dyn Wire>, counts: &[u32], n: u32) -> MpiResult<ThreadComm> {
+        let link = Link::new(wire, counts)?;
         let mut tc = ThreadComm::new(n);
         tc.base = link.mine().0;
         tc.link = Some(link);
