@@ -48,6 +48,12 @@ pub fn comm(handle: MPI_Comm) -> Option<Arc<Comm>> {
     find(handle, |e| e.comm.clone())
 }
 
+/// The thread communicator `handle` names and this thread's rank in it, if this thread is
+/// inside its region.
+pub fn comm_and_rank(handle: MPI_Comm) -> Option<(Arc<Comm>, u32)> {
+    find(handle, |e| (e.comm.clone(), e.rank))
+}
+
 /// This thread rank's attributes on the thread communicator `handle`, if this thread is
 /// inside its region.
 pub fn attrs(handle: MPI_Comm) -> Option<Arc<AttrList>> {

@@ -176,6 +176,12 @@ fn dup_impl(
 
 pub(crate) unsafe fn mpi_comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> MpiResult<()> {
     non_null(newcomm, "MPI_Comm_dup", "newcomm")?;
+    if crate::thread_ranks::is_inside(comm) {
+        let new = crate::api::threadcomm::dup(comm, "MPI_Comm_dup");
+        // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL.
+        unsafe { newcomm.write(*new.as_ref().unwrap_or(&MPI_COMM_NULL)) };
+        return new.map(|_| ());
+    }
     let new = dup_impl(comm, None, "MPI_Comm_dup").inspect_err(|_| {
         // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL (as MPICH does).
         unsafe { newcomm.write(MPI_COMM_NULL) }
@@ -395,6 +401,12 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
             ErrorClass::Comm,
             format!("{func}(comm={name}): a predefined communicator cannot be freed"),
         ));
+    }
+    if crate::thread_ranks::is_inside(h) {
+        crate::api::threadcomm::free_dup(h, func)?;
+        // SAFETY: checked non-null.
+        unsafe { comm.write(MPI_COMM_NULL) };
+        return Ok(());
     }
     let c = objects::comm_settled(h, func, "comm")?;
     // Operations still queued on its offload stream use it: they run first.

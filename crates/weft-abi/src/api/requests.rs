@@ -258,16 +258,15 @@ pub(crate) unsafe fn mpi_request_get_status(
 // ------------------------------------------------------------------ many
 
 /// Let the pending generalized requests among `open` block in their class's `wait_fn` (one
-/// call for all requests of a class). `greqs` caches whether there are any.
+/// call for all requests of a class). `greqs` caches whether there are any with a `wait_fn`
+/// (a request that had none pending at the first look never needs one).
 fn block_on_greqs(inst: &Instance, open: &[Option<ReqId>], greqs: &mut Option<bool>) -> bool {
     if *greqs == Some(false) {
         return false;
     }
     let live: Vec<ReqId> = open.iter().flatten().copied().collect();
-    let any = *greqs.get_or_insert_with(|| {
-        live.iter()
-            .any(|&id| progress::greq::is_generalized(inst, id))
-    });
+    let any =
+        *greqs.get_or_insert_with(|| live.iter().any(|&id| progress::greq::has_wait_fn(inst, id)));
     any && progress::greq::block_on(inst, &live)
 }
 

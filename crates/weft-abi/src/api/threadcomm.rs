@@ -4,9 +4,12 @@
 //! `thread_ranks`.
 
 use std::ffi::c_int;
+use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::comm as core_comm;
+use weft_core::object::Comm;
+use weft_core::pt2pt::thread_wire;
 
 use crate::args::{non_null, write};
 use crate::constants::*;
@@ -15,7 +18,7 @@ use crate::objects::{self, out_comm};
 use crate::thread_ranks;
 
 /// The thread communicator a handle names (`MPI_ERR_COMM` for any other communicator).
-fn thread_comm(handle: MPI_Comm, func: &str) -> MpiResult<std::sync::Arc<weft_core::object::Comm>> {
+fn thread_comm(handle: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
     if handle == MPI_COMM_NULL || handle == MPI_COMM_WORLD || handle == MPI_COMM_SELF {
         return Err(not_thread(func));
     }
@@ -54,8 +57,8 @@ pub(crate) unsafe fn mpix_threadcomm_init(
         ));
     }
     c.session.instance.allow_concurrent_calls();
-    let tc = weft_core::pt2pt::thread_wire::thread_comm(&c, num_threads as u32)?;
-    let new = core_comm::thread_dup(&c, tc)?;
+    let tc = thread_wire::thread_comm(&c, num_threads as u32, func)?;
+    let new = core_comm::thread_dup(&c, tc, func)?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newthreadcomm, Some(new)) };
     Ok(())
@@ -79,6 +82,12 @@ pub(crate) fn mpix_threadcomm_start(threadcomm: MPI_Comm) -> MpiResult<()> {
 pub(crate) fn mpix_threadcomm_finish(threadcomm: MPI_Comm) -> MpiResult<()> {
     let func = "MPIX_Threadcomm_finish";
     thread_comm(threadcomm, func)?;
+    finish_rank(threadcomm, func)
+}
+
+/// The calling thread's rank of `threadcomm` leaves its region: it waits for every rank (and
+/// is refused while it has requests), then its attributes go.
+fn finish_rank(threadcomm: MPI_Comm, func: &str) -> MpiResult<()> {
     thread_ranks::with(threadcomm, |_, tc, rank| tc.finish(rank)).unwrap_or_else(|| {
         Err(MpiError::new(
             ErrorClass::Comm,
@@ -93,6 +102,63 @@ pub(crate) fn mpix_threadcomm_finish(threadcomm: MPI_Comm) -> MpiResult<()> {
     });
     thread_ranks::leave(threadcomm);
     deleted
+}
+
+/// `MPI_Comm_dup` of the thread communicator `handle` by one of its ranks inside the region
+/// (collective over its ranks): the duplicate has the same ranks and is born active; it is
+/// freed with `MPI_Comm_free` (`free_dup`) before the region ends. Each process's first rank
+/// makes it (over the processes, as `MPIX_Threadcomm_init` does) and hands it to the
+/// process's other ranks; each rank's attributes are copied by their copy callbacks.
+pub(crate) fn dup(handle: MPI_Comm, func: &str) -> MpiResult<MPI_Comm> {
+    let (c, rank) = thread_ranks::comm_and_rank(handle).ok_or_else(|| not_inside(func))?;
+    let tc = c.thread.clone().expect("a thread communicator");
+    let made = tc.share(rank, || {
+        let copy = thread_wire::thread_comm(&c, tc.threads(), func)?.born_active();
+        let new = core_comm::thread_dup(&c, copy, func)?;
+        Ok(Arc::new((objects::comm_handle(Some(new.clone())), new)))
+    })?;
+    let (h, new) = (made.0, made.1.clone());
+    thread_ranks::enter(h, new, rank);
+    if let (Some(old), Some(fresh)) = (thread_ranks::attrs(handle), thread_ranks::attrs(h)) {
+        crate::api::attr::copy_attrs(handle, &old, &fresh, func)?;
+    }
+    Ok(h)
+}
+
+/// `MPI_Comm_free` of a thread communicator by one of its ranks inside the region: only a
+/// duplicate made there (`dup`), which every rank frees together: like finish, then each
+/// process's first rank lets its handle go.
+pub(crate) fn free_dup(handle: MPI_Comm, func: &str) -> MpiResult<()> {
+    let (c, rank) = thread_ranks::comm_and_rank(handle).ok_or_else(|| not_inside(func))?;
+    let tc = c.thread.clone().expect("a thread communicator");
+    if !tc.is_born_active() {
+        return Err(MpiError::new(
+            ErrorClass::Comm,
+            format!(
+                "{func}(comm): a thread communicator made by MPIX_Threadcomm_init is freed by \
+                 MPIX_Threadcomm_free after MPIX_Threadcomm_finish"
+            ),
+        ));
+    }
+    finish_rank(handle, func)?;
+    if tc.is_first(rank) {
+        drop(c);
+        let removed = objects::COMMS.remove(handle).map_err(|why| {
+            MpiError::new(
+                ErrorClass::Comm,
+                format!("{func}(comm={handle:#x}): {}", why.describe()),
+            )
+        })?;
+        objects::release_comm(removed);
+    }
+    Ok(())
+}
+
+fn not_inside(func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::Comm,
+        format!("{func}(comm): this thread is not a rank of the thread communicator now"),
+    )
 }
 
 pub(crate) unsafe fn mpix_threadcomm_free(threadcomm: *mut MPI_Comm) -> MpiResult<()> {

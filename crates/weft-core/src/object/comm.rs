@@ -542,9 +542,14 @@ pub fn dup_named(parent: &Comm, func: &str) -> MpiResult<Arc<Comm>> {
     Ok(Arc::new(c))
 }
 
-/// `MPIX_Threadcomm_init`: a duplicate of `parent` carrying the thread communicator `tc`.
-pub fn thread_dup(parent: &Comm, tc: crate::threadcomm::ThreadComm) -> MpiResult<Arc<Comm>> {
-    let mut c = dup_comm(parent, "MPIX_Threadcomm_init")?;
+/// `MPIX_Threadcomm_init` (and `MPI_Comm_dup` of a thread communicator): a duplicate of
+/// `parent` carrying the thread communicator `tc`.
+pub fn thread_dup(
+    parent: &Comm,
+    tc: crate::threadcomm::ThreadComm,
+    func: &str,
+) -> MpiResult<Arc<Comm>> {
+    let mut c = dup_comm(parent, func)?;
     c.thread = Some(Arc::new(tc));
     Ok(Arc::new(c))
 }

@@ -153,7 +153,9 @@ pub fn cancel(inst: &Instance, id: ReqId) -> Option<i32> {
     Some(g.class.cancel(g.state, g.is_complete()))
 }
 
-/// Whether `id` is a pending generalized request (its waiters may block in a `wait_fn`).
-pub fn is_generalized(inst: &Instance, id: ReqId) -> bool {
-    pending(inst, id).is_some()
+/// Whether `id` is a pending generalized request whose class has a `wait_fn` (its waiters
+/// may block in it; `block_on` does nothing for the others, such as the thread
+/// communicators' requests).
+pub fn has_wait_fn(inst: &Instance, id: ReqId) -> bool {
+    pending(inst, id).is_some_and(|g| g.class.has_wait())
 }

@@ -264,12 +264,13 @@ pub fn sweep(
 /// Wait until request `id` completes; release it and return its status.
 pub fn wait_for(inst: &Instance, id: ReqId) -> Result<Completed, NoSuchRequest> {
     let mut backoff = inst.backoff();
+    // Whether `id` is a generalized request that may block in its class's `wait_fn`.
     let mut is_greq = None;
     loop {
         if let Some(done) = try_take(inst, id)? {
             return Ok(done);
         }
-        let greq = *is_greq.get_or_insert_with(|| greq::pending(inst, id).is_some());
+        let greq = *is_greq.get_or_insert_with(|| greq::has_wait_fn(inst, id));
         if greq && greq::block_on(inst, &[id]) {
             continue;
         }

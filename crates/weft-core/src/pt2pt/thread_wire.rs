@@ -69,13 +69,13 @@ impl Wire for ProcessWire {
     }
 }
 
-/// `MPIX_Threadcomm_init`'s thread communicator: this process's `n` threads and those of the
-/// other processes of `parent` (collective over `parent`).
-pub fn thread_comm(parent: &Comm, n: u32) -> MpiResult<ThreadComm> {
+/// `MPIX_Threadcomm_init`'s thread communicator (or `func`'s): this process's `n` threads and
+/// those of the other processes of `parent` (collective over `parent`).
+pub fn thread_comm(parent: &Comm, n: u32, func: &str) -> MpiResult<ThreadComm> {
     if parent.size() == 1 {
         return Ok(ThreadComm::new(n));
     }
-    let comm = core_comm::dup_named(parent, "MPIX_Threadcomm_init")?;
+    let comm = core_comm::dup_named(parent, func)?;
     let members = exchange::all(comm.size());
     let counts = Channel::collective(&comm).allgather(
         &members,

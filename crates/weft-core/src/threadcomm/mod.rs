@@ -21,8 +21,9 @@ mod span;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -65,7 +66,14 @@ pub struct ThreadComm {
     rounds: Rounds,
     /// Per rank: requests started and not yet freed.
     pending: Box<[Line<AtomicU32>]>,
+    /// What this process's first rank hands to the process's other ranks (`share`).
+    shared: Mutex<Option<Shared>>,
+    /// Made inside a region (`MPI_Comm_dup`): born active, freed before the region ends.
+    born_active: bool,
 }
+
+/// A value (or the error making it) that `share` hands around.
+type Shared = MpiResult<Arc<dyn Any + Send + Sync>>;
 
 impl std::fmt::Debug for ThreadComm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -85,7 +93,41 @@ impl ThreadComm {
             barrier: Barrier::new(n),
             rounds: Rounds::new(n),
             pending: (0..n).map(|_| Line(AtomicU32::new(0))).collect(),
+            shared: Mutex::new(None),
+            born_active: false,
         }
+    }
+
+    /// This thread communicator made active with every rank started, as a duplicate made
+    /// inside a region is (the ranks are those of the communicator it duplicates).
+    pub fn born_active(mut self) -> ThreadComm {
+        self.arrived.0.store(self.n, Ordering::Release);
+        self.born_active = true;
+        self
+    }
+
+    /// Whether it was made inside a region (`born_active`).
+    pub fn is_born_active(&self) -> bool {
+        self.born_active
+    }
+
+    /// Called by every rank of this process: this process's first rank runs `make`, and every
+    /// rank of the process gets its result (the process's ranks wait for each other).
+    pub fn share<T: Any + Send + Sync>(
+        &self,
+        rank: u32,
+        make: impl FnOnce() -> MpiResult<Arc<T>>,
+    ) -> MpiResult<Arc<T>> {
+        let slot = || self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if rank == self.base {
+            let made = make().map(|v| v as Arc<dyn Any + Send + Sync>);
+            *slot() = Some(made);
+        }
+        self.barrier.wait(|| {});
+        let got = slot().clone().expect("the first rank shared a value");
+        // Every rank took its copy before the slot is emptied.
+        self.barrier.wait(|| *slot() = None);
+        got.map(|v| v.downcast::<T>().expect("every rank shares the same type"))
     }
 
     /// A thread communicator of this process's `n` threads and those of the other
@@ -96,6 +138,16 @@ impl ThreadComm {
         tc.base = link.mine().0;
         tc.link = Some(link);
         Ok(tc)
+    }
+
+    /// This process's threads per region.
+    pub fn threads(&self) -> u32 {
+        self.n
+    }
+
+    /// Whether `rank` is this process's first rank (the one that acts for the process).
+    pub fn is_first(&self, rank: u32) -> bool {
+        rank == self.base
     }
 
     /// Ranks per region (the threads of every process).
@@ -405,8 +457,8 @@ impl ThreadComm {
     }
 
     pub fn barrier(&self, rank: u32) -> MpiResult<()> {
-        if self.link.is_some() {
-            return self.span_barrier(rank);
+        if let Some(l) = &self.link {
+            return self.span_barrier(rank, l.leaders());
         }
         self.barrier.wait(|| {});
         Ok(())

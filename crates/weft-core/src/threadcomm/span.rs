@@ -109,9 +109,17 @@ impl ThreadComm {
         Ok(())
     }
 
-    pub(super) fn span_barrier(&self, me: u32) -> MpiResult<()> {
-        self.gather_bytes(me, Vec::new(), 0)?;
-        self.bcast_bytes(me, None, 0).map(|_| ())
+    /// `MPI_Barrier` over several processes: this process's ranks meet on `coll`'s shared
+    /// barrier, its first rank meets the other processes' first ranks (one message each way
+    /// per process, instead of one per rank), then this process's ranks leave together.
+    pub(super) fn span_barrier(&self, me: u32, leaders: &[u32]) -> MpiResult<()> {
+        self.barrier.wait(|| {});
+        let crossed = match me == self.base {
+            true => self.leaders_barrier(me, leaders),
+            false => Ok(()),
+        };
+        self.barrier.wait(|| {});
+        crossed
     }
 
     pub(super) fn span_bcast(&self, me: u32, buf: &Buf, root: u32) -> MpiResult<()> {
