@@ -133,7 +133,7 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: "WEFT_COLL_SHM_MAX",
-        default: "2048",
+        default: "4096",
         meaning: "largest message (bytes) of the node-level shared-memory collectives on communicators of 2..=64 ranks on one node (0..=65536; 0 turns the path off)",
     },
     Variable {

@@ -95,7 +95,7 @@ static void done(MPI_Comm *c, const char *what, int count)
     EXPECT_OK(MPI_Comm_free(c));
 }
 
-static const int counts[] = {0, 1, 3, 13, 14, 15, 129, 511, 512, 513, 3001};
+static const int counts[] = {0, 1, 3, 13, 14, 15, 129, 1023, 1024, 1025, 3001};
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])
 
 static void gathers(int count)

@@ -48,8 +48,9 @@ pub const MAX_RANKS: u32 = 64;
 const TURNS: u64 = 64;
 #[cfg(loom)]
 const TURNS: u64 = 2;
-/// Bytes of payload regions per rank; their number follows from their size (16 of 2 KiB).
-const REGION_BUDGET: usize = 32 * 1024;
+/// Bytes of payload regions per rank; their number follows from their size (16 of 4 KiB, the
+/// default `WEFT_COLL_SHM_MAX`).
+const REGION_BUDGET: usize = 64 * 1024;
 
 const ALIGN: usize = 128;
 /// The area's first line (after the segment's header) holds its `payload_max`, so ranks that
@@ -481,12 +482,12 @@ mod tests {
         assert_eq!(region_bytes(INLINE + 1), 128);
         assert_eq!(region_bytes(2048), 2048);
         assert_eq!(
-            (regions(INLINE), regions(2048), regions(65536)),
-            (64, 16, 2)
+            (regions(INLINE), regions(2048), regions(4096), regions(65536)),
+            (64, 32, 16, 2)
         );
         assert_eq!(
-            CollArea::bytes(2, 2048),
-            HEADER_BYTES + 128 + 2 * 128 + 2 * 64 * 128 + 2 * 16 * 2048
+            CollArea::bytes(2, 4096),
+            HEADER_BYTES + 128 + 2 * 128 + 2 * 64 * 128 + 2 * 16 * 4096
         );
     }
 
