@@ -26,7 +26,10 @@ thread_local! {
 /// this thread is inside its region; `None` otherwise (one thread-local read when the thread
 /// is in no region). `f` must not start or finish a thread communicator.
 #[inline]
-pub fn with<R>(handle: MPI_Comm, f: impl FnOnce(&Comm, &Arc<ThreadComm>, u32) -> R) -> Option<R> {
+pub fn with<R>(
+    handle: MPI_Comm,
+    f: impl FnOnce(&Arc<Comm>, &Arc<ThreadComm>, u32) -> R,
+) -> Option<R> {
     ACTIVE.with(|a| {
         let a = a.borrow();
         let e = a.iter().find(|e| e.handle == handle)?;
