@@ -197,9 +197,10 @@ pub(crate) unsafe fn mpi_compare_and_swap(
         // SAFETY: the caller's contract: one element at `compare_addr`.
         let compare = unsafe { Buf::new(compare_addr as usize, size) };
         let out = Some(result_addr);
-        // SAFETY: the caller's contract: one element at each address.
-        let done = compare
-            .with_bytes(|c| unsafe { atomic_plain(origin_addr, out, &t, AtomicOp::Cas(c), win) });
+        let done = compare.with_bytes(|c| {
+            // SAFETY: the caller's contract: one element at each address.
+            unsafe { atomic_plain(origin_addr, out, &t, AtomicOp::Cas(c), win) }
+        });
         if done {
             return Ok(());
         }
