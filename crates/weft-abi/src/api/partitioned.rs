@@ -157,29 +157,17 @@ pub(crate) unsafe fn mpi_psend_init(
     info: MPI_Info,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    const FUNC: &str = "MPI_Psend_init";
     // SAFETY: forwarded caller contract.
-    let a = unsafe { args(buf, partitions, count, datatype, tag, info, request, FUNC) }?;
-    let (state, start, c) = match on_threads(comm, dest, "dest", &a, true, FUNC) {
-        Some(made) => made?,
-        None => {
-            let (c, peer) = on_processes(comm, dest, "dest", FUNC)?;
-            let (part, start) = partitioned::send_init(
-                c.clone(),
-                peer,
-                a.tag,
-                a.whole,
-                a.partitions,
-                a.count,
-                a.ty,
-                FUNC,
-            )?;
-            (part as Arc<dyn Any + Send + Sync>, start, c)
-        }
-    };
-    // SAFETY: `request` checked non-null by `args`.
-    unsafe { store(comm, &c, state, start, request) };
-    Ok(())
+    unsafe {
+        init(
+            buf,
+            (partitions, count, datatype),
+            (dest, tag, comm),
+            info,
+            request,
+            true,
+        )
+    }
 }
 
 /// # Safety
@@ -196,22 +184,57 @@ pub(crate) unsafe fn mpi_precv_init(
     info: MPI_Info,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    const FUNC: &str = "MPI_Precv_init";
     // SAFETY: forwarded caller contract.
-    let a = unsafe { args(buf, partitions, count, datatype, tag, info, request, FUNC) }?;
-    let (state, start, c) = match on_threads(comm, source, "source", &a, false, FUNC) {
+    unsafe {
+        init(
+            buf,
+            (partitions, count, datatype),
+            (source, tag, comm),
+            info,
+            request,
+            false,
+        )
+    }
+}
+
+/// `MPI_Psend_init` (`send`) or `MPI_Precv_init`: check, make and store the request.
+///
+/// # Safety
+/// As `mpi_psend_init` (and the buffer is writable for a receive).
+unsafe fn init(
+    buf: *const c_void,
+    (partitions, count, datatype): (c_int, MPI_Count, MPI_Datatype),
+    (peer, tag, comm): (c_int, c_int, MPI_Comm),
+    info: MPI_Info,
+    request: *mut MPI_Request,
+    send: bool,
+) -> MpiResult<()> {
+    let (func, peer_arg) = if send {
+        ("MPI_Psend_init", "dest")
+    } else {
+        ("MPI_Precv_init", "source")
+    };
+    // SAFETY: forwarded caller contract.
+    let a = unsafe { args(buf, partitions, count, datatype, tag, info, request, func) }?;
+    let (state, start, c) = match on_threads(comm, peer, peer_arg, &a, send, func) {
         Some(made) => made?,
         None => {
-            let (c, peer) = on_processes(comm, source, "source", FUNC)?;
-            let (part, start) = partitioned::recv_init(
-                c.clone(),
-                peer,
-                a.tag,
-                a.whole,
-                a.partitions,
-                a.count,
-                a.ty,
-            );
+            let (c, peer) = on_processes(comm, peer, peer_arg, func)?;
+            let (part, start) = if send {
+                let (buf, ty) = (a.whole, a.ty);
+                partitioned::send_init(
+                    c.clone(),
+                    peer,
+                    a.tag,
+                    buf,
+                    a.partitions,
+                    a.count,
+                    ty,
+                    func,
+                )?
+            } else {
+                partitioned::recv_init(c.clone(), peer, a.tag, a.whole, a.partitions, a.count, a.ty)
+            };
             (part as Arc<dyn Any + Send + Sync>, start, c)
         }
     };
