@@ -36,7 +36,10 @@ fn find<R>(handle: MPI_Comm, f: impl FnOnce(&Entry) -> R) -> Option<R> {
 /// this thread is inside its region; `None` otherwise. `f` must not start or finish a
 /// thread communicator.
 #[inline]
-pub fn with<R>(handle: MPI_Comm, f: impl FnOnce(&Comm, &Arc<ThreadComm>, u32) -> R) -> Option<R> {
+pub fn with<R>(
+    handle: MPI_Comm,
+    f: impl FnOnce(&Arc<Comm>, &Arc<ThreadComm>, u32) -> R,
+) -> Option<R> {
     find(handle, |e| {
         e.comm.thread.as_ref().map(|tc| f(&e.comm, tc, e.rank))
     })

@@ -671,7 +671,7 @@ unsafe fn reduce_scatter_on(
 ) -> MpiResult<MPI_Request> {
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let counts = counts(tc.size() as usize)?;
-        let on = (c, &**tc, me);
+        let on = (&**c, &**tc, me);
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         unsafe { thread_reduce_scatter(on, sendbuf, recvbuf, &counts, datatype, op, func, nb) }
     });

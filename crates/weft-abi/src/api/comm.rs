@@ -462,6 +462,8 @@ pub(crate) unsafe fn mpi_comm_disconnect(comm: *mut MPI_Comm) -> MpiResult<()> {
     if h != MPI_COMM_WORLD && h != MPI_COMM_SELF {
         if let Ok(c) = objects::comm(h, func, "comm") {
             weft_core::coll::barrier(&c)?;
+            // A spawned job reached only through it finalizes independently now.
+            weft_core::runtime::spawn::disconnected(&c);
         }
     }
     // SAFETY: checked inside.

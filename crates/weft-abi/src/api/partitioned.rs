@@ -2,48 +2,46 @@
 //! `MPI_Pready_range`, `MPI_Pready_list`, `MPI_Parrived` (the protocol is in
 //! `weft_core::pt2pt::partitioned`).
 
+use std::any::Any;
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::progress;
 use weft_core::pt2pt::partitioned::{self, Partitioned};
-use weft_core::request::PersistentOp;
+use weft_core::request::{PersistentOp, StartFn};
+use weft_core::threadcomm::{PartArgs, ThreadPart};
 
-use super::pt2pt::{dest_rank, message_buf, send_tag};
+use super::pt2pt::{dest_rank, message_buf, send_tag, thread_peer};
 use crate::args::non_null;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
 use crate::requests::{request_handle, request_id};
-use crate::{datatypes, objects::instance};
+use crate::{datatypes, objects::instance, thread_ranks};
 
-/// The arguments both init calls share, checked: the communicator, the peer (`None`:
-/// `MPI_PROC_NULL`), the tag, the buffer, the partition count and the per-partition count.
+/// The arguments both init calls share, checked, but for the communicator and the peer.
+pub(crate) struct Args {
+    tag: i32,
+    whole: weft_core::datatype::Buf,
+    partitions: usize,
+    count: usize,
+    ty: Arc<weft_core::datatype::Type>,
+}
+
+/// Check the arguments other than the communicator and the peer.
 #[allow(clippy::too_many_arguments)]
-unsafe fn init(
+unsafe fn args(
     buf: *const c_void,
     partitions: c_int,
     count: MPI_Count,
     datatype: MPI_Datatype,
-    peer: c_int,
-    peer_arg: &str,
     tag: c_int,
-    comm: MPI_Comm,
     info: MPI_Info,
     request: *mut MPI_Request,
     func: &str,
-) -> MpiResult<(
-    Arc<weft_core::object::Comm>,
-    Option<u32>,
-    i32,
-    weft_core::datatype::Buf,
-    usize,
-    usize,
-    Arc<weft_core::datatype::Type>,
-)> {
+) -> MpiResult<Args> {
     non_null(request, func, "request")?;
-    let c = objects::comm_ref(comm, func, "comm")?;
     if partitions < 0 {
         return Err(MpiError::new(
             ErrorClass::Arg,
@@ -66,36 +64,81 @@ unsafe fn init(
     // SAFETY: forwarded caller contract: the buffer holds `partitions * count` elements and
     // is left alone while the request lives.
     let whole = unsafe { message_buf(buf, total, datatype, func) }?;
-    let peer = dest_rank(&c, peer, func).map_err(|e| MpiError {
-        message: e.message.replace("(dest=", &format!("({peer_arg}=")),
-        ..e
-    })?;
     let tag = send_tag(tag, func)?;
     if info != MPI_INFO_NULL {
         objects::info_object(info, func)?;
     }
-    Ok((
-        c.to_arc(),
-        peer,
+    Ok(Args {
         tag,
         whole,
-        partitions as usize,
-        count as usize,
+        partitions: partitions as usize,
+        count: count as usize,
         ty,
-    ))
+    })
 }
 
-/// Store the persistent request of `part`.
+/// An init call on a communicator of processes: the communicator, the peer (`None`:
+/// `MPI_PROC_NULL`) and the other arguments, checked.
+fn on_processes(
+    comm: MPI_Comm,
+    peer: c_int,
+    peer_arg: &str,
+    func: &str,
+) -> MpiResult<(Arc<weft_core::object::Comm>, Option<u32>)> {
+    let c = objects::comm_ref(comm, func, "comm")?;
+    let peer = dest_rank(&c, peer, func).map_err(|e| MpiError {
+        message: e.message.replace("(dest=", &format!("({peer_arg}=")),
+        ..e
+    })?;
+    Ok((c.to_arc(), peer))
+}
+
+/// An init call by a thread of a thread communicator's region (`None`: the calling thread
+/// is no rank of `comm`): the request's state and start code.
+fn on_threads(
+    comm: MPI_Comm,
+    peer: c_int,
+    peer_arg: &str,
+    a: &Args,
+    send: bool,
+    func: &str,
+) -> Option<
+    MpiResult<(
+        Arc<dyn Any + Send + Sync>,
+        StartFn,
+        Arc<weft_core::object::Comm>,
+    )>,
+> {
+    thread_ranks::with(comm, |c, tc, me| {
+        let peer = thread_peer(tc, peer, func, peer_arg)?;
+        let pa = PartArgs {
+            peer,
+            tag: a.tag,
+            buf: a.whole,
+            partitions: a.partitions,
+            count: a.count,
+            ty: a.ty.clone(),
+        };
+        let (state, start) = if send {
+            tc.psend_init(c.clone(), me, pa, func)?
+        } else {
+            tc.precv_init(c.clone(), me, pa)
+        };
+        Ok((state as Arc<dyn Any + Send + Sync>, start, c.clone()))
+    })
+}
+
+/// Store the persistent request of a partitioned operation on `c`.
 unsafe fn store(
     comm: MPI_Comm,
-    part: Arc<Partitioned>,
+    c: &weft_core::object::Comm,
+    state: Arc<dyn Any + Send + Sync>,
     start: weft_core::request::StartFn,
     request: *mut MPI_Request,
 ) {
-    let c = part.comm().clone();
-    let op = PersistentOp::Partitioned { start, state: part };
+    let op = PersistentOp::Partitioned { start, state };
     let id = progress::persistent::init(&c.session.instance, c.vci, op, comm);
-    // SAFETY: checked non-null by `init`; writable per the caller's contract.
+    // SAFETY: checked non-null by `args`; writable per the caller's contract.
     unsafe { request.write(request_handle(id)) };
 }
 
@@ -114,17 +157,17 @@ pub(crate) unsafe fn mpi_psend_init(
     info: MPI_Info,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    const FUNC: &str = "MPI_Psend_init";
     // SAFETY: forwarded caller contract.
-    let (c, peer, tag, whole, partitions, count, ty) = unsafe {
+    unsafe {
         init(
-            buf, partitions, count, datatype, dest, "dest", tag, comm, info, request, FUNC,
+            buf,
+            (partitions, count, datatype),
+            (dest, tag, comm),
+            info,
+            request,
+            true,
         )
-    }?;
-    let (part, start) = partitioned::send_init(c, peer, tag, whole, partitions, count, ty, FUNC)?;
-    // SAFETY: `request` checked non-null by `init`.
-    unsafe { store(comm, part, start, request) };
-    Ok(())
+    }
 }
 
 /// # Safety
@@ -141,21 +184,104 @@ pub(crate) unsafe fn mpi_precv_init(
     info: MPI_Info,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    const FUNC: &str = "MPI_Precv_init";
     // SAFETY: forwarded caller contract.
-    let (c, peer, tag, whole, partitions, count, ty) = unsafe {
+    unsafe {
         init(
-            buf, partitions, count, datatype, source, "source", tag, comm, info, request, FUNC,
+            buf,
+            (partitions, count, datatype),
+            (source, tag, comm),
+            info,
+            request,
+            false,
         )
-    }?;
-    let (part, start) = partitioned::recv_init(c, peer, tag, whole, partitions, count, ty);
-    // SAFETY: `request` checked non-null by `init`.
-    unsafe { store(comm, part, start, request) };
+    }
+}
+
+/// `MPI_Psend_init` (`send`) or `MPI_Precv_init`: check, make and store the request.
+///
+/// # Safety
+/// As `mpi_psend_init` (and the buffer is writable for a receive).
+unsafe fn init(
+    buf: *const c_void,
+    (partitions, count, datatype): (c_int, MPI_Count, MPI_Datatype),
+    (peer, tag, comm): (c_int, c_int, MPI_Comm),
+    info: MPI_Info,
+    request: *mut MPI_Request,
+    send: bool,
+) -> MpiResult<()> {
+    let (func, peer_arg) = if send {
+        ("MPI_Psend_init", "dest")
+    } else {
+        ("MPI_Precv_init", "source")
+    };
+    // SAFETY: forwarded caller contract.
+    let a = unsafe { args(buf, partitions, count, datatype, tag, info, request, func) }?;
+    let (state, start, c) = match on_threads(comm, peer, peer_arg, &a, send, func) {
+        Some(made) => made?,
+        None => {
+            let (c, peer) = on_processes(comm, peer, peer_arg, func)?;
+            let (part, start) = if send {
+                let (buf, ty) = (a.whole, a.ty);
+                partitioned::send_init(
+                    c.clone(),
+                    peer,
+                    a.tag,
+                    buf,
+                    a.partitions,
+                    a.count,
+                    ty,
+                    func,
+                )?
+            } else {
+                partitioned::recv_init(c.clone(), peer, a.tag, a.whole, a.partitions, a.count, a.ty)
+            };
+            (part as Arc<dyn Any + Send + Sync>, start, c)
+        }
+    };
+    // SAFETY: `request` checked non-null by `args`.
+    unsafe { store(comm, &c, state, start, request) };
     Ok(())
 }
 
+/// A partitioned operation: between processes, or between the threads of a thread
+/// communicator.
+enum Part {
+    Processes(Arc<Partitioned>),
+    Threads(Arc<ThreadPart>),
+}
+
+impl Part {
+    fn is_send(&self) -> bool {
+        match self {
+            Part::Processes(p) => p.is_send(),
+            Part::Threads(p) => p.is_send(),
+        }
+    }
+
+    fn partitions(&self) -> usize {
+        match self {
+            Part::Processes(p) => p.partitions(),
+            Part::Threads(p) => p.partitions(),
+        }
+    }
+
+    fn ready(&self, partition: usize, func: &str) -> MpiResult<()> {
+        match self {
+            Part::Processes(p) => p.ready(partition, func),
+            Part::Threads(p) => p.ready(partition, func),
+        }
+    }
+
+    fn arrived(&self, partition: usize, func: &str) -> MpiResult<bool> {
+        match self {
+            Part::Processes(p) => p.arrived(partition, func),
+            Part::Threads(p) => p.arrived(partition, func),
+        }
+    }
+}
+
 /// The partitioned operation behind `request`, which must be active.
-fn active(request: MPI_Request, func: &str) -> MpiResult<Arc<Partitioned>> {
+fn active(request: MPI_Request, func: &str) -> MpiResult<Part> {
     let inst = instance(func)?;
     let Some(id) = request_id(request, func, "request")? else {
         return Err(MpiError::new(
@@ -177,17 +303,16 @@ fn active(request: MPI_Request, func: &str) -> MpiResult<Arc<Partitioned>> {
             format!("{func}(request={request:#x}): the request is not active (call MPI_Start)"),
         ));
     }
-    state
-        .downcast::<Partitioned>()
-        .map_err(|_| not_partitioned())
+    match state.downcast::<Partitioned>() {
+        Ok(p) => Ok(Part::Processes(p)),
+        Err(state) => state
+            .downcast::<ThreadPart>()
+            .map(Part::Threads)
+            .map_err(|_| not_partitioned()),
+    }
 }
 
-fn partition_index(
-    part: &Partitioned,
-    partition: c_int,
-    arg: &str,
-    func: &str,
-) -> MpiResult<usize> {
+fn partition_index(part: &Part, partition: c_int, arg: &str, func: &str) -> MpiResult<usize> {
     if partition < 0 || partition as usize >= part.partitions() {
         return Err(MpiError::new(
             ErrorClass::Arg,
@@ -200,7 +325,7 @@ fn partition_index(
     Ok(partition as usize)
 }
 
-fn send_side(request: MPI_Request, func: &str) -> MpiResult<Arc<Partitioned>> {
+fn send_side(request: MPI_Request, func: &str) -> MpiResult<Part> {
     let part = active(request, func)?;
     if !part.is_send() {
         return Err(MpiError::new(

@@ -44,13 +44,13 @@ pub const MAX_SEND_PARTITIONS: usize = 1 << PART_BITS;
 pub const MAX_KEYS: u32 = 1 << (28 - PART_BITS);
 
 /// The hello's size: key, partition count (u32 each), message bytes (u64).
-const HELLO_BYTES: usize = 16;
+pub(crate) const HELLO_BYTES: usize = 16;
 
 fn hello_tag(tag: i32) -> i32 {
     -1 - tag
 }
 
-fn data_tag(key: u32, partition: usize) -> i32 {
+pub(crate) fn data_tag(key: u32, partition: usize) -> i32 {
     -1 - ((key << PART_BITS) | partition as u32) as i32
 }
 
@@ -65,7 +65,7 @@ struct KeyPool {
     free: Vec<u32>,
 }
 
-fn take_key() -> Option<u32> {
+pub(crate) fn take_key() -> Option<u32> {
     let mut pool = KEYS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = pool.free.pop() {
         return Some(k);
@@ -76,7 +76,7 @@ fn take_key() -> Option<u32> {
     })
 }
 
-fn give_key(key: u32) {
+pub(crate) fn give_key(key: u32) {
     KEYS.lock()
         .unwrap_or_else(|p| p.into_inner())
         .free
@@ -85,12 +85,75 @@ fn give_key(key: u32) {
 
 /// What the receiver learns from the sender's hello.
 #[derive(Debug)]
-struct Remote {
-    key: u32,
-    partitions: usize,
-    bytes: usize,
+pub(crate) struct Remote {
+    pub key: u32,
+    pub partitions: usize,
+    pub bytes: usize,
     /// Per send partition: arrived in the current round.
-    arrived: Box<[AtomicBool]>,
+    pub arrived: Box<[AtomicBool]>,
+}
+
+impl Remote {
+    /// The hello of a send with `key`, `partitions` partitions and `bytes` bytes in all.
+    pub(crate) fn hello(key: u32, partitions: usize, bytes: usize) -> Scratch {
+        let mut hello = Scratch::new(HELLO_BYTES);
+        hello.bytes_mut()[0..4].copy_from_slice(&key.to_le_bytes());
+        hello.bytes_mut()[4..8].copy_from_slice(&(partitions as u32).to_le_bytes());
+        hello.bytes_mut()[8..16].copy_from_slice(&(bytes as u64).to_le_bytes());
+        hello
+    }
+
+    /// What a hello says (`None`: not a hello).
+    pub(crate) fn from_hello(b: &[u8]) -> Option<Remote> {
+        if b.len() < HELLO_BYTES {
+            return None;
+        }
+        let word = |r: std::ops::Range<usize>| {
+            let mut w = [0u8; 8];
+            w[..r.len()].copy_from_slice(&b[r]);
+            u64::from_le_bytes(w)
+        };
+        let partitions = word(4..8) as usize;
+        Some(Remote {
+            key: word(0..4) as u32,
+            partitions,
+            bytes: word(8..16) as usize,
+            arrived: (0..partitions).map(|_| AtomicBool::new(false)).collect(),
+        })
+    }
+
+    /// Whether every send partition overlapping receive partition `partition` arrived, for a
+    /// receive of `partitions` partitions of `part_bytes` bytes each.
+    pub(crate) fn all_arrived(
+        &self,
+        partition: usize,
+        partitions: usize,
+        part_bytes: usize,
+    ) -> bool {
+        overlapping(self, partition, partitions, part_bytes)
+            .all(|i| self.arrived[i].load(Ordering::Acquire))
+    }
+}
+
+/// The send partitions whose bytes overlap receive `partition` (of `partitions`, `pb` bytes
+/// each). Empty partitions carry no bytes: they map by index, in proportion.
+fn overlapping(
+    r: &Remote,
+    partition: usize,
+    partitions: usize,
+    pb: usize,
+) -> std::ops::Range<usize> {
+    if pb == 0 || r.bytes == 0 {
+        let (ps, pr) = (r.partitions, partitions.max(1));
+        let end = ((partition + 1) * ps).div_ceil(pr).min(ps);
+        return (partition * ps / pr).min(end)..end;
+    }
+    let sb = (r.bytes / r.partitions.max(1)).max(1);
+    let (start, end) = (partition * pb, ((partition + 1) * pb).min(r.bytes));
+    if start >= end {
+        return 0..0;
+    }
+    start / sb..end.div_ceil(sb)
 }
 
 #[derive(Debug)]
@@ -177,32 +240,12 @@ impl Partitioned {
         if self.peer.is_none() {
             return Ok(true);
         }
-        let all = |r: &Remote| {
-            self.overlapping(r, partition)
-                .all(|i| r.arrived[i].load(Ordering::Acquire))
-        };
+        let all = |r: &Remote| r.all_arrived(partition, self.partitions, self.part_bytes());
         if remote.get().is_some_and(all) {
             return Ok(true);
         }
         progress::poke(&self.comm.session.instance, self.comm.vci);
         Ok(remote.get().is_some_and(all))
-    }
-
-    /// The send partitions whose bytes overlap receive partition `partition`.
-    /// Empty partitions carry no bytes: they map by index, in proportion.
-    fn overlapping(&self, r: &Remote, partition: usize) -> std::ops::Range<usize> {
-        let pb = self.part_bytes();
-        if pb == 0 || r.bytes == 0 {
-            let (ps, pr) = (r.partitions, self.partitions.max(1));
-            let end = ((partition + 1) * ps).div_ceil(pr).min(ps);
-            return (partition * ps / pr).min(end)..end;
-        }
-        let sb = (r.bytes / r.partitions.max(1)).max(1);
-        let (start, end) = (partition * pb, ((partition + 1) * pb).min(r.bytes));
-        if start >= end {
-            return 0..0;
-        }
-        start / sb..end.div_ceil(sb)
     }
 
     /// The communicator the operation runs on.
@@ -261,10 +304,7 @@ pub fn send_init(
         },
     });
     if let Some(d) = dest {
-        let mut hello = Scratch::new(HELLO_BYTES);
-        hello.bytes_mut()[0..4].copy_from_slice(&key.to_le_bytes());
-        hello.bytes_mut()[4..8].copy_from_slice(&(partitions as u32).to_le_bytes());
-        hello.bytes_mut()[8..16].copy_from_slice(&(part.bytes() as u64).to_le_bytes());
+        let hello = Remote::hello(key, partitions, part.bytes());
         let mut target = part.comm.target(d, hello_tag(tag))?;
         target.context = part.comm.context_id();
         send_detached(&part.comm, target, hello);
@@ -310,22 +350,12 @@ pub fn recv_init(
                 if cx.take(id).is_none() {
                     return Step::Pending;
                 }
-                let b = hello.bytes();
-                let word = |r: std::ops::Range<usize>| {
-                    let mut w = [0u8; 8];
-                    w[..r.len()].copy_from_slice(&b[r]);
-                    u64::from_le_bytes(w)
-                };
-                let partitions = word(4..8) as usize;
                 let Side::Recv { remote } = &p.side else {
                     unreachable!("a receive's state")
                 };
-                let _ = remote.set(Remote {
-                    key: word(0..4) as u32,
-                    partitions,
-                    bytes: word(8..16) as usize,
-                    arrived: (0..partitions).map(|_| AtomicBool::new(false)).collect(),
-                });
+                if let Some(r) = Remote::from_hello(hello.bytes()) {
+                    let _ = remote.set(r);
+                }
                 Step::Done(Status::default())
             }),
         );
@@ -406,9 +436,33 @@ fn start_send_round(part: &Arc<Partitioned>) -> ReqId {
 
 /// Where send partition `i`'s bytes go in the receive buffer: straight into it, or into a
 /// scratch unpacked at `offset` on arrival.
-enum Landing {
+pub(crate) enum Landing {
     Direct,
     Scratch(Scratch, usize),
+}
+
+impl Landing {
+    /// Put the arrived bytes in place (a scratch is unpacked into `buf`).
+    pub(crate) fn settle(&self, buf: &Buf) {
+        if let Landing::Scratch(scratch, offset) = self {
+            buf.unpack(*offset, scratch.bytes());
+        }
+    }
+}
+
+/// Where the `sb` bytes at byte `offset` of receive buffer `buf` (of `ty`) are received: the
+/// buffer's own range, or a scratch when the range cuts an element of a non-contiguous type.
+/// A scratch's heap bytes do not move when the scratch moves.
+pub(crate) fn landing(buf: &Buf, ty: &Type, offset: usize, sb: usize) -> (Buf, Landing) {
+    let size = ty.size.max(1);
+    if buf.is_contiguous() {
+        (buf.slice(offset, sb), Landing::Direct)
+    } else if offset % size == 0 && sb % size == 0 {
+        (buf.instances(ty, offset / size, sb / size), Landing::Direct)
+    } else {
+        let mut s = Scratch::new(sb);
+        (s.buf(), Landing::Scratch(s, offset))
+    }
 }
 
 /// One round of a partitioned receive: once the hello is in, one receive per send partition.
@@ -452,9 +506,7 @@ fn start_recv_round(part: &Arc<Partitioned>) -> ReqId {
                 if s.error != 0 {
                     status.error = s.error;
                 }
-                if let Landing::Scratch(scratch, offset) = landing {
-                    p.buf.unpack(*offset, scratch.bytes());
-                }
+                landing.settle(&p.buf);
                 r.arrived[*i].store(true, Ordering::Release);
                 false
             });
@@ -481,7 +533,6 @@ fn post_data(
     }
     status.bytes = r.bytes.min(mine) as u64;
     let sb = r.bytes / r.partitions.max(1);
-    let size = p.ty.size.max(1);
     let context = p.comm.collective_context();
     let mut list = Vec::with_capacity(r.partitions);
     for i in 0..r.partitions {
@@ -492,17 +543,7 @@ fn post_data(
             continue;
         }
         let pattern = Pattern::exact(context, source, data_tag(r.key, i));
-        let (buf, landing) = if p.buf.is_contiguous() {
-            (p.buf.slice(offset, sb), Landing::Direct)
-        } else if offset % size == 0 && sb % size == 0 {
-            (
-                p.buf.instances(&p.ty, offset / size, sb / size),
-                Landing::Direct,
-            )
-        } else {
-            let mut s = Scratch::new(sb);
-            (s.buf(), Landing::Scratch(s, offset))
-        };
+        let (buf, landing) = landing(&p.buf, &p.ty, offset, sb);
         // A scratch's heap bytes do not move when the scratch moves into the list.
         list.push((cx.irecv(pattern, buf), landing, i));
     }

@@ -74,8 +74,17 @@ pub fn close(port: &str) -> MpiResult<()> {
     }
 }
 
-/// The accepting root: wait for the next connection to `port` (opened by this process).
-pub fn accept(port: &str, func: &str) -> MpiResult<UnixStream> {
+/// The accepting root: wait for the next connection to `port` (opened by this process),
+/// making progress meanwhile (on every implicit VCI, and the polled work), so that what this
+/// process started before, an `MPI_Isend` another process waits for, completes while it
+/// waits here.
+pub fn accept(inst: &Instance, port: &str, func: &str) -> MpiResult<UnixStream> {
+    let failed = |e: std::io::Error| {
+        MpiError::new(
+            ErrorClass::Port,
+            format!("{func}: waiting for a connection on {port} failed: {e}"),
+        )
+    };
     let listener = {
         let ports = ports();
         let (_, l) = ports
@@ -91,12 +100,29 @@ pub fn accept(port: &str, func: &str) -> MpiResult<UnixStream> {
         l.try_clone()
             .map_err(|e| MpiError::new(ErrorClass::Other, format!("{func}: {e}")))?
     };
-    listener.accept().map(|(s, _)| s).map_err(|e| {
-        MpiError::new(
-            ErrorClass::Port,
-            format!("{func}: waiting for a connection on {port} failed: {e}"),
-        )
-    })
+    // Every accept of this process goes through here: the listener is always nonblocking.
+    listener.set_nonblocking(true).map_err(failed)?;
+    let mut idle = 0u32;
+    loop {
+        match listener.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(false).map_err(failed)?;
+                return Ok(s);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if crate::progress::progress_all(inst) {
+                    idle = 0;
+                } else if idle < 256 {
+                    idle += 1;
+                    crate::sync::spin_hint();
+                } else {
+                    crate::sync::yield_now();
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(failed(e)),
+        }
+    }
 }
 
 /// The connecting root: connect to `port`.

@@ -20,8 +20,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::port;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -45,17 +45,42 @@ pub struct Program {
 /// The children's intercommunicator to their parents, until `MPI_Comm_get_parent` takes it.
 static PARENT: Mutex<Option<Arc<Comm>>> = Mutex::new(None);
 
-/// The watchers of the launchers this process started (each ends with its job).
-static LAUNCHED: Mutex<Vec<std::thread::JoinHandle<()>>> = Mutex::new(Vec::new());
+/// A job this process launched: the watcher of its launcher (it ends with the job), and the
+/// intercommunicator the spawn gave (set once the spawn succeeded).
+struct Launched {
+    token: u64,
+    watcher: std::thread::JoinHandle<()>,
+    intercomm: Option<Weak<Comm>>,
+}
 
-/// At `MPI_Finalize`: wait until the jobs this process spawned have ended (finalize is
-/// collective over connected processes; Weft waits for the whole spawned job, so no
-/// process of it outlives its parent's launcher).
+/// The jobs this process launched and is still connected to.
+static LAUNCHED: Mutex<Vec<Launched>> = Mutex::new(Vec::new());
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(0);
+
+fn launched() -> std::sync::MutexGuard<'static, Vec<Launched>> {
+    LAUNCHED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// At `MPI_Finalize`: wait until the jobs this process spawned and is still connected to
+/// have ended (finalize is collective over connected processes; Weft waits for the whole
+/// spawned job, so no process of it outlives its parent's launcher). A job whose
+/// intercommunicator was disconnected (`MPI_Comm_disconnect`) finalizes independently: it is
+/// not waited for.
 pub fn wait_spawned() {
-    let launched = std::mem::take(&mut *LAUNCHED.lock().unwrap_or_else(|p| p.into_inner()));
-    for watcher in launched {
-        let _ = watcher.join();
+    let jobs = std::mem::take(&mut *launched());
+    for job in jobs {
+        let _ = job.watcher.join();
     }
+}
+
+/// `MPI_Comm_disconnect` of `comm`: if it is the intercommunicator of a spawn of this
+/// process, the spawned job is no longer connected (its launcher's watcher is let go).
+pub fn disconnected(comm: &Arc<Comm>) {
+    launched().retain(|j| {
+        !j.intercomm
+            .as_ref()
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(comm)))
+    });
 }
 
 /// Spawn `programs` from `comm` (`Some` at `root` only: the commands, or why the root's
@@ -69,7 +94,15 @@ pub fn spawn(
 ) -> MpiResult<Arc<Comm>> {
     match programs.map(|p| p.and_then(|p| launch(comm, &p, func))) {
         None => handshake(comm, root, None, func),
-        Some(Ok(mut stream)) => handshake(comm, root, Some(Ok(&mut stream as &mut dyn Link)), func),
+        Some(Ok((mut stream, token))) => {
+            let made = handshake(comm, root, Some(Ok(&mut stream as &mut dyn Link)), func);
+            if let Ok(c) = &made {
+                if let Some(j) = launched().iter_mut().find(|j| j.token == token) {
+                    j.intercomm = Some(Arc::downgrade(c));
+                }
+            }
+            made
+        }
         Some(Err(e)) => handshake(comm, root, Some(Err(e)), func),
     }
 }
@@ -86,7 +119,7 @@ pub fn accept_or_connect(
     let stream = port_name.map(|p| {
         p.and_then(|p| {
             if accepting {
-                port::accept(&p, func)
+                port::accept(&comm.session.instance, &p, func)
             } else {
                 port::connect(&p, func)
             }
@@ -117,8 +150,9 @@ fn spawn_error(func: &str, why: String) -> MpiError {
     MpiError::new(ErrorClass::Spawn, format!("{func}: {why}"))
 }
 
-/// At the root: start the children's launcher and wait for their root's connection.
-fn launch(comm: &Comm, programs: &[Program], func: &str) -> MpiResult<UnixStream> {
+/// At the root: start the children's launcher and wait for their root's connection (and the
+/// token of its `Launched` entry).
+fn launch(comm: &Comm, programs: &[Program], func: &str) -> MpiResult<(UnixStream, u64)> {
     let inst = &comm.session.instance;
     let mut args = Vec::new();
     for (i, p) in programs.iter().enumerate() {
@@ -191,14 +225,21 @@ fn launch(comm: &Comm, programs: &[Program], func: &str) -> MpiResult<UnixStream
             }
         }
     });
-    let mut launched = LAUNCHED.lock().unwrap_or_else(|p| p.into_inner());
-    // Jobs that ended need no waiting: keep only the live ones.
-    launched.retain(|w| !w.is_finished());
-    launched.push(watcher);
-    let accepted = port::accept(&port_name, func);
+    let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+    {
+        let mut jobs = launched();
+        // Jobs that ended need no waiting: keep only the live ones.
+        jobs.retain(|j| !j.watcher.is_finished());
+        jobs.push(Launched {
+            token,
+            watcher,
+            intercomm: None,
+        });
+    }
+    let accepted = port::accept(inst, &port_name, func);
     connected.store(true, Ordering::Release);
     let _ = port::close(&port_name);
-    accepted
+    accepted.map(|s| (s, token))
 }
 
 /// Where the command of `p` is: as given if it has a `/` (relative to `wdir`), else the

@@ -136,7 +136,7 @@ impl Link {
         m[0..4].copy_from_slice(&dest.to_le_bytes());
         m[4..8].copy_from_slice(&src.to_le_bytes());
         m[8..12].copy_from_slice(&tag.to_le_bytes());
-        m[12..16].copy_from_slice(&u32::from(ctx == Ctx::Coll).to_le_bytes());
+        m[12..16].copy_from_slice(&ctx_code(ctx).to_le_bytes());
         match data {
             Data::Bytes(b) => m[HEADER..].copy_from_slice(b),
             Data::Buf(b) => b.pack(0, &mut m[HEADER..]),
@@ -164,12 +164,25 @@ impl Link {
                 dest,
                 src,
                 tag,
-                ctx: if ctx == 1 { Ctx::Coll } else { Ctx::User },
+                ctx: match ctx {
+                    1 => Ctx::Coll,
+                    2 => Ctx::Part,
+                    _ => Ctx::User,
+                },
                 data: m,
             });
             any = true;
         }
         any
+    }
+}
+
+/// The traffic's number in a message's header.
+fn ctx_code(ctx: Ctx) -> u32 {
+    match ctx {
+        Ctx::User => 0,
+        Ctx::Coll => 1,
+        Ctx::Part => 2,
     }
 }
 

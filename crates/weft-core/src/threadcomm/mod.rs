@@ -16,6 +16,7 @@
 pub mod coll;
 pub mod link;
 pub mod p2p;
+mod part;
 pub mod queue;
 mod span;
 #[cfg(all(test, not(loom)))]
@@ -34,6 +35,7 @@ use crate::request::{GreqClass, ReqId};
 use coll::{Barrier, Line, Rounds};
 use link::{Arrival, Data, Link, Wire};
 use p2p::{Ctx, Direct, Mailbox, PostedRecv};
+pub use part::{PartArgs, ThreadPart};
 
 /// Empty polls spent spinning before a waiting thread yields its core (threads may
 /// outnumber cores).

@@ -45,13 +45,14 @@ impl Payload {
     }
 }
 
-/// Which traffic an envelope belongs to: the program's point-to-point messages, or the
-/// messages of the collectives that run over point-to-point (`span`), which no user receive
-/// or probe matches.
+/// Which traffic an envelope belongs to: the program's point-to-point messages, the
+/// messages of the collectives that run over point-to-point (`span`), or those of
+/// partitioned operations (`part`); no user receive or probe matches the last two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ctx {
     User,
     Coll,
+    Part,
 }
 
 #[derive(Debug)]
@@ -65,6 +66,7 @@ pub(super) struct Envelope {
 /// A receive waiting for its message.
 #[derive(Debug)]
 pub struct PostedRecv {
+    ctx: Ctx,
     source: SourceSel,
     tag: TagSel,
     buf: Buf,
@@ -74,12 +76,12 @@ pub struct PostedRecv {
 
 impl PostedRecv {
     fn matches(&self, e: &Envelope) -> bool {
-        matches(self.source, self.tag, e)
+        matches(self.ctx, self.source, self.tag, e)
     }
 }
 
-fn matches(source: SourceSel, tag: TagSel, e: &Envelope) -> bool {
-    e.ctx == Ctx::User
+fn matches(ctx: Ctx, source: SourceSel, tag: TagSel, e: &Envelope) -> bool {
+    e.ctx == ctx
         && (match source {
             SourceSel::Any => true,
             SourceSel::Rank(r) => r == e.src,
@@ -137,6 +139,18 @@ fn deliver(e: Envelope, buf: &Buf) -> Status {
 impl Mailbox {
     /// Queue a message from `src` (any thread).
     pub(super) fn push(&self, src: u32, tag: i32, buf: &Buf, direct: bool) -> Option<Arc<Direct>> {
+        self.push_in(Ctx::User, src, tag, buf, direct)
+    }
+
+    /// `push` in traffic `ctx`.
+    pub(super) fn push_in(
+        &self,
+        ctx: Ctx,
+        src: u32,
+        tag: i32,
+        buf: &Buf,
+        direct: bool,
+    ) -> Option<Arc<Direct>> {
         if direct {
             let d = Arc::new(Direct {
                 buf: *buf,
@@ -145,14 +159,14 @@ impl Mailbox {
             self.queue.push(Envelope {
                 src,
                 tag,
-                ctx: Ctx::User,
+                ctx,
                 payload: Payload::Direct(d.clone()),
             });
             Some(d)
         } else {
             let mut v = vec![0u8; buf.len()];
             buf.pack(0, &mut v);
-            self.push_bytes(src, tag, Ctx::User, v);
+            self.push_bytes(src, tag, ctx, v);
             None
         }
     }
@@ -224,7 +238,19 @@ impl Mailbox {
     /// Post a receive: matched at once against an unexpected message if one fits, else
     /// queued (and completed by a later progress).
     pub(super) fn post(&self, source: SourceSel, tag: TagSel, buf: Buf) -> Arc<PostedRecv> {
+        self.post_in(Ctx::User, source, tag, buf)
+    }
+
+    /// `post` in traffic `ctx`.
+    pub(super) fn post_in(
+        &self,
+        ctx: Ctx,
+        source: SourceSel,
+        tag: TagSel,
+        buf: Buf,
+    ) -> Arc<PostedRecv> {
         let p = Arc::new(PostedRecv {
+            ctx,
             source,
             tag,
             buf,
@@ -263,7 +289,7 @@ impl Mailbox {
         self.progress_locked(&mut l);
         l.unexpected
             .iter()
-            .find(|e| matches(source, tag, e))
+            .find(|e| matches(Ctx::User, source, tag, e))
             .map(|e| Status {
                 source: e.src as i32,
                 tag: e.tag,
