@@ -209,22 +209,33 @@ fn publish_and_compare(
                 return Err(mismatch(&format!("rank {r}"), theirs, mine.len()));
             }
         }
-        if let Some(r) = (0..comm.size()).find(|&r| turn.mark_of(r) != mark) {
-            return Err(MpiError::new(
-                ErrorClass::Op,
-                format!(
-                    "rank {r} passed another op than this rank's {:?}: the op differs between the ranks",
-                    red.op
-                ),
-            ));
-        }
+        same_op(turn, 0..comm.size(), red)?;
     }
     Ok(fits)
 }
 
+/// `MPI_ERR_OP` when one of `ranks` published another op mark than `red`'s.
+pub(super) fn same_op(
+    turn: &Turn,
+    mut ranks: impl Iterator<Item = u32>,
+    red: &Reduction,
+) -> MpiResult<()> {
+    let mark = op_mark(red);
+    match ranks.find(|&r| turn.mark_of(r) != mark) {
+        None => Ok(()),
+        Some(r) => Err(MpiError::new(
+            ErrorClass::Op,
+            format!(
+                "rank {r} passed another op than this rank's {:?}: the op differs between the ranks",
+                red.op
+            ),
+        )),
+    }
+}
+
 /// What the ranks of a reduction compare besides the size: a predefined op's number (from
 /// 1), or 0 for any user-defined op (a user op's handle may differ between processes).
-fn op_mark(red: &Reduction) -> u8 {
+pub(super) fn op_mark(red: &Reduction) -> u8 {
     match red.op {
         Op::Predefined(kind) => kind as u8 + 1,
         Op::User { .. } => 0,
