@@ -1,15 +1,16 @@
 //! Event instances for MPI_T's events: the engine records them (only while a tool has asked
-//! for the kind) into a bounded buffer of its VCI, under that VCI's lock; the ABI takes them
-//! out with no lock held and calls the tool's callbacks. A full buffer drops the event and
-//! counts it, for the tool's dropped-event handler.
+//! for the kind) into a bounded lock-free ring of its VCI (`sync::word_ring`: recording takes
+//! no lock, only a compare-exchange and a release store); the ABI takes them out (one taker at
+//! a time, off the engine's path) and calls the tool's callbacks. A full ring drops the event
+//! and counts it, for the tool's dropped-event handler.
 #![forbid(unsafe_code)]
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{LazyLock, Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::stats::MAX_VCIS;
+use crate::sync::word_ring::WordRing;
 
 /// The kinds of event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,21 +38,17 @@ pub const CAPACITY: usize = 1024;
 
 static ENABLED: [AtomicBool; 2] = [const { AtomicBool::new(false) }; 2];
 
-struct Buffer {
-    events: VecDeque<Record>,
-    dropped: [u64; 2],
-}
+/// Words of a stored event: kind, timestamp, the four fields.
+const WORDS: usize = 6;
 
-static BUFFERS: LazyLock<Vec<Mutex<Buffer>>> = LazyLock::new(|| {
-    (0..MAX_VCIS)
-        .map(|_| {
-            Mutex::new(Buffer {
-                events: VecDeque::new(),
-                dropped: [0; 2],
-            })
-        })
-        .collect()
-});
+/// Each VCI's ring, made at its first event.
+static RINGS: [OnceLock<WordRing<WORDS>>; MAX_VCIS] = [const { OnceLock::new() }; MAX_VCIS];
+
+/// Events dropped for a full ring, per kind, since the last `take`.
+static DROPPED: [AtomicU64; 2] = [const { AtomicU64::new(0) }; 2];
+
+/// Serialises the takers (the ring has one consumer at a time); never taken by the engine.
+static TAKER: Mutex<()> = Mutex::new(());
 
 /// Events recorded and not yet taken, over all VCIs (a cheap check for the dispatcher).
 static WAITING: AtomicU64 = AtomicU64::new(0);
@@ -74,28 +71,17 @@ pub fn enable(kind: EventKind, on: bool) {
     ENABLED[kind as usize].store(on, Relaxed);
 }
 
-fn buffer(vci: usize) -> std::sync::MutexGuard<'static, Buffer> {
-    BUFFERS[vci % MAX_VCIS]
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
-
-/// Record an event of `kind` on `vci` (call only when `enabled(kind)`).
+/// Record an event of `kind` on `vci` (call only when `enabled(kind)`). Lock-free.
 #[cold]
 pub fn record(vci: usize, kind: EventKind, fields: [i64; 4]) {
-    let mut b = buffer(vci);
-    if b.events.len() >= CAPACITY {
-        b.dropped[kind as usize] += 1;
+    let ring = RINGS[vci % MAX_VCIS].get_or_init(|| WordRing::new(CAPACITY));
+    let [a, b, c, d] = fields.map(|f| f as u64);
+    if ring.push([kind as u64, now(), a, b, c, d]) {
+        WAITING.fetch_add(1, Relaxed);
+    } else {
+        DROPPED[kind as usize].fetch_add(1, Relaxed);
         DROPS_SEEN.store(true, Relaxed);
-        return;
     }
-    b.events.push_back(Record {
-        kind,
-        timestamp: now(),
-        vci,
-        fields,
-    });
-    WAITING.fetch_add(1, Relaxed);
 }
 
 /// Take every recorded event, VCI by VCI, and the drops per kind since the last call.
@@ -105,14 +91,20 @@ pub fn take() -> (Vec<Record>, [u64; 2]) {
     if WAITING.load(Relaxed) == 0 && !any_dropped() {
         return (out, dropped);
     }
-    for vci in 0..MAX_VCIS {
-        let mut b = buffer(vci);
-        let n = b.events.len() as u64;
-        out.extend(b.events.drain(..));
-        WAITING.fetch_sub(n, Relaxed);
-        for (d, k) in dropped.iter_mut().zip(b.dropped.iter_mut()) {
-            *d += std::mem::take(k);
-        }
+    let _one_taker = TAKER.lock().unwrap_or_else(|p| p.into_inner());
+    for (vci, ring) in RINGS.iter().enumerate() {
+        let Some(ring) = ring.get() else { continue };
+        let before = out.len();
+        out.extend(std::iter::from_fn(|| ring.pop()).map(|w| Record {
+            kind: KINDS[w[0] as usize],
+            timestamp: w[1],
+            vci,
+            fields: [w[2] as i64, w[3] as i64, w[4] as i64, w[5] as i64],
+        }));
+        WAITING.fetch_sub((out.len() - before) as u64, Relaxed);
+    }
+    for (d, k) in dropped.iter_mut().zip(DROPPED.iter()) {
+        *d = k.swap(0, Relaxed);
     }
     (out, dropped)
 }

@@ -5,7 +5,8 @@
  * reductions whose ranks pass different predefined ops. No call hangs; every rank that
  * receives a message of the wrong size leaves with MPI_ERR_TRUNCATE and a message saying the
  * count or datatype differs between the ranks (the rank named below for each case must);
- * a different op fails with MPI_ERR_OP where the ranks compare it (the shared-memory area).
+ * a different op fails with MPI_ERR_OP where the ranks compare it (the shared-memory area:
+ * reduce, allreduce, reduce_scatter(_block), scan, exscan).
  * A rank whose receive failed forwards an empty message, so a whole subtree fails.
  * After each case a correct collective still gives the right answer. */
 #include <stdlib.h>
@@ -201,6 +202,30 @@ static void ops(void)
     else
         EXPECT_OK(rc);
     still_usable("reduce with different ops");
+    /* Reduce_scatter_block: every rank waits for every contribution, so every rank fails. */
+    rc = MPI_Reduce_scatter_block(buf, out, 4, MPI_INT, op, MPI_COMM_WORLD);
+    EXPECT_ERR(rc, MPI_ERR_OP, "MPI_Reduce_scatter_block", "the op differs between the ranks");
+    still_usable("reduce_scatter_block with different ops");
+    int counts[64];
+    for (int i = 0; i < size; i++)
+        counts[i] = 2;
+    rc = MPI_Reduce_scatter(buf, out, counts, MPI_INT, op, MPI_COMM_WORLD);
+    EXPECT_ERR(rc, MPI_ERR_OP, "MPI_Reduce_scatter", "the op differs between the ranks");
+    still_usable("reduce_scatter with different ops");
+    /* Scan and exscan: a rank compares the ops of the ranks it combines (those below it), so
+     * the last one, whose op differs from all of theirs, fails; the others need not. */
+    rc = MPI_Scan(buf, out, 4, MPI_INT, op, MPI_COMM_WORLD);
+    if (rank == last)
+        EXPECT_ERR(rc, MPI_ERR_OP, "MPI_Scan", "the op differs between the ranks");
+    else
+        EXPECT_OK(rc);
+    still_usable("scan with different ops");
+    rc = MPI_Exscan(buf, out, 4, MPI_INT, op, MPI_COMM_WORLD);
+    if (rank == last)
+        EXPECT_ERR(rc, MPI_ERR_OP, "MPI_Exscan", "the op differs between the ranks");
+    else
+        EXPECT_OK(rc);
+    still_usable("exscan with different ops");
 }
 
 int main(int argc, char **argv)

@@ -86,8 +86,10 @@ int main(int argc, char **argv)
     }
     {
         int big = size + 1, p1 = 0;
-        MPI_Comm x;
+        MPI_Comm x = MPI_COMM_WORLD;
         EXPECT_ERR(MPI_Cart_create(MPI_COMM_WORLD, 1, &big, &p1, 0, &x), MPI_ERR_ARG, "MPI_Cart_create", "dims");
+        /* The failed call leaves MPI_COMM_NULL, as MPICH does (its errors/topo/cartsmall). */
+        CHECK(x == MPI_COMM_NULL, "a failed MPI_Cart_create left its output handle set");
         EXPECT_ERR(MPI_Cartdim_get(MPI_COMM_WORLD, &n), MPI_ERR_TOPOLOGY, "MPI_Cartdim_get", "comm");
     }
     /* dup keeps the topology */

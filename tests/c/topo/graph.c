@@ -46,8 +46,10 @@ int main(int argc, char **argv)
         CHECK_INT(n, rank);
         EXPECT_ERR(MPI_Graph_neighbors_count(g, size, &n), MPI_ERR_RANK, "MPI_Graph_neighbors_count", "rank");
         edges[0] = size;
+        adj = MPI_COMM_WORLD;
         EXPECT_ERR(MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &adj), MPI_ERR_ARG,
                    "MPI_Graph_create", "edges[0]");
+        CHECK(adj == MPI_COMM_NULL, "a failed MPI_Graph_create left its output handle set");
         EXPECT_OK(MPI_Comm_free(&g));
         free(index);
         free(edges);

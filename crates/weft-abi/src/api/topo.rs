@@ -83,6 +83,9 @@ pub(crate) unsafe fn mpi_cart_create(
     let c = objects::comm(comm_old, func, "comm_old")?;
     intra(&c, func, "comm_old")?;
     non_null(comm_cart, func, "comm_cart")?;
+    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
+    // SAFETY: checked non-null.
+    unsafe { out_comm(comm_cart, None) };
     if ndims < 0 {
         return Err(err(
             ErrorClass::Dims,
@@ -310,6 +313,9 @@ pub(crate) unsafe fn mpi_graph_create(
     let c = objects::comm(comm_old, func, "comm_old")?;
     intra(&c, func, "comm_old")?;
     non_null(comm_graph, func, "comm_graph")?;
+    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
+    // SAFETY: checked non-null.
+    unsafe { out_comm(comm_graph, None) };
     // SAFETY: the caller passes nnodes ints.
     let idx = unsafe { int_array(index, nnodes, func, "index")? };
     let nedges = idx.last().copied().unwrap_or(0);
@@ -488,6 +494,9 @@ pub(crate) unsafe fn mpi_dist_graph_create_adjacent(
     let c = objects::comm(comm_old, func, "comm_old")?;
     intra(&c, func, "comm_old")?;
     non_null(comm_dist_graph, func, "comm_dist_graph")?;
+    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
+    // SAFETY: checked non-null.
+    unsafe { out_comm(comm_dist_graph, None) };
     // SAFETY: the caller passes indegree/outdegree ints in each array.
     let (s, sw, d, dw) = unsafe {
         (
@@ -528,6 +537,9 @@ pub(crate) unsafe fn mpi_dist_graph_create(
     let c = objects::comm(comm_old, func, "comm_old")?;
     intra(&c, func, "comm_old")?;
     non_null(comm_dist_graph, func, "comm_dist_graph")?;
+    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
+    // SAFETY: checked non-null.
+    unsafe { out_comm(comm_dist_graph, None) };
     // SAFETY: the caller passes n ints in sources and degrees.
     let (s, deg) = unsafe {
         (

@@ -204,32 +204,50 @@ fn publish_and_compare(
     if wait {
         turn.wait_all(&mut || idle.poll());
         // One read of each rank's length word; a size difference is reported before an op's.
-        let mut other_op = None;
+        let mut differing = None;
         for r in 0..comm.size() {
             let (theirs, their_mark) = turn.len_and_mark_of(r);
             if theirs != mine.len() {
                 return Err(mismatch(&format!("rank {r}"), theirs, mine.len()));
             }
-            if their_mark != mark && other_op.is_none() {
-                other_op = Some(r);
+            if their_mark != mark && differing.is_none() {
+                differing = Some(r);
             }
         }
-        if let Some(r) = other_op {
-            return Err(MpiError::new(
-                ErrorClass::Op,
-                format!(
-                    "rank {r} passed another op than this rank's {:?}: the op differs between the ranks",
-                    red.op
-                ),
-            ));
+        if let Some(r) = differing {
+            return Err(other_op(r, red));
         }
     }
     Ok(fits)
 }
 
+/// `MPI_ERR_OP` when one of `ranks` published another op mark than `red`'s.
+pub(super) fn same_op(
+    turn: &Turn,
+    mut ranks: impl Iterator<Item = u32>,
+    red: &Reduction,
+) -> MpiResult<()> {
+    let mark = op_mark(red);
+    match ranks.find(|&r| turn.len_and_mark_of(r).1 != mark) {
+        None => Ok(()),
+        Some(r) => Err(other_op(r, red)),
+    }
+}
+
+/// The error of a reduction whose rank `r` passed another op than this rank's.
+fn other_op(r: u32, red: &Reduction) -> MpiError {
+    MpiError::new(
+        ErrorClass::Op,
+        format!(
+            "rank {r} passed another op than this rank's {:?}: the op differs between the ranks",
+            red.op
+        ),
+    )
+}
+
 /// What the ranks of a reduction compare besides the size: a predefined op's number (from
 /// 1), or 0 for any user-defined op (a user op's handle may differ between processes).
-fn op_mark(red: &Reduction) -> u8 {
+pub(super) fn op_mark(red: &Reduction) -> u8 {
     match red.op {
         Op::Predefined(kind) => kind as u8 + 1,
         Op::User { .. } => 0,

@@ -19,7 +19,7 @@
 
 use super::link::{Link, Pending};
 use super::mismatch;
-use super::shm::{Idle, Turned};
+use super::shm::{op_mark, same_op, Idle, Turned};
 use super::tag;
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
@@ -92,11 +92,16 @@ fn max(comm: &Comm) -> usize {
 
 /// Publish `mine` (or only its size, when it is too large for the area).
 fn publish(comm: &Comm, turn: &Turn, mine: &Buf, idle: &mut Idle) -> bool {
+    publish_marked(comm, turn, mine, 0, idle)
+}
+
+/// `publish`, with a reduction's op mark (`shm::op_mark`) for the others to compare.
+fn publish_marked(comm: &Comm, turn: &Turn, mine: &Buf, mark: u8, idle: &mut Idle) -> bool {
     if mine.len() <= max(comm) {
-        turn.contribute(mine, &mut || idle.poll());
+        turn.contribute_marked(mine, mark, &mut || idle.poll());
         true
     } else {
-        turn.announce(mine.len(), &mut || idle.poll());
+        turn.announce_marked(mine.len(), mark, &mut || idle.poll());
         false
     }
 }
@@ -322,8 +327,11 @@ pub(super) fn reduce_scatter(
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let total = input.len();
-    publish(comm, &turn, input, &mut idle);
-    if !all_sizes(comm, &turn, &mut idle, |_| total)? {
+    publish_marked(comm, &turn, input, op_mark(red), &mut idle);
+    let fits = all_sizes(comm, &turn, &mut idle, |_| total)?;
+    // Every rank waited for all: all of them see a different op.
+    same_op(&turn, 0..comm.size(), red)?;
+    if !fits {
         return Ok(Turned::PointToPoint);
     }
     let part = offset..offset + output.len();
@@ -367,8 +375,9 @@ pub(super) fn scan(
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let len = mine.len();
-    if !publish(comm, &turn, mine, &mut idle) {
+    if !publish_marked(comm, &turn, mine, op_mark(red), &mut idle) {
         all_sizes(comm, &turn, &mut idle, |_| len)?;
+        same_op(&turn, 0..comm.size(), red)?;
         return Ok(Turned::PointToPoint);
     }
     let me = comm.rank;
@@ -380,6 +389,8 @@ pub(super) fn scan(
             return Err(mismatch(&format!("rank {r}"), theirs, len));
         }
     }
+    // The ranks below this one, whose contributions it combines, used the same op.
+    same_op(&turn, 0..below, red)?;
     if inclusive {
         // `recv` holds this rank's contribution already.
         for r in (0..me).rev() {

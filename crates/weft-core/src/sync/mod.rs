@@ -3,6 +3,7 @@
 
 pub mod backoff;
 pub mod opt_lock;
+pub mod word_ring;
 
 pub use backoff::Backoff;
 
