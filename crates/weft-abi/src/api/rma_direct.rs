@@ -141,10 +141,10 @@ unsafe fn word_plain(
     if t.rank < 0 || t.disp < 0 || (!load && origin.is_null()) || result == Some(null_mut()) {
         return false;
     }
-    // SAFETY: the caller's contract.
     let val = if load {
         0
     } else {
+        // SAFETY: the caller's contract.
         unsafe { load_word(origin, size) }
     };
     let (r, d) = (t.rank as u32, t.disp as i64);
