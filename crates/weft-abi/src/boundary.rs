@@ -280,9 +280,9 @@ fn invoke_user(
     code: c_int,
 ) {
     if let Some(state) = extra_state {
-        // SAFETY: `callback` was stored from a non-null function pointer by one of the
-        // MPIX_*_create_errhandler_x functions, and all of them take (handle, int, void*).
         let f: MPIX_Comm_errhandler_function_x =
+            // SAFETY: `callback` was stored from a non-null function pointer by one of the
+            // MPIX_*_create_errhandler_x functions, and all of them take (handle, int, void*).
             unsafe { std::mem::transmute::<usize, _>(callback) };
         // SAFETY: the user function receives the handle, the code and its own state.
         unsafe { f(handle, code, state as *mut c_void) };

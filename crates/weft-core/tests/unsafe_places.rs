@@ -52,8 +52,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Repository-relative paths of the crates' source files that write `unsafe` code.
-fn users() -> BTreeSet<String> {
+/// The source files of every crate (absolute paths), and the repository root they are under.
+fn crate_sources() -> (PathBuf, Vec<PathBuf>) {
     let root = repo().canonicalize().expect("repository root");
     let mut files = Vec::new();
     for krate in std::fs::read_dir(root.join("crates"))
@@ -62,6 +62,12 @@ fn users() -> BTreeSet<String> {
     {
         rust_files(&krate.path().join("src"), &mut files);
     }
+    (root, files)
+}
+
+/// Repository-relative paths of the crates' source files that write `unsafe` code.
+fn users() -> BTreeSet<String> {
+    let (root, files) = crate_sources();
     files
         .into_iter()
         .filter(|f| {
@@ -125,5 +131,58 @@ fn every_unsafe_file_is_listed_with_its_reason() {
     assert!(
         stale.is_empty(),
         "rows of docs/unsafe.md naming no unsafe code: {stale:?}"
+    );
+}
+
+/// Where an `unsafe {` block's `// SAFETY:` reason is missing from the comment lines right
+/// above it (clippy accepts a comment above the statement the block is part of, which puts
+/// the reason two lines away from the block after rustfmt splits a statement).
+fn undocumented_blocks(text: &str) -> Vec<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let opens_block = |l: &str| {
+        let code = l.split("//").next().unwrap_or("");
+        code.split("unsafe")
+            .skip(1)
+            .any(|rest| rest.trim_start().starts_with('{'))
+    };
+    let mut missing = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !opens_block(line) || line.contains("// SAFETY") {
+            continue;
+        }
+        let above = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim_start().starts_with("//"));
+        if !above.into_iter().any(|l| l.contains("SAFETY")) {
+            missing.push(i + 1);
+        }
+    }
+    missing
+}
+
+#[test]
+fn detector_finds_reasons_away_from_their_block() {
+    assert!(undocumented_blocks("// SAFETY: ok\nunsafe { f() };").is_empty());
+    assert!(undocumented_blocks("// SAFETY: ok\n// more\nlet x = unsafe { f() };").is_empty());
+    assert_eq!(
+        undocumented_blocks("// SAFETY: far\nlet x =\n    unsafe { f() };"),
+        vec![3]
+    );
+}
+
+#[test]
+fn every_unsafe_block_has_its_reason_right_above() {
+    let (_, files) = crate_sources();
+    let mut bad = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        for line in undocumented_blocks(&text) {
+            bad.push(format!("{}:{line}", f.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "unsafe blocks without a `// SAFETY:` comment on the lines right above: {bad:?}"
     );
 }

@@ -35,8 +35,8 @@ impl SignalFd {
         if unsafe { libc::sigprocmask(libc::SIG_BLOCK, set.as_ptr(), std::ptr::null_mut()) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        // SAFETY: -1 asks for a new descriptor; the set is initialized.
         let fd =
+            // SAFETY: -1 asks for a new descriptor; the set is initialized.
             unsafe { libc::signalfd(-1, set.as_ptr(), libc::SFD_NONBLOCK | libc::SFD_CLOEXEC) };
         if fd < 0 {
             return Err(io::Error::last_os_error());

@@ -614,8 +614,8 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     let n = c.peer_size() as usize;
     let s = (sendcounts, sdispls, sendtypes);
     let r = (recvcounts, rdispls, recvtypes);
-    // SAFETY: forwarded caller contract.
     let (send, recv) =
+        // SAFETY: forwarded caller contract.
         unsafe { vw_parts(sendbuf, s, recvbuf, r, byte_displs, n, !c.is_inter(), func) }?;
     check_alias(send.as_deref().unwrap_or_default(), &recv, func)?;
     finish(

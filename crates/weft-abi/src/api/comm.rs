@@ -21,7 +21,22 @@ use crate::objects::{info_object, out_comm};
 use crate::requests::request_handle;
 use crate::thread_ranks;
 
+/// Read a field of a process communicator without a reference count (`MPI_Comm_rank` and
+/// `_size` are called in loops: the count's two atomic read-modify-writes were most of their
+/// cost). `None` where that borrow is not available (thread level MULTIPLE, a thread
+/// communicator, a communicator still being created): the caller takes the general path.
+#[inline(always)]
+fn quiet_query(comm: MPI_Comm, field: impl FnOnce(&Comm) -> u32) -> Option<u32> {
+    // SAFETY: reading a field runs no user code and waits for no other process.
+    let c = unsafe { objects::comm_quiet_unchecked(comm) }?;
+    c.thread.is_none().then(|| field(c))
+}
+
 pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
+    if let Some(n) = quiet_query(comm, |c| c.size()) {
+        // SAFETY: the caller passes a valid int pointer (checked for null).
+        return unsafe { write(size, n as c_int, "MPI_Comm_size", "size") };
+    }
     if let Some(n) = thread_ranks::with(comm, |_, tc, _| tc.size()) {
         // SAFETY: the caller passes a valid int pointer (checked for null).
         return unsafe { write(size, n as c_int, "MPI_Comm_size", "size") };
@@ -32,6 +47,10 @@ pub(crate) unsafe fn mpi_comm_size(comm: MPI_Comm, size: *mut c_int) -> MpiResul
 }
 
 pub(crate) unsafe fn mpi_comm_rank(comm: MPI_Comm, rank: *mut c_int) -> MpiResult<()> {
+    if let Some(r) = quiet_query(comm, |c| c.rank) {
+        // SAFETY: the caller passes a valid int pointer (checked for null).
+        return unsafe { write(rank, r as c_int, "MPI_Comm_rank", "rank") };
+    }
     if let Some(r) = thread_ranks::with(comm, |_, _, r| r) {
         // SAFETY: the caller passes a valid int pointer (checked for null).
         return unsafe { write(rank, r as c_int, "MPI_Comm_rank", "rank") };
@@ -157,9 +176,10 @@ fn dup_impl(
 
 pub(crate) unsafe fn mpi_comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> MpiResult<()> {
     non_null(newcomm, "MPI_Comm_dup", "newcomm")?;
-    // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL (as MPICH does).
-    let new = dup_impl(comm, None, "MPI_Comm_dup")
-        .inspect_err(|_| unsafe { newcomm.write(MPI_COMM_NULL) })?;
+    let new = dup_impl(comm, None, "MPI_Comm_dup").inspect_err(|_| {
+        // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL (as MPICH does).
+        unsafe { newcomm.write(MPI_COMM_NULL) }
+    })?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, Some(new)) };
     Ok(())
@@ -173,9 +193,10 @@ pub(crate) unsafe fn mpi_comm_dup_with_info(
     let func = "MPI_Comm_dup_with_info";
     non_null(newcomm, func, "newcomm")?;
     let hints = hints_of(info, func)?;
-    // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL.
-    let new = dup_impl(comm, Some(hints), func)
-        .inspect_err(|_| unsafe { newcomm.write(MPI_COMM_NULL) })?;
+    let new = dup_impl(comm, Some(hints), func).inspect_err(|_| {
+        // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL.
+        unsafe { newcomm.write(MPI_COMM_NULL) }
+    })?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, Some(new)) };
     Ok(())

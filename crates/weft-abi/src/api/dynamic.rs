@@ -161,9 +161,10 @@ pub(crate) unsafe fn mpi_comm_spawn(
     let (c, root) = comm_and_root(comm, root, func)?;
     non_null(intercomm, func, "intercomm")?;
     let at_root = c.rank == root;
-    // SAFETY: the caller passes C strings and a null-terminated argv.
-    let programs =
-        at_root.then(|| unsafe { program(command, argv, maxprocs, info, func) }.map(|p| vec![p]));
+    let programs = at_root.then(|| {
+        // SAFETY: the caller passes C strings and a null-terminated argv.
+        unsafe { program(command, argv, maxprocs, info, func) }.map(|p| vec![p])
+    });
     let asked = (at_root || maxprocs > 0).then_some(maxprocs.max(0) as usize);
     let result = spawn::spawn(&c, root, programs, func);
     // SAFETY: checked non-null; errcodes holds maxprocs ints or is MPI_ERRCODES_IGNORE.

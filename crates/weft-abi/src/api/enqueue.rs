@@ -475,8 +475,8 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
         return Ok(());
     }
     non_null(requests, func, "array_of_requests")?;
-    // SAFETY: `count` readable handles per the caller's contract.
     let handles: Vec<MPI_Request> =
+        // SAFETY: `count` readable handles per the caller's contract.
         unsafe { std::slice::from_raw_parts(requests, count as usize) }.to_vec();
     // Check them all before taking any: a failed call leaves the array as it was.
     let mut stream: Option<Arc<Stream>> = None;

@@ -47,15 +47,16 @@ impl GreqClass for CClass {
     }
 
     fn free(&self, state: usize) -> i32 {
-        // SAFETY: as for query.
-        self.free
-            .map_or(MPI_SUCCESS, |f| unsafe { f(state as *mut c_void) })
+        self.free.map_or(MPI_SUCCESS, |f| {
+            // SAFETY: as for query.
+            unsafe { f(state as *mut c_void) }
+        })
     }
 
     fn cancel(&self, state: usize, complete: bool) -> i32 {
-        // SAFETY: as for query.
-        self.cancel.map_or(MPI_SUCCESS, |f| unsafe {
-            f(state as *mut c_void, complete as c_int)
+        self.cancel.map_or(MPI_SUCCESS, |f| {
+            // SAFETY: as for query.
+            unsafe { f(state as *mut c_void, complete as c_int) }
         })
     }
 
@@ -65,9 +66,10 @@ impl GreqClass for CClass {
 
     fn poll(&self, state: usize) -> i32 {
         let mut s = MPI_Status::default();
-        // SAFETY: as for query (MPIX_Grequest_poll_function).
-        self.poll
-            .map_or(MPI_SUCCESS, |f| unsafe { f(state as *mut c_void, &mut s) })
+        self.poll.map_or(MPI_SUCCESS, |f| {
+            // SAFETY: as for query (MPIX_Grequest_poll_function).
+            unsafe { f(state as *mut c_void, &mut s) }
+        })
     }
 
     fn has_wait(&self) -> bool {

@@ -379,8 +379,8 @@ pub(crate) unsafe fn mpi_waitall(
     array_of_requests: *mut MPI_Request,
     array_of_statuses: *mut MPI_Status,
 ) -> MpiResult<()> {
-    // SAFETY: arrays of `count` per the caller's contract.
     let (reqs, mut stats) =
+        // SAFETY: arrays of `count` per the caller's contract.
         unsafe { slices(count, array_of_requests, array_of_statuses, "MPI_Waitall")? };
     let inst = instance("MPI_Waitall")?;
     finish_all(&inst, reqs, &mut stats, "MPI_Waitall")
@@ -393,8 +393,8 @@ pub(crate) unsafe fn mpi_testall(
     array_of_statuses: *mut MPI_Status,
 ) -> MpiResult<()> {
     non_null(flag, "MPI_Testall", "flag")?;
-    // SAFETY: arrays of `count` per the caller's contract.
     let (reqs, mut stats) =
+        // SAFETY: arrays of `count` per the caller's contract.
         unsafe { slices(count, array_of_requests, array_of_statuses, "MPI_Testall")? };
     let inst = instance("MPI_Testall")?;
     let ids: Vec<ReqId> = reqs

@@ -2,7 +2,7 @@
 //! `coll/shm.rs`). Each rank has, written only by itself, an arrival line, a ring of `TURNS`
 //! slot lines and a ring of payload regions (`regions`).
 //!
-//! A slot line holds a sequence number and up to `INLINE` payload bytes, so a small
+//! A slot line holds a sequence number, a length and up to `INLINE` payload bytes, so a small
 //! contribution travels with its flag in one cache-line transfer; a larger payload goes to a
 //! region of `payload_max` bytes. Every line and region is 128-byte aligned: the adjacent-line
 //! prefetcher fetches 128-byte pairs, and a pair must not span two ranks' data.
@@ -38,7 +38,7 @@ use crate::sync::atomic::{AtomicU64, Ordering};
 use std::fmt;
 use std::io;
 
-/// Payload bytes that fit in a slot's first line, after its sequence number.
+/// Payload bytes that fit in a slot's first line, after its sequence number and length.
 pub const INLINE: usize = 64 - INLINE_AT;
 /// Most ranks an area serves (polling every other rank's line stops paying beyond that).
 pub const MAX_RANKS: u32 = 64;
@@ -56,14 +56,16 @@ const ALIGN: usize = 128;
 /// disagree on it fail to attach; the ranks' lines follow.
 const LAYOUT_AT: usize = HEADER_BYTES;
 const START: usize = LAYOUT_AT + ALIGN;
-/// Where the inline payload starts in a slot line (after the sequence number; loom's atomics
-/// are larger than 8 bytes).
-const INLINE_AT: usize = std::mem::size_of::<AtomicU64>().next_multiple_of(8);
-/// Where a slot line keeps the length of what its rank published in that turn (the line's
-/// second half, after the inline payload): written before the sequence number's release
-/// store and read after its acquire load, like the payload, so ranks can compare what they
-/// passed (an erroneous program passes different counts) before moving any data.
-const LEN_AT: usize = 64;
+/// Where a slot line keeps the length of what its rank published in that turn, right after
+/// the sequence number (loom's atomics are larger than 8 bytes): written before the sequence
+/// number's release store and read after its acquire load, like the payload, so ranks can
+/// compare what they passed (an erroneous program passes different counts) before moving
+/// any data. It shares the first 64-byte line with the sequence number and the inline
+/// payload, so a small turn still costs one cache-line transfer (in the line's second half it
+/// made a 2-rank 8-byte broadcast take 1.5x as long).
+const LEN_AT: usize = std::mem::size_of::<AtomicU64>().next_multiple_of(8);
+/// Where the inline payload starts in a slot line (after the sequence number and length).
+const INLINE_AT: usize = LEN_AT + 8;
 /// The length word's top byte holds a mark (`Turn::contribute_marked`).
 const MARK_SHIFT: u32 = 56;
 
@@ -386,7 +388,7 @@ impl Turn<'_> {
         debug_assert!((len as u64) < 1 << MARK_SHIFT);
         let a = self.area;
         let at = a.slot(a.rank, self.seq).wrapping_add(LEN_AT).cast::<u64>();
-        // SAFETY: inside this rank's own 128-byte slot line (LEN_AT + 8 <= ALIGN), 8-byte
+        // SAFETY: inside this rank's own 128-byte slot line (LEN_AT + 8 <= INLINE_AT), 8-byte
         // aligned; only this rank writes it, nobody reads the previous turn's value any more
         // (the caller waited as for a payload) and nobody reads this one before the release
         // store of the sequence number that follows.
@@ -468,10 +470,16 @@ mod tests {
 
     #[test]
     fn geometry_keeps_ranks_apart() {
-        assert_eq!(region_bytes(56), 0);
-        assert_eq!(region_bytes(57), 128);
+        // The inline payload shares the first 64-byte line with the sequence number and the
+        // length: 48 bytes.
+        assert_eq!(INLINE, 48);
+        assert_eq!(region_bytes(INLINE), 0);
+        assert_eq!(region_bytes(INLINE + 1), 128);
         assert_eq!(region_bytes(2048), 2048);
-        assert_eq!((regions(56), regions(2048), regions(65536)), (64, 16, 2));
+        assert_eq!(
+            (regions(INLINE), regions(2048), regions(65536)),
+            (64, 16, 2)
+        );
         assert_eq!(
             CollArea::bytes(2, 2048),
             HEADER_BYTES + 128 + 2 * 128 + 2 * 64 * 128 + 2 * 16 * 2048
