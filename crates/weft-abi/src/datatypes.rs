@@ -285,6 +285,35 @@ pub fn contiguous_predefined_size(handle: MPI_Datatype) -> usize {
     }
 }
 
+/// The class of each predefined handle (`handle - 0x200`) whose elements are plain
+/// contiguous bytes of 1, 2, 4 or 8 bytes, the sizes one CPU atomic instruction updates;
+/// `None` for the others. Built at compile time, for the RMA atomics' fast path.
+const WORD_CLASSES: [Option<TypeClass>; 256] = {
+    let mut classes = [None; 256];
+    let mut i = 0;
+    while i < 256 {
+        if matches!(CONTIGUOUS_SIZES[i], 1 | 2 | 4 | 8) {
+            let mut j = 0;
+            while j < PREDEFINED.len() {
+                if PREDEFINED[j].0 - 0x200 == i {
+                    classes[i] = Some(PREDEFINED[j].4);
+                }
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    classes
+};
+
+/// The element size and class of a predefined byte-contiguous type of 1, 2, 4 or 8 bytes;
+/// `None` for any other handle.
+#[inline(always)]
+pub fn word_type(handle: MPI_Datatype) -> Option<(usize, TypeClass)> {
+    let i = handle.checked_sub(0x200).filter(|&i| i < 256)?;
+    Some((CONTIGUOUS_SIZES[i] as usize, WORD_CLASSES[i]?))
+}
+
 /// The message memory of `count` elements of a predefined byte-contiguous type at `buf`, as
 /// plain bytes; `None` for any other type or a count that is negative or overflows (the
 /// caller then takes its general path, which reports errors).

@@ -220,11 +220,79 @@ static void mixed(int kind)
     drop(kind, base, &win);
 }
 
+/* Single elements whose op is one CPU instruction travel in registers (the word path):
+ * values of every width are truncated and zero-extended right (unsigned wraps, signed
+ * negatives, a 1-byte logical), one-element MPI_Accumulate and MPI_Get_accumulate (MPI_NO_OP
+ * with a null origin) take it too, and the element's bytes around it stay untouched. */
+static void words(int kind)
+{
+    int rank = wtest_world_rank(), size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int64_t *base;
+    MPI_Win win = make(kind, &base);
+    const char *k = kinds[kind];
+    int t = (rank + 1) % size;
+    MPI_Win_lock_all(0, win);
+    /* uint32 at byte 8: 0xfffffffe + 3 wraps to 1; the neighbouring bytes stay 0. */
+    uint32_t u4 = 0xfffffffeu, g4;
+    EXPECT_OK(MPI_Fetch_and_op(&u4, &g4, MPI_UINT32_T, t, 8, MPI_REPLACE, win));
+    u4 = 3;
+    EXPECT_OK(MPI_Accumulate(&u4, 1, MPI_UINT32_T, t, 8, 1, MPI_UINT32_T, MPI_SUM, win));
+    EXPECT_OK(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, &g4, 1, MPI_UINT32_T, t, 8, 1,
+                                 MPI_UINT32_T, MPI_NO_OP, win));
+    CHECK(g4 == 1, "%s uint32 wrap gave %u", k, g4);
+    int64_t whole;
+    EXPECT_OK(MPI_Get(&whole, 1, MPI_INT64_T, t, 8, 1, MPI_INT64_T, win));
+    EXPECT_OK(MPI_Win_flush(t, win));
+    CHECK(whole == 1, "%s the uint32's neighbours changed: %ld", k, (long)whole);
+    /* int16 at byte 16: -300 ^ 0x0f0f by a one-element get_accumulate. */
+    int16_t s2 = -300, x2 = 0x0f0f, g2 = 0;
+    EXPECT_OK(MPI_Fetch_and_op(&s2, &g2, MPI_INT16_T, t, 16, MPI_REPLACE, win));
+    EXPECT_OK(MPI_Get_accumulate(&x2, 1, MPI_INT16_T, &g2, 1, MPI_INT16_T, t, 16, 1,
+                                 MPI_INT16_T, MPI_BXOR, win));
+    CHECK(g2 == -300, "%s int16 get_accumulate fetched %d", k, g2);
+    EXPECT_OK(MPI_Fetch_and_op(NULL, &g2, MPI_INT16_T, t, 16, MPI_NO_OP, win));
+    CHECK(g2 == (int16_t)(-300 ^ 0x0f0f), "%s int16 xor gave %d", k, g2);
+    /* uint8 at byte 24: band, bor, then 250 + 10 wraps to 4. */
+    uint8_t b1 = 0xf6, g1;
+    EXPECT_OK(MPI_Fetch_and_op(&b1, &g1, MPI_UINT8_T, t, 24, MPI_REPLACE, win));
+    b1 = 0xfe;
+    EXPECT_OK(MPI_Accumulate(&b1, 1, MPI_UINT8_T, t, 24, 1, MPI_UINT8_T, MPI_BAND, win));
+    b1 = 0x04;
+    EXPECT_OK(MPI_Accumulate(&b1, 1, MPI_UINT8_T, t, 24, 1, MPI_UINT8_T, MPI_BOR, win));
+    b1 = 10;
+    EXPECT_OK(MPI_Fetch_and_op(&b1, &g1, MPI_UINT8_T, t, 24, MPI_SUM, win));
+    CHECK(g1 == 0xf6, "%s uint8 band|bor gave %u", k, g1);
+    EXPECT_OK(MPI_Fetch_and_op(NULL, &g1, MPI_UINT8_T, t, 24, MPI_NO_OP, win));
+    CHECK(g1 == 0, "%s uint8 wrap gave %u", k, g1);
+    /* A float replaced and read back bit for bit; a C bool compared and swapped. */
+    float f = -0.375f, fg;
+    EXPECT_OK(MPI_Fetch_and_op(&f, &fg, MPI_FLOAT, t, 32, MPI_REPLACE, win));
+    EXPECT_OK(MPI_Fetch_and_op(NULL, &fg, MPI_FLOAT, t, 32, MPI_NO_OP, win));
+    CHECK(fg == -0.375f, "%s float replace gave %g", k, fg);
+    _Bool no = 0, yes = 1, bo = 1;
+    EXPECT_OK(MPI_Compare_and_swap(&yes, &no, &bo, MPI_C_BOOL, t, 40, win));
+    CHECK(bo == 0, "%s bool cas fetched %d", k, bo);
+    EXPECT_OK(MPI_Compare_and_swap(&no, &no, &bo, MPI_C_BOOL, t, 40, win));
+    CHECK(bo == 1, "%s bool cas left %d", k, bo);
+    /* A failed compare leaves a negative int64 as it was. */
+    int64_t neg = -5, cmp = 7, one = 1, o8;
+    EXPECT_OK(MPI_Fetch_and_op(&neg, &o8, MPI_INT64_T, t, 48, MPI_REPLACE, win));
+    EXPECT_OK(MPI_Compare_and_swap(&one, &cmp, &o8, MPI_INT64_T, t, 48, win));
+    CHECK(o8 == -5, "%s failed cas fetched %ld", k, (long)o8);
+    EXPECT_OK(MPI_Fetch_and_op(&one, &o8, MPI_INT64_T, t, 48, MPI_SUM, win));
+    CHECK(o8 == -5, "%s failed cas changed the value: %ld", k, (long)o8);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    drop(kind, base, &win);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     for (int kind = 0; kind < KINDS; kind++) {
         ops(kind);
+        words(kind);
         mixed(kind);
     }
     int rc = wtest_finish();

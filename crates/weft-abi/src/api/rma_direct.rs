@@ -4,21 +4,27 @@
 //! predefined op the type allows), the window is borrowed without a reference count below
 //! `MPI_THREAD_MULTIPLE` (`rma_args::with_win`), the epoch is one flag load and the bytes
 //! move by the core's direct path (`weft_core::rma::direct`): a copy, or CPU atomics element
-//! by element. Anything else, and every error, goes to the general implementation in
+//! by element. Single elements whose op is one CPU instruction (a fetch-and-op or one-element
+//! accumulate with `MPI_SUM` on integers, a bitwise op, `MPI_REPLACE` or `MPI_NO_OP`; a
+//! compare-and-swap) travel in registers (`word_plain`), with no buffer descriptions or
+//! reduction built. Anything else, and every error, goes to the general implementation in
 //! `rma.rs`, which checks and reports.
 
 use std::ffi::{c_int, c_void};
+use std::ptr::null_mut;
 
-use weft_core::datatype::Buf;
+use weft_core::datatype::{Buf, TypeClass};
 use weft_core::error::MpiResult;
 use weft_core::op::Reduction;
-use weft_core::rma::atomic::AtomicOp;
+use weft_core::rma::atomic::{AtomicOp, WordOp};
 
 use crate::api::rma::{accumulate, compare_and_swap, fetch_and_op, transfer};
 use crate::api::rma_args::{with_win, Dir, Origin, TargetArgs, Then};
 use crate::constants::*;
 use crate::ctypes::*;
-use crate::datatypes::{contiguous_buf, contiguous_predefined_size, contiguous_reduction};
+use crate::datatypes::{
+    contiguous_buf, contiguous_predefined_size, contiguous_reduction, word_type,
+};
 
 /// Plain arguments for a put or get: the same type and count on both sides, byte-contiguous
 /// and predefined, and a real, non-negative target and displacement. The origin's bytes and
@@ -60,6 +66,98 @@ pub(crate) unsafe fn transfer_plain(
     }
     // SAFETY: forwarded contract.
     unsafe { transfer(o, t, win, dir, Then::Done, func) }
+}
+
+/// The one CPU instruction `op` is on elements of `datatype`, where it is one and the standard
+/// defines the op on the type (MPI 4.1 §6.9.2): the element size and the instruction.
+#[inline(always)]
+fn word_op(op: MPI_Op, datatype: MPI_Datatype) -> Option<(usize, WordOp)> {
+    use TypeClass::*;
+    let (size, class) = word_type(datatype)?;
+    let int = matches!(class, SignedInt | UnsignedInt | Char);
+    let bits = int || class == Byte;
+    let w = match op {
+        MPI_REPLACE if class != Packed => WordOp::Swap,
+        MPI_NO_OP if class != Packed => WordOp::Load,
+        MPI_SUM if int => WordOp::Add,
+        MPI_BAND if bits => WordOp::And,
+        MPI_BOR if bits => WordOp::Or,
+        MPI_BXOR if bits => WordOp::Xor,
+        _ => return None,
+    };
+    Some((size, w))
+}
+
+/// The element of `size` bytes (1, 2, 4 or 8) at `p`, zero-extended.
+///
+/// # Safety
+/// `p` holds one element of `size` bytes.
+#[inline(always)]
+unsafe fn load_word(p: *const c_void, size: usize) -> u64 {
+    // SAFETY: the caller's contract; unaligned reads are allowed.
+    unsafe {
+        match size {
+            1 => (p as *const u8).read() as u64,
+            2 => (p as *const u16).read_unaligned() as u64,
+            4 => (p as *const u32).read_unaligned() as u64,
+            _ => (p as *const u64).read_unaligned(),
+        }
+    }
+}
+
+/// Store the low `size` bytes of `v` at `p` as one element.
+///
+/// # Safety
+/// `p` has room for one element of `size` bytes.
+#[inline(always)]
+unsafe fn store_word(p: *mut c_void, size: usize, v: u64) {
+    // SAFETY: the caller's contract; unaligned writes are allowed.
+    unsafe {
+        match size {
+            1 => (p as *mut u8).write(v as u8),
+            2 => (p as *mut u16).write_unaligned(v as u16),
+            4 => (p as *mut u32).write_unaligned(v as u32),
+            _ => (p as *mut u64).write_unaligned(v),
+        }
+    }
+}
+
+/// Run instruction `op` with the element at `origin` (unless `Load`) on the one element of
+/// target `t` by a CPU atomic (`WinRma::word_direct`), writing the previous value to
+/// `result` when given; false: nothing done, take the general path.
+///
+/// # Safety
+/// `origin` (unless `Load`) and `result` (when given) hold one element of `size` bytes.
+#[inline(always)]
+unsafe fn word_plain(
+    origin: *const c_void,
+    result: Option<*mut c_void>,
+    t: &TargetArgs,
+    size: usize,
+    op: WordOp,
+    win: MPI_Win,
+) -> bool {
+    let load = op == WordOp::Load;
+    if t.rank < 0 || t.disp < 0 || (!load && origin.is_null()) || result == Some(null_mut()) {
+        return false;
+    }
+    let val = if load {
+        0
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { load_word(origin, size) }
+    };
+    let (r, d) = (t.rank as u32, t.disp as i64);
+    match with_win(win, |w| w.rma.word_direct(r, d, size, op, val)).flatten() {
+        Some(old) => {
+            if let Some(res) = result {
+                // SAFETY: the caller's contract.
+                unsafe { store_word(res, size, old) };
+            }
+            true
+        }
+        None => false,
+    }
 }
 
 /// The atomic update an accumulate-type `op` makes with reduction `red`.
@@ -132,6 +230,20 @@ pub(crate) unsafe fn accumulate_plain(
     func: &str,
 ) -> MpiResult<()> {
     let same = |s: &Origin| s.count == t.count && s.datatype == t.datatype;
+    if t.count == 1 && res.as_ref().is_none_or(same) {
+        let word = word_op(op, t.datatype).filter(|&(_, w)| match w {
+            // `MPI_NO_OP` fetches only: a get-accumulate's, whatever the origin holds.
+            WordOp::Load => res.is_some(),
+            _ => same(&o),
+        });
+        if let Some((size, w)) = word {
+            let (input, out) = (o.addr as *const c_void, res.map(|r| r.addr as *mut c_void));
+            // SAFETY: the caller's buffer contracts: one element at each address used.
+            if unsafe { word_plain(input, out, &t, size, w, win) } {
+                return Ok(());
+            }
+        }
+    }
     let fetch_only = res.is_some() && op == MPI_NO_OP;
     let plain = res.as_ref().is_none_or(same) && (fetch_only || same(&o));
     if let Some(red) = plain
@@ -162,6 +274,13 @@ pub(crate) unsafe fn mpi_fetch_and_op(
     win: MPI_Win,
 ) -> MpiResult<()> {
     let t = TargetArgs::new(target_rank, target_disp, 1, datatype);
+    if let Some((size, w)) = word_op(op, datatype) {
+        let out = Some(result_addr);
+        // SAFETY: the caller's contract: one element at each address.
+        if unsafe { word_plain(origin_addr, out, &t, size, w, win) } {
+            return Ok(());
+        }
+    }
     if let Some(red) = contiguous_reduction(op, datatype) {
         let out = Some(result_addr);
         // SAFETY: the caller's contract: one element at each address.
@@ -189,20 +308,26 @@ pub(crate) unsafe fn mpi_compare_and_swap(
 ) -> MpiResult<()> {
     let t = TargetArgs::new(target_rank, target_disp, 1, datatype);
     // The types compare-and-swap takes: integer, logical and byte ones.
-    let cas_type = contiguous_reduction(MPI_BAND, datatype)
-        .or_else(|| contiguous_reduction(MPI_LAND, datatype))
-        .is_some();
-    if cas_type && !compare_addr.is_null() {
-        let size = contiguous_predefined_size(datatype);
-        // SAFETY: the caller's contract: one element at `compare_addr`.
-        let compare = unsafe { Buf::new(compare_addr as usize, size) };
-        let out = Some(result_addr);
-        let done = compare.with_bytes(|c| {
+    if let Some((size, class)) = word_type(datatype) {
+        use TypeClass::*;
+        if matches!(class, SignedInt | UnsignedInt | Char | Byte | Logical)
+            && !compare_addr.is_null()
+        {
             // SAFETY: the caller's contract: one element at each address.
-            unsafe { atomic_plain(origin_addr, out, &t, AtomicOp::Cas(c), win) }
-        });
-        if done {
-            return Ok(());
+            let done = unsafe {
+                let cmp = load_word(compare_addr, size);
+                word_plain(
+                    origin_addr,
+                    Some(result_addr),
+                    &t,
+                    size,
+                    WordOp::Cas(cmp),
+                    win,
+                )
+            };
+            if done {
+                return Ok(());
+            }
         }
     }
     // SAFETY: forwarded contract.

@@ -34,61 +34,48 @@ pub fn lock_free(size: usize) -> bool {
     matches!(size, 1 | 2 | 4 | 8)
 }
 
-/// Update the element of `size` bytes at `addr` with `input` (`size` bytes; ignored for
-/// `NoOp`), writing its previous value into `old` (`size` bytes).
+/// A single-instruction update of one element held in a register (`word`): what a native
+/// read-modify-write, an exchange, a load or a compare-and-swap does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum WordOp {
+    /// Integer addition (wrapping, as two's complement sums of any signedness).
+    Add,
+    And,
+    Or,
+    Xor,
+    /// `MPI_REPLACE`.
+    Swap,
+    /// `MPI_NO_OP`.
+    Load,
+    /// Store the value where the element equals this one (the low `size` bytes).
+    Cas(u64),
+}
+
+/// Apply `op` with value `val` (its low `size` bytes) to the element of `size` bytes at
+/// `addr` with one atomic instruction; the element's previous value, zero-extended.
 ///
 /// # Safety
 /// `addr` is valid, `size`-aligned memory of this process for `size` bytes (`lock_free(size)`),
 /// which other threads and processes update only with atomics of the same size (the
 /// accumulate rule above).
-unsafe fn element(addr: usize, size: usize, op: AtomicOp, input: &[u8], old: &mut [u8]) {
+#[inline(always)]
+pub(super) unsafe fn word(addr: usize, size: usize, op: WordOp, val: u64) -> u64 {
     macro_rules! on {
         ($at:ty, $int:ty) => {{
             // SAFETY: the caller's contract: valid, aligned, shared only through atomics.
             let a = unsafe { <$at>::from_ptr(addr as *mut $int) };
-            let val = |b: &[u8]| {
-                let mut x = [0u8; std::mem::size_of::<$int>()];
-                x.copy_from_slice(&b[..size]);
-                <$int>::from_ne_bytes(x)
-            };
-            let prev = match op {
-                AtomicOp::NoOp => a.load(Acquire),
-                AtomicOp::Replace => a.swap(val(input), AcqRel),
-                AtomicOp::Cas(cmp) => {
-                    match a.compare_exchange(val(cmp), val(input), AcqRel, Acquire) {
-                        Ok(v) | Err(v) => v,
-                    }
-                }
-                AtomicOp::Apply(r) if r.native() == Some(OpKind::Sum) => {
-                    a.fetch_add(val(input), AcqRel)
-                }
-                AtomicOp::Apply(r) if r.native() == Some(OpKind::Band) => {
-                    a.fetch_and(val(input), AcqRel)
-                }
-                AtomicOp::Apply(r) if r.native() == Some(OpKind::Bor) => {
-                    a.fetch_or(val(input), AcqRel)
-                }
-                AtomicOp::Apply(r) if r.native() == Some(OpKind::Bxor) => {
-                    a.fetch_xor(val(input), AcqRel)
-                }
-                AtomicOp::Apply(r) => {
-                    let mut cur = a.load(Relaxed);
-                    loop {
-                        let mut next = cur.to_ne_bytes();
-                        r.apply(&input[..size], &mut next);
-                        match a.compare_exchange_weak(
-                            cur,
-                            <$int>::from_ne_bytes(next),
-                            AcqRel,
-                            Relaxed,
-                        ) {
-                            Ok(_) => break cur,
-                            Err(v) => cur = v,
-                        }
-                    }
-                }
-            };
-            old[..size].copy_from_slice(&prev.to_ne_bytes());
+            let v = val as $int;
+            (match op {
+                WordOp::Load => a.load(Acquire),
+                WordOp::Swap => a.swap(v, AcqRel),
+                WordOp::Add => a.fetch_add(v, AcqRel),
+                WordOp::And => a.fetch_and(v, AcqRel),
+                WordOp::Or => a.fetch_or(v, AcqRel),
+                WordOp::Xor => a.fetch_xor(v, AcqRel),
+                WordOp::Cas(cmp) => match a.compare_exchange(cmp as $int, v, AcqRel, Acquire) {
+                    Ok(x) | Err(x) => x,
+                },
+            }) as u64
         }};
     }
     match size {
@@ -97,6 +84,90 @@ unsafe fn element(addr: usize, size: usize, op: AtomicOp, input: &[u8], old: &mu
         4 => on!(AtomicU32, u32),
         _ => on!(AtomicU64, u64),
     }
+}
+
+/// The element of `size` bytes (at most 8) in `b`, zero-extended.
+fn load_ne(b: &[u8], size: usize) -> u64 {
+    let mut x = [0u8; 8];
+    let at = if cfg!(target_endian = "big") {
+        8 - size
+    } else {
+        0
+    };
+    x[at..at + size].copy_from_slice(&b[..size]);
+    u64::from_ne_bytes(x)
+}
+
+/// Store the low `size` bytes of `v` into `b` as an element of `size` bytes.
+fn store_ne(b: &mut [u8], size: usize, v: u64) {
+    let at = if cfg!(target_endian = "big") {
+        8 - size
+    } else {
+        0
+    };
+    b[..size].copy_from_slice(&v.to_ne_bytes()[at..at + size]);
+}
+
+/// The single instruction `op` is on elements of `size` bytes (`word`), or the reduction a
+/// compare-and-swap loop applies when it is none.
+fn word_of<'a>(op: AtomicOp<'a>, size: usize) -> Result<WordOp, &'a Reduction> {
+    Ok(match op {
+        AtomicOp::NoOp => WordOp::Load,
+        AtomicOp::Replace => WordOp::Swap,
+        AtomicOp::Cas(cmp) => WordOp::Cas(load_ne(cmp, size)),
+        AtomicOp::Apply(r) => match r.native() {
+            Some(OpKind::Sum) => WordOp::Add,
+            Some(OpKind::Band) => WordOp::And,
+            Some(OpKind::Bor) => WordOp::Or,
+            Some(OpKind::Bxor) => WordOp::Xor,
+            _ => return Err(r),
+        },
+    })
+}
+
+/// Update the element of `size` bytes at `addr` with `input` (`size` bytes; ignored for
+/// `NoOp`), writing its previous value into `old` (`size` bytes).
+///
+/// # Safety
+/// As `word`.
+unsafe fn element(addr: usize, size: usize, op: AtomicOp, input: &[u8], old: &mut [u8]) {
+    let prev = match word_of(op, size) {
+        Ok(w) => {
+            let val = if w == WordOp::Load {
+                0
+            } else {
+                load_ne(input, size)
+            };
+            // SAFETY: the caller's contract.
+            unsafe { word(addr, size, w, val) }
+        }
+        Err(r) => {
+            macro_rules! on {
+                ($at:ty, $int:ty) => {{
+                    // SAFETY: the caller's contract: valid, aligned, shared only through
+                    // atomics.
+                    let a = unsafe { <$at>::from_ptr(addr as *mut $int) };
+                    let mut cur = a.load(Relaxed);
+                    loop {
+                        let mut next = cur.to_ne_bytes();
+                        r.apply(&input[..size], &mut next);
+                        let next = <$int>::from_ne_bytes(next);
+                        match a.compare_exchange_weak(cur, next, AcqRel, Relaxed) {
+                            Ok(_) => break cur as u64,
+                            Err(v) => cur = v,
+                        }
+                    }
+                }};
+            }
+            match size {
+                1 => on!(AtomicU8, u8),
+                2 => on!(AtomicU16, u16),
+                4 => on!(AtomicU32, u32),
+                _ => on!(AtomicU64, u64),
+            }
+        }
+    };
+    store_ne(old, size, prev);
 }
 
 /// Update the `len` bytes at `addr`, whole elements of `size` bytes, element by element
@@ -242,6 +313,35 @@ mod tests {
             assert_eq!(f64::from_ne_bytes(old), 2.5);
         }
         assert_eq!(f64::from_bits(std::hint::black_box(x)), 4.0);
+    }
+
+    #[test]
+    #[cfg(target_endian = "little")]
+    fn words_truncate_and_zero_extend() {
+        let mut x: u64 = 0x1122_3344_5566_77fe;
+        let addr = &mut x as *mut u64 as usize;
+        // SAFETY: a live, aligned local reached only through these calls.
+        unsafe {
+            // The low byte (little-endian) wraps; the other bytes stay as they were.
+            assert_eq!(word(addr, 1, WordOp::Add, 0x103), 0xfe);
+            assert_eq!(word(addr, 1, WordOp::Load, 0), 0x01);
+            assert_eq!(word(addr, 2, WordOp::Xor, 0xffff), 0x7701);
+            assert_eq!(word(addr, 4, WordOp::Cas(0), 5), 0x5566_88fe);
+            assert_eq!(word(addr, 4, WordOp::Cas(0x5566_88fe), 5), 0x5566_88fe);
+            assert_eq!(
+                word(addr, 8, WordOp::Or, 0xf000_0000_0000_0000),
+                0x1122_3344_0000_0005
+            );
+            assert_eq!(
+                word(addr, 8, WordOp::And, 0xff00_0000_ffff_ffff),
+                0xf122_3344_0000_0005
+            );
+            assert_eq!(word(addr, 8, WordOp::Swap, u64::MAX), 0xf100_0000_0000_0005);
+        }
+        assert_eq!(std::hint::black_box(x), u64::MAX);
+        let mut out = [0u8; 2];
+        store_ne(&mut out, 2, 0xabcd);
+        assert_eq!(load_ne(&out, 2), 0xabcd);
     }
 
     #[test]

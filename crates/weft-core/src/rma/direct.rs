@@ -6,7 +6,7 @@
 //! Anything else (and every error) takes the general path in `ops`.
 
 use super::access::Reach;
-use super::atomic::{elements, AtomicOp};
+use super::atomic::{elements, word, AtomicOp, WordOp};
 use super::epoch::ACCESS;
 use super::WinRma;
 use crate::object::win::Flavor;
@@ -108,5 +108,25 @@ impl WinRma {
             }
             _ => false,
         }
+    }
+
+    /// One element of `size` bytes at displacement `disp` of target `t` updated by the one
+    /// atomic instruction `op` with `val` (its low `size` bytes): the element's previous
+    /// value, zero-extended. The fast form of `atomic_direct` for single elements (a
+    /// fetch-and-op, a compare-and-swap, a one-element accumulate), with values in registers;
+    /// the same memory and the same instructions, so it mixes with every other access path.
+    /// `None`: nothing done, take the general path.
+    #[inline]
+    pub fn word_direct(&self, t: u32, disp: i64, size: usize, op: WordOp, val: u64) -> Option<u64> {
+        if !self.intrinsic(size) {
+            return None;
+        }
+        let addr = self.direct(t, disp, size)?;
+        if addr & (size - 1) != 0 {
+            return None;
+        }
+        // SAFETY: as in `atomic_direct`: `direct` checked the `size` bytes at `addr` lie in
+        // mapped window memory, aligned (above) and of a `lock_free` size (`intrinsic`).
+        Some(unsafe { word(addr, size, op, val) })
     }
 }
