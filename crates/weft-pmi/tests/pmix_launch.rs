@@ -6,7 +6,14 @@ use weft_pmi::PmiClient;
 
 #[test]
 fn pmix_environment_is_not_a_singleton() {
-    for var in ["PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMI_JOBID"] {
+    for var in [
+        "PMI_FD",
+        "PMI_PORT",
+        "PMI_ID",
+        "PMI_RANK",
+        "PMI_SIZE",
+        "PMI_JOBID",
+    ] {
         std::env::remove_var(var);
     }
     std::env::set_var("PMIX_NAMESPACE", "weft-test-no-such-server");

@@ -482,7 +482,12 @@ mod tests {
         assert_eq!(region_bytes(INLINE + 1), 128);
         assert_eq!(region_bytes(2048), 2048);
         assert_eq!(
-            (regions(INLINE), regions(2048), regions(4096), regions(65536)),
+            (
+                regions(INLINE),
+                regions(2048),
+                regions(4096),
+                regions(65536)
+            ),
             (64, 32, 16, 2)
         );
         assert_eq!(
