@@ -184,10 +184,7 @@ pub fn raise(scope: Scope, err: MpiError) -> c_int {
             kind,
             callback,
             extra_state,
-        } => {
-            invoke_user(kind, callback, extra_state, handle, code);
-            code
-        }
+        } => invoke_user(kind, callback, extra_state, handle, code),
     }
 }
 
@@ -271,14 +268,17 @@ fn fatal(err: &MpiError) -> ! {
     }
 }
 
-/// Call a user errhandler. Every kind's function has the C shape `(handle*, int*, ...)`.
+/// Call a user errhandler and return the code the failing call returns: the one the handler
+/// left in its `int*` argument (as MPICH does: a handler may change it, e.g. to
+/// `MPI_SUCCESS`). Every kind's function has the C shape `(handle*, int*, ...)`; the
+/// `_x` kinds take the code by value, so their call returns it unchanged.
 fn invoke_user(
     _kind: ErrhandlerKind,
     callback: usize,
     extra_state: Option<usize>,
     handle: usize,
     code: c_int,
-) {
+) -> c_int {
     if let Some(state) = extra_state {
         let f: MPIX_Comm_errhandler_function_x =
             // SAFETY: `callback` was stored from a non-null function pointer by one of the
@@ -286,7 +286,7 @@ fn invoke_user(
             unsafe { std::mem::transmute::<usize, _>(callback) };
         // SAFETY: the user function receives the handle, the code and its own state.
         unsafe { f(handle, code, state as *mut c_void) };
-        return;
+        return code;
     }
     let mut handle = handle;
     let mut code = code;
@@ -295,4 +295,5 @@ fn invoke_user(
     let f: MPI_Comm_errhandler_function = unsafe { std::mem::transmute::<usize, _>(callback) };
     // SAFETY: the user function receives pointers to live locals, as the standard says.
     unsafe { f(&mut handle, &mut code) };
+    code
 }

@@ -12,6 +12,15 @@ static void handler(MPI_Comm *comm, int *code, ...)
     last_code = *code;
 }
 
+/* A handler that rewrites the code: the failing call returns what it left (MPICH does;
+ * MPICH's io/fileerrret relies on it). */
+static int rewrite_to = MPI_SUCCESS;
+static void rewriting_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    *code = rewrite_to;
+}
+
 static int other_calls = 0;
 static void other_handler(MPI_Comm *comm, int *code, ...)
 {
@@ -103,6 +112,18 @@ int main(int argc, char **argv)
     rc = MPI_Comm_size(MPI_COMM_WORLD, NULL);
     CHECK_INT(other_calls, 1);
     CHECK(rc != MPI_SUCCESS, "MPI_Comm_size(NULL) succeeded");
+
+    /* The call returns the code the handler left: MPI_SUCCESS, or another valid code. */
+    EXPECT_OK(MPI_Comm_create_errhandler(rewriting_handler, &eh));
+    EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    rewrite_to = MPI_SUCCESS;
+    rc = MPI_Comm_size(MPI_COMM_WORLD, NULL);
+    CHECK_INT(rc, MPI_SUCCESS);
+    rewrite_to = MPI_ERR_OTHER;
+    rc = MPI_Comm_size(MPI_COMM_WORLD, NULL);
+    CHECK_INT(rc, MPI_ERR_OTHER);
+    EXPECT_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    EXPECT_OK(MPI_Errhandler_free(&eh));
 
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();
