@@ -80,59 +80,94 @@ pub struct ucp_tag_recv_info_t {
     pub length: usize,
 }
 
-#[link(name = "ucp")]
-extern "C" {
-    pub fn ucp_init_version(
-        api_major: c_uint,
-        api_minor: c_uint,
-        params: *const ucp_params_t,
-        config: *const c_void,
-        context: *mut Context,
-    ) -> ucs_status_t;
-    pub fn ucp_worker_create(
-        context: Context,
-        params: *const ucp_worker_params_t,
-        worker: *mut Worker,
-    ) -> ucs_status_t;
-    pub fn ucp_worker_get_address(
-        worker: Worker,
-        address: *mut *mut c_void,
-        length: *mut usize,
-    ) -> ucs_status_t;
-    pub fn ucp_worker_release_address(worker: Worker, address: *mut c_void);
-    pub fn ucp_worker_progress(worker: Worker) -> c_uint;
-    pub fn ucp_ep_create(
-        worker: Worker,
-        params: *const ucp_ep_params_t,
-        ep: *mut Ep,
-    ) -> ucs_status_t;
-    pub fn ucp_tag_send_nbx(
-        ep: Ep,
-        buffer: *const c_void,
-        count: usize,
-        tag: u64,
-        param: *const ucp_request_param_t,
-    ) -> StatusPtr;
-    pub fn ucp_tag_probe_nb(
-        worker: Worker,
-        tag: u64,
-        tag_mask: u64,
-        remove: c_int,
-        info: *mut ucp_tag_recv_info_t,
-    ) -> Message;
-    pub fn ucp_tag_msg_recv_nbx(
-        worker: Worker,
-        buffer: *mut c_void,
-        count: usize,
-        message: Message,
-        param: *const ucp_request_param_t,
-    ) -> StatusPtr;
-    pub fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
-    pub fn ucp_request_free(request: *mut c_void);
-    pub fn ucp_get_version_string() -> *const c_char;
-    pub fn ucp_context_print_info(context: Context, stream: *mut libc::FILE);
-    pub fn ucp_cleanup(context: Context);
-    pub fn ucs_status_string(status: ucs_status_t) -> *const c_char;
+/// Loads `libucp.so.0` at run time (on the first use of the transport), so that a program
+/// that never leaves its node neither loads UCX nor pays for its start-up (UCX's libraries
+/// and its memory hooks added ~200 us to every `MPI_Init` when they were linked).
+/// Each declaration below becomes a field of [`Ucp`] and a same-named `unsafe fn` calling it.
+macro_rules! ucp_api {
+    ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
+        /// The UCP functions, resolved from the loaded library.
+        pub struct Ucp {
+            $($name: unsafe extern "C" fn($($ty),*) $(-> $ret)?,)*
+        }
+
+        impl Ucp {
+            fn resolve(lib: *mut c_void) -> Result<Ucp, String> {
+                Ok(Ucp {
+                    $($name: {
+                        let symbol = concat!(stringify!($name), "\0");
+                        // SAFETY: `lib` is a live handle from dlopen; the name is NUL-terminated.
+                        let p = unsafe { libc::dlsym(lib, symbol.as_ptr().cast()) };
+                        if p.is_null() {
+                            return Err(format!("{LIBRARY} has no {}", stringify!($name)));
+                        }
+                        // SAFETY: the symbol is the UCP function of that name, whose C
+                        // signature (UCX 1.13 API) the declaration repeats.
+                        unsafe {
+                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(p)
+                        }
+                    },)*
+                })
+            }
+        }
+
+        $(
+            /// Calls the loaded UCP function of this name (`load` succeeded before).
+            ///
+            /// # Safety
+            /// The arguments satisfy the UCP function's own contract.
+            pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? {
+                // SAFETY: forwarded caller contract.
+                unsafe { (api().$name)($($arg),*) }
+            }
+        )*
+    };
+}
+
+ucp_api! {
+    fn ucp_init_version(api_major: c_uint, api_minor: c_uint, params: *const ucp_params_t, config: *const c_void, context: *mut Context) -> ucs_status_t;
+    fn ucp_worker_create(context: Context, params: *const ucp_worker_params_t, worker: *mut Worker) -> ucs_status_t;
+    fn ucp_worker_get_address(worker: Worker, address: *mut *mut c_void, length: *mut usize) -> ucs_status_t;
+    fn ucp_worker_release_address(worker: Worker, address: *mut c_void);
+    fn ucp_worker_progress(worker: Worker) -> c_uint;
+    fn ucp_ep_create(worker: Worker, params: *const ucp_ep_params_t, ep: *mut Ep) -> ucs_status_t;
+    fn ucp_tag_send_nbx(ep: Ep, buffer: *const c_void, count: usize, tag: u64, param: *const ucp_request_param_t) -> StatusPtr;
+    fn ucp_tag_probe_nb(worker: Worker, tag: u64, tag_mask: u64, remove: c_int, info: *mut ucp_tag_recv_info_t) -> Message;
+    fn ucp_tag_msg_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, message: Message, param: *const ucp_request_param_t) -> StatusPtr;
+    fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
+    fn ucp_request_free(request: *mut c_void);
+    fn ucp_get_version_string() -> *const c_char;
+    fn ucp_context_print_info(context: Context, stream: *mut libc::FILE);
+    fn ucp_cleanup(context: Context);
+    fn ucs_status_string(status: ucs_status_t) -> *const c_char;
+}
+
+/// The library loaded at run time.
+const LIBRARY: &str = "libucp.so.0";
+
+static LOADED: std::sync::OnceLock<Result<Ucp, String>> = std::sync::OnceLock::new();
+
+/// Load UCP (once); the error says why it is not usable.
+pub fn load() -> Result<&'static Ucp, String> {
+    LOADED
+        .get_or_init(|| {
+            let name = std::ffi::CString::new(LIBRARY).expect("no NUL in the name");
+            // SAFETY: a NUL-terminated name; UCP's initialisers run once, here.
+            let lib = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+            if lib.is_null() {
+                return Err(format!(
+                    "{LIBRARY} could not be loaded (install libucx0 / libucx-dev)"
+                ));
+            }
+            // The library stays loaded for the life of the process.
+            Ucp::resolve(lib)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn api() -> &'static Ucp {
+    load().expect("UCP used before ffi::load succeeded")
 }
 
 /// Whether a status pointer returned by a `_nbx` call is an error.

@@ -30,8 +30,10 @@ use health::Health;
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
 
-/// The UCP library this build was linked against, as it reports its version.
+/// The UCP library loaded at run time, as it reports its version (`None` where it cannot
+/// be loaded).
 pub fn library_version() -> Option<String> {
+    ffi::load().ok()?;
     // SAFETY: ucp_get_version_string returns a static NUL-terminated string.
     let v = unsafe { CStr::from_ptr(ffi::ucp_get_version_string()) };
     Some(v.to_string_lossy().into_owned())
@@ -71,6 +73,7 @@ pub fn transports_seen() -> std::io::Result<Vec<String>> {
 
 /// A UCP context for tagged messages, configured from the environment (`UCX_*`).
 fn new_context() -> std::io::Result<ffi::Context> {
+    ffi::load().map_err(std::io::Error::other)?;
     let params = ffi::ucp_params_t {
         field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
         features: ffi::UCP_FEATURE_TAG,
