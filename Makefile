@@ -15,10 +15,9 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 FC_BIN := $(shell command -v $(if $(filter default,$(origin FC)),gfortran,$(FC)) 2>/dev/null)
 RUST_OUT := target/release
 ABI_C := crates/weft-abi/c
-# UCX (the ucx transport), where pkg-config finds it and WEFT_BUILD_UCX is not 0: the same
-# probe as crates/weft-core/build.rs, which compiles the transport in.
-UCX_LIBS := $(if $(filter 0,$(WEFT_BUILD_UCX)),,$(shell pkg-config --libs ucx 2>/dev/null))
-NATIVE_LIBS := $(UCX_LIBS) -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+# UCX is not linked: crates/weft-core/build.rs compiles the ucx transport in where
+# pkg-config finds UCX, and the transport loads libucp.so.0 when it is first used.
+NATIVE_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 LIBDIR := $(PREFIX)/lib
 BINDIR := $(PREFIX)/bin
 INCDIR := $(PREFIX)/include
