@@ -101,6 +101,31 @@ impl Drop for ThreadPart {
         if let Side::Send { key, .. } = self.side {
             give_key(key);
         }
+    }
+}
+
+/// The partitioned request counted among its rank's requests (`MPIX_Threadcomm_finish`
+/// refuses while any is). Owned by the request's start code only, so the count drops when
+/// the user frees the request: the `ThreadPart` itself may outlive that for a moment (an
+/// `MPI_Pready` of another thread or the progress engine's poll item still holding it), and
+/// counting its drop made a finish right after `MPI_Request_free` fail now and then.
+struct Counted {
+    tc: Arc<ThreadComm>,
+    rank: u32,
+}
+
+impl Counted {
+    fn new(tc: &Arc<ThreadComm>, rank: u32) -> Counted {
+        tc.pending[tc.own(rank)].0.fetch_add(1, Ordering::AcqRel);
+        Counted {
+            tc: tc.clone(),
+            rank,
+        }
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
         self.tc.pending[self.tc.own(self.rank)]
             .0
             .fetch_sub(1, Ordering::AcqRel);
@@ -124,9 +149,6 @@ pub struct PartArgs {
 
 impl ThreadComm {
     fn part(self: &Arc<Self>, comm: Arc<Comm>, rank: u32, a: PartArgs, side: Side) -> ThreadPart {
-        self.pending[self.own(rank)]
-            .0
-            .fetch_add(1, Ordering::AcqRel);
         ThreadPart {
             comm,
             tc: self.clone(),
@@ -200,7 +222,11 @@ impl ThreadComm {
             self.part_push(rank, d, part.tag, &hello.buf())?;
         }
         let p = part.clone();
-        let start = StartFn::new(move |_func| Ok(Some(p.start_round())));
+        let counted = Counted::new(self, rank);
+        let start = StartFn::new(move |_func| {
+            let _alive_until_freed = &counted;
+            Ok(Some(p.start_round()))
+        });
         Ok((part, start))
     }
 
@@ -229,7 +255,11 @@ impl ThreadComm {
         };
         let part = Arc::new(self.part(comm, rank, a, side));
         let p = part.clone();
-        let start = StartFn::new(move |_func| Ok(Some(p.start_round())));
+        let counted = Counted::new(self, rank);
+        let start = StartFn::new(move |_func| {
+            let _alive_until_freed = &counted;
+            Ok(Some(p.start_round()))
+        });
         (part, start)
     }
 }
