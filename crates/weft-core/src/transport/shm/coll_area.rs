@@ -63,7 +63,7 @@ const START: usize = LAYOUT_AT + ALIGN;
 /// compare what they passed (an erroneous program passes different counts) before moving
 /// any data. It shares the first 64-byte line with the sequence number and the inline
 /// payload, so a small turn still costs one cache-line transfer (in the line's second half it
-/// made a 2-rank 8-byte broadcast take 1.5x as long).
+/// cost a second one per turn).
 const LEN_AT: usize = std::mem::size_of::<AtomicU64>().next_multiple_of(8);
 /// Where the inline payload starts in a slot line (after the sequence number and length).
 const INLINE_AT: usize = LEN_AT + 8;
