@@ -144,6 +144,7 @@ pub(crate) unsafe fn bcast(
 
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[inline(never)]
 pub(crate) unsafe fn mpi_bcast(
     buffer: *mut c_void,
     count: c_int,
@@ -251,6 +252,7 @@ pub(crate) unsafe fn reduce(
 
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[inline(never)]
 pub(crate) unsafe fn mpi_reduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
@@ -356,6 +358,7 @@ pub(crate) unsafe fn all_reduce(
 
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[inline(never)]
 pub(crate) unsafe fn mpi_allreduce(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,

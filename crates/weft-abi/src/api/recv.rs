@@ -164,6 +164,7 @@ unsafe fn thread_recv(
     })
 }
 
+#[inline(never)]
 pub(crate) unsafe fn mpi_recv(
     buf: *mut c_void,
     count: c_int,
@@ -200,6 +201,7 @@ pub(crate) unsafe fn mpi_recv(
     .map(|_| ())
 }
 
+#[inline(never)]
 pub(crate) unsafe fn mpi_irecv(
     buf: *mut c_void,
     count: c_int,
