@@ -71,13 +71,13 @@ pub unsafe extern "C" fn PMPIX_Bcast_enqueue_c(buffer: *mut c_void, count: MPI_C
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Comm_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_create_errhandler_x.
-    call("MPIX_Comm_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_comm_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_Comm_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::Comm, "MPIX_Comm_create_errhandler_x") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_create_keyval_x(comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>, comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, comm_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_create_keyval_x.
-    call("MPIX_Comm_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_comm_create_keyval_x(comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state) })
+    call("MPIX_Comm_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::keyval_create_x(comm_copy_attr_fn.map(|f| f as usize), comm_delete_attr_fn.map(|f| f as usize), destructor_fn, comm_keyval, extra_state, weft_core::object::attr::AttrKind::Comm, "MPIX_Comm_create_keyval_x") })
 }
 
 #[no_mangle]
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn PMPIX_Comm_test_threadcomm(comm: MPI_Comm, flag: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_File_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_File_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_File_create_errhandler_x.
-    call("MPIX_File_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_file_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_File_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::File, "MPIX_File_create_errhandler_x") })
 }
 
 #[no_mangle]
@@ -265,7 +265,7 @@ pub unsafe extern "C" fn PMPIX_Send_enqueue_c(buf: *const c_void, count: MPI_Cou
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Session_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Session_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Session_create_errhandler_x.
-    call("MPIX_Session_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_session_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_Session_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::Session, "MPIX_Session_create_errhandler_x") })
 }
 
 #[no_mangle]
@@ -390,7 +390,7 @@ pub unsafe extern "C" fn PMPIX_Threadcomm_start(threadcomm: MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Type_create_keyval_x(type_copy_attr_fn: Option<MPI_Type_copy_attr_function>, type_delete_attr_fn: Option<MPI_Type_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, type_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Type_create_keyval_x.
-    call("MPIX_Type_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_type_create_keyval_x(type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state) })
+    call("MPIX_Type_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::keyval_create_x(type_copy_attr_fn.map(|f| f as usize), type_delete_attr_fn.map(|f| f as usize), destructor_fn, type_keyval, extra_state, weft_core::object::attr::AttrKind::Type, "MPIX_Type_create_keyval_x") })
 }
 
 #[no_mangle]
@@ -420,13 +420,13 @@ pub unsafe extern "C" fn PMPIX_Waitall_enqueue(count: c_int, array_of_requests: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Win_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_create_errhandler_x.
-    call("MPIX_Win_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_win_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_Win_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::Win, "MPIX_Win_create_errhandler_x") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_create_keyval_x(win_copy_attr_fn: Option<MPI_Win_copy_attr_function>, win_delete_attr_fn: Option<MPI_Win_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, win_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_create_keyval_x.
-    call("MPIX_Win_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_win_create_keyval_x(win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state) })
+    call("MPIX_Win_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::keyval_create_x(win_copy_attr_fn.map(|f| f as usize), win_delete_attr_fn.map(|f| f as usize), destructor_fn, win_keyval, extra_state, weft_core::object::attr::AttrKind::Win, "MPIX_Win_create_keyval_x") })
 }
 
 #[no_mangle]
@@ -861,7 +861,7 @@ pub unsafe extern "C" fn PMPI_Close_port(port_name: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_accept(port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_accept.
-    call("MPI_Comm_accept", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_accept(port_name, info, root, comm, newcomm) })
+    call("MPI_Comm_accept", Scope::Comm(comm), || unsafe { crate::api::dynamic::accept_or_connect(port_name, info, root, comm, newcomm, true, "MPI_Comm_accept") })
 }
 
 #[no_mangle]
@@ -888,7 +888,7 @@ pub unsafe extern "C" fn PMPI_Comm_compare(comm1: MPI_Comm, comm2: MPI_Comm, res
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_connect(port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_connect.
-    call("MPI_Comm_connect", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_connect(port_name, info, root, comm, newcomm) })
+    call("MPI_Comm_connect", Scope::Comm(comm), || unsafe { crate::api::dynamic::accept_or_connect(port_name, info, root, comm, newcomm, false, "MPI_Comm_connect") })
 }
 
 #[no_mangle]
@@ -900,7 +900,7 @@ pub unsafe extern "C" fn PMPI_Comm_create(comm: MPI_Comm, group: MPI_Group, newc
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_errhandler(comm_errhandler_fn: Option<MPI_Comm_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_errhandler.
-    call("MPI_Comm_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_comm_create_errhandler(comm_errhandler_fn, errhandler) })
+    call("MPI_Comm_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(comm_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::Comm, "MPI_Comm_create_errhandler") })
 }
 
 #[no_mangle]
@@ -918,7 +918,7 @@ pub unsafe extern "C" fn PMPI_Comm_create_group(comm: MPI_Comm, group: MPI_Group
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_keyval(comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>, comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>, comm_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_keyval.
-    call("MPI_Comm_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state) })
+    call("MPI_Comm_create_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_create(comm_copy_attr_fn.map(|f| f as usize), comm_delete_attr_fn.map(|f| f as usize), comm_keyval, extra_state, weft_core::object::attr::AttrKind::Comm, "MPI_Comm_create_keyval") })
 }
 
 #[no_mangle]
@@ -970,7 +970,7 @@ pub unsafe extern "C" fn PMPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_free_keyval(comm_keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_free_keyval.
-    call("MPI_Comm_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_comm_free_keyval(comm_keyval) })
+    call("MPI_Comm_free_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_free(comm_keyval, weft_core::object::attr::AttrKind::Comm, "MPI_Comm_free_keyval") })
 }
 
 #[no_mangle]
@@ -1227,7 +1227,7 @@ pub unsafe extern "C" fn PMPI_File_close(fh: *mut MPI_File) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_create_errhandler(file_errhandler_fn: Option<MPI_File_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_create_errhandler.
-    call("MPI_File_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_file_create_errhandler(file_errhandler_fn, errhandler) })
+    call("MPI_File_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(file_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::File, "MPI_File_create_errhandler") })
 }
 
 #[no_mangle]
@@ -2512,13 +2512,13 @@ pub unsafe extern "C" fn PMPI_Issend_c(buf: *const c_void, count: MPI_Count, dat
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Keyval_create(copy_fn: Option<MPI_Copy_function>, delete_fn: Option<MPI_Delete_function>, keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Keyval_create.
-    call("MPI_Keyval_create", Scope::Default, || unsafe { crate::api::attr::mpi_keyval_create(copy_fn, delete_fn, keyval, extra_state) })
+    call("MPI_Keyval_create", Scope::Default, || unsafe { crate::api::attr::keyval_create(copy_fn.map(|f| f as usize), delete_fn.map(|f| f as usize), keyval, extra_state, weft_core::object::attr::AttrKind::Comm, "MPI_Keyval_create") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Keyval_free(keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Keyval_free.
-    call("MPI_Keyval_free", Scope::Default, || unsafe { crate::api::attr::mpi_keyval_free(keyval) })
+    call("MPI_Keyval_free", Scope::Default, || unsafe { crate::api::attr::keyval_free(keyval, weft_core::object::attr::AttrKind::Comm, "MPI_Keyval_free") })
 }
 
 #[no_mangle]
@@ -3210,7 +3210,7 @@ pub unsafe extern "C" fn PMPI_Session_call_errhandler(session: MPI_Session, erro
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_create_errhandler(session_errhandler_fn: Option<MPI_Session_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_create_errhandler.
-    call("MPI_Session_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_session_create_errhandler(session_errhandler_fn, errhandler) })
+    call("MPI_Session_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(session_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::Session, "MPI_Session_create_errhandler") })
 }
 
 #[no_mangle]
@@ -3799,13 +3799,13 @@ pub unsafe extern "C" fn PMPI_Type_create_hindexed_c(count: MPI_Count, array_of_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector.
-    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::type_create_hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector") })
+    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, true, "MPI_Type_create_hvector") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector_c.
-    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector_c") })
+    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, true, "MPI_Type_create_hvector_c") })
 }
 
 #[no_mangle]
@@ -3823,7 +3823,7 @@ pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, bloc
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_keyval(type_copy_attr_fn: Option<MPI_Type_copy_attr_function>, type_delete_attr_fn: Option<MPI_Type_delete_attr_function>, type_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_keyval.
-    call("MPI_Type_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state) })
+    call("MPI_Type_create_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_create(type_copy_attr_fn.map(|f| f as usize), type_delete_attr_fn.map(|f| f as usize), type_keyval, extra_state, weft_core::object::attr::AttrKind::Type, "MPI_Type_create_keyval") })
 }
 
 #[no_mangle]
@@ -3882,7 +3882,7 @@ pub unsafe extern "C" fn PMPI_Type_free(datatype: *mut MPI_Datatype) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_free_keyval(type_keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_free_keyval.
-    call("MPI_Type_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_type_free_keyval(type_keyval) })
+    call("MPI_Type_free_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_free(type_keyval, weft_core::object::attr::AttrKind::Type, "MPI_Type_free_keyval") })
 }
 
 #[no_mangle]
@@ -4024,13 +4024,13 @@ pub unsafe extern "C" fn PMPI_Type_toint(datatype: MPI_Datatype) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector.
-    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::type_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_vector") })
+    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, false, "MPI_Type_vector") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector_c.
-    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::type_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_vector_c") })
+    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, false, "MPI_Type_vector_c") })
 }
 
 #[no_mangle]
@@ -4147,13 +4147,13 @@ pub unsafe extern "C" fn PMPI_Win_create_dynamic(info: MPI_Info, comm: MPI_Comm,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_errhandler(win_errhandler_fn: Option<MPI_Win_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_errhandler.
-    call("MPI_Win_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_win_create_errhandler(win_errhandler_fn, errhandler) })
+    call("MPI_Win_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(win_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::Win, "MPI_Win_create_errhandler") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_keyval(win_copy_attr_fn: Option<MPI_Win_copy_attr_function>, win_delete_attr_fn: Option<MPI_Win_delete_attr_function>, win_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_keyval.
-    call("MPI_Win_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state) })
+    call("MPI_Win_create_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_create(win_copy_attr_fn.map(|f| f as usize), win_delete_attr_fn.map(|f| f as usize), win_keyval, extra_state, weft_core::object::attr::AttrKind::Win, "MPI_Win_create_keyval") })
 }
 
 #[no_mangle]
@@ -4200,7 +4200,7 @@ pub unsafe extern "C" fn PMPI_Win_free(win: *mut MPI_Win) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_free_keyval(win_keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_free_keyval.
-    call("MPI_Win_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_win_free_keyval(win_keyval) })
+    call("MPI_Win_free_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_free(win_keyval, weft_core::object::attr::AttrKind::Win, "MPI_Win_free_keyval") })
 }
 
 #[no_mangle]
