@@ -577,6 +577,9 @@ FORWARDS = {
     **{f"MPI_{k}_free_keyval": ("keyval_free", f'{KEYVAL}::{k}, "{{name}}"')
        for k in ("Comm", "Type", "Win")},
     "MPI_Keyval_create": ("keyval_create", f'{KEYVAL}::Comm, "{{name}}"'),
+    **{f"MPI_T_category_get_{what}": ("category_items", f'"{{name}}", weft_core::tools::category_{list}')
+       for what, list in (("cvars", "cvars"), ("pvars", "pvars"),
+                          ("categories", "subcategories"), ("events", "events"))},
     "MPI_Keyval_free": ("keyval_free", f'{KEYVAL}::Comm, "{{name}}"'),
     "MPI_Waitsome": ("some_impl", 'true, "{name}"'),
     "MPI_Testsome": ("some_impl", 'false, "{name}"'),
@@ -600,8 +603,25 @@ FORWARDS = {
 }
 
 
+# Forwards of the int form alone (the fast paths of blocking collectives; the `_c` twin goes
+# through its family): name -> (implementation, the arguments after the C ones).
+INT_FORWARDS = {
+    "MPI_Scan": ("prefix_blocking", '"{name}", crate::api::coll::AllKind::Scan'),
+    "MPI_Exscan": ("prefix_blocking", '"{name}", crate::api::coll::AllKind::Exscan'),
+    "MPI_Allgather": (
+        "all_blocks_blocking",
+        'false, weft_core::coll::allgather, crate::api::coll_data::allgather, "{name}"'),
+    "MPI_Alltoall": (
+        "all_blocks_blocking",
+        'true, weft_core::coll::alltoall, crate::api::coll_data::alltoall, "{name}"'),
+}
+
+
 def forward_of(name):
     """The shared implementation and trailing arguments of a forwarded function, or None."""
+    if name in INT_FORWARDS:
+        impl, tail = INT_FORWARDS[name]
+        return impl, tail.replace("{name}", name)
     base = re.sub(r"_(c|x)$", "", name)
     if base not in FORWARDS:
         return None

@@ -387,12 +387,13 @@ pub(crate) unsafe fn mpi_allreduce(
     .map(|_| ())
 }
 
-/// `MPI_Scan` and `MPI_Exscan` (int forms): the fast path of `mpi_allreduce`, else the family.
+/// `MPI_Scan` and `MPI_Exscan` (int forms; `api/gen.py` passes the name and the kind): the
+/// fast path of `mpi_allreduce`, else the family.
 ///
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-unsafe fn prefix_blocking(
+pub(crate) unsafe fn prefix_blocking(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
@@ -425,56 +426,6 @@ unsafe fn prefix_blocking(
         )
     }
     .map(|_| ())
-}
-
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-pub(crate) unsafe fn mpi_scan(
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        prefix_blocking(
-            sendbuf,
-            recvbuf,
-            count,
-            datatype,
-            op,
-            comm,
-            "MPI_Scan",
-            AllKind::Scan,
-        )
-    }
-}
-
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-pub(crate) unsafe fn mpi_exscan(
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        prefix_blocking(
-            sendbuf,
-            recvbuf,
-            count,
-            datatype,
-            op,
-            comm,
-            "MPI_Exscan",
-            AllKind::Exscan,
-        )
-    }
 }
 
 /// `MPI_Reduce_local` and its `_c` twin.

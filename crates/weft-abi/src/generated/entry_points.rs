@@ -542,7 +542,7 @@ pub unsafe extern "C" fn PMPI_Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather.
-    call("MPI_Allgather", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) })
+    call("MPI_Allgather", Scope::Comm(comm), || unsafe { crate::api::coll_data::all_blocks_blocking(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, weft_core::coll::allgather, crate::api::coll_data::allgather, "MPI_Allgather") })
 }
 
 #[no_mangle]
@@ -620,7 +620,7 @@ pub unsafe extern "C" fn PMPI_Allreduce_init_c(sendbuf: *const c_void, recvbuf: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall.
-    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) })
+    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { crate::api::coll_data::all_blocks_blocking(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, weft_core::coll::alltoall, crate::api::coll_data::alltoall, "MPI_Alltoall") })
 }
 
 #[no_mangle]
@@ -1186,7 +1186,7 @@ pub unsafe extern "C" fn PMPI_Error_string(errorcode: c_int, string: *mut c_char
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan.
-    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_exscan(sendbuf, recvbuf, count, datatype, op, comm) })
+    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::prefix_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", crate::api::coll::AllKind::Exscan) })
 }
 
 #[no_mangle]
@@ -3075,7 +3075,7 @@ pub unsafe extern "C" fn PMPI_Rsend_init_c(buf: *const c_void, count: MPI_Count,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan.
-    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scan(sendbuf, recvbuf, count, datatype, op, comm) })
+    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::prefix_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", crate::api::coll::AllKind::Scan) })
 }
 
 #[no_mangle]
@@ -3398,19 +3398,19 @@ pub unsafe extern "C" fn PMPI_T_category_changed(update_number: *mut c_int) -> c
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_categories(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_categories.
-    tool_call("MPI_T_category_get_categories", || unsafe { crate::api::mpit::category::mpi_t_category_get_categories(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_categories", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_categories", weft_core::tools::category_subcategories) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_cvars(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_cvars.
-    tool_call("MPI_T_category_get_cvars", || unsafe { crate::api::mpit::category::mpi_t_category_get_cvars(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_cvars", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_cvars", weft_core::tools::category_cvars) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_events(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_events.
-    tool_call("MPI_T_category_get_events", || unsafe { crate::api::mpit::category::mpi_t_category_get_events(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_events", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_events", weft_core::tools::category_events) })
 }
 
 #[no_mangle]
@@ -3440,7 +3440,7 @@ pub unsafe extern "C" fn PMPI_T_category_get_num_events(cat_index: c_int, num_ev
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_pvars(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_pvars.
-    tool_call("MPI_T_category_get_pvars", || unsafe { crate::api::mpit::category::mpi_t_category_get_pvars(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_pvars", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_pvars", weft_core::tools::category_pvars) })
 }
 
 #[no_mangle]

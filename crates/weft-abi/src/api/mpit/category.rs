@@ -77,11 +77,12 @@ pub(crate) unsafe fn mpi_t_category_get_index(
     unsafe { index_by_name(name, cat_index, func, "cat_index", "category", find) }
 }
 
-/// Store up to `len` of `items` in `indices`.
+/// `MPI_T_category_get_{cvars,pvars,categories,events}`: up to `len` of the category's `items` in
+/// `indices` (`api/gen.py` passes the name and what to list).
 ///
 /// # Safety
 /// `indices` valid for `len` ints when `len` > 0.
-unsafe fn fill(
+pub(crate) unsafe fn category_items(
     cat_index: c_int,
     len: c_int,
     indices: *mut c_int,
@@ -106,74 +107,6 @@ unsafe fn fill(
         unsafe { indices.add(k).write(v as c_int) };
     }
     Ok(())
-}
-
-pub(crate) unsafe fn mpi_t_category_get_cvars(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_cvars",
-            tools::category_cvars,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_t_category_get_pvars(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_pvars",
-            tools::category_pvars,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_t_category_get_categories(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_categories",
-            tools::category_subcategories,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_t_category_get_events(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_events",
-            tools::category_events,
-        )
-    }
 }
 
 pub(crate) unsafe fn mpi_t_category_changed(update_number: *mut c_int) -> MpiResult<()> {
