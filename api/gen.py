@@ -566,6 +566,8 @@ FORWARDS = {
     "MPI_Comm_connect": ("accept_or_connect", 'false, "{name}"'),
     "MPI_Type_vector": ("strided", 'false, "{name}"'),
     "MPI_Type_create_hvector": ("strided", 'true, "{name}"'),
+    "MPI_Type_get_extent": ("extent_pair", 'false, "{name}"'),
+    "MPI_Type_get_true_extent": ("extent_pair", 'true, "{name}"'),
     **{f"MPI_{k}_create_errhandler": ("errhandler_create", f'{ERRHANDLER}::{k}, "{{name}}"')
        for k in ("Comm", "Win", "File", "Session")},
     **{f"MPIX_{k}_create_errhandler": ("errhandler_create_x", f'{ERRHANDLER}::{k}, "{{name}}"')
@@ -606,8 +608,8 @@ FORWARDS = {
 # Forwards of the int form alone (the fast paths of blocking collectives; the `_c` twin goes
 # through its family): name -> (implementation, the arguments after the C ones).
 INT_FORWARDS = {
-    "MPI_Scan": ("prefix_blocking", '"{name}", crate::api::coll::AllKind::Scan'),
-    "MPI_Exscan": ("prefix_blocking", '"{name}", crate::api::coll::AllKind::Exscan'),
+    **{f"MPI_{k}": ("all_reduce_blocking", f'"{{name}}", crate::api::coll::AllKind::{k}')
+       for k in ("Allreduce", "Scan", "Exscan")},
     "MPI_Allgather": (
         "all_blocks_blocking",
         'false, weft_core::coll::allgather, crate::api::coll_data::allgather, "{name}"'),

@@ -767,42 +767,26 @@ unsafe fn pair<T>(
     Ok(())
 }
 
-/// `MPI_Type_get_extent`, its `_c` twin and the `_x` form.
+/// `MPI_Type_get_extent` and `MPI_Type_get_true_extent` (`true_extent`), their `_c` twins
+/// and `_x` forms (`api/gen.py` passes `true_extent` and the name).
 ///
 /// # Safety
 /// `lb` and `extent` null or writable.
-pub(crate) unsafe fn type_get_extent<D: Int>(
+pub(crate) unsafe fn extent_pair<D: Int>(
     datatype: MPI_Datatype,
     lb: *mut D,
     extent: *mut D,
+    true_extent: bool,
     func: &str,
 ) -> MpiResult<()> {
     let t = type_of(datatype, func, "datatype")?;
-    let (l, e) = (
-        D::or_undefined(t.lb as i64),
-        D::or_undefined(t.extent as i64),
-    );
+    let (l, e, args) = match true_extent {
+        false => (t.lb, t.extent, ("lb", "extent")),
+        true => (t.true_lb, t.true_extent, ("true_lb", "true_extent")),
+    };
+    let (l, e) = (D::or_undefined(l as i64), D::or_undefined(e as i64));
     // SAFETY: forwarded caller contract.
-    unsafe { pair(lb, l, extent, e, func, "lb", "extent") }
-}
-
-/// `MPI_Type_get_true_extent`, its `_c` twin and the `_x` form.
-///
-/// # Safety
-/// `true_lb` and `true_extent` null or writable.
-pub(crate) unsafe fn type_get_true_extent<D: Int>(
-    datatype: MPI_Datatype,
-    true_lb: *mut D,
-    true_extent: *mut D,
-    func: &str,
-) -> MpiResult<()> {
-    let t = type_of(datatype, func, "datatype")?;
-    let (l, e) = (
-        D::or_undefined(t.true_lb as i64),
-        D::or_undefined(t.true_extent as i64),
-    );
-    // SAFETY: forwarded caller contract.
-    unsafe { pair(true_lb, l, true_extent, e, func, "true_lb", "true_extent") }
+    unsafe { pair(lb, l, extent, e, func, args.0, args.1) }
 }
 
 pub(crate) unsafe fn mpi_type_set_name(

@@ -596,7 +596,7 @@ pub unsafe extern "C" fn PMPI_Alloc_mem(size: MPI_Aint, info: MPI_Info, baseptr:
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allreduce.
-    call("MPI_Allreduce", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm) })
+    call("MPI_Allreduce", Scope::Comm(comm), || unsafe { crate::api::coll::all_reduce_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce", crate::api::coll::AllKind::Allreduce) })
 }
 
 #[no_mangle]
@@ -1186,7 +1186,7 @@ pub unsafe extern "C" fn PMPI_Error_string(errorcode: c_int, string: *mut c_char
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan.
-    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::prefix_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", crate::api::coll::AllKind::Exscan) })
+    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::all_reduce_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", crate::api::coll::AllKind::Exscan) })
 }
 
 #[no_mangle]
@@ -3075,7 +3075,7 @@ pub unsafe extern "C" fn PMPI_Rsend_init_c(buf: *const c_void, count: MPI_Count,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan.
-    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::prefix_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", crate::api::coll::AllKind::Scan) })
+    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::all_reduce_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", crate::api::coll::AllKind::Scan) })
 }
 
 #[no_mangle]
@@ -3923,19 +3923,19 @@ pub unsafe extern "C" fn PMPI_Type_get_envelope_c(datatype: MPI_Datatype, num_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent(datatype: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent.
-    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent") })
+    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, lb, extent, false, "MPI_Type_get_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_c.
-    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_c") })
+    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, lb, extent, false, "MPI_Type_get_extent_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_x.
-    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_x") })
+    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, lb, extent, false, "MPI_Type_get_extent_x") })
 }
 
 #[no_mangle]
@@ -3947,19 +3947,19 @@ pub unsafe extern "C" fn PMPI_Type_get_name(datatype: MPI_Datatype, type_name: *
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut MPI_Aint, true_extent: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent.
-    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent") })
+    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, true_lb, true_extent, true, "MPI_Type_get_true_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_c.
-    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_c") })
+    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, true_lb, true_extent, true, "MPI_Type_get_true_extent_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_x.
-    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_x") })
+    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, true_lb, true_extent, true, "MPI_Type_get_true_extent_x") })
 }
 
 #[no_mangle]
