@@ -184,17 +184,19 @@ fn predefined_kind(id: c_int) -> Option<AttrKind> {
     }
 }
 
-/// Create a keyval; `guard` is dropped with it (see `with_state`).
+/// Create a keyval (no copy or delete function: `MPI_NULL_COPY_FN`/`MPI_NULL_DELETE_FN`);
+/// `guard` is dropped with it (see `with_state`).
 pub(super) unsafe fn create_keyval(
     kind: AttrKind,
-    copy: usize,
-    delete: usize,
+    copy: Option<usize>,
+    delete: Option<usize>,
     keyval: *mut c_int,
     extra_state: *mut c_void,
     guard: Option<Box<dyn std::any::Any + Send + Sync>>,
     func: &str,
 ) -> MpiResult<()> {
     non_null(keyval, func, "keyval")?;
+    let (copy, delete) = (copy.unwrap_or(NULL_COPY), delete.unwrap_or(NULL_DELETE));
     let id = attr::create_keyval(kind, copy, delete, extra_state as usize, guard)?;
     // SAFETY: checked non-null.
     unsafe { keyval.write(id) };
@@ -235,7 +237,6 @@ pub(crate) unsafe fn keyval_create(
     kind: AttrKind,
     func: &str,
 ) -> MpiResult<()> {
-    let (copy, delete) = (copy.unwrap_or(NULL_COPY), delete.unwrap_or(NULL_DELETE));
     // SAFETY: the caller's contract (`keyval` is checked inside).
     unsafe { create_keyval(kind, copy, delete, keyval, extra_state, None, func) }
 }

@@ -105,15 +105,13 @@ pub(crate) unsafe fn mpi_gather(
     .map(|_| ())
 }
 
-/// The int form of a blocking collective with an n-block receive side (`api/gen.py` passes
-/// the rest): `MPI_Allgather` (`send_n` false: one send block) and `MPI_Alltoall` (a send
-/// block per rank).
-type Family = unsafe fn(
+/// The one implementation of the allgather or alltoall family, for counts of type `C`.
+pub(crate) type Exchange<C> = unsafe fn(
     *const c_void,
-    c_int,
+    C,
     MPI_Datatype,
     *mut c_void,
-    c_int,
+    C,
     MPI_Datatype,
     MPI_Comm,
     &str,
@@ -137,7 +135,7 @@ pub(crate) unsafe fn all_blocks_blocking(
     comm: MPI_Comm,
     send_n: bool,
     plain: impl FnOnce(&Comm, Option<&Buf>, &Buf) -> MpiResult<()>,
-    family: Family,
+    family: Exchange<c_int>,
     func: &str,
 ) -> MpiResult<()> {
     let (send, recv) = (

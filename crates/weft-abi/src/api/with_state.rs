@@ -7,7 +7,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::error::MpiResult;
-use weft_core::object::attr::{AttrKind, NULL_COPY, NULL_DELETE};
+use weft_core::object::attr::AttrKind;
 use weft_core::object::errhandler::ErrhandlerKind;
 
 use crate::api::op::UserFunction;
@@ -60,7 +60,6 @@ pub(crate) unsafe fn keyval_create_x(
     kind: AttrKind,
     func: &str,
 ) -> MpiResult<()> {
-    let (copy, delete) = (copy.unwrap_or(NULL_COPY), delete.unwrap_or(NULL_DELETE));
     let guard = Destructor::new(destructor_fn, extra_state)
         .map(|d| Box::new(d) as Box<dyn std::any::Any + Send + Sync>);
     // SAFETY: keyval is checked inside.
