@@ -556,8 +556,33 @@ def rma_form_call(f, shared):
 
 # Functions that differ from a sibling only in constant trailing arguments of one shared
 # implementation: name (without `_c`) -> (implementation, the arguments after the C ones,
-# where `{name}` is the entry point's name).
+# where `{name}` is the entry point's name). A forwarded user-function argument (an
+# errhandler or attribute callback; not the `_x` destructor) travels as its address,
+# `Option<usize>`, so that one implementation serves every object kind.
+KEYVAL = "weft_core::object::attr::AttrKind"
+ERRHANDLER = "weft_core::object::ErrhandlerKind"
 FORWARDS = {
+    "MPI_Comm_accept": ("accept_or_connect", 'true, "{name}"'),
+    "MPI_Comm_connect": ("accept_or_connect", 'false, "{name}"'),
+    "MPI_Type_vector": ("strided", 'false, "{name}"'),
+    "MPI_Type_create_hvector": ("strided", 'true, "{name}"'),
+    "MPI_Type_get_extent": ("extent_pair", 'false, "{name}"'),
+    "MPI_Type_get_true_extent": ("extent_pair", 'true, "{name}"'),
+    **{f"MPI_{k}_create_errhandler": ("errhandler_create", f'{ERRHANDLER}::{k}, "{{name}}"')
+       for k in ("Comm", "Win", "File", "Session")},
+    **{f"MPIX_{k}_create_errhandler": ("errhandler_create_x", f'{ERRHANDLER}::{k}, "{{name}}"')
+       for k in ("Comm", "Win", "File", "Session")},
+    **{f"MPI_{k}_create_keyval": ("keyval_create", f'{KEYVAL}::{k}, "{{name}}"')
+       for k in ("Comm", "Type", "Win")},
+    **{f"MPIX_{k}_create_keyval": ("keyval_create_x", f'{KEYVAL}::{k}, "{{name}}"')
+       for k in ("Comm", "Type", "Win")},
+    **{f"MPI_{k}_free_keyval": ("keyval_free", f'{KEYVAL}::{k}, "{{name}}"')
+       for k in ("Comm", "Type", "Win")},
+    "MPI_Keyval_create": ("keyval_create", f'{KEYVAL}::Comm, "{{name}}"'),
+    **{f"MPI_T_category_get_{what}": ("category_items", f'"{{name}}", weft_core::tools::category_{list}')
+       for what, list in (("cvars", "cvars"), ("pvars", "pvars"),
+                          ("categories", "subcategories"), ("events", "events"))},
+    "MPI_Keyval_free": ("keyval_free", f'{KEYVAL}::Comm, "{{name}}"'),
     "MPI_Waitsome": ("some_impl", 'true, "{name}"'),
     "MPI_Testsome": ("some_impl", 'false, "{name}"'),
     "MPI_Group_union": ("set_op", '"{name}", weft_core::object::Group::union'),
@@ -580,13 +605,38 @@ FORWARDS = {
 }
 
 
+# Forwards of the int form alone (the fast paths of blocking collectives; the `_c` twin goes
+# through its family): name -> (implementation, the arguments after the C ones).
+INT_FORWARDS = {
+    **{f"MPI_{k}": ("all_reduce_blocking", f'"{{name}}", crate::api::coll::AllKind::{k}')
+       for k in ("Allreduce", "Scan", "Exscan")},
+    "MPI_Allgather": (
+        "all_blocks_blocking",
+        'false, weft_core::coll::allgather, crate::api::coll_data::allgather, "{name}"'),
+    "MPI_Alltoall": (
+        "all_blocks_blocking",
+        'true, weft_core::coll::alltoall, crate::api::coll_data::alltoall, "{name}"'),
+}
+
+
 def forward_of(name):
     """The shared implementation and trailing arguments of a forwarded function, or None."""
+    if name in INT_FORWARDS:
+        impl, tail = INT_FORWARDS[name]
+        return impl, tail.replace("{name}", name)
     base = re.sub(r"_(c|x)$", "", name)
     if base not in FORWARDS:
         return None
     impl, tail = FORWARDS[base]
     return impl, tail.replace("{name}", name)
+
+
+def forward_arg(p):
+    """A forwarded call's argument: a user function as its address (see FORWARDS)."""
+    name = rust_ident(p.name)
+    if rust_type(p).startswith("Option<") and p.base != "MPIX_Destructor_function":
+        return f"{name}.map(|f| f as usize)"
+    return name
 
 
 def twin_key(name):
@@ -623,7 +673,8 @@ def render_rust(funcs, exports):
         if forward_of(name) is not None:
             impl, tail = forward_of(name)
             module, fname, is_unsafe = shared[impl]
-            body = f"{module}::{fname}({call_args}, {tail})"
+            forwarded = ", ".join(forward_arg(p) for p in f.params)
+            body = f"{module}::{fname}({forwarded}, {tail})"
         elif name.lower() in direct:
             module, fname, is_unsafe = direct[name.lower()]
             body = f"{module}::{fname}({call_args})"

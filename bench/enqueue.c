@@ -11,7 +11,7 @@
  *    (rank 1 queues the receives and waits); the time of
  *    computing alone, draining alone, and both, and the share of the shorter one hidden.
  * Best of 5 repetitions for each number. */
-#include <mpi.h>
+#include "enqueue_common.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +29,12 @@ static double compute(double seconds)
     return MPI_Wtime() - t0;
 }
 
-static double best(double a, double b) { return a < b ? a : b; }
-
 int main(int argc, char **argv)
 {
     int rank, iters = argc > 1 ? atoi(argv[1]) : 20000;
     int OVERLAP_BYTES = argc > 2 ? atoi(argv[2]) : 8;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int peer = 1 - rank;
     MPI_Info info;
     MPIX_Stream s;
     MPI_Comm c;
@@ -53,60 +50,13 @@ int main(int argc, char **argv)
     double ovh = 1e9, lat_plain = 1e9, lat_sync = 1e9, lat_pipe = 1e9;
 
     for (int rep = 0; rep < 5; rep++) {
-        /* 1. overhead */
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; i++) {
-            if (rank == 0)
-                MPIX_Send_enqueue(&v[i], 1, MPI_DOUBLE, 1, 0, c);
-            else
-                MPIX_Recv_enqueue(&v[i], 1, MPI_DOUBLE, 0, 0, c, MPI_STATUS_IGNORE);
-        }
-        double t1 = MPI_Wtime();
-        MPIX_Stream_synchronize(s);
-        ovh = best(ovh, (t1 - t0) / iters);
-
-        /* 2. latency */
+        /* 1. overhead, 2. latency */
+        ovh = best(ovh, enqueue_overhead((char *)v, iters, iters, rank, c, s));
         int rounds = iters / 4;
         double x = 0;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        for (int i = 0; i < rounds; i++) {
-            if (rank == 0) {
-                MPI_Send(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD);
-                MPI_Recv(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else {
-                MPI_Recv(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD);
-            }
-        }
-        lat_plain = best(lat_plain, (MPI_Wtime() - t0) / rounds / 2);
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        for (int i = 0; i < rounds; i++) {
-            if (rank == 0) {
-                MPIX_Send_enqueue(&x, 1, MPI_DOUBLE, peer, 2, c);
-                MPIX_Recv_enqueue(&x, 1, MPI_DOUBLE, peer, 2, c, MPI_STATUS_IGNORE);
-            } else {
-                MPIX_Recv_enqueue(&x, 1, MPI_DOUBLE, peer, 2, c, MPI_STATUS_IGNORE);
-                MPIX_Send_enqueue(&x, 1, MPI_DOUBLE, peer, 2, c);
-            }
-            MPIX_Stream_synchronize(s);
-        }
-        lat_sync = best(lat_sync, (MPI_Wtime() - t0) / rounds / 2);
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        for (int i = 0; i < rounds; i++) {
-            if (rank == 0) {
-                MPIX_Send_enqueue(&x, 1, MPI_DOUBLE, peer, 3, c);
-                MPIX_Recv_enqueue(&x, 1, MPI_DOUBLE, peer, 3, c, MPI_STATUS_IGNORE);
-            } else {
-                MPIX_Recv_enqueue(&x, 1, MPI_DOUBLE, peer, 3, c, MPI_STATUS_IGNORE);
-                MPIX_Send_enqueue(&x, 1, MPI_DOUBLE, peer, 3, c);
-            }
-        }
-        MPIX_Stream_synchronize(s);
-        lat_pipe = best(lat_pipe, (MPI_Wtime() - t0) / rounds / 2);
+        lat_plain = best(lat_plain, pingpong_plain(rank, 1, rounds));
+        lat_sync = best(lat_sync, pingpong_enqueued(&x, rank, 2, c, s, rounds, 1));
+        lat_pipe = best(lat_pipe, pingpong_enqueued(&x, rank, 3, c, s, rounds, 0));
     }
 
     /* 3. overlap: the compute time is calibrated to the drain time. */

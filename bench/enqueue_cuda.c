@@ -20,11 +20,11 @@
  *    an 8-byte copy to the host (cudaMemcpyAsync + cudaStreamSynchronize); cudaMallocHost +
  *    cudaFreeHost of 8 bytes.
  * Best of 3 repetitions for each number. */
+#include "enqueue_common.h"
 #include "wcuda.h"
 #include <stdio.h>
 #include <stdlib.h>
 
-static double best(double a, double b) { return a < b ? a : b; }
 static void empty_fn(void *p) { (void)p; }
 static void spin(double s)
 {
@@ -118,61 +118,19 @@ int main(int argc, char **argv)
     double ovh = 1e9, copy = 1e9, lat_plain = 1e9, lat_sync = 1e9, lat_pipe = 1e9;
 
     for (int rep = 0; rep < 3; rep++) {
-        /* 1. overhead */
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; i++) {
-            if (rank == 0)
-                MPIX_Send_enqueue(d + 8 * (i % 1024), 1, MPI_DOUBLE, 1, 0, c);
-            else
-                MPIX_Recv_enqueue(d + 8 * (i % 1024), 1, MPI_DOUBLE, 0, 0, c, MPI_STATUS_IGNORE);
-        }
-        double t1 = MPI_Wtime();
-        MPIX_Stream_synchronize(s);
-        ovh = best(ovh, (t1 - t0) / iters);
-        t0 = MPI_Wtime();
+        /* 1. overhead, then a cudaMemcpyAsync for scale; 2. latency */
+        ovh = best(ovh, enqueue_overhead(d, 1024, iters, rank, c, s));
+        double t0 = MPI_Wtime(), t1;
         for (int i = 0; i < iters; i++)
             wcuda.MemcpyAsync(h, d, 8, WCUDA_D2H, cs);
         t1 = MPI_Wtime();
         wcuda.StreamSynchronize(cs);
         copy = best(copy, (t1 - t0) / iters);
 
-        /* 2. latency */
         int rounds = iters / 4;
-        double x = 0;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        for (int i = 0; i < rounds; i++) {
-            if (rank == 0) {
-                MPI_Send(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD);
-                MPI_Recv(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else {
-                MPI_Recv(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(&x, 1, MPI_DOUBLE, peer, 1, MPI_COMM_WORLD);
-            }
-        }
-        lat_plain = best(lat_plain, (MPI_Wtime() - t0) / rounds / 2);
-        for (int pipe = 0; pipe < 2; pipe++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
-            for (int i = 0; i < rounds; i++) {
-                if (rank == 0) {
-                    MPIX_Send_enqueue(d, 1, MPI_DOUBLE, peer, 2, c);
-                    MPIX_Recv_enqueue(d, 1, MPI_DOUBLE, peer, 2, c, MPI_STATUS_IGNORE);
-                } else {
-                    MPIX_Recv_enqueue(d, 1, MPI_DOUBLE, peer, 2, c, MPI_STATUS_IGNORE);
-                    MPIX_Send_enqueue(d, 1, MPI_DOUBLE, peer, 2, c);
-                }
-                if (!pipe)
-                    MPIX_Stream_synchronize(s);
-            }
-            MPIX_Stream_synchronize(s);
-            double t = (MPI_Wtime() - t0) / rounds / 2;
-            if (pipe)
-                lat_pipe = best(lat_pipe, t);
-            else
-                lat_sync = best(lat_sync, t);
-        }
+        lat_plain = best(lat_plain, pingpong_plain(rank, 1, rounds));
+        lat_sync = best(lat_sync, pingpong_enqueued(d, rank, 2, c, s, rounds, 1));
+        lat_pipe = best(lat_pipe, pingpong_enqueued(d, rank, 2, c, s, rounds, 0));
     }
     /* The by-hand pattern of 3. at 8 bytes with each cudaMemcpy replaced by a busy wait as
      * long as a copy round trip (no GPU): what the MPI part costs when the peer is late. */

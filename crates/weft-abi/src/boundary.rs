@@ -301,8 +301,8 @@ fn invoke_user(
 ) -> c_int {
     if let Some(state) = extra_state {
         let f: MPIX_Comm_errhandler_function_x =
-            // SAFETY: `callback` was stored from a non-null function pointer by one of the
-            // MPIX_*_create_errhandler_x functions, and all of them take (handle, int, void*).
+            // All MPIX_*_create_errhandler_x functions take (handle, int, void*) callbacks.
+            // SAFETY: `callback` was stored from a non-null function pointer by one of them.
             unsafe { std::mem::transmute::<usize, _>(callback) };
         // SAFETY: the user function receives the handle, the code and its own state.
         unsafe { f(handle, code, state as *mut c_void) };
@@ -310,8 +310,8 @@ fn invoke_user(
     }
     let mut handle = handle;
     let mut code = code;
-    // SAFETY: `callback` was stored from a non-null errhandler function pointer by one of the
-    // MPI_*_create_errhandler functions, and all of them take (handle*, int*, ...).
+    // All MPI_*_create_errhandler functions take (handle*, int*, ...) callbacks.
+    // SAFETY: `callback` was stored from a non-null errhandler function pointer by one of them.
     let f: MPI_Comm_errhandler_function = unsafe { std::mem::transmute::<usize, _>(callback) };
     // SAFETY: the user function receives pointers to live locals, as the standard says.
     unsafe { f(&mut handle, &mut code) };

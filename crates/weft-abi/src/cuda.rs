@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::offload::{OffloadQueue, Task};
+use weft_pmi::dynlib;
 
 use crate::cuda_pool::{Pinned, Pool};
 
@@ -45,37 +46,31 @@ struct PointerAttributes {
     reserved: [u64; 16],
 }
 
-type LaunchHostFunc = unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError;
-type StreamSynchronize = unsafe extern "C" fn(Stream) -> CudaError;
-type MemcpyAsync =
-    unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int, Stream) -> CudaError;
-type PointerGetAttributes =
-    unsafe extern "C" fn(*mut PointerAttributes, *const c_void) -> CudaError;
-type MallocHost = unsafe extern "C" fn(*mut *mut c_void, usize) -> CudaError;
-type FreeHost = unsafe extern "C" fn(*mut c_void) -> CudaError;
-type GetErrorString = unsafe extern "C" fn(CudaError) -> *const c_char;
-type GetDeviceCount = unsafe extern "C" fn(*mut c_int) -> CudaError;
-
-/// The CUDA runtime functions the enqueue path uses.
-pub struct Cuda {
-    /// The library that was found (for `weft-info`).
-    pub library: String,
-    launch_host_func: LaunchHostFunc,
-    stream_synchronize: StreamSynchronize,
-    memcpy_async: MemcpyAsync,
-    pointer_attributes: PointerGetAttributes,
-    malloc_host: MallocHost,
-    free_host: FreeHost,
-    get_error_string: GetErrorString,
-    get_device_count: GetDeviceCount,
+weft_pmi::symbol_table! {
+    /// The CUDA runtime functions the enqueue path uses.
+    pub struct Cuda {
+        launch_host_func = "cudaLaunchHostFunc" =>
+            unsafe extern "C" fn(Stream, HostFn, *mut c_void) -> CudaError,
+        stream_synchronize = "cudaStreamSynchronize" => unsafe extern "C" fn(Stream) -> CudaError,
+        memcpy_async = "cudaMemcpyAsync" =>
+            unsafe extern "C" fn(*mut c_void, *const c_void, usize, c_int, Stream) -> CudaError,
+        pointer_attributes = "cudaPointerGetAttributes" =>
+            unsafe extern "C" fn(*mut PointerAttributes, *const c_void) -> CudaError,
+        malloc_host = "cudaMallocHost" =>
+            unsafe extern "C" fn(*mut *mut c_void, usize) -> CudaError,
+        free_host = "cudaFreeHost" => unsafe extern "C" fn(*mut c_void) -> CudaError,
+        get_error_string = "cudaGetErrorString" =>
+            unsafe extern "C" fn(CudaError) -> *const c_char,
+        get_device_count = "cudaGetDeviceCount" => unsafe extern "C" fn(*mut c_int) -> CudaError,
+    }
 }
 
 /// Library names tried, in order.
-const LIBRARIES: [&CStr; 4] = [
-    c"libcudart.so",
-    c"libcudart.so.13",
-    c"libcudart.so.12",
-    c"libcudart.so.11.0",
+const LIBRARIES: [&str; 4] = [
+    "libcudart.so",
+    "libcudart.so.13",
+    "libcudart.so.12",
+    "libcudart.so.11.0",
 ];
 
 static CUDA: OnceLock<Option<Cuda>> = OnceLock::new();
@@ -90,52 +85,15 @@ fn load() -> Option<Cuda> {
     if std::env::var_os("WEFT_CUDA").is_some_and(|v| v == "0") {
         return None;
     }
-    for name in LIBRARIES {
-        // SAFETY: dlopen of a NUL-terminated name; a null result means not found.
-        let lib = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-        if lib.is_null() {
-            continue;
+    let bind = |lib| {
+        // SAFETY: the table's prototypes are those the CUDA runtime API documents.
+        let cuda = unsafe { Cuda::resolve(lib) }?;
+        match cuda.device_count() {
+            0 => Err(format!("{}: no CUDA device", cuda.library().name())),
+            _ => Ok(cuda),
         }
-        // SAFETY: `lib` is a live handle; each symbol is cast to the prototype the CUDA
-        // runtime API documents for it.
-        let cuda = unsafe { bind(lib, name) };
-        match cuda {
-            Some(c) if c.device_count() > 0 => return Some(c),
-            _ => {
-                // SAFETY: the handle came from dlopen above and nothing of it is kept.
-                unsafe { libc::dlclose(lib) };
-            }
-        }
-    }
-    None
-}
-
-/// # Safety
-/// `lib` is a live `dlopen` handle of a CUDA runtime library.
-unsafe fn bind(lib: *mut c_void, name: &CStr) -> Option<Cuda> {
-    macro_rules! sym {
-        ($s:literal, $t:ty) => {{
-            // SAFETY: a live handle and a NUL-terminated symbol name.
-            let p = unsafe { libc::dlsym(lib, $s.as_ptr()) };
-            if p.is_null() {
-                return None;
-            }
-            // SAFETY: the symbol is the CUDA runtime function of that name, whose C
-            // prototype the field's type states.
-            unsafe { std::mem::transmute::<*mut c_void, $t>(p) }
-        }};
-    }
-    Some(Cuda {
-        library: name.to_string_lossy().into_owned(),
-        launch_host_func: sym!(c"cudaLaunchHostFunc", LaunchHostFunc),
-        stream_synchronize: sym!(c"cudaStreamSynchronize", StreamSynchronize),
-        memcpy_async: sym!(c"cudaMemcpyAsync", MemcpyAsync),
-        pointer_attributes: sym!(c"cudaPointerGetAttributes", PointerGetAttributes),
-        malloc_host: sym!(c"cudaMallocHost", MallocHost),
-        free_host: sym!(c"cudaFreeHost", FreeHost),
-        get_error_string: sym!(c"cudaGetErrorString", GetErrorString),
-        get_device_count: sym!(c"cudaGetDeviceCount", GetDeviceCount),
-    })
+    };
+    dynlib::load_first(LIBRARIES, dynlib::Scope::Local, bind).ok()
 }
 
 impl Cuda {
@@ -279,8 +237,8 @@ impl CudaQueue {
     fn trim_pool(&self) {
         let excess = self.pool().settle();
         for addr in excess {
-            // SAFETY: a block from cudaMallocHost that no queued work uses (the stream ran
-            // everything queued).
+            // The stream ran everything queued.
+            // SAFETY: a block from cudaMallocHost that no queued work uses.
             unsafe { (self.cuda.free_host)(addr as *mut c_void) };
         }
     }
@@ -352,7 +310,11 @@ impl Drop for CudaQueue {
 /// What `weft-info` prints about CUDA.
 pub fn describe() -> String {
     match runtime() {
-        Some(c) => format!("found ({}, {} device(s))", c.library, c.device_count()),
+        Some(c) => format!(
+            "found ({}, {} device(s))",
+            c.library().name(),
+            c.device_count()
+        ),
         None => "not found (libcudart.so not loadable or no device)".to_owned(),
     }
 }

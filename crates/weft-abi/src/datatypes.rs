@@ -19,6 +19,7 @@ pub static TYPES: Table<Type> = Table::new(Kind::Datatype);
 use TypeClass::*;
 
 /// (handle, name, size in bytes, extent, class) of every predefined datatype, for LP64 C.
+#[rustfmt::skip]
 const PREDEFINED: &[(MPI_Datatype, &str, usize, usize, TypeClass)] = &[
     (MPI_AINT, "MPI_AINT", 8, 8, SignedInt),
     (MPI_COUNT, "MPI_COUNT", 8, 8, SignedInt),
@@ -31,37 +32,13 @@ const PREDEFINED: &[(MPI_Datatype, &str, usize, usize, TypeClass)] = &[
     (MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", 2, 2, UnsignedInt),
     (MPI_UNSIGNED, "MPI_UNSIGNED", 4, 4, UnsignedInt),
     (MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", 8, 8, UnsignedInt),
-    (
-        MPI_UNSIGNED_LONG_LONG,
-        "MPI_UNSIGNED_LONG_LONG",
-        8,
-        8,
-        UnsignedInt,
-    ),
+    (MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", 8, 8, UnsignedInt),
     (MPI_FLOAT, "MPI_FLOAT", 4, 4, Float),
     (MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", 8, 8, Complex),
-    (
-        MPI_CXX_FLOAT_COMPLEX,
-        "MPI_CXX_FLOAT_COMPLEX",
-        8,
-        8,
-        Complex,
-    ),
+    (MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 8, 8, Complex),
     (MPI_DOUBLE, "MPI_DOUBLE", 8, 8, Float),
-    (
-        MPI_C_DOUBLE_COMPLEX,
-        "MPI_C_DOUBLE_COMPLEX",
-        16,
-        16,
-        Complex,
-    ),
-    (
-        MPI_CXX_DOUBLE_COMPLEX,
-        "MPI_CXX_DOUBLE_COMPLEX",
-        16,
-        16,
-        Complex,
-    ),
+    (MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", 16, 16, Complex),
+    (MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 16, 16, Complex),
     (MPI_LOGICAL, "MPI_LOGICAL", 4, 4, Logical),
     (MPI_INTEGER, "MPI_INTEGER", 4, 4, SignedInt),
     (MPI_REAL, "MPI_REAL", 4, 4, Float),
@@ -70,20 +47,8 @@ const PREDEFINED: &[(MPI_Datatype, &str, usize, usize, TypeClass)] = &[
     (MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", 16, 16, Complex),
     (MPI_CHARACTER, "MPI_CHARACTER", 1, 1, Char),
     (MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", 16, 16, Float),
-    (
-        MPI_C_LONG_DOUBLE_COMPLEX,
-        "MPI_C_LONG_DOUBLE_COMPLEX",
-        32,
-        32,
-        Complex,
-    ),
-    (
-        MPI_CXX_LONG_DOUBLE_COMPLEX,
-        "MPI_CXX_LONG_DOUBLE_COMPLEX",
-        32,
-        32,
-        Complex,
-    ),
+    (MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", 32, 32, Complex),
+    (MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX", 32, 32, Complex),
     (MPI_FLOAT_INT, "MPI_FLOAT_INT", 8, 8, Pair),
     (MPI_DOUBLE_INT, "MPI_DOUBLE_INT", 12, 16, Pair),
     (MPI_LONG_INT, "MPI_LONG_INT", 12, 16, Pair),

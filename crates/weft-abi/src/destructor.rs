@@ -34,8 +34,8 @@ impl std::fmt::Debug for Destructor {
 
 impl Drop for Destructor {
     fn drop(&mut self) {
-        // SAFETY: a destructor function the program registered with its extra state; it is
-        // called once, when the last reference to its object goes.
+        // A destructor function the program registered with its extra state.
+        // SAFETY: it is called once, when the last reference to its object goes.
         unsafe { (self.f)(self.extra_state as *mut c_void) }
     }
 }

@@ -266,8 +266,8 @@ impl<T> Table<T> {
                 if let Some(slot) = self.slot(d.slot) {
                     let raw = slot.raw.load(Ordering::Acquire);
                     if !raw.is_null() && slot.generation.load(Ordering::Acquire) == d.generation {
-                        // SAFETY: `raw` is the object an `Arc` in the slot keeps alive, and
-                        // by the caller's contract it is not dropped while borrowed.
+                        // `raw` is the object an `Arc` in the slot keeps alive.
+                        // SAFETY: by the caller's contract it is not dropped while borrowed.
                         return Ok(unsafe { &*raw });
                     }
                 }
@@ -286,8 +286,8 @@ impl<T> Table<T> {
     #[inline(never)]
     unsafe fn borrow_locked(&self, handle: usize) -> Result<&T, BadHandle> {
         let value = self.get(handle)?;
-        // SAFETY: the slot's `Arc` keeps the object alive, and by the caller's contract it is
-        // not dropped while borrowed.
+        // The slot's `Arc` keeps the object alive.
+        // SAFETY: by the caller's contract it is not dropped while borrowed.
         Ok(unsafe { &*Arc::as_ptr(&value) })
     }
 

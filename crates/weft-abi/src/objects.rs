@@ -244,8 +244,8 @@ impl CommRef {
     /// A counted reference, for a communicator an operation keeps beyond the call.
     pub fn to_arc(&self) -> Arc<Comm> {
         let raw = self.comm.as_ptr().cast_const();
-        // SAFETY: `raw` is the object of a live `Arc` (the world's, the handle table's or
-        // this reference's own), so taking one more count on it is valid.
+        // The world's, the handle table's or this reference's own `Arc` holds `raw`.
+        // SAFETY: `raw` is the object of a live `Arc`, so one more count on it is valid.
         unsafe {
             Arc::increment_strong_count(raw);
             Arc::from_raw(raw)
@@ -312,9 +312,9 @@ pub unsafe fn comm_quiet_unchecked<'a>(handle: MPI_Comm) -> Option<&'a Comm> {
         MPI_COMM_WORLD => Some(&world::get_initialized()?.world),
         MPI_COMM_SELF => Some(&world::get_initialized()?.self_comm),
         _ if !calls_may_overlap() || is_serial_handle(handle) => {
-            // SAFETY: no other thread is in MPI (thread level below MULTIPLE), or none uses
-            // this stream communicator (the program serialises it: the streams contract);
-            // by the caller's contract nothing on this thread frees it meanwhile.
+            // No other thread is in MPI (thread level below MULTIPLE), or none uses this stream
+            // communicator (the program serialises it: the streams contract).
+            // SAFETY: by the caller's contract nothing on this thread frees it meanwhile.
             let c = unsafe { COMMS.borrow(handle) }.ok()?;
             c.is_resolved().then_some(c)
         }
@@ -326,9 +326,8 @@ pub unsafe fn comm_quiet_unchecked<'a>(handle: MPI_Comm) -> Option<&'a Comm> {
 /// overlap (the caller checks `calls_may_overlap`).
 #[inline(always)]
 fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
-    // SAFETY: no other thread is in MPI (thread level below MULTIPLE, checked by the
-    // callers), and a communicator freed while this thread borrows one is kept alive
-    // (`release_comm`).
+    // A communicator freed while this thread borrows one is kept alive (`release_comm`).
+    // SAFETY: no other thread is in MPI (thread level below MULTIPLE, checked by the callers).
     let c = unsafe { COMMS.borrow(handle) }?;
     if !c.is_resolved() {
         wait_resolved(c)?;
@@ -344,9 +343,9 @@ fn borrow_user_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
 /// handle's mark): its own borrow count keeps a free from dropping it meanwhile.
 #[inline(always)]
 fn borrow_serial_comm(handle: MPI_Comm) -> Result<CommRef, BadHandle> {
-    // SAFETY: the program uses this communicator from one thread at a time (the streams
-    // contract), so no other thread frees it while this call runs; a free on this thread (in
-    // a callback) keeps it alive while it is borrowed (`release_comm`).
+    // No other thread frees it while this call runs, and a free on this thread (in a callback)
+    // keeps it alive while it is borrowed (`release_comm`):
+    // SAFETY: the program uses this communicator from one thread at a time (the streams contract).
     let c = unsafe { COMMS.borrow(handle) }?;
     if !c.is_resolved() {
         wait_resolved(c)?;

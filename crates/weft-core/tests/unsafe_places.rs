@@ -134,9 +134,11 @@ fn every_unsafe_file_is_listed_with_its_reason() {
     );
 }
 
-/// Where an `unsafe {` block's `// SAFETY:` reason is missing from the comment lines right
-/// above it (clippy accepts a comment above the statement the block is part of, which puts
-/// the reason two lines away from the block after rustfmt splits a statement).
+/// Where an `unsafe {` block's `// SAFETY:` line is not the line right above the one that
+/// opens it (nor on that line). Clippy accepts a reason anywhere in the comments above the
+/// statement the block is part of, so a reason can drift away from its block (rustfmt splits a
+/// statement, a comment line is added below it); this stricter rule keeps it next to the block:
+/// other comment lines go above the `SAFETY:` line.
 fn undocumented_blocks(text: &str) -> Vec<usize> {
     let lines: Vec<&str> = text.lines().collect();
     let opens_block = |l: &str| {
@@ -145,16 +147,16 @@ fn undocumented_blocks(text: &str) -> Vec<usize> {
             .skip(1)
             .any(|rest| rest.trim_start().starts_with('{'))
     };
+    let reason = |l: &str| {
+        let l = l.trim_start();
+        l.starts_with("//") && l.contains("// SAFETY:")
+    };
     let mut missing = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        if !opens_block(line) || line.contains("// SAFETY") {
+        if !opens_block(line) || line.contains("// SAFETY:") {
             continue;
         }
-        let above = lines[..i]
-            .iter()
-            .rev()
-            .take_while(|l| l.trim_start().starts_with("//"));
-        if !above.into_iter().any(|l| l.contains("SAFETY")) {
+        if !(i > 0 && reason(lines[i - 1])) {
             missing.push(i + 1);
         }
     }
@@ -162,13 +164,19 @@ fn undocumented_blocks(text: &str) -> Vec<usize> {
 }
 
 #[test]
-fn detector_finds_reasons_away_from_their_block() {
+fn detector_wants_the_reason_on_the_line_above() {
     assert!(undocumented_blocks("// SAFETY: ok\nunsafe { f() };").is_empty());
-    assert!(undocumented_blocks("// SAFETY: ok\n// more\nlet x = unsafe { f() };").is_empty());
+    assert!(undocumented_blocks("// context\n// SAFETY: ok\nlet x = unsafe { f() };").is_empty());
+    assert!(undocumented_blocks("unsafe { f() }; // SAFETY: ok").is_empty());
+    assert_eq!(
+        undocumented_blocks("// SAFETY: ok\n// more\nlet x = unsafe { f() };"),
+        vec![3]
+    );
     assert_eq!(
         undocumented_blocks("// SAFETY: far\nlet x =\n    unsafe { f() };"),
         vec![3]
     );
+    assert_eq!(undocumented_blocks("let x = unsafe { f() };"), vec![1]);
 }
 
 #[test]
@@ -183,6 +191,6 @@ fn every_unsafe_block_has_its_reason_right_above() {
     }
     assert!(
         bad.is_empty(),
-        "unsafe blocks without a `// SAFETY:` comment on the lines right above: {bad:?}"
+        "unsafe blocks whose `// SAFETY:` line is not the line right above: {bad:?}"
     );
 }

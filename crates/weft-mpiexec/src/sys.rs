@@ -96,8 +96,8 @@ pub fn poll(fds: &mut [libc::pollfd], timeout: Option<Duration>) -> io::Result<u
 
 /// Sends `signal` to process `pid`; a process that is already gone is not an error.
 pub fn kill(pid: u32, signal: i32) {
-    // SAFETY: kill has no memory effects; callers only name children not yet reaped, so
-    // the pid cannot have been recycled.
+    // kill has no memory effects.
+    // SAFETY: callers only name children not yet reaped, so the pid cannot have been recycled.
     unsafe { libc::kill(pid as libc::pid_t, signal) };
 }
 
@@ -133,8 +133,8 @@ pub fn prepare_child(cmd: &mut Command, inherit_fd: RawFd, cpu: Option<usize>) {
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         let mut empty = MaybeUninit::<libc::sigset_t>::uninit();
-        // SAFETY: sigemptyset initializes the set; sigprocmask reads it and accepts a null
-        // old-set pointer.
+        // sigemptyset initializes the set.
+        // SAFETY: sigprocmask reads it and accepts a null old-set pointer.
         unsafe {
             libc::sigemptyset(empty.as_mut_ptr());
             libc::sigprocmask(libc::SIG_SETMASK, empty.as_ptr(), std::ptr::null_mut());
@@ -146,8 +146,8 @@ pub fn prepare_child(cmd: &mut Command, inherit_fd: RawFd, cpu: Option<usize>) {
         if let Some(cpu) = cpu {
             // SAFETY: cpu_set_t is plain data; all-zero bytes is the empty set.
             let mut set: libc::cpu_set_t = unsafe { mem::zeroed() };
-            // SAFETY: CPU_SET is given an initialized set; sched_setaffinity reads a set of
-            // the size passed. Binding is best effort, so its failure is ignored.
+            // Binding is best effort, so its failure is ignored.
+            // SAFETY: CPU_SET is given an initialized set; sched_setaffinity reads its size.
             unsafe {
                 libc::CPU_SET(cpu, &mut set);
                 libc::sched_setaffinity(0, mem::size_of::<libc::cpu_set_t>(), &set);
@@ -155,7 +155,7 @@ pub fn prepare_child(cmd: &mut Command, inherit_fd: RawFd, cpu: Option<usize>) {
         }
         Ok(())
     };
-    // SAFETY: `setup` only makes async-signal-safe system calls and touches no shared state,
-    // as required between fork and exec.
+    // Between fork and exec a child may only make async-signal-safe calls.
+    // SAFETY: `setup` only makes async-signal-safe system calls and touches no shared state.
     unsafe { cmd.pre_exec(setup) };
 }

@@ -8,8 +8,10 @@
 //! - Helpers for values PMI cannot carry as they are: [`hex_encode`]/[`hex_decode`],
 //!   process sets ([`encode_psets`]/[`decode_psets`]) and `PMI_process_mapping`
 //!   ([`parse_process_mapping`]).
+//! - [`dynlib`]: libraries loaded at run time (PMIx here; UCX and CUDA in the crates above).
 
 mod client;
+pub mod dynlib;
 mod error;
 mod hex;
 mod mapping;

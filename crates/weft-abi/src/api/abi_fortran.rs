@@ -117,8 +117,8 @@ pub(crate) unsafe fn mpi_abi_get_fortran_booleans(
     non_null(logical_false, FUNC, "logical_false")?;
     non_null(is_set, FUNC, "is_set")?;
     check_logical_size(FUNC, logical_size)?;
-    // SAFETY: checked non-null; the caller passes logical_size (4) writable bytes at each
-    // value pointer (unaligned writes: a Fortran LOGICAL need not be aligned for C) and an int.
+    // Unaligned writes: a Fortran LOGICAL need not be aligned for C.
+    // SAFETY: checked non-null; the caller passes logical_size (4) bytes at each value and an int.
     unsafe {
         logical_true.cast::<i32>().write_unaligned(LOGICAL_TRUE);
         logical_false.cast::<i32>().write_unaligned(LOGICAL_FALSE);

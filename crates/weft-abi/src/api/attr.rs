@@ -39,8 +39,8 @@ fn run_copy(kv: &Keyval, handle: usize, value: usize, func: &str) -> MpiResult<O
         NULL_COPY => Ok(None),
         DUP_COPY => Ok(Some(value)),
         f => {
-            // SAFETY: `f` was stored from a non-null copy function pointer of the keyval's
-            // kind; all kinds share this C shape (the handle is pointer-sized).
+            // `f` was stored from a non-null copy function pointer of the keyval's kind.
+            // SAFETY: all kinds share this C shape (the handle is pointer-sized).
             let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(f) };
             let mut out: *mut c_void = std::ptr::null_mut();
             let mut flag: c_int = 0;
@@ -184,24 +184,31 @@ fn predefined_kind(id: c_int) -> Option<AttrKind> {
     }
 }
 
-/// Create a keyval; `guard` is dropped with it (see `with_state`).
+/// Create a keyval (no copy or delete function: `MPI_NULL_COPY_FN`/`MPI_NULL_DELETE_FN`);
+/// `guard` is dropped with it (see `with_state`).
 pub(super) unsafe fn create_keyval(
     kind: AttrKind,
-    copy: usize,
-    delete: usize,
+    copy: Option<usize>,
+    delete: Option<usize>,
     keyval: *mut c_int,
     extra_state: *mut c_void,
     guard: Option<Box<dyn std::any::Any + Send + Sync>>,
     func: &str,
 ) -> MpiResult<()> {
     non_null(keyval, func, "keyval")?;
+    let (copy, delete) = (copy.unwrap_or(NULL_COPY), delete.unwrap_or(NULL_DELETE));
     let id = attr::create_keyval(kind, copy, delete, extra_state as usize, guard)?;
     // SAFETY: checked non-null.
     unsafe { keyval.write(id) };
     Ok(())
 }
 
-unsafe fn free_keyval(kind: AttrKind, keyval: *mut c_int, func: &str) -> MpiResult<()> {
+/// `MPI_<Kind>_free_keyval` and MPI-1's `MPI_Keyval_free` (`api/gen.py` passes the kind
+/// and the function's name).
+///
+/// # Safety
+/// `keyval` null or valid for a read and a write.
+pub(crate) unsafe fn keyval_free(keyval: *mut c_int, kind: AttrKind, func: &str) -> MpiResult<()> {
     non_null(keyval, func, "keyval")?;
     // SAFETY: checked non-null.
     let id = unsafe { *keyval };
@@ -215,6 +222,23 @@ unsafe fn free_keyval(kind: AttrKind, keyval: *mut c_int, func: &str) -> MpiResu
     // SAFETY: as above.
     unsafe { keyval.write(MPI_KEYVAL_INVALID) };
     Ok(())
+}
+
+/// `MPI_<Kind>_create_keyval` and MPI-1's `MPI_Keyval_create` (`api/gen.py` passes the
+/// callbacks as addresses, the kind and the function's name).
+///
+/// # Safety
+/// `keyval` null or valid for a write.
+pub(crate) unsafe fn keyval_create(
+    copy: Option<usize>,
+    delete: Option<usize>,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+    kind: AttrKind,
+    func: &str,
+) -> MpiResult<()> {
+    // SAFETY: the caller's contract (`keyval` is checked inside).
+    unsafe { create_keyval(kind, copy, delete, keyval, extra_state, None, func) }
 }
 
 /// Store `value` under `keyval` on `list`: an existing value's delete callback runs first.
@@ -249,8 +273,8 @@ fn delete_attr(handle: usize, list: &AttrList, kv: &Keyval, func: &str) -> MpiRe
 
 /// Write a found attribute (`attribute_val` is a `void**` for the value) or flag 0.
 unsafe fn out_attr(value: Option<usize>, attribute_val: *mut c_void, flag: *mut c_int) {
-    // SAFETY: the caller checked both pointers for null; the standard makes attribute_val a
-    // pointer to a void* the library fills.
+    // The caller checked both pointers for null.
+    // SAFETY: the standard makes attribute_val a pointer to a void* the library fills.
     unsafe {
         match value {
             Some(v) => {
@@ -263,60 +287,6 @@ unsafe fn out_attr(value: Option<usize>, attribute_val: *mut c_void, flag: *mut 
 }
 
 // ------------------------------------------------------------------------ communicators
-
-pub(crate) unsafe fn mpi_comm_create_keyval(
-    comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>,
-    comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>,
-    comm_keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> MpiResult<()> {
-    let copy = comm_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
-    let delete = comm_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
-    // SAFETY: pointers checked inside.
-    unsafe {
-        create_keyval(
-            AttrKind::Comm,
-            copy,
-            delete,
-            comm_keyval,
-            extra_state,
-            None,
-            "MPI_Comm_create_keyval",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_comm_free_keyval(comm_keyval: *mut c_int) -> MpiResult<()> {
-    // SAFETY: checked inside.
-    unsafe { free_keyval(AttrKind::Comm, comm_keyval, "MPI_Comm_free_keyval") }
-}
-
-pub(crate) unsafe fn mpi_keyval_create(
-    copy_fn: Option<MPI_Copy_function>,
-    delete_fn: Option<MPI_Delete_function>,
-    keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> MpiResult<()> {
-    let copy = copy_fn.map_or(NULL_COPY, |f| f as usize);
-    let delete = delete_fn.map_or(NULL_DELETE, |f| f as usize);
-    // SAFETY: pointers checked inside.
-    unsafe {
-        create_keyval(
-            AttrKind::Comm,
-            copy,
-            delete,
-            keyval,
-            extra_state,
-            None,
-            "MPI_Keyval_create",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_keyval_free(keyval: *mut c_int) -> MpiResult<()> {
-    // SAFETY: checked inside.
-    unsafe { free_keyval(AttrKind::Comm, keyval, "MPI_Keyval_free") }
-}
 
 /// Run `f` on `comm`'s attributes: on a thread communicator the calling thread rank's own
 /// (`thread_ranks::attrs`), else the communicator's.
@@ -521,33 +491,6 @@ fn check_type(handle: MPI_Datatype, func: &str) -> MpiResult<()> {
     crate::datatypes::type_of(handle, func, "datatype").map(|_| ())
 }
 
-pub(crate) unsafe fn mpi_type_create_keyval(
-    type_copy_attr_fn: Option<MPI_Type_copy_attr_function>,
-    type_delete_attr_fn: Option<MPI_Type_delete_attr_function>,
-    type_keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> MpiResult<()> {
-    let copy = type_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
-    let delete = type_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
-    // SAFETY: pointers checked inside.
-    unsafe {
-        create_keyval(
-            AttrKind::Type,
-            copy,
-            delete,
-            type_keyval,
-            extra_state,
-            None,
-            "MPI_Type_create_keyval",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_type_free_keyval(type_keyval: *mut c_int) -> MpiResult<()> {
-    // SAFETY: checked inside.
-    unsafe { free_keyval(AttrKind::Type, type_keyval, "MPI_Type_free_keyval") }
-}
-
 pub(crate) unsafe fn mpi_type_set_attr(
     datatype: MPI_Datatype,
     type_keyval: c_int,
@@ -586,33 +529,6 @@ pub(crate) fn mpi_type_delete_attr(datatype: MPI_Datatype, type_keyval: c_int) -
 }
 
 // ------------------------------------------------------------------------------ windows
-
-pub(crate) unsafe fn mpi_win_create_keyval(
-    win_copy_attr_fn: Option<MPI_Win_copy_attr_function>,
-    win_delete_attr_fn: Option<MPI_Win_delete_attr_function>,
-    win_keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> MpiResult<()> {
-    let copy = win_copy_attr_fn.map_or(NULL_COPY, |f| f as usize);
-    let delete = win_delete_attr_fn.map_or(NULL_DELETE, |f| f as usize);
-    // SAFETY: pointers checked inside.
-    unsafe {
-        create_keyval(
-            AttrKind::Win,
-            copy,
-            delete,
-            win_keyval,
-            extra_state,
-            None,
-            "MPI_Win_create_keyval",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_win_free_keyval(win_keyval: *mut c_int) -> MpiResult<()> {
-    // SAFETY: checked inside.
-    unsafe { free_keyval(AttrKind::Win, win_keyval, "MPI_Win_free_keyval") }
-}
 
 /// Delete a window's attributes (before it is freed).
 pub fn free_win_attrs(handle: MPI_Win, list: &AttrList, func: &str) -> MpiResult<()> {

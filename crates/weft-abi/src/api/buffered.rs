@@ -39,9 +39,9 @@ pub(crate) fn buffered_send(
         (Space::Heap(h), _) => h.as_mut_ptr() as usize,
         (Space::Offset(_), None) => unreachable!("offsets come from a user region"),
     };
-    // SAFETY: `addr..addr+len` is free space of the attached buffer (the user promised it
-    // stays valid until detached, and detach waits for this send) or a heap block the pool
-    // keeps with the send's record.
+    // The user promised the attached buffer stays valid until detached, and detach waits for this
+    // send.
+    // SAFETY: `addr..addr+len` is free attached space or a heap block kept with the send's record.
     let copy = unsafe { Buf::new(addr, len) };
     buf.copy_to(&copy, len);
     let id = pt2pt::isend(comm, dest, tag, copy, SendMode::Standard, comm_handle)?;

@@ -356,46 +356,15 @@ pub(crate) unsafe fn all_reduce(
     )
 }
 
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-#[inline(never)]
-pub(crate) unsafe fn mpi_allreduce(
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    if let Some(a) = unsafe { plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) } {
-        let r = coll::allreduce(&a.comm, Some(&a.send), &a.recv, &a.red);
-        return core("MPI_Allreduce", r);
-    }
-    let (func, kind) = ("MPI_Allreduce", AllKind::Allreduce);
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe {
-        all_reduce(
-            sendbuf,
-            recvbuf,
-            count,
-            datatype,
-            op,
-            comm,
-            func,
-            Mode::Blocking,
-            kind,
-        )
-    }
-    .map(|_| ())
-}
-
-/// `MPI_Scan` and `MPI_Exscan` (int forms): the fast path of `mpi_allreduce`, else the family.
+/// `MPI_Allreduce`, `MPI_Scan` and `MPI_Exscan` (int forms; `api/gen.py` passes the name
+/// and the kind): the core algorithm for plain arguments (`plain_reduce_args`), else the
+/// family's one implementation.
 ///
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-unsafe fn prefix_blocking(
+#[inline(always)]
+pub(crate) unsafe fn all_reduce_blocking(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     count: c_int,
@@ -407,9 +376,11 @@ unsafe fn prefix_blocking(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     if let Some(a) = unsafe { plain_reduce_args(sendbuf, recvbuf, count, datatype, op, comm) } {
+        let (send, recv) = (Some(&a.send), &a.recv);
         let r = match kind {
-            AllKind::Exscan => coll::exscan(&a.comm, Some(&a.send), &a.recv, &a.red),
-            _ => coll::scan(&a.comm, Some(&a.send), &a.recv, &a.red),
+            AllKind::Allreduce => coll::allreduce(&a.comm, send, recv, &a.red),
+            AllKind::Scan => coll::scan(&a.comm, send, recv, &a.red),
+            AllKind::Exscan => coll::exscan(&a.comm, send, recv, &a.red),
         };
         return core(func, r);
     }
@@ -428,56 +399,6 @@ unsafe fn prefix_blocking(
         )
     }
     .map(|_| ())
-}
-
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-pub(crate) unsafe fn mpi_scan(
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        prefix_blocking(
-            sendbuf,
-            recvbuf,
-            count,
-            datatype,
-            op,
-            comm,
-            "MPI_Scan",
-            AllKind::Scan,
-        )
-    }
-}
-
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-pub(crate) unsafe fn mpi_exscan(
-    sendbuf: *const c_void,
-    recvbuf: *mut c_void,
-    count: c_int,
-    datatype: MPI_Datatype,
-    op: MPI_Op,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        prefix_blocking(
-            sendbuf,
-            recvbuf,
-            count,
-            datatype,
-            op,
-            comm,
-            "MPI_Exscan",
-            AllKind::Exscan,
-        )
-    }
 }
 
 /// `MPI_Reduce_local` and its `_c` twin.

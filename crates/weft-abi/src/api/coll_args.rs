@@ -150,8 +150,9 @@ pub(crate) unsafe fn buf_at(
             format!("{func}({buf_arg}=MPI_IN_PLACE): not allowed here"),
         ));
     }
-    // SAFETY: the caller's contract; the type stays alive through the handle table during
-    // the call and through `finish`'s `keep` (and the core's plans and requests) after it.
+    // The type stays alive through the handle table during the call and through `finish`'s `keep`
+    // (and the core's plans and requests) after it.
+    // SAFETY: the caller's contract for the buffer; the type stays alive (above).
     Ok(unsafe { Buf::typed(addr, count as usize, t) })
 }
 

@@ -105,55 +105,27 @@ pub(crate) unsafe fn mpi_gather(
     .map(|_| ())
 }
 
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-pub(crate) unsafe fn mpi_allgather(
-    sendbuf: *const c_void,
-    sendcount: c_int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: c_int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let plain = unsafe {
-        plain_blocks(
-            sendbuf,
-            sendcount,
-            sendtype,
-            recvbuf,
-            recvcount,
-            recvtype,
-            comm,
-            false,
-            |_| true,
-        )
-    };
-    if let Some((c, send, recv)) = plain {
-        return core("MPI_Allgather", coll::allgather(&c, Some(&send), &recv));
-    }
-    let func = "MPI_Allgather";
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe {
-        allgather(
-            sendbuf,
-            sendcount,
-            sendtype,
-            recvbuf,
-            recvcount,
-            recvtype,
-            comm,
-            func,
-            Mode::Blocking,
-        )
-    }
-    .map(|_| ())
-}
+/// The one implementation of the allgather or alltoall family, for counts of type `C`.
+pub(crate) type Exchange<C> = unsafe fn(
+    *const c_void,
+    C,
+    MPI_Datatype,
+    *mut c_void,
+    C,
+    MPI_Datatype,
+    MPI_Comm,
+    &str,
+    Mode,
+) -> MpiResult<MPI_Request>;
 
+/// `MPI_Allgather` and `MPI_Alltoall`: `plain`, the core algorithm, for plain arguments
+/// (`plain_blocks`), else the family's one implementation.
+///
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-pub(crate) unsafe fn mpi_alltoall(
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) unsafe fn all_blocks_blocking(
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: MPI_Datatype,
@@ -161,37 +133,37 @@ pub(crate) unsafe fn mpi_alltoall(
     recvcount: c_int,
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
+    send_n: bool,
+    plain: impl FnOnce(&Comm, Option<&Buf>, &Buf) -> MpiResult<()>,
+    family: Exchange<c_int>,
+    func: &str,
 ) -> MpiResult<()> {
+    let (send, recv) = (
+        (sendbuf, sendcount, sendtype),
+        (recvbuf, recvcount, recvtype),
+    );
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let plain = unsafe {
+    let fast = unsafe {
         plain_blocks(
-            sendbuf,
-            sendcount,
-            sendtype,
-            recvbuf,
-            recvcount,
-            recvtype,
+            send.0,
+            send.1,
+            send.2,
+            recv.0,
+            recv.1,
+            recv.2,
             comm,
-            true,
+            send_n,
             |_| true,
         )
     };
-    if let Some((c, send, recv)) = plain {
-        return core("MPI_Alltoall", coll::alltoall(&c, Some(&send), &recv));
+    if let Some((c, send, recv)) = fast {
+        return core(func, plain(&c, Some(&send), &recv));
     }
-    let func = "MPI_Alltoall";
+    let nb = Mode::Blocking;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe {
-        alltoall(
-            sendbuf,
-            sendcount,
-            sendtype,
-            recvbuf,
-            recvcount,
-            recvtype,
-            comm,
-            func,
-            Mode::Blocking,
+        family(
+            send.0, send.1, send.2, recv.0, recv.1, recv.2, comm, func, nb,
         )
     }
     .map(|_| ())

@@ -112,8 +112,9 @@ impl Staging {
             let block = q.take_pinned(s.len, func)?;
             (s.host, s.cap) = (block.addr, block.len);
             let src = (s.device as isize + s.lo) as usize;
-            // SAFETY: the device span is the program's buffer (valid until the queued
-            // operation ran: the enqueue contract); the block is ours until returned.
+            // The device span is the program's buffer (valid until the queued operation ran: the
+            // enqueue contract).
+            // SAFETY: the block is ours until returned.
             unsafe { q.copy(s.host, src, s.len, DEVICE_TO_HOST, func)? };
         }
         Ok(())

@@ -83,56 +83,26 @@ pub(crate) unsafe fn type_contiguous<C: Int>(
     unsafe { store(newtype, Type::contiguous(n, &o, C::LARGE), func) }
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe fn vector(
-    count: i64,
-    bl: i64,
-    stride: i64,
-    bytes: bool,
-    old: MPI_Datatype,
-    out: *mut MPI_Datatype,
-    large: bool,
-    func: &str,
-) -> MpiResult<()> {
-    let n = count_arg(count, func, "count")?;
-    let bl = len_arg(bl, func, "blocklength")?;
-    let o = type_of(old, func, "oldtype")?;
-    // SAFETY: forwarded caller contract.
-    unsafe { store(out, Type::vector(n, bl, stride, bytes, &o, large), func) }
-}
-
-/// `MPI_Type_vector` and its `_c` twin (stride in elements).
+/// `MPI_Type_vector` (stride in elements), `MPI_Type_create_hvector` (`bytes`: stride in
+/// bytes) and their `_c` twins (`api/gen.py` passes `bytes` and the function's name).
 ///
 /// # Safety
 /// `newtype` null or writable.
-pub(crate) unsafe fn type_vector<C: Int>(
-    count: C,
-    blocklength: C,
-    stride: C,
-    oldtype: MPI_Datatype,
-    newtype: *mut MPI_Datatype,
-    func: &str,
-) -> MpiResult<()> {
-    let (n, bl, st) = (count.get(), blocklength.get(), stride.get());
-    // SAFETY: forwarded caller contract.
-    unsafe { vector(n, bl, st, false, oldtype, newtype, C::LARGE, func) }
-}
-
-/// `MPI_Type_create_hvector` and its `_c` twin (stride in bytes).
-///
-/// # Safety
-/// `newtype` null or writable.
-pub(crate) unsafe fn type_create_hvector<C: Int, D: Int>(
+pub(crate) unsafe fn strided<C: Int, D: Int>(
     count: C,
     blocklength: C,
     stride: D,
     oldtype: MPI_Datatype,
     newtype: *mut MPI_Datatype,
+    bytes: bool,
     func: &str,
 ) -> MpiResult<()> {
-    let (n, bl, st) = (count.get(), blocklength.get(), stride.get());
+    let n = count_arg(count.get(), func, "count")?;
+    let bl = len_arg(blocklength.get(), func, "blocklength")?;
+    let o = type_of(oldtype, func, "oldtype")?;
+    let t = Type::vector(n, bl, stride.get(), bytes, &o, C::LARGE);
     // SAFETY: forwarded caller contract.
-    unsafe { vector(n, bl, st, true, oldtype, newtype, C::LARGE, func) }
+    unsafe { store(newtype, t, func) }
 }
 
 /// The block lengths of an indexed type: one per block (`array_of_blocklengths`) or one
@@ -797,42 +767,26 @@ unsafe fn pair<T>(
     Ok(())
 }
 
-/// `MPI_Type_get_extent`, its `_c` twin and the `_x` form.
+/// `MPI_Type_get_extent` and `MPI_Type_get_true_extent` (`true_extent`), their `_c` twins
+/// and `_x` forms (`api/gen.py` passes `true_extent` and the name).
 ///
 /// # Safety
 /// `lb` and `extent` null or writable.
-pub(crate) unsafe fn type_get_extent<D: Int>(
+pub(crate) unsafe fn extent_pair<D: Int>(
     datatype: MPI_Datatype,
     lb: *mut D,
     extent: *mut D,
+    true_extent: bool,
     func: &str,
 ) -> MpiResult<()> {
     let t = type_of(datatype, func, "datatype")?;
-    let (l, e) = (
-        D::or_undefined(t.lb as i64),
-        D::or_undefined(t.extent as i64),
-    );
+    let (l, e, args) = match true_extent {
+        false => (t.lb, t.extent, ("lb", "extent")),
+        true => (t.true_lb, t.true_extent, ("true_lb", "true_extent")),
+    };
+    let (l, e) = (D::or_undefined(l as i64), D::or_undefined(e as i64));
     // SAFETY: forwarded caller contract.
-    unsafe { pair(lb, l, extent, e, func, "lb", "extent") }
-}
-
-/// `MPI_Type_get_true_extent`, its `_c` twin and the `_x` form.
-///
-/// # Safety
-/// `true_lb` and `true_extent` null or writable.
-pub(crate) unsafe fn type_get_true_extent<D: Int>(
-    datatype: MPI_Datatype,
-    true_lb: *mut D,
-    true_extent: *mut D,
-    func: &str,
-) -> MpiResult<()> {
-    let t = type_of(datatype, func, "datatype")?;
-    let (l, e) = (
-        D::or_undefined(t.true_lb as i64),
-        D::or_undefined(t.true_extent as i64),
-    );
-    // SAFETY: forwarded caller contract.
-    unsafe { pair(true_lb, l, true_extent, e, func, "true_lb", "true_extent") }
+    unsafe { pair(lb, l, extent, e, func, args.0, args.1) }
 }
 
 pub(crate) unsafe fn mpi_type_set_name(

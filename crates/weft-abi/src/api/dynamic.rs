@@ -197,8 +197,8 @@ pub(crate) unsafe fn mpi_comm_spawn_multiple(
         non_null(array_of_info, func, "array_of_info")?;
         (0..count as usize)
             .map(|i| {
-                // SAFETY: the arrays hold `count` entries (checked non-null);
                 // MPI_ARGVS_NULL is null.
+                // SAFETY: the arrays hold `count` entries (checked non-null).
                 unsafe {
                     let argv = if array_of_argv.is_null() {
                         std::ptr::null_mut()
@@ -277,11 +277,11 @@ pub(crate) unsafe fn mpi_close_port(port_name: *const c_char) -> MpiResult<()> {
     port::close(&name)
 }
 
-/// `MPI_Comm_accept` and `MPI_Comm_connect`.
+/// `MPI_Comm_accept` and `MPI_Comm_connect` (`api/gen.py` passes `accepting` and the name).
 ///
 /// # Safety
 /// `port_name` NUL-terminated at the root; `newcomm` valid.
-unsafe fn accept_or_connect(
+pub(crate) unsafe fn accept_or_connect(
     port_name: *const c_char,
     info: MPI_Info,
     root: c_int,
@@ -301,48 +301,6 @@ unsafe fn accept_or_connect(
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, Some(new)) };
     Ok(())
-}
-
-pub(crate) unsafe fn mpi_comm_accept(
-    port_name: *const c_char,
-    info: MPI_Info,
-    root: c_int,
-    comm: MPI_Comm,
-    newcomm: *mut MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: the caller's guarantees.
-    unsafe {
-        accept_or_connect(
-            port_name,
-            info,
-            root,
-            comm,
-            newcomm,
-            true,
-            "MPI_Comm_accept",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_comm_connect(
-    port_name: *const c_char,
-    info: MPI_Info,
-    root: c_int,
-    comm: MPI_Comm,
-    newcomm: *mut MPI_Comm,
-) -> MpiResult<()> {
-    // SAFETY: the caller's guarantees.
-    unsafe {
-        accept_or_connect(
-            port_name,
-            info,
-            root,
-            comm,
-            newcomm,
-            false,
-            "MPI_Comm_connect",
-        )
-    }
 }
 
 /// The service and port names of the name-service calls, and the configuration.
@@ -472,8 +430,8 @@ pub(crate) unsafe fn mpi_comm_join(fd: c_int, intercomm: *mut MPI_Comm) -> MpiRe
         ));
     }
     let me = objects::comm(MPI_COMM_SELF, func, "MPI_COMM_SELF")?;
-    // SAFETY: `fd` is the program's open socket; `ManuallyDrop` never closes it, and only
-    // read and write are used on it while the call runs.
+    // `ManuallyDrop` never closes it, and only read and write are used on it while the call runs.
+    // SAFETY: `fd` is the program's open socket.
     let mut stream = Borrowed(ManuallyDrop::new(unsafe { UnixStream::from_raw_fd(fd) }));
     let new = handshake(&me, 0, Some(Ok(&mut stream as &mut dyn Link)), func)?;
     // SAFETY: checked non-null.

@@ -24,6 +24,7 @@ use weft_core::object::stream_comm::offload_stream;
 use weft_core::object::Comm;
 
 use crate::api::coll::{self, AllKind};
+use crate::api::coll_data::Exchange;
 use crate::api::cuda_stage::{self, Access, Staged, Staging};
 use crate::api::family::Mode;
 use crate::api::pt2pt::{self, dest_rank, recv_tag, send_tag, source_sel, SendKind};
@@ -764,19 +765,6 @@ pub(crate) fn mpix_barrier_enqueue(comm: MPI_Comm) -> MpiResult<()> {
     })
 }
 
-/// The blocking form of `MPI_Allgather` or `MPI_Alltoall`.
-type Exchange = unsafe fn(
-    *const c_void,
-    i64,
-    MPI_Datatype,
-    *mut c_void,
-    i64,
-    MPI_Datatype,
-    MPI_Comm,
-    &str,
-    Mode,
-) -> MpiResult<MPI_Request>;
-
 /// `MPIX_Allgather_enqueue`, `MPIX_Alltoall_enqueue` and their `_c` twins (Weft's;
 /// generated forwards): `run` queued; `each_peer` says the send buffer holds a block per
 /// peer.
@@ -793,7 +781,7 @@ pub(crate) unsafe fn exchange_enqueue(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
     each_peer: bool,
-    run: Exchange,
+    run: Exchange<i64>,
     func: &'static str,
 ) -> MpiResult<()> {
     let (c, s) = offload_comm(comm, func)?;

@@ -136,72 +136,71 @@ pub(super) unsafe fn create_errhandler(
     unsafe { write(errhandler, handle, func, "errhandler") }
 }
 
-pub(crate) unsafe fn mpi_comm_create_errhandler(
-    comm_errhandler_fn: Option<MPI_Comm_errhandler_function>,
+/// `MPI_<Kind>_create_errhandler` (`api/gen.py` passes the callback as an address, the kind
+/// and the function's name).
+///
+/// # Safety
+/// `errhandler` null or valid for a write.
+pub(crate) unsafe fn errhandler_create(
+    callback: Option<usize>,
     errhandler: *mut MPI_Errhandler,
+    kind: ErrhandlerKind,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = comm_errhandler_fn.map(|f| f as usize);
-    // SAFETY: errhandler is checked inside.
-    unsafe {
-        create_errhandler(
-            ErrhandlerKind::Comm,
-            f,
-            None,
-            errhandler,
-            "MPI_Comm_create_errhandler",
-        )
-    }
+    // SAFETY: the caller's contract (`errhandler` is checked inside).
+    unsafe { create_errhandler(kind, callback, None, errhandler, func) }
 }
 
-pub(crate) unsafe fn mpi_win_create_errhandler(
-    win_errhandler_fn: Option<MPI_Win_errhandler_function>,
-    errhandler: *mut MPI_Errhandler,
-) -> MpiResult<()> {
-    let f = win_errhandler_fn.map(|f| f as usize);
-    // SAFETY: errhandler is checked inside.
-    unsafe {
-        create_errhandler(
-            ErrhandlerKind::Win,
-            f,
-            None,
-            errhandler,
-            "MPI_Win_create_errhandler",
-        )
+/// The errhandler `errhandler` names, which must have been created for `kind`'s objects
+/// (`MPI_<Kind>_create_errhandler`).
+pub(super) fn errhandler_for(
+    errhandler: MPI_Errhandler,
+    kind: ErrhandlerKind,
+    func: &str,
+) -> MpiResult<Arc<Errhandler>> {
+    let e = objects::errhandler(errhandler, func, "errhandler")?;
+    if !e.fits(kind) {
+        let (objects, creator) = match kind {
+            ErrhandlerKind::Comm => ("communicators", "MPI_Comm_create_errhandler"),
+            ErrhandlerKind::Win => ("windows", "MPI_Win_create_errhandler"),
+            ErrhandlerKind::File => ("files", "MPI_File_create_errhandler"),
+            ErrhandlerKind::Session => ("sessions", "MPI_Session_create_errhandler"),
+        };
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(errhandler): not created for {objects} ({creator})"),
+        ));
     }
+    Ok(e)
 }
 
-pub(crate) unsafe fn mpi_file_create_errhandler(
-    file_errhandler_fn: Option<MPI_File_errhandler_function>,
-    errhandler: *mut MPI_Errhandler,
+/// `MPI_<Kind>_get_errhandler`'s output: the handle of `e` in `out` (checked non-null).
+///
+/// # Safety
+/// `out` null or valid for a write.
+pub(super) unsafe fn out_errhandler(
+    out: *mut MPI_Errhandler,
+    e: &Arc<Errhandler>,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = file_errhandler_fn.map(|f| f as usize);
-    // SAFETY: errhandler is checked inside.
-    unsafe {
-        create_errhandler(
-            ErrhandlerKind::File,
-            f,
-            None,
-            errhandler,
-            "MPI_File_create_errhandler",
-        )
-    }
+    non_null(out, func, "errhandler")?;
+    let handle = objects::errhandler_handle(e);
+    // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
+    unsafe { write(out, handle, func, "errhandler") }
 }
 
-pub(crate) unsafe fn mpi_session_create_errhandler(
-    session_errhandler_fn: Option<MPI_Session_errhandler_function>,
-    errhandler: *mut MPI_Errhandler,
-) -> MpiResult<()> {
-    let f = session_errhandler_fn.map(|f| f as usize);
-    // SAFETY: errhandler is checked inside.
-    unsafe {
-        create_errhandler(
-            ErrhandlerKind::Session,
-            f,
-            None,
-            errhandler,
-            "MPI_Session_create_errhandler",
-        )
+/// `MPI_<Kind>_call_errhandler` once its object is checked: the errhandler of `scope` runs
+/// with the user's `errorcode`, and the call succeeds once it returns (a fatal handler does
+/// not return).
+pub(super) fn call_errhandler(scope: Scope, errorcode: c_int, func: &str) -> MpiResult<()> {
+    if error_codes::class_of(errorcode).is_none() {
+        return Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{func}(errorcode={errorcode}): not a valid error code"),
+        ));
     }
+    raise(scope, MpiError::with_code(errorcode, String::new()));
+    Ok(())
 }
 
 pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> MpiResult<()> {
@@ -234,15 +233,9 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
 }
 
 pub(crate) fn mpi_comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> MpiResult<()> {
-    let c = objects::comm_local_or_thread(comm, "MPI_Comm_set_errhandler", "comm")?;
-    let e = objects::errhandler(errhandler, "MPI_Comm_set_errhandler", "errhandler")?;
-    if !e.fits(ErrhandlerKind::Comm) {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            "MPI_Comm_set_errhandler(errhandler): not created for communicators (MPI_Comm_create_errhandler)",
-        ));
-    }
-    c.set_errhandler(e);
+    let func = "MPI_Comm_set_errhandler";
+    let c = objects::comm_local_or_thread(comm, func, "comm")?;
+    c.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Comm, func)?);
     Ok(())
 }
 
@@ -250,28 +243,16 @@ pub(crate) unsafe fn mpi_comm_get_errhandler(
     comm: MPI_Comm,
     errhandler: *mut MPI_Errhandler,
 ) -> MpiResult<()> {
-    let c = objects::comm_local_or_thread(comm, "MPI_Comm_get_errhandler", "comm")?;
-    non_null(errhandler, "MPI_Comm_get_errhandler", "errhandler")?;
-    let handle = objects::errhandler_handle(&c.errhandler());
-    // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
-    unsafe { write(errhandler, handle, "MPI_Comm_get_errhandler", "errhandler") }
+    let func = "MPI_Comm_get_errhandler";
+    let c = objects::comm_local_or_thread(comm, func, "comm")?;
+    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
+    unsafe { out_errhandler(errhandler, &c.errhandler(), func) }
 }
 
 pub(crate) fn mpi_comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> MpiResult<()> {
-    objects::comm_local_or_thread(comm, "MPI_Comm_call_errhandler", "comm")?;
-    if error_codes::class_of(errorcode).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("MPI_Comm_call_errhandler(errorcode={errorcode}): not a valid error code"),
-        ));
-    }
-    // The errhandler runs with the user's code; MPI_Comm_call_errhandler itself succeeds
-    // once the handler returns (a fatal handler does not return).
-    raise(
-        Scope::Comm(comm),
-        MpiError::with_code(errorcode, String::new()),
-    );
-    Ok(())
+    let func = "MPI_Comm_call_errhandler";
+    objects::comm_local_or_thread(comm, func, "comm")?;
+    call_errhandler(Scope::Comm(comm), errorcode, func)
 }
 
 // ------------------------------------------------------------------------------ windows
@@ -279,14 +260,7 @@ pub(crate) fn mpi_comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> MpiR
 pub(crate) fn mpi_win_set_errhandler(win: MPI_Win, errhandler: MPI_Errhandler) -> MpiResult<()> {
     let func = "MPI_Win_set_errhandler";
     let w = objects::win(win, func, "win")?;
-    let e = objects::errhandler(errhandler, func, "errhandler")?;
-    if !e.fits(ErrhandlerKind::Win) {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errhandler): not created for windows (MPI_Win_create_errhandler)"),
-        ));
-    }
-    w.set_errhandler(e);
+    w.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Win, func)?);
     Ok(())
 }
 
@@ -296,26 +270,12 @@ pub(crate) unsafe fn mpi_win_get_errhandler(
 ) -> MpiResult<()> {
     let func = "MPI_Win_get_errhandler";
     let w = objects::win(win, func, "win")?;
-    non_null(errhandler, func, "errhandler")?;
-    let handle = objects::errhandler_handle(&w.errhandler());
-    // SAFETY: checked non-null; the caller passes a valid MPI_Errhandler pointer.
-    unsafe { write(errhandler, handle, func, "errhandler") }
+    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
+    unsafe { out_errhandler(errhandler, &w.errhandler(), func) }
 }
 
 pub(crate) fn mpi_win_call_errhandler(win: MPI_Win, errorcode: c_int) -> MpiResult<()> {
     let func = "MPI_Win_call_errhandler";
     objects::win(win, func, "win")?;
-    if error_codes::class_of(errorcode).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errorcode={errorcode}): not a valid error code"),
-        ));
-    }
-    // As for communicators: the handler runs with the user's code, and the call succeeds once
-    // it returns.
-    raise(
-        Scope::Win(win),
-        MpiError::with_code(errorcode, String::new()),
-    );
-    Ok(())
+    call_errhandler(Scope::Win(win), errorcode, func)
 }

@@ -38,8 +38,8 @@ impl GreqClass for CClass {
         let Some(f) = self.query else {
             return status::from_c(&s);
         };
-        // SAFETY: a user callback given to MPI_Grequest_start; it receives its extra state and
-        // a live status, as the standard specifies.
+        // A user callback given to MPI_Grequest_start.
+        // SAFETY: it receives its extra state and a live status, as the standard specifies.
         let code = unsafe { f(state as *mut c_void, &mut s) };
         let mut out = status::from_c(&s);
         out.error = code;

@@ -155,8 +155,9 @@ fn in_layout(
     let mut b = vec![0u8; span];
     let base_a = (a.as_mut_ptr() as usize).wrapping_add_signed(-lo);
     let base_b = (b.as_mut_ptr() as usize).wrapping_add_signed(-lo);
-    // SAFETY: `count` instances at base_a/base_b touch exactly `lo..hi` relative to the
-    // base, which is the vectors' memory; the vectors outlive the Bufs; `t` is alive.
+    // `count` instances at base_a/base_b touch exactly `lo..hi` relative to the base, which is the
+    // vectors' memory.
+    // SAFETY: the vectors outlive the Bufs; `t` is alive.
     let (ba, bb) = unsafe { (Buf::typed(base_a, count, t), Buf::typed(base_b, count, t)) };
     ba.unpack(0, &input[..ba.len()]);
     bb.unpack(0, &inout[..bb.len()]);
@@ -190,8 +191,8 @@ fn call_user(
         }
         UserFunction::Count(f) => {
             let mut len = count as MPI_Count;
-            // SAFETY: the buffers hold `count` instances of the datatype as the user function
-            // expects them; the addresses are valid for the call.
+            // The buffers hold `count` instances of the datatype as the user function expects them.
+            // SAFETY: the addresses are valid for the call.
             unsafe { f(inp as *mut c_void, out as *mut c_void, &mut len, &mut dtype) }
         }
         UserFunction::Int(f) => {

@@ -130,8 +130,9 @@ unsafe fn pack_bytes(
     }
     typed_buf(inbuf, &t, func, "inbuf")?;
     non_null(outbuf, func, "outbuf")?;
-    // SAFETY: the caller passes the elements at inbuf and `size` bytes at outbuf, of which
-    // [position, end) is checked in range; the type is held by `t` for the duration.
+    // The caller passes the elements at inbuf and `size` bytes at outbuf, of which [position, end)
+    // is checked in range.
+    // SAFETY: the type is held by `t` for the duration.
     unsafe {
         let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(side.position), bytes);
         match rep {

@@ -61,8 +61,8 @@ unsafe fn args(
         )
     })?;
     let ty = datatypes::committed(datatype, func, "datatype")?;
-    // SAFETY: forwarded caller contract: the buffer holds `partitions * count` elements and
-    // is left alone while the request lives.
+    // The buffer holds `partitions * count` elements and is left alone while the request lives.
+    // SAFETY: forwarded caller contract.
     let whole = unsafe { message_buf(buf, total, datatype, func) }?;
     let tag = send_tag(tag, func)?;
     if info != MPI_INFO_NULL {

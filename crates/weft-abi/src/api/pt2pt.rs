@@ -70,8 +70,9 @@ pub(crate) unsafe fn message_buf(
             format!("{func}(buf=NULL): a buffer is required for count {count}"),
         ));
     }
-    // SAFETY: the caller's contract; the type stays alive through the handle table during
-    // the call and through the request (`Request::keep`) after it.
+    // The type stays alive through the handle table during the call and through the request
+    // (`Request::keep`) after it.
+    // SAFETY: the caller's contract for the buffer; the type stays alive (above).
     Ok(unsafe { Buf::typed(buf as usize, count as usize, &dt) })
 }
 

@@ -298,13 +298,14 @@ pub(crate) unsafe fn sendrecv_replace(
     let b = unsafe { message_buf(buf, count.get(), datatype, func) }?;
     let mut copy = vec![0u8; b.len()].into_boxed_slice();
     b.pack(0, &mut copy);
-    // SAFETY: the boxed copy's heap block does not move; `exchange` keeps the box until the
-    // exchange completed (with the schedule, for the nonblocking form).
+    // `exchange` keeps the box until the exchange completed (with the schedule, for the nonblocking
+    // form).
+    // SAFETY: the boxed copy's heap block does not move and outlives the exchange (above).
     let sbuf = unsafe { Buf::new(copy.as_ptr() as usize, copy.len()) };
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let (send, recv) = ((dest, sendtag, sbuf), (source, recvtag, b));
-        // SAFETY: forwarded caller contract for `out`; `copy` outlives the exchange, which
-        // completes in the call.
+        // Forwarded caller contract for `out`.
+        // SAFETY: `copy` outlives the exchange, which completes in the call.
         unsafe { thread_exchange(c, tc, me, send, recv, out, func, mode) }
     });
     if let Some(r) = on_thread {

@@ -28,8 +28,8 @@ use crate::win_object::WinObject;
 #[inline(always)]
 pub(crate) fn with_win<R>(win: MPI_Win, f: impl FnOnce(&WinObject) -> R) -> Option<R> {
     if !calls_may_overlap() {
-        // SAFETY: no other thread is in MPI (thread level below MULTIPLE), and nothing on
-        // this thread frees the window while `f` runs (no user code, no waiting).
+        // Nothing on this thread frees the window while `f` runs (no user code, no waiting).
+        // SAFETY: no other thread is in MPI (thread level below MULTIPLE).
         let w = unsafe { WINS.borrow(win) }.ok()?;
         Some(f(w))
     } else {

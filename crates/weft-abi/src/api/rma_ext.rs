@@ -161,8 +161,8 @@ pub(crate) unsafe fn mpix_memhandle_create(
         ));
     }
     let bytes = w.rma.memhandle_create(base as usize, size, func)?;
-    // SAFETY: the caller passes a buffer of MPIX_MAX_MEMHANDLE_SIZE (>= HANDLE_BYTES) bytes
-    // and a writable int (both checked non-null).
+    // Both checked non-null.
+    // SAFETY: the caller passes MPIX_MAX_MEMHANDLE_SIZE >= HANDLE_BYTES bytes and a writable int.
     unsafe {
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), memhandle.cast::<u8>(), HANDLE_BYTES);
         write(

@@ -7,11 +7,12 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::instance::ThreadLevel;
 use weft_core::object::{comm, idup, ErrhandlerKind, Group, Info, Session};
 
+use crate::api::errors::{call_errhandler, errhandler_for, out_errhandler};
 use crate::args::{c_str, non_null, write};
-use crate::boundary::{clear_raise_on, raise, raise_on, Scope};
+use crate::boundary::{clear_raise_on, raise_on, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
-use crate::{error_codes, objects};
+use crate::objects;
 
 /// The thread level a session gets when its info does not ask: the world's, if `MPI_Init`
 /// ran (a library inside a threaded program expects the program's level), else single.
@@ -63,13 +64,7 @@ pub(crate) unsafe fn mpi_session_init(
     raise_on(Scope::Errhandler(errhandler));
     non_null(session, "MPI_Session_init", "session")?;
     let (level, strict) = requested(info, "MPI_Session_init")?;
-    let e = objects::errhandler(errhandler, "MPI_Session_init", "errhandler")?;
-    if !e.fits(ErrhandlerKind::Session) {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            "MPI_Session_init(errhandler): not created for sessions (MPI_Session_create_errhandler)",
-        ));
-    }
+    let e = errhandler_for(errhandler, ErrhandlerKind::Session, "MPI_Session_init")?;
     let s = Session::start(level, e)?;
     s.set_strict_finalize(strict);
     let handle = objects::SESSIONS.insert(s);
@@ -211,15 +206,9 @@ pub(crate) fn mpi_session_set_errhandler(
     session: MPI_Session,
     errhandler: MPI_Errhandler,
 ) -> MpiResult<()> {
-    let s = objects::session(session, "MPI_Session_set_errhandler", "session")?;
-    let e = objects::errhandler(errhandler, "MPI_Session_set_errhandler", "errhandler")?;
-    if !e.fits(ErrhandlerKind::Session) {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            "MPI_Session_set_errhandler(errhandler): not created for sessions (MPI_Session_create_errhandler)",
-        ));
-    }
-    s.set_errhandler(e);
+    let func = "MPI_Session_set_errhandler";
+    let s = objects::session(session, func, "session")?;
+    s.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Session, func)?);
     Ok(())
 }
 
@@ -227,33 +216,16 @@ pub(crate) unsafe fn mpi_session_get_errhandler(
     session: MPI_Session,
     errhandler: *mut MPI_Errhandler,
 ) -> MpiResult<()> {
-    let s = objects::session(session, "MPI_Session_get_errhandler", "session")?;
-    non_null(errhandler, "MPI_Session_get_errhandler", "errhandler")?;
-    let handle = objects::errhandler_handle(&s.errhandler());
-    // SAFETY: checked non-null.
-    unsafe {
-        write(
-            errhandler,
-            handle,
-            "MPI_Session_get_errhandler",
-            "errhandler",
-        )
-    }
+    let func = "MPI_Session_get_errhandler";
+    let s = objects::session(session, func, "session")?;
+    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
+    unsafe { out_errhandler(errhandler, &s.errhandler(), func) }
 }
 
 pub(crate) fn mpi_session_call_errhandler(session: MPI_Session, errorcode: c_int) -> MpiResult<()> {
-    objects::session(session, "MPI_Session_call_errhandler", "session")?;
-    if error_codes::class_of(errorcode).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("MPI_Session_call_errhandler(errorcode={errorcode}): not a valid error code"),
-        ));
-    }
-    raise(
-        Scope::Session(session),
-        MpiError::with_code(errorcode, String::new()),
-    );
-    Ok(())
+    let func = "MPI_Session_call_errhandler";
+    objects::session(session, func, "session")?;
+    call_errhandler(Scope::Session(session), errorcode, func)
 }
 
 // ------------------------------------------------------------------ groups and communicators
@@ -288,16 +260,7 @@ fn session_errhandler(
     errhandler: MPI_Errhandler,
     func: &str,
 ) -> MpiResult<Arc<weft_core::object::Errhandler>> {
-    let e = objects::errhandler(errhandler, func, "errhandler")?;
-    if !e.fits(ErrhandlerKind::Comm) {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!(
-                "{func}(errhandler): not created for communicators (MPI_Comm_create_errhandler)"
-            ),
-        ));
-    }
-    Ok(e)
+    errhandler_for(errhandler, ErrhandlerKind::Comm, func)
 }
 
 fn string_tag<'a>(stringtag: *const c_char, func: &str) -> MpiResult<std::borrow::Cow<'a, str>> {

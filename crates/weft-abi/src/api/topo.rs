@@ -69,6 +69,65 @@ fn intra(c: &Comm, func: &str, arg: &str) -> MpiResult<()> {
     Ok(())
 }
 
+/// The start of a topology constructor: `comm_old` an intracommunicator, and the output
+/// handle (checked non-null) set to `MPI_COMM_NULL`, which a later error leaves there, as
+/// MPICH does (errors/topo/cartsmall).
+///
+/// # Safety
+/// `out` is null or valid for a write.
+unsafe fn creation(
+    comm_old: MPI_Comm,
+    out: *mut MPI_Comm,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Arc<Comm>> {
+    let c = objects::comm(comm_old, func, "comm_old")?;
+    intra(&c, func, "comm_old")?;
+    non_null(out, func, arg)?;
+    // SAFETY: checked non-null.
+    unsafe { out_comm(out, None) };
+    Ok(c)
+}
+
+/// A `max*` argument of a query too small for the grid's `ndims` dimensions.
+fn room_for_dims(maxdims: c_int, ndims: usize, func: &str) -> MpiResult<()> {
+    if maxdims < ndims as c_int {
+        return Err(err(
+            ErrorClass::Arg,
+            format!("{func}(maxdims={maxdims}): the grid has {ndims} dimensions"),
+        ));
+    }
+    Ok(())
+}
+
+/// The `newrank` of the map functions: this rank in a layout of `n` processes, or
+/// `MPI_UNDEFINED` outside it.
+fn mapped_rank(c: &Comm, n: u32) -> c_int {
+    if c.rank < n {
+        c.rank as c_int
+    } else {
+        MPI_UNDEFINED
+    }
+}
+
+/// The `index` and `edges` arrays of a graph of `nnodes` nodes.
+///
+/// # Safety
+/// `index` holds `nnodes` ints and `edges` `index[nnodes-1]`.
+unsafe fn graph_arrays<'a>(
+    nnodes: c_int,
+    index: *const c_int,
+    edges: *const c_int,
+    func: &str,
+) -> MpiResult<(&'a [c_int], &'a [c_int])> {
+    // SAFETY: the caller passes nnodes ints.
+    let idx = unsafe { int_array(index, nnodes, func, "index")? };
+    let nedges = idx.last().copied().unwrap_or(0);
+    // SAFETY: the caller passes index[nnodes-1] ints.
+    let e = unsafe { int_array(edges, nedges, func, "edges")? };
+    Ok((idx, e))
+}
+
 // ----------------------------------------------------------------------------- Cartesian
 
 pub(crate) unsafe fn mpi_cart_create(
@@ -80,12 +139,8 @@ pub(crate) unsafe fn mpi_cart_create(
     comm_cart: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Cart_create";
-    let c = objects::comm(comm_old, func, "comm_old")?;
-    intra(&c, func, "comm_old")?;
-    non_null(comm_cart, func, "comm_cart")?;
-    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
-    // SAFETY: checked non-null.
-    unsafe { out_comm(comm_cart, None) };
+    // SAFETY: the caller passes a valid `comm_cart`.
+    let c = unsafe { creation(comm_old, comm_cart, func, "comm_cart") }?;
     if ndims < 0 {
         return Err(err(
             ErrorClass::Dims,
@@ -124,15 +179,7 @@ pub(crate) unsafe fn mpi_cart_get(
     let func = "MPI_Cart_get";
     let c = objects::comm_local(comm, func, "comm")?;
     let (d, p) = cart(&c, func)?;
-    if maxdims < d.len() as c_int {
-        return Err(err(
-            ErrorClass::Arg,
-            format!(
-                "{func}(maxdims={maxdims}): the grid has {} dimensions",
-                d.len()
-            ),
-        ));
-    }
+    room_for_dims(maxdims, d.len(), func)?;
     let pv: Vec<i32> = p.iter().map(|&x| x as i32).collect();
     let cv = Topology::cart_coords(&d, c.rank);
     // SAFETY: each array holds maxdims >= ndims ints.
@@ -179,15 +226,7 @@ pub(crate) unsafe fn mpi_cart_coords(
             ),
         ));
     }
-    if maxdims < d.len() as c_int {
-        return Err(err(
-            ErrorClass::Arg,
-            format!(
-                "{func}(maxdims={maxdims}): the grid has {} dimensions",
-                d.len()
-            ),
-        ));
-    }
+    room_for_dims(maxdims, d.len(), func)?;
     let cv = Topology::cart_coords(&d, rank as u32);
     // SAFETY: coords holds maxdims >= ndims ints.
     unsafe { write_ints(coords, &cv, func, "coords") }
@@ -265,13 +304,8 @@ pub(crate) unsafe fn mpi_cart_map(
             ),
         ));
     }
-    let r = if c.rank < n {
-        c.rank as c_int
-    } else {
-        MPI_UNDEFINED
-    };
     // SAFETY: checked non-null.
-    unsafe { newrank.write(r) };
+    unsafe { newrank.write(mapped_rank(&c, n)) };
     Ok(())
 }
 
@@ -310,17 +344,10 @@ pub(crate) unsafe fn mpi_graph_create(
     comm_graph: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Graph_create";
-    let c = objects::comm(comm_old, func, "comm_old")?;
-    intra(&c, func, "comm_old")?;
-    non_null(comm_graph, func, "comm_graph")?;
-    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
-    // SAFETY: checked non-null.
-    unsafe { out_comm(comm_graph, None) };
-    // SAFETY: the caller passes nnodes ints.
-    let idx = unsafe { int_array(index, nnodes, func, "index")? };
-    let nedges = idx.last().copied().unwrap_or(0);
-    // SAFETY: the caller passes index[nnodes-1] ints.
-    let e = unsafe { int_array(edges, nedges, func, "edges")? };
+    // SAFETY: the caller passes a valid `comm_graph`.
+    let c = unsafe { creation(comm_old, comm_graph, func, "comm_graph") }?;
+    // SAFETY: the caller passes the arrays of a graph of nnodes nodes.
+    let (idx, e) = unsafe { graph_arrays(nnodes, index, edges, func) }?;
     let new = core_comm::graph_create(&c, idx, e)?;
     // SAFETY: checked non-null.
     unsafe { out_comm(comm_graph, new) };
@@ -416,11 +443,8 @@ pub(crate) unsafe fn mpi_graph_map(
     let c = objects::comm_local(comm, func, "comm")?;
     intra(&c, func, "comm")?;
     non_null(newrank, func, "newrank")?;
-    // SAFETY: the caller passes nnodes ints.
-    let idx = unsafe { int_array(index, nnodes, func, "index")? };
-    let nedges = idx.last().copied().unwrap_or(0);
-    // SAFETY: the caller passes index[nnodes-1] ints.
-    let e = unsafe { int_array(edges, nedges, func, "edges")? };
+    // SAFETY: the caller passes the arrays of a graph of nnodes nodes.
+    let (idx, e) = unsafe { graph_arrays(nnodes, index, edges, func) }?;
     topo::check_graph(nnodes, idx, e, func)?;
     if nnodes as u32 > c.size() {
         return Err(err(
@@ -431,13 +455,8 @@ pub(crate) unsafe fn mpi_graph_map(
             ),
         ));
     }
-    let r = if (c.rank as c_int) < nnodes {
-        c.rank as c_int
-    } else {
-        MPI_UNDEFINED
-    };
     // SAFETY: checked non-null.
-    unsafe { newrank.write(r) };
+    unsafe { newrank.write(mapped_rank(&c, nnodes as u32)) };
     Ok(())
 }
 
@@ -491,12 +510,8 @@ pub(crate) unsafe fn mpi_dist_graph_create_adjacent(
     comm_dist_graph: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Dist_graph_create_adjacent";
-    let c = objects::comm(comm_old, func, "comm_old")?;
-    intra(&c, func, "comm_old")?;
-    non_null(comm_dist_graph, func, "comm_dist_graph")?;
-    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
-    // SAFETY: checked non-null.
-    unsafe { out_comm(comm_dist_graph, None) };
+    // SAFETY: the caller passes a valid `comm_dist_graph`.
+    let c = unsafe { creation(comm_old, comm_dist_graph, func, "comm_dist_graph") }?;
     // SAFETY: the caller passes indegree/outdegree ints in each array.
     let (s, sw, d, dw) = unsafe {
         (
@@ -534,12 +549,8 @@ pub(crate) unsafe fn mpi_dist_graph_create(
     comm_dist_graph: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Dist_graph_create";
-    let c = objects::comm(comm_old, func, "comm_old")?;
-    intra(&c, func, "comm_old")?;
-    non_null(comm_dist_graph, func, "comm_dist_graph")?;
-    // A later error leaves MPI_COMM_NULL there, as MPICH does (errors/topo/cartsmall).
-    // SAFETY: checked non-null.
-    unsafe { out_comm(comm_dist_graph, None) };
+    // SAFETY: the caller passes a valid `comm_dist_graph`.
+    let c = unsafe { creation(comm_old, comm_dist_graph, func, "comm_dist_graph") }?;
     // SAFETY: the caller passes n ints in sources and degrees.
     let (s, deg) = unsafe {
         (

@@ -54,8 +54,8 @@ fn finish_create(
     }
     let base = w.memory.base;
     let h = objects::WINS.insert(Arc::new(WinObject::new(w, rma)));
-    // SAFETY: the callers checked `win` for null; the caller of the MPI function passes a
-    // valid MPI_Win pointer.
+    // The callers checked `win` for null.
+    // SAFETY: the caller of the MPI function passes a valid MPI_Win pointer.
     unsafe { win.write(h) };
     Ok((h, base))
 }

@@ -71,13 +71,13 @@ pub unsafe extern "C" fn PMPIX_Bcast_enqueue_c(buffer: *mut c_void, count: MPI_C
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Comm_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_create_errhandler_x.
-    call("MPIX_Comm_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_comm_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_Comm_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::Comm, "MPIX_Comm_create_errhandler_x") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Comm_create_keyval_x(comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>, comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, comm_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Comm_create_keyval_x.
-    call("MPIX_Comm_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_comm_create_keyval_x(comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state) })
+    call("MPIX_Comm_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::keyval_create_x(comm_copy_attr_fn.map(|f| f as usize), comm_delete_attr_fn.map(|f| f as usize), destructor_fn, comm_keyval, extra_state, weft_core::object::attr::AttrKind::Comm, "MPIX_Comm_create_keyval_x") })
 }
 
 #[no_mangle]
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn PMPIX_Comm_test_threadcomm(comm: MPI_Comm, flag: *mut c
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_File_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_File_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_File_create_errhandler_x.
-    call("MPIX_File_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_file_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_File_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::File, "MPIX_File_create_errhandler_x") })
 }
 
 #[no_mangle]
@@ -265,7 +265,7 @@ pub unsafe extern "C" fn PMPIX_Send_enqueue_c(buf: *const c_void, count: MPI_Cou
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Session_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Session_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Session_create_errhandler_x.
-    call("MPIX_Session_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_session_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_Session_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::Session, "MPIX_Session_create_errhandler_x") })
 }
 
 #[no_mangle]
@@ -390,7 +390,7 @@ pub unsafe extern "C" fn PMPIX_Threadcomm_start(threadcomm: MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Type_create_keyval_x(type_copy_attr_fn: Option<MPI_Type_copy_attr_function>, type_delete_attr_fn: Option<MPI_Type_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, type_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Type_create_keyval_x.
-    call("MPIX_Type_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_type_create_keyval_x(type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state) })
+    call("MPIX_Type_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::keyval_create_x(type_copy_attr_fn.map(|f| f as usize), type_delete_attr_fn.map(|f| f as usize), destructor_fn, type_keyval, extra_state, weft_core::object::attr::AttrKind::Type, "MPIX_Type_create_keyval_x") })
 }
 
 #[no_mangle]
@@ -420,13 +420,13 @@ pub unsafe extern "C" fn PMPIX_Waitall_enqueue(count: c_int, array_of_requests: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_create_errhandler_x(comm_errhandler_fn_x: Option<MPIX_Win_errhandler_function_x>, destructor_fn: Option<MPIX_Destructor_function>, extra_state: *mut c_void, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_create_errhandler_x.
-    call("MPIX_Win_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::mpix_win_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler) })
+    call("MPIX_Win_create_errhandler_x", Scope::Default, || unsafe { crate::api::with_state::errhandler_create_x(comm_errhandler_fn_x.map(|f| f as usize), destructor_fn, extra_state, errhandler, weft_core::object::ErrhandlerKind::Win, "MPIX_Win_create_errhandler_x") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Win_create_keyval_x(win_copy_attr_fn: Option<MPI_Win_copy_attr_function>, win_delete_attr_fn: Option<MPI_Win_delete_attr_function>, destructor_fn: Option<MPIX_Destructor_function>, win_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Win_create_keyval_x.
-    call("MPIX_Win_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::mpix_win_create_keyval_x(win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state) })
+    call("MPIX_Win_create_keyval_x", Scope::Default, || unsafe { crate::api::with_state::keyval_create_x(win_copy_attr_fn.map(|f| f as usize), win_delete_attr_fn.map(|f| f as usize), destructor_fn, win_keyval, extra_state, weft_core::object::attr::AttrKind::Win, "MPIX_Win_create_keyval_x") })
 }
 
 #[no_mangle]
@@ -542,7 +542,7 @@ pub unsafe extern "C" fn PMPI_Aint_diff(addr1: MPI_Aint, addr2: MPI_Aint) -> MPI
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allgather.
-    call("MPI_Allgather", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) })
+    call("MPI_Allgather", Scope::Comm(comm), || unsafe { crate::api::coll_data::all_blocks_blocking(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, false, weft_core::coll::allgather, crate::api::coll_data::allgather, "MPI_Allgather") })
 }
 
 #[no_mangle]
@@ -596,7 +596,7 @@ pub unsafe extern "C" fn PMPI_Alloc_mem(size: MPI_Aint, info: MPI_Info, baseptr:
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Allreduce.
-    call("MPI_Allreduce", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm) })
+    call("MPI_Allreduce", Scope::Comm(comm), || unsafe { crate::api::coll::all_reduce_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Allreduce", crate::api::coll::AllKind::Allreduce) })
 }
 
 #[no_mangle]
@@ -620,7 +620,7 @@ pub unsafe extern "C" fn PMPI_Allreduce_init_c(sendbuf: *const c_void, recvbuf: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Alltoall.
-    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { crate::api::coll_data::mpi_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm) })
+    call("MPI_Alltoall", Scope::Comm(comm), || unsafe { crate::api::coll_data::all_blocks_blocking(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, true, weft_core::coll::alltoall, crate::api::coll_data::alltoall, "MPI_Alltoall") })
 }
 
 #[no_mangle]
@@ -861,7 +861,7 @@ pub unsafe extern "C" fn PMPI_Close_port(port_name: *const c_char) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_accept(port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_accept.
-    call("MPI_Comm_accept", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_accept(port_name, info, root, comm, newcomm) })
+    call("MPI_Comm_accept", Scope::Comm(comm), || unsafe { crate::api::dynamic::accept_or_connect(port_name, info, root, comm, newcomm, true, "MPI_Comm_accept") })
 }
 
 #[no_mangle]
@@ -888,7 +888,7 @@ pub unsafe extern "C" fn PMPI_Comm_compare(comm1: MPI_Comm, comm2: MPI_Comm, res
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_connect(port_name: *const c_char, info: MPI_Info, root: c_int, comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_connect.
-    call("MPI_Comm_connect", Scope::Comm(comm), || unsafe { crate::api::dynamic::mpi_comm_connect(port_name, info, root, comm, newcomm) })
+    call("MPI_Comm_connect", Scope::Comm(comm), || unsafe { crate::api::dynamic::accept_or_connect(port_name, info, root, comm, newcomm, false, "MPI_Comm_connect") })
 }
 
 #[no_mangle]
@@ -900,7 +900,7 @@ pub unsafe extern "C" fn PMPI_Comm_create(comm: MPI_Comm, group: MPI_Group, newc
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_errhandler(comm_errhandler_fn: Option<MPI_Comm_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_errhandler.
-    call("MPI_Comm_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_comm_create_errhandler(comm_errhandler_fn, errhandler) })
+    call("MPI_Comm_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(comm_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::Comm, "MPI_Comm_create_errhandler") })
 }
 
 #[no_mangle]
@@ -918,7 +918,7 @@ pub unsafe extern "C" fn PMPI_Comm_create_group(comm: MPI_Comm, group: MPI_Group
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_create_keyval(comm_copy_attr_fn: Option<MPI_Comm_copy_attr_function>, comm_delete_attr_fn: Option<MPI_Comm_delete_attr_function>, comm_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_create_keyval.
-    call("MPI_Comm_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state) })
+    call("MPI_Comm_create_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_create(comm_copy_attr_fn.map(|f| f as usize), comm_delete_attr_fn.map(|f| f as usize), comm_keyval, extra_state, weft_core::object::attr::AttrKind::Comm, "MPI_Comm_create_keyval") })
 }
 
 #[no_mangle]
@@ -970,7 +970,7 @@ pub unsafe extern "C" fn PMPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_free_keyval(comm_keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_free_keyval.
-    call("MPI_Comm_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_comm_free_keyval(comm_keyval) })
+    call("MPI_Comm_free_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_free(comm_keyval, weft_core::object::attr::AttrKind::Comm, "MPI_Comm_free_keyval") })
 }
 
 #[no_mangle]
@@ -1186,7 +1186,7 @@ pub unsafe extern "C" fn PMPI_Error_string(errorcode: c_int, string: *mut c_char
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Exscan.
-    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_exscan(sendbuf, recvbuf, count, datatype, op, comm) })
+    call("MPI_Exscan", Scope::Comm(comm), || unsafe { crate::api::coll::all_reduce_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", crate::api::coll::AllKind::Exscan) })
 }
 
 #[no_mangle]
@@ -1227,7 +1227,7 @@ pub unsafe extern "C" fn PMPI_File_close(fh: *mut MPI_File) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_create_errhandler(file_errhandler_fn: Option<MPI_File_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_create_errhandler.
-    call("MPI_File_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_file_create_errhandler(file_errhandler_fn, errhandler) })
+    call("MPI_File_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(file_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::File, "MPI_File_create_errhandler") })
 }
 
 #[no_mangle]
@@ -2512,13 +2512,13 @@ pub unsafe extern "C" fn PMPI_Issend_c(buf: *const c_void, count: MPI_Count, dat
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Keyval_create(copy_fn: Option<MPI_Copy_function>, delete_fn: Option<MPI_Delete_function>, keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Keyval_create.
-    call("MPI_Keyval_create", Scope::Default, || unsafe { crate::api::attr::mpi_keyval_create(copy_fn, delete_fn, keyval, extra_state) })
+    call("MPI_Keyval_create", Scope::Default, || unsafe { crate::api::attr::keyval_create(copy_fn.map(|f| f as usize), delete_fn.map(|f| f as usize), keyval, extra_state, weft_core::object::attr::AttrKind::Comm, "MPI_Keyval_create") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Keyval_free(keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Keyval_free.
-    call("MPI_Keyval_free", Scope::Default, || unsafe { crate::api::attr::mpi_keyval_free(keyval) })
+    call("MPI_Keyval_free", Scope::Default, || unsafe { crate::api::attr::keyval_free(keyval, weft_core::object::attr::AttrKind::Comm, "MPI_Keyval_free") })
 }
 
 #[no_mangle]
@@ -3075,7 +3075,7 @@ pub unsafe extern "C" fn PMPI_Rsend_init_c(buf: *const c_void, count: MPI_Count,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, count: c_int, datatype: MPI_Datatype, op: MPI_Op, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Scan.
-    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::mpi_scan(sendbuf, recvbuf, count, datatype, op, comm) })
+    call("MPI_Scan", Scope::Comm(comm), || unsafe { crate::api::coll::all_reduce_blocking(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", crate::api::coll::AllKind::Scan) })
 }
 
 #[no_mangle]
@@ -3210,7 +3210,7 @@ pub unsafe extern "C" fn PMPI_Session_call_errhandler(session: MPI_Session, erro
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_create_errhandler(session_errhandler_fn: Option<MPI_Session_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_create_errhandler.
-    call("MPI_Session_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_session_create_errhandler(session_errhandler_fn, errhandler) })
+    call("MPI_Session_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(session_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::Session, "MPI_Session_create_errhandler") })
 }
 
 #[no_mangle]
@@ -3398,19 +3398,19 @@ pub unsafe extern "C" fn PMPI_T_category_changed(update_number: *mut c_int) -> c
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_categories(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_categories.
-    tool_call("MPI_T_category_get_categories", || unsafe { crate::api::mpit::category::mpi_t_category_get_categories(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_categories", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_categories", weft_core::tools::category_subcategories) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_cvars(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_cvars.
-    tool_call("MPI_T_category_get_cvars", || unsafe { crate::api::mpit::category::mpi_t_category_get_cvars(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_cvars", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_cvars", weft_core::tools::category_cvars) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_events(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_events.
-    tool_call("MPI_T_category_get_events", || unsafe { crate::api::mpit::category::mpi_t_category_get_events(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_events", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_events", weft_core::tools::category_events) })
 }
 
 #[no_mangle]
@@ -3440,7 +3440,7 @@ pub unsafe extern "C" fn PMPI_T_category_get_num_events(cat_index: c_int, num_ev
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_category_get_pvars(cat_index: c_int, len: c_int, indices: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_category_get_pvars.
-    tool_call("MPI_T_category_get_pvars", || unsafe { crate::api::mpit::category::mpi_t_category_get_pvars(cat_index, len, indices) })
+    tool_call("MPI_T_category_get_pvars", || unsafe { crate::api::mpit::category::category_items(cat_index, len, indices, "MPI_T_category_get_pvars", weft_core::tools::category_pvars) })
 }
 
 #[no_mangle]
@@ -3799,13 +3799,13 @@ pub unsafe extern "C" fn PMPI_Type_create_hindexed_c(count: MPI_Count, array_of_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector(count: c_int, blocklength: c_int, stride: MPI_Aint, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector.
-    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::type_create_hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector") })
+    call("MPI_Type_create_hvector", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, true, "MPI_Type_create_hvector") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_hvector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_hvector_c.
-    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::type_create_hvector(count, blocklength, stride, oldtype, newtype, "MPI_Type_create_hvector_c") })
+    call("MPI_Type_create_hvector_c", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, true, "MPI_Type_create_hvector_c") })
 }
 
 #[no_mangle]
@@ -3823,7 +3823,7 @@ pub unsafe extern "C" fn PMPI_Type_create_indexed_block_c(count: MPI_Count, bloc
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_keyval(type_copy_attr_fn: Option<MPI_Type_copy_attr_function>, type_delete_attr_fn: Option<MPI_Type_delete_attr_function>, type_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_keyval.
-    call("MPI_Type_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state) })
+    call("MPI_Type_create_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_create(type_copy_attr_fn.map(|f| f as usize), type_delete_attr_fn.map(|f| f as usize), type_keyval, extra_state, weft_core::object::attr::AttrKind::Type, "MPI_Type_create_keyval") })
 }
 
 #[no_mangle]
@@ -3882,7 +3882,7 @@ pub unsafe extern "C" fn PMPI_Type_free(datatype: *mut MPI_Datatype) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_free_keyval(type_keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_free_keyval.
-    call("MPI_Type_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_type_free_keyval(type_keyval) })
+    call("MPI_Type_free_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_free(type_keyval, weft_core::object::attr::AttrKind::Type, "MPI_Type_free_keyval") })
 }
 
 #[no_mangle]
@@ -3923,19 +3923,19 @@ pub unsafe extern "C" fn PMPI_Type_get_envelope_c(datatype: MPI_Datatype, num_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent(datatype: MPI_Datatype, lb: *mut MPI_Aint, extent: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent.
-    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent") })
+    call("MPI_Type_get_extent", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, lb, extent, false, "MPI_Type_get_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_c(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_c.
-    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_c") })
+    call("MPI_Type_get_extent_c", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, lb, extent, false, "MPI_Type_get_extent_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_extent_x(datatype: MPI_Datatype, lb: *mut MPI_Count, extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_extent_x.
-    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::type_get_extent(datatype, lb, extent, "MPI_Type_get_extent_x") })
+    call("MPI_Type_get_extent_x", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, lb, extent, false, "MPI_Type_get_extent_x") })
 }
 
 #[no_mangle]
@@ -3947,19 +3947,19 @@ pub unsafe extern "C" fn PMPI_Type_get_name(datatype: MPI_Datatype, type_name: *
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent(datatype: MPI_Datatype, true_lb: *mut MPI_Aint, true_extent: *mut MPI_Aint) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent.
-    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent") })
+    call("MPI_Type_get_true_extent", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, true_lb, true_extent, true, "MPI_Type_get_true_extent") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_c(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_c.
-    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_c") })
+    call("MPI_Type_get_true_extent_c", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, true_lb, true_extent, true, "MPI_Type_get_true_extent_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_true_extent_x(datatype: MPI_Datatype, true_lb: *mut MPI_Count, true_extent: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_true_extent_x.
-    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::type_get_true_extent(datatype, true_lb, true_extent, "MPI_Type_get_true_extent_x") })
+    call("MPI_Type_get_true_extent_x", Scope::Default, || unsafe { crate::api::datatype::extent_pair(datatype, true_lb, true_extent, true, "MPI_Type_get_true_extent_x") })
 }
 
 #[no_mangle]
@@ -4024,13 +4024,13 @@ pub unsafe extern "C" fn PMPI_Type_toint(datatype: MPI_Datatype) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector(count: c_int, blocklength: c_int, stride: c_int, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector.
-    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::type_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_vector") })
+    call("MPI_Type_vector", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, false, "MPI_Type_vector") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_vector_c(count: MPI_Count, blocklength: MPI_Count, stride: MPI_Count, oldtype: MPI_Datatype, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_vector_c.
-    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::type_vector(count, blocklength, stride, oldtype, newtype, "MPI_Type_vector_c") })
+    call("MPI_Type_vector_c", Scope::Default, || unsafe { crate::api::datatype::strided(count, blocklength, stride, oldtype, newtype, false, "MPI_Type_vector_c") })
 }
 
 #[no_mangle]
@@ -4147,13 +4147,13 @@ pub unsafe extern "C" fn PMPI_Win_create_dynamic(info: MPI_Info, comm: MPI_Comm,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_errhandler(win_errhandler_fn: Option<MPI_Win_errhandler_function>, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_errhandler.
-    call("MPI_Win_create_errhandler", Scope::Default, || unsafe { crate::api::errors::mpi_win_create_errhandler(win_errhandler_fn, errhandler) })
+    call("MPI_Win_create_errhandler", Scope::Default, || unsafe { crate::api::errors::errhandler_create(win_errhandler_fn.map(|f| f as usize), errhandler, weft_core::object::ErrhandlerKind::Win, "MPI_Win_create_errhandler") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_create_keyval(win_copy_attr_fn: Option<MPI_Win_copy_attr_function>, win_delete_attr_fn: Option<MPI_Win_delete_attr_function>, win_keyval: *mut c_int, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_create_keyval.
-    call("MPI_Win_create_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state) })
+    call("MPI_Win_create_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_create(win_copy_attr_fn.map(|f| f as usize), win_delete_attr_fn.map(|f| f as usize), win_keyval, extra_state, weft_core::object::attr::AttrKind::Win, "MPI_Win_create_keyval") })
 }
 
 #[no_mangle]
@@ -4200,7 +4200,7 @@ pub unsafe extern "C" fn PMPI_Win_free(win: *mut MPI_Win) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_free_keyval(win_keyval: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_free_keyval.
-    call("MPI_Win_free_keyval", Scope::Default, || unsafe { crate::api::attr::mpi_win_free_keyval(win_keyval) })
+    call("MPI_Win_free_keyval", Scope::Default, || unsafe { crate::api::attr::keyval_free(win_keyval, weft_core::object::attr::AttrKind::Win, "MPI_Win_free_keyval") })
 }
 
 #[no_mangle]

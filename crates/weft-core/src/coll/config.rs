@@ -252,36 +252,29 @@ fn pick<T: Copy>(name: &str, value: &str, options: &[(&str, T)]) -> MpiResult<T>
         })
 }
 
+/// The option variable `name` picks; unset, its first option (`auto`, the enum's default).
+fn var<T: Copy>(
+    lookup: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    options: &[(&str, T)],
+) -> MpiResult<T> {
+    pick(name, &lookup(name).unwrap_or_default(), options)
+}
+
 impl CollConfig {
     pub fn from_lookup(lookup: &impl Fn(&str) -> Option<String>) -> MpiResult<CollConfig> {
-        let mut c = CollConfig::default();
-        if let Some(v) = lookup("WEFT_COLL_BARRIER") {
-            c.barrier = pick("WEFT_COLL_BARRIER", &v, BARRIER_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_BCAST") {
-            c.bcast = pick("WEFT_COLL_BCAST", &v, BCAST_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_REDUCE") {
-            c.reduce = pick("WEFT_COLL_REDUCE", &v, REDUCE_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_ALLREDUCE") {
-            c.allreduce = pick("WEFT_COLL_ALLREDUCE", &v, ALLREDUCE_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_ALLGATHER") {
-            c.allgather = pick("WEFT_COLL_ALLGATHER", &v, ALLGATHER_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_ALLTOALL") {
-            c.alltoall = pick("WEFT_COLL_ALLTOALL", &v, ALLTOALL_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_GATHER") {
-            c.gather = pick("WEFT_COLL_GATHER", &v, GATHER_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_SCAN") {
-            c.scan = pick("WEFT_COLL_SCAN", &v, SCAN_OPTIONS)?;
-        }
-        if let Some(v) = lookup("WEFT_COLL_REDUCE_SCATTER") {
-            c.reduce_scatter = pick("WEFT_COLL_REDUCE_SCATTER", &v, REDUCE_SCATTER_OPTIONS)?;
-        }
+        let mut c = CollConfig {
+            barrier: var(lookup, "WEFT_COLL_BARRIER", BARRIER_OPTIONS)?,
+            bcast: var(lookup, "WEFT_COLL_BCAST", BCAST_OPTIONS)?,
+            reduce: var(lookup, "WEFT_COLL_REDUCE", REDUCE_OPTIONS)?,
+            allreduce: var(lookup, "WEFT_COLL_ALLREDUCE", ALLREDUCE_OPTIONS)?,
+            allgather: var(lookup, "WEFT_COLL_ALLGATHER", ALLGATHER_OPTIONS)?,
+            alltoall: var(lookup, "WEFT_COLL_ALLTOALL", ALLTOALL_OPTIONS)?,
+            gather: var(lookup, "WEFT_COLL_GATHER", GATHER_OPTIONS)?,
+            scan: var(lookup, "WEFT_COLL_SCAN", SCAN_OPTIONS)?,
+            reduce_scatter: var(lookup, "WEFT_COLL_REDUCE_SCATTER", REDUCE_SCATTER_OPTIONS)?,
+            shm_max: SHM_MAX_DEFAULT,
+        };
         if let Some(v) = lookup("WEFT_COLL_SHM_MAX") {
             c.shm_max = match v.trim().parse::<usize>() {
                 Ok(n) if n <= SHM_MAX_LIMIT => n,

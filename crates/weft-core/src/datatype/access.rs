@@ -17,8 +17,8 @@ impl Buf {
         if self.is_empty() {
             return f(&[]);
         }
-        // SAFETY: the constructor's caller guaranteed `addr..addr+len` is valid readable
-        // memory for the operation's lifetime, which encloses this call.
+        // The operation's lifetime encloses this call.
+        // SAFETY: the constructor's caller vouched `addr..addr+len` is readable for the operation.
         let bytes = unsafe { std::slice::from_raw_parts(self.addr() as *const u8, self.len()) };
         f(bytes)
     }
@@ -32,8 +32,8 @@ impl Buf {
         if self.is_empty() {
             return f(&mut []);
         }
-        // SAFETY: as `with_bytes`, and receive buffers are writable; no other reference to
-        // this memory is live inside the library while `f` runs.
+        // As `with_bytes`, and receive buffers are writable.
+        // SAFETY: no other reference to this memory is live inside the library while `f` runs.
         let bytes = unsafe { std::slice::from_raw_parts_mut(self.addr() as *mut u8, self.len()) };
         f(bytes)
     }
@@ -155,8 +155,9 @@ impl Scratch {
 
     /// The scratch as a `Buf` (valid until the scratch is dropped or resized).
     pub fn buf(&mut self) -> Buf {
-        // SAFETY: the vector's memory is valid and writable; the collectives keep the
-        // scratch alive until every operation using this Buf has completed.
+        // The collectives keep the scratch alive until every operation using this Buf has
+        // completed.
+        // SAFETY: the vector's memory is valid and writable.
         unsafe { Buf::new(self.mem.as_mut_ptr() as usize, self.mem.len()) }
     }
 
@@ -167,8 +168,8 @@ impl Scratch {
         if !inside || !ty.is_committed() {
             return None;
         }
-        // SAFETY: every byte the type addresses lies inside the vector (checked above), which
-        // stays valid as long as the scratch, and its users keep the scratch alive.
+        // The vector stays valid as long as the scratch, and its users keep the scratch alive.
+        // SAFETY: every byte the type addresses lies inside the vector (checked above).
         Some(unsafe { Buf::typed(self.mem.as_mut_ptr() as usize, 1, ty) })
     }
 

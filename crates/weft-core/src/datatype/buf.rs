@@ -89,8 +89,8 @@ impl Buf {
     }
 
     fn layout(&self) -> Option<&Type> {
-        // SAFETY: a non-zero `ty` is the address of a `Type` inside an `Arc` that the
-        // constructor's caller keeps alive while this `Buf` is in use.
+        // The constructor's caller keeps that `Arc` alive while this `Buf` is in use.
+        // SAFETY: a non-zero `ty` is the address of a `Type` inside an `Arc`.
         (self.ty != 0).then(|| unsafe { &*(self.ty as *const Type) })
     }
 
@@ -101,8 +101,8 @@ impl Buf {
         if self.ty == 0 {
             return None;
         }
-        // SAFETY: `ty` came from `Arc::as_ptr` and the Arc is alive (see `layout`); taking a
-        // new strong count and rebuilding an Arc from it is balanced by that Arc's drop.
+        // Taking a new strong count and rebuilding an Arc from it is balanced by that Arc's drop.
+        // SAFETY: `ty` came from `Arc::as_ptr` and the Arc is alive (see `layout`).
         unsafe {
             Arc::increment_strong_count(self.ty as *const Type);
             Some(Arc::from_raw(self.ty as *const Type))
@@ -146,8 +146,8 @@ impl Buf {
         if self.ty != 0 {
             return self.pack_typed(offset, dst);
         }
-        // SAFETY: the range is inside the buffer (checked above) and the constructor's caller
-        // guaranteed the buffer is readable for the operation's lifetime.
+        // The constructor's caller guaranteed the buffer is readable for the operation's lifetime.
+        // SAFETY: the range is inside the buffer (checked above).
         unsafe {
             std::ptr::copy_nonoverlapping(
                 (self.addr + offset) as *const u8,
@@ -160,8 +160,8 @@ impl Buf {
     /// `pack` from a non-contiguous layout (kept out of line: the contiguous case is hot).
     fn pack_typed(&self, offset: usize, dst: &mut [u8]) {
         if let Some(t) = self.layout() {
-            // SAFETY: range checked by `pack`; the constructor's caller vouched for the
-            // instances.
+            // Range checked by `pack`.
+            // SAFETY: the constructor's caller vouched for the instances.
             unsafe {
                 layout::move_range::<false>(
                     t.compiled(),
@@ -200,8 +200,9 @@ impl Buf {
     /// `unpack` into a non-contiguous layout (kept out of line: the contiguous case is hot).
     fn unpack_typed(&self, offset: usize, src: &[u8]) {
         if let Some(t) = self.layout() {
-            // SAFETY: range checked by `unpack`; the stream is only read (the const parameter
-            // selects the direction); the constructor's caller vouched for writability.
+            // Range checked by `unpack`; the stream is only read (the const parameter selects the
+            // direction).
+            // SAFETY: the constructor's caller vouched for writability.
             unsafe {
                 layout::move_range::<true>(
                     t.compiled(),

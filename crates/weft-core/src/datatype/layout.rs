@@ -277,8 +277,8 @@ pub(crate) unsafe fn walk<const UNPACK: bool>(
     if len == 0 {
         return;
     }
-    // SAFETY: (the whole body) every address is inside the instance (the tree describes it)
-    // and every stream offset below `len`, per the contract.
+    // Every stream offset is below `len`, per the contract.
+    // SAFETY: (the whole body) every address is inside the instance (the tree describes it).
     unsafe {
         match &node.kind {
             Kind::Contig => copy::<UNPACK>(base + skip, stream, len),

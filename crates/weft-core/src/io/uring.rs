@@ -82,9 +82,9 @@ impl Ring {
         };
         let entry = entry.flags(flags).user_data(tag);
         let _q = self.lock();
-        // SAFETY: the queue lock makes this the only user of the submission queue; the
-        // entry's memory is valid until its completion: the Buf's contract, and the caller
+        // The entry's memory is valid until its completion: the Buf's contract, and the caller
         // keeps the operation until then (see above).
+        // SAFETY: the queue lock makes this the only user of the submission queue.
         unsafe { self.ring.submission_shared().push(&entry).is_ok() }
     }
 

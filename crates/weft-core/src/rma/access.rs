@@ -199,8 +199,8 @@ impl<'a> Region<'a> {
 pub fn packed(buf: &Buf) -> std::borrow::Cow<'_, [u8]> {
     if buf.is_contiguous() {
         buf.with_bytes(|b| {
-            // SAFETY: the same bytes `with_bytes` lends, valid for the operation (the Buf's
-            // contract), which encloses every use of the returned slice.
+            // Valid for the operation (the Buf's contract), which encloses every use of the slice.
+            // SAFETY: the same bytes `with_bytes` lends.
             std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(b.as_ptr(), b.len()) })
         })
     } else {
@@ -242,9 +242,9 @@ impl WinRma {
                 ));
             }
         }
-        // SAFETY: for mapped memory the typed extent lies inside the target's window memory
-        // (checked just above; dynamic windows are never reached mapped), which stays mapped
-        // while the window lives.
+        // Dynamic windows are never reached mapped; window memory stays mapped while the window
+        // lives.
+        // SAFETY: mapped, the typed extent lies inside the target's window memory (checked above).
         Ok(unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) })
     }
 }

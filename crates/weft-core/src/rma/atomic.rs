@@ -144,8 +144,7 @@ unsafe fn element(addr: usize, size: usize, op: AtomicOp, input: &[u8], old: &mu
         Err(r) => {
             macro_rules! on {
                 ($at:ty, $int:ty) => {{
-                    // SAFETY: the caller's contract: valid, aligned, shared only through
-                    // atomics.
+                    // SAFETY: the caller's contract: valid, aligned, shared only through atomics.
                     let a = unsafe { <$at>::from_ptr(addr as *mut $int) };
                     let mut cur = a.load(Relaxed);
                     loop {
@@ -242,10 +241,10 @@ impl WinRma {
                 _ => &input[at..at + len],
             };
             let out = old.as_deref_mut().map(|o| &mut o[at..at + len]);
-            // SAFETY: the region lies in this window's mapped memory (`mapped_pieces` gives
-            // only `Reach::Mapped` regions, checked against the target's size when built),
-            // its elements are `size`-aligned (checked above) and `lock_free`, and on this
-            // window every accumulate-type access to them goes through here.
+            // `mapped_pieces` gives only `Reach::Mapped` regions, checked against the target's size
+            // when built; on this window every accumulate-type access to these elements goes
+            // through here.
+            // SAFETY: the region is mapped window memory, `size`-aligned (above) and `lock_free`.
             unsafe { elements(addr, len, size, op, inp, out) };
             at += len;
         }

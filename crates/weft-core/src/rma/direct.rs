@@ -46,9 +46,9 @@ impl WinRma {
                 // Puts from one origin land in issue order (`mpi_win_order`): a store fence
                 // before each copy (free on x86, a barrier on weaker memory models).
                 std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
-                // SAFETY: `direct` checked that the `data.len()` bytes at `addr` lie in window
-                // memory mapped in this process for as long as the window lives; `copy`
-                // allows the origin buffer to overlap it.
+                // `direct` checked that the `data.len()` bytes at `addr` lie in window memory
+                // mapped in this process for as long as the window lives.
+                // SAFETY: `copy` allows the origin buffer to overlap it.
                 unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
                 true
             }
@@ -99,10 +99,10 @@ impl WinRma {
         }
         match self.direct(t, disp, len) {
             Some(addr) if addr & mask == 0 => {
-                // SAFETY: `direct` checked that the `len` bytes at `addr` lie in window memory
-                // mapped here for the window's life; they are whole `size`-aligned elements of
-                // a `lock_free` size (`intrinsic`), and on this window every accumulate-type
-                // access to them takes CPU atomics of that size (here or in `ops`).
+                // `direct` checked that the `len` bytes at `addr` lie in window memory mapped here
+                // for the window's life; on this window every accumulate-type access to them takes
+                // CPU atomics of that size (here or in `ops`).
+                // SAFETY: whole `size`-aligned mapped elements of a `lock_free` size (`intrinsic`).
                 unsafe { elements(addr, len, size, op, input, old) };
                 true
             }
@@ -125,8 +125,9 @@ impl WinRma {
         if addr & (size - 1) != 0 {
             return None;
         }
-        // SAFETY: as in `atomic_direct`: `direct` checked the `size` bytes at `addr` lie in
-        // mapped window memory, aligned (above) and of a `lock_free` size (`intrinsic`).
+        // As in `atomic_direct`: `direct` checked that the `size` bytes at `addr` are mapped window
+        // memory.
+        // SAFETY: aligned (above), of a `lock_free` size (`intrinsic`), in mapped window memory.
         Some(unsafe { word(addr, size, op, val) })
     }
 }

@@ -89,8 +89,9 @@ impl<T> Mpsc<T> {
         let mut p = self.head.swap(ptr::null_mut(), Ordering::Acquire);
         let start = out.len();
         while !p.is_null() {
-            // SAFETY: the swap made this chain ours alone (module comment), and the acquire
-            // made its nodes' contents visible; each node is freed once, here.
+            // The swap made this chain ours alone (module comment), and the acquire made its nodes'
+            // contents visible.
+            // SAFETY: each node is freed once, here.
             let node = unsafe { Box::from_raw(p) };
             p = node.next;
             out.push_back(node.value);

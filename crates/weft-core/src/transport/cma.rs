@@ -76,8 +76,8 @@ unsafe fn vectored(pid: i32, remote: &[(usize, usize)], local: usize, dir: Dir) 
                 iov_len: want,
             };
             let rest = &iovs[first..];
-            // SAFETY: one local iovec over memory the caller vouches for, remote iovecs the
-            // kernel checks against the target's mappings (EFAULT when unmapped).
+            // Remote iovecs the kernel checks against the target's mappings (EFAULT when unmapped).
+            // SAFETY: one local iovec over memory the caller vouches for.
             let n = unsafe {
                 match dir {
                     Dir::Read => libc::process_vm_readv(

@@ -52,7 +52,7 @@ pub(crate) fn adopt_socket(fd: RawFd) -> Result<UnixStream, PmiError> {
             std::io::Error::last_os_error()
         )));
     }
-    // SAFETY: `fd` is open and is a socket that the launcher handed to this process for PMI
-    // alone; the ADOPTED flag guarantees no other owner is created, so the stream may close it.
+    // `fd` is open and is a socket that the launcher handed to this process for PMI alone.
+    // SAFETY: the ADOPTED flag guarantees no other owner is created, so the stream may close it.
     Ok(unsafe { UnixStream::from_raw_fd(fd) })
 }

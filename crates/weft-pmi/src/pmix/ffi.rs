@@ -3,8 +3,10 @@
 //! declares them (the layout has been stable since PMIx 3; sizes checked against the 4.2.2
 //! headers: `pmix_proc_t` 260 bytes, `pmix_value_t` 32, `pmix_info_t` 552).
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
+
+use crate::dynlib;
 
 pub(super) const MAX_NSLEN: usize = 255;
 pub(super) const MAX_KEYLEN: usize = 511;
@@ -83,32 +85,29 @@ impl Info {
 }
 
 type Status = c_int;
-type Init = unsafe extern "C" fn(*mut Proc, *mut Info, usize) -> Status;
-type Finalize = unsafe extern "C" fn(*const Info, usize) -> Status;
-type Abort = unsafe extern "C" fn(c_int, *const c_char, *mut Proc, usize) -> Status;
-type Put = unsafe extern "C" fn(u8, *const c_char, *mut Value) -> Status;
-type Commit = unsafe extern "C" fn() -> Status;
-type Fence = unsafe extern "C" fn(*const Proc, usize, *const Info, usize) -> Status;
-type Get =
-    unsafe extern "C" fn(*const Proc, *const c_char, *const Info, usize, *mut *mut Value) -> Status;
-type ValueDestruct = unsafe extern "C" fn(*mut Value);
-type ErrorString = unsafe extern "C" fn(Status) -> *const c_char;
-type Version = unsafe extern "C" fn() -> *const c_char;
 
-/// The PMIx client functions Weft calls (prototypes of `pmix.h`).
-pub(super) struct Library {
-    pub init: Init,
-    pub finalize: Finalize,
-    pub abort: Abort,
-    pub put: Put,
-    pub commit: Commit,
-    pub fence: Fence,
-    pub get: Get,
-    pub value_destruct: ValueDestruct,
-    pub error_string: ErrorString,
-    pub version: Version,
-    /// Which file was loaded (for messages and `weft-info`).
-    pub file: String,
+crate::symbol_table! {
+    /// The PMIx client functions Weft calls (prototypes of `pmix.h`).
+    pub(super) struct Library {
+        pub init = "PMIx_Init" => unsafe extern "C" fn(*mut Proc, *mut Info, usize) -> Status,
+        pub finalize = "PMIx_Finalize" => unsafe extern "C" fn(*const Info, usize) -> Status,
+        pub abort = "PMIx_Abort" =>
+            unsafe extern "C" fn(c_int, *const c_char, *mut Proc, usize) -> Status,
+        pub put = "PMIx_Put" => unsafe extern "C" fn(u8, *const c_char, *mut Value) -> Status,
+        pub commit = "PMIx_Commit" => unsafe extern "C" fn() -> Status,
+        pub fence = "PMIx_Fence" =>
+            unsafe extern "C" fn(*const Proc, usize, *const Info, usize) -> Status,
+        pub get = "PMIx_Get" => unsafe extern "C" fn(
+            *const Proc,
+            *const c_char,
+            *const Info,
+            usize,
+            *mut *mut Value,
+        ) -> Status,
+        pub value_destruct = "PMIx_Value_destruct" => unsafe extern "C" fn(*mut Value),
+        pub error_string = "PMIx_Error_string" => unsafe extern "C" fn(Status) -> *const c_char,
+        pub version = "PMIx_Get_version" => unsafe extern "C" fn() -> *const c_char,
+    }
 }
 
 /// The files tried, in order. First the launcher's own PMIx (PRRTE tells its processes where
@@ -136,62 +135,16 @@ fn candidates() -> Vec<String> {
 
 static LIBRARY: OnceLock<Option<Library>> = OnceLock::new();
 
-/// The PMIx client library, loaded on first use; `None` when it is not installed.
+/// The PMIx client library, loaded on first use (`RTLD_GLOBAL`: PMIx loads its own plugins,
+/// which resolve symbols of libpmix); `None` when it is not installed.
 pub(super) fn library() -> Option<&'static Library> {
-    LIBRARY.get_or_init(load).as_ref()
-}
-
-fn load() -> Option<Library> {
-    for file in candidates() {
-        let Ok(name) = CString::new(file.clone()) else {
-            continue;
-        };
-        // SAFETY: dlopen of a NUL-terminated name; a null result means not found. RTLD_GLOBAL:
-        // PMIx loads its own plugins, which resolve symbols of libpmix.
-        let lib = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
-        if lib.is_null() {
-            continue;
-        }
-        // SAFETY: `lib` is a live handle of a PMIx client library.
-        match unsafe { bind(lib, file) } {
-            Some(library) => return Some(library),
-            // SAFETY: the handle came from dlopen above and nothing of it is kept.
-            None => unsafe {
-                libc::dlclose(lib);
-            },
-        }
-    }
-    None
-}
-
-/// # Safety
-/// `lib` is a live `dlopen` handle of OpenPMIx's client library.
-unsafe fn bind(lib: *mut c_void, file: String) -> Option<Library> {
-    macro_rules! sym {
-        ($name:literal, $t:ty) => {{
-            // SAFETY: a live handle and a NUL-terminated symbol name.
-            let p = unsafe { libc::dlsym(lib, $name.as_ptr()) };
-            if p.is_null() {
-                return None;
-            }
-            // SAFETY: the symbol is the PMIx function of that name, whose C prototype (pmix.h)
-            // the field's type states; fn pointers and data pointers have one size here.
-            unsafe { std::mem::transmute::<*mut c_void, $t>(p) }
-        }};
-    }
-    Some(Library {
-        init: sym!(c"PMIx_Init", Init),
-        finalize: sym!(c"PMIx_Finalize", Finalize),
-        abort: sym!(c"PMIx_Abort", Abort),
-        put: sym!(c"PMIx_Put", Put),
-        commit: sym!(c"PMIx_Commit", Commit),
-        fence: sym!(c"PMIx_Fence", Fence),
-        get: sym!(c"PMIx_Get", Get),
-        value_destruct: sym!(c"PMIx_Value_destruct", ValueDestruct),
-        error_string: sym!(c"PMIx_Error_string", ErrorString),
-        version: sym!(c"PMIx_Get_version", Version),
-        file,
-    })
+    LIBRARY
+        .get_or_init(|| {
+            // SAFETY: the table's prototypes are those of `pmix.h`.
+            let bind = |lib| unsafe { Library::resolve(lib) };
+            dynlib::load_first(candidates(), dynlib::Scope::Global, bind).ok()
+        })
+        .as_ref()
 }
 
 #[cfg(test)]

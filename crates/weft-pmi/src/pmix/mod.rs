@@ -40,7 +40,7 @@ pub fn library_version() -> Option<String> {
         // SAFETY: non-null, NUL-terminated and static (see above).
         unsafe { CStr::from_ptr(text) }.to_string_lossy()
     };
-    Some(format!("{version} ({})", lib.file))
+    Some(format!("{version} ({})", lib.library().name()))
 }
 
 /// A connected PMIx client.
@@ -79,8 +79,8 @@ impl Pmix {
 
     /// The job's namespace (its name in the launcher).
     pub(crate) fn namespace(&self) -> String {
-        // SAFETY: PMIx_Init wrote a NUL-terminated name into the array, whose last byte it
-        // never overwrites (PMIX_MAX_NSLEN + 1 bytes).
+        // The array has PMIX_MAX_NSLEN + 1 bytes, whose last PMIx_Init never overwrites.
+        // SAFETY: PMIx_Init wrote a NUL-terminated name into the array.
         unsafe { CStr::from_ptr(self.me.nspace.as_ptr()) }
             .to_string_lossy()
             .into_owned()
@@ -131,8 +131,8 @@ impl Pmix {
                 string: value.as_ptr().cast_mut(),
             },
         };
-        // SAFETY: `key` and the value's string are NUL-terminated and live across the call;
-        // PMIx_Put copies the value (it does not keep or free the pointer).
+        // `key` and the value's string are NUL-terminated and live across the call.
+        // SAFETY: PMIx_Put copies the value (it does not keep or free the pointer).
         let rc = unsafe { (self.lib.put)(ffi::SCOPE_GLOBAL, key.as_ptr(), &mut val) };
         self.check("PMIx_Put", rc)
     }
@@ -155,8 +155,8 @@ impl Pmix {
         let proc = self.proc_of(rank);
         let immediate = Info::flag(c"pmix.immediate", true);
         let mut out: *mut Value = std::ptr::null_mut();
-        // SAFETY: `proc`, the key and one info are valid for the call; PMIx stores a value it
-        // allocated into `out`, which is released below.
+        // `proc`, the key and one info are valid for the call.
+        // SAFETY: PMIx stores a value it allocated into `out`, which is released below.
         let rc = unsafe { (self.lib.get)(&proc, ckey.as_ptr(), &immediate, 1, &mut out) };
         if rc == ffi::ERR_NOT_FOUND {
             return Ok(None);
@@ -167,8 +167,8 @@ impl Pmix {
         }
         // SAFETY: PMIx returned a valid, initialised value it allocated with malloc.
         let text = unsafe { value_text(&*out) };
-        // SAFETY: the value came from PMIx_Get: destruct frees its contents, free the struct
-        // (what PMIX_VALUE_RELEASE does).
+        // Destruct frees its contents, free the struct: what PMIX_VALUE_RELEASE does.
+        // SAFETY: the value came from PMIx_Get and is released once, here.
         unsafe {
             (self.lib.value_destruct)(out);
             libc::free(out.cast());
@@ -255,8 +255,8 @@ fn c_text(what: &str, text: &str) -> Result<CString, PmiError> {
 /// `value` is an initialised `pmix_value_t` whose string member, when its type is
 /// `PMIX_STRING`, is null or NUL-terminated.
 unsafe fn value_text(value: &Value) -> Option<String> {
-    // SAFETY: the type tag says which union member PMIx wrote (each arm reads that one), and
-    // a string member is NUL-terminated (the caller's contract).
+    // Each arm reads the union member that the type tag says PMIx wrote.
+    // SAFETY: the tag names the written member; strings are NUL-terminated (the caller's contract).
     unsafe {
         Some(match value.kind {
             ffi::TYPE_STRING if value.data.string.is_null() => String::new(),

@@ -63,10 +63,7 @@ pub(super) fn handle(server: &mut Server, rank: u32, msg: &Message, out: &mut Ve
             Message::new("finalize-response").with("rc", 0)
         }
         "abort" => return server.abort(rank, msg, out),
-        other => {
-            let reason = format!("unknown command {other}");
-            return server.error_reply(rank, msg, &reason, out);
-        }
+        other => return server.error_reply(rank, msg, &format!("unknown command {other}"), out),
     };
     server.send(rank, &answer, out);
 }

@@ -4,26 +4,19 @@
 
 use std::ffi::c_int;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::io::file::{default_errhandler, set_default_errhandler};
 use weft_core::object::ErrhandlerKind;
 
-use crate::args::non_null;
-use crate::boundary::{raise, Scope};
+use crate::api::errors::{call_errhandler, errhandler_for, out_errhandler};
+use crate::boundary::Scope;
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::file_object::file;
-use crate::{error_codes, objects};
 
 pub(crate) fn mpi_file_set_errhandler(fh: MPI_File, errhandler: MPI_Errhandler) -> MpiResult<()> {
     let func = "MPI_File_set_errhandler";
-    let e = objects::errhandler(errhandler, func, "errhandler")?;
-    if !e.fits(ErrhandlerKind::File) {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errhandler): not created for files (MPI_File_create_errhandler)"),
-        ));
-    }
+    let e = errhandler_for(errhandler, ErrhandlerKind::File, func)?;
     if fh == MPI_FILE_NULL {
         set_default_errhandler(e);
     } else {
@@ -42,11 +35,8 @@ pub(crate) unsafe fn mpi_file_get_errhandler(
     } else {
         file(fh, func)?.errhandler()
     };
-    non_null(errhandler, func, "errhandler")?;
-    let h = objects::errhandler_handle(&e);
-    // SAFETY: checked non-null; the caller passes a writable MPI_Errhandler.
-    unsafe { errhandler.write(h) };
-    Ok(())
+    // SAFETY: the caller passes a writable MPI_Errhandler (checked for null).
+    unsafe { out_errhandler(errhandler, &e, func) }
 }
 
 pub(crate) fn mpi_file_call_errhandler(fh: MPI_File, errorcode: c_int) -> MpiResult<()> {
@@ -54,15 +44,5 @@ pub(crate) fn mpi_file_call_errhandler(fh: MPI_File, errorcode: c_int) -> MpiRes
     if fh != MPI_FILE_NULL {
         file(fh, func)?;
     }
-    if error_codes::class_of(errorcode).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errorcode={errorcode}): not a valid error code"),
-        ));
-    }
-    raise(
-        Scope::File(fh),
-        MpiError::with_code(errorcode, String::new()),
-    );
-    Ok(())
+    call_errhandler(Scope::File(fh), errorcode, func)
 }

@@ -232,8 +232,9 @@ impl CRep {
     ) -> MpiResult<()> {
         let user = mem.addr as *mut c_void;
         let extra = self.extra as *mut c_void;
-        // SAFETY: user callbacks given to MPI_Register_datarep, called as the standard says:
-        // the user's buffer and datatype of the access, a file buffer of the converted size.
+        // Called as the standard says: the user's buffer and datatype of the access, a file buffer
+        // of the converted size.
+        // SAFETY: user callbacks given to MPI_Register_datarep.
         let code = unsafe {
             match &self.conv {
                 Conversion::Int(r, w) => match if read { r } else { w } {

@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int};
 use weft_core::error::MpiResult;
 use weft_core::tools::{self, CATEGORIES};
 
-use super::{check_init, index, name_arg, need, out_str, store, store_required, terr};
+use super::{check_init, index, index_by_name, need, out_str, store, store_required, terr};
 use crate::constants::*;
 
 pub(crate) unsafe fn mpi_t_category_get_num(num_cat: *mut c_int) -> MpiResult<()> {
@@ -71,27 +71,18 @@ pub(crate) unsafe fn mpi_t_category_get_index(
     name: *const c_char,
     cat_index: *mut c_int,
 ) -> MpiResult<()> {
-    const F: &str = "MPI_T_category_get_index";
-    check_init(F)?;
-    // SAFETY: a NUL-terminated string per the standard.
-    let name = unsafe { name_arg(name, F) }?;
-    need(cat_index, F, "cat_index")?;
-    let i = tools::category_index(&name).ok_or_else(|| {
-        terr(
-            MPI_T_ERR_INVALID_NAME,
-            format!("{F}(name={name:?}): no category has this name"),
-        )
-    })?;
-    // SAFETY: checked non-null.
-    unsafe { cat_index.write(i as c_int) };
-    Ok(())
+    let func = "MPI_T_category_get_index";
+    let find = tools::category_index;
+    // SAFETY: the caller's guarantees (the standard's rules).
+    unsafe { index_by_name(name, cat_index, func, "cat_index", "category", find) }
 }
 
-/// Store up to `len` of `items` in `indices`.
+/// `MPI_T_category_get_{cvars,pvars,categories,events}`: up to `len` of the category's `items` in
+/// `indices` (`api/gen.py` passes the name and what to list).
 ///
 /// # Safety
 /// `indices` valid for `len` ints when `len` > 0.
-unsafe fn fill(
+pub(crate) unsafe fn category_items(
     cat_index: c_int,
     len: c_int,
     indices: *mut c_int,
@@ -116,74 +107,6 @@ unsafe fn fill(
         unsafe { indices.add(k).write(v as c_int) };
     }
     Ok(())
-}
-
-pub(crate) unsafe fn mpi_t_category_get_cvars(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_cvars",
-            tools::category_cvars,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_t_category_get_pvars(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_pvars",
-            tools::category_pvars,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_t_category_get_categories(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_categories",
-            tools::category_subcategories,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_t_category_get_events(
-    cat_index: c_int,
-    len: c_int,
-    indices: *mut c_int,
-) -> MpiResult<()> {
-    // SAFETY: indices valid for len ints per the standard.
-    unsafe {
-        fill(
-            cat_index,
-            len,
-            indices,
-            "MPI_T_category_get_events",
-            tools::category_events,
-        )
-    }
 }
 
 pub(crate) unsafe fn mpi_t_category_changed(update_number: *mut c_int) -> MpiResult<()> {

@@ -7,7 +7,9 @@ use weft_core::error::MpiResult;
 use weft_core::object::Comm;
 use weft_core::tools::cvars::{self, Bind, Scope, WriteError};
 
-use super::{check_init, index, name_arg, need, out_str, store, store_required, terr, Handles};
+use super::{
+    check_init, index, index_by_name, need, out_str, store, store_required, terr, Handles,
+};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
@@ -119,20 +121,9 @@ pub(crate) unsafe fn mpi_t_cvar_get_index(
     name: *const c_char,
     cvar_index: *mut c_int,
 ) -> MpiResult<()> {
-    const F: &str = "MPI_T_cvar_get_index";
-    check_init(F)?;
-    // SAFETY: a NUL-terminated string per the standard.
-    let name = unsafe { name_arg(name, F) }?;
-    need(cvar_index, F, "cvar_index")?;
-    let i = cvars::index_of(&name).ok_or_else(|| {
-        terr(
-            MPI_T_ERR_INVALID_NAME,
-            format!("{F}(name={name:?}): no control variable has this name"),
-        )
-    })?;
-    // SAFETY: checked non-null.
-    unsafe { cvar_index.write(i as c_int) };
-    Ok(())
+    let (func, what) = ("MPI_T_cvar_get_index", "control variable");
+    // SAFETY: the caller's guarantees (the standard's rules).
+    unsafe { index_by_name(name, cvar_index, func, "cvar_index", what, cvars::index_of) }
 }
 
 /// The communicator `obj_handle` points to, for a variable bound to one.

@@ -19,7 +19,7 @@ use weft_core::object::Info;
 use weft_core::polled::{self, Polled};
 use weft_core::tools::EVENTS;
 
-use super::{check_init, index, name_arg, need, out_str, store, store_required, terr};
+use super::{check_init, index, index_by_name, need, out_str, store, store_required, terr};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
@@ -240,8 +240,7 @@ pub(crate) unsafe fn mpi_t_event_get_info(
     const F: &str = "MPI_T_event_get_info";
     check_init(F)?;
     let e = &EVENTS[index(event_index, EVENTS.len(), F, "event_index")?];
-    // SAFETY: every pointer is null or valid per the standard (the arrays for
-    // *num_elements entries).
+    // SAFETY: every pointer is null or valid per the standard (arrays of *num_elements entries).
     unsafe {
         out_str(e.name, name, name_len);
         out_str(e.desc, desc, desc_len);
@@ -269,20 +268,10 @@ pub(crate) unsafe fn mpi_t_event_get_index(
     name: *const c_char,
     event_index: *mut c_int,
 ) -> MpiResult<()> {
-    const F: &str = "MPI_T_event_get_index";
-    check_init(F)?;
-    // SAFETY: a NUL-terminated string per the standard.
-    let name = unsafe { name_arg(name, F) }?;
-    need(event_index, F, "event_index")?;
-    let i = EVENTS.iter().position(|e| e.name == name).ok_or_else(|| {
-        terr(
-            MPI_T_ERR_INVALID_NAME,
-            format!("{F}(name={name:?}): no event has this name"),
-        )
-    })?;
-    // SAFETY: checked non-null.
-    unsafe { event_index.write(i as c_int) };
-    Ok(())
+    let func = "MPI_T_event_get_index";
+    let find = |name: &str| EVENTS.iter().position(|e| e.name == name);
+    // SAFETY: the caller's guarantees (the standard's rules).
+    unsafe { index_by_name(name, event_index, func, "event_index", "event", find) }
 }
 
 pub(crate) unsafe fn mpi_t_event_handle_alloc(

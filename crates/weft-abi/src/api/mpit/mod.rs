@@ -132,6 +132,34 @@ pub(super) unsafe fn name_arg(name: *const c_char, func: &str) -> MpiResult<Stri
     Ok(unsafe { crate::args::c_str(name, func, "name") }?.into_owned())
 }
 
+/// `MPI_T_<kind>_get_index`: the index `find` gives the item called `name`, written to `out`
+/// (argument `arg`); `what` names the kind of item in the error.
+///
+/// # Safety
+/// `name` is NUL-terminated and `out` null or valid for a write (the standard's rules).
+pub(super) unsafe fn index_by_name(
+    name: *const c_char,
+    out: *mut c_int,
+    func: &str,
+    arg: &str,
+    what: &str,
+    find: impl FnOnce(&str) -> Option<usize>,
+) -> MpiResult<()> {
+    check_init(func)?;
+    // SAFETY: a NUL-terminated string per the standard.
+    let name = unsafe { name_arg(name, func) }?;
+    need(out, func, arg)?;
+    let i = find(&name).ok_or_else(|| {
+        terr(
+            MPI_T_ERR_INVALID_NAME,
+            format!("{func}(name={name:?}): no {what} has this name"),
+        )
+    })?;
+    // SAFETY: checked non-null.
+    unsafe { out.write(i as c_int) };
+    Ok(())
+}
+
 /// Handles MPI_T gives out: never 0 (the null handles) or 1 (`MPI_T_PVAR_ALL_HANDLES`),
 /// never reused in the life of the process, so a freed or made-up handle is recognised.
 static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0x1000);

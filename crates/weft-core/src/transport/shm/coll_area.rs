@@ -174,9 +174,9 @@ impl CollArea {
 
     /// The word holding the creator's `payload_max`.
     fn layout(&self) -> &AtomicU64 {
-        // SAFETY: the area's first line lies inside the mapping (`bytes` counts it), 128-byte
-        // aligned in the page-aligned mapping, which lives as long as `self`; it is only
-        // accessed atomically.
+        // The area's first line lies inside the mapping (`bytes` counts it), 128-byte aligned in
+        // the page-aligned mapping, which lives as long as `self`.
+        // SAFETY: it is only accessed atomically.
         unsafe { &*self.memory.base().add(LAYOUT_AT).cast::<AtomicU64>() }
     }
 
@@ -230,9 +230,9 @@ impl CollArea {
     fn arrival(&self, rank: u32) -> &AtomicU64 {
         assert!(rank < self.size);
         let at = START + rank as usize * ALIGN;
-        // SAFETY: inside the mapping (`bytes` counts one line per rank after the header),
-        // 128-byte aligned in the page-aligned mapping, which lives as long as `self`; the
-        // line is only accessed atomically.
+        // Inside the mapping (`bytes` counts one line per rank after the header), 128-byte aligned
+        // in the page-aligned mapping, which lives as long as `self`.
+        // SAFETY: the line is only accessed atomically.
         unsafe { &*self.memory.base().add(at).cast::<AtomicU64>() }
     }
 
@@ -266,8 +266,9 @@ impl CollArea {
     /// The sequence number of `rank`'s slot for turn `seq`.
     #[inline]
     fn published(&self, rank: u32, seq: u64) -> &AtomicU64 {
-        // SAFETY: a slot starts with an 8-byte sequence number, 128-byte aligned inside the
-        // mapping, which lives as long as `self`; it is only accessed atomically.
+        // A slot starts with an 8-byte sequence number, 128-byte aligned inside the mapping, which
+        // lives as long as `self`.
+        // SAFETY: it is only accessed atomically.
         unsafe { &*self.slot(rank, seq).cast::<AtomicU64>() }
     }
 
@@ -347,10 +348,10 @@ impl Turn<'_> {
         self.make_room(ring, idle);
         self.write_len(len, mark);
         let dst = a.payload(a.rank, self.seq, len);
-        // SAFETY: `dst..dst+len` lies inside this rank's own slot line or region (`payload`
-        // checked `len`); only this rank writes it, and every rank has arrived at turn
-        // seq-ring+1, so none still reads what turn seq-ring left there (module doc); nobody
-        // reads this payload before the release store below.
+        // `dst..dst+len` lies inside this rank's own slot line or region (`payload` checked `len`);
+        // only this rank writes it, and every rank has arrived at turn seq-ring+1, so none still
+        // reads what turn seq-ring left there (module doc).
+        // SAFETY: nobody reads this payload before the release store below.
         let out = unsafe { std::slice::from_raw_parts_mut(dst, len) };
         #[cfg(all(test, loom))]
         a.memory.touch(a.rank, self.seq, true);
@@ -398,10 +399,10 @@ impl Turn<'_> {
         debug_assert!((len as u64) < 1 << MARK_SHIFT);
         let a = self.area;
         let at = a.slot(a.rank, self.seq).wrapping_add(LEN_AT).cast::<u64>();
-        // SAFETY: inside this rank's own 128-byte slot line (LEN_AT + 8 <= INLINE_AT), 8-byte
-        // aligned; only this rank writes it, nobody reads the previous turn's value any more
-        // (the caller waited as for a payload) and nobody reads this one before the release
-        // store of the sequence number that follows.
+        // Only this rank writes it; nobody reads the previous turn's value any more (the caller
+        // waited as for a payload) and nobody reads this one before the release store of the
+        // sequence number that follows.
+        // SAFETY: in this rank's own slot line (LEN_AT + 8 <= INLINE_AT), 8-byte aligned.
         unsafe { at.write(len as u64 | u64::from(mark) << MARK_SHIFT) };
     }
 
@@ -430,9 +431,10 @@ impl Turn<'_> {
             "length read before it was published"
         );
         let at = a.slot(rank, self.seq).wrapping_add(LEN_AT).cast::<u64>();
-        // SAFETY: inside `rank`'s slot line, 8-byte aligned; the acquire load above saw it
-        // published, so the value written before the release store is visible, and `rank`
-        // rewrites it only after this rank arrives at a later turn (as for `read`).
+        // The acquire load above saw it published, so the value written before the release store is
+        // visible, and `rank` rewrites it only after this rank arrives at a later turn (as for
+        // `read`).
+        // SAFETY: inside `rank`'s slot line, 8-byte aligned.
         unsafe { at.read() }
     }
 
@@ -467,10 +469,10 @@ impl Turn<'_> {
             "payload read before it was published"
         );
         let src = a.payload(rank, self.seq, len);
-        // SAFETY: inside `rank`'s slot (`payload` checked `len`). The acquire load above saw
-        // this turn published, so the payload's bytes are visible; `rank` rewrites them only
-        // after this rank arrives at a later turn, which it cannot do while this turn is
-        // current (checked above).
+        // The acquire load above saw this turn published, so the payload's bytes are visible;
+        // `rank` rewrites them only after this rank arrives at a later turn, which it cannot do
+        // while this turn is current (checked above).
+        // SAFETY: inside `rank`'s slot (`payload` checked `len`).
         let bytes = unsafe { std::slice::from_raw_parts(src, len) };
         #[cfg(all(test, loom))]
         a.memory.touch(rank, self.seq, false);

@@ -25,8 +25,9 @@ impl SharedCounter {
     }
 
     fn cell(&self) -> &AtomicU64 {
-        // SAFETY: the segment is LEN bytes, page-aligned, so the 8 bytes at HEADER_BYTES are
-        // inside it and aligned; they are only ever accessed atomically, by every process.
+        // The segment is LEN bytes, page-aligned, so the 8 bytes at HEADER_BYTES are inside it and
+        // aligned.
+        // SAFETY: they are only ever accessed atomically, by every process.
         unsafe { &*(self.seg.base().add(HEADER_BYTES) as *const AtomicU64) }
     }
 

@@ -64,9 +64,9 @@ impl ShmTransport {
         };
         let rings = (0..nrings)
             .map(|i| {
-                // SAFETY: the ring's bytes lie inside the segment, 128-byte aligned (HEADER_BYTES
-                // and ring sizes are multiples of 128), used by every rank with the same geometry
-                // (the segment size check catches disagreement).
+                // HEADER_BYTES and ring sizes are multiples of 128; every rank uses the ring with
+                // the same geometry (the segment size check catches disagreement).
+                // SAFETY: the ring's bytes lie inside the segment, 128-byte aligned.
                 unsafe {
                     RingPlace::new(
                         segment.base().add(HEADER_BYTES + i * per_ring),

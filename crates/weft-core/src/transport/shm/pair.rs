@@ -34,9 +34,9 @@ impl PairRing {
     pub fn open(name: &str, geometry: Geometry) -> io::Result<PairRing> {
         let len = HEADER_BYTES + ring_bytes(geometry.cells, geometry.cell_size);
         let segment = Segment::create_or_attach_by(name, len, 2)?;
-        // SAFETY: the ring lies inside the segment right after its header, 128-byte aligned;
-        // zero-filled or used by the other end with the same geometry (the size check of
+        // It is zero-filled or used by the other end with the same geometry (the size check of
         // `Segment::open` catches disagreement).
+        // SAFETY: the ring lies inside the segment right after its header, 128-byte aligned.
         let place = unsafe {
             RingPlace::new(
                 segment.base().add(HEADER_BYTES),
@@ -117,10 +117,9 @@ impl PairsOut {
         fill: impl FnOnce(&mut [u8]),
     ) -> bool {
         let ring = self.rings[index as usize].1.ring();
-        // SAFETY: this ring's only producer is the VCI whose state holds this `PairsOut` (the
-        // name carries this process's job rank, VCI and instance nonce, and nothing else
-        // opens it to push), and pushing takes that state by reference, so one push runs at
-        // a time.
+        // The name carries this process's job rank, VCI and instance nonce, and nothing else opens
+        // it to push; pushing takes that state by reference, so one push runs at a time.
+        // SAFETY: this ring's only producer is the VCI whose state holds this `PairsOut`.
         unsafe { ring.try_push_single(header, len, fill) }
     }
 }

@@ -203,8 +203,9 @@ impl<'m> Ring<'m> {
     /// lies: inside the slot when it fits, else in the cell's bulk area.
     #[inline]
     fn payload(&self, pos: u64, slot: *mut Slot, len: usize) -> *mut u8 {
-        // SAFETY: both places lie inside the ring: the slot has room for `INLINE_MAX` bytes
-        // after the header, the bulk area of a masked index for `cell_size` bytes.
+        // The slot has room for `INLINE_MAX` bytes after the header, the bulk area of a masked
+        // index for `cell_size` bytes.
+        // SAFETY: both places lie inside the ring.
         unsafe {
             if len <= INLINE_MAX {
                 slot.cast::<u8>().add(INLINE_OFFSET)
@@ -259,8 +260,8 @@ impl<'m> Ring<'m> {
                 pos = tail.load(Ordering::Relaxed);
             }
         };
-        // SAFETY: this producer owns the cell from the successful CAS until it publishes the
-        // new sequence; nobody else reads or writes it meanwhile (module docs, "Claim").
+        // This producer owns the cell from the successful CAS until it publishes the new sequence.
+        // SAFETY: nobody else reads or writes it meanwhile (module docs, "Claim").
         unsafe { self.fill_and_publish(pos, slot, header, len, fill) };
         true
     }
@@ -292,8 +293,9 @@ impl<'m> Ring<'m> {
             return false;
         }
         tail.store(pos + 1, Ordering::Relaxed);
-        // SAFETY: the one producer owns the cell from reading its handed-back sequence until it
-        // publishes the new one (the caller's contract: nobody else claims positions).
+        // The one producer owns the cell from reading its handed-back sequence until it publishes
+        // the new one.
+        // SAFETY: the caller's contract: nobody else claims positions.
         unsafe { self.fill_and_publish(pos, slot, header, len, fill) };
         true
     }
@@ -335,8 +337,9 @@ impl<'m> Ring<'m> {
         if self.seq(slot).load(Ordering::Acquire) != self.stored(pos, 1) {
             return false;
         }
-        // SAFETY: the producer published this cell (acquire above) and will not touch it again
-        // until the consumer hands it back below (module docs, "Publish").
+        // The producer will not touch the cell again until the consumer hands it back below (module
+        // docs, "Publish").
+        // SAFETY: the producer published this cell (acquire above).
         unsafe {
             let header = std::ptr::addr_of!((*slot).header).read();
             let len =

@@ -276,8 +276,8 @@ impl Segment {
     }
 
     fn header(&self) -> &SegmentHeader {
-        // SAFETY: the segment starts with a SegmentHeader (len checked at creation) and is
-        // page-aligned, which satisfies its alignment.
+        // Page alignment satisfies the header's alignment.
+        // SAFETY: the segment starts with a SegmentHeader (len checked at creation), page-aligned.
         unsafe { &*self.base.cast::<SegmentHeader>() }
     }
 
@@ -297,8 +297,8 @@ impl Segment {
 
 impl Drop for Segment {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly the mapping we made; no references outlive the Segment
-        // (rings borrow it through the transport that owns it).
+        // No references outlive the Segment (rings borrow it through the transport that owns it).
+        // SAFETY: unmapping exactly the mapping we made.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }
 }

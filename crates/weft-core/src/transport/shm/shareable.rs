@@ -121,8 +121,8 @@ impl PeerMapping {
                 "not the shared block",
             ));
         }
-        // SAFETY: a shared mapping of a regular file at least `len` bytes long (checked), so
-        // every mapped page is backed.
+        // The file is at least `len` bytes long (checked), so every mapped page is backed.
+        // SAFETY: a shared mapping of a regular file.
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),

@@ -133,10 +133,10 @@ impl WinArea {
     /// Rank `r`'s synchronisation state.
     pub fn ctl(&self, r: u32) -> &RankCtl {
         assert!((r as usize) < self.layout.ranks, "rank out of range");
-        // SAFETY: the control lines lie right after the header, inside the segment (the
-        // layout's length covers them), 64-byte aligned (HEADER_BYTES is a multiple of 64
-        // and the mapping is page aligned); they hold only atomics, which every process
-        // uses concurrently, and a zero-filled line is a valid RankCtl.
+        // The layout's length covers them; HEADER_BYTES is a multiple of 64 and the mapping is page
+        // aligned; they hold only atomics, which every process uses concurrently, and a zero-filled
+        // line is a valid RankCtl.
+        // SAFETY: the control lines lie after the header, inside the segment, 64-byte aligned.
         unsafe {
             &*self
                 .segment
@@ -156,8 +156,8 @@ impl WinArea {
         let at = HEADER_BYTES
             + n * std::mem::size_of::<RankCtl>()
             + (target as usize * n + origin as usize) * 8;
-        // SAFETY: inside the counter matrix of the layout, 8-byte aligned; only atomics
-        // live there and zero is a valid AtomicU64.
+        // Inside the counter matrix of the layout, 8-byte aligned.
+        // SAFETY: only atomics live there and zero is a valid AtomicU64.
         unsafe { &*self.segment.base().add(at).cast::<AtomicU64>() }
     }
 
@@ -166,9 +166,9 @@ impl WinArea {
         assert!((r as usize) < self.layout.ranks, "rank out of range");
         let at =
             WinLayout::extra_at(self.layout.ranks) + r as usize * std::mem::size_of::<RankExtra>();
-        // SAFETY: inside the layout (its length covers every rank's `RankExtra`), 64-byte
-        // aligned (`extra_at` rounds up, the mapping is page aligned); only atomics live
-        // there and zero-filled memory is a valid `RankExtra`.
+        // Inside the layout (its length covers every rank's `RankExtra`), 64-byte aligned
+        // (`extra_at` rounds up, the mapping is page aligned).
+        // SAFETY: only atomics live there and zero-filled memory is a valid `RankExtra`.
         unsafe { &*self.segment.base().add(at).cast::<RankExtra>() }
     }
 

@@ -86,28 +86,10 @@ pub struct ucp_tag_recv_info_t {
 /// Each declaration below becomes a field of [`Ucp`] and a same-named `unsafe fn` calling it.
 macro_rules! ucp_api {
     ($(fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;)*) => {
-        /// The UCP functions, resolved from the loaded library.
-        pub struct Ucp {
-            $($name: unsafe extern "C" fn($($ty),*) $(-> $ret)?,)*
-        }
-
-        impl Ucp {
-            fn resolve(lib: *mut c_void) -> Result<Ucp, String> {
-                Ok(Ucp {
-                    $($name: {
-                        let symbol = concat!(stringify!($name), "\0");
-                        // SAFETY: `lib` is a live handle from dlopen; the name is NUL-terminated.
-                        let p = unsafe { libc::dlsym(lib, symbol.as_ptr().cast()) };
-                        if p.is_null() {
-                            return Err(format!("{LIBRARY} has no {}", stringify!($name)));
-                        }
-                        // SAFETY: the symbol is the UCP function of that name, whose C
-                        // signature (UCX 1.13 API) the declaration repeats.
-                        unsafe {
-                            std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($ty),*) $(-> $ret)?>(p)
-                        }
-                    },)*
-                })
+        weft_pmi::symbol_table! {
+            /// The UCP functions, resolved from the loaded library.
+            pub struct Ucp {
+                $($name = stringify!($name) => unsafe extern "C" fn($($ty),*) $(-> $ret)?,)*
             }
         }
 
@@ -147,20 +129,15 @@ const LIBRARY: &str = "libucp.so.0";
 
 static LOADED: std::sync::OnceLock<Result<Ucp, String>> = std::sync::OnceLock::new();
 
-/// Load UCP (once); the error says why it is not usable.
+/// Load UCP (once; it stays loaded for the life of the process); the error says why it is not
+/// usable.
 pub fn load() -> Result<&'static Ucp, String> {
     LOADED
         .get_or_init(|| {
-            let name = std::ffi::CString::new(LIBRARY).expect("no NUL in the name");
-            // SAFETY: a NUL-terminated name; UCP's initialisers run once, here.
-            let lib = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-            if lib.is_null() {
-                return Err(format!(
-                    "{LIBRARY} could not be loaded (install libucx0 / libucx-dev)"
-                ));
-            }
-            // The library stays loaded for the life of the process.
-            Ucp::resolve(lib)
+            // SAFETY: the declarations above repeat the UCX 1.13 API's prototypes.
+            let bind = |lib| unsafe { Ucp::resolve(lib) };
+            weft_pmi::dynlib::load_first([LIBRARY], weft_pmi::dynlib::Scope::Local, bind)
+                .map_err(|why| format!("{why} (install libucx0 / libucx-dev)"))
         })
         .as_ref()
         .map_err(Clone::clone)

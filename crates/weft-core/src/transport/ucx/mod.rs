@@ -48,8 +48,8 @@ pub fn transports_seen() -> std::io::Result<Vec<String>> {
     let context = new_context()?;
     let mut text: *mut std::ffi::c_char = std::ptr::null_mut();
     let mut size = 0usize;
-    // SAFETY: open_memstream writes the buffer pointer and size it allocates; the stream is
-    // written by UCP and closed once below, before the buffer is read and freed.
+    // The stream is written by UCP and closed once below, before the buffer is read and freed.
+    // SAFETY: open_memstream writes the buffer pointer and size it allocates.
     let info = unsafe {
         let stream = libc::open_memstream(&mut text, &mut size);
         if stream.is_null() {
@@ -80,8 +80,8 @@ fn new_context() -> std::io::Result<ffi::Context> {
         rest: [0; 32],
     };
     let mut context: ffi::Context = std::ptr::null_mut();
-    // SAFETY: params is a valid ucp_params_t whose field_mask names only set fields; a
-    // null config makes UCP read its configuration from the environment (UCX_*).
+    // params is a valid ucp_params_t whose field_mask names only set fields.
+    // SAFETY: a null config makes UCP read its configuration from the environment (UCX_*).
     check("init", unsafe {
         ffi::ucp_init_version(
             ffi::UCP_API_MAJOR,
@@ -128,8 +128,8 @@ struct EpArg {
 
 /// UCP's error handler of every endpoint (`UCP_ERR_HANDLING_MODE_PEER`): the peer is lost.
 extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ffi::Ep, status: ffi::ucs_status_t) {
-    // SAFETY: arg is the EpArg boxed in the worker's state beside the endpoint; both live
-    // as long as the process (endpoints are never destroyed).
+    // arg is the EpArg boxed in the worker's state beside the endpoint.
+    // SAFETY: both live as long as the process (endpoints are never destroyed).
     let arg = unsafe { &*(arg as *const EpArg) };
     lose(arg.health, Some(arg.rank), status);
 }
@@ -207,8 +207,8 @@ impl UcxTransport {
                 rest: [0; 64],
             };
             let mut worker: ffi::Worker = std::ptr::null_mut();
-            // SAFETY: context is live (it is never destroyed: workers live as long as the
-            // process); wparams names only its thread mode.
+            // context is live (it is never destroyed: workers live as long as the process).
+            // SAFETY: wparams names only its thread mode.
             check("worker create", unsafe {
                 ffi::ucp_worker_create(context, &wparams, &mut worker)
             })?;
@@ -325,8 +325,8 @@ impl UcxTransport {
             op_attr_mask: 0,
             rest: [0; 63],
         };
-        // SAFETY: ep belongs to this worker (held under its lock); buffer stays alive until
-        // the request completes (kept in `sends` with it).
+        // ep belongs to this worker (held under its lock).
+        // SAFETY: buffer stays alive until the request completes (kept in `sends` with it).
         let request = unsafe {
             ffi::ucp_tag_send_nbx(
                 ep,
@@ -382,9 +382,10 @@ impl UcxTransport {
             rest: [0; 64],
         };
         let mut ep: ffi::Ep = std::ptr::null_mut();
-        // SAFETY: the worker is ours under its lock; the address is a worker address the
-        // peer published, alive for the call; the handler's argument is kept (boxed, so it
-        // does not move) in `ep_args` for as long as the endpoint lives.
+        // The address is a worker address the peer published, alive for the call; the handler's
+        // argument is kept (boxed, so it does not move) in `ep_args` for as long as the endpoint
+        // lives.
+        // SAFETY: the worker is ours under its lock.
         let status = unsafe { ffi::ucp_ep_create(state.worker, &params, &mut ep) };
         if status != ffi::UCS_OK {
             lose(&self.health, Some(rank), status);
@@ -452,8 +453,8 @@ impl UcxTransport {
             op_attr_mask: 0,
             rest: [0; 63],
         };
-        // SAFETY: message was just removed from the unexpected queue by the probe; buffer
-        // holds its whole length and lives (in `recv`) until the request completes.
+        // message was just removed from the unexpected queue by the probe.
+        // SAFETY: buffer holds its whole length and lives (in `recv`) until the request completes.
         let request = unsafe {
             ffi::ucp_tag_msg_recv_nbx(
                 state.worker,
