@@ -71,13 +71,17 @@ pub fn clear_raise_on() {
     SCOPE_OVERRIDE.with(|s| s.set(None));
 }
 
-/// Run an implementation that returns success or an error.
+/// Run an implementation that returns success or an error. The measuring of
+/// `WEFT_STATS`/`WEFT_TRACE` is out of line and wraps the one inlined `run_call`, so a call
+/// with both off pays two loads and branches.
 #[inline]
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
-    if weft_core::stats::timing() || weft_core::trace::on() {
-        return instrumented(name, scope, || run_call(name, scope, body));
+    let probe = (weft_core::stats::timing() || weft_core::trace::on()).then(Probe::start);
+    let rc = run_call(name, scope, body);
+    if let Some(probe) = probe {
+        probe.finish(name, scope);
     }
-    run_call(name, scope, body)
+    rc
 }
 
 thread_local! {
@@ -85,30 +89,46 @@ thread_local! {
     static CALL_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Run an MPI call measured: an outermost call's duration adds to the time in MPI
+/// An MPI call being measured: an outermost call's duration adds to the time in MPI
 /// (`WEFT_STATS`), and every call is a trace event (`WEFT_TRACE`).
-#[cold]
-fn instrumented(name: &'static str, scope: Scope, f: impl FnOnce() -> c_int) -> c_int {
-    let depth = CALL_DEPTH.with(|d| d.replace(d.get() + 1));
-    // Only the clocks that are needed: a traced call reads the wall clock twice, a timed
-    // outermost call the monotonic clock twice.
-    let timed = (depth == 0 && weft_core::stats::timing()).then(std::time::Instant::now);
-    let traced = weft_core::trace::on().then(weft_core::trace::now_ns);
-    let rc = f();
-    CALL_DEPTH.with(|d| d.set(depth));
-    if let Some(start) = timed {
-        weft_core::stats::add_mpi_time(start.elapsed().as_nanos() as u64);
-    }
-    if let Some(ts) = traced {
-        let comm = match scope {
-            Scope::Comm(c) => Some(c),
-            _ => None,
-        };
-        weft_core::trace::record(name, ts, comm);
-    }
-    rc
+struct Probe {
+    depth: u32,
+    timed: Option<std::time::Instant>,
+    traced: Option<u64>,
 }
 
+impl Probe {
+    /// Only the clocks that are needed: a traced call reads the wall clock twice, a timed
+    /// outermost call the monotonic clock twice.
+    #[cold]
+    #[inline(never)]
+    fn start() -> Probe {
+        let depth = CALL_DEPTH.with(|d| d.replace(d.get() + 1));
+        Probe {
+            depth,
+            timed: (depth == 0 && weft_core::stats::timing()).then(std::time::Instant::now),
+            traced: weft_core::trace::on().then(weft_core::trace::now_ns),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn finish(self, name: &'static str, scope: Scope) {
+        CALL_DEPTH.with(|d| d.set(self.depth));
+        if let Some(start) = self.timed {
+            weft_core::stats::add_mpi_time(start.elapsed().as_nanos() as u64);
+        }
+        if let Some(ts) = self.traced {
+            let comm = match scope {
+                Scope::Comm(c) => Some(c),
+                _ => None,
+            };
+            weft_core::trace::record(name, ts, comm);
+        }
+    }
+}
+
+#[inline(always)]
 fn run_call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => MPI_SUCCESS,

@@ -96,6 +96,7 @@ impl Buf {
 
     /// An owning reference to the buffer's type (non-contiguous buffers only), for holders
     /// that outlive the call that made the `Buf`.
+    #[inline]
     pub fn keep(&self) -> Option<Arc<Type>> {
         if self.ty == 0 {
             return None;
@@ -131,6 +132,7 @@ impl Buf {
     }
 
     /// Copy message bytes `offset..offset+dst.len()` into `dst`.
+    #[inline]
     pub fn pack(&self, offset: usize, dst: &mut [u8]) {
         assert!(
             offset
@@ -141,8 +143,25 @@ impl Buf {
         if dst.is_empty() {
             return;
         }
+        if self.ty != 0 {
+            return self.pack_typed(offset, dst);
+        }
+        // SAFETY: the range is inside the buffer (checked above) and the constructor's caller
+        // guaranteed the buffer is readable for the operation's lifetime.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (self.addr + offset) as *const u8,
+                dst.as_mut_ptr(),
+                dst.len(),
+            )
+        }
+    }
+
+    /// `pack` from a non-contiguous layout (kept out of line: the contiguous case is hot).
+    fn pack_typed(&self, offset: usize, dst: &mut [u8]) {
         if let Some(t) = self.layout() {
-            // SAFETY: range checked; the constructor's caller vouched for the instances.
+            // SAFETY: range checked by `pack`; the constructor's caller vouched for the
+            // instances.
             unsafe {
                 layout::move_range::<false>(
                     t.compiled(),
@@ -154,16 +173,6 @@ impl Buf {
                     dst.len(),
                 )
             };
-            return;
-        }
-        // SAFETY: the range is inside the buffer (checked above) and the constructor's caller
-        // guaranteed the buffer is readable for the operation's lifetime.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                (self.addr + offset) as *const u8,
-                dst.as_mut_ptr(),
-                dst.len(),
-            )
         }
     }
 

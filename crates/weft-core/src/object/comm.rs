@@ -268,21 +268,26 @@ impl Comm {
     /// Where a point-to-point message to rank `dest` (of the peer group) with `tag` goes.
     #[inline]
     pub fn target(&self, dest: u32, tag: i32) -> MpiResult<Target> {
-        let dest_job = self.peer_group().proc_at(dest).ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Rank,
-                format!(
-                    "rank {dest} is not in the communicator (size {})",
-                    self.peer_size()
-                ),
-            )
-        })?;
+        let Some(dest_job) = self.peer_group().proc_at(dest) else {
+            return Err(self.not_a_rank(dest));
+        };
         let mut target = Target::new(self.context_id(), self.rank, dest_job, tag, self.vci as u8);
         if let Some(s) = &self.streams {
             target.vci = s.first_vci(dest);
             target.stream = s.own_mark();
         }
         Ok(target)
+    }
+
+    #[cold]
+    fn not_a_rank(&self, dest: u32) -> MpiError {
+        MpiError::new(
+            ErrorClass::Rank,
+            format!(
+                "rank {dest} is not in the communicator (size {})",
+                self.peer_size()
+            ),
+        )
     }
 
     /// This process's job rank.

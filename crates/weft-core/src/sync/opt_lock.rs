@@ -41,6 +41,7 @@ impl<T> OptLock<T> {
     }
 
     /// Whether this lock really locks.
+    #[inline]
     pub fn is_threaded(&self) -> bool {
         self.threaded.load(Ordering::Relaxed)
     }
@@ -68,6 +69,7 @@ impl<T> OptLock<T> {
             .is_ok()
     }
 
+    #[inline]
     pub fn lock(&self) -> OptGuard<'_, T> {
         let threaded = self.is_threaded();
         if threaded {

@@ -118,6 +118,7 @@ impl Transports {
         })
     }
 
+    #[inline]
     pub fn route(&self, job_rank: u32) -> Route {
         if job_rank == self.my_rank {
             return Route::SelfRank;
@@ -134,6 +135,7 @@ impl Transports {
 
     /// The route through this process's own queues (a message to another of its VCIs):
     /// the shared-memory transport's, else UCX's loopback, if there is either.
+    #[inline]
     pub fn own_queue(&self) -> Route {
         match (&self.shm, self.ucx) {
             (Some(_), _) => Route::Shm {

@@ -93,6 +93,7 @@ const LOST: Status = Status {
 /// How a message from VCI `vci` reaches VCI `dest_vci` of job rank `dest`: a message to
 /// this process on another VCI (another stream) goes through this process's own queue of
 /// that VCI, when there is one (a shared-memory transport).
+#[inline]
 fn route_to(t: &Transports, dest: u32, dest_vci: usize, vci: usize) -> Route {
     match t.route(dest) {
         Route::SelfRank if dest_vci != vci => t.own_queue(),
@@ -133,7 +134,7 @@ fn push(
 /// for (the VCI's shared completed one). The first branch is the whole of a small
 /// standard-mode send: the message goes straight into the peer's queue when nothing is
 /// queued ahead of it and the queue has room.
-#[inline]
+#[inline(always)]
 pub fn start_send(
     t: &Transports,
     vci: usize,

@@ -157,11 +157,13 @@ impl Vci {
     }
 
     /// Whether several threads may use this VCI at once.
+    #[inline]
     pub fn is_threaded(&self) -> bool {
         self.state.is_threaded()
     }
 
     /// Lock this VCI's state.
+    #[inline]
     pub fn lock(&self) -> OptGuard<'_, VciState> {
         self.state.lock()
     }

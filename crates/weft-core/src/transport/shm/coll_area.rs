@@ -79,6 +79,7 @@ enum Memory {
 }
 
 impl Memory {
+    #[inline]
     fn base(&self) -> *mut u8 {
         match self {
             Memory::Segment(segment) => segment.base(),
@@ -225,6 +226,7 @@ impl CollArea {
     }
 
     /// `rank`'s arrival line.
+    #[inline]
     fn arrival(&self, rank: u32) -> &AtomicU64 {
         assert!(rank < self.size);
         let at = START + rank as usize * ALIGN;
@@ -235,6 +237,7 @@ impl CollArea {
     }
 
     /// `rank`'s slot line for turn `seq`.
+    #[inline]
     fn slot(&self, rank: u32, seq: u64) -> *mut u8 {
         assert!(rank < self.size);
         let n = self.size as usize;
@@ -248,6 +251,7 @@ impl CollArea {
     }
 
     /// `rank`'s payload region for turn `seq` (turn-major, like the slots).
+    #[inline]
     fn region(&self, rank: u32, seq: u64) -> *mut u8 {
         assert!(rank < self.size);
         let n = self.size as usize;
@@ -260,6 +264,7 @@ impl CollArea {
     }
 
     /// The sequence number of `rank`'s slot for turn `seq`.
+    #[inline]
     fn published(&self, rank: u32, seq: u64) -> &AtomicU64 {
         // SAFETY: a slot starts with an 8-byte sequence number, 128-byte aligned inside the
         // mapping, which lives as long as `self`; it is only accessed atomically.
@@ -267,6 +272,7 @@ impl CollArea {
     }
 
     /// Where a payload of `len` bytes of `rank` for turn `seq` lies.
+    #[inline]
     fn payload(&self, rank: u32, seq: u64, len: usize) -> *mut u8 {
         assert!(
             len <= self.payload_max,
@@ -308,6 +314,7 @@ pub struct Turn<'a> {
 
 impl Turn<'_> {
     /// Reading payloads is sound only during the current turn (see the module's protocol).
+    #[inline]
     fn assert_current(&self) {
         assert_eq!(
             self.area.next.load(Ordering::Relaxed),
@@ -317,6 +324,7 @@ impl Turn<'_> {
     }
 
     /// Publish this rank's arrival at this turn.
+    #[inline]
     pub fn arrive(&self) {
         let a = self.area;
         a.arrival(a.rank).store(self.seq, Ordering::Release);
@@ -385,6 +393,7 @@ impl Turn<'_> {
     }
 
     /// The length word: the length, with the mark in its top byte.
+    #[inline]
     fn write_len(&self, len: usize, mark: u8) {
         debug_assert!((len as u64) < 1 << MARK_SHIFT);
         let a = self.area;
@@ -397,11 +406,13 @@ impl Turn<'_> {
     }
 
     /// The length `rank` published in this turn (after `wait_for` or `wait_all`).
+    #[inline]
     pub fn len_of(&self, rank: u32) -> usize {
         (self.len_word(rank) & ((1 << MARK_SHIFT) - 1)) as usize
     }
 
     /// The length and the mark (0 when it gave none) `rank` published in this turn.
+    #[inline]
     pub fn len_and_mark_of(&self, rank: u32) -> (usize, u8) {
         let word = self.len_word(rank);
         (
@@ -410,6 +421,7 @@ impl Turn<'_> {
         )
     }
 
+    #[inline]
     fn len_word(&self, rank: u32) -> u64 {
         self.assert_current();
         let a = self.area;
@@ -430,6 +442,7 @@ impl Turn<'_> {
     }
 
     /// Wait until `rank` has published its payload of this turn.
+    #[inline]
     pub fn wait_for(&self, rank: u32, idle: &mut impl FnMut()) {
         CollArea::wait(self.area.published(rank, self.seq), self.seq, idle);
     }

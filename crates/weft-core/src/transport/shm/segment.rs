@@ -281,6 +281,7 @@ impl Segment {
         unsafe { &*self.base.cast::<SegmentHeader>() }
     }
 
+    #[inline]
     pub fn base(&self) -> *mut u8 {
         self.base
     }
