@@ -48,6 +48,8 @@ unsafe fn plain_reduce_args(
     if is_in_place(sendbuf) {
         return None;
     }
+    // First, as it fails at once on a thread communicator (whose own fast path follows).
+    let comm = objects::comm_ref_quiet(comm).filter(|c| !c.is_inter())?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let send = unsafe { datatypes::contiguous_buf(sendbuf, count.into(), datatype) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
@@ -57,13 +59,52 @@ unsafe fn plain_reduce_args(
         return None;
     }
     let red = datatypes::contiguous_reduction(op, datatype)?;
-    let comm = objects::comm_ref_quiet(comm).filter(|c| !c.is_inter())?;
     Some(PlainReduce {
         comm,
         send,
         recv,
         red,
     })
+}
+
+/// The fast path of `MPI_Reduce`/`MPI_Allreduce` on a thread communicator the calling thread
+/// is a rank of: the arguments `plain_reduce_args` accepts (a receive buffer only where
+/// `needs_recv`), handed to `run` with the thread communicator and the caller's rank.
+/// `None` for anything else, every error included: the general path then checks everything
+/// and reports.
+///
+/// # Safety
+/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+#[inline(always)]
+unsafe fn thread_plain_reduce(
+    (sendbuf, recvbuf, count): (*const c_void, *mut c_void, c_int),
+    (datatype, op, comm): (MPI_Datatype, MPI_Op, MPI_Comm),
+    needs_recv: impl FnOnce(&ThreadComm, u32) -> Option<bool>,
+    run: impl FnOnce(&ThreadComm, u32, &Buf, &Buf, &Reduction) -> MpiResult<()>,
+) -> Option<MpiResult<()>> {
+    if is_in_place(sendbuf) {
+        return None;
+    }
+    thread_ranks::with(comm, |_, tc, me| {
+        let needs_recv = needs_recv(tc, me)?;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { datatypes::contiguous_buf(sendbuf, count.into(), datatype) }?;
+        let recv = if needs_recv {
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            let recv = unsafe { datatypes::contiguous_buf(recvbuf, count.into(), datatype) }?;
+            let overlap =
+                send.addr() < recv.addr() + recv.len() && recv.addr() < send.addr() + send.len();
+            if overlap && !send.is_empty() {
+                return None;
+            }
+            recv
+        } else {
+            Buf::EMPTY
+        };
+        let red = datatypes::contiguous_reduction(op, datatype)?;
+        Some(run(tc, me, &send, &recv, &red))
+    })
+    .flatten()
 }
 
 // ------------------------------------------------------------------ barrier, bcast
@@ -161,6 +202,16 @@ pub(crate) unsafe fn mpi_bcast(
         if !c.is_inter() && root >= 0 && (root as u32) < c.size() {
             return core("MPI_Bcast", coll::bcast(&c, &buf, root as u32));
         }
+    }
+    // The same on a thread communicator the calling thread is a rank of.
+    let on_thread = thread_ranks::with(comm, |_, tc, me| {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let buf = unsafe { datatypes::contiguous_buf(buffer, count.into(), datatype) }?;
+        let root = u32::try_from(root).ok().filter(|&r| r < tc.size())?;
+        Some(tc.bcast(me, &buf, root))
+    });
+    if let Some(r) = on_thread.flatten() {
+        return core("MPI_Bcast", r);
     }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe {
@@ -268,6 +319,22 @@ pub(crate) unsafe fn mpi_reduce(
             let r = coll::reduce(&a.comm, Some(&a.send), &a.recv, &a.red, root as u32);
             return core("MPI_Reduce", r);
         }
+    }
+    let root_of_thread = |tc: &ThreadComm, me: u32| {
+        let root = u32::try_from(root).ok().filter(|&r| r < tc.size())?;
+        Some(me == root)
+    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let on_thread = unsafe {
+        thread_plain_reduce(
+            (sendbuf, recvbuf, count),
+            (datatype, op, comm),
+            root_of_thread,
+            |tc, me, send, recv, red| tc.reduce(me, Some(send), recv, red, root as u32),
+        )
+    };
+    if let Some(r) = on_thread {
+        return core("MPI_Reduce", r);
     }
     let func = "MPI_Reduce";
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
@@ -383,6 +450,20 @@ pub(crate) unsafe fn all_reduce_blocking(
             AllKind::Exscan => coll::exscan(&a.comm, send, recv, &a.red),
         };
         return core(func, r);
+    }
+    if matches!(kind, AllKind::Allreduce) {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let on_thread = unsafe {
+            thread_plain_reduce(
+                (sendbuf, recvbuf, count),
+                (datatype, op, comm),
+                |_, _| Some(true),
+                |tc, me, send, recv, red| tc.allreduce(me, Some(send), recv, red),
+            )
+        };
+        if let Some(r) = on_thread {
+            return core(func, r);
+        }
     }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe {

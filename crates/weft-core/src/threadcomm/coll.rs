@@ -1,6 +1,6 @@
 //! Collectives made for the thread ranks of one process: a barrier on two shared cache lines,
-//! and rounds in which each rank leaves its contribution in its own cache-line slot for the
-//! ranks that read it.
+//! and rounds in which each rank leaves its contribution in a ring of cache-line entries of
+//! its own for the ranks that read it (a rank may run a few rounds ahead of its readers).
 //!
 //! # The barrier: proof sketch
 //! A centralised sense (generation) barrier. A thread reads the generation `g`, then adds
@@ -17,15 +17,26 @@
 //!
 //! # Rounds: proof sketch
 //! Collectives on one communicator are called in the same order by every rank, so each rank
-//! numbers them `1, 2, …` alike (`seq`) and knows how many *reads* each round has (a rank
-//! reading the slots it needs counts once: `reduce` 1, `bcast` `n - 1`, `allreduce` `n`), and
-//! so the total `expected` of all earlier rounds. A rank writes its slot for round `s` only
-//! after the shared `reads` counter reached the reads of all rounds before `s` (so nobody
-//! still reads its slot's older contents), then publishes `seq = s` (release). A reader of
-//! round `s` waits until each slot it needs has `seq >= s` (acquire) — it cannot be `> s`,
-//! since the writer would first wait for this very read — reads, then adds one to `reads`
-//! (release; the writer's acquire load pairs with it). The slots' bytes are behind mutexes
-//! that the protocol keeps uncontended, so no unsafe code is needed.
+//! numbers them `1, 2, …` alike (`seq`). A rank that contributes to round `s` writes entry
+//! `s % DEPTH` of its own ring and knows how many reads that round has (`reduce`: 1 at a
+//! non-root, `bcast`: `n - 1` at the root, `allreduce`: `n - 1`, `scan`: the ranks after it),
+//! so the total `owed` of all its rounds in that entry. Each entry counts its `reads`.
+//! * *No overwrite before read.* A rank writes the entry for round `s` only after the entry's
+//!   `reads` reached what its earlier rounds there owe (acquire, pairing with each reader's
+//!   release increment: the increments are read-modify-writes, so the last one seen carries
+//!   every earlier reader's release), then stores the bytes and `seq = s` (release).
+//! * *No read of the wrong round.* A reader of round `s` waits until the entry's `seq >= s`
+//!   (acquire) and reads the bytes the release published. `seq` cannot be past `s` yet: the
+//!   writer's round `s + DEPTH` waits for this very read, so the bytes are round `s`'s.
+//! * *Progress.* A rank runs at most `DEPTH` rounds ahead of the readers of its entries.
+//!   The ranks in the lowest round never wait for a later round: the writers they wait on
+//!   are in the same round or past it, and what those writers wait for (reads of a round
+//!   `DEPTH` earlier) is done by every rank that reached the lowest round.
+//!
+//! Contributions of at most `INLINE` bytes are kept in the entry's atomic words (relaxed:
+//! `seq` and `reads` order them), longer ones in a vector behind a mutex that the protocol
+//! keeps uncontended, so no unsafe code is needed. The loom model below checks a
+//! reduce/bcast pattern through reuse of the entries (`DEPTH` 2 there).
 #![forbid(unsafe_code)]
 
 use std::sync::{Mutex, MutexGuard};
@@ -71,26 +82,43 @@ impl Barrier {
     }
 }
 
-/// One rank's contribution to a round.
+/// Bytes a contribution keeps in its entry's own words (no lock, no allocation); longer ones
+/// go in the entry's vector.
+const INLINE: usize = 64;
+const WORDS: usize = INLINE / 8;
+/// Entries per rank: how many rounds a rank may publish ahead of the readers of its entries
+/// (two in the loom models, so that they reach the reuse of an entry).
+const DEPTH: usize = if cfg!(loom) { 2 } else { 8 };
+
+/// One rank's contribution to one round (`seq`), in the entry `seq % DEPTH` of the rank.
 #[repr(align(128))]
-struct Slot {
+struct Entry {
+    /// The round the entry holds (stored with release once the bytes are in).
     seq: AtomicU64,
-    data: Mutex<Vec<u8>>,
+    /// Reads of the entry so far, over all its rounds (each reader adds one, release).
+    reads: AtomicU64,
+    /// The contribution's length in bytes.
+    len: AtomicU64,
+    /// A contribution of at most `INLINE` bytes.
+    words: [AtomicU64; WORDS],
+    /// A longer contribution.
+    big: Mutex<Vec<u8>>,
 }
 
-/// What each rank keeps about the rounds (only its own thread touches it).
+/// What each rank keeps about its rounds (only its own thread touches it).
 #[repr(align(128))]
 struct Mine {
     seq: AtomicU64,
-    expected: AtomicU64,
+    /// Per entry of the rank: the reads its rounds published there so far are owed.
+    owed: [AtomicU64; DEPTH],
 }
 
-/// The slots of the rounds.
+/// The entries of the rounds.
 pub(super) struct Rounds {
     n: u32,
-    slots: Box<[Slot]>,
+    /// Rank `r`'s entries are `r * DEPTH ..`.
+    entries: Box<[Entry]>,
     mine: Box<[Mine]>,
-    reads: Line<AtomicU64>,
 }
 
 fn lock(m: &Mutex<Vec<u8>>) -> MutexGuard<'_, Vec<u8>> {
@@ -104,102 +132,150 @@ fn wait_at_least(a: &AtomicU64, v: u64) {
     }
 }
 
+/// Run `f` on `len` zeroed bytes: on the stack when they fit `INLINE`, else on the heap.
+fn scratch<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    if len <= INLINE {
+        f(&mut [0u8; INLINE][..len])
+    } else {
+        f(&mut vec![0u8; len])
+    }
+}
+
+/// Copy as much of `src` as fits into the start of `dst`.
+fn copy_prefix(dst: &mut [u8], src: &[u8]) {
+    let k = src.len().min(dst.len());
+    dst[..k].copy_from_slice(&src[..k]);
+}
+
+/// `acc = input op acc` over the bytes both have.
+fn apply(red: &Reduction, input: &[u8], acc: &mut [u8]) {
+    let k = input.len().min(acc.len());
+    red.apply(&input[..k], &mut acc[..k]);
+}
+
 impl Rounds {
     pub(super) fn new(n: u32) -> Rounds {
         Rounds {
             n,
-            slots: (0..n)
-                .map(|_| Slot {
+            entries: (0..n as usize * DEPTH)
+                .map(|_| Entry {
                     seq: AtomicU64::new(0),
-                    data: Mutex::new(Vec::new()),
+                    reads: AtomicU64::new(0),
+                    len: AtomicU64::new(0),
+                    words: std::array::from_fn(|_| AtomicU64::new(0)),
+                    big: Mutex::new(Vec::new()),
                 })
                 .collect(),
             mine: (0..n)
                 .map(|_| Mine {
                     seq: AtomicU64::new(0),
-                    expected: AtomicU64::new(0),
+                    owed: std::array::from_fn(|_| AtomicU64::new(0)),
                 })
                 .collect(),
-            reads: Line(AtomicU64::new(0)),
         }
     }
 
-    /// Start `rank`'s next round, which will have `reads` reads: its number.
-    fn begin(&self, rank: u32, reads: u64) -> (u64, u64) {
+    /// Start `rank`'s next round: its number.
+    fn begin(&self, rank: u32) -> u64 {
         let m = &self.mine[rank as usize];
         let seq = m.seq.load(Ordering::Relaxed) + 1;
         m.seq.store(seq, Ordering::Relaxed);
-        let before = m.expected.load(Ordering::Relaxed);
-        m.expected.store(before + reads, Ordering::Relaxed);
-        (seq, before)
+        seq
     }
 
-    /// Leave `buf`'s bytes in `rank`'s slot for round `seq`.
-    fn publish(&self, rank: u32, seq: u64, reads_before: u64, buf: &Buf) {
-        wait_at_least(&self.reads.0, reads_before);
-        let slot = &self.slots[rank as usize];
-        {
-            let mut d = lock(&slot.data);
-            d.resize(buf.len(), 0);
-            buf.pack(0, &mut d);
+    fn entry(&self, rank: u32, seq: u64) -> &Entry {
+        &self.entries[rank as usize * DEPTH + (seq % DEPTH as u64) as usize]
+    }
+
+    /// Leave `len` bytes, which `fill` writes, in `rank`'s entry for round `seq`, for `reads`
+    /// reads (none: nothing is left).
+    fn publish(&self, rank: u32, seq: u64, reads: u64, len: usize, fill: impl FnOnce(&mut [u8])) {
+        if reads == 0 {
+            return;
         }
-        slot.seq.store(seq, Ordering::Release);
+        let owed = &self.mine[rank as usize].owed[(seq % DEPTH as u64) as usize];
+        let before = owed.load(Ordering::Relaxed);
+        let e = self.entry(rank, seq);
+        // The readers of the entry's earlier rounds are done with it.
+        wait_at_least(&e.reads, before);
+        owed.store(before + reads, Ordering::Relaxed);
+        if len <= INLINE {
+            let mut b = [0u8; INLINE];
+            fill(&mut b[..len]);
+            for (w, c) in e.words.iter().zip(b.chunks_exact(8)).take(len.div_ceil(8)) {
+                let c: [u8; 8] = c.try_into().expect("chunks of 8");
+                w.store(u64::from_ne_bytes(c), Ordering::Relaxed);
+            }
+        } else {
+            let mut d = lock(&e.big);
+            d.resize(len, 0);
+            fill(&mut d);
+        }
+        e.len.store(len as u64, Ordering::Relaxed);
+        e.seq.store(seq, Ordering::Release);
     }
 
-    /// `rank`'s slot once it holds round `seq`.
-    fn read(&self, rank: u32, seq: u64) -> MutexGuard<'_, Vec<u8>> {
-        let slot = &self.slots[rank as usize];
-        wait_at_least(&slot.seq, seq);
-        lock(&slot.data)
-    }
-
-    fn done_reading(&self) {
-        self.reads.0.fetch_add(1, Ordering::Release);
+    /// Run `f` on `rank`'s contribution to round `seq` once it is there, and count the read.
+    fn read<R>(&self, rank: u32, seq: u64, f: impl FnOnce(&[u8]) -> R) -> R {
+        let e = self.entry(rank, seq);
+        wait_at_least(&e.seq, seq);
+        let len = e.len.load(Ordering::Relaxed) as usize;
+        let got = if len <= INLINE {
+            let mut b = [0u8; INLINE];
+            for (w, c) in e
+                .words
+                .iter()
+                .zip(b.chunks_exact_mut(8))
+                .take(len.div_ceil(8))
+            {
+                c.copy_from_slice(&w.load(Ordering::Relaxed).to_ne_bytes());
+            }
+            f(&b[..len])
+        } else {
+            f(&lock(&e.big))
+        };
+        e.reads.fetch_add(1, Ordering::Release);
+        got
     }
 
     /// Forget every round (between regions, when no rank is inside one).
     pub(super) fn reset(&self) {
-        for s in self.slots.iter() {
-            s.seq.store(0, Ordering::Relaxed);
+        for e in self.entries.iter() {
+            e.seq.store(0, Ordering::Relaxed);
+            e.reads.store(0, Ordering::Relaxed);
         }
         for m in self.mine.iter() {
             m.seq.store(0, Ordering::Relaxed);
-            m.expected.store(0, Ordering::Relaxed);
+            m.owed.iter().for_each(|o| o.store(0, Ordering::Relaxed));
         }
-        self.reads.0.store(0, Ordering::Relaxed);
     }
 
     pub(super) fn bcast(&self, rank: u32, buf: &Buf, root: u32) {
-        let (seq, before) = self.begin(rank, u64::from(self.n - 1));
+        let seq = self.begin(rank);
         if rank == root {
-            self.publish(rank, seq, before, buf);
+            let reads = u64::from(self.n - 1);
+            self.publish(rank, seq, reads, buf.len(), |d| buf.pack(0, d));
         } else {
-            {
-                let d = self.read(root, seq);
-                buf.unpack(0, &d[..d.len().min(buf.len())]);
-            }
-            self.done_reading();
+            self.read(root, seq, |d| buf.unpack(0, &d[..d.len().min(buf.len())]));
         }
     }
 
-    /// The reduction of every rank's contribution in rank order, `own` standing for
-    /// `rank`'s (which it did not publish).
-    fn combine(&self, rank: u32, seq: u64, own: &[u8], red: &Reduction) -> Vec<u8> {
+    /// Into `acc`: the reduction of every rank's contribution in rank order, `own` standing
+    /// for `rank`'s (which it need not read back).
+    fn combine(&self, rank: u32, seq: u64, own: &[u8], red: &Reduction, acc: &mut [u8]) {
         let last = self.n - 1;
-        let mut acc = if last == rank {
-            own.to_vec()
+        if last == rank {
+            copy_prefix(acc, own);
         } else {
-            self.read(last, seq).clone()
-        };
+            self.read(last, seq, |d| copy_prefix(acc, d));
+        }
         for r in (0..last).rev() {
             if r == rank {
-                red.apply(own, &mut acc);
+                apply(red, own, acc);
             } else {
-                let d = self.read(r, seq);
-                red.apply(&d, &mut acc);
+                self.read(r, seq, |d| apply(red, d, acc));
             }
         }
-        acc
     }
 
     pub(super) fn reduce(
@@ -210,47 +286,37 @@ impl Rounds {
         red: &Reduction,
         root: u32,
     ) {
-        let (seq, before) = self.begin(rank, 1);
+        let seq = self.begin(rank);
         let send = send.unwrap_or(recv);
         if rank != root {
-            self.publish(rank, seq, before, send);
+            self.publish(rank, seq, 1, send.len(), |d| send.pack(0, d));
             return;
         }
-        let mut own = vec![0u8; send.len()];
-        send.pack(0, &mut own);
-        let acc = self.combine(rank, seq, &own, red);
-        self.done_reading();
-        recv.unpack(0, &acc[..acc.len().min(recv.len())]);
+        scratch(send.len(), |own| {
+            send.pack(0, own);
+            scratch(own.len(), |acc| {
+                self.combine(rank, seq, own, red, acc);
+                recv.unpack(0, &acc[..acc.len().min(recv.len())]);
+            })
+        });
     }
 
     pub(super) fn allreduce(&self, rank: u32, send: Option<&Buf>, recv: &Buf, red: &Reduction) {
-        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let seq = self.begin(rank);
         let send = send.unwrap_or(recv);
-        let mut own = vec![0u8; send.len()];
-        send.pack(0, &mut own);
-        self.publish(rank, seq, before, send);
-        let acc = self.combine(rank, seq, &own, red);
-        self.done_reading();
-        recv.unpack(0, &acc[..acc.len().min(recv.len())]);
-    }
-}
-
-impl Rounds {
-    /// Leave `bytes` in `rank`'s slot for round `seq`.
-    fn publish_bytes(
-        &self,
-        rank: u32,
-        seq: u64,
-        reads_before: u64,
-        fill: impl FnOnce(&mut Vec<u8>),
-    ) {
-        wait_at_least(&self.reads.0, reads_before);
-        let slot = &self.slots[rank as usize];
-        fill(&mut lock(&slot.data));
-        slot.seq.store(seq, Ordering::Release);
+        scratch(send.len(), |own| {
+            send.pack(0, own);
+            let reads = u64::from(self.n - 1);
+            self.publish(rank, seq, reads, own.len(), |d| d.copy_from_slice(own));
+            scratch(own.len(), |acc| {
+                self.combine(rank, seq, own, red, acc);
+                recv.unpack(0, &acc[..acc.len().min(recv.len())]);
+            })
+        });
     }
 
-    /// `MPI_Scan` (`exclusive`: `MPI_Exscan`, whose rank 0 leaves `recv` alone).
+    /// `MPI_Scan` (`exclusive`: `MPI_Exscan`, whose rank 0 leaves `recv` alone). Rank `j`'s
+    /// contribution is read by the ranks after it.
     pub(super) fn scan(
         &self,
         rank: u32,
@@ -259,114 +325,116 @@ impl Rounds {
         red: &Reduction,
         exclusive: bool,
     ) {
-        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let seq = self.begin(rank);
         let send = send.unwrap_or(recv);
-        let mut own = vec![0u8; send.len()];
-        send.pack(0, &mut own);
-        let mine = own.clone();
-        self.publish_bytes(rank, seq, before, |d| *d = mine);
-        let top = if exclusive { rank } else { rank + 1 };
-        if top > 0 {
-            let mut acc = if top - 1 == rank {
-                own
-            } else {
-                self.read(top - 1, seq).clone()
-            };
-            for r in (0..top - 1).rev() {
-                red.apply(&self.read(r, seq), &mut acc);
+        scratch(send.len(), |own| {
+            send.pack(0, own);
+            let reads = u64::from(self.n - 1 - rank);
+            self.publish(rank, seq, reads, own.len(), |d| d.copy_from_slice(own));
+            let top = if exclusive { rank } else { rank + 1 };
+            if top == 0 {
+                return;
             }
-            recv.unpack(0, &acc[..acc.len().min(recv.len())]);
-        }
-        self.done_reading();
+            scratch(own.len(), |acc| {
+                if top - 1 == rank {
+                    copy_prefix(acc, own);
+                } else {
+                    self.read(top - 1, seq, |d| copy_prefix(acc, d));
+                }
+                for r in (0..top - 1).rev() {
+                    self.read(r, seq, |d| apply(red, d, acc));
+                }
+                recv.unpack(0, &acc[..acc.len().min(recv.len())]);
+            })
+        });
     }
 
     /// `MPI_Gather`: `recv` (at the root) holds one block per rank; `send` `None` is the
     /// root's `MPI_IN_PLACE`.
     pub(super) fn gather(&self, rank: u32, send: Option<&Buf>, recv: &Buf, root: u32) {
-        let (seq, before) = self.begin(rank, 1);
+        let seq = self.begin(rank);
         if rank != root {
             if let Some(s) = send {
-                self.publish(rank, seq, before, s);
+                self.publish(rank, seq, 1, s.len(), |d| s.pack(0, d));
             }
             return;
         }
         let b = recv.len() / self.n as usize;
         for r in 0..self.n {
-            if r == rank {
-                if let Some(s) = send {
-                    let mut v = vec![0u8; s.len().min(b)];
-                    s.pack(0, &mut v);
-                    recv.unpack(r as usize * b, &v);
-                }
-            } else {
-                let d = self.read(r, seq);
-                recv.unpack(r as usize * b, &d[..d.len().min(b)]);
+            let at = r as usize * b;
+            if r != rank {
+                self.read(r, seq, |d| recv.unpack(at, &d[..d.len().min(b)]));
+            } else if let Some(s) = send {
+                scratch(s.len().min(b), |v| {
+                    s.pack(0, v);
+                    recv.unpack(at, v);
+                });
             }
         }
-        self.done_reading();
     }
 
-    /// `MPI_Allgather`: `send` `None` is `MPI_IN_PLACE` (the rank's block of `recv`).
+    /// `MPI_Allgather`: `send` `None` is `MPI_IN_PLACE` (the rank's block of `recv`); a rank
+    /// with a send buffer reads its own block back too.
     pub(super) fn allgather(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
-        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let seq = self.begin(rank);
         let b = recv.len() / self.n as usize;
-        self.publish_bytes(rank, seq, before, |d| match send {
-            Some(s) => {
-                d.resize(s.len(), 0);
-                s.pack(0, d);
-            }
-            None => {
-                d.resize(b, 0);
-                recv.pack(rank as usize * b, d);
-            }
+        let reads = u64::from(self.n - 1) + u64::from(send.is_some());
+        let len = send.map_or(b, Buf::len);
+        self.publish(rank, seq, reads, len, |d| match send {
+            Some(s) => s.pack(0, d),
+            None => recv.pack(rank as usize * b, d),
         });
         for r in 0..self.n {
             if r != rank || send.is_some() {
-                let d = self.read(r, seq);
-                recv.unpack(r as usize * b, &d[..d.len().min(b)]);
+                let at = r as usize * b;
+                self.read(r, seq, |d| recv.unpack(at, &d[..d.len().min(b)]));
             }
         }
-        self.done_reading();
     }
 
     /// `MPI_Scatter`: `send` (at the root) holds one block per rank; `recv` `None` is the
     /// root's `MPI_IN_PLACE`.
     pub(super) fn scatter(&self, rank: u32, send: &Buf, recv: Option<&Buf>, root: u32) {
-        let (seq, before) = self.begin(rank, u64::from(self.n - 1));
+        let seq = self.begin(rank);
+        let n = self.n as usize;
         if rank == root {
-            self.publish(rank, seq, before, send);
+            let reads = u64::from(self.n - 1);
+            self.publish(rank, seq, reads, send.len(), |d| send.pack(0, d));
             if let Some(r) = recv {
-                let b = send.len() / self.n as usize;
-                let mut v = vec![0u8; b.min(r.len())];
-                send.pack(rank as usize * b, &mut v);
-                r.unpack(0, &v);
+                let b = send.len() / n;
+                scratch(b.min(r.len()), |v| {
+                    send.pack(rank as usize * b, v);
+                    r.unpack(0, v);
+                });
             }
             return;
         }
-        {
-            let d = self.read(root, seq);
-            let b = d.len() / self.n as usize;
+        self.read(root, seq, |d| {
+            let b = d.len() / n;
             if let Some(r) = recv {
                 let at = rank as usize * b;
                 r.unpack(0, &d[at..at + b.min(r.len())]);
             }
-        }
-        self.done_reading();
+        });
     }
 
-    /// `MPI_Alltoall`: `send` `None` is `MPI_IN_PLACE` (the blocks are taken from `recv`).
+    /// `MPI_Alltoall`: `send` `None` is `MPI_IN_PLACE` (the blocks are taken from `recv`);
+    /// every rank reads every contribution, its own included.
     pub(super) fn alltoall(&self, rank: u32, send: Option<&Buf>, recv: &Buf) {
-        let (seq, before) = self.begin(rank, u64::from(self.n));
+        let seq = self.begin(rank);
+        let n = self.n as usize;
         let send = send.unwrap_or(recv);
-        self.publish(rank, seq, before, send);
-        let b = recv.len() / self.n as usize;
+        self.publish(rank, seq, u64::from(self.n), send.len(), |d| {
+            send.pack(0, d)
+        });
+        let b = recv.len() / n;
         for r in 0..self.n {
-            let d = self.read(r, seq);
-            let sb = d.len() / self.n as usize;
-            let at = rank as usize * sb;
-            recv.unpack(r as usize * b, &d[at..at + sb.min(b)]);
+            self.read(r, seq, |d| {
+                let sb = d.len() / n;
+                let at = rank as usize * sb;
+                recv.unpack(r as usize * b, &d[at..at + sb.min(b)]);
+            });
         }
-        self.done_reading();
     }
 }
 
@@ -407,6 +475,30 @@ mod loom_tests {
             }
             t.join().unwrap();
             assert_eq!(lasts.load(Ordering::Relaxed), 2);
+        });
+    }
+
+    /// Rank 1 contributes to three rounds in a row without waiting for rank 0 (as to three
+    /// reduces at root 0): round 3 reuses round 1's entry (of its two) and must wait for
+    /// round 1's read; rank 0 reads exactly the bytes of each round.
+    #[test]
+    fn loom_rounds_reuse_an_entry() {
+        crate::sync::loom_model(|| {
+            let r = Arc::new(Rounds::new(2));
+            let t = {
+                let r = r.clone();
+                loom::thread::spawn(move || {
+                    for k in 1..=3u8 {
+                        let s = r.begin(1);
+                        r.publish(1, s, 1, 4, |d| d.fill(10 + k));
+                    }
+                })
+            };
+            for k in 1..=3u8 {
+                let s = r.begin(0);
+                assert_eq!(r.read(1, s, |d| d.to_vec()), vec![10 + k; 4]);
+            }
+            t.join().unwrap();
         });
     }
 }
