@@ -54,6 +54,20 @@ static void range_errors(MPI_Win win, MPI_Aint *addrs)
     CHECK_INT(mem[16], rank * 10000 + 16);
     CHECK_INT(mem[100], rank * 10000 + 100);
 
+    /* Ints 16..31 attached as a second region: an access spanning both regions is allowed
+     * (MPICH's win_dynamic_rma_flush_get makes them), one reaching int 32 is not. */
+    EXPECT_OK(MPI_Win_attach(win, mem + 16, 16 * sizeof(int)));
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, win));
+    int span[4] = {-1, -2, -3, -4};
+    EXPECT_OK(MPI_Put(span, 4, MPI_INT, peer, at + 14 * sizeof(int), 4, MPI_INT, win));
+    EXPECT_ERR(MPI_Put(span, 4, MPI_INT, peer, at + 30 * sizeof(int), 4, MPI_INT, win), MPI_ERR_RMA_RANGE, "MPI_Put", NULL);
+    EXPECT_OK(MPI_Win_unlock(peer, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(mem[14] == -1 && mem[15] == -2 && mem[16] == -3 && mem[17] == -4, "span %d %d %d %d", mem[14], mem[15], mem[16], mem[17]);
+    CHECK_INT(mem[32], rank * 10000 + 32);
+    EXPECT_OK(MPI_Win_detach(win, mem + 16));
+
     /* Detach, attach other memory: the origin that used the old region reaches the new
      * one, and is refused the old one. */
     int *other;

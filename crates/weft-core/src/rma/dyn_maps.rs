@@ -6,7 +6,8 @@
 //! the region is a search of a short list, and a region in a mapped block is reached by
 //! address: a put or get is a copy, like on an allocated window, instead of a
 //! `process_vm_writev`/`readv`. Regions outside shareable blocks (the stack, `malloc`) stay on
-//! cross-memory attach. With a complete table, an access outside every attached region is
+//! cross-memory attach, and so is an access spanning adjacent regions (MPICH's tests make
+//! them). With a complete table, an access outside the attached regions is
 //! `MPI_ERR_RMA_RANGE`; with an incomplete one (more than `ATTACH_SLOTS` regions) or a table
 //! being rewritten, the kernel checks the access as before.
 //!
@@ -132,10 +133,31 @@ impl DynMaps {
                 keep: keep.clone(),
             },
             Some(_) => Found::Process,
-            None if c.complete => Found::Outside,
-            None => Found::Process,
+            // Adjacent regions covering the range: the target's memory is contiguous there.
+            None if !c.complete || spans(&c.regions, addr as u128, end) => Found::Process,
+            None => Found::Outside,
         }
     }
+}
+
+/// Whether back-to-back regions cover `addr..end` (an access may span adjacent regions).
+fn spans(regions: &[Known], addr: u128, end: u128) -> bool {
+    let mut at = addr;
+    // Regions do not overlap, so each step moves to a different one.
+    for _ in 0..regions.len() {
+        let Some(k) = regions.iter().find(|k| {
+            k.entry.size > 0
+                && k.entry.base as u128 <= at
+                && at < k.entry.base as u128 + k.entry.size as u128
+        }) else {
+            return false;
+        };
+        at = k.entry.base as u128 + k.entry.size as u128;
+        if at >= end {
+            return true;
+        }
+    }
+    false
 }
 
 /// Read target `t`'s table into `c`, mapping the shareable blocks of new regions and keeping
