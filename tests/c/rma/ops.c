@@ -4,9 +4,13 @@
 #include "wtest.h"
 
 #define N 64
-enum kind { CREATE, ALLOCATE, SHARED, DYNAMIC, NKINDS };
+/* DYNAMIC: malloc'd memory attached (cross-memory attach); DYNAMIC_ALLOC: 64 KiB of
+ * MPI_Alloc_mem memory attached (in Weft a shareable block, published and mapped by the
+ * origins, reached by address). */
+enum kind { CREATE, ALLOCATE, SHARED, DYNAMIC, DYNAMIC_ALLOC, NKINDS };
 enum sync { FENCE, LOCK, LOCK_ALL, PSCW, NSYNCS };
-static const char *kind_name[] = {"create", "allocate", "allocate_shared", "dynamic"};
+static const char *kind_name[] = {"create", "allocate", "allocate_shared", "dynamic",
+                                  "dynamic_alloc_mem"};
 static const char *sync_name[] = {"fence", "lock", "lock_all", "pscw"};
 
 static int rank, size;
@@ -30,8 +34,12 @@ static int *make_win(enum kind k, MPI_Win *win, int **mem_to_free)
                                 win);
         break;
     default:
-        base = malloc(N * sizeof(int));
-        *mem_to_free = base;
+        if (k == DYNAMIC_ALLOC) {
+            MPI_Alloc_mem(65536, MPI_INFO_NULL, &base);
+        } else {
+            base = malloc(N * sizeof(int));
+            *mem_to_free = base;
+        }
         MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win);
         MPI_Win_attach(*win, base, N * sizeof(int));
         MPI_Aint a;
@@ -45,7 +53,7 @@ static int *make_win(enum kind k, MPI_Win *win, int **mem_to_free)
 /* Displacement of element i at target t. */
 static MPI_Aint disp(enum kind k, int t, int i)
 {
-    return k == DYNAMIC ? dyn_bases[t] + i * (MPI_Aint)sizeof(int) : i;
+    return k >= DYNAMIC ? dyn_bases[t] + i * (MPI_Aint)sizeof(int) : i;
 }
 
 static void reset(int *base)
@@ -182,10 +190,12 @@ static void run(enum kind k, enum sync s, MPI_Group world)
     CHECK(base[62] == rank * 1000 + 62, "%s cas not swapped %d", ctx, base[62]);
 
     MPI_Type_free(&vec);
-    if (k == DYNAMIC)
+    if (k >= DYNAMIC)
         MPI_Win_detach(win, base);
     MPI_Win_free(&win);
     free(mem);
+    if (k == DYNAMIC_ALLOC)
+        MPI_Free_mem(base);
 }
 
 int main(int argc, char **argv)

@@ -312,11 +312,15 @@ pub(crate) fn mpi_win_attach(win: MPI_Win, base: *mut c_void, size: MPI_Aint) ->
             format!("{func}(base=NULL, size={size}): attached memory needs an address"),
         ));
     }
-    w.attach(base as usize, size, func)
+    w.attach(base as usize, size, func)?;
+    w.rma.publish_attached(|| w.regions());
+    Ok(())
 }
 
 pub(crate) fn mpi_win_detach(win: MPI_Win, base: *const c_void) -> MpiResult<()> {
     let func = "MPI_Win_detach";
     let w = objects::win(win, func, "win")?;
-    w.detach(base as usize, func)
+    w.detach(base as usize, func)?;
+    w.rma.publish_attached(|| w.regions());
+    Ok(())
 }

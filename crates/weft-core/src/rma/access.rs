@@ -6,6 +6,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::dyn_maps::{Found, Keep};
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -43,6 +44,8 @@ pub struct Region<'a> {
     /// For `Reach::Process`: the remote pieces and the packed bytes before each (built on
     /// first use).
     pieces: OnceLock<(Vec<(usize, usize)>, Vec<usize>)>,
+    /// Keeps a peer's mapping (a dynamic window's region) alive while the region is used.
+    _keep: Keep,
 }
 
 fn range_error(func: &str, e: std::io::Error) -> MpiError {
@@ -64,6 +67,7 @@ impl<'a> Region<'a> {
             count,
             ty,
             pieces: OnceLock::new(),
+            _keep: None,
         }
     }
 
@@ -225,26 +229,54 @@ impl WinRma {
             ))
         };
         let offset = t.disp as i128 * peer.disp_unit as i128;
+        let ty = t.ty;
+        let touches = t.count > 0 && ty.size > 0;
+        // The bytes touched, relative to the displacement.
+        let (first, last) = (0i128, (t.count as i128 - 1) * ty.extent as i128);
+        let lo = offset + ty.true_lb as i128 + first.min(last);
+        let hi = offset + ty.true_lb as i128 + first.max(last) + ty.true_extent as i128;
         if self.flavor == Flavor::Dynamic {
-            // Absolute addresses; the kernel refuses what the target has not mapped.
+            // Absolute addresses, found in the regions the target published (else the
+            // kernel refuses what the target has not mapped).
             if t.disp < 0 {
                 return range("a dynamic window's displacements are addresses".into());
             }
-        } else if t.count > 0 && t.ty.size > 0 {
-            let ty = t.ty;
-            let (first, last) = (0i128, (t.count as i128 - 1) * ty.extent as i128);
-            let lo = offset + ty.true_lb as i128 + first.min(last);
-            let hi = offset + ty.true_lb as i128 + first.max(last) + ty.true_extent as i128;
-            if lo < 0 || hi > peer.size as i128 {
-                return range(format!(
-                    "bytes {lo}..{hi} lie outside the target's {} bytes of window memory",
-                    peer.size
-                ));
+            let (mut reach, mut keep) = (self.reach_process(t.rank), None);
+            if touches {
+                if lo < 0 || hi > usize::MAX as i128 {
+                    return range(format!("bytes {lo}..{hi} are not addresses"));
+                }
+                match self.find_attached(t.rank, lo as usize, (hi - lo) as usize) {
+                    Found::Mapped { delta, keep: k } => {
+                        reach = Reach::Mapped(delta);
+                        keep = k;
+                    }
+                    Found::Process => {}
+                    Found::Outside => {
+                        return range(format!(
+                            "bytes {lo:#x}..{hi:#x} lie outside every region rank {} attached to the window",
+                            t.rank
+                        ))
+                    }
+                }
             }
+            // SAFETY: `Mapped` only when `find_attached` found the touched bytes `lo..hi`
+            // inside a region mapped here at address + delta (this process's own attached
+            // memory, or a peer's block mapped by `dyn_maps`), kept mapped by `keep` for the
+            // region's life.
+            let mut r = unsafe { Region::new(reach, offset as usize, t.count, t.ty) };
+            r._keep = keep;
+            return Ok(r);
         }
-        // Dynamic windows are never reached mapped; window memory stays mapped while the window
-        // lives.
-        // SAFETY: mapped, the typed extent lies inside the target's window memory (checked above).
+        if touches && (lo < 0 || hi > peer.size as i128) {
+            return range(format!(
+                "bytes {lo}..{hi} lie outside the target's {} bytes of window memory",
+                peer.size
+            ));
+        }
+        // For mapped memory the typed extent lies inside the target's window memory (checked
+        // just above), which stays mapped while the window lives.
+        // SAFETY: the typed extent lies in mapped window memory (checked above).
         Ok(unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) })
     }
 }

@@ -1,12 +1,13 @@
 //! The direct path of small operations (issue #16): a put or get of contiguous bytes to
 //! memory mapped in this process (allocated windows, memory-handle windows over shareable
-//! memory) is one epoch-flag load, a range check and a copy, with no lock, no allocation and
+//! memory, regions of dynamic windows found in `dyn_maps`) is one epoch-flag load, a range check and a copy, with no lock, no allocation and
 //! no datatype engine. Accumulate-type operations on such memory (allocated windows) take
 //! the same shortcut to the CPU atomics of `atomic`, the path `ops` would choose for them.
 //! Anything else (and every error) takes the general path in `ops`.
 
 use super::access::Reach;
 use super::atomic::{elements, word, AtomicOp, WordOp};
+use super::dyn_maps::{Found, Keep};
 use super::epoch::ACCESS;
 use super::WinRma;
 use crate::object::win::Flavor;
@@ -15,12 +16,21 @@ impl WinRma {
     /// The address here of `len` bytes at displacement `disp` of target `t`, when they can be
     /// copied directly: an access epoch to `t` is open, the memory is mapped here, the bytes
     /// lie inside the target's window memory and (for a memory-handle window) the handle is
-    /// live. `None`: take the general path.
+    /// live. `None`: take the general path. The `Keep` holds a dynamic window's mapping.
     #[inline]
-    fn direct(&self, t: u32, disp: i64, len: usize) -> Option<usize> {
+    fn direct(&self, t: u32, disp: i64, len: usize) -> Option<(usize, Keep)> {
         let p = self.peers.get(t as usize)?;
-        if disp < 0 || self.flavor == Flavor::Dynamic || !self.epoch_allows(t, ACCESS) {
+        if disp < 0 || !self.epoch_allows(t, ACCESS) {
             return None;
+        }
+        if self.flavor == Flavor::Dynamic {
+            // The displacement is the address; inside a region mapped here, or nothing.
+            return match self.find_attached(t, disp as usize, len) {
+                Found::Mapped { delta, keep } if len > 0 => {
+                    Some(((disp as usize).wrapping_add(delta), keep))
+                }
+                _ => None,
+            };
         }
         let Reach::Mapped(base) = self.reach(t) else {
             return None;
@@ -34,7 +44,7 @@ impl WinRma {
                 return None;
             }
         }
-        Some(base + off as usize)
+        Some((base + off as usize, None))
     }
 
     /// `MPI_Put` of contiguous bytes by the direct path; false: nothing done, take the
@@ -42,13 +52,14 @@ impl WinRma {
     #[inline]
     pub fn put_direct(&self, t: u32, disp: i64, data: &[u8]) -> bool {
         match self.direct(t, disp, data.len()) {
-            Some(addr) => {
+            Some((addr, _keep)) => {
                 // Puts from one origin land in issue order (`mpi_win_order`): a store fence
                 // before each copy (free on x86, a barrier on weaker memory models).
                 std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
                 // `direct` checked that the `data.len()` bytes at `addr` lie in window memory
-                // mapped in this process for as long as the window lives.
-                // SAFETY: `copy` allows the origin buffer to overlap it.
+                // mapped in this process for as long as the window lives (for a dynamic window,
+                // an attached region mapped while `_keep` lives).
+                // SAFETY: in mapped window memory (above); `copy` allows the origin to overlap it.
                 unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
                 true
             }
@@ -60,7 +71,7 @@ impl WinRma {
     #[inline]
     pub fn get_direct(&self, t: u32, disp: i64, out: &mut [u8]) -> bool {
         match self.direct(t, disp, out.len()) {
-            Some(addr) => {
+            Some((addr, _keep)) => {
                 // SAFETY: as in `put_direct`, reading.
                 unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
                 true
@@ -98,7 +109,7 @@ impl WinRma {
             return false;
         }
         match self.direct(t, disp, len) {
-            Some(addr) if addr & mask == 0 => {
+            Some((addr, _keep)) if addr & mask == 0 => {
                 // `direct` checked that the `len` bytes at `addr` lie in window memory mapped here
                 // for the window's life; on this window every accumulate-type access to them takes
                 // CPU atomics of that size (here or in `ops`).
@@ -121,7 +132,7 @@ impl WinRma {
         if !self.intrinsic(size) {
             return None;
         }
-        let addr = self.direct(t, disp, size)?;
+        let (addr, _keep) = self.direct(t, disp, size)?;
         if addr & (size - 1) != 0 {
             return None;
         }

@@ -17,6 +17,8 @@
 //! - `notify`: notification counters and the requests that wait for them.
 //! - `memhandle`: memory handles of dynamic windows and the windows built from them.
 //! - `peer_maps`: created windows over shareable memory, mapped in every process.
+//! - `attach_table`, `dyn_maps`: the regions attached to dynamic windows, published in the
+//!   segment, and the origin's per-target caches of them (shareable blocks mapped here).
 //!
 //! A `WinRma` is one view of a window's RMA state: the segment, the epochs and their flags
 //! are shared (`Arc`) between the views of one window (`MPIX_Win_dup_with_info`, memory-handle
@@ -27,7 +29,9 @@
 
 pub mod access;
 pub mod atomic;
+pub mod attach_table;
 pub mod direct;
+pub mod dyn_maps;
 pub mod epoch;
 pub mod memhandle;
 pub mod notify;
@@ -71,6 +75,8 @@ pub struct WinRma {
     mapped: bool,
     /// Other ranks' memory mapped here (created windows over shareable memory).
     remote: Arc<peer_maps::PeerMaps>,
+    /// Dynamic windows: the attached regions published and seen (shared by the views).
+    dyn_maps: Arc<dyn_maps::DynMaps>,
     /// Whether accumulates may take CPU atomics: every process reaches every rank's memory
     /// by address (allocated windows, created windows mapped everywhere).
     atomics: bool,
@@ -204,6 +210,7 @@ impl WinRma {
             mapped,
             atomics: mapped || remote.everywhere,
             remote,
+            dyn_maps: Arc::new(dyn_maps::DynMaps::new(n)),
             flavor: win.flavor,
             me: comm.rank,
             epochs: Arc::new(Mutex::new(Epochs::new(n))),
@@ -225,6 +232,7 @@ impl WinRma {
             area: self.area.clone(),
             mapped: self.mapped,
             remote: self.remote.clone(),
+            dyn_maps: self.dyn_maps.clone(),
             atomics: self.atomics,
             flavor: self.flavor,
             me: self.me,
@@ -263,10 +271,33 @@ impl WinRma {
         (self.area.data_addr(r), p.size, p.disp_unit)
     }
 
-    /// How this process reaches target `t`'s window memory.
+    /// `MPI_Win_attach`/`detach` changed this process's regions of a dynamic window:
+    /// publish them (`regions` reads them) to the other processes.
+    pub fn publish_attached(&self, regions: impl FnOnce() -> Vec<(usize, u64)>) {
+        if self.flavor == Flavor::Dynamic {
+            self.dyn_maps.publish(&self.area, self.me, regions);
+        }
+    }
+
+    /// How this process reaches `len` bytes at address `addr` of target `t`'s dynamic window.
+    fn find_attached(&self, t: u32, addr: usize, len: usize) -> dyn_maps::Found {
+        let pid = self.peers[t as usize].pid;
+        self.dyn_maps.find(&self.area, t, self.me, pid, addr, len)
+    }
+
+    /// Target `t`'s process, reached by cross-memory attach.
+    fn reach_process(&self, t: u32) -> Reach {
+        let p = &self.peers[t as usize];
+        Reach::Process {
+            pid: p.pid,
+            base: p.base,
+        }
+    }
+
+    /// How this process reaches target `t`'s window memory (not a dynamic window's: its
+    /// regions are found by `find_attached`).
     fn reach(&self, t: u32) -> Reach {
         let p = &self.peers[t as usize];
-        // A dynamic window's addresses are checked by the kernel, also for this process.
         if self.mapped
             || (t == self.me && self.flavor != Flavor::Dynamic)
             || self.handle.as_ref().is_some_and(|h| h.is_mapped())
@@ -275,10 +306,7 @@ impl WinRma {
         } else if let Some(&Some(addr)) = self.remote.addrs.get(t as usize) {
             Reach::Mapped(addr)
         } else {
-            Reach::Process {
-                pid: p.pid,
-                base: p.base,
-            }
+            self.reach_process(t)
         }
     }
 

@@ -12,9 +12,9 @@ pub use backoff::Backoff;
 /// explore every interleaving of the modelled threads and check the memory orderings.
 pub mod atomic {
     #[cfg(loom)]
-    pub use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+    pub use loom::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
     #[cfg(not(loom))]
-    pub use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+    pub use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 }
 
 /// One step of a busy wait for another thread: a spin hint (under loom, a yield, so that the

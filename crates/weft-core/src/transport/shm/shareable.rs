@@ -88,6 +88,15 @@ pub fn find(addr: usize, len: u64) -> Option<(i32, u64)> {
         .map(|&(a, _, fd)| (fd, (addr - a) as u64))
 }
 
+/// The inode of this process's descriptor `fd` (a shareable block's file), which a peer
+/// mapping the block checks (`PeerMapping::map_file`).
+pub fn inode(fd: i32) -> Option<u64> {
+    // SAFETY: zeroed stat is a valid out-parameter for fstat.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes only `st`; a bad descriptor is an error return.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_ino as u64)
+}
+
 /// Another process's block, mapped here; unmapped when dropped.
 #[derive(Debug)]
 pub struct PeerMapping {
@@ -99,6 +108,12 @@ impl PeerMapping {
     /// Map the first `len` bytes of process `pid`'s descriptor `fd`, when that is a file at
     /// least that long.
     pub fn map(pid: i32, fd: i32, len: u64) -> io::Result<PeerMapping> {
+        Self::map_file(pid, fd, len, None)
+    }
+
+    /// `map`, when the descriptor is the file with inode `ino` (if given): a descriptor the
+    /// owner closed and reused for another file is refused.
+    pub fn map_file(pid: i32, fd: i32, len: u64, ino: Option<u64>) -> io::Result<PeerMapping> {
         let path = CString::new(format!("/proc/{pid}/fd/{fd}")).expect("no NUL");
         // SAFETY: a valid C string.
         let f = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
@@ -114,7 +129,11 @@ impl PeerMapping {
         // SAFETY: our own descriptor and a writable stat.
         let ok = unsafe { libc::fstat(f, &mut st) } == 0;
         let len = usize::try_from(len).unwrap_or(usize::MAX).max(1);
-        if !ok || (st.st_mode & libc::S_IFMT) != libc::S_IFREG || (st.st_size as u64) < len as u64 {
+        if !ok
+            || (st.st_mode & libc::S_IFMT) != libc::S_IFREG
+            || (st.st_size as u64) < len as u64
+            || ino.is_some_and(|i| i != st.st_ino as u64)
+        {
             close(f);
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -172,6 +191,9 @@ mod tests {
             assert_eq!(*((m.addr() + 64) as *const u64), 99);
         }
         assert!(PeerMapping::map(std::process::id() as i32, fd, 1 << 20).is_err());
+        let ino = inode(fd).unwrap();
+        assert!(PeerMapping::map_file(std::process::id() as i32, fd, 4096, Some(ino)).is_ok());
+        assert!(PeerMapping::map_file(std::process::id() as i32, fd, 4096, Some(ino + 1)).is_err());
         drop(b);
         assert!(find(m.addr(), 8).is_none());
     }

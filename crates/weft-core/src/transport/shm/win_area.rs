@@ -6,7 +6,8 @@
 //!
 //! Layout after the segment header: one cache line per rank (`RankCtl`), then an `n x n`
 //! matrix of post counters (`post[target][origin]`), then each rank's notification counters
-//! and memory-handle slots (`RankExtra`, seed 004's extensions), then the ranks' memory from a page
+//! and memory-handle slots (`RankExtra`, seed 004's extensions), then each rank's table of
+//! regions attached to a dynamic window (`RankAttach`), then the ranks' memory from a page
 //! boundary: back to back (contiguous, the default of `MPI_Win_allocate_shared`) or each from
 //! its own page (`alloc_shared_noncontig`, and `MPI_Win_allocate`).
 
@@ -46,6 +47,22 @@ pub struct RankExtra {
     pub memhandle: [AtomicU64; MEMHANDLE_SLOTS],
 }
 
+/// Regions of a dynamic window one rank publishes to the others (`rma::attach_table`).
+pub const ATTACH_SLOTS: usize = 32;
+/// Words per published region: base, size, shareable block's descriptor + 1 (0: none), the
+/// region's offset in that block, the block's inode.
+pub const ATTACH_ENTRY: usize = 5;
+/// Words of a published table: the number of regions attached, then the entries.
+pub const ATTACH_WORDS: usize = 1 + ATTACH_SLOTS * ATTACH_ENTRY;
+
+/// The regions one rank attached to a dynamic window, as a sequence lock: `seq` is odd while
+/// the rank rewrites `words` (see `rma::attach_table` for the protocol).
+#[repr(C, align(64))]
+pub struct RankAttach {
+    pub seq: AtomicU64,
+    pub words: [AtomicU64; ATTACH_WORDS],
+}
+
 /// The exclusive holder's bit in `RankCtl::lock`.
 pub const WRITER: u64 = 1 << 63;
 
@@ -64,7 +81,7 @@ impl WinLayout {
     /// page of its own.
     pub fn new(sizes: &[u64], own_pages: bool) -> io::Result<WinLayout> {
         let n = sizes.len();
-        let ctl = Self::extra_at(n) + n * std::mem::size_of::<RankExtra>();
+        let ctl = Self::attach_at(n) + n * std::mem::size_of::<RankAttach>();
         let too_big = || io::Error::new(io::ErrorKind::OutOfMemory, "window memory too large");
         let mut at = ctl.next_multiple_of(PAGE);
         let mut data = Vec::with_capacity(n);
@@ -94,6 +111,11 @@ impl WinLayout {
     /// Offset of the first `RankExtra` for `n` ranks (after the post matrix, 64-aligned).
     fn extra_at(n: usize) -> usize {
         (HEADER_BYTES + n * std::mem::size_of::<RankCtl>() + n * n * 8).next_multiple_of(64)
+    }
+
+    /// Offset of the first `RankAttach` for `n` ranks (after the `RankExtra`s, 64-aligned).
+    fn attach_at(n: usize) -> usize {
+        Self::extra_at(n) + n * std::mem::size_of::<RankExtra>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -172,6 +194,18 @@ impl WinArea {
         unsafe { &*self.segment.base().add(at).cast::<RankExtra>() }
     }
 
+    /// The regions rank `r` attached to the window (dynamic windows).
+    pub fn attached(&self, r: u32) -> &RankAttach {
+        assert!((r as usize) < self.layout.ranks, "rank out of range");
+        let at = WinLayout::attach_at(self.layout.ranks)
+            + r as usize * std::mem::size_of::<RankAttach>();
+        // SAFETY: inside the layout (its length covers every rank's `RankAttach`), 64-byte
+        // aligned (`extra_at` rounds up, `RankExtra` and `RankAttach` are multiples of 64
+        // bytes, the mapping is page aligned); only atomics live there and zero-filled memory
+        // is a valid `RankAttach` (an empty table).
+        unsafe { &*self.segment.base().add(at).cast::<RankAttach>() }
+    }
+
     /// The address, in this process, of rank `r`'s memory (when the segment holds it).
     pub fn data_addr(&self, r: u32) -> usize {
         self.segment.base() as usize + self.layout.data[r as usize]
@@ -208,6 +242,12 @@ mod tests {
         a.extra(1).notify[5].fetch_add(2, Ordering::AcqRel);
         assert_eq!(b.extra(1).notify[5].load(Ordering::Acquire), 2);
         assert_eq!(b.extra(0).notify[5].load(Ordering::Acquire), 0);
+        a.attached(1).words[ATTACH_WORDS - 1].store(9, Ordering::Release);
+        assert_eq!(
+            b.attached(1).words[ATTACH_WORDS - 1].load(Ordering::Acquire),
+            9
+        );
+        assert_eq!(b.attached(0).seq.load(Ordering::Acquire), 0);
         assert_eq!(a.post(0, 1).load(Ordering::Acquire), 3);
         assert_eq!(a.post(1, 0).load(Ordering::Acquire), 0);
         // SAFETY: rank 1's 8 bytes, inside both mappings.
