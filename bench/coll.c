@@ -6,7 +6,8 @@
  * of measures (default: all), a comma-separated list of sizes in bytes (default:
  * 8,4096,65536,1048576). A size is per block for the gather/scatter/all-to-all families (what
  * one rank sends to one other), the whole vector for the reductions, the message for bcast.
- * `bcast_rot` and `reduce_rot` move the root to the next rank every call.
+ * `bcast_rot` and `reduce_rot` move the root to the next rank every call; the neighbourhood
+ * measures run on a periodic 1-D ring (two neighbours per rank, a block each).
  * Output: one line per measure, "name bytes microseconds". Standard MPI only: it is compiled
  * with each implementation's own mpicc. */
 #include <mpi.h>
@@ -19,18 +20,20 @@ static int rank, size;
 enum {
     BARRIER, BCAST, BCAST_ROT, REDUCE, REDUCE_ROT, ALLREDUCE, GATHER, GATHERV, SCATTER,
     SCATTERV, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV, ALLTOALLW, REDUCE_SCATTER,
-    REDUCE_SCATTER_BLOCK, SCAN, EXSCAN, NMEASURES
+    REDUCE_SCATTER_BLOCK, SCAN, EXSCAN, NEIGHBOR_ALLGATHER, NEIGHBOR_ALLTOALL, NMEASURES
 };
 
 static const char *names[NMEASURES] = {
     "barrier", "bcast", "bcast_rot", "reduce", "reduce_rot", "allreduce", "gather", "gatherv",
     "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
-    "reduce_scatter", "reduce_scatter_block", "scan", "exscan"};
+    "reduce_scatter", "reduce_scatter_block", "scan", "exscan", "neighbor_allgather",
+    "neighbor_alltoall"};
 
 /* Buffers and per-rank arrays, sized for the largest measure. */
 static char *a, *b;
 static int *counts, *displs;
 static MPI_Datatype *types;
+static MPI_Comm ring;
 
 static void call(int which, int bytes, int i)
 {
@@ -68,6 +71,8 @@ static void call(int which, int bytes, int i)
         break;
     case SCAN: MPI_Scan(a, b, n, MPI_DOUBLE, MPI_SUM, w); break;
     case EXSCAN: MPI_Exscan(a, b, n, MPI_DOUBLE, MPI_SUM, w); break;
+    case NEIGHBOR_ALLGATHER: MPI_Neighbor_allgather(a, nb, MPI_BYTE, b, nb, MPI_BYTE, ring); break;
+    case NEIGHBOR_ALLTOALL: MPI_Neighbor_alltoall(a, nb, MPI_BYTE, b, nb, MPI_BYTE, ring); break;
     }
 }
 
@@ -150,11 +155,13 @@ int main(int argc, char **argv)
             break;
         p++;
     }
-    size_t cap = (size_t)biggest * size + 64;
+    size_t cap = (size_t)biggest * (size > 2 ? size : 2) + 64;
     a = calloc(cap, 1);
     b = calloc(cap, 1);
     for (size_t k = 0; k < cap / 8; k++)
         ((double *)a)[k] = rank + (double)k;
+    int dims[1] = {size}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
     counts = calloc(size, sizeof(int));
     displs = calloc(size, sizeof(int));
     types = calloc(size, sizeof(MPI_Datatype));
@@ -169,6 +176,7 @@ int main(int argc, char **argv)
             measure(m, list[k], seconds);
     }
     free(a), free(b), free(counts), free(displs), free(types);
+    MPI_Comm_free(&ring);
     MPI_Finalize();
     return 0;
 }

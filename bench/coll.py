@@ -91,7 +91,8 @@ def main():
 
     order = ["barrier", "bcast", "bcast_rot", "reduce", "reduce_rot", "allreduce", "gather",
              "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv",
-             "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan", "exscan"]
+             "alltoallw", "reduce_scatter", "reduce_scatter_block", "scan", "exscan",
+             "neighbor_allgather", "neighbor_alltoall"]
 
     print(f"median latency in microseconds over {args.rounds} rounds "
           f"(each the best of 7 batches of ~{args.seconds} s)")

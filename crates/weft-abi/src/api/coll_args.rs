@@ -117,7 +117,7 @@ pub(crate) unsafe fn buf_at(
     t: &Arc<Type>,
     func: &str,
     buf_arg: &str,
-    count_arg: &str,
+    count_arg: impl std::fmt::Display,
 ) -> MpiResult<Buf> {
     if count < 0 {
         return Err(MpiError::new(
@@ -253,7 +253,17 @@ pub(crate) unsafe fn parts(
             let addr = (base as usize).wrapping_add_signed(d.wrapping_mul(scale) as isize);
             let addr = if c == 0 { base as usize } else { addr };
             // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            unsafe { buf_at(addr, c, dt, func, buf_arg, &format!("{counts_arg}[{i}]")) }
+            // The argument's name is only formatted for an error message.
+            unsafe {
+                buf_at(
+                    addr,
+                    c,
+                    dt,
+                    func,
+                    buf_arg,
+                    format_args!("{counts_arg}[{i}]"),
+                )
+            }
         })
         .collect()
 }
@@ -312,6 +322,13 @@ pub(crate) fn check_alias(send: &[Buf], recv: &[Buf], func: &str) -> MpiResult<(
 /// Whether a part of `a` shares memory with a part of `b` (see `check_alias`): the
 /// contiguous parts are swept in address order, O(n log n).
 pub(crate) fn buffers_overlap(a: &[Buf], b: &[Buf]) -> bool {
+    // The common case first, without allocating: contiguous parts whose sides' hulls are
+    // disjoint.
+    if let (Some(ha), Some(hb)) = (contiguous_hull(a), contiguous_hull(b)) {
+        if ha.1 <= hb.0 || hb.1 <= ha.0 {
+            return false;
+        }
+    }
     let live =
         |parts: &[Buf]| -> Vec<Buf> { parts.iter().filter(|p| !p.is_empty()).copied().collect() };
     let (a, b) = (live(a), live(b));
@@ -348,6 +365,20 @@ pub(crate) fn buffers_overlap(a: &[Buf], b: &[Buf]) -> bool {
         end_of[side] = end_of[side].max(end);
     }
     false
+}
+
+/// (lowest start, highest end) of the non-empty parts, when all of them are contiguous
+/// (`(usize::MAX, 0)` when none is non-empty, disjoint from anything); `None` when one is not.
+fn contiguous_hull(parts: &[Buf]) -> Option<(usize, usize)> {
+    let mut hull = (usize::MAX, 0);
+    for p in parts.iter().filter(|p| !p.is_empty()) {
+        if !p.is_contiguous() {
+            return None;
+        }
+        hull.0 = hull.0.min(p.addr());
+        hull.1 = hull.1.max(p.addr().saturating_add(p.len()));
+    }
+    Some(hull)
 }
 
 pub(crate) fn core<T>(func: &str, r: MpiResult<T>) -> MpiResult<T> {

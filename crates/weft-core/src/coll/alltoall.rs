@@ -8,6 +8,7 @@ use super::gather::exchange;
 use super::link::Link;
 use super::sched::{self, block_on};
 use super::shm::Turned;
+use super::shm_blocks;
 use super::shm_data;
 use super::tag;
 use super::{flat, in_place_peers};
@@ -76,6 +77,17 @@ pub fn alltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
 pub fn alltoallv(comm: &Comm, send: Option<&[Buf]>, recv: &[Buf]) -> MpiResult<()> {
     if comm.is_inter() {
         return block_on(comm, sched::ialltoallv(comm, send, recv, 0));
+    }
+    if matches!(
+        super::choice::alltoall(comm),
+        Alltoall::Auto | Alltoall::Shm
+    ) {
+        if let Some(area) = super::shm::area(comm, true)? {
+            if shm_blocks::alltoallv(comm, area, send, recv)? == Turned::Done {
+                ran(comm, Collective::Alltoall, Alltoall::Shm as usize);
+                return Ok(());
+            }
+        }
     }
     let link = Link::new(comm);
     match send {

@@ -11,6 +11,7 @@ use super::flat;
 use super::link::{Link, Pending};
 use super::sched::{self, block_on};
 use super::shm::Turned;
+use super::shm_blocks;
 use super::shm_data::{self, block_of, copy_into, Place};
 use super::{pof2_floor, tag};
 use crate::datatype::access::{Scratch, Staged};
@@ -281,6 +282,15 @@ pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> Mp
     if comm.is_inter() {
         return block_on(comm, sched::iscatterv(comm, parts, recv, root, 0));
     }
+    if let Some(area) = gather_area(comm)? {
+        if shm_blocks::scatterv(comm, area, parts, recv, root)? == Turned::Done {
+            return if comm.rank == root {
+                own_block(parts, recv, root)
+            } else {
+                Ok(())
+            };
+        }
+    }
     let link = Link::new(comm);
     if link.rank != root {
         return link.recv(root, tag::SCATTER, recv.unwrap_or(&Buf::EMPTY));
@@ -295,18 +305,22 @@ pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> Mp
             }
         }
     }
-    if let Some(r) = recv {
-        let src = &parts[root as usize];
-        if src.len() > r.len() {
-            result = result.and(Err(MpiError::new(
-                ErrorClass::Truncate,
-                "the root's receive buffer is smaller than its block",
-            )));
-        } else {
-            src.copy_to(r, src.len());
-        }
+    let own = own_block(parts, recv, root);
+    link.wait_all(ops).and(result).and(own)
+}
+
+/// The root's copy of its own block of a scatterv (`recv` is `None` in place).
+fn own_block(parts: &[Buf], recv: Option<&Buf>, root: u32) -> MpiResult<()> {
+    let Some(r) = recv else { return Ok(()) };
+    let src = &parts[root as usize];
+    if src.len() > r.len() {
+        return Err(MpiError::new(
+            ErrorClass::Truncate,
+            "the root's receive buffer is smaller than its block",
+        ));
     }
-    link.wait_all(ops).and(result)
+    src.copy_to(r, src.len());
+    Ok(())
 }
 
 /// `MPI_Allgather`: `recv` holds n blocks; `send` is `None` for `MPI_IN_PLACE`.

@@ -26,6 +26,7 @@ pub mod persistent;
 mod reduce;
 pub mod sched;
 mod shm;
+mod shm_blocks;
 mod shm_data;
 
 pub use alltoall::{alltoall, alltoallv};

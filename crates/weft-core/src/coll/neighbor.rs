@@ -1,6 +1,8 @@
 //! Neighbourhood collectives on Cartesian, graph and distributed-graph communicators. Every
 //! form is an all-to-all-v over the topology's neighbours (the ABI layer builds one buffer
-//! per destination and per source), run as one plan round: receives from every source,
+//! per destination and per source). Blocking forms on ranks of one node go through the
+//! communicator's shared memory (`shm_blocks.rs`: each rank publishes its blocks addressed
+//! to its destinations); the others run as one plan round: receives from every source,
 //! sends to every destination. `MPI_PROC_NULL` neighbours (edges of non-periodic grids) are
 //! skipped and their buffers left alone.
 //!
@@ -11,7 +13,10 @@
 //! times match in list order (messages between two ranks do not overtake).
 #![forbid(unsafe_code)]
 
+use super::config::Alltoall;
 use super::sched::{block_on, Msg, Plan, MAX_SUB};
+use super::shm::Turned;
+use super::shm_blocks::{self, Pick, NOBODY};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::topo::{graph_neighbors, Topology};
@@ -74,6 +79,24 @@ impl Neighbors {
         })
     }
 
+    /// For the shared-memory path: every real source with the block it takes from that
+    /// source's contribution and the buffer that receives it. On a grid the direction says
+    /// which (what source k sent to its neighbour k ^ 1); in a graph a repeated source's
+    /// m-th appearance takes the m-th block it addressed to this rank (list order).
+    fn picks(&self, recv: &[Buf]) -> Vec<(u32, Pick, Buf)> {
+        let mut out = Vec::with_capacity(recv.len());
+        for (k, (src, b)) in self.sources.iter().zip(recv).enumerate() {
+            let Some(s) = *src else { continue };
+            let pick = if self.cart {
+                Pick::Index(k ^ 1)
+            } else {
+                Pick::Occurrence(self.sources[..k].iter().filter(|&&x| x == *src).count())
+            };
+            out.push((s, pick, *b));
+        }
+        out
+    }
+
     fn sub(&self, k: usize, receiving: bool) -> u32 {
         if !self.cart || k > MAX_SUB as usize {
             return 0;
@@ -111,12 +134,30 @@ pub fn ineighbor_alltoallv(
     Ok(p.start(comm, owner))
 }
 
-/// The blocking form.
+/// The blocking form: through the communicator's shared memory where it applies (ranks of
+/// one node, `WEFT_COLL_ALLTOALL` `auto` or `shm`, every rank's blocks within
+/// `WEFT_COLL_SHM_MAX`), else the plan.
 pub fn neighbor_alltoallv(
     comm: &Comm,
     nb: &Neighbors,
     send: &[Buf],
     recv: &[Buf],
 ) -> MpiResult<()> {
+    if matches!(
+        super::choice::alltoall(comm),
+        Alltoall::Auto | Alltoall::Shm
+    ) {
+        if let Some(area) = super::shm::area(comm, true)? {
+            let to: Vec<u32> = nb
+                .destinations
+                .iter()
+                .map(|d| d.unwrap_or(NOBODY))
+                .collect();
+            let from = nb.picks(recv);
+            if shm_blocks::neighbors(comm, area, send, &to, &from)? == Turned::Done {
+                return Ok(());
+            }
+        }
+    }
     block_on(comm, ineighbor_alltoallv(comm, nb, send, recv, 0))
 }

@@ -340,10 +340,21 @@ impl Turn<'_> {
     /// `contribute`, publishing `mark` with the length (what else the ranks must agree on,
     /// e.g. a reduction's op: `len_and_mark_of`).
     pub fn contribute_marked(&self, data: &Buf, mark: u8, idle: &mut impl FnMut()) {
+        self.contribute_with(data.len(), mark, idle, |out| data.pack(0, out));
+    }
+
+    /// `contribute_marked` of a `len`-byte payload (at most `payload_max`) that `fill` writes
+    /// into the slot: a payload assembled from several buffers without a copy in between.
+    pub fn contribute_with(
+        &self,
+        len: usize,
+        mark: u8,
+        idle: &mut impl FnMut(),
+        fill: impl FnOnce(&mut [u8]),
+    ) {
         self.assert_current();
         self.arrive();
         let a = self.area;
-        let len = data.len();
         let ring = if len <= INLINE { TURNS } else { a.regions };
         self.make_room(ring, idle);
         self.write_len(len, mark);
@@ -355,7 +366,7 @@ impl Turn<'_> {
         let out = unsafe { std::slice::from_raw_parts_mut(dst, len) };
         #[cfg(all(test, loom))]
         a.memory.touch(a.rank, self.seq, true);
-        data.pack(0, out);
+        fill(out);
         a.published(a.rank, self.seq)
             .store(self.seq, Ordering::Release);
     }
