@@ -5,6 +5,20 @@
 
 #define NCHILD 2
 
+/* Streams do not reach processes of other jobs: a stream communicator over parents and
+ * children fails clearly, on every member. */
+static void streams_refused(MPI_Comm merged)
+{
+    MPIX_Stream stream;
+    MPI_Comm sc = MPI_COMM_NULL;
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    EXPECT_OK(MPIX_Stream_create(MPI_INFO_NULL, &stream));
+    EXPECT_ERR(MPIX_Stream_comm_create(merged, stream, &sc), MPI_ERR_UNSUPPORTED_OPERATION,
+               "MPIX_Stream_comm_create", "different jobs");
+    CHECK(sc == MPI_COMM_NULL, "no stream communicator");
+    MPIX_Stream_free(&stream);
+}
+
 static void child(MPI_Comm parent)
 {
     int rank, size, rsize, inter;
@@ -43,6 +57,7 @@ static void child(MPI_Comm parent)
     int b = 0;
     MPI_Bcast(&b, 1, MPI_INT, 0, merged);
     CHECK_INT(b, 4242);
+    streams_refused(merged);
     MPI_Comm_free(&merged);
     /* The children's errors, summed, go to parent 0. */
     int errs = wtest_errs, total = 0;
@@ -100,6 +115,7 @@ int main(int argc, char **argv)
     CHECK_INT(sum, 0 + 1 + 2 + 3);
     int b = 4242;
     MPI_Bcast(&b, 1, MPI_INT, 0, merged);
+    streams_refused(merged);
     MPI_Comm_free(&merged);
     if (rank == 0) {
         int child_errs = -1;

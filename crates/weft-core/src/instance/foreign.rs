@@ -21,6 +21,62 @@ impl Instance {
         self.transports.foreign.get(p).map(|f| f.name.clone())
     }
 
+    /// The names by which other jobs know `members` (job ranks or foreign ids of this
+    /// process), encoded with `ProcName::encode_all`.
+    pub fn encode_names(&self, members: &[ProcId], func: &str) -> MpiResult<Vec<u8>> {
+        let names = members
+            .iter()
+            .map(|&p| {
+                self.proc_name(p).ok_or_else(|| {
+                    MpiError::new(
+                        ErrorClass::Intern,
+                        format!("{func}: process {p} of the group has no name"),
+                    )
+                })
+            })
+            .collect::<MpiResult<Vec<_>>>()?;
+        let mut out = Vec::new();
+        ProcName::encode_all(&names, &mut out);
+        Ok(out)
+    }
+
+    /// The ids of the processes `names` (every process taking part calls this with the
+    /// same names), connecting to those of other jobs it does not know yet. `and` ANDs a
+    /// word over everyone taking part, so that all fail if one could not connect.
+    pub fn connect_all(
+        &self,
+        names: &[ProcName],
+        func: &str,
+        mut and: impl FnMut(&mut [u64]) -> MpiResult<()>,
+    ) -> MpiResult<Vec<ProcId>> {
+        let mut ids = Vec::with_capacity(names.len());
+        let mut trouble = None;
+        for name in names {
+            match self.connect_process(name) {
+                Ok(id) => ids.push(id),
+                Err(e) => {
+                    trouble = Some(e);
+                    break;
+                }
+            }
+        }
+        let mut ok = [trouble.is_none() as u64];
+        and(&mut ok)?;
+        if let Some(e) = trouble {
+            return Err(MpiError {
+                code: e.code,
+                message: format!("{func}: {}", e.message),
+            });
+        }
+        if ok[0] == 0 {
+            return Err(MpiError::new(
+                ErrorClass::Other,
+                format!("{func}: a process of one of the groups could not reach the other group"),
+            ));
+        }
+        Ok(ids)
+    }
+
     /// The id that stands for process `name` here: its job rank if it is of this job, else
     /// its foreign id, connecting to it (the rings both ways) the first time.
     pub fn connect_process(&self, name: &ProcName) -> MpiResult<ProcId> {

@@ -20,6 +20,7 @@ use crate::hw;
 use crate::instance::ProcId;
 use crate::message::Target;
 use crate::transport::shm::coll_area::CollArea;
+use crate::transport::shm::foreign::ProcName;
 
 /// What a communicator is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1108,28 +1109,41 @@ pub fn intercomm_create(
             (false, _) => None,
         },
     };
-    // The leaders swap group sizes and local context ids, then member lists; each leader
-    // broadcasts the other's.
-    let mut mine_n = (local.size() as u64).to_le_bytes().to_vec();
+    // The leaders swap the lengths of their member lists and their local context ids, then
+    // the lists; each leader broadcasts the other's. Members go by the names every job
+    // knows them by (`Instance::encode_names`), not by this process's ids: the groups may
+    // hold processes of other jobs, which each process numbers in its own connection order.
+    let inst = &local.session.instance;
+    let mine = inst.encode_names(local.group.members(), func)?;
+    let mut mine_n = (mine.len() as u64).to_le_bytes().to_vec();
     mine_n.extend_from_slice(&(local.context_id() as u64).to_le_bytes());
     let mut theirs_n = [0u8; 16];
     levels.swap(&mine_n, &mut theirs_n)?;
-    let remote_n = u64::from_le_bytes(theirs_n[..8].try_into().expect("8")) as usize;
+    let remote_len = u64::from_le_bytes(theirs_n[..8].try_into().expect("8")) as usize;
     let remote_context = u64::from_le_bytes(theirs_n[8..].try_into().expect("8")) as u32;
-    let mine: Vec<u8> = local
-        .group
-        .members()
-        .iter()
-        .flat_map(|p| p.to_le_bytes())
-        .collect();
-    let mut theirs = vec![0u8; remote_n * 4];
+    let mut theirs = vec![0u8; remote_len];
     levels.swap(&mine, &mut theirs)?;
-    let remote = Group::new(
-        theirs
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
-            .collect(),
-    );
+    let names = match ProcName::decode_all(&theirs) {
+        Some((names, [])) => names,
+        _ => {
+            return fail(
+                ErrorClass::Intern,
+                format!("{func}: the other leader's member list is garbled"),
+            )
+        }
+    };
+    // Groups of this job alone need no connection, and so no agreement that all connected
+    // (every member of both groups sees the same: a process of another job in either list).
+    let job_name = inst.job.name();
+    let one_job = local.group.members().iter().all(|&p| p < inst.job.size)
+        && names
+            .iter()
+            .all(|n| n.job == job_name && n.rank < inst.job.size);
+    let remote = Group::new(if one_job {
+        names.iter().map(|n| n.rank).collect()
+    } else {
+        inst.connect_all(&names, func, |w| levels.reduce(w))?
+    });
     if remote.members().iter().any(|&p| local.group.contains(p)) {
         return fail(
             ErrorClass::Comm,

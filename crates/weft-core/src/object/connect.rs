@@ -2,9 +2,11 @@
 //! `MPI_Comm_spawn`): two groups whose roots hold the two ends of a byte stream (a socket)
 //! become an intercommunicator.
 //!
-//! 1. The roots swap *hellos* over the stream: the ring geometry and VCI count of their job
-//!    (which must agree, since the processes push into each other's rings) and the name of
-//!    every member of their group (`ProcName`: job and rank there). Each root broadcasts
+//! 1. The roots swap *hellos* over the stream: the settings their jobs must share
+//!    (`agreed_settings`: the ring geometry and VCI count, since the processes push into each
+//!    other's rings, and the collective algorithms; a difference fails the connection with a
+//!    message naming each differing setting) and the name of every member of their group
+//!    (`ProcName`: job and rank there). Each root broadcasts
 //!    what it received (or why it failed) to its group.
 //! 2. Every member connects to every process of the other group (`Instance::connect_process`:
 //!    the rings both ways for a process of another job; nothing for one of its own job) and
@@ -24,6 +26,7 @@ use super::comm::{key, sub_key, Spec};
 use super::context_id;
 use super::exchange::{self, bytes_to_words, tag, words_to_bytes, Channel};
 use super::{Comm, CommKind, Group};
+use crate::config::Config;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::transport::shm::foreign::ProcName;
 
@@ -32,7 +35,7 @@ pub trait Link: Read + Write {}
 impl<T: Read + Write> Link for T {}
 
 /// The hello's first bytes.
-const MAGIC: &[u8; 8] = b"WEFTCON1";
+const MAGIC: &[u8; 8] = b"WEFTCON2";
 /// The first bytes of a hello that says the other group will not come (a spawned job that
 /// failed to start; `runtime::spawn`), followed by why.
 pub const FAILED_MAGIC: &[u8; 8] = b"WEFTFAIL";
@@ -77,17 +80,6 @@ pub fn handshake(
     ch.bcast(&members, me, root_i, tag::CONNECT, &mut packet)?;
     let names = decode_outcome(&packet, func)?;
     // 2. Connect to every remote process; all must succeed.
-    let mut remote = Vec::with_capacity(names.len());
-    let mut trouble = None;
-    for name in &names {
-        match inst.connect_process(name) {
-            Ok(id) => remote.push(id),
-            Err(e) => {
-                trouble = Some(e);
-                break;
-            }
-        }
-    }
     let mut both = TwoGroups {
         ch,
         members,
@@ -96,20 +88,7 @@ pub fn handshake(
         stream,
         func,
     };
-    let mut ok = [trouble.is_none() as u64];
-    both.and(&mut ok)?;
-    if let Some(e) = trouble {
-        return Err(MpiError {
-            code: e.code,
-            message: format!("{func}: {}", e.message),
-        });
-    }
-    if ok[0] == 0 {
-        return Err(MpiError::new(
-            ErrorClass::Other,
-            format!("{func}: a process of one of the groups could not reach the other group"),
-        ));
-    }
+    let remote = inst.connect_all(&names, func, |w| both.and(w))?;
     if remote.iter().any(|&p| local.group.contains(p)) {
         return Err(MpiError::new(
             ErrorClass::Comm,
@@ -179,23 +158,10 @@ fn swap_hellos(local: &Comm, stream: &mut dyn Link, func: &str) -> MpiResult<Vec
     let inst = &local.session.instance;
     let mut hello = Vec::new();
     hello.extend_from_slice(MAGIC);
-    for v in [
-        inst.config.shm_cells as u64,
-        inst.config.shm_cell_size as u64,
-        inst.config.num_vcis as u64,
-        local.size() as u64,
-    ] {
-        hello.extend_from_slice(&v.to_le_bytes());
-    }
-    for &p in local.group.members() {
-        let name = inst.proc_name(p).ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Intern,
-                format!("{func}: process {p} of the group has no name"),
-            )
-        })?;
-        put_name(&mut hello, &name);
-    }
+    let settings = agreed_settings(&inst.config);
+    hello.extend_from_slice(&(settings.len() as u32).to_le_bytes());
+    hello.extend_from_slice(settings.as_bytes());
+    hello.extend_from_slice(&inst.encode_names(local.group.members(), func)?);
     let lost = |e: std::io::Error| {
         MpiError::new(
             ErrorClass::Port,
@@ -227,19 +193,77 @@ fn swap_hellos(local: &Comm, stream: &mut dyn Link, func: &str) -> MpiResult<Vec
     if r.take(MAGIC.len()) != Some(&MAGIC[..]) {
         return Err(bad(func, "the other end is not a Weft process"));
     }
-    let (cells, cell_size, nvcis, n) = (r.u64(), r.u64(), r.u64(), r.u64());
-    let mine = &hello[8..32];
-    if theirs.get(8..32) != Some(mine) {
+    let theirs_settings = r
+        .u32()
+        .and_then(|n| r.take(n as usize))
+        .ok_or_else(|| bad(func, "truncated hello"))?;
+    let differ = differing_settings(&settings, &String::from_utf8_lossy(theirs_settings));
+    if !differ.is_empty() {
         return Err(MpiError::new(
             ErrorClass::Other,
             format!(
-                "{func}: the other job runs with WEFT_SHM_CELLS={cells:?}, WEFT_SHM_CELL_SIZE={cell_size:?}, WEFT_NUM_VCIS={nvcis:?}; both jobs must use the same values"
+                "{func}: the two jobs run with different settings ({}); jobs that connect must use the same values of these settings",
+                differ.join("; ")
             ),
         ));
     }
-    let n = n.ok_or_else(|| bad(func, "truncated hello"))? as usize;
-    (0..n)
-        .map(|_| get_name(&mut r).ok_or_else(|| bad(func, "truncated hello")))
+    decode_names(r.0, func)
+}
+
+/// The settings that processes of two jobs must share to talk (the rings' geometry and
+/// the VCIs a communicator's context maps to) or to run collectives together (every
+/// member must choose the same algorithm), one `NAME=value` per line.
+fn agreed_settings(config: &Config) -> String {
+    let coll = &config.coll;
+    [
+        ("WEFT_SHM_CELLS", config.shm_cells.to_string()),
+        ("WEFT_SHM_CELL_SIZE", config.shm_cell_size.to_string()),
+        ("WEFT_NUM_VCIS", config.num_vcis.to_string()),
+        ("WEFT_COLL_SHM_MAX", coll.shm_max.to_string()),
+        ("WEFT_COLL_BARRIER", format!("{:?}", coll.barrier)),
+        ("WEFT_COLL_BCAST", format!("{:?}", coll.bcast)),
+        ("WEFT_COLL_REDUCE", format!("{:?}", coll.reduce)),
+        ("WEFT_COLL_ALLREDUCE", format!("{:?}", coll.allreduce)),
+        ("WEFT_COLL_ALLGATHER", format!("{:?}", coll.allgather)),
+        ("WEFT_COLL_ALLTOALL", format!("{:?}", coll.alltoall)),
+        ("WEFT_COLL_GATHER", format!("{:?}", coll.gather)),
+        ("WEFT_COLL_SCAN", format!("{:?}", coll.scan)),
+        (
+            "WEFT_COLL_REDUCE_SCATTER",
+            format!("{:?}", coll.reduce_scatter),
+        ),
+    ]
+    .iter()
+    .map(|(name, value)| format!("{name}={}\n", snake_case(value)))
+    .collect()
+}
+
+/// `RecursiveDoubling` as its setting spells it: `recursive_doubling`.
+fn snake_case(value: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in value.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// The settings of `mine` whose values `theirs` does not share, as
+/// `NAME=<this job's> here, <the other's> in the other job`.
+fn differing_settings(mine: &str, theirs: &str) -> Vec<String> {
+    let value_in = |text: &str, name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+            .map(str::to_owned)
+    };
+    mine.lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once('=')?;
+            let other = value_in(theirs, name).unwrap_or_else(|| "(unknown)".into());
+            (other != value).then(|| format!("{name}={value} here, {other} in the other job"))
+        })
         .collect()
 }
 
@@ -250,19 +274,12 @@ fn bad(func: &str, what: &str) -> MpiError {
     )
 }
 
-fn put_name(out: &mut Vec<u8>, name: &ProcName) {
-    out.extend_from_slice(&(name.job.len() as u32).to_le_bytes());
-    out.extend_from_slice(name.job.as_bytes());
-    out.extend_from_slice(&name.rank.to_le_bytes());
-}
-
-fn get_name(r: &mut Reader) -> Option<ProcName> {
-    let len = r.u32()? as usize;
-    let job = String::from_utf8(r.take(len)?.to_vec()).ok()?;
-    Some(ProcName {
-        job,
-        rank: r.u32()?,
-    })
+/// The names `ProcName::encode_all` wrote, which must fill `bytes`.
+fn decode_names(bytes: &[u8], func: &str) -> MpiResult<Vec<ProcName>> {
+    match ProcName::decode_all(bytes) {
+        Some((names, [])) => Ok(names),
+        _ => Err(bad(func, "truncated names")),
+    }
 }
 
 /// What the root broadcasts after the hellos: 0 and the names, or 1, the class and why.
@@ -271,10 +288,7 @@ fn encode_outcome(outcome: Result<&Vec<ProcName>, &MpiError>) -> Vec<u8> {
     match outcome {
         Ok(names) => {
             out.push(0);
-            out.extend_from_slice(&(names.len() as u32).to_le_bytes());
-            for n in names {
-                put_name(&mut out, n);
-            }
+            ProcName::encode_all(names, &mut out);
         }
         Err(e) => {
             out.push(1);
@@ -288,12 +302,7 @@ fn encode_outcome(outcome: Result<&Vec<ProcName>, &MpiError>) -> Vec<u8> {
 fn decode_outcome(bytes: &[u8], func: &str) -> MpiResult<Vec<ProcName>> {
     let mut r = Reader(bytes);
     match r.take(1) {
-        Some([0]) => {
-            let n = r.u32().unwrap_or(0);
-            (0..n)
-                .map(|_| get_name(&mut r).ok_or_else(|| bad(func, "truncated names")))
-                .collect()
-        }
+        Some([0]) => decode_names(r.0, func),
         _ => {
             let code = r.u32().map_or(ErrorClass::Other as i32, |c| c as i32);
             Err(MpiError {
@@ -320,8 +329,35 @@ impl<'b> Reader<'b> {
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
+}
 
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_differing_setting_is_named_with_both_values() {
+        let mine = agreed_settings(&Config::default());
+        assert!(differing_settings(&mine, &mine).is_empty());
+        let lookup = |name: &str| {
+            let v = match name {
+                "WEFT_SHM_CELLS" => "128",
+                "WEFT_COLL_ALLREDUCE" => "recursive_doubling",
+                _ => return None,
+            };
+            Some(v.to_string())
+        };
+        let theirs = agreed_settings(&Config::from_lookup(lookup).expect("valid"));
+        assert_eq!(
+            differing_settings(&mine, &theirs),
+            [
+                "WEFT_SHM_CELLS=64 here, 128 in the other job",
+                "WEFT_COLL_ALLREDUCE=auto here, recursive_doubling in the other job",
+            ]
+        );
+        assert_eq!(
+            differing_settings("WEFT_NUM_VCIS=2\n", ""),
+            ["WEFT_NUM_VCIS=2 here, (unknown) in the other job"]
+        );
     }
 }

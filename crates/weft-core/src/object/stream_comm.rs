@@ -9,6 +9,7 @@ use super::comm::{self, Comm};
 use super::exchange::{self, Channel};
 use super::stream::{Stream, StreamMap};
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::transport::shm::foreign::FOREIGN_BASE;
 use crate::transport::shm::pair::{PairEnd, PairRing};
 use crate::transport::shm::Geometry;
 use crate::transport::Route;
@@ -27,6 +28,15 @@ pub fn comm_create(
         return Err(MpiError::new(
             ErrorClass::Comm,
             format!("{func}(comm): an intercommunicator cannot carry streams"),
+        ));
+    }
+    // Stream VCIs reach other processes through pair rings named by job rank: processes of
+    // other jobs have none. Every member sees such a process in the group (each job's
+    // processes are the other's), so all fail alike without talking.
+    if parent.group.members().iter().any(|&p| p >= FOREIGN_BASE) {
+        return Err(MpiError::new(
+            ErrorClass::UnsupportedOperation,
+            format!("{func}(comm): streams between processes of different jobs (a communicator from MPI_Comm_spawn, MPI_Comm_connect/accept or MPI_Comm_join) are not supported"),
         ));
     }
     for s in local.iter().flatten() {

@@ -38,6 +38,39 @@ pub struct ProcName {
     pub rank: u32,
 }
 
+impl ProcName {
+    /// Append `names`: their count, then for each its job's name (length first) and rank.
+    pub fn encode_all(names: &[ProcName], out: &mut Vec<u8>) {
+        out.extend_from_slice(&(names.len() as u32).to_le_bytes());
+        for n in names {
+            out.extend_from_slice(&(n.job.len() as u32).to_le_bytes());
+            out.extend_from_slice(n.job.as_bytes());
+            out.extend_from_slice(&n.rank.to_le_bytes());
+        }
+    }
+
+    /// The names `encode_all` wrote at the start of `bytes`, and the bytes after them
+    /// (`None`: truncated or not UTF-8).
+    pub fn decode_all(bytes: &[u8]) -> Option<(Vec<ProcName>, &[u8])> {
+        let mut at = 0usize;
+        let mut take = |n: usize| -> Option<&[u8]> {
+            let head = bytes.get(at..at.checked_add(n)?)?;
+            at += n;
+            Some(head)
+        };
+        let word = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
+        let count = word(take(4)?);
+        let mut names = Vec::new();
+        for _ in 0..count {
+            let len = word(take(4)?) as usize;
+            let job = String::from_utf8(take(len)?.to_vec()).ok()?;
+            let rank = word(take(4)?);
+            names.push(ProcName { job, rank });
+        }
+        Some((names, &bytes[at..]))
+    }
+}
+
 /// A known foreign process: its name and the rings into it, one per VCI of its.
 pub struct ForeignProc {
     pub name: ProcName,
