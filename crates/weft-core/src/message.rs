@@ -115,6 +115,12 @@ pub enum SourceSel {
 pub enum TagSel {
     Any,
     Tag(i32),
+    /// Every tag equal to `tag` outside the bits of `ignore` (collectives' messages carry
+    /// facts for the receiver there: `coll::tag::FLAGS`).
+    Masked {
+        tag: i32,
+        ignore: i32,
+    },
 }
 
 /// The part of a message that matching looks at.
@@ -166,6 +172,7 @@ impl Pattern {
             && match self.tag {
                 TagSel::Any => key.tag >= 0,
                 TagSel::Tag(t) => t == key.tag,
+                TagSel::Masked { tag, ignore } => key.tag & !ignore == tag,
             }
             && (self.stream == 0 || self.stream == key.stream)
     }
@@ -193,6 +200,11 @@ mod tests {
         };
         assert!(from_stream(2).matches(&key), "its stream");
         assert!(!from_stream(1).matches(&key), "another stream");
+        let masked =
+            |tag| Pattern::new(0, SourceSel::Rank(0), TagSel::Masked { tag, ignore: 0x30 });
+        let key = Key { tag: 0x23, ..key };
+        assert!(masked(3).matches(&key), "the ignored bits differ");
+        assert!(!masked(2).matches(&key), "another tag");
     }
 
     #[test]

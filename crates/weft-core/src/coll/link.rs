@@ -2,14 +2,18 @@
 //! (never the user's point-to-point context), through the same engine and VCI.
 #![forbid(unsafe_code)]
 
+use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
-use crate::message::{Pattern, SendMode, Target};
+use crate::message::{Pattern, SendMode, SourceSel, TagSel, Target};
 use crate::object::Comm;
+use crate::op::Reduction;
 use crate::progress;
 use crate::request::ReqId;
 use crate::vci::engine::{self, SendStart};
+
+use super::tag;
 
 /// An operation a collective started and must wait for.
 #[must_use]
@@ -17,18 +21,80 @@ use crate::vci::engine::{self, SendStart};
 pub enum Pending {
     Done,
     Req(ReqId),
-    /// A receive of exactly this many bytes: a shorter message means the ranks passed
-    /// different sizes (an erroneous program), reported like a longer one.
-    Recv(ReqId, usize),
+    /// A receive of exactly this many bytes, whose message must carry these flags
+    /// (`tag::FLAGS`): a shorter message means the ranks passed different sizes (an erroneous
+    /// program), reported like a longer one; other flags, another algorithm or op.
+    Recv(ReqId, usize, i32),
+}
+
+/// Bytes of a size header (`tag::HEADER`): the sender's size, little-endian, or `FAILED`
+/// plus the class of an error it found.
+pub const HEADER_LEN: usize = 8;
+const FAILED: u64 = 1 << 63;
+
+/// A size header saying `len`, or, after `result` failed, its error class.
+pub fn header(len: usize, result: &MpiResult<()>) -> Scratch {
+    let word = match result {
+        Ok(()) => len as u64,
+        Err(e) => FAILED | e.class() as u32 as u64,
+    };
+    let mut h = Scratch::new(HEADER_LEN);
+    h.bytes_mut().copy_from_slice(&word.to_le_bytes());
+    h
+}
+
+/// Check the header at the start of `bytes`, from rank `r`, against this rank's `len`: a
+/// different size is `MPI_ERR_TRUNCATE`; a failure found elsewhere is its error.
+pub fn check_header(bytes: &[u8], len: usize, r: u32) -> MpiResult<()> {
+    let word = header_word(bytes);
+    if word & FAILED != 0 {
+        let class = ErrorClass::from_i32((word & 0xffff) as i32).unwrap_or(ErrorClass::Other);
+        let what = if class == ErrorClass::Op {
+            "the op differs between the ranks"
+        } else {
+            "the count or datatype differs between the ranks"
+        };
+        return Err(MpiError::new(
+            class,
+            format!("another rank found that {what}"),
+        ));
+    }
+    match usize::try_from(word) {
+        Ok(l) if l == len => Ok(()),
+        _ => Err(super::mismatch(&format!("rank {r}"), word as usize, len)),
+    }
+}
+
+/// The size a (root's, never failed) header at the start of `bytes` says.
+pub fn header_says(bytes: &[u8]) -> usize {
+    usize::try_from(header_word(bytes) & !FAILED).unwrap_or(usize::MAX)
+}
+
+fn header_word(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; HEADER_LEN];
+    word.copy_from_slice(&bytes[..HEADER_LEN]);
+    u64::from_le_bytes(word)
+}
+
+/// What a receive got (`Link::recv_telling`).
+#[derive(Clone, Copy, Debug)]
+pub struct Arrived {
+    /// The message was a size header (`tag::HEADER`).
+    pub header: bool,
+    /// Bytes in the receive buffer.
+    pub bytes: usize,
 }
 
 /// A communicator as its collectives see it.
+#[derive(Clone, Copy)]
 pub struct Link<'a> {
     pub comm: &'a Comm,
     pub inst: &'a Instance,
     pub rank: u32,
     pub size: u32,
     context: u32,
+    /// What this side's messages carry in `tag::FLAGS` and expects in its peers'.
+    flags: i32,
 }
 
 impl<'a> Link<'a> {
@@ -39,6 +105,25 @@ impl<'a> Link<'a> {
             rank: comm.rank,
             size: comm.size(),
             context: comm.collective_context(),
+            flags: 0,
+        }
+    }
+
+    /// The link of a reduction with `red`: its op mark travels in every message, so that a
+    /// rank that receives from one with another op fails with `MPI_ERR_OP`.
+    pub fn reducing(comm: &'a Comm, red: &Reduction) -> Link<'a> {
+        Link {
+            flags: i32::from(super::shm::op_mark(red)) << tag::MARK_SHIFT,
+            ..Link::new(comm)
+        }
+    }
+
+    /// The same link for size headers (`tag::HEADER`): a header meets data where one rank
+    /// chose an algorithm by its size that another did not, and both fail.
+    pub fn headers(&self) -> Link<'a> {
+        Link {
+            flags: self.flags | tag::HEADER,
+            ..*self
         }
     }
 
@@ -51,7 +136,7 @@ impl<'a> Link<'a> {
             )
         })?;
         let vci = self.comm.peer_vci(dest);
-        let target = Target::new(self.context, self.rank, dest_job, tag, vci);
+        let target = Target::new(self.context, self.rank, dest_job, tag | self.flags, vci);
         let vci = self.comm.vci;
         let mut st = self.inst.vcis[vci].lock();
         match engine::start_send(
@@ -70,11 +155,16 @@ impl<'a> Link<'a> {
 
     /// Start receiving into `buf` from rank `src` of the communicator.
     pub fn irecv(&self, src: u32, tag: i32, buf: &Buf) -> Pending {
-        let pattern = Pattern::exact(self.context, src, tag);
+        let ignore = tag::FLAGS;
+        let pattern = Pattern::new(
+            self.context,
+            SourceSel::Rank(src),
+            TagSel::Masked { tag, ignore },
+        );
         let vci = self.comm.vci;
         let mut st = self.inst.vcis[vci].lock();
         let id = engine::start_recv(&self.inst.transports, vci, &mut st, pattern, *buf, 0);
-        Pending::Recv(id, buf.len())
+        Pending::Recv(id, buf.len(), self.flags)
     }
 
     pub fn wait(&self, p: Pending) -> MpiResult<()> {
@@ -84,23 +174,55 @@ impl<'a> Link<'a> {
                 let done = progress::wait(self.inst, id);
                 done.status.into_result().map(|_| ())
             }
-            Pending::Recv(id, len) => {
-                let status = progress::wait(self.inst, id).status;
-                let source = status.source;
-                if status.truncated() {
-                    return Err(MpiError::new(
-                        ErrorClass::Truncate,
-                        format!("rank {source} sent more than the {len} bytes this rank expected: the count or datatype differs between the ranks"),
-                    ));
-                }
-                let got = status.into_result()?.bytes;
-                match usize::try_from(got) {
-                    Ok(got) if got < len => {
-                        Err(super::mismatch(&format!("rank {source}"), got, len))
-                    }
-                    _ => Ok(()),
-                }
+            Pending::Recv(id, len, flags) => self.finish_recv(id, len, flags).0,
+        }
+    }
+
+    /// Wait for a receive of `len` bytes expecting `flags`; also say which flags its message
+    /// carried and how many bytes arrived.
+    fn finish_recv(&self, id: ReqId, len: usize, flags: i32) -> (MpiResult<()>, Arrived) {
+        let status = progress::wait(self.inst, id).status;
+        let arrived = Arrived {
+            header: status.tag & tag::HEADER != 0,
+            bytes: usize::try_from(status.bytes).unwrap_or(usize::MAX).min(len),
+        };
+        let source = status.source;
+        let theirs = status.tag & tag::FLAGS;
+        let differs = |what: String| {
+            Err(MpiError::new(
+                ErrorClass::Truncate,
+                format!("{what}: the count or datatype differs between the ranks"),
+            ))
+        };
+        let result = if (theirs ^ flags) & tag::HEADER != 0 {
+            differs(format!(
+                "rank {source} chose another algorithm than this rank by the size it passed"
+            ))
+        } else if status.truncated() {
+            differs(format!(
+                "rank {source} sent more than the {len} bytes this rank expected"
+            ))
+        } else {
+            match status.into_result().map(|st| usize::try_from(st.bytes)) {
+                Err(e) => Err(e),
+                Ok(Ok(got)) if got < len => Err(super::mismatch(&format!("rank {source}"), got, len)),
+                _ if theirs != flags => Err(MpiError::new(
+                    ErrorClass::Op,
+                    format!("rank {source} passed another op than this rank: the op differs between the ranks"),
+                )),
+                _ => Ok(()),
             }
+        };
+        (result, arrived)
+    }
+
+    /// `recv`, also saying what arrived: whether the message was a size header
+    /// (`tag::HEADER`; its sender may wait for a verdict, `reduce.rs`) and how many bytes
+    /// of it `buf` holds.
+    pub fn recv_telling(&self, src: u32, tag: i32, buf: &Buf) -> (MpiResult<()>, Arrived) {
+        match self.irecv(src, tag, buf) {
+            Pending::Recv(id, len, flags) => self.finish_recv(id, len, flags),
+            p => unreachable!("irecv gave {p:?}"),
         }
     }
 
@@ -134,5 +256,30 @@ impl<'a> Link<'a> {
         let rr = self.wait(r);
         let sr = s.and_then(|s| self.wait(s));
         rr.and(sr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_say_a_size_or_a_failure() {
+        let class = |r: MpiResult<()>| r.unwrap_err().class();
+        let h = header(80_000, &Ok(()));
+        assert!(check_header(h.bytes(), 80_000, 1).is_ok());
+        assert_eq!(header_says(h.bytes()), 80_000);
+        assert_eq!(
+            class(check_header(h.bytes(), 48_000, 1)),
+            ErrorClass::Truncate as i32
+        );
+        let op = MpiError::new(ErrorClass::Op, "x");
+        let failed = header(80_000, &Err(op));
+        let e = check_header(failed.bytes(), 80_000, 1).unwrap_err();
+        assert_eq!(e.class(), ErrorClass::Op as i32);
+        assert!(
+            e.to_string().contains("the op differs between the ranks"),
+            "{e}"
+        );
     }
 }

@@ -43,8 +43,20 @@ pub use sched::{
 
 /// Tags of the collectives' messages on the collective context. Blocking collectives on one
 /// communicator run in the same order everywhere and messages between two ranks do not
-/// overtake, so one tag per collective suffices.
+/// overtake, so one tag per collective suffices. A blocking collective's message also
+/// carries facts in `FLAGS`, which receives ignore when matching and then compare
+/// (`link::Link`): whether it is a size header (`HEADER`) and the op mark of a reduction.
+/// Nonblocking collectives' tags start at `PLAN_BASE`.
 pub(crate) mod tag {
+    /// The bits receives ignore: `HEADER` and the op mark.
+    pub const FLAGS: i32 = 0x3f0;
+    /// A size header of the agreement that precedes an algorithm chosen by size without the
+    /// area (`reduce.rs`), not data.
+    pub const HEADER: i32 = 0x10;
+    /// Where the op mark of a reduction (`shm::op_mark`, 0..=15) sits.
+    pub const MARK_SHIFT: u32 = 5;
+    /// The first tag of a nonblocking collective (`sched::Plan`), above every flag.
+    pub const PLAN_BASE: i32 = 0x400;
     pub const BARRIER: i32 = 1;
     pub const BCAST: i32 = 2;
     pub const REDUCE: i32 = 3;

@@ -9,7 +9,7 @@
 use super::choice::{ran, Collective};
 use super::config::{Allreduce, Reduce, ReduceScatter, Scan};
 use super::flat;
-use super::link::Link;
+use super::link::{check_header, header, Link, HEADER_LEN};
 use super::sched::{self, block_on};
 use super::shm::Turned;
 use super::shm_data;
@@ -82,7 +82,7 @@ pub fn reduce(
         st.store();
         return Ok(());
     }
-    let link = Link::new(comm);
+    let link = Link::reducing(comm, red);
     let mine = send.unwrap_or(recv);
     let is_root = link.rank == root;
     if is_root {
@@ -95,29 +95,25 @@ pub fn reduce(
         return Ok(());
     }
     let choice = super::choice::reduce(comm);
+    let algo = reduce_algorithm(choice, red, mine.len(), link.size);
+    // Whether the ranks compared their sizes on the area (those that chose by size did).
+    let mut compared = false;
     if matches!(choice, Reduce::Auto | Reduce::Shm) {
         if let Some(area) = super::shm::area(comm, true)? {
-            if super::shm::reduce(comm, area, mine, recv, red, root)? == Turned::Done {
+            let alone = sends_only_to_root(algo, red.commutative(), link.rank, link.size, root);
+            if super::shm::reduce(comm, area, mine, recv, red, root, alone)? == Turned::Done {
                 ran(comm, Collective::Reduce, Reduce::Shm as usize);
                 return Ok(());
             }
+            compared = true;
         }
     }
     if mine.is_empty() {
         return Ok(());
     }
-    let count = mine.len() / red.extent;
-    let pof2 = pof2_floor(link.size) as usize;
-    let algo = match choice {
-        Reduce::Auto | Reduce::Shm
-            if red.commutative() && mine.len() >= LARGE_REDUCE && count >= pof2 =>
-        {
-            Reduce::Rabenseifner
-        }
-        Reduce::Auto | Reduce::Shm => Reduce::Binomial,
-        Reduce::Rabenseifner if !red.commutative() => Reduce::Binomial,
-        a => a,
-    };
+    if algo == Reduce::Rabenseifner && !compared {
+        agree_on_tree(&link, mine.len(), root)?;
+    }
     ran(comm, Collective::Reduce, algo as usize);
     // The accumulator: the root's receive buffer, a scratch elsewhere.
     let mut scratch = Scratch::default();
@@ -133,7 +129,7 @@ pub fn reduce(
     let result = match algo {
         Reduce::Linear => linear_reduce(&link, &acc, red, root),
         Reduce::Rabenseifner => {
-            let h = Halving::new(&link, count, red.extent);
+            let h = Halving::new(&link, mine.len() / red.extent, red.extent);
             h.reduce_scatter(&link, &acc, red, tag::REDUCE)
                 .and_then(|h| h.gather_to_root(&link, &acc, root, tag::REDUCE))
         }
@@ -141,6 +137,36 @@ pub fn reduce(
     };
     drop(scratch);
     result
+}
+
+/// The point-to-point algorithm of a reduce of `len` bytes on `n` ranks under `choice`.
+fn reduce_algorithm(choice: Reduce, red: &Reduction, len: usize, n: u32) -> Reduce {
+    let count = len / red.extent;
+    match choice {
+        Reduce::Auto | Reduce::Shm
+            if red.commutative() && len >= LARGE_REDUCE && count >= pof2_floor(n) as usize =>
+        {
+            Reduce::Rabenseifner
+        }
+        Reduce::Auto | Reduce::Shm => Reduce::Binomial,
+        Reduce::Rabenseifner if !red.commutative() => Reduce::Binomial,
+        a => a,
+    }
+}
+
+/// Whether rank `rank`'s whole part in `algo` is one send of its contribution to `root`: a
+/// leaf of the binomial tree whose parent is the root. Such a rank need not wait for the
+/// others' sizes on the area (the root drains its message if they differ, `shm::reduce`).
+fn sends_only_to_root(algo: Reduce, commutative: bool, rank: u32, n: u32, root: u32) -> bool {
+    if algo != Reduce::Binomial || rank == root {
+        return false;
+    }
+    let tree_root = if commutative { root } else { 0 };
+    let vr = (rank + n - tree_root) % n;
+    let low = vr & vr.wrapping_neg();
+    // No children: a rank's children are vr + m for the m below its lowest set bit.
+    let leaf = low == 1 || vr + 1 >= n;
+    leaf && (vr - low + tree_root) % n == root
 }
 
 fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
@@ -153,8 +179,10 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
     let mut tmp = Scratch::new(acc.len());
     let tb = tmp.buf();
     // A failed receive (the ranks passed different sizes) does not stop this rank's part:
-    // its peers would wait for it.
+    // its peers would wait for it. A child that sent a size header (it chose Rabenseifner's
+    // algorithm by its size, `agree_on_tree`) waits for a verdict: it gets a failing one.
     let mut result = Ok(());
+    let mut owed = Vec::new();
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
@@ -162,7 +190,11 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
             break;
         }
         if vr + mask < n {
-            result = result.and(link.recv(real(vr + mask), tag::REDUCE, &tb));
+            let (got, arrived) = link.recv_telling(real(vr + mask), tag::REDUCE, &tb);
+            if arrived.header {
+                owed.push(real(vr + mask));
+            }
+            result = result.and(got);
             combine_lower_first(red, acc, &tb);
         }
         mask <<= 1;
@@ -172,6 +204,103 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
             result = result.and(link.send(root, tag::REDUCE, acc));
         } else if link.rank == root {
             result = result.and(link.recv(tree_root, tag::REDUCE, acc));
+        }
+    }
+    for child in owed {
+        result = result.and(link.headers().send(child, tag::REDUCE, &Buf::EMPTY));
+    }
+    result
+}
+
+/// Before Rabenseifner's reduce, which every rank must run, when the ranks did not compare
+/// their sizes on the area: a size header (`link::header`) goes up the binomial tree of
+/// `binomial_reduce` (the same messages, so a rank that chose that algorithm by a smaller
+/// size meets this header and fails, and this rank meets its data and fails), each rank
+/// comparing its children's with its own (the op mark travels in the tag), and the root's
+/// verdict comes back down to the ranks that sent a header. Only ranks of a large reduce
+/// pay for it, two trips through the tree.
+fn agree_on_tree(link: &Link, len: usize, root: u32) -> MpiResult<()> {
+    let hl = link.headers();
+    let n = link.size;
+    let vr = (link.rank + n - root) % n;
+    let real = |v: u32| (v + root) % n;
+    let mut theirs = Scratch::new(HEADER_LEN);
+    let tb = theirs.buf();
+    let mut result = Ok(());
+    let mut waiting = Vec::new();
+    let mut mask = 1;
+    while mask < n && vr & mask == 0 {
+        if vr + mask < n {
+            let child = real(vr + mask);
+            let (got, arrived) = hl.recv_telling(child, tag::REDUCE, &tb);
+            if arrived.header {
+                waiting.push(child);
+            }
+            result = result
+                .and(got)
+                .and(check_header(theirs.bytes(), len, child));
+        }
+        mask <<= 1;
+    }
+    if vr != 0 {
+        let parent = real(vr - mask);
+        let mut mine = header(len, &result);
+        result = result.and(hl.send(parent, tag::REDUCE, &mine.buf()));
+        let got = hl.recv(parent, tag::REDUCE, &tb);
+        result = result
+            .and(got)
+            .and(check_header(theirs.bytes(), len, parent));
+    }
+    let mut verdict = header(len, &result);
+    for child in waiting {
+        result = result.and(hl.send(child, tag::REDUCE, &verdict.buf()));
+    }
+    result
+}
+
+/// Before an allreduce algorithm that every rank must run (chosen by size), when the ranks
+/// did not compare their sizes on the area: size headers (`link::header`) go through the
+/// messages of `recursive_doubling` (the same partners in the same order, so a rank that
+/// chose it by a smaller size meets a header and fails, and this rank meets its data and
+/// fails); a rank that found a difference says so in its later headers, so every rank that
+/// sends headers learns it. Only ranks of a large allreduce pay for it (log2 n exchanges
+/// of 8 bytes).
+fn agree_by_doubling(link: &Link, len: usize) -> MpiResult<()> {
+    let hl = link.headers();
+    let fold = Fold::new(link);
+    let mut theirs = Scratch::new(HEADER_LEN);
+    let tb = theirs.buf();
+    let r = link.rank;
+    let mut result = Ok(());
+    if r < 2 * fold.rem {
+        if r.is_multiple_of(2) {
+            result = hl.send(r + 1, tag::ALLREDUCE, &header(len, &Ok(())).buf());
+        } else {
+            let got = hl.recv(r - 1, tag::ALLREDUCE, &tb);
+            result = got.and(check_header(theirs.bytes(), len, r - 1));
+        }
+    }
+    if let Some(nr) = fold.newrank {
+        let mut mask = 1;
+        while mask < fold.pof2 {
+            let partner = fold.real(nr ^ mask);
+            let mut mine = header(len, &result);
+            let got = hl.sendrecv(partner, &mine.buf(), partner, &tb, tag::ALLREDUCE);
+            result = result
+                .and(got)
+                .and(check_header(theirs.bytes(), len, partner));
+            mask <<= 1;
+        }
+    }
+    if r < 2 * fold.rem {
+        if r % 2 == 1 {
+            let mut mine = header(len, &result);
+            result = result.and(hl.send(r - 1, tag::ALLREDUCE, &mine.buf()));
+        } else {
+            let got = hl.recv(r + 1, tag::ALLREDUCE, &tb);
+            result = result
+                .and(got)
+                .and(check_header(theirs.bytes(), len, r + 1));
         }
     }
     result
@@ -226,7 +355,7 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
         st.store();
         return Ok(());
     }
-    let link = Link::new(comm);
+    let link = Link::reducing(comm, red);
     if let Some(s) = send {
         check_len("allreduce", s.len(), recv.len())?;
         s.copy_to(recv, s.len());
@@ -235,12 +364,15 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
         return Ok(());
     }
     let choice = super::choice::allreduce(comm);
+    // Whether the ranks compared their sizes on the area.
+    let mut compared = false;
     if matches!(choice, Allreduce::Auto | Allreduce::Shm) {
         if let Some(area) = super::shm::area(comm, true)? {
             if super::shm::allreduce(comm, area, recv, red)? == Turned::Done {
                 ran(comm, Collective::Allreduce, Allreduce::Shm as usize);
                 return Ok(());
             }
+            compared = true;
         }
     }
     if recv.is_empty() {
@@ -260,6 +392,9 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
         }
         a => a,
     };
+    if matches!(algo, Allreduce::Rabenseifner | Allreduce::Ring) && !compared {
+        agree_by_doubling(&link, recv.len())?;
+    }
     ran(comm, Collective::Allreduce, algo as usize);
     match algo {
         Allreduce::Rabenseifner => {
@@ -559,7 +694,7 @@ pub fn reduce_scatter(
         st.store();
         return Ok(());
     }
-    let link = Link::new(comm);
+    let link = Link::reducing(comm, red);
     let n = link.size as usize;
     let r = link.rank as usize;
     let mut offs = Vec::with_capacity(n + 1);
@@ -602,20 +737,23 @@ pub fn reduce_scatter(
         let mut acc = Scratch::copy_of(&input.slice(offs[r], sizes[r]));
         let mut tmp = Scratch::new(sizes[r]);
         let (ab, tb) = (acc.buf(), tmp.buf());
+        // A failed step (another size or op) does not stop this rank's part: its later
+        // partners would wait for it.
+        let mut result = Ok(());
         for step in 1..n {
             let dst = (r + step) % n;
             let src = (r + n - step) % n;
-            link.sendrecv(
+            result = result.and(link.sendrecv(
                 dst as u32,
                 &input.slice(offs[dst], sizes[dst]),
                 src as u32,
                 &tb,
                 tag::REDUCE_SCATTER,
-            )?;
+            ));
             combine(red, &tb, &ab);
         }
         ab.copy_to(output, sizes[r]);
-        return Ok(());
+        return result;
     }
     // Non-commutative: reduce in rank order to rank 0, then scatter the blocks.
     let mut whole = Scratch::new(if r == 0 { total } else { 0 });
@@ -655,7 +793,7 @@ fn prefix(
         st.store();
         return Ok(());
     }
-    let link = Link::new(comm);
+    let link = Link::reducing(comm, red);
     let mine = send.unwrap_or(recv);
     check_len("scan", mine.len(), recv.len())?;
     if inclusive {
@@ -684,11 +822,14 @@ fn prefix(
     let mut tmp = Scratch::new(mine.len());
     let (pb, tb) = (partial.buf(), tmp.buf());
     let mut have = inclusive;
+    // A failed step (another size or op) does not stop this rank's part: its later partners
+    // would wait for it.
+    let mut result = Ok(());
     let mut mask = 1;
     while mask < n {
         let dst = r ^ mask;
         if dst < n {
-            link.sendrecv(dst, &pb, dst, &tb, tag::SCAN)?;
+            result = result.and(link.sendrecv(dst, &pb, dst, &tb, tag::SCAN));
             if dst < r {
                 if have {
                     combine(red, &tb, recv);
@@ -703,5 +844,35 @@ fn prefix(
         }
         mask <<= 1;
     }
-    Ok(())
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ranks whose binomial part is one send to the root, against the tree drawn by hand.
+    #[test]
+    fn binomial_leaves_under_the_root() {
+        let alone = |commutative, n, root| -> Vec<u32> {
+            (0..n)
+                .filter(|&r| sends_only_to_root(Reduce::Binomial, commutative, r, n, root))
+                .collect()
+        };
+        assert_eq!(alone(true, 2, 0), [1]);
+        assert_eq!(alone(true, 2, 1), [0]);
+        // 0 <- 1, 0 <- 2 <- 3: rank 2 has a child.
+        assert_eq!(alone(true, 4, 0), [1]);
+        // 0 <- 1, 0 <- 2 (no rank 3).
+        assert_eq!(alone(true, 3, 0), [1, 2]);
+        // Rooted at 2: relative 1 is rank 3, relative 2 (rank 0) has child rank 1.
+        assert_eq!(alone(true, 4, 2), [3]);
+        // 0 <- 1, 0 <- 2 <- 3, 0 <- 4 <- 5, 4 <- 6 <- 7.
+        assert_eq!(alone(true, 8, 0), [1]);
+        // Not commutative: the tree is rooted at rank 0, which then sends to the root.
+        assert_eq!(alone(false, 2, 0), [1]);
+        assert!(alone(false, 2, 1).is_empty());
+        assert_eq!(alone(false, 3, 2), Vec::<u32>::new());
+        assert!(!sends_only_to_root(Reduce::Rabenseifner, true, 1, 2, 0));
+    }
 }

@@ -171,8 +171,9 @@ impl Plan {
         let seq = FIXED_SEQ
             .with(|s| s.take())
             .unwrap_or_else(|| comm.coll_seq.fetch_add(1, Ordering::Relaxed));
-        // Above the blocking collectives' tags, distinct for 2^23 outstanding ones.
-        let tag = 64 + (seq & 0x7f_ffff) as i32;
+        // Above the blocking collectives' tags (and their flags), distinct for 2^22
+        // outstanding ones.
+        let tag = super::tag::PLAN_BASE + (seq & 0x3f_ffff) as i32;
         let inter = comm.is_inter();
         Plan {
             rounds: Vec::new(),

@@ -12,7 +12,9 @@
 //! point-to-point for good.
 #![forbid(unsafe_code)]
 
+use super::link::Link;
 use super::{mismatch, tag};
+use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
@@ -184,22 +186,28 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
     Ok(Turned::Done)
 }
 
-/// Publish this rank's size and op (with the data when it fits) and, when `wait`, check
-/// every rank's against them: a difference fails the call on every rank that waited.
+/// In a reduce contribution's mark: this rank announced its size and went on by
+/// point-to-point without comparing, its only message one send to the root, which drains it
+/// if the sizes or ops differ (`reduce`).
+const RUNS_AHEAD: u8 = 0x80;
+
+/// Publish this rank's size and op (with the data when it fits; `flags` added to the op
+/// mark) and, when `wait`, check every rank's against them: a difference fails the call on
+/// every rank that waited.
 fn publish_and_compare(
     comm: &Comm,
     turn: &Turn,
     mine: &Buf,
     red: &Reduction,
-    wait: bool,
+    (wait, flags): (bool, u8),
     idle: &mut Idle,
 ) -> MpiResult<bool> {
     let fits = mine.len() <= comm.session.instance.config.coll.shm_max;
     let mark = op_mark(red);
     if fits {
-        turn.contribute_marked(mine, mark, &mut || idle.poll());
+        turn.contribute_marked(mine, mark | flags, &mut || idle.poll());
     } else {
-        turn.announce_marked(mine.len(), mark, &mut || idle.poll());
+        turn.announce_marked(mine.len(), mark | flags, &mut || idle.poll());
     }
     if wait {
         turn.wait_all(&mut || idle.poll());
@@ -210,7 +218,7 @@ fn publish_and_compare(
             if theirs != mine.len() {
                 return Err(mismatch(&format!("rank {r}"), theirs, mine.len()));
             }
-            if their_mark != mark && differing.is_none() {
+            if their_mark & !RUNS_AHEAD != mark && differing.is_none() {
                 differing = Some(r);
             }
         }
@@ -264,7 +272,7 @@ pub(super) fn allreduce(
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    if !publish_and_compare(comm, &turn, recv, red, true, &mut idle)? {
+    if !publish_and_compare(comm, &turn, recv, red, (true, 0), &mut idle)? {
         return Ok(Turned::PointToPoint);
     }
     combine_all(&turn, comm, recv, true, red);
@@ -272,7 +280,10 @@ pub(super) fn allreduce(
 }
 
 /// `mine` is this rank's contribution; the root's contiguous `recv` receives the result.
-/// The root, and every rank when the data is too large for the area, compare the sizes.
+/// The root compares every rank's size and op; so does a rank whose data is too large for
+/// the area, unless its whole part of the point-to-point algorithm is one send to the root
+/// (`alone`): it goes on at once, as it would without the area (a 2-rank reduce's non-root
+/// runs ahead of the root), and the root receives its message even when the call fails.
 pub(super) fn reduce(
     comm: &Comm,
     area: &CollArea,
@@ -280,18 +291,45 @@ pub(super) fn reduce(
     recv: &Buf,
     red: &Reduction,
     root: u32,
+    alone: bool,
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let max = comm.session.instance.config.coll.shm_max;
-    let wait = comm.rank == root || mine.len() > max;
-    if !publish_and_compare(comm, &turn, mine, red, wait, &mut idle)? {
+    let is_root = comm.rank == root;
+    let ahead = alone && !is_root && mine.len() > max;
+    let wait = is_root || (mine.len() > max && !ahead);
+    let flags = if ahead { RUNS_AHEAD } else { 0 };
+    let fits = match publish_and_compare(comm, &turn, mine, red, (wait, flags), &mut idle) {
+        Ok(fits) => fits,
+        Err(e) => {
+            if is_root {
+                drain_ahead(comm, &turn);
+            }
+            return Err(e);
+        }
+    };
+    if !fits {
         return Ok(Turned::PointToPoint);
     }
-    if comm.rank == root {
+    if is_root {
         combine_all(&turn, comm, recv, mine == recv, red);
     }
     Ok(Turned::Done)
+}
+
+/// (The root of a reduce that failed on the area) receive the message of every rank that
+/// ran ahead, so that no send is left waiting for its receive or for a later collective.
+/// Its errors add nothing to the mismatch already reported.
+fn drain_ahead(comm: &Comm, turn: &Turn) {
+    let link = Link::new(comm);
+    for r in 0..comm.size() {
+        let (len, mark) = turn.len_and_mark_of(r);
+        if mark & RUNS_AHEAD != 0 {
+            let mut sink = Scratch::new(len);
+            let _ = link.recv(r, tag::REDUCE, &sink.buf());
+        }
+    }
 }
 
 /// `acc = x0 op (x1 op (... op x(n-1)))` from the published contributions: rank order, so

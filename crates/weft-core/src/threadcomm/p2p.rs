@@ -89,6 +89,7 @@ fn matches(ctx: Ctx, source: SourceSel, tag: TagSel, e: &Envelope) -> bool {
         && (match tag {
             TagSel::Any => true,
             TagSel::Tag(t) => t == e.tag,
+            TagSel::Masked { tag, ignore } => e.tag & !ignore == tag,
         })
 }
 
