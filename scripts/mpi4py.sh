@@ -89,9 +89,9 @@ for np in "${nps[@]}"; do
     (cd "$work" && LD_LIBRARY_PATH="$libdir" timeout -k 10 "${MPI4PY_TIMEOUT:-900}" \
         "${mpiexec[@]}" -n "$np" "$VENV/bin/python" "$SRC/test/main.py" "${exclude[@]}") \
         > "$work/out.$np" 2>&1
-    mkdir -p "$CACHE/mpi4py-logs" && cp "$work/out.$np" "$CACHE/mpi4py-logs/np$np.log"
     rc=$?
     set -e
+    mkdir -p "$CACHE/mpi4py-logs" && cp "$work/out.$np" "$CACHE/mpi4py-logs/np$np.log"
     secs=$(( $(date +%s) - start ))
     # unittest's summary ("Ran N tests", "OK (skipped=S)" / "FAILED (failures=F, errors=E,
     # skipped=S)") from rank 0 and every other rank; the counts reported are rank 0's.
