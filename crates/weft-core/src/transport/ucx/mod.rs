@@ -570,9 +570,9 @@ impl UcxTransport {
             sender_tag: 0,
             length: 0,
         };
+        let worker = state.worker;
         // SAFETY: the worker is ours under its lock; info is writable.
-        let message =
-            unsafe { ffi::ucp_tag_probe_nb(state.worker, vci as u64, VCI_MASK, 1, &mut info) };
+        let message = unsafe { ffi::ucp_tag_probe_nb(worker, vci as u64, VCI_MASK, 1, &mut info) };
         if message.is_null() {
             return None;
         }
