@@ -341,6 +341,8 @@ module mpi_f08_types
     common /MPI_FORTRAN_UNWEIGHTED/ MPI_UNWEIGHTED
     integer :: MPI_WEIGHTS_EMPTY(1)
     common /MPI_FORTRAN_WEIGHTS_EMPTY/ MPI_WEIGHTS_EMPTY
+    character(len=1) :: MPI_ARGV_NULL(1)
+    common /MPI_FORTRAN_ARGV_NULL/ MPI_ARGV_NULL
 
     interface operator(==)
         module procedure weft_mpi_comm_eq
@@ -1781,6 +1783,18 @@ module weft_f08_bind
             INTEGER, INTENT(OUT) :: size
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine weft_f08_mpi_comm_size
+        subroutine weft_f08_mpi_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+            array_of_errcodes, ierror) bind(C, name="weft_f08_mpi_comm_spawn")
+            import
+            implicit none
+            CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+            INTEGER, INTENT(IN) :: maxprocs, root
+            TYPE(MPI_Info), INTENT(IN) :: info
+            TYPE(MPI_Comm), INTENT(IN) :: comm
+            TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+            INTEGER :: array_of_errcodes(*)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine weft_f08_mpi_comm_spawn
         subroutine weft_f08_mpi_comm_split(comm, color, key, newcomm, ierror) bind(C, &
             name="weft_f08_mpi_comm_split")
             import
@@ -8977,6 +8991,36 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine PMPI_Comm_size_f08
     end interface PMPI_Comm_size
+
+    interface MPI_Comm_spawn
+        subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+            array_of_errcodes, ierror)
+            import
+            implicit none
+            CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+            INTEGER, INTENT(IN) :: maxprocs, root
+            TYPE(MPI_Info), INTENT(IN) :: info
+            TYPE(MPI_Comm), INTENT(IN) :: comm
+            TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+            INTEGER :: array_of_errcodes(*)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Comm_spawn_f08
+    end interface MPI_Comm_spawn
+
+    interface PMPI_Comm_spawn
+        subroutine PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+            array_of_errcodes, ierror)
+            import
+            implicit none
+            CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+            INTEGER, INTENT(IN) :: maxprocs, root
+            TYPE(MPI_Info), INTENT(IN) :: info
+            TYPE(MPI_Comm), INTENT(IN) :: comm
+            TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+            INTEGER :: array_of_errcodes(*)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine PMPI_Comm_spawn_f08
+    end interface PMPI_Comm_spawn
 
     interface MPI_Comm_split
         subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)

@@ -2459,6 +2459,38 @@
         call weft_f08_mpi_comm_size(comm, size, ierror)
     end subroutine MPI_Comm_size_f08
 
+    subroutine PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+        array_of_errcodes, ierror)
+        use mpi_f08_types
+        use weft_f08_bind, only: weft_f08_mpi_comm_spawn
+        implicit none
+        CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+        INTEGER, INTENT(IN) :: maxprocs, root
+        TYPE(MPI_Info), INTENT(IN) :: info
+        TYPE(MPI_Comm), INTENT(IN) :: comm
+        TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+        INTEGER :: array_of_errcodes(*)
+        INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        call weft_f08_mpi_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+            array_of_errcodes, ierror)
+    end subroutine PMPI_Comm_spawn_f08
+
+    subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+        array_of_errcodes, ierror)
+        use mpi_f08_types
+        use weft_f08_bind, only: weft_f08_mpi_comm_spawn
+        implicit none
+        CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+        INTEGER, INTENT(IN) :: maxprocs, root
+        TYPE(MPI_Info), INTENT(IN) :: info
+        TYPE(MPI_Comm), INTENT(IN) :: comm
+        TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+        INTEGER :: array_of_errcodes(*)
+        INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        call weft_f08_mpi_comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+            array_of_errcodes, ierror)
+    end subroutine MPI_Comm_spawn_f08
+
     subroutine PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
         use mpi_f08_types
         use weft_f08_bind, only: weft_f08_mpi_comm_split

@@ -139,6 +139,87 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
 }
 WEFT_F_WEAK(mpi_info_create_env_)
 
+/* The argv of a Fortran MPI_COMM_SPAWN as C wants it: entries of `len` characters up to the
+ * first blank one, each without its trailing blanks, then NULL; MPI_ARGV_NULL is NULL. *rc is
+ * MPI_ERR_NO_MEM where memory runs out. Freed by argv_free. */
+static char **argv_from_fortran(const char *argv, size_t len, int *rc)
+{
+    if (argv == mpi_fortran_argv_null_)
+        return NULL;
+    size_t n = 0;
+    for (;; n++) {
+        const char *e = argv + n * len;
+        size_t k = 0;
+        while (k < len && e[k] == ' ')
+            k++;
+        if (k == len)
+            break;
+    }
+    char **c = calloc(n + 1, sizeof *c);
+    if (c == NULL) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *e = argv + i * len;
+        size_t k = len;
+        while (k > 0 && e[k - 1] == ' ')
+            k--;
+        c[i] = malloc(k + 1);
+        if (c[i] == NULL) {
+            *rc = MPI_ERR_NO_MEM;
+            break;
+        }
+        memcpy(c[i], e, k);
+        c[i][k] = '\0';
+    }
+    return c;
+}
+
+static void argv_free(char **argv)
+{
+    if (argv == NULL)
+        return;
+    for (char **a = argv; *a != NULL; a++)
+        free(*a);
+    free(argv);
+}
+
+/* MPI_COMM_SPAWN for both Fortran bindings: command and argv are read at the root only (they
+ * are significant there alone, and another rank's argv need not end with a blank entry). */
+int weft_f_comm_spawn(const char *command, size_t command_len, const char *argv, size_t argv_len,
+                      MPI_Fint maxprocs, MPI_Fint info, MPI_Fint root, MPI_Fint comm,
+                      MPI_Fint *intercomm, MPI_Fint *array_of_errcodes)
+{
+    MPI_Comm comm_c = MPI_Comm_fromint(comm), intercomm_c = MPI_COMM_NULL;
+    int me = -1, rc = MPI_SUCCESS;
+    char *command_c = NULL, **argv_c = NULL;
+    if (MPI_Comm_rank(comm_c, &me) == MPI_SUCCESS && me == root) {
+        command_c = weft_f_cstring(command, command_len);
+        argv_c = argv_from_fortran(argv, argv_len, &rc);
+        if (command_c == NULL)
+            rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_spawn(command_c != NULL ? command_c : "", argv_c, maxprocs, MPI_Info_fromint(info),
+                            root, comm_c, &intercomm_c, weft_f_ints(array_of_errcodes));
+    free(command_c);
+    argv_free(argv_c);
+    *intercomm = MPI_Comm_toint(intercomm_c);
+    return rc;
+}
+
+/* MPI_COMM_SPAWN(COMMAND, ARGV, MAXPROCS, INFO, ROOT, COMM, INTERCOMM, ARRAY_OF_ERRCODES,
+ * IERROR) */
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,
+                      MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror,
+                      size_t command_len, size_t argv_len)
+{
+    *ierror = weft_f_comm_spawn(command, command_len, argv, argv_len, *maxprocs, *info, *root, *comm,
+                                intercomm, array_of_errcodes);
+}
+WEFT_F_WEAK(mpi_comm_spawn_)
+
 #define WEFT_F_HANDLE(T, X)                                  \
     MPI_Fint MPI_##X##_c2f(T handle) { return MPI_##X##_toint(handle); } \
     T MPI_##X##_f2c(MPI_Fint handle) { return MPI_##X##_fromint(handle); }

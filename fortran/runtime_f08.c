@@ -1,5 +1,6 @@
 /* The `use mpi_f08` bindings' hand-written part: buffers from Fortran 2018 descriptors, and
- * MPI_Init / MPI_Init_thread / MPI_Info_create_env (whose C forms take argc/argv). */
+ * MPI_Init / MPI_Init_thread / MPI_Info_create_env (whose C forms take argc/argv), and
+ * MPI_Comm_spawn (an argv array; fortran/runtime.c converts it). */
 #define WEFT_FORTRAN_INTERNAL 1
 #include <stdio.h>
 #include <ISO_Fortran_binding.h>
@@ -75,6 +76,17 @@ void weft_f08_mpi_init(MPI_Fint *ierror)
 void weft_f08_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_Init_thread(NULL, NULL, *required, provided);
+    if (ierror != NULL)
+        *ierror = rc;
+}
+
+/* MPI_Comm_spawn: command and argv arrive as descriptors (argv an assumed-size array). */
+void weft_f08_mpi_comm_spawn(CFI_cdesc_t *command_d, CFI_cdesc_t *argv_d, MPI_Fint *maxprocs, MPI_Fint *info,
+                             MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes,
+                             MPI_Fint *ierror)
+{
+    int rc = weft_f_comm_spawn(command_d->base_addr, command_d->elem_len, argv_d->base_addr, argv_d->elem_len,
+                               *maxprocs, *info, *root, *comm, intercomm, array_of_errcodes);
     if (ierror != NULL)
         *ierror = rc;
 }

@@ -79,6 +79,9 @@ char *weft_f_string_buffer(size_t len);
 void weft_f_string_out(char *c, char *f, size_t len);
 void *weft_f_alloc(int n, size_t size);
 int weft_f_peer_count(MPI_Comm comm, const char *kind);
+int weft_f_comm_spawn(const char *command, size_t command_len, const char *argv, size_t argv_len,
+                      MPI_Fint maxprocs, MPI_Fint info, MPI_Fint root, MPI_Fint comm,
+                      MPI_Fint *intercomm, MPI_Fint *array_of_errcodes);
 void weft_f_indices(int rc, int n, MPI_Fint *indices);
 MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object);
 /* Attribute values set from Fortran (attr_cells.c): a cell holding the value, its value if p

@@ -3,13 +3,14 @@
 # under the cache (once; ~10 min on 2 cores), then runs mpi4py's own test suite under Weft's
 # mpiexec at each process count given.
 #
-# Usage: scripts/mpi4py.sh [--prefix DIR] [--mpich] [--all] [--install-only] [NP ...]  (default NP: 1 2)
+# Usage: scripts/mpi4py.sh [--prefix DIR] [--mpich] [--futures] [--install-only] [NP ...]  (default NP: 1 2)
 #   --prefix DIR    Weft's install tree (default build/)
 #   --mpich         run the same build on MPICH 5.0.2's standard-ABI library and mpiexec instead
 #                   (the cached mpich venv): mpi4py is built against the standard ABI, so one build
 #                   runs on either, which is how skip counts are compared
-#   --all           run every test module (by default those of features Weft lacks are left out,
-#                   see below)
+#   --futures       also run mpi4py.futures' own tests (demo/futures/test_futures.py of the
+#                   source distribution): at 1 process (the pool spawns its workers) and at 2
+#                   under `python -m mpi4py.futures`
 #   --install-only  build the venv and fetch the tests, run nothing
 # Per NP it prints mpi4py's summary and one line
 #   mpi4py np=N: ran R, failures F, errors E, skipped S (T s)
@@ -26,14 +27,14 @@ VENV="$CACHE/mpi4py"
 SRC="$CACHE/mpi4py-src/mpi4py-$MPI4PY_VERSION"
 on_mpich=no
 install_only=no
-run_all=no
+futures=no
 nps=()
 while [ "$#" -gt 0 ]; do
     case "$1" in
         --prefix) PREFIX="$(cd "$2" && pwd)"; shift 2 ;;
         --mpich) on_mpich=yes; shift ;;
         --install-only) install_only=yes; shift ;;
-        --all) run_all=yes; shift ;;
+        --futures) futures=yes; shift ;;
         -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) nps+=("$1"); shift ;;
     esac
@@ -67,16 +68,9 @@ else
     libdir="$PREFIX/lib"
     mpiexec=("$PREFIX/bin/mpiexec")
 fi
-# Tests of what Weft does not implement yet (each fails with MPI_ERR_UNSUPPORTED_OPERATION
-# naming the function), left out unless --all: dynamic processes (MPI_Comm_spawn: test_spawn,
-# test_util_pool, which is mpi4py.futures' pool and waits for its workers forever; MPI_Open_port,
-# _Comm_accept: test_dynproc, whose other ranks then wait forever at 2 processes).
+# Every test module runs (dynamic processes included: test_spawn, test_dynproc and
+# test_util_pool, mpi4py.futures' pool); MPI4PY_EXCLUDE leaves some out.
 exclude=()
-if [ "$run_all" = no ]; then
-    for m in test_spawn test_util_pool test_dynproc; do
-        exclude+=(-e "${m}\\.py\$")
-    done
-fi
 for pat in ${MPI4PY_EXCLUDE:-}; do exclude+=(-e "$pat"); done
 
 status=0
@@ -89,9 +83,9 @@ for np in "${nps[@]}"; do
     (cd "$work" && LD_LIBRARY_PATH="$libdir" timeout -k 10 "${MPI4PY_TIMEOUT:-900}" \
         "${mpiexec[@]}" -n "$np" "$VENV/bin/python" "$SRC/test/main.py" "${exclude[@]}") \
         > "$work/out.$np" 2>&1
-    mkdir -p "$CACHE/mpi4py-logs" && cp "$work/out.$np" "$CACHE/mpi4py-logs/np$np.log"
     rc=$?
     set -e
+    mkdir -p "$CACHE/mpi4py-logs" && cp "$work/out.$np" "$CACHE/mpi4py-logs/np$np.log"
     secs=$(( $(date +%s) - start ))
     # unittest's summary ("Ran N tests", "OK (skipped=S)" / "FAILED (failures=F, errors=E,
     # skipped=S)") from rank 0 and every other rank; the counts reported are rank 0's.
@@ -106,4 +100,24 @@ for np in "${nps[@]}"; do
     fi
     echo "mpi4py np=$np: ran $ran, failures $failures, errors $errors, skipped $skipped (${secs} s, exit $rc)"
 done
+if [ "$futures" = yes ]; then
+    for run in "1" "2 -m mpi4py.futures"; do
+        np=${run%% *}
+        mod=(); [ "$run" != "$np" ] && mod=(${run#* })
+        start=$(date +%s)
+        set +e
+        (cd "$work" && LD_LIBRARY_PATH="$libdir" timeout -k 10 "${MPI4PY_TIMEOUT:-900}" \
+            "${mpiexec[@]}" -n "$np" "$VENV/bin/python" "${mod[@]}" "$SRC/demo/futures/test_futures.py") \
+            > "$work/futures.$np" 2>&1
+        rc=$?
+        set -e
+        last=$(grep -m1 -E "^(OK|FAILED)" "$work/futures.$np" || echo "no summary")
+        ran=$(grep -m1 -oE "^Ran [0-9]+" "$work/futures.$np" | grep -oE "[0-9]+" || echo 0)
+        if [ "$rc" -ne 0 ] || [ "$last" != OK ]; then
+            status=1
+            tail -40 "$work/futures.$np"
+        fi
+        echo "mpi4py.futures np=$np${mod:+ (${mod[*]})}: ran $ran, $last ($(( $(date +%s) - start )) s, exit $rc)"
+    done
+fi
 exit "$status"

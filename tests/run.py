@@ -31,8 +31,8 @@ What runs:
               src= says otherwise), compiled with PREFIX/bin/mpifort; one SKIP when Weft was
               built without a Fortran compiler.
   mpi4py/npN  mpi4py's own test suite on N processes (scripts/mpi4py.sh: builds mpi4py from its
-              source distribution into CACHE/mpi4py the first time, ~10 min; leaves out the
-              modules of features Weft lacks, listed there); passes when nothing fails.
+              source distribution into CACHE/mpi4py the first time, ~10 min; every test
+              module, dynamic processes included); passes when nothing fails.
   check/*     script checks: the ABI probe (against api/abi_constants.txt and, when installed,
               MPICH's mpi_abi.h), `api/gen.py --check`, the exported symbol set, mpi.h under
               strict C/C++ standards, the static library, the profiling interface,

@@ -175,8 +175,8 @@ impl Instance {
         let _ = self.job.learn_everything();
         let _ = self.pmi().finalize();
         // The last messages (of `MPI_Finalize`'s synchronization, say) may still be queued
-        // in UCX, and the process may exit next.
-        self.transports.flush_network();
+        // in UCX, and the process may exit next: its network peers are told so.
+        self.transports.leave_network();
         let mut states: Vec<_> = self.vcis.iter().map(Vci::lock).collect();
         if states.iter().all(|st| st.is_quiet()) {
             *CARRIED.lock().unwrap_or_else(|p| p.into_inner()) =

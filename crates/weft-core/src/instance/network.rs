@@ -37,7 +37,7 @@ pub(super) fn ucx_transport(
         return Ok(None);
     }
     let failed = |e: std::io::Error| MpiError::new(ErrorClass::Other, format!("{e}"));
-    let mut ucx = UcxTransport::open(workers, job.size).map_err(failed)?;
+    let mut ucx = UcxTransport::open(workers, job.rank, job.size).map_err(failed)?;
     let own = ucx.addresses().map_err(failed)?;
     let mut pairs = Vec::new();
     for (w, address) in own.iter().enumerate() {

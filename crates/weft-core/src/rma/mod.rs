@@ -136,15 +136,20 @@ impl WinRma {
     pub fn setup(win: &Win, own_pages: bool, func: &str) -> MpiResult<WinRma> {
         let comm = &win.comm;
         let inst = &comm.session.instance;
-        if comm
+        if let Some(far) = comm
             .group
             .members()
             .iter()
-            .any(|&p| !Transports::is_node_local(inst.transports.route(p)))
+            .position(|&p| !Transports::is_node_local(inst.transports.route(p)))
         {
             return Err(MpiError::new(
                 ErrorClass::UnsupportedOperation,
-                format!("{func}: RMA windows spanning several nodes are not supported yet"),
+                format!(
+                    "{func}(comm): rank {far} of the communicator is on another node, and RMA \
+                     windows spanning several nodes are not supported yet (the network \
+                     transport carries no RMA); create the window on a communicator within \
+                     one node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED)"
+                ),
             ));
         }
         let n = comm.size() as usize;

@@ -169,11 +169,12 @@ impl Transports {
         }
     }
 
-    /// Wait until the network transport's sends in flight have left (before the process
-    /// exits: `MPI_Finalize`).
-    pub fn flush_network(&self) {
+    /// The process releases its last instance and may exit next: say goodbye to the
+    /// network peers (so that they do not take the closing connections for failures) and
+    /// wait until the sends in flight have left.
+    pub fn leave_network(&self) {
         if let Some(ucx) = self.ucx {
-            ucx.flush();
+            ucx.goodbye();
         }
     }
 

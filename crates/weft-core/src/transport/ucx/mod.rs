@@ -1,21 +1,27 @@
 //! The `ucx` transport: messages between ranks on different nodes, over UCP's tagged API.
 //!
 //! One UCP worker per implicit VCI (a message for VCI `v` travels on worker `v % workers` and
-//! carries `v` as its UCP tag); each worker sits behind its own mutex, taken only by the VCI
+//! carries `v` in its UCP tag); each worker sits behind its own mutex, taken only by the VCI
 //! that uses it. A message is the protocol's wire header followed by its payload, sent with
 //! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size). MPI matching and
 //! ordering stay in Weft's engine: a worker takes arrivals strictly one at a time
 //! (`ucp_tag_probe_nb`, then `ucp_tag_msg_recv_nbx`, and no further probe until that receive
 //! completes), so messages from one peer reach the engine in the order they were sent.
 //!
+//! A UCP tag is the sender's job rank (high 32 bits) and the VCI (low 32 bits): the VCI
+//! selects the arrivals a probe takes, the rank tells whom a worker heard from. The
+//! `GOODBYE` bit marks a process's last word (see `goodbye`), which no probe for messages
+//! takes.
+//!
 //! Workers are made once per process, by its first instance: each worker's address goes into
 //! the launcher's key-value space (hex, in chunks that fit PMI values) and every rank reads
 //! the addresses of the ranks on other nodes after a fence. Endpoints are created on first
-//! use, in UCP's peer error mode: a peer that dies (or a node that becomes unreachable) makes
-//! the endpoint's requests fail and its error handler run. Every UCX failure is recorded in
-//! `health` (never a panic, which would leave a VCI's lock poisoned mid-operation): sends to
-//! a lost peer are refused from then on, and the engine fails the operations waiting on the
-//! network when it sees the failure count grow.
+//! use, with `WEFT_UCX_PEER_FAILURE=1` in UCP's peer error mode: a peer that dies (or a node
+//! that becomes unreachable) makes the endpoint's requests fail and its error handler run.
+//! Every UCX failure is recorded in `health` (never a panic, which would leave a VCI's lock
+//! poisoned mid-operation): sends to a lost peer are refused from then on, and the engine
+//! fails the operations waiting on the network when it sees the failure count grow. A peer
+//! that said goodbye (it finished) is not lost when its connection closes.
 
 mod ffi;
 mod health;
@@ -29,6 +35,38 @@ use health::Health;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
+
+/// The part of a UCP tag a probe for messages of one VCI compares (the VCI, and no
+/// `GOODBYE` bit).
+const VCI_MASK: u64 = 0xffff_ffff;
+/// Set in the tag of a goodbye (a process ending: see `UcxTransport::goodbye`).
+const GOODBYE: u64 = 1 << 31;
+
+/// The UCP tag of a message from job rank `sender` for VCI `vci`.
+fn message_tag(sender: u32, vci: usize) -> u64 {
+    (u64::from(sender) << 32) | (vci as u64 & (VCI_MASK >> 1))
+}
+
+/// The UCP tag of job rank `sender`'s goodbye.
+fn goodbye_tag(sender: u32) -> u64 {
+    (u64::from(sender) << 32) | GOODBYE
+}
+
+/// Whether job rank `rank` said goodbye to `worker` (its goodbye waits, never received, in
+/// the worker's unexpected queue).
+///
+/// # Safety
+/// `worker` is live and used by the calling thread only (under its lock, or from its error
+/// handler, which UCP calls inside `ucp_worker_progress`).
+unsafe fn said_goodbye(worker: ffi::Worker, rank: u32) -> bool {
+    let mut info = ffi::ucp_tag_recv_info_t {
+        sender_tag: 0,
+        length: 0,
+    };
+    // SAFETY: caller's contract; a probe that does not remove the message only looks it up.
+    let found = unsafe { ffi::ucp_tag_probe_nb(worker, goodbye_tag(rank), !0, 0, &mut info) };
+    !found.is_null()
+}
 
 /// The UCP library loaded at run time, as it reports its version (`None` where it cannot
 /// be loaded).
@@ -120,17 +158,25 @@ struct Pending {
     peer: Option<u32>,
 }
 
-/// What an endpoint's error handler is given: whose endpoint it is and where to record it.
+/// What an endpoint's error handler is given: whose endpoint it is, its worker, and where
+/// to record a loss.
 struct EpArg {
     health: &'static Health,
     rank: u32,
+    worker: ffi::Worker,
 }
 
-/// UCP's error handler of every endpoint (`UCP_ERR_HANDLING_MODE_PEER`): the peer is lost.
+/// UCP's error handler of every endpoint (`UCP_ERR_HANDLING_MODE_PEER`): the peer is lost,
+/// unless it said goodbye (it finished, and its connection closed after its last word).
 extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ffi::Ep, status: ffi::ucs_status_t) {
     // arg is the EpArg boxed in the worker's state beside the endpoint.
     // SAFETY: both live as long as the process (endpoints are never destroyed).
     let arg = unsafe { &*(arg as *const EpArg) };
+    // SAFETY: UCP calls the handler inside ucp_worker_progress of the endpoint's worker,
+    // which the progressing thread holds under the worker's lock.
+    if unsafe { said_goodbye(arg.worker, arg.rank) } {
+        return;
+    }
     lose(arg.health, Some(arg.rank), status);
 }
 
@@ -154,6 +200,9 @@ struct WorkerState {
     sends: VecDeque<Pending>,
     /// The arrival being received; no other is taken before it completes.
     recv: Option<Pending>,
+    /// The job ranks this worker received from (they have an endpoint to it: each is told
+    /// `goodbye`).
+    heard: Vec<bool>,
 }
 
 // SAFETY: a worker is created in UCS_THREAD_MODE_SERIALIZED and is only touched through the
@@ -172,7 +221,9 @@ impl WorkerState {
                 break;
             }
             let done = self.sends.pop_front().expect("front exists");
-            if status != ffi::UCS_OK {
+            // SAFETY: the worker is ours under the lock.
+            let finished = |r| unsafe { said_goodbye(self.worker, r) };
+            if status != ffi::UCS_OK && !done.peer.is_some_and(finished) {
                 lose(health, done.peer, status);
             }
             // SAFETY: completed; freed once; the buffer it read is dropped after.
@@ -184,20 +235,23 @@ impl WorkerState {
 /// The process's UCP context and workers, and the peers' worker addresses.
 pub struct UcxTransport {
     workers: Vec<Mutex<WorkerState>>,
+    /// This process's job rank.
+    rank: u32,
     /// For each job rank, the address of each of its workers (empty: same node, or self).
     peers: Vec<Vec<Vec<u8>>>,
     health: Health,
     /// `WEFT_UCX_PEER_FAILURE=1`: endpoints in `UCP_ERR_HANDLING_MODE_PEER`, so a lost peer
     /// is detected and fails the operations waiting on the network. Off by default (as in
-    /// MPICH, where it comes with fault tolerance): in that mode UCX 1.13 reported live peers
-    /// of oversubscribed jobs as lost ("Endpoint timeout", c/multinode/session_create_unordered).
+    /// MPICH, where it comes with fault tolerance). In this mode a process says `goodbye`
+    /// before it may exit, or UCX would report its closed connections as a loss ("Endpoint
+    /// timeout") to peers still waiting on others.
     peer_failure: bool,
 }
 
 impl UcxTransport {
-    /// A UCP context with `nworkers` workers, for a job of `job_size` ranks (peers' addresses
-    /// are given later with `set_peer`).
-    pub fn open(nworkers: usize, job_size: u32) -> std::io::Result<UcxTransport> {
+    /// A UCP context with `nworkers` workers for job rank `rank` of a job of `job_size`
+    /// ranks (peers' addresses are given later with `set_peer`).
+    pub fn open(nworkers: usize, rank: u32, job_size: u32) -> std::io::Result<UcxTransport> {
         let context = new_context()?;
         let mut workers = Vec::with_capacity(nworkers);
         for _ in 0..nworkers {
@@ -218,10 +272,12 @@ impl UcxTransport {
                 ep_args: (0..job_size).map(|_| None).collect(),
                 sends: VecDeque::new(),
                 recv: None,
+                heard: vec![false; job_size as usize],
             }));
         }
         Ok(UcxTransport {
             workers,
+            rank,
             peers: vec![Vec::new(); job_size as usize],
             health: Health::new(job_size),
             peer_failure: std::env::var_os("WEFT_UCX_PEER_FAILURE").is_some_and(|v| v == "1"),
@@ -265,7 +321,7 @@ impl UcxTransport {
 
     /// Wait until every send in flight has left (completed or failed): a process that
     /// exits with sends still queued in UCX (a connection not yet up) would lose them.
-    pub fn flush(&self) {
+    fn flush(&self) {
         for w in 0..self.workers.len() {
             loop {
                 let mut state = self.lock(w);
@@ -282,6 +338,64 @@ impl UcxTransport {
     /// The process is finalizing: peers that end from now on are not failures.
     pub fn closing(&self) {
         self.health.close();
+    }
+
+    /// The process releases its last instance and may exit: in peer-failure mode, tell every
+    /// peer connected to a worker (it has an endpoint to the peer, or heard from it) that
+    /// this process is finishing, and wait until UCX has delivered that. A peer's endpoint
+    /// that then fails (this process exited and its connections closed) finds the goodbye
+    /// in its worker's unexpected queue and records no loss (`on_endpoint_error`). The
+    /// goodbye is sent on the worker pair it concerns, so it arrives before the close on
+    /// the same connection. Without peer-failure mode closed connections are not reported,
+    /// and only the sends in flight are waited for.
+    pub fn goodbye(&'static self) {
+        // This process is leaving: peers that end or are gone from now on are no failures.
+        self.health.close();
+        if self.peer_failure {
+            for w in 0..self.workers.len() {
+                let mut state = self.lock(w);
+                let peers: Vec<u32> = (0..state.eps.len() as u32)
+                    .filter(|&r| r != self.rank && self.health.lost(r).is_none())
+                    .filter(|&r| !state.eps[r as usize].is_null() || state.heard[r as usize])
+                    .collect();
+                for r in peers {
+                    self.send_tagged(&mut state, w, r, goodbye_tag(self.rank), Vec::new());
+                }
+            }
+        }
+        self.flush();
+        if self.peer_failure {
+            for w in 0..self.workers.len() {
+                self.flush_worker(w);
+            }
+        }
+    }
+
+    /// Wait until UCX has completed everything worker `w` started (the bytes have left;
+    /// with a peer lost midway, the flush fails, which is all that can be done).
+    fn flush_worker(&self, w: usize) {
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
+        let mut state = self.lock(w);
+        // SAFETY: the worker is ours under the lock.
+        let request = unsafe { ffi::ucp_worker_flush_nbx(state.worker, &param) };
+        if request.is_null() || ffi::is_err(request) {
+            return;
+        }
+        loop {
+            // SAFETY: the request came from ucp_worker_flush_nbx and was not freed yet.
+            if unsafe { ffi::ucp_request_check_status(request) } != ffi::UCS_INPROGRESS {
+                break;
+            }
+            state.progress(&self.health);
+            drop(state);
+            std::thread::yield_now();
+            state = self.lock(w);
+        }
+        // SAFETY: completed; freed once.
+        unsafe { ffi::ucp_request_free(request) };
     }
 
     /// Why job rank `rank` cannot be reached any more, if UCX lost it.
@@ -315,12 +429,25 @@ impl UcxTransport {
                 return false;
             }
         }
-        let Some(ep) = self.endpoint(&mut state, w, rank) else {
-            return false;
-        };
         let mut buffer = vec![0u8; WIRE_HEADER_BYTES + len];
         buffer[..WIRE_HEADER_BYTES].copy_from_slice(header);
         fill(&mut buffer[WIRE_HEADER_BYTES..]);
+        self.send_tagged(&mut state, w, rank, message_tag(self.rank, vci), buffer)
+    }
+
+    /// Send `buffer` with UCP tag `tag` from worker `w` (held: `state`) to job rank `rank`.
+    /// False when the peer is lost (recorded).
+    fn send_tagged(
+        &'static self,
+        state: &mut WorkerState,
+        w: usize,
+        rank: u32,
+        tag: u64,
+        buffer: Vec<u8>,
+    ) -> bool {
+        let Some(ep) = self.endpoint(state, w, rank) else {
+            return false;
+        };
         let param = ffi::ucp_request_param_t {
             op_attr_mask: 0,
             rest: [0; 63],
@@ -332,7 +459,7 @@ impl UcxTransport {
                 ep,
                 buffer.as_ptr() as *const c_void,
                 buffer.len(),
-                vci as u64,
+                tag,
                 &param,
             )
         };
@@ -365,6 +492,7 @@ impl UcxTransport {
         let arg = Box::new(EpArg {
             health: &self.health,
             rank,
+            worker: state.worker,
         });
         let error_fields = if self.peer_failure {
             ffi::UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | ffi::UCP_EP_PARAM_FIELD_ERR_HANDLER
@@ -443,10 +571,14 @@ impl UcxTransport {
             sender_tag: 0,
             length: 0,
         };
+        let worker = state.worker;
         // SAFETY: the worker is ours under its lock; info is writable.
-        let message = unsafe { ffi::ucp_tag_probe_nb(state.worker, vci as u64, !0, 1, &mut info) };
+        let message = unsafe { ffi::ucp_tag_probe_nb(worker, vci as u64, VCI_MASK, 1, &mut info) };
         if message.is_null() {
             return None;
+        }
+        if let Some(heard) = state.heard.get_mut((info.sender_tag >> 32) as usize) {
+            *heard = true;
         }
         let mut buffer = vec![0u8; info.length];
         let param = ffi::ucp_request_param_t {
