@@ -252,8 +252,8 @@ pub(crate) unsafe fn parts(
             let scale = if byte_displs { 1 } else { dt.extent as i64 };
             let addr = (base as usize).wrapping_add_signed(d.wrapping_mul(scale) as isize);
             let addr = if c == 0 { base as usize } else { addr };
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
             // The argument's name is only formatted for an error message.
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
             unsafe {
                 buf_at(
                     addr,

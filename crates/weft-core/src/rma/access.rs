@@ -260,10 +260,10 @@ impl WinRma {
                     }
                 }
             }
-            // SAFETY: `Mapped` only when `find_attached` found the touched bytes `lo..hi`
-            // inside a region mapped here at address + delta (this process's own attached
-            // memory, or a peer's block mapped by `dyn_maps`), kept mapped by `keep` for the
-            // region's life.
+            // `Mapped` only when `find_attached` found the touched bytes `lo..hi` inside a
+            // region mapped here at address + delta (this process's own attached memory, or a
+            // peer's block mapped by `dyn_maps`), kept mapped by `keep` for the region's life.
+            // SAFETY: the touched bytes lie in memory mapped while `keep` lives (above).
             let mut r = unsafe { Region::new(reach, offset as usize, t.count, t.ty) };
             r._keep = keep;
             return Ok(r);

@@ -199,10 +199,10 @@ impl WinArea {
         assert!((r as usize) < self.layout.ranks, "rank out of range");
         let at = WinLayout::attach_at(self.layout.ranks)
             + r as usize * std::mem::size_of::<RankAttach>();
-        // SAFETY: inside the layout (its length covers every rank's `RankAttach`), 64-byte
-        // aligned (`extra_at` rounds up, `RankExtra` and `RankAttach` are multiples of 64
-        // bytes, the mapping is page aligned); only atomics live there and zero-filled memory
-        // is a valid `RankAttach` (an empty table).
+        // Inside the layout (its length covers every rank's `RankAttach`), 64-byte aligned
+        // (`extra_at` rounds up, `RankExtra` and `RankAttach` are multiples of 64 bytes, the
+        // mapping is page aligned); only atomics live there.
+        // SAFETY: in bounds and aligned (above); zero-filled memory is an empty `RankAttach`.
         unsafe { &*self.segment.base().add(at).cast::<RankAttach>() }
     }
 

@@ -172,8 +172,8 @@ extern "C" fn on_endpoint_error(arg: *mut c_void, _ep: ffi::Ep, status: ffi::ucs
     // arg is the EpArg boxed in the worker's state beside the endpoint.
     // SAFETY: both live as long as the process (endpoints are never destroyed).
     let arg = unsafe { &*(arg as *const EpArg) };
-    // SAFETY: UCP calls the handler inside ucp_worker_progress of the endpoint's worker,
-    // which the progressing thread holds under the worker's lock.
+    // UCP calls the handler inside ucp_worker_progress of the endpoint's worker.
+    // SAFETY: the progressing thread holds that worker under the worker's lock.
     if unsafe { said_goodbye(arg.worker, arg.rank) } {
         return;
     }
