@@ -71,6 +71,21 @@ int main(int argc, char **argv)
                 want += v(!left, r, 0);
             CHECK_INT(s, want);
         }
+        /* Only `root` is significant at MPI_PROC_NULL: a type the op is not defined on (as
+         * mpi4py passes there) must not fail the call (it did, and the others then hung). */
+        if (root == MPI_PROC_NULL) {
+            unsigned char ignored = 0;
+            EXPECT_OK(MPI_Reduce(&ignored, NULL, 1, MPI_BYTE, MPI_SUM, root, inter));
+        } else {
+            s = -1;
+            EXPECT_OK(MPI_Reduce(&mine, &s, 1, MPI_INT, MPI_SUM, root, inter));
+            if (root == MPI_ROOT) {
+                int want = 0;
+                for (int r = 0; r < rsize; r++)
+                    want += v(!left, r, 0);
+                CHECK_INT(s, want);
+            }
+        }
     }
     /* allgather / alltoall */
     int mine = v(left, lrank, 1);

@@ -17,6 +17,7 @@ use weft_core::threadcomm::ThreadComm;
 use crate::api::coll_args::*;
 use crate::api::family::Mode;
 use crate::args::Int;
+use crate::constants::{MPI_BOR, MPI_BYTE};
 use crate::ctypes::*;
 use crate::objects::CommRef;
 use crate::{datatypes, objects, thread_ranks};
@@ -266,7 +267,14 @@ pub(crate) unsafe fn reduce(
     }
     let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
-    let (dt, red) = op_for(op, datatype, func)?;
+    // At `MPI_PROC_NULL` (an intercommunicator rank of the root's group other than the root)
+    // only `root` is significant: the datatype and op are not looked at, and a valid pair
+    // stands in for them.
+    let (dt, red) = if takes_part(&c, root) {
+        op_for(op, datatype, func)?
+    } else {
+        op_for(MPI_BOR, MPI_BYTE, func)?
+    };
     let is_root = at_root(&c, root);
     let send = if c.is_inter() {
         if is_root || !takes_part(&c, root) {
