@@ -113,7 +113,7 @@ impl<'a> Link<'a> {
     /// rank that receives from one with another op fails with `MPI_ERR_OP`.
     pub fn reducing(comm: &'a Comm, red: &Reduction) -> Link<'a> {
         Link {
-            flags: i32::from(super::shm::op_mark(red)) << tag::MARK_SHIFT,
+            flags: i32::from(red.mark()) << tag::MARK_SHIFT,
             ..Link::new(comm)
         }
     }

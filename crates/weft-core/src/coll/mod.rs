@@ -53,7 +53,7 @@ pub(crate) mod tag {
     /// A size header of the agreement that precedes an algorithm chosen by size without the
     /// area (`reduce.rs`), not data.
     pub const HEADER: i32 = 0x10;
-    /// Where the op mark of a reduction (`shm::op_mark`, 0..=15) sits.
+    /// Where the op mark of a reduction (`Reduction::mark`, 0..=15) sits.
     pub const MARK_SHIFT: u32 = 5;
     /// The first tag of a nonblocking collective (`sched::Plan`), above every flag.
     pub const PLAN_BASE: i32 = 0x400;

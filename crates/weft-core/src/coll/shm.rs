@@ -21,7 +21,7 @@ use crate::instance::Instance;
 use crate::object::area::{create, eligible, NAME_BYTES};
 use crate::object::exchange::{self, Channel};
 use crate::object::Comm;
-use crate::op::{Op, Reduction};
+use crate::op::Reduction;
 use crate::progress;
 use crate::sync::Backoff;
 use crate::transport::shm::coll_area::{CollArea, Turn};
@@ -203,7 +203,7 @@ fn publish_and_compare(
     idle: &mut Idle,
 ) -> MpiResult<bool> {
     let fits = mine.len() <= comm.session.instance.config.coll.shm_max;
-    let mark = op_mark(red);
+    let mark = red.mark();
     if fits {
         turn.contribute_marked(mine, mark | flags, &mut || idle.poll());
     } else {
@@ -235,7 +235,7 @@ pub(super) fn same_op(
     mut ranks: impl Iterator<Item = u32>,
     red: &Reduction,
 ) -> MpiResult<()> {
-    let mark = op_mark(red);
+    let mark = red.mark();
     match ranks.find(|&r| turn.len_and_mark_of(r).1 != mark) {
         None => Ok(()),
         Some(r) => Err(other_op(r, red)),
@@ -251,15 +251,6 @@ fn other_op(r: u32, red: &Reduction) -> MpiError {
             red.op
         ),
     )
-}
-
-/// What the ranks of a reduction compare besides the size: a predefined op's number (from
-/// 1), or 0 for any user-defined op (a user op's handle may differ between processes).
-pub(super) fn op_mark(red: &Reduction) -> u8 {
-    match red.op {
-        Op::Predefined(kind) => kind as u8 + 1,
-        Op::User { .. } => 0,
-    }
 }
 
 /// `recv` is contiguous and holds this rank's contribution; it receives the result. Every

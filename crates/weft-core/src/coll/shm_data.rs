@@ -19,7 +19,7 @@
 
 use super::link::{Link, Pending};
 use super::mismatch;
-use super::shm::{op_mark, same_op, Idle, Turned};
+use super::shm::{same_op, Idle, Turned};
 use super::tag;
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
@@ -95,7 +95,7 @@ fn publish(comm: &Comm, turn: &Turn, mine: &Buf, idle: &mut Idle) -> bool {
     publish_marked(comm, turn, mine, 0, idle)
 }
 
-/// `publish`, with a reduction's op mark (`shm::op_mark`) for the others to compare.
+/// `publish`, with a reduction's op mark (`Reduction::mark`) for the others to compare.
 fn publish_marked(comm: &Comm, turn: &Turn, mine: &Buf, mark: u8, idle: &mut Idle) -> bool {
     if mine.len() <= max(comm) {
         turn.contribute_marked(mine, mark, &mut || idle.poll());
@@ -327,7 +327,7 @@ pub(super) fn reduce_scatter(
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let total = input.len();
-    publish_marked(comm, &turn, input, op_mark(red), &mut idle);
+    publish_marked(comm, &turn, input, red.mark(), &mut idle);
     let fits = all_sizes(comm, &turn, &mut idle, |_| total)?;
     // Every rank waited for all: all of them see a different op.
     same_op(&turn, 0..comm.size(), red)?;
@@ -375,7 +375,7 @@ pub(super) fn scan(
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let len = mine.len();
-    if !publish_marked(comm, &turn, mine, op_mark(red), &mut idle) {
+    if !publish_marked(comm, &turn, mine, red.mark(), &mut idle) {
         all_sizes(comm, &turn, &mut idle, |_| len)?;
         same_op(&turn, 0..comm.size(), red)?;
         return Ok(Turned::PointToPoint);

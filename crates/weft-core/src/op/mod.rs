@@ -216,6 +216,16 @@ pub struct Reduction {
 }
 
 impl Reduction {
+    /// What the ranks of a collective reduction compare besides the size: a predefined op's
+    /// number (from 1), or 0 for any user-defined op (a user op's handle may differ between
+    /// processes).
+    pub fn mark(&self) -> u8 {
+        match self.op {
+            Op::Predefined(kind) => kind as u8 + 1,
+            Op::User { .. } => 0,
+        }
+    }
+
     /// Bind a predefined op to a predefined datatype; `MPI_ERR_OP` when the standard does
     /// not define the op on the type.
     pub fn predefined(kind: OpKind, dt: &Datatype) -> MpiResult<Reduction> {
