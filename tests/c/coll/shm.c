@@ -49,20 +49,6 @@ static int same(mat x, mat y)
 }
 
 /* Mappings of coll areas in this process. */
-static int area_mappings(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[1024];
-    int n = 0;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, "/dev/shm/weft.") && strstr(line, ".coll."))
-            n++;
-    fclose(f);
-    return n;
-}
-
 /* Whether every rank of `c` is on this rank's node (so `c` may have a coll area). */
 static int one_node(MPI_Comm c)
 {
@@ -85,7 +71,7 @@ static int has_area(MPI_Comm c)
 
 static void check_mappings(int users, const char *when)
 {
-    int want = expect_shm ? users : 0, have = area_mappings();
+    int want = expect_shm ? users : 0, have = wtest_coll_areas();
     CHECK(have == want, "%s: %d coll-area mappings, expected %d", when, have, want);
 }
 

@@ -17,20 +17,6 @@ static int val(int r, int q, int i)
     return r * 1000003 + q * 1009 + i * 7 + 1;
 }
 
-static int area_mappings(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[1024];
-    int n = 0;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, "/dev/shm/weft.") && strstr(line, ".coll."))
-            n++;
-    fclose(f);
-    return n;
-}
-
 static MPI_Comm fresh(void)
 {
     MPI_Comm c;
@@ -40,7 +26,7 @@ static MPI_Comm fresh(void)
 
 static void done(MPI_Comm *c, const char *what, int count)
 {
-    int have = area_mappings(), base = expect_shm && size > 1 ? 1 : 0;
+    int have = wtest_coll_areas(), base = expect_shm && size > 1 ? 1 : 0;
     CHECK(have == base, "%s count %d: %d coll-area mappings, expected %d", what, count, have,
           base);
     EXPECT_OK(MPI_Comm_free(c));

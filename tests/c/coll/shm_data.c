@@ -50,20 +50,6 @@ static int val(int r, int i)
     return r * 100003 + i * 7 + 1;
 }
 
-static int area_mappings(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[1024];
-    int n = 0;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strstr(line, "/dev/shm/weft.") && strstr(line, ".coll."))
-            n++;
-    fclose(f);
-    return n;
-}
-
 /* A fresh communicator whose first collective is the one under test. */
 static MPI_Comm fresh(void)
 {
@@ -87,7 +73,7 @@ static int one_node(MPI_Comm c)
 
 static void done(MPI_Comm *c, const char *what, int count)
 {
-    int have = area_mappings(), base = expect_shm && size > 1 && one_node(*c) ? 1 : 0;
+    int have = wtest_coll_areas(), base = expect_shm && size > 1 && one_node(*c) ? 1 : 0;
     /* MPI_COMM_WORLD never ran a collective here before MPI_Finalize; the duplicate's area
      * (if any) is the only one. */
     CHECK(have == base, "%s count %d: %d coll-area mappings, expected %d", what, count, have,

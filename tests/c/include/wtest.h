@@ -166,4 +166,20 @@ static WTEST_UNUSED int wtest_env_int(const char *name, int dflt)
 /* A handle value that is no handle of any kind. */
 #define WTEST_GARBAGE 0x12345678
 
+/* How many collective areas (the node-level shared memory of a communicator's collectives,
+ * /dev/shm/weft.*.coll.*) this process has mapped: -1 when /proc/self/maps is unreadable. */
+static inline int wtest_coll_areas(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    int n = 0;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "/dev/shm/weft.") && strstr(line, ".coll."))
+            n++;
+    fclose(f);
+    return n;
+}
+
 #endif
