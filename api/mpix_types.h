@@ -29,3 +29,8 @@ typedef void (MPIX_File_errhandler_function_x)(MPI_File file, int error_code, vo
 typedef void (MPIX_Win_errhandler_function_x)(MPI_Win win, int error_code, void *extra_state);
 typedef void (MPIX_Session_errhandler_function_x)(MPI_Session session, int error_code, void *extra_state);
 typedef void (MPIX_Destructor_function)(void *extra_state);
+
+/* MPIX_Attr_value_hooks' callbacks: told of an attribute value each time the library stores it
+   on an object (retain) and each time a stored value leaves one (release, after its delete
+   callback ran). */
+typedef void (MPIX_Attr_value_function)(void *attribute_val);

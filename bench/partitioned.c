@@ -4,7 +4,11 @@
  * ones are computed; "send": the threads finish, then one MPI_Send of 1 MiB. Rank 0 times
  * from a barrier to the receiver's zero-byte acknowledgement of the complete message.
  *
- *   mpiexec -n 2 ./partitioned part|send [iterations] [work_us]
+ * The work spins by default; `sleep` makes it a wait that leaves the core (a thread waiting
+ * for I/O or a device), so the overlap also shows where the two threads and the receiver
+ * outnumber the cores.
+ *
+ *   mpiexec -n 2 ./partitioned part|send [iterations] [work_us] [spin|sleep]
  * prints: MODE median_us min_us */
 #include <mpi.h>
 #include <pthread.h>
@@ -20,11 +24,16 @@
 
 static char *buf;
 static MPI_Request sreq;
-static int part_mode, work_us;
+static int part_mode, work_us, sleep_work;
 
 static void compute(int us)
 {
     struct timespec a, b;
+    if (sleep_work) {
+        struct timespec d = {0, us * 1000L};
+        nanosleep(&d, NULL);
+        return;
+    }
     clock_gettime(CLOCK_MONOTONIC, &a);
     do
         clock_gettime(CLOCK_MONOTONIC, &b);
@@ -54,6 +63,7 @@ int main(int argc, char **argv)
     int provided, rank, iters = argc > 2 ? atoi(argv[2]) : 200;
     part_mode = argc > 1 && strcmp(argv[1], "part") == 0;
     work_us = argc > 3 ? atoi(argv[3]) : 20;
+    sleep_work = argc > 4 && strcmp(argv[4], "sleep") == 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     buf = malloc(BYTES);

@@ -224,8 +224,8 @@ static MPI_Fint type_int(uintptr_t h) { return MPI_Type_c2f((MPI_Datatype)h); }
 static MPI_Fint win_int(uintptr_t h) { return MPI_Win_c2f((MPI_Win)h); }
 
 /* The trampolines hand the Fortran procedure the value a Fortran program sees (a value set
- * from Fortran is its cell's, attr_cells.c) and keep a copied value in a new cell; a deleted
- * attribute's cell is freed. */
+ * from Fortran is its cell's, attr_cells.c) and keep a copied value in a new cell; the C
+ * library releases a deleted attribute's cell after the delete callback. */
 static int run_copy(const struct f_keyval *k, MPI_Fint old, int keyval, void *in, void *out, int *flag)
 {
     MPI_Fint key = keyval, fflag = F_FALSE, ierror = MPI_SUCCESS;
@@ -258,9 +258,7 @@ static int run_delete(const struct f_keyval *k, MPI_Fint obj, int keyval, void *
         MPI_Aint extra = k->extra, v = weft_f_attr_value(value);
         k->del(&obj, &key, &v, &extra, &ierror);
     }
-    if (ierror == MPI_SUCCESS)
-        weft_f_attr_cell_free(value);
-    return ierror;
+    return ierror; /* the library releases the value's cell (attr_cells.c) */
 }
 
 #define F_KEYVAL_TRAMPOLINES(OBJ, T)                                                          \

@@ -6551,6 +6551,5 @@ double weft_f08_mpi_wtime(void)
 
 /* Bound by hand in fortran/callbacks.c (external procedures MPI_X_f08): MPI_Comm_create_errhandler, MPI_Comm_create_keyval, MPI_File_create_errhandler, MPI_Grequest_start, MPI_Keyval_create, MPI_Op_create, MPI_Register_datarep, MPI_Session_create_errhandler, MPI_Type_create_keyval, MPI_Win_create_errhandler, MPI_Win_create_keyval.
  * Not bound (a parameter without a rule in api/gen_fortran.py):
- *   MPI_Comm_spawn_multiple (array_of_commands: string array)
  *   MPI_Pcontrol (f08 arguments ['level'] differ from the C ones)
  */

@@ -343,6 +343,8 @@ module mpi_f08_types
     common /MPI_FORTRAN_WEIGHTS_EMPTY/ MPI_WEIGHTS_EMPTY
     character(len=1) :: MPI_ARGV_NULL(1)
     common /MPI_FORTRAN_ARGV_NULL/ MPI_ARGV_NULL
+    character(len=1) :: MPI_ARGVS_NULL(1,1)
+    common /MPI_FORTRAN_ARGVS_NULL/ MPI_ARGVS_NULL
 
     interface operator(==)
         module procedure weft_mpi_comm_eq
@@ -1795,6 +1797,19 @@ module weft_f08_bind
             INTEGER :: array_of_errcodes(*)
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine weft_f08_mpi_comm_spawn
+        subroutine weft_f08_mpi_comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+            array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, &
+            ierror) bind(C, name="weft_f08_mpi_comm_spawn_multiple")
+            import
+            implicit none
+            INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+            CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+            TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+            TYPE(MPI_Comm), INTENT(IN) :: comm
+            TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+            INTEGER :: array_of_errcodes(*)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine weft_f08_mpi_comm_spawn_multiple
         subroutine weft_f08_mpi_comm_split(comm, color, key, newcomm, ierror) bind(C, &
             name="weft_f08_mpi_comm_split")
             import
@@ -9021,6 +9036,36 @@ module mpi_f08
             INTEGER, OPTIONAL, INTENT(OUT) :: ierror
         end subroutine PMPI_Comm_spawn_f08
     end interface PMPI_Comm_spawn
+
+    interface MPI_Comm_spawn_multiple
+        subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+            array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+            import
+            implicit none
+            INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+            CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+            TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+            TYPE(MPI_Comm), INTENT(IN) :: comm
+            TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+            INTEGER :: array_of_errcodes(*)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine MPI_Comm_spawn_multiple_f08
+    end interface MPI_Comm_spawn_multiple
+
+    interface PMPI_Comm_spawn_multiple
+        subroutine PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+            array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+            import
+            implicit none
+            INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+            CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+            TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+            TYPE(MPI_Comm), INTENT(IN) :: comm
+            TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+            INTEGER :: array_of_errcodes(*)
+            INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        end subroutine PMPI_Comm_spawn_multiple_f08
+    end interface PMPI_Comm_spawn_multiple
 
     interface MPI_Comm_split
         subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)

@@ -2491,6 +2491,38 @@
             array_of_errcodes, ierror)
     end subroutine MPI_Comm_spawn_f08
 
+    subroutine PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+        array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+        use mpi_f08_types
+        use weft_f08_bind, only: weft_f08_mpi_comm_spawn_multiple
+        implicit none
+        INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+        CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+        TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+        TYPE(MPI_Comm), INTENT(IN) :: comm
+        TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+        INTEGER :: array_of_errcodes(*)
+        INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        call weft_f08_mpi_comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+            array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    end subroutine PMPI_Comm_spawn_multiple_f08
+
+    subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+        array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+        use mpi_f08_types
+        use weft_f08_bind, only: weft_f08_mpi_comm_spawn_multiple
+        implicit none
+        INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+        CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+        TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+        TYPE(MPI_Comm), INTENT(IN) :: comm
+        TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+        INTEGER :: array_of_errcodes(*)
+        INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+        call weft_f08_mpi_comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+            array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    end subroutine MPI_Comm_spawn_multiple_f08
+
     subroutine PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
         use mpi_f08_types
         use weft_f08_bind, only: weft_f08_mpi_comm_split

@@ -4041,5 +4041,4 @@ double pmpi_wtime_(void)
 
 /* Bound by hand in fortran/callbacks.c: MPI_Comm_create_errhandler, MPI_Comm_create_keyval, MPI_File_create_errhandler, MPI_Grequest_start, MPI_Keyval_create, MPI_Op_create, MPI_Register_datarep, MPI_Session_create_errhandler, MPI_Type_create_keyval, MPI_Win_create_errhandler, MPI_Win_create_keyval.
  * Not bound (a parameter without a rule in api/gen_fortran.py):
- *   MPI_Comm_spawn_multiple (array_of_commands: string array)
  */

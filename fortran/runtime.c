@@ -139,16 +139,16 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
 }
 WEFT_F_WEAK(mpi_info_create_env_)
 
-/* The argv of a Fortran MPI_COMM_SPAWN as C wants it: entries of `len` characters up to the
- * first blank one, each without its trailing blanks, then NULL; MPI_ARGV_NULL is NULL. *rc is
- * MPI_ERR_NO_MEM where memory runs out. Freed by argv_free. */
-static char **argv_from_fortran(const char *argv, size_t len, int *rc)
+/* The argv of a Fortran MPI_COMM_SPAWN as C wants it: entries of `len` characters, each
+ * `stride` entries after the one before (1 for MPI_COMM_SPAWN; for MPI_COMM_SPAWN_MULTIPLE's
+ * ARRAY_OF_ARGV(COUNT, *), stored by columns, COUNT), up to the first blank one, each without
+ * its trailing blanks, then NULL. *rc is MPI_ERR_NO_MEM where memory runs out. Freed by
+ * argv_free. */
+static char **argv_from_fortran(const char *argv, size_t len, size_t stride, int *rc)
 {
-    if (argv == mpi_fortran_argv_null_)
-        return NULL;
     size_t n = 0;
     for (;; n++) {
-        const char *e = argv + n * len;
+        const char *e = argv + n * stride * len;
         size_t k = 0;
         while (k < len && e[k] == ' ')
             k++;
@@ -161,7 +161,7 @@ static char **argv_from_fortran(const char *argv, size_t len, int *rc)
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *e = argv + i * len;
+        const char *e = argv + i * stride * len;
         size_t k = len;
         while (k > 0 && e[k - 1] == ' ')
             k--;
@@ -196,7 +196,8 @@ int weft_f_comm_spawn(const char *command, size_t command_len, const char *argv,
     char *command_c = NULL, **argv_c = NULL;
     if (MPI_Comm_rank(comm_c, &me) == MPI_SUCCESS && me == root) {
         command_c = weft_f_cstring(command, command_len);
-        argv_c = argv_from_fortran(argv, argv_len, &rc);
+        if (argv != mpi_fortran_argv_null_)
+            argv_c = argv_from_fortran(argv, argv_len, 1, &rc);
         if (command_c == NULL)
             rc = MPI_ERR_NO_MEM;
     }
@@ -219,6 +220,61 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *i
                                 intercomm, array_of_errcodes);
 }
 WEFT_F_WEAK(mpi_comm_spawn_)
+
+/* MPI_COMM_SPAWN_MULTIPLE for both Fortran bindings: the arrays are read at the root only.
+ * Command i's arguments are row i of ARRAY_OF_ARGV(COUNT, *), each row ending at its first
+ * blank entry; MPI_ARGVS_NULL gives none to any command. */
+int weft_f_comm_spawn_multiple(MPI_Fint count, const char *commands, size_t commands_len, const char *argvs,
+                               size_t argvs_len, const MPI_Fint *maxprocs, const MPI_Fint *infos, MPI_Fint root,
+                               MPI_Fint comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes)
+{
+    MPI_Comm comm_c = MPI_Comm_fromint(comm), intercomm_c = MPI_COMM_NULL;
+    int me = -1, rc = MPI_SUCCESS, n = 0;
+    char **commands_c = NULL, ***argvs_c = NULL;
+    MPI_Info *infos_c = NULL;
+    if (MPI_Comm_rank(comm_c, &me) == MPI_SUCCESS && me == root && count > 0) {
+        n = count;
+        commands_c = calloc(n, sizeof *commands_c);
+        infos_c = calloc(n, sizeof *infos_c);
+        if (argvs != mpi_fortran_argvs_null_)
+            argvs_c = calloc(n, sizeof *argvs_c);
+        if (commands_c == NULL || infos_c == NULL || (argvs != mpi_fortran_argvs_null_ && argvs_c == NULL))
+            rc = MPI_ERR_NO_MEM;
+        for (int i = 0; rc == MPI_SUCCESS && i < n; i++) {
+            commands_c[i] = weft_f_cstring(commands + (size_t)i * commands_len, commands_len);
+            if (commands_c[i] == NULL)
+                rc = MPI_ERR_NO_MEM;
+            infos_c[i] = MPI_Info_fromint(infos[i]);
+            if (argvs_c != NULL)
+                argvs_c[i] = argv_from_fortran(argvs + (size_t)i * argvs_len, argvs_len, (size_t)n, &rc);
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_spawn_multiple(count, commands_c, argvs_c, weft_f_ints(maxprocs), infos_c, root, comm_c,
+                                     &intercomm_c, weft_f_ints(array_of_errcodes));
+    for (int i = 0; i < n; i++) {
+        if (commands_c != NULL)
+            free(commands_c[i]);
+        if (argvs_c != NULL)
+            argv_free(argvs_c[i]);
+    }
+    free(commands_c);
+    free(argvs_c);
+    free(infos_c);
+    *intercomm = MPI_Comm_toint(intercomm_c);
+    return rc;
+}
+
+/* MPI_COMM_SPAWN_MULTIPLE(COUNT, ARRAY_OF_COMMANDS, ARRAY_OF_ARGV, ARRAY_OF_MAXPROCS,
+ * ARRAY_OF_INFO, ROOT, COMM, INTERCOMM, ARRAY_OF_ERRCODES, IERROR) */
+void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs, MPI_Fint *infos,
+                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes,
+                               MPI_Fint *ierror, size_t commands_len, size_t argvs_len)
+{
+    *ierror = weft_f_comm_spawn_multiple(*count, commands, commands_len, argvs, argvs_len, maxprocs, infos, *root,
+                                         *comm, intercomm, array_of_errcodes);
+}
+WEFT_F_WEAK(mpi_comm_spawn_multiple_)
 
 #define WEFT_F_HANDLE(T, X)                                  \
     MPI_Fint MPI_##X##_c2f(T handle) { return MPI_##X##_toint(handle); } \

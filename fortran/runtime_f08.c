@@ -1,6 +1,6 @@
 /* The `use mpi_f08` bindings' hand-written part: buffers from Fortran 2018 descriptors, and
  * MPI_Init / MPI_Init_thread / MPI_Info_create_env (whose C forms take argc/argv), and
- * MPI_Comm_spawn (an argv array; fortran/runtime.c converts it). */
+ * MPI_Comm_spawn / MPI_Comm_spawn_multiple (argv arrays; fortran/runtime.c converts them). */
 #define WEFT_FORTRAN_INTERNAL 1
 #include <stdio.h>
 #include <ISO_Fortran_binding.h>
@@ -87,6 +87,19 @@ void weft_f08_mpi_comm_spawn(CFI_cdesc_t *command_d, CFI_cdesc_t *argv_d, MPI_Fi
 {
     int rc = weft_f_comm_spawn(command_d->base_addr, command_d->elem_len, argv_d->base_addr, argv_d->elem_len,
                                *maxprocs, *info, *root, *comm, intercomm, array_of_errcodes);
+    if (ierror != NULL)
+        *ierror = rc;
+}
+
+/* MPI_Comm_spawn_multiple: the command and argv arrays arrive as descriptors (the argv one
+ * of rank 2, ARRAY_OF_ARGV(COUNT, *), contiguous as an assumed-size array is). */
+void weft_f08_mpi_comm_spawn_multiple(MPI_Fint *count, CFI_cdesc_t *commands_d, CFI_cdesc_t *argvs_d,
+                                      MPI_Fint *maxprocs, MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm,
+                                      MPI_Fint *intercomm, MPI_Fint *array_of_errcodes, MPI_Fint *ierror)
+{
+    int rc = weft_f_comm_spawn_multiple(*count, commands_d->base_addr, commands_d->elem_len, argvs_d->base_addr,
+                                        argvs_d->elem_len, maxprocs, infos, *root, *comm, intercomm,
+                                        array_of_errcodes);
     if (ierror != NULL)
         *ierror = rc;
 }

@@ -8,5 +8,6 @@ MPI_Fint mpi_fortran_errcodes_ign_[1] __attribute__((aligned(32))); /* MPI_ERRCO
 MPI_Fint mpi_fortran_unweighted_[1] __attribute__((aligned(32))); /* MPI_UNWEIGHTED: aligned as gfortran aligns common blocks */
 MPI_Fint mpi_fortran_weights_empty_[1] __attribute__((aligned(32))); /* MPI_WEIGHTS_EMPTY: aligned as gfortran aligns common blocks */
 char mpi_fortran_argv_null_[1] __attribute__((aligned(32))); /* MPI_ARGV_NULL: aligned as gfortran aligns common blocks */
+char mpi_fortran_argvs_null_[1] __attribute__((aligned(32))); /* MPI_ARGVS_NULL: aligned as gfortran aligns common blocks */
 
 #define WEFT_F_SENTINEL_BOTTOM mpi_fortran_bottom_

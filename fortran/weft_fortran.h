@@ -82,10 +82,13 @@ int weft_f_peer_count(MPI_Comm comm, const char *kind);
 int weft_f_comm_spawn(const char *command, size_t command_len, const char *argv, size_t argv_len,
                       MPI_Fint maxprocs, MPI_Fint info, MPI_Fint root, MPI_Fint comm,
                       MPI_Fint *intercomm, MPI_Fint *array_of_errcodes);
+int weft_f_comm_spawn_multiple(MPI_Fint count, const char *commands, size_t commands_len, const char *argvs,
+                               size_t argvs_len, const MPI_Fint *maxprocs, const MPI_Fint *infos, MPI_Fint root,
+                               MPI_Fint comm, MPI_Fint *intercomm, MPI_Fint *array_of_errcodes);
 void weft_f_indices(int rc, int n, MPI_Fint *indices);
 MPI_Aint weft_f_attr_get(int keyval, void *value, const char *object);
 /* Attribute values set from Fortran (attr_cells.c): a cell holding the value, its value if p
- * is one (weft_f_attr_value: else p's address), freeing one. */
+ * is one (weft_f_attr_value: else p's address), dropping one the library did not store. */
 void *weft_f_attr_cell(MPI_Aint value);
 int weft_f_attr_cell_value(const void *p, MPI_Aint *value);
 MPI_Aint weft_f_attr_value(const void *p);

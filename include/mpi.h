@@ -553,6 +553,11 @@ typedef void (MPIX_Win_errhandler_function_x)(MPI_Win win, int error_code, void 
 typedef void (MPIX_Session_errhandler_function_x)(MPI_Session session, int error_code, void *extra_state);
 typedef void (MPIX_Destructor_function)(void *extra_state);
 
+/* MPIX_Attr_value_hooks' callbacks: told of an attribute value each time the library stores it
+   on an object (retain) and each time a stored value leaves one (release, after its delete
+   callback ran). */
+typedef void (MPIX_Attr_value_function)(void *attribute_val);
+
 /* ---- functions ---- */
 int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win);
 int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -561,6 +566,7 @@ int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Da
 int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPIX_Attr_value_hooks(MPIX_Attr_value_function *retain_fn, MPIX_Attr_value_function *release_fn);
 int MPIX_Barrier_enqueue(MPI_Comm comm);
 int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
@@ -1302,6 +1308,7 @@ int PMPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_D
 int PMPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int PMPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int PMPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPIX_Attr_value_hooks(MPIX_Attr_value_function *retain_fn, MPIX_Attr_value_function *release_fn);
 int PMPIX_Barrier_enqueue(MPI_Comm comm);
 int PMPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int PMPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);

@@ -70,6 +70,8 @@ OPTIONs:
   mpirun=ompi         launch with Open MPI 5.0.11's mpirun (CACHE/ompi/bin/mpirun, a PMIx
                       server) whatever --launcher says; SKIP when it is not installed or when
                       Weft cannot load OpenPMIx's libpmix.so.2 (weft-info's `pmix` line)
+  mpirun-psets=N:K,.. with mpirun=ompi: launch as MPMD apps, K ranks each, the app given PRRTE's
+                      `--pset N` (the Ks add up to RANKS)
   may-skip            the program may find what it needs absent (CUDA): when the job exits with
                       status 77 the test is a SKIP (the reason is rank 0's `SKIP: why` line),
                       never a pass
@@ -422,7 +424,7 @@ def parse_manifest(path, area):
                 key, eq, value = w.partition("=")
                 known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
                          "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher",
-                         "requires", "mpirun", "may-skip"}
+                         "requires", "mpirun", "mpirun-psets", "may-skip"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
@@ -461,6 +463,8 @@ def check_option(key, value):
         return "only `ucx`"
     if key == "mpirun" and value != "ompi":
         return "only `ompi`"
+    if key == "mpirun-psets" and not re.fullmatch(r"[^:,\s]+:\d+(,[^:,\s]+:\d+)*", value):
+        return f"NAME:COUNT,NAME:COUNT expected, not {value!r}"
     return None
 
 
@@ -603,8 +607,12 @@ class CSuite:
             cmd = self.launcher_cmd(nranks, exe, args)
             if "mpirun" in opts:
                 # As root mpirun needs --allow-run-as-root; the ranks may outnumber the cores.
-                cmd = [self.ompi_mpirun(), "--allow-run-as-root", "--oversubscribe", "-n",
-                       str(nranks), exe] + args
+                cmd = [self.ompi_mpirun(), "--allow-run-as-root", "--oversubscribe"]
+                apps = [a.split(":") for a in opts.get("mpirun-psets", [f":{nranks}"])[-1].split(",")]
+                if sum(int(k) for _, k in apps) != nranks:
+                    return Outcome(False, f"mpirun-psets counts do not add up to {nranks} ranks")
+                for i, (pset, k) in enumerate(apps):
+                    cmd += ([":"] if i else []) + ["-n", k] + (["--pset", pset] if pset else []) + [exe] + args
         shm_before = shm_entries()
         r = run(cmd, timeout=timeout, env=env, cwd=os.path.dirname(exe))
         for entry in shm_entries() - shm_before:  # for check/dev-shm-clean to name the culprit

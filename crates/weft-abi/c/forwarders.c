@@ -23,6 +23,9 @@ int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendt
 #pragma weak MPIX_Alltoall_enqueue_c
 int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Alltoall_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
+#pragma weak MPIX_Attr_value_hooks
+int MPIX_Attr_value_hooks(MPIX_Attr_value_function *retain_fn, MPIX_Attr_value_function *release_fn) { return PMPIX_Attr_value_hooks(retain_fn, release_fn); }
+
 #pragma weak MPIX_Barrier_enqueue
 int MPIX_Barrier_enqueue(MPI_Comm comm) { return PMPIX_Barrier_enqueue(comm); }
 

@@ -103,6 +103,7 @@ pub type MPIX_File_errhandler_function_x = unsafe extern "C" fn(MPI_File, c_int,
 pub type MPIX_Win_errhandler_function_x = unsafe extern "C" fn(MPI_Win, c_int, *mut c_void);
 pub type MPIX_Session_errhandler_function_x = unsafe extern "C" fn(MPI_Session, c_int, *mut c_void);
 pub type MPIX_Destructor_function = unsafe extern "C" fn(*mut c_void);
+pub type MPIX_Attr_value_function = unsafe extern "C" fn(*mut c_void);
 
 pub type MPI_T_event_cb_function = unsafe extern "C" fn(
     MPI_T_event_instance,

@@ -34,7 +34,7 @@ const PREDEFINED: &[(MPI_Datatype, &str, usize, usize, TypeClass)] = &[
     (MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", 8, 8, UnsignedInt),
     (MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", 8, 8, UnsignedInt),
     (MPI_FLOAT, "MPI_FLOAT", 4, 4, Float),
-    (MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", 8, 8, Complex),
+    (MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", 8, 8, Complex),
     (MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 8, 8, Complex),
     (MPI_DOUBLE, "MPI_DOUBLE", 8, 8, Float),
     (MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", 16, 16, Complex),

@@ -33,6 +33,54 @@ fn callback_error(rc: c_int, func: &str, what: &str, keyval: c_int) -> MpiError 
     )
 }
 
+/// `MPIX_Attr_value_hooks`' callbacks: a language binding's (libmpifort's) retain and release.
+#[derive(Clone, Copy)]
+struct ValueHooks {
+    retain: MPIX_Attr_value_function,
+    release: MPIX_Attr_value_function,
+}
+
+/// The registered hooks. Attribute calls are not a hot path; the lock is never held while a
+/// hook runs.
+static VALUE_HOOKS: Mutex<Option<ValueHooks>> = Mutex::new(None);
+
+fn value_hooks() -> Option<ValueHooks> {
+    *VALUE_HOOKS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Tells the binding that `value` is now stored on an object.
+fn retained(value: usize) {
+    if let Some(h) = value_hooks() {
+        // SAFETY: a hook registered through MPIX_Attr_value_hooks, which takes any value.
+        unsafe { (h.retain)(value as *mut c_void) }
+    }
+}
+
+/// Tells the binding that a stored `value` left its object (its delete callback has run).
+fn released(value: usize) {
+    if let Some(h) = value_hooks() {
+        // SAFETY: as in `retained`.
+        unsafe { (h.release)(value as *mut c_void) }
+    }
+}
+
+/// `MPIX_Attr_value_hooks`: both hooks, or neither (two nulls unregister).
+pub(crate) fn mpix_attr_value_hooks(
+    retain_fn: Option<MPIX_Attr_value_function>,
+    release_fn: Option<MPIX_Attr_value_function>,
+) -> MpiResult<()> {
+    let hooks = match (retain_fn, release_fn) {
+        (Some(retain), Some(release)) => Some(ValueHooks { retain, release }),
+        (None, None) => None,
+        _ => return Err(MpiError::new(
+            ErrorClass::Arg,
+            "MPIX_Attr_value_hooks: retain_fn and release_fn must both be given or both be NULL",
+        )),
+    };
+    *VALUE_HOOKS.lock().unwrap_or_else(|e| e.into_inner()) = hooks;
+    Ok(())
+}
+
 /// Run a keyval's copy callback on `value`: `Some(new value)` to store on the copy.
 fn run_copy(kv: &Keyval, handle: usize, value: usize, func: &str) -> MpiResult<Option<usize>> {
     match kv.copy {
@@ -93,6 +141,7 @@ pub fn copy_attrs(old_handle: usize, old: &AttrList, new: &AttrList, func: &str)
         match run_copy(&kv, old_handle, value, func) {
             Ok(Some(v)) => {
                 new.set(kv, v);
+                retained(v);
             }
             Ok(None) => {}
             Err(e) => {
@@ -110,7 +159,9 @@ pub fn copy_attrs(old_handle: usize, old: &AttrList, new: &AttrList, func: &str)
 pub fn delete_all(handle: usize, list: &AttrList, func: &str) -> MpiResult<()> {
     for (kv, value) in list.snapshot().into_iter().rev() {
         run_delete(&kv, handle, value, func)?;
-        list.remove(kv.id);
+        if let Some((_, gone)) = list.remove(kv.id) {
+            released(gone);
+        }
     }
     Ok(())
 }
@@ -252,7 +303,11 @@ fn set_attr(
     if let Some(old) = list.get(kv.id) {
         run_delete(&kv, handle, old, func)?;
     }
-    list.set(kv, value);
+    let replaced = list.set(kv, value);
+    retained(value);
+    if let Some(old) = replaced {
+        released(old);
+    }
     Ok(())
 }
 
@@ -267,7 +322,9 @@ fn delete_attr(handle: usize, list: &AttrList, kv: &Keyval, func: &str) -> MpiRe
         ));
     };
     run_delete(kv, handle, value, func)?;
-    list.remove(kv.id);
+    if let Some((_, gone)) = list.remove(kv.id) {
+        released(gone);
+    }
     Ok(())
 }
 

@@ -52,6 +52,11 @@ pub unsafe extern "C" fn PMPIX_Alltoall_enqueue_c(sendbuf: *const c_void, sendco
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn PMPIX_Attr_value_hooks(retain_fn: Option<MPIX_Attr_value_function>, release_fn: Option<MPIX_Attr_value_function>) -> c_int {
+    call("MPIX_Attr_value_hooks", Scope::Default, || crate::api::attr::mpix_attr_value_hooks(retain_fn, release_fn))
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn PMPIX_Barrier_enqueue(comm: MPI_Comm) -> c_int {
     call("MPIX_Barrier_enqueue", Scope::Comm(comm), || crate::api::enqueue::mpix_barrier_enqueue(comm))
 }
@@ -4338,4 +4343,4 @@ pub const UNIMPLEMENTED: &[&str] = &[
 ];
 
 /// Number of exported MPI/MPIX functions.
-pub const EXPORTED_FUNCTIONS: usize = 739;
+pub const EXPORTED_FUNCTIONS: usize = 740;

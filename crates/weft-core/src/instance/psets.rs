@@ -34,13 +34,16 @@ pub fn name_matches(name: &str, asked: &str) -> bool {
     }
 }
 
-/// Launcher-defined sets: the PMI job attribute `weft_psets` (Weft's mpiexec), else the
-/// `WEFT_PSETS` environment variable (`NAME=RANKS;NAME=RANKS`, e.g. `app://a=0-1;app://b=2`).
+/// Launcher-defined sets: Weft's mpiexec's `--pset` (the PMI job attribute `weft_psets`) or
+/// PRRTE's `--pset` (under PMIx), else the `WEFT_PSETS` environment variable
+/// (`NAME=RANKS;NAME=RANKS`, e.g. `app://a=0-1;app://b=2`).
 pub fn from_launcher(pmi: &mut PmiClient, job_size: u32) -> MpiResult<Vec<ProcessSet>> {
     let bad = |what: String| MpiError::new(ErrorClass::Other, what);
-    let sets = match pmi.get_job_attr(weft_pmi::PSETS_KEY) {
-        Ok(Some(value)) => weft_pmi::decode_psets(&value)
-            .map_err(|e| bad(format!("process sets from mpiexec: {e}")))?,
+    let sets = match pmi.launcher_psets() {
+        Ok(Some(sets)) => sets,
+        Err(e @ weft_pmi::PmiError::Malformed { .. }) => {
+            return Err(bad(format!("process sets from the launcher: {e}")))
+        }
         _ => match std::env::var("WEFT_PSETS") {
             Ok(text) => parse_env(&text, job_size)?,
             Err(_) => return Ok(Vec::new()),

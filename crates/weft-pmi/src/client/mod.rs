@@ -17,7 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::mapping::parse_process_mapping;
 use crate::pmix::{self, Pmix};
 use crate::wire::{Framing, Message};
-use crate::{hex_encode, PmiError, ABORT_MESSAGE_HEX};
+use crate::{decode_psets, hex_encode, PmiError, Pset, ABORT_MESSAGE_HEX, PSETS_KEY};
 use connection::{Connection, Stream};
 
 /// Longest key the servers accept (`keylen_max`), our `<rank>/` prefix included.
@@ -434,6 +434,23 @@ impl PmiClient {
                 .with("key", key),
         };
         self.lookup(msg)
+    }
+
+    /// The process sets the launcher defines: Weft's `mpiexec --pset` (the job attribute
+    /// [`crate::PSETS_KEY`]) or, under PMIx, PRRTE's `--pset`; `None` when it defines none.
+    pub fn launcher_psets(&mut self) -> Result<Option<Vec<Pset>>, PmiError> {
+        if let Backend::Pmix(pmix) = self.backend_for("launcher_psets")? {
+            let sets = pmix.psets()?;
+            return Ok((!sets.is_empty()).then(|| {
+                sets.into_iter()
+                    .map(|(name, ranks)| Pset { name, ranks })
+                    .collect()
+            }));
+        }
+        match self.get_job_attr(PSETS_KEY)? {
+            Some(value) => decode_psets(&value).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The node index of every rank, from `PMI_process_mapping`.

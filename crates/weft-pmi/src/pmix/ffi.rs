@@ -26,7 +26,11 @@ pub(super) const TYPE_INT32: u16 = 9;
 pub(super) const TYPE_UINT: u16 = 11;
 pub(super) const TYPE_UINT16: u16 = 13;
 pub(super) const TYPE_UINT32: u16 = 14;
+pub(super) const TYPE_PROC: u16 = 22;
+pub(super) const TYPE_DATA_ARRAY: u16 = 39;
 pub(super) const TYPE_PROC_RANK: u16 = 40;
+/// `PMIX_INFO_PERSISTENT`: the info's value is not the holder's to free.
+pub(super) const INFO_PERSISTENT: u32 = 0x0000_0004;
 
 /// `pmix_proc_t`.
 #[repr(C)]
@@ -54,7 +58,24 @@ pub(super) union ValueData {
     pub integer: c_int,
     pub uint16: u16,
     pub uint32: u32,
+    pub array: *mut DataArray,
     pub words: [u64; 3],
+}
+
+/// `pmix_data_array_t`: `size` elements of type `kind` at `array`.
+#[repr(C)]
+pub(super) struct DataArray {
+    pub kind: u16,
+    pub size: usize,
+    pub array: *mut std::ffi::c_void,
+}
+
+/// `pmix_query_t`: a NULL-terminated list of keys and the qualifiers that narrow them.
+#[repr(C)]
+pub(super) struct Query {
+    pub keys: *mut *mut c_char,
+    pub qualifiers: *mut Info,
+    pub nqual: usize,
 }
 
 /// `pmix_info_t`.
@@ -66,21 +87,40 @@ pub(super) struct Info {
 }
 
 impl Info {
-    /// A boolean directive such as `PMIX_COLLECT_DATA`.
-    pub(super) fn flag(key: &CStr, on: bool) -> Info {
+    /// An info named `key` holding `value` (inputs to PMIx calls, which never free them).
+    fn with(key: &CStr, value: Value) -> Info {
         let mut info = Info {
             key: [0; MAX_KEYLEN + 1],
             flags: 0,
-            value: Value {
-                kind: TYPE_BOOL,
-                data: ValueData { words: [0; 3] },
-            },
+            value,
         };
         for (dst, &src) in info.key.iter_mut().zip(key.to_bytes()) {
             *dst = src as c_char;
         }
-        info.value.data.flag = on;
         info
+    }
+
+    /// A boolean directive such as `PMIX_COLLECT_DATA`.
+    pub(super) fn flag(key: &CStr, on: bool) -> Info {
+        let mut value = Value {
+            kind: TYPE_BOOL,
+            data: ValueData { words: [0; 3] },
+        };
+        value.data.flag = on;
+        Info::with(key, value)
+    }
+
+    /// A string qualifier such as `PMIX_PSET_NAME`; `text` must outlive the info.
+    pub(super) fn text(key: &CStr, text: &CStr) -> Info {
+        Info::with(
+            key,
+            Value {
+                kind: TYPE_STRING,
+                data: ValueData {
+                    string: text.as_ptr().cast_mut(),
+                },
+            },
+        )
     }
 }
 
@@ -104,6 +144,8 @@ crate::symbol_table! {
             usize,
             *mut *mut Value,
         ) -> Status,
+        pub query_info = "PMIx_Query_info" =>
+            unsafe extern "C" fn(*mut Query, usize, *mut *mut Info, *mut usize) -> Status,
         pub value_destruct = "PMIx_Value_destruct" => unsafe extern "C" fn(*mut Value),
         pub error_string = "PMIx_Error_string" => unsafe extern "C" fn(Status) -> *const c_char,
         pub version = "PMIx_Get_version" => unsafe extern "C" fn() -> *const c_char,
@@ -159,5 +201,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Info>(), 552);
         assert_eq!(std::mem::offset_of!(Info, flags), 512);
         assert_eq!(std::mem::offset_of!(Info, value), 520);
+        assert_eq!(std::mem::size_of::<DataArray>(), 24);
+        assert_eq!(std::mem::size_of::<Query>(), 24);
     }
 }

@@ -217,6 +217,69 @@ impl Pmix {
         Ok(renumber(hosts))
     }
 
+    /// The process sets the launcher defines (PRRTE's `prterun --pset NAME`), as names and the
+    /// ranks of this job in each: the names are the job's `pmix.pset.nms` (a comma-separated
+    /// list), the members come from a `PMIx_Query_info` of `pmix.qry.pmems` qualified by
+    /// the set's name. Members of other jobs are left out; a launcher without process sets
+    /// gives none.
+    pub(crate) fn psets(&self) -> Result<Vec<(String, Vec<u32>)>, PmiError> {
+        let Some(names) = self.get(None, "pmix.pset.nms")? else {
+            return Ok(Vec::new());
+        };
+        let mut sets = Vec::new();
+        for name in names.split(',').filter(|n| !n.is_empty()) {
+            sets.push((name.to_string(), self.pset_members(name)?));
+        }
+        Ok(sets)
+    }
+
+    /// The ranks of this job in the launcher's process set `name`, in the launcher's order.
+    fn pset_members(&self, name: &str) -> Result<Vec<u32>, PmiError> {
+        let cname = c_text("PMIx_Query_info", name)?;
+        let mut keys = [c"pmix.qry.pmems".as_ptr().cast_mut(), std::ptr::null_mut()];
+        let mut qualifier = Info::text(c"pmix.pset.nm", &cname);
+        let mut query = ffi::Query {
+            keys: keys.as_mut_ptr(),
+            qualifiers: &mut qualifier,
+            nqual: 1,
+        };
+        let mut results: *mut Info = std::ptr::null_mut();
+        let mut count = 0usize;
+        // The query's keys, qualifier and name live across the call, which does not keep them.
+        // SAFETY: PMIx stores an info array it allocated (or null) into `results`.
+        let rc = unsafe { (self.lib.query_info)(&mut query, 1, &mut results, &mut count) };
+        self.check(&format!("PMIx_Query_info(pmix.qry.pmems of {name})"), rc)?;
+        if results.is_null() {
+            return Ok(Vec::new());
+        }
+        // SAFETY: PMIx returned `count` initialised infos at `results`.
+        let infos = unsafe { std::slice::from_raw_parts_mut(results, count) };
+        let mut ranks = Vec::new();
+        for info in infos.iter() {
+            // SAFETY: PMIx NUL-terminates every info's key within its array.
+            let key = unsafe { CStr::from_ptr(info.key.as_ptr()) };
+            if key.to_bytes() == b"pmix.qry.pmems" {
+                // SAFETY: the info is initialised; its value's tag names its member.
+                for rank in unsafe { proc_ranks(&info.value, &self.me.nspace) } {
+                    if !ranks.contains(&rank) {
+                        ranks.push(rank);
+                    }
+                }
+            }
+        }
+        // What PMIX_INFO_FREE does: destruct each value PMIx owns, free the array.
+        // SAFETY: the array and its values came from PMIx_Query_info and are released once.
+        unsafe {
+            for info in infos.iter_mut() {
+                if info.flags & ffi::INFO_PERSISTENT == 0 {
+                    (self.lib.value_destruct)(&mut info.value);
+                }
+            }
+            libc::free(results.cast());
+        }
+        Ok(ranks)
+    }
+
     /// Asks the launcher to end the job with `code`.
     pub(crate) fn abort(&mut self, code: i32, message: &str) {
         let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
@@ -275,9 +338,84 @@ unsafe fn value_text(value: &Value) -> Option<String> {
     }
 }
 
+/// The ranks of the processes of namespace `nspace` in `value`, an array of `pmix_proc_t`
+/// (anything else holds none).
+///
+/// # Safety
+/// `value` is an initialised `pmix_value_t`; a data array's `array` holds `size` elements of
+/// its type.
+unsafe fn proc_ranks(value: &Value, nspace: &[c_char; ffi::MAX_NSLEN + 1]) -> Vec<u32> {
+    if value.kind != ffi::TYPE_DATA_ARRAY {
+        return Vec::new();
+    }
+    // SAFETY: the tag says the union holds the array pointer (the caller's contract).
+    let array = unsafe { value.data.array };
+    // SAFETY: a non-null data array pointer from PMIx points at an initialised array.
+    let Some(array) = (unsafe { array.as_ref() }) else {
+        return Vec::new();
+    };
+    if array.kind != ffi::TYPE_PROC || array.array.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: the array holds `size` pmix_proc_t (the caller's contract).
+    let procs = unsafe { std::slice::from_raw_parts(array.array.cast::<Proc>(), array.size) };
+    let same_job = |p: &Proc| {
+        let end = |n: &[c_char]| n.iter().position(|&c| c == 0).unwrap_or(n.len());
+        p.nspace[..end(&p.nspace)] == nspace[..end(nspace)]
+    };
+    procs
+        .iter()
+        .filter(|p| same_job(p))
+        .map(|p| p.rank)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pset_members_are_this_jobs_procs_in_an_array() {
+        let name = |text: &str| {
+            let mut n = [0 as c_char; ffi::MAX_NSLEN + 1];
+            for (d, &s) in n.iter_mut().zip(text.as_bytes()) {
+                *d = s as c_char;
+            }
+            n
+        };
+        let mine = name("prterun-vm-1@1");
+        let mut procs = [
+            Proc {
+                nspace: mine,
+                rank: 2,
+            },
+            Proc {
+                nspace: name("prterun-vm-1@2"),
+                rank: 0,
+            },
+            Proc {
+                nspace: mine,
+                rank: 0,
+            },
+        ];
+        let mut array = ffi::DataArray {
+            kind: ffi::TYPE_PROC,
+            size: procs.len(),
+            array: procs.as_mut_ptr().cast(),
+        };
+        let value = Value {
+            kind: ffi::TYPE_DATA_ARRAY,
+            data: ValueData { array: &mut array },
+        };
+        // SAFETY: the value holds a live array of 3 procs.
+        assert_eq!(unsafe { proc_ranks(&value, &mine) }, vec![2, 0]);
+        let text = Value {
+            kind: ffi::TYPE_STRING,
+            data: ValueData { words: [0; 3] },
+        };
+        // SAFETY: an initialised value of another type.
+        assert!(unsafe { proc_ranks(&text, &mine) }.is_empty());
+    }
 
     #[test]
     fn node_ids_become_dense_indices() {
