@@ -20,6 +20,7 @@ mod int_names;
 mod memory;
 pub mod objects;
 pub mod requests;
+mod small;
 pub mod status;
 mod thread_ranks;
 mod win_object;

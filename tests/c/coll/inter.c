@@ -145,6 +145,23 @@ int main(int argc, char **argv)
     MPI_Request_free(&req);
     /* scan is not defined on intercommunicators */
     EXPECT_CLASS(MPI_Scan(&mine, &s, 1, MPI_INT, MPI_SUM, inter), MPI_ERR_COMM);
+    /* MPI_IN_PLACE is not defined on intercommunicators: alltoallv and alltoallw refuse it
+     * alike, before anything moves (alltoallw ran with no send parts and hung) */
+    int counts[64], displs[64], bytes[64];
+    MPI_Datatype types[64];
+    for (int r = 0; r < rsize; r++) {
+        counts[r] = 1;
+        displs[r] = r;
+        bytes[r] = (int)(r * sizeof(int));
+        types[r] = MPI_INT;
+    }
+    EXPECT_ERR(MPI_Alltoallv(MPI_IN_PLACE, counts, displs, MPI_INT, out, counts, displs, MPI_INT,
+                             inter),
+               MPI_ERR_BUFFER, "MPI_Alltoallv", "sendbuf=MPI_IN_PLACE");
+    EXPECT_ERR(MPI_Alltoallw(MPI_IN_PLACE, counts, bytes, types, out, counts, bytes, types,
+                             inter),
+               MPI_ERR_BUFFER, "MPI_Alltoallw", "sendbuf=MPI_IN_PLACE");
+    EXPECT_OK(MPI_Barrier(inter));
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
     MPI_Finalize();

@@ -5,7 +5,6 @@
 //! Arguments are checked with `coll_args.rs`; the algorithms are in `weft_core::coll`.
 
 use std::ffi::{c_int, c_void};
-use std::sync::Arc;
 
 use weft_core::coll;
 use weft_core::datatype::{Buf, Type};
@@ -20,6 +19,7 @@ use crate::args::Int;
 use crate::constants::{MPI_BOR, MPI_BYTE};
 use crate::ctypes::*;
 use crate::objects::CommRef;
+use crate::small::Small;
 use crate::{datatypes, objects, thread_ranks};
 
 /// The arguments of a blocking reduction that need no checks beyond those made here.
@@ -517,25 +517,53 @@ pub(crate) unsafe fn reduce_local(
     core(func, coll::reduce_local(&input, &inout, &red))
 }
 
-/// Reduce-scatter with `counts[i]` elements for rank i.
+/// A reduce-scatter's element counts per rank: `MPI_Reduce_scatter`'s array (borrowed), or
+/// `MPI_Reduce_scatter_block`'s one count for each of `n` ranks.
+#[derive(Clone, Copy)]
+enum Counts<'a, C> {
+    Each(&'a [C]),
+    Same(i64, usize),
+}
+
+impl<C: Int> Counts<'_, C> {
+    fn len(&self) -> usize {
+        match self {
+            Counts::Each(a) => a.len(),
+            Counts::Same(_, n) => *n,
+        }
+    }
+
+    fn at(&self, i: usize) -> i64 {
+        match self {
+            Counts::Each(a) => a[i].get(),
+            Counts::Same(v, _) => *v,
+        }
+    }
+
+    fn total(&self) -> i64 {
+        (0..self.len()).map(|i| self.at(i)).sum()
+    }
+}
+
+/// Reduce-scatter with `counts.at(i)` elements for rank i.
 ///
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-unsafe fn reduce_scatter_counts(
+unsafe fn reduce_scatter_counts<C: Int>(
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    counts: &[i64],
+    counts: Counts<C>,
     datatype: MPI_Datatype,
     op: MPI_Op,
-    c: &Arc<Comm>,
+    c: &CommRef,
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
     let sizes = byte_sizes(&dt, counts, func)?;
-    let total: i64 = counts.iter().sum();
-    let mine = counts[c.rank as usize];
+    let total = counts.total();
+    let mine = counts.at(c.rank as usize);
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let output = unsafe { buf_at(recvbuf as usize, mine, &dt, func, "recvbuf", "recvcount") }?;
     let input = if is_in_place(sendbuf) && !c.is_inter() {
@@ -555,17 +583,17 @@ unsafe fn reduce_scatter_counts(
         || coll::reduce_scatter(c, &input, &output, &red, &sizes),
         || {
             let (c, red, input, output, sizes) =
-                (c.clone(), red.clone(), input, output, sizes.clone());
+                (c.to_arc(), red.clone(), input, output, sizes.clone());
             move |o| coll::ireduce_scatter(&c, &input, &output, &red, &sizes, o)
         },
     )
 }
 
-/// The bytes of `counts[i]` elements of `dt`, for each `i`.
-fn byte_sizes(dt: &Type, counts: &[i64], func: &str) -> MpiResult<Vec<usize>> {
-    let mut sizes = Vec::with_capacity(counts.len());
-    for (i, &n) in counts.iter().enumerate() {
-        let b = usize::try_from(n)
+/// The bytes of `counts.at(i)` elements of `dt`, for each `i`.
+fn byte_sizes<C: Int>(dt: &Type, counts: Counts<C>, func: &str) -> MpiResult<Small<usize>> {
+    Small::try_from_fn(counts.len(), 0, |i| {
+        let n = counts.at(i);
+        usize::try_from(n)
             .ok()
             .and_then(|n| dt.bytes_for(n))
             .ok_or_else(|| {
@@ -573,10 +601,8 @@ fn byte_sizes(dt: &Type, counts: &[i64], func: &str) -> MpiResult<Vec<usize>> {
                     ErrorClass::Count,
                     format!("{func}(recvcounts[{i}]={n}): negative or too large"),
                 )
-            })?;
-        sizes.push(b);
-    }
-    Ok(sizes)
+            })
+    })
 }
 
 /// Reduce-scatter on a thread communicator, by its rank `me` (`counts` per rank).
@@ -584,11 +610,11 @@ fn byte_sizes(dt: &Type, counts: &[i64], func: &str) -> MpiResult<Vec<usize>> {
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-unsafe fn thread_reduce_scatter(
+unsafe fn thread_reduce_scatter<C: Int>(
     (c, tc, me): (&Comm, &ThreadComm, u32),
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    counts: &[i64],
+    counts: Counts<C>,
     datatype: MPI_Datatype,
     op: MPI_Op,
     func: &str,
@@ -596,12 +622,12 @@ unsafe fn thread_reduce_scatter(
 ) -> MpiResult<MPI_Request> {
     let (dt, red) = op_for(op, datatype, func)?;
     let sizes = byte_sizes(&dt, counts, func)?;
-    let total: i64 = counts.iter().sum();
+    let total = counts.total();
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let output = unsafe {
         buf_at(
             recvbuf as usize,
-            counts[me as usize],
+            counts.at(me as usize),
             &dt,
             func,
             "recvbuf",
@@ -636,7 +662,7 @@ pub(crate) unsafe fn reduce_scatter<C: Int>(
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     // SAFETY: the caller passes one count per rank.
-    let counts = |n: usize| unsafe { array(recvcounts, n, func, "recvcounts") };
+    let counts = |n: usize| unsafe { array(recvcounts, n, func, "recvcounts") }.map(Counts::Each);
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe { reduce_scatter_on(comm, sendbuf, recvbuf, counts, datatype, op, func, nb) }
 }
@@ -661,7 +687,7 @@ pub(crate) unsafe fn reduce_scatter_block(
             format!("{func}(recvcount={recvcount}): negative count"),
         ));
     }
-    let counts = |n: usize| -> MpiResult<Vec<i64>> { Ok(vec![recvcount; n]) };
+    let counts = |n: usize| Ok(Counts::<i64>::Same(recvcount, n));
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     unsafe { reduce_scatter_on(comm, sendbuf, recvbuf, counts, datatype, op, func, nb) }
 }
@@ -672,11 +698,11 @@ pub(crate) unsafe fn reduce_scatter_block(
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-unsafe fn reduce_scatter_on(
+unsafe fn reduce_scatter_on<'a, C: Int + 'a>(
     comm: MPI_Comm,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
-    counts: impl Fn(usize) -> MpiResult<Vec<i64>>,
+    counts: impl Fn(usize) -> MpiResult<Counts<'a, C>>,
     datatype: MPI_Datatype,
     op: MPI_Op,
     func: &str,
@@ -686,13 +712,13 @@ unsafe fn reduce_scatter_on(
         let counts = counts(tc.size() as usize)?;
         let on = (&**c, &**tc, me);
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe { thread_reduce_scatter(on, sendbuf, recvbuf, &counts, datatype, op, func, nb) }
+        unsafe { thread_reduce_scatter(on, sendbuf, recvbuf, counts, datatype, op, func, nb) }
     });
     if let Some(r) = on_thread {
         return r;
     }
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let counts = counts(c.size() as usize)?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe { reduce_scatter_counts(sendbuf, recvbuf, &counts, datatype, op, &c, func, nb) }
+    unsafe { reduce_scatter_counts(sendbuf, recvbuf, counts, datatype, op, &c, func, nb) }
 }

@@ -23,6 +23,7 @@ use crate::ctypes::*;
 use crate::datatypes::TypeRef;
 use crate::objects::CommRef;
 use crate::requests::request_handle;
+use crate::small::Small;
 use crate::{datatypes, objects};
 
 pub(crate) fn is_in_place(p: *const c_void) -> bool {
@@ -188,84 +189,167 @@ pub(crate) fn keep(bufs: &[&dyn Keep]) -> Vec<Arc<Type>> {
     out
 }
 
-/// Read `n` integers of a count or displacement array.
+/// The `n` entries of a count, displacement or datatype array, borrowed (no copy).
 ///
 /// # Safety
-/// `p` must be null or point to `n` readable integers.
-pub(crate) unsafe fn array<T: Int>(
+/// `p` must be null or point to `n` readable entries, left alone for the call.
+pub(crate) unsafe fn array<'a, T>(
     p: *const T,
     n: usize,
     func: &str,
     arg: &str,
-) -> MpiResult<Vec<i64>> {
+) -> MpiResult<&'a [T]> {
     if n == 0 {
-        return Ok(Vec::new());
+        return Ok(&[]);
     }
     non_null(p, func, arg)?;
     // SAFETY: non-null and `n` elements long per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) }
-        .iter()
-        .map(|v| v.get())
-        .collect())
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
-/// Read `n` datatype handles (alltoallw).
-///
-/// # Safety
-/// `p` must be null or point to `n` readable handles.
-pub(crate) unsafe fn types(
-    p: *const MPI_Datatype,
-    n: usize,
-    func: &str,
-    arg: &str,
-) -> MpiResult<Vec<MPI_Datatype>> {
-    if n == 0 {
-        return Ok(Vec::new());
+/// The parts of a `v` buffer.
+pub(crate) type Parts = Small<Buf>;
+
+impl Small<Buf> {
+    /// No parts (the side of a rooted collective that a non-root leaves out).
+    pub(crate) fn none() -> Parts {
+        Small::filled(0, Buf::EMPTY)
     }
-    non_null(p, func, arg)?;
-    // SAFETY: non-null and `n` elements long per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
 }
 
-/// Per-rank parts of a `v` buffer: `counts[i]` instances at `base + displs[i] * extent`
-/// (bytes for `byte_displs`).
+impl Keep for Parts {
+    fn keep_into(&self, out: &mut Vec<Arc<Type>>) {
+        for b in self.iter() {
+            b.keep_into(out)
+        }
+    }
+}
+
+/// The checked datatypes of a `v` or `w` buffer's parts.
+pub(crate) enum PartTypes<'a> {
+    /// One datatype for every part; `None` only where there are no parts.
+    One(Option<TypeRef>),
+    /// A handle per part (the `w` forms) and their argument's name: each part resolves its
+    /// own, already checked by `each`.
+    Each(&'a [MPI_Datatype], &'a str),
+}
+
+impl<'a> PartTypes<'a> {
+    /// `handle` for `n` parts, checked only where there are parts.
+    pub(crate) fn one(handle: MPI_Datatype, n: usize, func: &str, arg: &str) -> MpiResult<Self> {
+        let t = (n > 0).then(|| datatypes::committed_ref(handle, func, arg));
+        Ok(PartTypes::One(t.transpose()?))
+    }
+
+    /// A handle per part, each checked (in order) to be a committed datatype.
+    pub(crate) fn each(handles: &'a [MPI_Datatype], func: &str, arg: &'a str) -> MpiResult<Self> {
+        for &h in handles {
+            datatypes::committed_ref(h, func, arg)?;
+        }
+        Ok(PartTypes::Each(handles, arg))
+    }
+}
+
+/// The parts of a `v` buffer for `n` peers: part i is `count` instances at
+/// `base + displ * extent` (bytes for `byte_displs`), where `(count, displ) = layout(i)`.
 ///
 /// # Safety
-/// Each part is a message buffer (`buf_at`'s contract).
+/// Each part is a message buffer (`buf_at`'s contract); `PartTypes::Each` holds `n` handles.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn parts(
     base: *const c_void,
-    counts: &[i64],
-    displs: &[i64],
-    dts: &[Arc<Type>],
+    n: usize,
+    layout: impl Fn(usize) -> (i64, i64),
+    types: &PartTypes,
     byte_displs: bool,
     func: &str,
     buf_arg: &str,
     counts_arg: &str,
-) -> MpiResult<Vec<Buf>> {
-    counts
-        .iter()
-        .zip(displs)
-        .zip(dts)
-        .enumerate()
-        .map(|(i, ((&c, &d), dt))| {
-            let scale = if byte_displs { 1 } else { dt.extent as i64 };
-            let addr = (base as usize).wrapping_add_signed(d.wrapping_mul(scale) as isize);
-            let addr = if c == 0 { base as usize } else { addr };
-            // The argument's name is only formatted for an error message.
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            unsafe {
-                buf_at(
-                    addr,
-                    c,
-                    dt,
-                    func,
-                    buf_arg,
-                    format_args!("{counts_arg}[{i}]"),
-                )
-            }
-        })
-        .collect()
+) -> MpiResult<Parts> {
+    let part = |i: usize, dt: &Arc<Type>| {
+        let (c, d) = layout(i);
+        let scale = if byte_displs { 1 } else { dt.extent as i64 };
+        let addr = (base as usize).wrapping_add_signed(d.wrapping_mul(scale) as isize);
+        let addr = if c == 0 { base as usize } else { addr };
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        if let Some(b) = unsafe { dense_part(addr, c, dt) } {
+            return Ok(b);
+        }
+        // The argument's name is only formatted for an error message.
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        unsafe {
+            buf_at(
+                addr,
+                c,
+                dt,
+                func,
+                buf_arg,
+                format_args!("{counts_arg}[{i}]"),
+            )
+        }
+    };
+    match types {
+        PartTypes::One(Some(dt)) => Small::try_from_fn(n, Buf::EMPTY, |i| part(i, dt)),
+        PartTypes::One(None) => Ok(Parts::none()),
+        PartTypes::Each(handles, arg) => Small::try_from_fn(n, Buf::EMPTY, |i| {
+            let t = datatypes::committed_ref(handles[i], func, arg)?;
+            part(i, &t)
+        }),
+    }
+}
+
+/// `buf_at` for a predefined type whose instances are consecutive bytes, in a few
+/// instructions; `None` for any other type, and where `buf_at` has an error to report.
+///
+/// # Safety
+/// `buf_at`'s contract.
+#[inline(always)]
+unsafe fn dense_part(addr: usize, count: i64, t: &Type) -> Option<Buf> {
+    if t.predefined.is_none() || !t.is_contiguous() {
+        return None;
+    }
+    let bytes = usize::try_from(count)
+        .ok()?
+        .checked_mul(t.size)
+        .filter(|&b| b <= isize::MAX as usize)?;
+    if bytes > 0 && (addr == 0 || addr == MPI_IN_PLACE) {
+        return None;
+    }
+    // SAFETY: the caller's contract; these bytes are the instances (a predefined contiguous
+    // type's first byte is at its address), what `Buf::typed` would make of them.
+    Some(unsafe { Buf::new(addr, bytes) })
+}
+
+/// The parts of a `v` buffer from its arrays: part i is `counts[i]` instances at `displs[i]`
+/// (see `parts`).
+///
+/// # Safety
+/// `parts`' contract; `counts` and `displs` are equally long.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn parts_of<C: Int, D: Int>(
+    base: *const c_void,
+    (counts, displs): (&[C], &[D]),
+    types: &PartTypes,
+    byte_displs: bool,
+    func: &str,
+    buf_arg: &str,
+    counts_arg: &str,
+) -> MpiResult<Parts> {
+    let layout = |i: usize| (counts[i].get(), displs[i].get());
+    let n = counts.len();
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        parts(
+            base,
+            n,
+            layout,
+            types,
+            byte_displs,
+            func,
+            buf_arg,
+            counts_arg,
+        )
+    }
 }
 
 pub(crate) fn op_for(
@@ -426,7 +510,7 @@ pub(crate) unsafe fn side(
     func: &str,
     names: (&str, &str, &str),
 ) -> MpiResult<Buf> {
-    let dt = dtype(datatype, func, names.2)?;
+    let dt = datatypes::committed_ref(datatype, func, names.2)?;
     if count < 0 {
         return Err(MpiError::new(
             ErrorClass::Count,
@@ -483,22 +567,13 @@ pub(crate) unsafe fn varying<C: Int, D: Int>(
     n: usize,
     func: &str,
     names: (&str, &str, &str),
-) -> MpiResult<Vec<Buf>> {
-    let dt = dtype(datatype, func, names.2)?;
+) -> MpiResult<Parts> {
+    let types = PartTypes::One(Some(datatypes::committed_ref(datatype, func, names.2)?));
     // SAFETY: forwarded caller contract (arrays of n entries, then the parts).
     unsafe {
         let counts = array(counts, n, func, names.1)?;
         let displs = array(displs, n, func, "displs")?;
-        parts(
-            buf,
-            &counts,
-            &displs,
-            &vec![dt; n],
-            false,
-            func,
-            names.0,
-            names.1,
-        )
+        parts_of(buf, (counts, displs), &types, false, func, names.0, names.1)
     }
 }
 

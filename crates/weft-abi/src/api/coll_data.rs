@@ -3,10 +3,9 @@
 //! nonblocking and persistent forms and their `_c` twins (`family.rs`).
 
 use std::ffi::{c_int, c_void};
-use std::sync::Arc;
 
 use weft_core::coll;
-use weft_core::datatype::{Buf, Type};
+use weft_core::datatype::Buf;
 use weft_core::error::MpiResult;
 use weft_core::object::Comm;
 
@@ -255,14 +254,14 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
             // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
             unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?
         } else {
-            Vec::new()
+            Parts::none()
         };
         thread_finish(func, nb, c, || tc.gatherv(me, send.as_ref(), &recv, root))
     });
     if let Some(r) = on_thread {
         return r;
     }
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
     let n = c.peer_size() as usize;
@@ -273,7 +272,7 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
         // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
         unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?
     } else {
-        Vec::new()
+        Parts::none()
     };
     check_alias(send.as_slice(), &recv, func)?;
     finish(
@@ -283,7 +282,7 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::gatherv(&c, send.as_ref(), &recv, root),
         || {
-            let (c, send, recv) = (c.clone(), send, recv.clone());
+            let (c, send, recv) = (c.to_arc(), send, recv.clone());
             move |o| coll::igatherv(&c, send.as_ref(), &recv, root, o)
         },
     )
@@ -373,7 +372,7 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
             // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
             unsafe { varying(sendbuf, arrays, sendtype, n, func, SEND_V) }?
         } else {
-            Vec::new()
+            Parts::none()
         };
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { thread_block(me == root, recvbuf, recvcount, recvtype, func, RECV) }?;
@@ -382,7 +381,7 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     if let Some(r) = on_thread {
         return r;
     }
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
     let n = c.peer_size() as usize;
@@ -391,7 +390,7 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
         // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
         unsafe { varying(sendbuf, arrays, sendtype, n, func, SEND_V) }?
     } else {
-        Vec::new()
+        Parts::none()
     };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
@@ -403,7 +402,7 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::scatterv(&c, &send, recv.as_ref(), root),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv);
+            let (c, send, recv) = (c.to_arc(), send.clone(), recv);
             move |o| coll::iscatterv(&c, &send, recv.as_ref(), root, o)
         },
     )
@@ -487,7 +486,7 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
     if let Some(r) = on_thread {
         return r;
     }
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let n = c.peer_size() as usize;
     let send = if is_in_place(sendbuf) && !c.is_inter() {
         None
@@ -506,7 +505,7 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::allgatherv(&c, send.as_ref(), &recv),
         || {
-            let (c, send, recv) = (c.clone(), send, recv.clone());
+            let (c, send, recv) = (c.to_arc(), send, recv.clone());
             move |o| coll::iallgatherv(&c, send.as_ref(), &recv, o)
         },
     )
@@ -567,28 +566,34 @@ pub(crate) unsafe fn alltoall(
     )
 }
 
+/// One side of alltoallv or alltoallw: counts, displacements and the datatype handles (one
+/// for all, or one per rank).
+type VwSide<'a, C, D> = (*const C, *const D, Handles<'a>);
+
+/// The datatype argument of a `v` side (one handle) or a `w` side (a handle per rank).
+#[derive(Clone, Copy)]
+enum Handles<'a> {
+    One(MPI_Datatype),
+    Each(&'a [MPI_Datatype]),
+}
+
 /// Alltoallv and alltoallw: per-rank counts, displacements (in elements for v, bytes for w)
 /// and datatypes.
 ///
 /// # Safety
 /// Every array holds one entry per rank (the send arrays are ignored with `MPI_IN_PLACE`).
-#[allow(clippy::too_many_arguments)]
 unsafe fn alltoallvw<C: Int, D: Int>(
-    sendbuf: *const c_void,
-    (sendcounts, sdispls, sendtypes): (*const C, *const D, &[MPI_Datatype]),
-    recvbuf: *mut c_void,
-    (recvcounts, rdispls, recvtypes): (*const C, *const D, &[MPI_Datatype]),
+    (sendbuf, s): (*const c_void, VwSide<C, D>),
+    (recvbuf, r): (*mut c_void, VwSide<C, D>),
     byte_displs: bool,
-    c: &Arc<Comm>,
+    c: &CommRef,
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
     let n = c.peer_size() as usize;
-    let s = (sendcounts, sdispls, sendtypes);
-    let r = (recvcounts, rdispls, recvtypes);
     let (send, recv) =
         // SAFETY: forwarded caller contract.
-        unsafe { vw_parts(sendbuf, s, recvbuf, r, byte_displs, n, !c.is_inter(), func) }?;
+        unsafe { vw_parts((sendbuf, s), (recvbuf, r), byte_displs, n, !c.is_inter(), func) }?;
     check_alias(send.as_deref().unwrap_or_default(), &recv, func)?;
     finish(
         func,
@@ -597,10 +602,37 @@ unsafe fn alltoallvw<C: Int, D: Int>(
         || keep(&[&send, &recv]),
         || coll::alltoallv(c, send.as_deref(), &recv),
         || {
-            let (c, send, recv) = (c.clone(), send.clone(), recv.clone());
+            let (c, send, recv) = (c.to_arc(), send.clone(), recv.clone());
             move |o| coll::ialltoallv(&c, send.as_deref(), &recv, o)
         },
     )
+}
+
+/// The parts of one side of alltoallv or alltoallw for `n` ranks; `names` are the buffer,
+/// counts, displacements and datatype arguments' names.
+///
+/// # Safety
+/// Every array holds `n` entries and the buffer every part.
+unsafe fn vw_side<C: Int, D: Int>(
+    buf: *const c_void,
+    (counts, displs, handles): VwSide<C, D>,
+    byte_displs: bool,
+    n: usize,
+    func: &str,
+    names: [&str; 4],
+) -> MpiResult<Parts> {
+    let types = match handles {
+        Handles::One(h) => PartTypes::one(h, n, func, names[3])?,
+        Handles::Each(hs) => PartTypes::each(hs, func, names[3])?,
+    };
+    // SAFETY: one entry per rank and every part in the buffer, per the caller's contract.
+    unsafe {
+        let arrays = (
+            array(counts, n, func, names[1])?,
+            array(displs, n, func, names[2])?,
+        );
+        parts_of(buf, arrays, &types, byte_displs, func, names[0], names[1])
+    }
 }
 
 /// The parts of alltoallv and alltoallw for `n` ranks (send `None`: `MPI_IN_PLACE`, where
@@ -608,66 +640,24 @@ unsafe fn alltoallvw<C: Int, D: Int>(
 ///
 /// # Safety
 /// Every array holds `n` entries (the send arrays are ignored with `MPI_IN_PLACE`).
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 unsafe fn vw_parts<C: Int, D: Int>(
-    sendbuf: *const c_void,
-    (sendcounts, sdispls, sendtypes): (*const C, *const D, &[MPI_Datatype]),
-    recvbuf: *mut c_void,
-    (recvcounts, rdispls, recvtypes): (*const C, *const D, &[MPI_Datatype]),
+    (sendbuf, s): (*const c_void, VwSide<C, D>),
+    (recvbuf, r): (*mut c_void, VwSide<C, D>),
     byte_displs: bool,
     n: usize,
     in_place_ok: bool,
     func: &str,
-) -> MpiResult<(Option<Vec<Buf>>, Vec<Buf>)> {
-    let resolve = |handles: &[MPI_Datatype], arg: &str| -> MpiResult<Vec<Arc<Type>>> {
-        handles.iter().map(|&h| dtype(h, func, arg)).collect()
-    };
+) -> MpiResult<(Option<Parts>, Parts)> {
     let send = if is_in_place(sendbuf) && in_place_ok {
         None
     } else {
-        let dts = resolve(sendtypes, "sendtype")?;
-        // SAFETY: one entry per rank, per the caller's contract.
-        let (counts, displs) = unsafe {
-            (
-                array(sendcounts, n, func, "sendcounts")?,
-                array(sdispls, n, func, "sdispls")?,
-            )
-        };
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe {
-            parts(
-                sendbuf,
-                &counts,
-                &displs,
-                &dts,
-                byte_displs,
-                func,
-                "sendbuf",
-                "sendcounts",
-            )
-        }?)
+        let names = ["sendbuf", "sendcounts", "sdispls", "sendtype"];
+        // SAFETY: forwarded caller contract.
+        Some(unsafe { vw_side(sendbuf, s, byte_displs, n, func, names) }?)
     };
-    let dts = resolve(recvtypes, "recvtype")?;
-    // SAFETY: one entry per rank, per the caller's contract.
-    let (counts, displs) = unsafe {
-        (
-            array(recvcounts, n, func, "recvcounts")?,
-            array(rdispls, n, func, "rdispls")?,
-        )
-    };
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe {
-        parts(
-            recvbuf,
-            &counts,
-            &displs,
-            &dts,
-            byte_displs,
-            func,
-            "recvbuf",
-            "recvcounts",
-        )
-    }?;
+    let names = ["recvbuf", "recvcounts", "rdispls", "recvtype"];
+    // SAFETY: forwarded caller contract.
+    let recv = unsafe { vw_side(recvbuf, r, byte_displs, n, func, names) }?;
     Ok((send, recv))
 }
 
@@ -689,27 +679,20 @@ pub(crate) unsafe fn alltoallv<C: Int, D: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
+    let s = (sendbuf, (sendcounts, sdispls, Handles::One(sendtype)));
+    let r = (recvbuf, (recvcounts, rdispls, Handles::One(recvtype)));
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let n = tc.size() as usize;
-        let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
-        let s = (sendcounts, sdispls, &st[..]);
-        let r = (recvcounts, rdispls, &rt[..]);
         // SAFETY: forwarded caller contract.
-        let (send, recv) = unsafe { vw_parts(sendbuf, s, recvbuf, r, false, n, true, func) }?;
+        let (send, recv) = unsafe { vw_parts(s, r, false, n, true, func) }?;
         thread_finish(func, nb, c, || tc.alltoallv(me, send.as_deref(), &recv))
     });
     if let Some(r) = on_thread {
         return r;
     }
-    let c = comm_of(comm, func)?;
-    let n = c.peer_size() as usize;
-    let (st, rt) = (vec![sendtype; n], vec![recvtype; n]);
-    let (s, r) = (
-        (sendcounts, sdispls, &st[..]),
-        (recvcounts, rdispls, &rt[..]),
-    );
+    let c = comm_ref(comm, func)?;
     // SAFETY: forwarded caller contract.
-    unsafe { alltoallvw(sendbuf, s, recvbuf, r, false, &c, func, nb) }
+    unsafe { alltoallvw(s, r, false, &c, func, nb) }
 }
 
 /// The alltoallw family (displacements in bytes, a datatype per rank).
@@ -733,45 +716,46 @@ pub(crate) unsafe fn alltoallw<C: Int, D: Int>(
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let n = tc.size() as usize;
         // SAFETY: one type per rank, per the caller's contract.
-        let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, func) }?;
-        let s = (sendcounts, sdispls, &st[..]);
-        let r = (recvcounts, rdispls, &rt[..]);
+        let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, true, func) }?;
+        let s = (sendbuf, (sendcounts, sdispls, Handles::Each(st)));
+        let r = (recvbuf, (recvcounts, rdispls, Handles::Each(rt)));
         // SAFETY: forwarded caller contract.
-        let (send, recv) = unsafe { vw_parts(sendbuf, s, recvbuf, r, true, n, true, func) }?;
+        let (send, recv) = unsafe { vw_parts(s, r, true, n, true, func) }?;
         thread_finish(func, nb, c, || tc.alltoallv(me, send.as_deref(), &recv))
     });
     if let Some(r) = on_thread {
         return r;
     }
-    let c = comm_of(comm, func)?;
+    let c = comm_ref(comm, func)?;
     let n = c.peer_size() as usize;
+    let in_place_ok = !c.is_inter();
     // SAFETY: one type per rank, per the caller's contract.
-    let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, func) }?;
-    let (s, r) = (
-        (sendcounts, sdispls, &st[..]),
-        (recvcounts, rdispls, &rt[..]),
-    );
+    let (st, rt) = unsafe { w_types(sendbuf, (sendtypes, recvtypes), n, in_place_ok, func) }?;
+    let s = (sendbuf, (sendcounts, sdispls, Handles::Each(st)));
+    let r = (recvbuf, (recvcounts, rdispls, Handles::Each(rt)));
     // SAFETY: forwarded caller contract.
-    unsafe { alltoallvw(sendbuf, s, recvbuf, r, true, &c, func, nb) }
+    unsafe { alltoallvw(s, r, true, &c, func, nb) }
 }
 
-/// Alltoallw's `n` send and receive datatypes (no send types with `MPI_IN_PLACE`).
+/// Alltoallw's `n` send and receive datatypes (no send types with `MPI_IN_PLACE` where
+/// `in_place_ok`; elsewhere the send side then reports `MPI_IN_PLACE`).
 ///
 /// # Safety
 /// Each array holds `n` types (the send array is unused with `MPI_IN_PLACE`).
-unsafe fn w_types(
+unsafe fn w_types<'a>(
     sendbuf: *const c_void,
     (sendtypes, recvtypes): (*const MPI_Datatype, *const MPI_Datatype),
     n: usize,
+    in_place_ok: bool,
     func: &str,
-) -> MpiResult<(Vec<MPI_Datatype>, Vec<MPI_Datatype>)> {
+) -> MpiResult<(&'a [MPI_Datatype], &'a [MPI_Datatype])> {
     // SAFETY: forwarded caller contract.
     unsafe {
-        let st = if is_in_place(sendbuf) {
-            Vec::new()
+        let st = if is_in_place(sendbuf) && in_place_ok {
+            &[]
         } else {
-            types(sendtypes, n, func, "sendtypes")?
+            array(sendtypes, n, func, "sendtypes")?
         };
-        Ok((st, types(recvtypes, n, func, "recvtypes")?))
+        Ok((st, array(recvtypes, n, func, "recvtypes")?))
     }
 }

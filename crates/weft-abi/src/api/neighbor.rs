@@ -7,17 +7,18 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use weft_core::coll::{self, Neighbors};
-use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 
 use crate::api::coll_args::{
-    array, dtype, finish, intra_of, is_in_place, keep, parts, side, types, varying, RECV, RECV_V,
-    SEND,
+    array, finish, intra_of, is_in_place, keep, parts, parts_of, side, varying, PartTypes, Parts,
+    RECV, RECV_V, SEND,
 };
 use crate::api::family::Mode;
 use crate::args::Int;
 use crate::ctypes::*;
+use crate::datatypes;
+use crate::small::Small;
 
 fn topo_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Neighbors)> {
     let c = intra_of(comm, func)?;
@@ -40,8 +41,8 @@ fn run(
     nb: Mode,
     c: Arc<Comm>,
     n: Neighbors,
-    send: Vec<Buf>,
-    recv: Vec<Buf>,
+    send: Parts,
+    recv: Parts,
 ) -> MpiResult<MPI_Request> {
     finish(
         func,
@@ -67,28 +68,17 @@ unsafe fn blocks(
     n: usize,
     func: &str,
     names: (&str, &str, &str),
-) -> MpiResult<Vec<Buf>> {
-    let t = dtype(datatype, func, names.2)?;
+) -> MpiResult<Parts> {
+    let t = PartTypes::One(Some(datatypes::committed_ref(datatype, func, names.2)?));
     if count < 0 {
         return Err(MpiError::new(
             ErrorClass::Count,
             format!("{func}({}={count}): negative count", names.1),
         ));
     }
-    let displs: Vec<i64> = (0..n as i64).map(|k| k * count).collect();
+    let layout = |k: usize| (count, (k as i64).wrapping_mul(count));
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe {
-        parts(
-            buf,
-            &vec![count; n],
-            &displs,
-            &vec![t; n],
-            false,
-            func,
-            names.0,
-            names.1,
-        )
-    }
+    unsafe { parts(buf, n, layout, &t, false, func, names.0, names.1) }
 }
 
 /// # Safety
@@ -111,7 +101,7 @@ pub(crate) unsafe fn neighbor_allgather(
     no_in_place(sendbuf, func, "sendbuf")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
-    let send = vec![s; n.destinations.len()];
+    let send = Small::filled(n.destinations.len(), s);
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV) }?;
     run(func, nb, c, n, send, recv)
@@ -137,7 +127,7 @@ pub(crate) unsafe fn neighbor_allgatherv<C: Int, D: Int>(
     no_in_place(sendbuf, func, "sendbuf")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
-    let send = vec![s; n.destinations.len()];
+    let send = Small::filled(n.destinations.len(), s);
     let k = n.sources.len();
     let arrays = (recvcounts, displs);
     // SAFETY: the arrays hold one entry per source and the buffer every part.
@@ -203,23 +193,23 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     let (st, rt) = unsafe {
         (
             match sendtypes {
-                Ok(p) => types(p, out, func, "sendtypes")?,
-                Err(h) => vec![h; out],
+                Ok(p) => Ok(array(p, out, func, "sendtypes")?),
+                Err(h) => Err(h),
             },
             match recvtypes {
-                Ok(p) => types(p, inn, func, "recvtypes")?,
-                Err(h) => vec![h; inn],
+                Ok(p) => Ok(array(p, inn, func, "recvtypes")?),
+                Err(h) => Err(h),
             },
         )
     };
-    let st = st
-        .iter()
-        .map(|&h| dtype(h, func, "sendtypes"))
-        .collect::<MpiResult<Vec<_>>>()?;
-    let rt = rt
-        .iter()
-        .map(|&h| dtype(h, func, "recvtypes"))
-        .collect::<MpiResult<Vec<_>>>()?;
+    let checked = |t: Result<&'static [MPI_Datatype], MPI_Datatype>, n, arg| match t {
+        Ok(handles) => PartTypes::each(handles, func, arg),
+        Err(h) => PartTypes::one(h, n, func, arg),
+    };
+    let (st, rt) = (
+        checked(st, out, "sendtypes")?,
+        checked(rt, inn, "recvtypes")?,
+    );
     // SAFETY: as above.
     let (sc, sd, rc, rd) = unsafe {
         (
@@ -229,32 +219,12 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             array(rdispls, inn, func, "rdispls")?,
         )
     };
+    let names = ("sendbuf", "sendcounts");
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let send = unsafe {
-        parts(
-            sendbuf,
-            &sc,
-            &sd,
-            &st,
-            byte_displs,
-            func,
-            "sendbuf",
-            "sendcounts",
-        )
-    }?;
+    let send = unsafe { parts_of(sendbuf, (sc, sd), &st, byte_displs, func, names.0, names.1) }?;
+    let names = ("recvbuf", "recvcounts");
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe {
-        parts(
-            recvbuf,
-            &rc,
-            &rd,
-            &rt,
-            byte_displs,
-            func,
-            "recvbuf",
-            "recvcounts",
-        )
-    }?;
+    let recv = unsafe { parts_of(recvbuf, (rc, rd), &rt, byte_displs, func, names.0, names.1) }?;
     run(func, nb, c, n, send, recv)
 }
 

@@ -80,7 +80,10 @@ impl Topology {
     }
 
     /// `MPI_Cart_shift`: (source, dest) for a shift by `disp` along `direction`; `None` is
-    /// off the edge of a non-periodic dimension.
+    /// off the edge of a non-periodic dimension. Only the coordinate along `direction`
+    /// changes, so the rank moves by its stride (row-major: the product of the later
+    /// dimensions); no coordinate vector is built (the neighbourhood collectives ask on every
+    /// call).
     pub fn cart_shift(
         dims: &[i32],
         periods: &[bool],
@@ -88,19 +91,19 @@ impl Topology {
         direction: usize,
         disp: i32,
     ) -> (Option<u32>, Option<u32>) {
-        let coords = Topology::cart_coords(dims, rank);
+        let stride: i64 = dims[direction + 1..].iter().map(|&d| d as i64).product();
+        let d = dims[direction] as i64;
+        let c = (rank as i64 / stride) % d;
         let at = |delta: i64| -> Option<u32> {
-            let mut c = coords.clone();
-            let d = dims[direction] as i64;
-            let v = c[direction] as i64 + delta;
-            if periods[direction] {
-                c[direction] = v.rem_euclid(d) as i32;
+            let v = c + delta;
+            let v = if periods[direction] {
+                v.rem_euclid(d)
             } else if v < 0 || v >= d {
                 return None;
             } else {
-                c[direction] = v as i32;
-            }
-            Topology::cart_rank(dims, periods, &c, "").ok()
+                v
+            };
+            Some((rank as i64 + (v - c) * stride) as u32)
         };
         (at(-(disp as i64)), at(disp as i64))
     }
@@ -616,6 +619,21 @@ mod tests {
         assert!(Topology::cart_rank(&d, &p, &[2, 0], "t").is_err());
         assert_eq!(Topology::cart_shift(&d, &p, 0, 0, 1), (None, Some(3)));
         assert_eq!(Topology::cart_shift(&d, &p, 0, 1, 1), (Some(2), Some(1)));
+        // Against coordinates, every rank, direction and shift of a 2x3x4 grid.
+        let (d, p) = ([2, 3, 4], [true, false, true]);
+        for rank in 0..24 {
+            for dir in 0..3 {
+                for disp in -5..=5 {
+                    let at = |delta: i32| {
+                        let mut c = Topology::cart_coords(&d, rank);
+                        c[dir] += delta;
+                        Topology::cart_rank(&d, &p, &c, "t").ok()
+                    };
+                    let want = (at(-disp), at(disp));
+                    assert_eq!(Topology::cart_shift(&d, &p, rank, dir, disp), want);
+                }
+            }
+        }
     }
 
     #[test]
