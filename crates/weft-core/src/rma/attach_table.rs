@@ -8,7 +8,9 @@
 //! - Reader (`read`, any process, wait-free): `seq` with an acquire load, the words (relaxed
 //!   loads), an acquire fence, `seq` again (relaxed). An odd first value or a change means a
 //!   rewrite overlapped the read: `None`, and the caller reaches the target by cross-memory
-//!   attach instead (always correct, only slower), so no reader ever waits for a writer.
+//!   attach instead (always correct for puts and gets, only slower), so they never wait for a
+//!   writer; accumulate-type operations read again instead (`dyn_maps`: their path must not
+//!   depend on the timing of a rewrite), waiting at most for the writer's few stores.
 //!
 //! Proof sketch that a successful read returns exactly the words of one publication. Let the
 //! reader see `seq = s` (even) in both loads. (1) Every word it read was written by a
