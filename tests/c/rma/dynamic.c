@@ -5,7 +5,7 @@
  *   memory is mapped (the rest of an MPI_Alloc_mem page);
  * - detach + attach of new memory: an origin that used the old region reaches the new one
  *   and is refused the old one;
- * - more regions than the published table holds (40): all reachable, values checked;
+ * - 40 regions (more than the first published table held): all reachable, values checked;
  * - a region attached through an MPIX_Win_dup_with_info duplicate is reached through the
  *   parent window;
  * - contention: every rank adds to rank 0's counters with MPI_Fetch_and_op, MPI_Accumulate

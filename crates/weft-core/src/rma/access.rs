@@ -46,6 +46,22 @@ pub struct Region<'a> {
     pieces: OnceLock<(Vec<(usize, usize)>, Vec<usize>)>,
     /// Keeps a peer's mapping (a dynamic window's region) alive while the region is used.
     _keep: Keep,
+    /// Which path accumulate-type operations on these bytes take (`atomic`).
+    pub(super) acc: AccPath,
+}
+
+/// Where accumulate-type operations on a region run, the same in every process for the same
+/// bytes (see `atomic` and `dyn_maps`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccPath {
+    /// CPU atomics on elements of 1, 2, 4 or 8 bytes at aligned addresses (others: the mutex).
+    Atomics,
+    /// The target's accumulate mutex.
+    Mutex,
+    /// Neither here: other processes take CPU atomics on these bytes, which this process does
+    /// not reach by address (a shareable block it could not map, an access spanning regions
+    /// of a dynamic window); atomic-size elements are refused, larger ones take the mutex.
+    Refused,
 }
 
 fn range_error(func: &str, e: std::io::Error) -> MpiError {
@@ -68,6 +84,7 @@ impl<'a> Region<'a> {
             ty,
             pieces: OnceLock::new(),
             _keep: None,
+            acc: AccPath::Mutex,
         }
     }
 
@@ -105,6 +122,15 @@ impl<'a> Region<'a> {
             }
         }
         out
+    }
+
+    /// The pieces of the layout in packed order as addresses of the target process, or of
+    /// this one for mapped memory (their alignment is the same: mappings keep page offsets).
+    pub fn any_pieces(&self) -> Vec<(usize, usize)> {
+        match self.reach {
+            Reach::Mapped(addr) => self.pieces(addr),
+            Reach::Process { base, .. } => self.pieces(base),
+        }
     }
 
     /// For mapped memory: the pieces (address here, length) of the layout in packed order.
@@ -214,10 +240,31 @@ pub fn packed(buf: &Buf) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
+/// Why bytes `lo..hi` (relative to the window's byte 0) are not all in a window of `size`
+/// bytes, saying how far they overlap it.
+fn outside_window(lo: i128, hi: i128, size: u64) -> String {
+    let size_i = size as i128;
+    if lo < size_i && hi > 0 {
+        let outside = (0 - lo).max(0) + (hi - size_i).max(0);
+        format!(
+            "bytes {lo}..{hi} only partly lie in the target's {size} bytes of window memory ({outside} bytes {} it)",
+            if lo < 0 { "before" } else { "past the end of" }
+        )
+    } else {
+        format!("bytes {lo}..{hi} lie outside the target's {size} bytes of window memory")
+    }
+}
+
 impl WinRma {
     /// The target's bytes an operation touches; `MPI_ERR_RMA_RANGE` when they leave the
     /// target's window memory.
-    pub(super) fn region<'a>(&self, t: &Target<'a>, func: &str) -> MpiResult<Region<'a>> {
+    /// `acc`: for an accumulate-type operation (`find_attached`).
+    pub(super) fn region<'a>(
+        &self,
+        t: &Target<'a>,
+        acc: bool,
+        func: &str,
+    ) -> MpiResult<Region<'a>> {
         let peer = &self.peers[t.rank as usize];
         let range = |why: String| {
             Err(MpiError::new(
@@ -242,21 +289,43 @@ impl WinRma {
                 return range("a dynamic window's displacements are addresses".into());
             }
             let (mut reach, mut keep) = (self.reach_process(t.rank), None);
+            let mut path = AccPath::Mutex;
             if touches {
                 if lo < 0 || hi > usize::MAX as i128 {
                     return range(format!("bytes {lo}..{hi} are not addresses"));
                 }
-                match self.find_attached(t.rank, lo as usize, (hi - lo) as usize) {
-                    Found::Mapped { delta, keep: k } => {
+                match self.find_attached(t.rank, lo as usize, (hi - lo) as usize, acc) {
+                    Found::Mapped {
+                        delta,
+                        keep: k,
+                        atomic,
+                    } => {
                         reach = Reach::Mapped(delta);
                         keep = k;
+                        if atomic {
+                            path = AccPath::Atomics;
+                        }
                     }
-                    Found::Process => {}
-                    Found::Outside => {
+                    Found::Process { shared } => {
+                        if shared {
+                            path = AccPath::Refused;
+                        }
+                    }
+                    Found::Outside { near: None } => {
                         return range(format!(
                             "bytes {lo:#x}..{hi:#x} lie outside every region rank {} attached to the window",
                             t.rank
                         ))
+                    }
+                    Found::Outside {
+                        near: Some((base, size)),
+                    } => {
+                        let end = base as u128 + size as u128;
+                        return range(format!(
+                            "bytes {lo:#x}..{hi:#x} only partly lie in the region {base:#x}..{end:#x} rank {} attached to the window ({} of them outside it; the attached regions do not cover them all)",
+                            t.rank,
+                            (hi as u128 - lo as u128) - (end.min(hi as u128) - (base as u128).max(lo as u128))
+                        ));
                     }
                 }
             }
@@ -266,18 +335,18 @@ impl WinRma {
             // SAFETY: the touched bytes lie in memory mapped while `keep` lives (above).
             let mut r = unsafe { Region::new(reach, offset as usize, t.count, t.ty) };
             r._keep = keep;
+            r.acc = path;
             return Ok(r);
         }
         if touches && (lo < 0 || hi > peer.size as i128) {
-            return range(format!(
-                "bytes {lo}..{hi} lie outside the target's {} bytes of window memory",
-                peer.size
-            ));
+            return range(outside_window(lo, hi, peer.size));
         }
         // For mapped memory the typed extent lies inside the target's window memory (checked
         // just above), which stays mapped while the window lives.
         // SAFETY: the typed extent lies in mapped window memory (checked above).
-        Ok(unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) })
+        let mut r = unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) };
+        r.acc = self.acc_path();
+        Ok(r)
     }
 }
 
@@ -287,6 +356,22 @@ mod tests {
     use crate::datatype::predefined::{Datatype, TypeClass};
 
     static INT: Datatype = Datatype::predefined("MPI_INT", 4, TypeClass::SignedInt);
+
+    #[test]
+    fn range_messages_say_how_far_bytes_overlap_the_window() {
+        assert_eq!(
+            outside_window(8, 24, 16),
+            "bytes 8..24 only partly lie in the target's 16 bytes of window memory (8 bytes past the end of it)"
+        );
+        assert_eq!(
+            outside_window(-4, 4, 16),
+            "bytes -4..4 only partly lie in the target's 16 bytes of window memory (4 bytes before it)"
+        );
+        assert_eq!(
+            outside_window(16, 20, 16),
+            "bytes 16..20 lie outside the target's 16 bytes of window memory"
+        );
+    }
 
     /// A vector of 4 blocks of 2 ints, stride 3, in this process reached through
     /// cross-memory attach: sub-ranges of the packed stream split pieces correctly.

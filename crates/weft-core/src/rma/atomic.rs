@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::*};
 
-use super::access::Region;
+use super::access::{AccPath, Region};
 use super::WinRma;
 use crate::op::{OpKind, Reduction};
 
@@ -202,11 +202,20 @@ pub(super) unsafe fn elements(
     }
 }
 
+/// Whether every piece starts and ends on an element boundary (`size` a power of two).
+pub(super) fn aligned(pieces: &[(usize, usize)], size: usize) -> bool {
+    let mask = size - 1;
+    pieces
+        .iter()
+        .all(|&(addr, len)| addr & mask == 0 && len & mask == 0)
+}
+
 impl WinRma {
-    /// Whether accumulates on elements of `size` bytes take the intrinsic path on this
-    /// window (at aligned displacements).
+    /// Whether accumulates on elements of `size` bytes take the intrinsic path everywhere on
+    /// this window (at aligned displacements). On a dynamic window it depends on the region
+    /// (`dyn_maps`): false, as nothing is promised for the window as a whole.
     pub fn intrinsic(&self, size: usize) -> bool {
-        self.atomics && lock_free(size)
+        lock_free(size) && self.acc_path() == AccPath::Atomics
     }
 
     /// Run an accumulate-type operation on region `r` element by element with CPU atomics,
@@ -221,17 +230,13 @@ impl WinRma {
         input: &[u8],
         mut old: Option<&mut [u8]>,
     ) -> bool {
-        if !self.intrinsic(size) || r.is_empty() {
+        if !lock_free(size) || r.acc != AccPath::Atomics || r.is_empty() {
             return false;
         }
         let Some(pieces) = r.mapped_pieces() else {
             return false;
         };
-        let mask = size - 1; // a power of two (`intrinsic`)
-        if pieces
-            .iter()
-            .any(|&(addr, len)| addr & mask != 0 || len & mask != 0)
-        {
+        if !aligned(&pieces, size) {
             return false;
         }
         let mut at = 0;
@@ -242,8 +247,8 @@ impl WinRma {
             };
             let out = old.as_deref_mut().map(|o| &mut o[at..at + len]);
             // `mapped_pieces` gives only `Reach::Mapped` regions, checked against the target's size
-            // when built; on this window every accumulate-type access to these elements goes
-            // through here.
+            // (or found inside a mapped region) when built; every accumulate-type access to
+            // these elements, in every process, goes through here (`AccPath::Atomics`).
             // SAFETY: the region is mapped window memory, `size`-aligned (above) and `lock_free`.
             unsafe { elements(addr, len, size, op, inp, out) };
             at += len;

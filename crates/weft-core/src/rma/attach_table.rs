@@ -8,7 +8,9 @@
 //! - Reader (`read`, any process, wait-free): `seq` with an acquire load, the words (relaxed
 //!   loads), an acquire fence, `seq` again (relaxed). An odd first value or a change means a
 //!   rewrite overlapped the read: `None`, and the caller reaches the target by cross-memory
-//!   attach instead (always correct, only slower), so no reader ever waits for a writer.
+//!   attach instead (always correct for puts and gets, only slower), so they never wait for a
+//!   writer; accumulate-type operations read again instead (`dyn_maps`: their path must not
+//!   depend on the timing of a rewrite), waiting at most for the writer's few stores.
 //!
 //! Proof sketch that a successful read returns exactly the words of one publication. Let the
 //! reader see `seq = s` (even) in both loads. (1) Every word it read was written by a
@@ -24,39 +26,63 @@
 //! (the mutex) keeps `seq`'s stores a single increasing sequence. The loom model
 //! `loom_reader_sees_one_whole_publication` checks this with two publications and a reader.
 //!
-//! Entries (`win_area::ATTACH_ENTRY` words each, after the count): base, size, the shareable
-//! block's descriptor + 1 (0: the region is not in one), the region's offset in the block
-//! and the block's inode (a reader that maps the block through `/proc/<pid>/fd` checks it,
-//! so a descriptor reused for another file is never mistaken for the block).
+//! Layout (`win_area::ATTACH_HEAD` words, then `ATTACH_ENTRY` words per slot): the number of
+//! regions attached, the number of slots in use (the last used slot + 1; a reader reads only
+//! that far), then per slot: base, size, the shareable block's descriptor + 1 (0: the region
+//! is not in one), the region's offset in the block and the block's inode (a reader that maps
+//! the block through `/proc/<pid>/fd` checks it, so a descriptor reused for another file is
+//! never mistaken for the block). An all-zero slot is free.
+//!
+//! A region keeps its slot from the publication after its attach to the one after its detach,
+//! and a region attached while every slot is taken stays unpublished until it is detached,
+//! even when slots free up: whether a region is published (and so whether accumulates on it
+//! take CPU atomics, see `dyn_maps`) never changes while it is attached.
 #![forbid(unsafe_code)]
 
 use crate::sync::atomic::{fence, AtomicU64, Ordering};
-use crate::transport::shm::win_area::{ATTACH_ENTRY, ATTACH_SLOTS, ATTACH_WORDS};
+use crate::transport::shm::win_area::{ATTACH_ENTRY, ATTACH_HEAD, ATTACH_SLOTS};
 
-/// Write `values` (at most `words.len()` of them; the rest become 0) as a new publication.
-/// Only the table's owner calls it, one call at a time.
+/// Write `values` (at most `words.len()` of them) over the first words as a new
+/// publication (the words after them are not part of it). Only the table's owner calls it,
+/// one call at a time.
 pub fn publish(seq: &AtomicU64, words: &[AtomicU64], values: &[u64]) {
     let s = seq.load(Ordering::Relaxed);
     seq.store(s + 1, Ordering::Relaxed);
     fence(Ordering::Release);
-    for (i, w) in words.iter().enumerate() {
-        w.store(values.get(i).copied().unwrap_or(0), Ordering::Relaxed);
+    for (w, &v) in words.iter().zip(values) {
+        w.store(v, Ordering::Relaxed);
     }
     seq.store(s + 2, Ordering::Release);
 }
 
-/// Read one whole publication into `out` (`words.len()` values): its sequence number, or
-/// `None` when a rewrite overlapped the read.
-pub fn read(seq: &AtomicU64, words: &[AtomicU64], out: &mut [u64]) -> Option<u64> {
+/// Read one whole publication into `out`: the first `head` words, then as many as `extent`
+/// says the publication has (given the head; clamped to the table). Its sequence number, or
+/// `None` when a rewrite overlapped the read (then `out` is garbage).
+pub fn read(
+    seq: &AtomicU64,
+    words: &[AtomicU64],
+    head: usize,
+    extent: impl Fn(&[u64]) -> usize,
+    out: &mut Vec<u64>,
+) -> Option<u64> {
     let s = seq.load(Ordering::Acquire);
     if s & 1 != 0 {
         return None;
     }
-    for (o, w) in out.iter_mut().zip(words) {
-        *o = w.load(Ordering::Relaxed);
-    }
+    out.clear();
+    out.extend(words[..head].iter().map(|w| w.load(Ordering::Relaxed)));
+    let n = extent(out).clamp(head, words.len());
+    out.extend(words[head..n].iter().map(|w| w.load(Ordering::Relaxed)));
     fence(Ordering::Acquire);
     (seq.load(Ordering::Relaxed) == s).then_some(s)
+}
+
+/// Words a table with the given head words spans (for `read`).
+pub fn extent(head: &[u64]) -> usize {
+    let used = usize::try_from(head[1])
+        .unwrap_or(usize::MAX)
+        .min(ATTACH_SLOTS);
+    ATTACH_HEAD + used * ATTACH_ENTRY
 }
 
 /// One attached region as published.
@@ -68,13 +94,16 @@ pub struct Entry {
     pub block: Option<(i32, u64, u64)>,
 }
 
-/// The table's words for `count` regions attached, of which `regions` are the first (only
-/// `ATTACH_SLOTS` fit; the count tells a reader when the table is incomplete).
-pub fn encode(regions: &[Entry], count: usize) -> Vec<u64> {
-    let mut v = vec![0u64; ATTACH_WORDS];
+/// The table's words for `count` regions attached, `slots` holding the published ones
+/// (`None`: a free slot; at most `ATTACH_SLOTS`).
+pub fn encode(slots: &[Option<Entry>], count: usize) -> Vec<u64> {
+    let used = slots.len().min(ATTACH_SLOTS);
+    let mut v = vec![0u64; ATTACH_HEAD + used * ATTACH_ENTRY];
     v[0] = count as u64;
-    for (i, e) in regions.iter().take(ATTACH_SLOTS).enumerate() {
-        let w = &mut v[1 + i * ATTACH_ENTRY..1 + (i + 1) * ATTACH_ENTRY];
+    v[1] = used as u64;
+    for (i, e) in slots.iter().take(used).enumerate() {
+        let Some(e) = e else { continue };
+        let w = &mut v[ATTACH_HEAD + i * ATTACH_ENTRY..ATTACH_HEAD + (i + 1) * ATTACH_ENTRY];
         w[0] = e.base;
         w[1] = e.size;
         if let Some((fd, offset, ino)) = e.block {
@@ -86,20 +115,21 @@ pub fn encode(regions: &[Entry], count: usize) -> Vec<u64> {
     v
 }
 
-/// The regions of a table's words, and whether they are all the regions attached.
+/// The regions of a table's words (as `read` returns them), and whether they are all the
+/// regions attached.
 pub fn decode(words: &[u64]) -> (Vec<Entry>, bool) {
-    let count = words[0] as usize;
-    let entries = (0..count.min(ATTACH_SLOTS))
-        .map(|i| {
-            let w = &words[1 + i * ATTACH_ENTRY..1 + (i + 1) * ATTACH_ENTRY];
-            Entry {
-                base: w[0],
-                size: w[1],
-                block: (w[2] != 0).then(|| ((w[2] - 1) as i32, w[3], w[4])),
-            }
+    let count = words[0];
+    let entries: Vec<Entry> = words[ATTACH_HEAD..]
+        .chunks_exact(ATTACH_ENTRY)
+        .filter(|w| w.iter().any(|&x| x != 0))
+        .map(|w| Entry {
+            base: w[0],
+            size: w[1],
+            block: (w[2] != 0).then(|| ((w[2] - 1) as i32, w[3], w[4])),
         })
         .collect();
-    (entries, count <= ATTACH_SLOTS)
+    let complete = count <= entries.len() as u64;
+    (entries, complete)
 }
 
 #[cfg(all(test, not(loom)))]
@@ -107,40 +137,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entries_round_trip_and_overflow_is_incomplete() {
-        let e = [
-            Entry {
-                base: 0x1000,
-                size: 64,
-                block: Some((7, 128, 99)),
-            },
-            Entry {
-                base: 0x9000,
-                size: 8,
-                block: None,
-            },
-        ];
-        let (back, complete) = decode(&encode(&e, 2));
-        assert_eq!(back, e);
+    fn entries_round_trip_with_free_slots_and_overflow_is_incomplete() {
+        let a = Entry {
+            base: 0x1000,
+            size: 64,
+            block: Some((7, 128, 99)),
+        };
+        let b = Entry {
+            base: 0x9000,
+            size: 8,
+            block: None,
+        };
+        let (back, complete) = decode(&encode(&[Some(a), None, Some(b)], 2));
+        assert_eq!(back, [a, b]);
         assert!(complete);
-        let many = vec![e[1]; ATTACH_SLOTS];
-        let (back, complete) = decode(&encode(&many, ATTACH_SLOTS + 1));
-        assert_eq!(back.len(), ATTACH_SLOTS);
+        let words = encode(&[None, Some(b)], 3);
+        assert_eq!(extent(&words), words.len());
+        let (back, complete) = decode(&words);
+        assert_eq!(back, [b]);
         assert!(!complete);
+        let many = vec![Some(b); ATTACH_SLOTS + 5];
+        let words = encode(&many, ATTACH_SLOTS + 5);
+        assert_eq!(words.len(), crate::transport::shm::win_area::ATTACH_WORDS);
+        assert_eq!(decode(&words).0.len(), ATTACH_SLOTS);
     }
 
     #[test]
-    fn publish_then_read() {
+    fn publish_then_read_only_the_used_part() {
         let seq = AtomicU64::new(0);
-        let words: Vec<AtomicU64> = (0..3).map(|_| AtomicU64::new(0)).collect();
-        let mut out = [9u64; 3];
-        assert_eq!(read(&seq, &words, &mut out), Some(0));
-        assert_eq!(out, [0, 0, 0]);
-        publish(&seq, &words, &[1, 2]);
-        assert_eq!(read(&seq, &words, &mut out), Some(2));
-        assert_eq!(out, [1, 2, 0]);
-        seq.store(3, Ordering::Relaxed); // a rewrite in progress
-        assert_eq!(read(&seq, &words, &mut out), None);
+        let words: Vec<AtomicU64> = (0..4).map(|_| AtomicU64::new(7)).collect();
+        let mut out = Vec::new();
+        let first = |h: &[u64]| 1 + h[0] as usize;
+        publish(&seq, &words, &[0]);
+        assert_eq!(read(&seq, &words, 1, first, &mut out), Some(2));
+        assert_eq!(out, [0]);
+        publish(&seq, &words, &[2, 5, 6]);
+        assert_eq!(read(&seq, &words, 1, first, &mut out), Some(4));
+        assert_eq!(out, [2, 5, 6]);
+        // A garbage length is clamped to the table.
+        publish(&seq, &words, &[99]);
+        assert_eq!(read(&seq, &words, 1, first, &mut out), Some(6));
+        assert_eq!(out, [99, 5, 6, 7]);
+        seq.store(7, Ordering::Relaxed); // a rewrite in progress
+        assert_eq!(read(&seq, &words, 1, first, &mut out), None);
     }
 }
 
@@ -162,8 +201,8 @@ mod loom_tests {
                 publish(&s2, &w2, &[2, 2]);
             });
             for _ in 0..2 {
-                let mut out = [0u64; 2];
-                if let Some(s) = read(&seq, &words, &mut out) {
+                let mut out = Vec::new();
+                if let Some(s) = read(&seq, &words, 1, |_| 2, &mut out) {
                     assert_eq!(out[0], out[1], "a torn read: {out:?}");
                     assert_eq!(out[0] * 2, s, "words {out:?} under sequence {s}");
                 }

@@ -1,12 +1,14 @@
 //! The direct path of small operations (issue #16): a put or get of contiguous bytes to
 //! memory mapped in this process (allocated windows, memory-handle windows over shareable
 //! memory, regions of dynamic windows found in `dyn_maps`) is one epoch-flag load, a range check and a copy, with no lock, no allocation and
-//! no datatype engine. Accumulate-type operations on such memory (allocated windows) take
-//! the same shortcut to the CPU atomics of `atomic`, the path `ops` would choose for them.
+//! no datatype engine. Accumulate-type operations on such memory take the same shortcut to
+//! the CPU atomics of `atomic` where `ops` would choose that path for them (allocated
+//! windows, created windows mapped everywhere, memory-handle windows and regions of dynamic
+//! windows inside `MPI_Alloc_mem` blocks).
 //! Anything else (and every error) takes the general path in `ops`.
 
-use super::access::Reach;
-use super::atomic::{elements, word, AtomicOp, WordOp};
+use super::access::{AccPath, Reach};
+use super::atomic::{elements, lock_free, word, AtomicOp, WordOp};
 use super::dyn_maps::{Found, Keep};
 use super::epoch::ACCESS;
 use super::WinRma;
@@ -16,19 +18,23 @@ impl WinRma {
     /// The address here of `len` bytes at displacement `disp` of target `t`, when they can be
     /// copied directly: an access epoch to `t` is open, the memory is mapped here, the bytes
     /// lie inside the target's window memory and (for a memory-handle window) the handle is
-    /// live. `None`: take the general path. The `Keep` holds a dynamic window's mapping.
+    /// live; with whether accumulates on them take CPU atomics (`AccPath::Atomics`). `None`:
+    /// take the general path. The `Keep` holds a dynamic window's mapping.
     #[inline]
-    fn direct(&self, t: u32, disp: i64, len: usize) -> Option<(usize, Keep)> {
+    fn direct(&self, t: u32, disp: i64, len: usize) -> Option<(usize, Keep, bool)> {
         let p = self.peers.get(t as usize)?;
         if disp < 0 || !self.epoch_allows(t, ACCESS) {
             return None;
         }
         if self.flavor == Flavor::Dynamic {
-            // The displacement is the address; inside a region mapped here, or nothing.
-            return match self.find_attached(t, disp as usize, len) {
-                Found::Mapped { delta, keep } if len > 0 => {
-                    Some(((disp as usize).wrapping_add(delta), keep))
-                }
+            // The displacement is the address; inside a region mapped here, or nothing. Never
+            // from a table being rewritten (`find_attached` answers `Process` then).
+            return match self.find_attached(t, disp as usize, len, false) {
+                Found::Mapped {
+                    delta,
+                    keep,
+                    atomic,
+                } if len > 0 => Some(((disp as usize).wrapping_add(delta), keep, atomic)),
                 _ => None,
             };
         }
@@ -44,7 +50,11 @@ impl WinRma {
                 return None;
             }
         }
-        Some((base + off as usize, None))
+        Some((
+            base + off as usize,
+            None,
+            self.acc_path() == AccPath::Atomics,
+        ))
     }
 
     /// `MPI_Put` of contiguous bytes by the direct path; false: nothing done, take the
@@ -52,7 +62,7 @@ impl WinRma {
     #[inline]
     pub fn put_direct(&self, t: u32, disp: i64, data: &[u8]) -> bool {
         match self.direct(t, disp, data.len()) {
-            Some((addr, _keep)) => {
+            Some((addr, _keep, _)) => {
                 // Puts from one origin land in issue order (`mpi_win_order`): a store fence
                 // before each copy (free on x86, a barrier on weaker memory models).
                 std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
@@ -71,7 +81,7 @@ impl WinRma {
     #[inline]
     pub fn get_direct(&self, t: u32, disp: i64, out: &mut [u8]) -> bool {
         match self.direct(t, disp, out.len()) {
-            Some((addr, _keep)) => {
+            Some((addr, _keep, _)) => {
                 // SAFETY: as in `put_direct`, reading.
                 unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
                 true
@@ -102,17 +112,17 @@ impl WinRma {
         };
         // `intrinsic` admits powers of two only, so masks stand for `%` (no division).
         let mask = size.wrapping_sub(1);
-        if !self.intrinsic(size) || len == 0 || len & mask != 0 {
+        if !lock_free(size) || len == 0 || len & mask != 0 {
             return false;
         }
         if old.as_ref().is_some_and(|o| o.len() != len) {
             return false;
         }
         match self.direct(t, disp, len) {
-            Some((addr, _keep)) if addr & mask == 0 => {
+            Some((addr, _keep, true)) if addr & mask == 0 => {
                 // `direct` checked that the `len` bytes at `addr` lie in window memory mapped here
-                // for the window's life; on this window every accumulate-type access to them takes
-                // CPU atomics of that size (here or in `ops`).
+                // (for as long as `_keep` lives); every accumulate-type access to them, in every
+                // process, takes CPU atomics of that size (here or in `ops`: `AccPath::Atomics`).
                 // SAFETY: whole `size`-aligned mapped elements of a `lock_free` size (`intrinsic`).
                 unsafe { elements(addr, len, size, op, input, old) };
                 true
@@ -129,11 +139,11 @@ impl WinRma {
     /// `None`: nothing done, take the general path.
     #[inline]
     pub fn word_direct(&self, t: u32, disp: i64, size: usize, op: WordOp, val: u64) -> Option<u64> {
-        if !self.intrinsic(size) {
+        if !lock_free(size) {
             return None;
         }
-        let (addr, _keep) = self.direct(t, disp, size)?;
-        if addr & (size - 1) != 0 {
+        let (addr, _keep, atomic) = self.direct(t, disp, size)?;
+        if !atomic || addr & (size - 1) != 0 {
             return None;
         }
         // As in `atomic_direct`: `direct` checked that the `size` bytes at `addr` are mapped window

@@ -41,6 +41,9 @@ pub struct HandleView {
     state: u64,
     /// The target's shareable block, mapped here.
     mapping: Option<Arc<PeerMapping>>,
+    /// Whether the region lies in a shareable block (accumulates on it take CPU atomics in
+    /// every process that reaches it by address: `WinRma::acc_path`).
+    shared: bool,
 }
 
 impl HandleView {
@@ -53,6 +56,11 @@ impl HandleView {
     /// Whether the region is mapped in this process (reached by address).
     pub fn is_mapped(&self) -> bool {
         self.mapping.is_some()
+    }
+
+    /// Whether the region lies in a shareable block of its owner.
+    pub fn is_shared(&self) -> bool {
+        self.shared
     }
 }
 
@@ -269,6 +277,7 @@ impl WinRma {
             slot: h.slot as usize,
             state: h.state,
             mapping: None,
+            shared: h.shared.is_some(),
         };
         if !view.live(&self.area) {
             return Err(released(func));
@@ -294,6 +303,7 @@ impl WinRma {
             }
         }
         w.handle = Some(view);
+        w.acc = w.handle_acc_path();
         Ok(w)
     }
 

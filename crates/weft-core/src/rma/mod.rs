@@ -51,7 +51,7 @@ use crate::object::win::{Flavor, Win};
 use crate::object::Comm;
 use crate::transport::shm::win_area::{WinArea, WinLayout};
 use crate::transport::Transports;
-use access::Reach;
+use access::{AccPath, Reach};
 use epoch::Epochs;
 
 /// What one rank of a window exposes, as every process of the window knows it.
@@ -77,9 +77,6 @@ pub struct WinRma {
     remote: Arc<peer_maps::PeerMaps>,
     /// Dynamic windows: the attached regions published and seen (shared by the views).
     dyn_maps: Arc<dyn_maps::DynMaps>,
-    /// Whether accumulates may take CPU atomics: every process reaches every rank's memory
-    /// by address (allocated windows, created windows mapped everywhere).
-    atomics: bool,
     flavor: Flavor,
     me: u32,
     epochs: Arc<Mutex<Epochs>>,
@@ -91,6 +88,11 @@ pub struct WinRma {
     strict: AtomicBool,
     /// For a window built from a memory handle: its one target and the handle.
     handle: Option<memhandle::HandleView>,
+    /// Where accumulates on this view's memory run: CPU atomics where every process reaches
+    /// every rank's memory by address (allocated windows, created windows mapped everywhere,
+    /// memory-handle windows over a shareable block), else the mutex. A dynamic window's
+    /// regions decide for themselves (`dyn_maps`).
+    acc: AccPath,
     /// The same in every process of the window (memory handles carry it).
     key: u32,
 }
@@ -209,11 +211,15 @@ impl WinRma {
             Flavor::Create => peer_maps::map_peers(comm, &peers, win.memory.base, win.memory.size)?,
             _ => Arc::default(),
         };
+        let acc = if mapped || remote.everywhere {
+            AccPath::Atomics
+        } else {
+            AccPath::Mutex
+        };
         Ok(WinRma {
             peers,
             comm: comm.clone(),
             mapped,
-            atomics: mapped || remote.everywhere,
             remote,
             dyn_maps: Arc::new(dyn_maps::DynMaps::new(n)),
             flavor: win.flavor,
@@ -223,6 +229,7 @@ impl WinRma {
             claims: notify::Claims::new(),
             strict: AtomicBool::new(false),
             handle: None,
+            acc,
             area: Arc::new(area),
             key: memhandle::window_key(&name[..len]),
         })
@@ -238,7 +245,6 @@ impl WinRma {
             mapped: self.mapped,
             remote: self.remote.clone(),
             dyn_maps: self.dyn_maps.clone(),
-            atomics: self.atomics,
             flavor: self.flavor,
             me: self.me,
             epochs: self.epochs.clone(),
@@ -246,6 +252,7 @@ impl WinRma {
             claims: self.claims.clone(),
             strict: AtomicBool::new(self.strict.load(Ordering::Relaxed)),
             handle: self.handle.clone(),
+            acc: self.acc,
             key: self.key,
         }
     }
@@ -284,10 +291,19 @@ impl WinRma {
         }
     }
 
-    /// How this process reaches `len` bytes at address `addr` of target `t`'s dynamic window.
-    fn find_attached(&self, t: u32, addr: usize, len: usize) -> dyn_maps::Found {
+    /// How this process reaches `len` bytes at address `addr` of target `t`'s dynamic window;
+    /// `acc`: for an accumulate-type operation, which must not decide from a table being
+    /// rewritten (`dyn_maps`), so waits for the rewrite to end.
+    fn find_attached(&self, t: u32, addr: usize, len: usize, acc: bool) -> dyn_maps::Found {
         let pid = self.peers[t as usize].pid;
-        self.dyn_maps.find(&self.area, t, self.me, pid, addr, len)
+        let (area, me) = (&self.area, self.me);
+        if !acc {
+            return self.dyn_maps.find(area, t, me, pid, addr, len, None);
+        }
+        let mut backoff = self.comm.session.instance.backoff();
+        let mut idle = || backoff.idle();
+        self.dyn_maps
+            .find(area, t, me, pid, addr, len, Some(&mut idle))
     }
 
     /// Target `t`'s process, reached by cross-memory attach.
@@ -312,6 +328,29 @@ impl WinRma {
             Reach::Mapped(addr)
         } else {
             self.reach_process(t)
+        }
+    }
+
+    /// Where accumulate-type operations on this view's memory run (not a dynamic window's:
+    /// each region decides, see `dyn_maps`), set at creation.
+    #[inline]
+    fn acc_path(&self) -> AccPath {
+        self.acc
+    }
+
+    /// `acc` for a memory-handle view: CPU atomics over a shareable block (as on the dynamic
+    /// window, which every process reaches by address), unless this process could not map it.
+    fn handle_acc_path(&self) -> AccPath {
+        match &self.handle {
+            Some(h) if h.is_shared() => {
+                if h.is_mapped() || h.target == self.me {
+                    AccPath::Atomics
+                } else {
+                    AccPath::Refused
+                }
+            }
+            Some(_) => AccPath::Mutex,
+            None => self.acc,
         }
     }
 

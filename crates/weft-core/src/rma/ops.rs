@@ -9,8 +9,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::access::{packed, Region, Target};
-use super::atomic::AtomicOp;
+use super::access::{packed, AccPath, Region, Target};
+use super::atomic::{aligned, lock_free, AtomicOp};
 use super::words;
 use super::WinRma;
 use crate::datatype::Buf;
@@ -61,6 +61,22 @@ impl WinRma {
         ))
     }
 
+    /// Refuse an accumulate on elements other processes update by CPU atomics but this one
+    /// reaches only by cross-memory attach (`AccPath::Refused`): under the mutex it would not
+    /// be atomic with them.
+    fn check_reachable(&self, r: &Region, size: usize, t: &Target, func: &str) -> MpiResult<()> {
+        if r.acc != AccPath::Refused || !lock_free(size) || !aligned(&r.any_pieces(), size) {
+            return Ok(());
+        }
+        Err(MpiError::new(
+            ErrorClass::RmaAttach,
+            format!(
+                "{func}(target_rank={}, target_disp={:#x}): these bytes lie in memory from MPI_Alloc_mem that other processes update by CPU atomics, but this process reaches them only by cross-memory attach (the memory could not be mapped here, or the access spans several attached regions), which would not be atomic with those updates",
+                t.rank, t.disp
+            ),
+        ))
+    }
+
     fn acc_lock(&self, target: u32) -> AccGuard<'_> {
         let word = &self.area.ctl(target).acc;
         let mut backoff = self.comm.session.instance.backoff();
@@ -72,7 +88,7 @@ impl WinRma {
 
     /// `MPI_Put`.
     pub fn put(&self, origin: &Buf, t: &Target, func: &str) -> MpiResult<()> {
-        let r = self.region(t, func)?;
+        let r = self.region(t, false, func)?;
         if origin.len() != r.len() {
             return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
         }
@@ -81,7 +97,7 @@ impl WinRma {
 
     /// `MPI_Get`.
     pub fn get(&self, origin: &Buf, t: &Target, func: &str) -> MpiResult<()> {
-        let r = self.region(t, func)?;
+        let r = self.region(t, false, func)?;
         if origin.len() != r.len() {
             return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
         }
@@ -96,7 +112,7 @@ impl WinRma {
         op: &Reduction,
         func: &str,
     ) -> MpiResult<()> {
-        let r = self.region(t, func)?;
+        let r = self.region(t, true, func)?;
         if is(op, OpKind::NoOp) {
             return Ok(());
         }
@@ -112,6 +128,7 @@ impl WinRma {
         if self.atomic_update(&r, op.extent, aop, &input, None) {
             return Ok(());
         }
+        self.check_reachable(&r, op.extent, t, func)?;
         self.check_not_strict(op_name(op), t, func)?;
         let _held = self.acc_lock(t.rank);
         if is(op, OpKind::Replace) {
@@ -143,7 +160,7 @@ impl WinRma {
         op: &Reduction,
         func: &str,
     ) -> MpiResult<()> {
-        let r = self.region(t, func)?;
+        let r = self.region(t, true, func)?;
         if result.len() != r.len() {
             return Err(size_mismatch(func, "result buffer", result.len(), r.len()));
         }
@@ -168,6 +185,7 @@ impl WinRma {
             result.unpack(0, &cur);
             return Ok(());
         }
+        self.check_reachable(&r, op.extent, t, func)?;
         self.check_not_strict(op_name(op), t, func)?;
         {
             let _held = self.acc_lock(t.rank);
@@ -196,13 +214,14 @@ impl WinRma {
         t: &Target,
         func: &str,
     ) -> MpiResult<()> {
-        let r = self.region(t, func)?;
+        let r = self.region(t, true, func)?;
         let (o, c) = (packed(origin), packed(compare));
         let mut cur = vec![0u8; r.len()];
         if self.atomic_update(&r, r.len(), AtomicOp::Cas(&c), &o, Some(&mut cur)) {
             result.unpack(0, &cur);
             return Ok(());
         }
+        self.check_reachable(&r, r.len(), t, func)?;
         self.check_not_strict("cas", t, func)?;
         {
             let _held = self.acc_lock(t.rank);

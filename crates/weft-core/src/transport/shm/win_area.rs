@@ -47,13 +47,18 @@ pub struct RankExtra {
     pub memhandle: [AtomicU64; MEMHANDLE_SLOTS],
 }
 
-/// Regions of a dynamic window one rank publishes to the others (`rma::attach_table`).
-pub const ATTACH_SLOTS: usize = 32;
+/// Regions of a dynamic window one rank publishes to the others (`rma::attach_table`): a
+/// region attached while all are taken is not published and is reached by cross-memory
+/// attach. The table's pages are touched only as far as slots are used.
+pub const ATTACH_SLOTS: usize = 1024;
 /// Words per published region: base, size, shareable block's descriptor + 1 (0: none), the
 /// region's offset in that block, the block's inode.
 pub const ATTACH_ENTRY: usize = 5;
-/// Words of a published table: the number of regions attached, then the entries.
-pub const ATTACH_WORDS: usize = 1 + ATTACH_SLOTS * ATTACH_ENTRY;
+/// Words before the entries: the number of regions attached, the number of slots in use
+/// (the last used one + 1).
+pub const ATTACH_HEAD: usize = 2;
+/// Words of a published table: the head, then the entries.
+pub const ATTACH_WORDS: usize = ATTACH_HEAD + ATTACH_SLOTS * ATTACH_ENTRY;
 
 /// The regions one rank attached to a dynamic window, as a sequence lock: `seq` is odd while
 /// the rank rewrites `words` (see `rma::attach_table` for the protocol).
