@@ -1,8 +1,32 @@
-//! Collectives made for the thread ranks of one process: a barrier on two shared cache lines,
-//! and rounds in which each rank leaves its contribution in a ring of cache-line entries of
-//! its own for the ranks that read it (a rank may run a few rounds ahead of its readers).
+//! Collectives made for the thread ranks of one process: `MPI_Barrier` on arrival words of
+//! each rank's own (`Flags`), a counting barrier on two shared cache lines for the library's
+//! own meetings (`Barrier`, whose last thread can act before the others leave), and rounds
+//! in which each rank leaves its contribution in a ring of cache-line entries of its own for
+//! the ranks that read it (a rank may run a few rounds ahead of its readers).
 //!
-//! # The barrier: proof sketch
+//! # `Flags`: proof sketch
+//! A dissemination barrier of radix `r + 1` (`r = FAN`), every signal being a store to the
+//! signalling rank's own word: in round `k` of its `e`-th barrier, rank `i` stores `e`
+//! (release) into its word for round `k`, then waits until the round-`k` words of ranks
+//! `i - j (r+1)^k (mod n)`, `j = 1..=r`, are at least `e` (acquire). With `n <= r + 1` there is
+//! one round, in which each rank waits for every other: one store and `n - 1` loads, no
+//! read-modify-write and no line written by two ranks.
+//! * *No rank leaves early.* After round `k`, rank `i` has synchronized with the arrival of
+//!   ranks `i - m` for every `m < (r+1)^(k+1)`: in round `k` it read the word of each
+//!   `i - j (r+1)^k`, `j = 0..=r`, which stored it only after finishing round `k - 1`, so
+//!   (induction, and release/acquire being transitive) after seeing the arrivals of
+//!   `i - j (r+1)^k - m'` for `m' < (r+1)^k`. The rounds stop once `(r+1)^rounds >= n`: every
+//!   rank arrived, and what each wrote before arriving is visible after the barrier.
+//! * *Reuse needs no reset.* Only rank `i` writes its words, with `1, 2, 3, …` (its own
+//!   count, read back from its round-0 word), and readers wait for `>= e`: a later value
+//!   `e' > e` was stored after `e` by the same thread, so acquiring it also acquires all
+//!   that preceded the store of `e`. A rank running ahead to barrier `e + 1` cannot release
+//!   a rank of barrier `e` early (it stored `e` before `e + 1`), nor be released by a word of
+//!   barrier `e` (`e < e + 1`).
+//! * Between regions (`reset`, while every rank waits in `finish`'s `Barrier`) the words go
+//!   back to 0 for all ranks at once, so the next region's counts start alike.
+//!
+//! # `Barrier`: proof sketch
 //! A centralised sense (generation) barrier. A thread reads the generation `g`, then adds
 //! itself to `count`; the thread that brings it to `n` resets `count` to 0 and then stores
 //! `g + 1` (release); the others wait until the generation differs from `g` (acquire).
@@ -79,6 +103,69 @@ impl Barrier {
                 super::idle(&mut spins);
             }
         }
+    }
+}
+
+/// Ranks each rank waits for in one round of `Flags` (all of them when `n <= FAN + 1`).
+const FAN: u32 = 7;
+
+/// The barrier of `MPI_Barrier` on the thread ranks of one process (dissemination over
+/// arrival words; proof sketch above).
+pub(super) struct Flags {
+    n: u32,
+    /// Ranks waited for per round.
+    fan: u32,
+    rounds: usize,
+    /// Rank `i`'s word for round `k` is `words[i * rounds + k]`.
+    words: Box<[Line<AtomicU64>]>,
+}
+
+impl Flags {
+    pub(super) fn new(n: u32) -> Flags {
+        Flags::with_fan(n, FAN)
+    }
+
+    /// `Flags` waiting for `fan` ranks per round.
+    fn with_fan(n: u32, fan: u32) -> Flags {
+        let (mut rounds, mut reach) = (1usize, u64::from(fan) + 1);
+        while reach < u64::from(n) {
+            rounds += 1;
+            reach *= u64::from(fan) + 1;
+        }
+        Flags {
+            n,
+            fan,
+            rounds,
+            words: (0..n as usize * rounds)
+                .map(|_| Line(AtomicU64::new(0)))
+                .collect(),
+        }
+    }
+
+    fn word(&self, rank: u32, round: usize) -> &AtomicU64 {
+        &self.words[rank as usize * self.rounds + round].0
+    }
+
+    /// Wait until all `n` ranks called it (`rank`: the caller's).
+    pub(super) fn wait(&self, rank: u32) {
+        let e = self.word(rank, 0).load(Ordering::Relaxed) + 1;
+        let mut step = 1u64;
+        for k in 0..self.rounds {
+            self.word(rank, k).store(e, Ordering::Release);
+            let n = u64::from(self.n);
+            for j in 1..=u64::from(self.fan).min(n - 1) {
+                let from = (u64::from(rank) + n - j * step % n) % n;
+                wait_at_least(self.word(from as u32, k), e);
+            }
+            step *= u64::from(self.fan) + 1;
+        }
+    }
+
+    /// Every word back to 0 (between regions, when no rank is inside `wait`).
+    pub(super) fn reset(&self) {
+        self.words
+            .iter()
+            .for_each(|w| w.0.store(0, Ordering::Relaxed));
     }
 }
 
@@ -476,6 +563,45 @@ mod loom_tests {
             t.join().unwrap();
             assert_eq!(lasts.load(Ordering::Relaxed), 2);
         });
+    }
+
+    /// `n` ranks pass a `Flags` barrier (waiting for `fan` per round) twice; what each wrote
+    /// before a crossing is seen by every other after it.
+    fn flags_model(n: u32, fan: u32) {
+        crate::sync::loom_model(move || {
+            let b = Arc::new(Flags::with_fan(n, fan));
+            let cells: Arc<Vec<Counter>> = Arc::new((0..n).map(|_| Counter::new(0)).collect());
+            let run = move |b: Arc<Flags>, cells: Arc<Vec<Counter>>, me: u32| {
+                for round in 1..=2 {
+                    cells[me as usize].store(round, Ordering::Relaxed);
+                    b.wait(me);
+                    for c in cells.iter() {
+                        assert!(c.load(Ordering::Relaxed) >= round);
+                    }
+                }
+            };
+            let ts: Vec<_> = (1..n)
+                .map(|me| {
+                    let (b, cells) = (b.clone(), cells.clone());
+                    loom::thread::spawn(move || run(b, cells, me))
+                })
+                .collect();
+            run(b, cells, 0);
+            ts.into_iter().for_each(|t| t.join().unwrap());
+        });
+    }
+
+    /// One round: each rank waits for every other.
+    #[test]
+    fn loom_flags_one_round() {
+        flags_model(2, FAN);
+    }
+
+    /// Two rounds (three ranks waiting for one per round): a rank learns of the others'
+    /// arrival through the rank it waits for.
+    #[test]
+    fn loom_flags_two_rounds() {
+        flags_model(3, 1);
     }
 
     /// Rank 1 contributes to three rounds in a row without waiting for rank 0 (as to three

@@ -32,7 +32,7 @@ use crate::instance::Instance;
 use crate::message::{SourceSel, Status, TagSel};
 use crate::op::Reduction;
 use crate::request::{GreqClass, ReqId};
-use coll::{Barrier, Line, Rounds};
+use coll::{Barrier, Flags, Line, Rounds};
 use link::{Arrival, Data, Link, Wire};
 use p2p::{Ctx, Direct, Mailbox, PostedRecv};
 pub use part::{PartArgs, ThreadPart};
@@ -64,7 +64,10 @@ pub struct ThreadComm {
     /// Threads that called `start` in the current region (ranks handed out).
     arrived: Line<AtomicU32>,
     mailboxes: Box<[Mailbox]>,
+    /// The library's own meetings (`share`, `finish`).
     barrier: Barrier,
+    /// `MPI_Barrier`.
+    flags: Flags,
     rounds: Rounds,
     /// Per rank: requests started and not yet freed.
     pending: Box<[Line<AtomicU32>]>,
@@ -93,6 +96,7 @@ impl ThreadComm {
             arrived: Line(AtomicU32::new(0)),
             mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
             barrier: Barrier::new(n),
+            flags: Flags::new(n),
             rounds: Rounds::new(n),
             pending: (0..n).map(|_| Line(AtomicU32::new(0))).collect(),
             shared: Mutex::new(None),
@@ -254,6 +258,7 @@ impl ThreadComm {
             self.barrier.wait(|| {
                 self.mailboxes.iter().for_each(Mailbox::clear);
                 self.rounds.reset();
+                self.flags.reset();
                 self.arrived.0.store(0, Ordering::Release);
             });
             return Ok(());
@@ -462,7 +467,8 @@ impl ThreadComm {
         if let Some(l) = &self.link {
             return self.span_barrier(rank, l.leaders());
         }
-        self.barrier.wait(|| {});
+        // One process: ranks are indices here (`base` is 0).
+        self.flags.wait(rank);
         Ok(())
     }
 
