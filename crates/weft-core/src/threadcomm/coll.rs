@@ -149,6 +149,16 @@ impl Flags {
     /// Wait until all `n` ranks called it (`rank`: the caller's).
     pub(super) fn wait(&self, rank: u32) {
         let e = self.word(rank, 0).load(Ordering::Relaxed) + 1;
+        if self.rounds == 1 {
+            // Every rank waits for every other (the words are `words[r]`).
+            self.words[rank as usize].0.store(e, Ordering::Release);
+            for (r, w) in self.words.iter().enumerate() {
+                if r != rank as usize {
+                    wait_at_least(&w.0, e);
+                }
+            }
+            return;
+        }
         let mut step = 1u64;
         for k in 0..self.rounds {
             self.word(rank, k).store(e, Ordering::Release);
