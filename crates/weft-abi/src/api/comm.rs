@@ -247,9 +247,9 @@ unsafe fn idup_impl(
     non_null(request, func, "request")?;
     // SAFETY: checked non-null; writable per the caller's contract.
     if let Some(r) = unsafe { thread_dup(comm, hints.as_deref(), newcomm, func) } {
-        let done = r.and_then(|()| {
+        let done = r.map(|()| {
             let c = crate::thread_ranks::comm(comm).expect("inside the region");
-            Ok(completed_request(&c, Status::default(), comm))
+            completed_request(&c, Status::default(), comm)
         });
         // SAFETY: checked non-null. On error the request is MPI_REQUEST_NULL.
         unsafe { request.write(*done.as_ref().unwrap_or(&MPI_REQUEST_NULL)) };

@@ -27,7 +27,7 @@ use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
 use crate::thread_ranks;
 use crate::{objects, status};
-use weft_core::message::SourceSel;
+use weft_core::message::{SourceSel, TagSel};
 use weft_core::threadcomm::p2p::Matched;
 use weft_core::threadcomm::ThreadComm;
 
@@ -412,6 +412,33 @@ unsafe fn exchange(
 
 // ------------------------------------------------------------------ probes
 
+/// A probe on `comm` from `source` with `tag`: `on_thread` runs on a thread communicator by
+/// one of the calling thread's ranks (with that rank), `on_process` on any other
+/// communicator; `MPI_PROC_NULL` finds `null`.
+fn probe_either<T: Copy>(
+    (source, tag, comm, func): (c_int, c_int, MPI_Comm, &str),
+    null: T,
+    on_thread: impl FnOnce(&Arc<Comm>, &ThreadComm, u32, SourceSel, TagSel) -> MpiResult<Option<T>>,
+    on_process: impl FnOnce(&Arc<Comm>, SourceSel, TagSel) -> Option<T>,
+) -> MpiResult<Option<T>> {
+    let thread = thread_ranks::with(comm, |c, tc, me| {
+        let tag = recv_tag(tag, func)?;
+        match thread_source(tc, source, func)? {
+            None => Ok(Some(null)),
+            Some(src) => on_thread(c, tc, me, src, tag).map_err(|e| prefix(func, e)),
+        }
+    });
+    if let Some(found) = thread {
+        return found;
+    }
+    let c = objects::comm(comm, func, "comm")?;
+    let tag = recv_tag(tag, func)?;
+    Ok(match source_sel(&c, source, func)? {
+        None => Some(null),
+        Some(src) => on_process(&c, src, tag),
+    })
+}
+
 unsafe fn probe_impl(
     source: c_int,
     tag: c_int,
@@ -423,25 +450,16 @@ unsafe fn probe_impl(
     if let Some(f) = flag {
         non_null(f, func, "flag")?;
     }
-    let on_thread = thread_ranks::with(comm, |_, tc, me| {
-        let tag = recv_tag(tag, func)?;
-        match thread_source(tc, source, func)? {
-            None => Ok(Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG))),
-            Some(src) => tc.probe(me, src, tag, flag.is_none()),
-        }
-    });
-    let found = match on_thread {
-        Some(found) => found?,
-        None => {
-            let c = objects::comm(comm, func, "comm")?;
-            let tag = recv_tag(tag, func)?;
-            match source_sel(&c, source, func)? {
-                None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-                Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
-                Some(src) => Some(pt2pt::probe(&c, src, tag)),
-            }
-        }
-    };
+    let blocking = flag.is_none();
+    let found = probe_either(
+        (source, tag, comm, func),
+        Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        |_, tc, me, src, tag| tc.probe(me, src, tag, blocking),
+        |c, src, tag| match blocking {
+            false => pt2pt::iprobe(c, src, tag),
+            true => Some(pt2pt::probe(c, src, tag)),
+        },
+    )?;
     // SAFETY: flag checked non-null above; `out` null or writable per the caller.
     unsafe {
         if let Some(f) = flag {
@@ -482,9 +500,11 @@ pub(crate) enum Taken {
     Thread(Matched),
 }
 
+/// A taken message with its communicator and that communicator's handle.
+type Held = (Arc<Comm>, MPI_Comm, Taken);
+
 /// Messages taken by `MPI_Mprobe`/`MPI_Improbe`, until `MPI_Mrecv`/`MPI_Imrecv` receives them.
-pub(crate) static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, Taken)>>> =
-    Table::new(Kind::Message);
+pub(crate) static MESSAGES: Table<Mutex<Option<Held>>> = Table::new(Kind::Message);
 
 unsafe fn mprobe_impl(
     source: c_int,
@@ -507,34 +527,22 @@ unsafe fn mprobe_impl(
         Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
         MPI_MESSAGE_NO_PROC,
     );
-    let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        let tag = recv_tag(tag, func)?;
-        MpiResult::Ok(match thread_source(tc, source, func)? {
-            None => Some(no_proc),
-            Some(src) => tc
-                .mprobe(me, src, tag, flag.is_none())
-                .map_err(|e| prefix(func, e))?
-                .map(|(s, m)| keep(c, (s, Taken::Thread(m)))),
-        })
-    });
-    let found = match on_thread {
-        Some(found) => found?,
-        None => {
-            let c = objects::comm(comm, func, "comm")?;
-            let tag = recv_tag(tag, func)?;
-            match source_sel(&c, source, func)? {
-                None => Some(no_proc),
-                Some(src) => {
-                    let got = if flag.is_some() {
-                        pt2pt::improbe(&c, src, tag)
-                    } else {
-                        Some(pt2pt::mprobe(&c, src, tag))
-                    };
-                    got.map(|(s, m)| keep(&c, (s, Taken::Proc(m))))
-                }
-            }
-        }
-    };
+    let blocking = flag.is_none();
+    let found = probe_either(
+        (source, tag, comm, func),
+        no_proc,
+        |c, tc, me, src, tag| {
+            let got = tc.mprobe(me, src, tag, blocking)?;
+            Ok(got.map(|(s, m)| keep(c, (s, Taken::Thread(m)))))
+        },
+        |c, src, tag| {
+            let got = match blocking {
+                false => pt2pt::improbe(c, src, tag),
+                true => Some(pt2pt::mprobe(c, src, tag)),
+            };
+            got.map(|(s, m)| keep(c, (s, Taken::Proc(m))))
+        },
+    )?;
     // SAFETY: pointers checked non-null above; `out` null or writable per the caller.
     unsafe {
         if let Some(f) = flag {
@@ -582,10 +590,7 @@ pub(crate) unsafe fn mpi_improbe(
 }
 
 /// Take the message a handle names: `None` for `MPI_MESSAGE_NO_PROC`.
-fn take_message(
-    handle: MPI_Message,
-    func: &str,
-) -> MpiResult<Option<(Arc<Comm>, MPI_Comm, Taken)>> {
+fn take_message(handle: MPI_Message, func: &str) -> MpiResult<Option<Held>> {
     if handle == MPI_MESSAGE_NO_PROC {
         return Ok(None);
     }

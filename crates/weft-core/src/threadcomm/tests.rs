@@ -152,7 +152,7 @@ fn barrier_holds_every_rank_back_at_any_size() {
                     let (tc, steps) = (tc.clone(), steps.clone());
                     std::thread::spawn(move || {
                         let r = tc.start().unwrap();
-                        for _ in 0..200 {
+                        for _ in 0..50 {
                             let mine = steps[r as usize].fetch_add(1, Ordering::Relaxed) + 1;
                             tc.barrier(r).unwrap();
                             assert!(steps.iter().all(|s| s.load(Ordering::Relaxed) >= mine));
