@@ -6,6 +6,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::message::Status;
 use weft_core::object::attr::AttrList;
 use weft_core::object::comm::{self as core_comm, SplitType};
 use weft_core::object::idup;
@@ -18,7 +19,7 @@ use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
 use crate::objects::{info_object, out_comm};
-use crate::requests::request_handle;
+use crate::requests::{completed_request, request_handle};
 use crate::thread_ranks;
 
 /// Read a field of a process communicator without a reference count (`MPI_Comm_rank` and
@@ -174,13 +175,32 @@ fn dup_impl(
     Ok(new)
 }
 
+/// The dup family on a thread communicator by one of its ranks inside the region
+/// (`threadcomm::dup`; `None`: the calling thread is no rank of `comm` now). Every rank takes
+/// part in the call, so the nonblocking forms are complete when they return.
+///
+/// # Safety
+/// `newcomm` is non-null and writable.
+unsafe fn thread_dup(
+    comm: MPI_Comm,
+    hints: Option<&[(String, String)]>,
+    newcomm: *mut MPI_Comm,
+    func: &str,
+) -> Option<MpiResult<()>> {
+    if !crate::thread_ranks::is_inside(comm) {
+        return None;
+    }
+    let new = crate::api::threadcomm::dup(comm, hints, func);
+    // SAFETY: non-null and writable per the contract. On error newcomm is MPI_COMM_NULL.
+    unsafe { newcomm.write(*new.as_ref().unwrap_or(&MPI_COMM_NULL)) };
+    Some(new.map(|_| ()))
+}
+
 pub(crate) unsafe fn mpi_comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> MpiResult<()> {
     non_null(newcomm, "MPI_Comm_dup", "newcomm")?;
-    if crate::thread_ranks::is_inside(comm) {
-        let new = crate::api::threadcomm::dup(comm, "MPI_Comm_dup");
-        // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL.
-        unsafe { newcomm.write(*new.as_ref().unwrap_or(&MPI_COMM_NULL)) };
-        return new.map(|_| ());
+    // SAFETY: checked non-null; writable per the caller's contract.
+    if let Some(r) = unsafe { thread_dup(comm, None, newcomm, "MPI_Comm_dup") } {
+        return r;
     }
     let new = dup_impl(comm, None, "MPI_Comm_dup").inspect_err(|_| {
         // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL (as MPICH does).
@@ -199,6 +219,10 @@ pub(crate) unsafe fn mpi_comm_dup_with_info(
     let func = "MPI_Comm_dup_with_info";
     non_null(newcomm, func, "newcomm")?;
     let hints = hints_of(info, func)?;
+    // SAFETY: checked non-null; writable per the caller's contract.
+    if let Some(r) = unsafe { thread_dup(comm, Some(&hints), newcomm, func) } {
+        return r;
+    }
     let new = dup_impl(comm, Some(hints), func).inspect_err(|_| {
         // SAFETY: checked non-null. On error newcomm is MPI_COMM_NULL.
         unsafe { newcomm.write(MPI_COMM_NULL) }
@@ -219,9 +243,19 @@ unsafe fn idup_impl(
     request: *mut MPI_Request,
     func: &'static str,
 ) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
     non_null(newcomm, func, "newcomm")?;
     non_null(request, func, "request")?;
+    // SAFETY: checked non-null; writable per the caller's contract.
+    if let Some(r) = unsafe { thread_dup(comm, hints.as_deref(), newcomm, func) } {
+        let done = r.map(|()| {
+            let c = crate::thread_ranks::comm(comm).expect("inside the region");
+            completed_request(&c, Status::default(), comm)
+        });
+        // SAFETY: checked non-null. On error the request is MPI_REQUEST_NULL.
+        unsafe { request.write(*done.as_ref().unwrap_or(&MPI_REQUEST_NULL)) };
+        return done.map(|_| ());
+    }
+    let c = objects::comm(comm, func, "comm")?;
     // Copied first: a failing copy callback fails the call before the agreement starts.
     let attrs = AttrList::new();
     copy_attrs(comm, &c.attrs, &attrs, func)?;
@@ -480,7 +514,7 @@ pub(crate) fn mpi_comm_set_info(comm: MPI_Comm, info: MPI_Info) -> MpiResult<()>
 
 pub(crate) unsafe fn mpi_comm_get_info(comm: MPI_Comm, info_used: *mut MPI_Info) -> MpiResult<()> {
     let func = "MPI_Comm_get_info";
-    let c = objects::comm_local(comm, func, "comm")?;
+    let c = objects::comm_local_or_thread(comm, func, "comm")?;
     non_null(info_used, func, "info_used")?;
     let h = objects::INFOS.insert(Arc::new(Info::from_pairs(c.hints())));
     // SAFETY: checked non-null.

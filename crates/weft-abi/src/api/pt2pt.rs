@@ -371,12 +371,23 @@ pub(crate) fn thread_peer(
     Ok(Some(r as u32))
 }
 
-/// The persistent forms are not done on thread communicators yet.
+/// The persistent forms not done on thread communicators yet (send-receive, collectives).
 pub(crate) fn thread_unsupported(func: &str) -> MpiError {
     MpiError::new(
         ErrorClass::UnsupportedOperation,
         format!("{func}(comm): not supported on a thread communicator in Weft yet"),
     )
+}
+
+/// A persistent point-to-point request on thread communicator `c`: each start runs `op`'s
+/// code on the calling thread rank.
+pub(crate) fn thread_persistent(c: &Comm, op: PersistentOp, owner: usize) -> MPI_Request {
+    request_handle(progress::persistent::init(
+        &c.session.instance,
+        c.vci,
+        op,
+        owner,
+    ))
 }
 
 /// The send family on a thread communicator, by its rank `me`.
@@ -396,22 +407,23 @@ unsafe fn thread_send(
     mode: Mode,
     kind: SendKind,
 ) -> MpiResult<MPI_Request> {
-    if let Mode::Persistent(_) = mode {
-        return Err(thread_unsupported(func));
-    }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let b = unsafe { message_buf(buf, count, datatype, func) }?;
     let tag = send_tag(tag, func)?;
     let Some(d) = thread_peer(tc, dest, func, "dest")? else {
+        let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
         return Ok(match mode {
-            Mode::Nonblocking(owner) => {
-                completed_request(c, Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG), owner)
-            }
-            _ => MPI_REQUEST_NULL,
+            Mode::Nonblocking(owner) => completed_request(c, null, owner),
+            Mode::Persistent(owner) => thread_persistent(c, PersistentOp::Null(null), owner),
+            Mode::Blocking => MPI_REQUEST_NULL,
         });
     };
     let sync = matches!(kind, SendKind::Synchronous);
     match mode {
+        Mode::Persistent(owner) => {
+            let start = tc.send_init(&c.session.instance, c.vci, me, d, tag, b, sync, owner);
+            Ok(thread_persistent(c, PersistentOp::Deferred(start), owner))
+        }
         Mode::Nonblocking(owner) => {
             match tc.isend(&c.session.instance, me, d, tag, &b, sync, owner) {
                 Ok(Some(id)) => Ok(request_handle(id)),

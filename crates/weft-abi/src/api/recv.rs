@@ -17,7 +17,7 @@ use weft_core::trace;
 use crate::api::family::{self, Mode};
 use crate::api::pt2pt::{
     dest_rank, message_buf, plain_recv_args, prefix, recv_tag, send_tag, source_sel, thread_peer,
-    thread_unsupported,
+    thread_persistent, thread_unsupported,
 };
 use crate::args::non_null;
 use crate::args::Int;
@@ -27,7 +27,8 @@ use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
 use crate::thread_ranks;
 use crate::{objects, status};
-use weft_core::message::SourceSel;
+use weft_core::message::{SourceSel, TagSel};
+use weft_core::threadcomm::p2p::Matched;
 use weft_core::threadcomm::ThreadComm;
 
 /// Finish a receive's status: store it, and turn an error status into the call's error.
@@ -138,15 +139,17 @@ unsafe fn thread_recv(
     func: &str,
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
-    if let Mode::Persistent(_) = mode {
-        return Err(thread_unsupported(func));
-    }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let b = unsafe { message_buf(buf, count, datatype, func) }?;
     let tag = recv_tag(tag, func)?;
     let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
     let source = thread_source(tc, source, func)?;
     Ok(match (mode, source) {
+        (Mode::Persistent(owner), None) => thread_persistent(c, PersistentOp::Null(null), owner),
+        (Mode::Persistent(owner), Some(src)) => {
+            let start = tc.recv_init(&c.session.instance, c.vci, me, src, tag, b, owner);
+            thread_persistent(c, PersistentOp::Deferred(start), owner)
+        }
         (Mode::Nonblocking(owner), None) => completed_request(c, null, owner),
         (Mode::Nonblocking(owner), Some(src)) => request_handle(
             tc.irecv(&c.session.instance, me, src, tag, b, owner)
@@ -409,6 +412,33 @@ unsafe fn exchange(
 
 // ------------------------------------------------------------------ probes
 
+/// A probe on `comm` from `source` with `tag`: `on_thread` runs on a thread communicator by
+/// one of the calling thread's ranks (with that rank), `on_process` on any other
+/// communicator; `MPI_PROC_NULL` finds `null`.
+fn probe_either<T: Copy>(
+    (source, tag, comm, func): (c_int, c_int, MPI_Comm, &str),
+    null: T,
+    on_thread: impl FnOnce(&Arc<Comm>, &ThreadComm, u32, SourceSel, TagSel) -> MpiResult<Option<T>>,
+    on_process: impl FnOnce(&Arc<Comm>, SourceSel, TagSel) -> Option<T>,
+) -> MpiResult<Option<T>> {
+    let thread = thread_ranks::with(comm, |c, tc, me| {
+        let tag = recv_tag(tag, func)?;
+        match thread_source(tc, source, func)? {
+            None => Ok(Some(null)),
+            Some(src) => on_thread(c, tc, me, src, tag).map_err(|e| prefix(func, e)),
+        }
+    });
+    if let Some(found) = thread {
+        return found;
+    }
+    let c = objects::comm(comm, func, "comm")?;
+    let tag = recv_tag(tag, func)?;
+    Ok(match source_sel(&c, source, func)? {
+        None => Some(null),
+        Some(src) => on_process(&c, src, tag),
+    })
+}
+
 unsafe fn probe_impl(
     source: c_int,
     tag: c_int,
@@ -420,25 +450,16 @@ unsafe fn probe_impl(
     if let Some(f) = flag {
         non_null(f, func, "flag")?;
     }
-    let on_thread = thread_ranks::with(comm, |_, tc, me| {
-        let tag = recv_tag(tag, func)?;
-        match thread_source(tc, source, func)? {
-            None => Ok(Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG))),
-            Some(src) => tc.probe(me, src, tag, flag.is_none()),
-        }
-    });
-    let found = match on_thread {
-        Some(found) => found?,
-        None => {
-            let c = objects::comm(comm, func, "comm")?;
-            let tag = recv_tag(tag, func)?;
-            match source_sel(&c, source, func)? {
-                None => Some(Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG)),
-                Some(src) if flag.is_some() => pt2pt::iprobe(&c, src, tag),
-                Some(src) => Some(pt2pt::probe(&c, src, tag)),
-            }
-        }
-    };
+    let blocking = flag.is_none();
+    let found = probe_either(
+        (source, tag, comm, func),
+        Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        |_, tc, me, src, tag| tc.probe(me, src, tag, blocking),
+        |c, src, tag| match blocking {
+            false => pt2pt::iprobe(c, src, tag),
+            true => Some(pt2pt::probe(c, src, tag)),
+        },
+    )?;
     // SAFETY: flag checked non-null above; `out` null or writable per the caller.
     unsafe {
         if let Some(f) = flag {
@@ -472,9 +493,18 @@ pub(crate) unsafe fn mpi_iprobe(
     unsafe { probe_impl(source, tag, comm, Some(flag), status, "MPI_Iprobe") }
 }
 
+/// A message a matched probe took: from the process-level matching, or out of a thread
+/// rank's mailbox.
+pub(crate) enum Taken {
+    Proc(pt2pt::Message),
+    Thread(Matched),
+}
+
+/// A taken message with its communicator and that communicator's handle.
+type Held = (Arc<Comm>, MPI_Comm, Taken);
+
 /// Messages taken by `MPI_Mprobe`/`MPI_Improbe`, until `MPI_Mrecv`/`MPI_Imrecv` receives them.
-pub(crate) static MESSAGES: Table<Mutex<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>>> =
-    Table::new(Kind::Message);
+pub(crate) static MESSAGES: Table<Mutex<Option<Held>>> = Table::new(Kind::Message);
 
 unsafe fn mprobe_impl(
     source: c_int,
@@ -485,31 +515,34 @@ unsafe fn mprobe_impl(
     out: *mut MPI_Status,
     func: &str,
 ) -> MpiResult<()> {
-    let c = objects::comm(comm, func, "comm")?;
-    let tag = recv_tag(tag, func)?;
     if let Some(f) = flag {
         non_null(f, func, "flag")?;
     }
     non_null(message, func, "message")?;
-    let found = match source_sel(&c, source, func)? {
-        None => Some((
-            Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
-            MPI_MESSAGE_NO_PROC,
-        )),
-        Some(src) => {
-            let got = if flag.is_some() {
-                pt2pt::improbe(&c, src, tag)
-            } else {
-                Some(pt2pt::mprobe(&c, src, tag))
-            };
-            got.map(|(s, m)| {
-                (
-                    s,
-                    MESSAGES.insert(Arc::new(Mutex::new(Some((c.clone(), comm, m))))),
-                )
-            })
-        }
+    let keep = |c: &Arc<Comm>, (s, m): (Status, Taken)| {
+        let handle = MESSAGES.insert(Arc::new(Mutex::new(Some((c.clone(), comm, m)))));
+        (s, handle)
     };
+    let no_proc = (
+        Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG),
+        MPI_MESSAGE_NO_PROC,
+    );
+    let blocking = flag.is_none();
+    let found = probe_either(
+        (source, tag, comm, func),
+        no_proc,
+        |c, tc, me, src, tag| {
+            let got = tc.mprobe(me, src, tag, blocking)?;
+            Ok(got.map(|(s, m)| keep(c, (s, Taken::Thread(m)))))
+        },
+        |c, src, tag| {
+            let got = match blocking {
+                false => pt2pt::improbe(c, src, tag),
+                true => Some(pt2pt::mprobe(c, src, tag)),
+            };
+            got.map(|(s, m)| keep(c, (s, Taken::Proc(m))))
+        },
+    )?;
     // SAFETY: pointers checked non-null above; `out` null or writable per the caller.
     unsafe {
         if let Some(f) = flag {
@@ -557,10 +590,7 @@ pub(crate) unsafe fn mpi_improbe(
 }
 
 /// Take the message a handle names: `None` for `MPI_MESSAGE_NO_PROC`.
-fn take_message(
-    handle: MPI_Message,
-    func: &str,
-) -> MpiResult<Option<(Arc<Comm>, MPI_Comm, pt2pt::Message)>> {
+fn take_message(handle: MPI_Message, func: &str) -> MpiResult<Option<Held>> {
     if handle == MPI_MESSAGE_NO_PROC {
         return Ok(None);
     }
@@ -613,6 +643,19 @@ pub(crate) unsafe fn mrecv(
         }
         let inst = objects::instance(func)?;
         return Ok(request_handle(progress::completed(&inst, 0, null, 0)));
+    };
+    let m = match m {
+        Taken::Proc(m) => m,
+        Taken::Thread(m) => {
+            // The message is here already: the receive completes in the call.
+            let s = m.deliver(&b);
+            if mode != Mode::Blocking {
+                return Ok(completed_request(&c, s, comm));
+            }
+            // SAFETY: `out` null or writable per the caller.
+            unsafe { finish_recv(s, out, func)? };
+            return Ok(MPI_REQUEST_NULL);
+        }
     };
     let inst = &c.session.instance;
     let id = pt2pt::imrecv(inst, m, b, comm);

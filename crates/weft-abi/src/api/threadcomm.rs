@@ -109,12 +109,20 @@ fn finish_rank(threadcomm: MPI_Comm, func: &str) -> MpiResult<()> {
 /// freed with `MPI_Comm_free` (`free_dup`) before the region ends. Each process's first rank
 /// makes it (over the processes, as `MPIX_Threadcomm_init` does) and hands it to the
 /// process's other ranks; each rank's attributes are copied by their copy callbacks.
-pub(crate) fn dup(handle: MPI_Comm, func: &str) -> MpiResult<MPI_Comm> {
+pub(crate) fn dup(
+    handle: MPI_Comm,
+    hints: Option<&[(String, String)]>,
+    func: &str,
+) -> MpiResult<MPI_Comm> {
     let (c, rank) = thread_ranks::comm_and_rank(handle).ok_or_else(|| not_inside(func))?;
     let tc = c.thread.clone().expect("a thread communicator");
     let made = tc.share(rank, || {
         let copy = thread_wire::thread_comm(&c, tc.threads(), func)?.born_active();
         let new = core_comm::thread_dup(&c, copy, func)?;
+        if let Some(h) = hints {
+            new.clear_hints();
+            new.set_hints(h);
+        }
         Ok(Arc::new((objects::comm_handle(Some(new.clone())), new)))
     })?;
     let (h, new) = (made.0, made.1.clone());

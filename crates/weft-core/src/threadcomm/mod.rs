@@ -31,10 +31,11 @@ use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
 use crate::message::{SourceSel, Status, TagSel};
 use crate::op::Reduction;
-use crate::request::{GreqClass, ReqId};
-use coll::{Barrier, Line, Rounds};
+use crate::request::{GreqClass, ReqId, StartFn};
+use crate::vci::schedule::{Cx, Step};
+use coll::{Barrier, Flags, Line, Rounds};
 use link::{Arrival, Data, Link, Wire};
-use p2p::{Ctx, Direct, Mailbox, PostedRecv};
+use p2p::{Ctx, Direct, Mailbox, Matched, PostedRecv};
 pub use part::{PartArgs, ThreadPart};
 
 /// Empty polls spent spinning before a waiting thread yields its core (threads may
@@ -64,7 +65,10 @@ pub struct ThreadComm {
     /// Threads that called `start` in the current region (ranks handed out).
     arrived: Line<AtomicU32>,
     mailboxes: Box<[Mailbox]>,
+    /// The library's own meetings (`share`, `finish`).
     barrier: Barrier,
+    /// `MPI_Barrier`.
+    flags: Flags,
     rounds: Rounds,
     /// Per rank: requests started and not yet freed.
     pending: Box<[Line<AtomicU32>]>,
@@ -93,6 +97,7 @@ impl ThreadComm {
             arrived: Line(AtomicU32::new(0)),
             mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
             barrier: Barrier::new(n),
+            flags: Flags::new(n),
             rounds: Rounds::new(n),
             pending: (0..n).map(|_| Line(AtomicU32::new(0))).collect(),
             shared: Mutex::new(None),
@@ -254,6 +259,7 @@ impl ThreadComm {
             self.barrier.wait(|| {
                 self.mailboxes.iter().for_each(Mailbox::clear);
                 self.rounds.reset();
+                self.flags.reset();
                 self.arrived.0.store(0, Ordering::Release);
             });
             return Ok(());
@@ -324,8 +330,7 @@ impl ThreadComm {
             self.check_rank(s, "source")?;
         }
         let mb = &self.mailboxes[self.own(rank)];
-        let p = mb.post(source, tag, buf);
-        Ok(mb.wait(&p, |s| self.wait_idle(s)))
+        Ok(mb.recv(source, tag, &buf, |s| self.wait_idle(s)))
     }
 
     /// `MPI_Sendrecv` by `rank`: the receive is posted first, then both progress together
@@ -376,6 +381,30 @@ impl ThreadComm {
         tag: TagSel,
         blocking: bool,
     ) -> MpiResult<Option<Status>> {
+        self.look(rank, source, blocking, |mb| mb.probe(source, tag))
+    }
+
+    /// `MPI_Mprobe`/`MPI_Improbe` by `rank`: the matching message, taken out of the
+    /// mailbox, and its status; waiting for one when `blocking`.
+    pub fn mprobe(
+        &self,
+        rank: u32,
+        source: SourceSel,
+        tag: TagSel,
+        blocking: bool,
+    ) -> MpiResult<Option<(Status, Matched)>> {
+        self.look(rank, source, blocking, |mb| mb.take_match(source, tag))
+    }
+
+    /// What `find` finds in `rank`'s mailbox, tried until it finds something when
+    /// `blocking` (a probe from `source`).
+    fn look<T>(
+        &self,
+        rank: u32,
+        source: SourceSel,
+        blocking: bool,
+        find: impl Fn(&Mailbox) -> Option<T>,
+    ) -> MpiResult<Option<T>> {
         if let SourceSel::Rank(s) = source {
             self.check_rank(s, "source")?;
         }
@@ -383,8 +412,8 @@ impl ThreadComm {
         let mut spins = 0u32;
         self.pump();
         loop {
-            if let Some(s) = mb.probe(source, tag) {
-                return Ok(Some(s));
+            if let Some(found) = find(mb) {
+                return Ok(Some(found));
             }
             if !blocking {
                 return Ok(None);
@@ -407,6 +436,22 @@ impl ThreadComm {
         sync: bool,
         owner: usize,
     ) -> MpiResult<Option<ReqId>> {
+        self.start_send(rank, dest, tag, buf, sync, |w| {
+            self.request(inst, rank, w, owner)
+        })
+    }
+
+    /// Start a send from `rank`: `None` when it is complete already, else the request
+    /// `make` makes for what it waits for.
+    fn start_send(
+        &self,
+        rank: u32,
+        dest: u32,
+        tag: i32,
+        buf: &Buf,
+        sync: bool,
+        make: impl FnOnce(Waiting) -> ReqId,
+    ) -> MpiResult<Option<ReqId>> {
         self.check_rank(dest, "dest")?;
         let Some(to) = self.local(dest) else {
             // Complete once the transports hold the message.
@@ -415,7 +460,107 @@ impl ThreadComm {
         let direct = p2p::goes_direct(buf.len(), sync);
         Ok(self.mailboxes[to]
             .push(rank, tag, buf, direct)
-            .map(|d| self.request(inst, rank, Waiting::Send(d), owner)))
+            .map(|d| make(Waiting::Send(d))))
+    }
+
+    /// The start code of a persistent send from `rank` (`MPI_Send_init`), whose request
+    /// is on VCI `vci`: each start is an `isend`. `buf`'s type is kept for as long as the
+    /// request lives.
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_init(
+        self: &Arc<Self>,
+        inst: &Arc<Instance>,
+        vci: usize,
+        rank: u32,
+        dest: u32,
+        tag: i32,
+        buf: Buf,
+        sync: bool,
+        owner: usize,
+    ) -> StartFn {
+        let (tc, inst, keep) = (self.clone(), inst.clone(), buf.keep());
+        StartFn::new(move |_| {
+            let _type = &keep;
+            tc.start_send(rank, dest, tag, &buf, sync, |w| {
+                tc.persistent(&inst, vci, rank, w, owner)
+            })
+        })
+    }
+
+    /// The start code of a persistent receive by `rank` (`MPI_Recv_init`), whose request
+    /// is on VCI `vci`: each start is an `irecv`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn recv_init(
+        self: &Arc<Self>,
+        inst: &Arc<Instance>,
+        vci: usize,
+        rank: u32,
+        source: SourceSel,
+        tag: TagSel,
+        buf: Buf,
+        owner: usize,
+    ) -> StartFn {
+        let (tc, inst, keep) = (self.clone(), inst.clone(), buf.keep());
+        StartFn::new(move |_| {
+            let _type = &keep;
+            let p = tc.post(rank, source, tag, buf)?;
+            Ok(Some(tc.persistent(
+                &inst,
+                vci,
+                rank,
+                Waiting::Recv(p),
+                owner,
+            )))
+        })
+    }
+
+    /// Post a receive by `rank`.
+    fn post(
+        &self,
+        rank: u32,
+        source: SourceSel,
+        tag: TagSel,
+        buf: Buf,
+    ) -> MpiResult<Arc<PostedRecv>> {
+        if let SourceSel::Rank(s) = source {
+            self.check_rank(s, "source")?;
+        }
+        Ok(self.mailboxes[self.own(rank)].post(source, tag, buf))
+    }
+
+    /// The inner request of a started persistent operation of `rank`: a schedule on VCI
+    /// `vci` (the persistent request's) that completes once `what` is done, which the
+    /// starting thread's polling advances. It counts among the rank's requests meanwhile.
+    fn persistent(
+        self: &Arc<Self>,
+        inst: &Instance,
+        vci: usize,
+        rank: u32,
+        what: Waiting,
+        owner: usize,
+    ) -> ReqId {
+        let pending = || &self.pending[self.own(rank)].0;
+        pending().fetch_add(1, Ordering::AcqRel);
+        let started = Arc::new(Started {
+            tc: self.clone(),
+            rank,
+            what,
+        });
+        crate::polled::register_local(started.clone());
+        crate::progress::start_schedule(
+            inst,
+            vci,
+            owner,
+            Box::new(move |_cx: &mut Cx<'_>| match started.what.status() {
+                Some(s) => {
+                    started.tc.pending[started.tc.own(started.rank)]
+                        .0
+                        .fetch_sub(1, Ordering::AcqRel);
+                    Step::Done(s)
+                }
+                None => Step::Pending,
+            }),
+        )
     }
 
     /// `MPI_Irecv` by `rank`: its request.
@@ -428,10 +573,7 @@ impl ThreadComm {
         buf: Buf,
         owner: usize,
     ) -> MpiResult<ReqId> {
-        if let SourceSel::Rank(s) = source {
-            self.check_rank(s, "source")?;
-        }
-        let p = self.mailboxes[self.own(rank)].post(source, tag, buf);
+        let p = self.post(rank, source, tag, buf)?;
         Ok(self.request(inst, rank, Waiting::Recv(p), owner))
     }
 
@@ -462,7 +604,8 @@ impl ThreadComm {
         if let Some(l) = &self.link {
             return self.span_barrier(rank, l.leaders());
         }
-        self.barrier.wait(|| {});
+        // One process: ranks are indices here (`base` is 0).
+        self.flags.wait(rank);
         Ok(())
     }
 
@@ -567,6 +710,43 @@ enum Waiting {
     Send(Arc<Direct>),
 }
 
+impl Waiting {
+    /// The operation's status once it is done.
+    fn status(&self) -> Option<Status> {
+        match self {
+            Waiting::Recv(p) => p.status.get().copied(),
+            Waiting::Send(d) => d.done.load(Ordering::Acquire).then(Status::default),
+        }
+    }
+}
+
+impl ThreadComm {
+    /// One step for a request of `rank` waiting for `what`: a receive takes what arrived
+    /// (without waiting for the mailbox's lock). Whether it is done.
+    fn advance(&self, rank: u32, what: &Waiting) -> bool {
+        if what.status().is_none() {
+            if let Waiting::Recv(_) = what {
+                self.pump();
+                self.mailboxes[self.own(rank)].try_progress();
+            }
+        }
+        what.status().is_some()
+    }
+}
+
+/// A started persistent operation: its thread polls it until it is done.
+struct Started {
+    tc: Arc<ThreadComm>,
+    rank: u32,
+    what: Waiting,
+}
+
+impl crate::polled::Polled for Started {
+    fn poll(&self) -> bool {
+        self.tc.advance(self.rank, &self.what)
+    }
+}
+
 /// A nonblocking operation on a thread communicator: a generalized request of the core whose
 /// poll progresses the rank's mailbox.
 struct ThreadRequest {
@@ -577,21 +757,9 @@ struct ThreadRequest {
     id: OnceLock<ReqId>,
 }
 
-impl ThreadRequest {
-    fn done(&self) -> bool {
-        match &self.what {
-            Waiting::Recv(p) => p.status.get().is_some(),
-            Waiting::Send(d) => d.done.load(Ordering::Acquire),
-        }
-    }
-}
-
 impl GreqClass for ThreadRequest {
     fn query(&self, _state: usize) -> Status {
-        match &self.what {
-            Waiting::Recv(p) => p.status.get().copied().unwrap_or_default(),
-            Waiting::Send(_) => Status::default(),
-        }
+        self.what.status().unwrap_or_default()
     }
     fn free(&self, _state: usize) -> i32 {
         self.tc.pending[self.tc.own(self.rank)]
@@ -606,13 +774,7 @@ impl GreqClass for ThreadRequest {
         true
     }
     fn poll(&self, _state: usize) -> i32 {
-        if !self.done() {
-            if let Waiting::Recv(_) = self.what {
-                self.tc.pump();
-                self.tc.mailboxes[self.tc.own(self.rank)].try_progress();
-            }
-        }
-        if self.done() {
+        if self.tc.advance(self.rank, &self.what) {
             if let Some(&id) = self.id.get() {
                 let _ = crate::progress::greq::complete(&self.inst, id, "MPI_Wait");
             }

@@ -30,8 +30,12 @@ pub struct Direct {
     pub done: AtomicBool,
 }
 
+/// Largest message carried in the envelope itself (no allocation besides the queue's node).
+const SMALL: usize = 32;
+
 #[derive(Debug)]
 enum Payload {
+    Small(u8, [u8; SMALL]),
     Eager(Vec<u8>),
     Direct(Arc<Direct>),
 }
@@ -39,6 +43,7 @@ enum Payload {
 impl Payload {
     fn len(&self) -> usize {
         match self {
+            Payload::Small(n, _) => usize::from(*n),
             Payload::Eager(v) => v.len(),
             Payload::Direct(d) => d.buf.len(),
         }
@@ -93,6 +98,18 @@ fn matches(ctx: Ctx, source: SourceSel, tag: TagSel, e: &Envelope) -> bool {
         })
 }
 
+/// A message a matched probe took out of its rank's mailbox (`MPI_Mprobe`), until a matched
+/// receive copies it (`deliver`).
+#[derive(Debug)]
+pub struct Matched(Envelope);
+
+impl Matched {
+    /// Copy the message into `buf` (a direct sender is released): the receive's status.
+    pub fn deliver(self, buf: &Buf) -> Status {
+        deliver(self.0, buf)
+    }
+}
+
 /// What only the rank itself (or one thread progressing it) touches.
 #[derive(Debug, Default)]
 pub(super) struct Local {
@@ -117,6 +134,7 @@ fn deliver(e: Envelope, buf: &Buf) -> Status {
     let len = e.payload.len();
     let n = len.min(buf.len());
     match &e.payload {
+        Payload::Small(_, b) => buf.unpack(0, &b[..n]),
         Payload::Eager(v) => buf.unpack(0, &v[..n]),
         Payload::Direct(d) => {
             d.buf.copy_to(buf, n);
@@ -165,9 +183,21 @@ impl Mailbox {
             });
             Some(d)
         } else {
-            let mut v = vec![0u8; buf.len()];
-            buf.pack(0, &mut v);
-            self.push_bytes(src, tag, ctx, v);
+            let payload = if buf.len() <= SMALL {
+                let mut b = [0u8; SMALL];
+                buf.pack(0, &mut b[..buf.len()]);
+                Payload::Small(buf.len() as u8, b)
+            } else {
+                let mut v = vec![0u8; buf.len()];
+                buf.pack(0, &mut v);
+                Payload::Eager(v)
+            };
+            self.queue.push(Envelope {
+                src,
+                tag,
+                ctx,
+                payload,
+            });
             None
         }
     }
@@ -198,6 +228,7 @@ impl Mailbox {
             .payload
         {
             Payload::Eager(v) => Some(v),
+            Payload::Small(n, b) => Some(b[..usize::from(n)].to_vec()),
             Payload::Direct(_) => unreachable!("collective messages are always copied"),
         }
     }
@@ -271,14 +302,36 @@ impl Mailbox {
         p
     }
 
-    /// Progress until `p` completed; `on_idle` runs after each pass that found nothing.
-    pub(super) fn wait(&self, p: &PostedRecv, mut on_idle: impl FnMut(&mut u32)) -> Status {
-        let mut spins = 0u32;
+    /// A blocking receive by the owner: the oldest message that `source`/`tag` match, waited
+    /// for; `on_idle` runs after each pass that found nothing. No receive is posted (no
+    /// allocation): while its thread waits here the rank posts nothing else, so arrivals that
+    /// match no receive posted earlier go to the unexpected messages (in order) and this
+    /// receive takes the first that fits, as a posted one would. Only arrivals are appended to
+    /// them meanwhile (other threads' `try_progress`), so each pass looks at the new ones.
+    pub(super) fn recv(
+        &self,
+        source: SourceSel,
+        tag: TagSel,
+        buf: &Buf,
+        mut on_idle: impl FnMut(&mut u32),
+    ) -> Status {
+        let (mut spins, mut seen) = (0u32, 0usize);
         loop {
-            if let Some(s) = p.status.get() {
-                return *s;
+            let mut l = lock(&self.local);
+            let arrived = self.progress_locked(&mut l);
+            let found = l
+                .unexpected
+                .iter()
+                .skip(seen)
+                .position(|e| matches(Ctx::User, source, tag, e));
+            if let Some(i) = found {
+                let e = l.unexpected.remove(seen + i).expect("position is in range");
+                drop(l);
+                return deliver(e, buf);
             }
-            if !self.progress_locked(&mut lock(&self.local)) {
+            seen = l.unexpected.len();
+            drop(l);
+            if !arrived {
                 on_idle(&mut spins);
             }
         }
@@ -299,6 +352,25 @@ impl Mailbox {
             })
     }
 
+    /// Take the first unexpected message `source`/`tag` match, if any (matched probe): no
+    /// later receive or probe sees it.
+    pub(super) fn take_match(&self, source: SourceSel, tag: TagSel) -> Option<(Status, Matched)> {
+        let mut l = lock(&self.local);
+        self.progress_locked(&mut l);
+        let i = l
+            .unexpected
+            .iter()
+            .position(|e| matches(Ctx::User, source, tag, e))?;
+        let e = l.unexpected.remove(i).expect("position is in range");
+        let status = Status {
+            source: e.src as i32,
+            tag: e.tag,
+            bytes: e.payload.len() as u64,
+            ..Status::default()
+        };
+        Some((status, Matched(e)))
+    }
+
     /// Whether receives are posted and not matched yet.
     pub(super) fn has_posted(&self) -> bool {
         !lock(&self.local).posted.is_empty()
@@ -316,7 +388,7 @@ impl Mailbox {
                 d.done.store(true, Ordering::Release);
                 false
             }
-            Payload::Eager(_) => false,
+            Payload::Small(..) | Payload::Eager(_) => false,
         });
         l.posted.clear();
     }

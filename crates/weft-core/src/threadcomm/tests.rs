@@ -136,3 +136,33 @@ fn point_to_point_matches_in_order_with_any_source() {
         }
     });
 }
+
+/// `MPI_Barrier`'s dissemination: at 1, 2, 8 (one round) and 9, 20 (two rounds) ranks, no
+/// rank leaves a barrier before every rank wrote its step of the previous phase; a second
+/// region starts from clean words.
+#[test]
+fn barrier_holds_every_rank_back_at_any_size() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    for n in [1u32, 2, 8, 9, 20] {
+        let tc = Arc::new(ThreadComm::new(n));
+        let steps: Arc<Vec<AtomicU32>> = Arc::new((0..n).map(|_| AtomicU32::new(0)).collect());
+        for _region in 0..2 {
+            let threads: Vec<_> = (0..n)
+                .map(|_| {
+                    let (tc, steps) = (tc.clone(), steps.clone());
+                    std::thread::spawn(move || {
+                        let r = tc.start().unwrap();
+                        for _ in 0..50 {
+                            let mine = steps[r as usize].fetch_add(1, Ordering::Relaxed) + 1;
+                            tc.barrier(r).unwrap();
+                            assert!(steps.iter().all(|s| s.load(Ordering::Relaxed) >= mine));
+                            tc.barrier(r).unwrap();
+                        }
+                        tc.finish(r).unwrap();
+                    })
+                })
+                .collect();
+            threads.into_iter().for_each(|t| t.join().unwrap());
+        }
+    }
+}
