@@ -7,6 +7,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::dyn_maps::{Found, Keep};
+use super::far::Far;
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -30,6 +31,8 @@ pub enum Reach {
     Mapped(usize),
     /// In process `pid`, at `base` there.
     Process { pid: i32, base: usize },
+    /// Window rank `rank` on another node, at `base` in its process (through UCX: `far`).
+    Far { rank: u32, base: usize },
 }
 
 /// `count` instances of `ty` at byte `offset` of a target's window memory. Constructing one
@@ -46,6 +49,8 @@ pub struct Region<'a> {
     pieces: OnceLock<(Vec<(usize, usize)>, Vec<usize>)>,
     /// Keeps a peer's mapping (a dynamic window's region) alive while the region is used.
     _keep: Keep,
+    /// For `Reach::Far`: the window's UCX side.
+    far: Option<Arc<Far>>,
 }
 
 fn range_error(func: &str, e: std::io::Error) -> MpiError {
@@ -68,6 +73,7 @@ impl<'a> Region<'a> {
             ty,
             pieces: OnceLock::new(),
             _keep: None,
+            far: None,
         }
     }
 
@@ -111,7 +117,7 @@ impl<'a> Region<'a> {
     pub fn mapped_pieces(&self) -> Option<Vec<(usize, usize)>> {
         match self.reach {
             Reach::Mapped(addr) => Some(self.pieces(addr)),
-            Reach::Process { .. } => None,
+            Reach::Process { .. } | Reach::Far { .. } => None,
         }
     }
 
@@ -150,6 +156,13 @@ impl<'a> Region<'a> {
         out
     }
 
+    /// The window's UCX side (a `Reach::Far` region has it).
+    fn far_side(&self) -> &Far {
+        self.far
+            .as_deref()
+            .expect("a far region carries the window's UCX side")
+    }
+
     /// Read packed bytes `at..at + out.len()` into `out`.
     pub fn read_at(&self, at: usize, out: &mut [u8], func: &str) -> MpiResult<()> {
         debug_assert!(at + out.len() <= self.len());
@@ -164,6 +177,10 @@ impl<'a> Region<'a> {
             Reach::Process { pid, base } => {
                 cma::read_pieces(pid, &self.pieces_in(base, at, out.len()), out)
                     .map_err(|e| range_error(func, e))
+            }
+            Reach::Far { rank, base } => {
+                self.far_side()
+                    .read(rank, &self.pieces_in(base, at, out.len()), out, func)
             }
         }
     }
@@ -182,6 +199,10 @@ impl<'a> Region<'a> {
             Reach::Process { pid, base } => {
                 cma::write_pieces(pid, &self.pieces_in(base, at, data.len()), data)
                     .map_err(|e| range_error(func, e))
+            }
+            Reach::Far { rank, base } => {
+                self.far_side()
+                    .write(rank, &self.pieces_in(base, at, data.len()), data, func)
             }
         }
     }
@@ -276,8 +297,13 @@ impl WinRma {
         }
         // For mapped memory the typed extent lies inside the target's window memory (checked
         // just above), which stays mapped while the window lives.
+        let reach = self.reach(t.rank);
         // SAFETY: the typed extent lies in mapped window memory (checked above).
-        Ok(unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) })
+        let mut r = unsafe { Region::new(reach, offset as usize, t.count, t.ty) };
+        if matches!(reach, Reach::Far { .. }) {
+            r.far = self.far.clone();
+        }
+        Ok(r)
     }
 }
 
