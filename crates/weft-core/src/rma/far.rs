@@ -9,7 +9,6 @@
 //! step on its control words is a UCP atomic on the same word in the target's segment, so
 //! the ranks of the target's node (CPU atomics) and those elsewhere (UCP atomics, served by
 //! CPU atomics at the target) follow the one protocol of `words`.
-#![forbid(unsafe_code)]
 
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::transport::ucx::{Amo, Registration, RemoteKey, UcxTransport};
@@ -87,7 +86,11 @@ impl std::fmt::Debug for Far {
 impl Far {
     /// Register this process's segment (`seg`: address, length) and, when given, its own
     /// window memory (`data`); the card to send (a failed registration sends a zero key).
-    pub fn register(
+    ///
+    /// # Safety
+    /// Both stay mapped while the registrations returned live (the window's segment and the
+    /// window memory, for the window's life; `WinRma` drops its `Far` before its segment).
+    pub unsafe fn register(
         ucx: &'static UcxTransport,
         seg: (usize, usize),
         data: Option<(usize, usize)>,
@@ -99,11 +102,13 @@ impl Far {
             ..Card::default()
         };
         let mut regs = Vec::new();
-        if let Ok(r) = ucx.register(seg.0, seg.1) {
+        // SAFETY: the caller's contract.
+        if let Ok(r) = unsafe { ucx.register(seg.0, seg.1) } {
             card.seg_key = r.packed().len() as u32;
             regs.push(r);
             if let Some((addr, len)) = data.filter(|d| d.1 > 0) {
-                match ucx.register(addr, len) {
+                // SAFETY: the caller's contract.
+                match unsafe { ucx.register(addr, len) } {
                     Ok(d) => {
                         card.data_key = d.packed().len() as u32;
                         regs.push(d);

@@ -316,7 +316,11 @@ impl WinRma {
             ),
             _ => (None, area.data_addr(me) as u64),
         };
-        let (regs, card) = far::Far::register(ucx, area.span(), data, data_base);
+        // The segment is mapped while `area` lives, which the window's `WinRma` keeps beyond its
+        // `Far` (declared first, dropped first); a created window's memory is the program's,
+        // valid until `MPI_Win_free` (MPI 4.1 §12.2.1), which drops the `WinRma`.
+        // SAFETY: both stay mapped while the registrations live (above).
+        let (regs, card) = unsafe { far::Far::register(ucx, area.span(), data, data_base) };
         let mut send = Scratch::from_bytes(&card.encode());
         let mut all = Scratch::new(far::Card::BYTES * n);
         coll::allgather(comm, Some(&send.buf()), &all.buf())?;

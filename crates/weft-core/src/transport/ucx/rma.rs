@@ -101,7 +101,14 @@ fn io_err(what: &str, status: ffi::ucs_status_t) -> std::io::Error {
 
 impl UcxTransport {
     /// Register `len` bytes at `addr` (this process's memory) for peers' one-sided access.
-    pub fn register(&'static self, addr: usize, len: usize) -> std::io::Result<Registration> {
+    ///
+    /// # Safety
+    /// The bytes stay mapped, and peers may write them, for as long as the registration lives.
+    pub unsafe fn register(
+        &'static self,
+        addr: usize,
+        len: usize,
+    ) -> std::io::Result<Registration> {
         let params = ffi::ucp_mem_map_params_t {
             field_mask: ffi::UCP_MEM_MAP_PARAM_FIELD_ADDRESS | ffi::UCP_MEM_MAP_PARAM_FIELD_LENGTH,
             address: addr as *mut c_void,
@@ -110,8 +117,8 @@ impl UcxTransport {
         };
         let ctx = self.context.lock().unwrap_or_else(|p| p.into_inner());
         let mut memh: ffi::MemH = std::ptr::null_mut();
-        // The caller's memory stays mapped while the registration lives (window memory).
-        // SAFETY: params names only its address and length; the context is ours under its lock.
+        // params names only its address and length; the context is ours under its lock.
+        // SAFETY: the caller's memory stays mapped while the registration lives.
         check("mem map", unsafe {
             ffi::ucp_mem_map(ctx.0, &params, &mut memh)
         })?;
