@@ -22,6 +22,9 @@
 //! poisoned mid-operation): sends to a lost peer are refused from then on, and the engine
 //! fails the operations waiting on the network when it sees the failure count grow. A peer
 //! that said goodbye (it finished) is not lost when its connection closes.
+//!
+//! `rma`: memory registration, remote keys and one-sided put/get/atomics on worker 0, for RMA
+//! windows that span nodes (`rma::far`).
 
 mod ffi;
 mod health;
