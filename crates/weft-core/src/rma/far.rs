@@ -185,14 +185,9 @@ impl Far {
     ) -> MpiResult<()> {
         let p = self.peer(t);
         let key = p.data.as_ref().unwrap_or(&p.seg);
-        let mut at = 0;
-        for &(addr, len) in pieces {
-            self.ucx
-                .get(key, addr as u64, &mut out[at..at + len])
-                .map_err(|e| ucx_error(func, t, e))?;
-            at += len;
-        }
-        Ok(())
+        self.ucx
+            .get(key, pieces, out)
+            .map_err(|e| ucx_error(func, t, e))
     }
 
     /// Write `data` into rank `t`'s memory at `pieces` (address there, length), in order.
@@ -205,14 +200,9 @@ impl Far {
     ) -> MpiResult<()> {
         let p = self.peer(t);
         let key = p.data.as_ref().unwrap_or(&p.seg);
-        let mut at = 0;
-        for &(addr, len) in pieces {
-            self.ucx
-                .put(key, addr as u64, &data[at..at + len])
-                .map_err(|e| ucx_error(func, t, e))?;
-            at += len;
-        }
-        Ok(())
+        self.ucx
+            .put(key, pieces, data)
+            .map_err(|e| ucx_error(func, t, e))
     }
 
     /// Apply `op` with `value` to rank `t`'s copy of the control word `word` (a word of this

@@ -105,13 +105,18 @@ impl UcxTransport {
     pub fn remote_key(&'static self, _rank: u32, _packed: &[u8]) -> std::io::Result<RemoteKey> {
         match *self {}
     }
-    pub fn put(&'static self, _key: &RemoteKey, _remote: u64, _data: &[u8]) -> std::io::Result<()> {
+    pub fn put(
+        &'static self,
+        _key: &RemoteKey,
+        _pieces: &[(usize, usize)],
+        _data: &[u8],
+    ) -> std::io::Result<()> {
         match *self {}
     }
     pub fn get(
         &'static self,
         _key: &RemoteKey,
-        _remote: u64,
+        _pieces: &[(usize, usize)],
         _out: &mut [u8],
     ) -> std::io::Result<()> {
         match *self {}

@@ -166,20 +166,20 @@ impl UcxTransport {
         })
     }
 
-    /// Start `op` on worker 0's endpoint to `key`'s rank and wait for it (and, with `flush`,
-    /// for the endpoint's flush after it: remote completion).
+    /// Start the operations `ops` issues on worker 0's endpoint to `key`'s rank and wait
+    /// for them (and, with `flush`, for the endpoint's flush after them: remote completion).
     fn complete(
         &'static self,
         key: &RemoteKey,
         flush: bool,
         what: &str,
-        op: impl FnOnce(ffi::Ep) -> ffi::StatusPtr,
+        ops: impl FnOnce(ffi::Ep) -> Vec<ffi::StatusPtr>,
     ) -> std::io::Result<()> {
         let mut state = self.lock(0);
         let ep = self.endpoint(&mut state, 0, key.rank).ok_or_else(|| {
             std::io::Error::other(format!("UCX: no endpoint reaches job rank {}", key.rank))
         })?;
-        let mut requests = vec![op(ep)];
+        let mut requests = ops(ep);
         if flush {
             let param = rma_param(0, 0, std::ptr::null_mut());
             // SAFETY: the endpoint is live, worker 0 ours under its lock.
@@ -217,32 +217,69 @@ impl UcxTransport {
         }
     }
 
-    /// Write `data` at address `remote` of the peer's memory that `key` describes; complete
-    /// at the target on return.
-    pub fn put(&'static self, key: &RemoteKey, remote: u64, data: &[u8]) -> std::io::Result<()> {
+    /// Write `data`, in order, at the `pieces` (address, length) of the peer's memory that
+    /// `key` describes; complete at the target on return.
+    pub fn put(
+        &'static self,
+        key: &RemoteKey,
+        pieces: &[(usize, usize)],
+        data: &[u8],
+    ) -> std::io::Result<()> {
         let param = rma_param(0, 0, std::ptr::null_mut());
         self.complete(key, true, "put", |ep| {
-            // SAFETY: `data` outlives the wait in `complete`; the key and endpoint are live.
-            unsafe {
-                ffi::ucp_put_nbx(
-                    ep,
-                    data.as_ptr() as *const c_void,
-                    data.len(),
-                    remote,
-                    key.rkey,
-                    &param,
-                )
-            }
+            let mut at = 0;
+            pieces
+                .iter()
+                .map(|&(remote, len)| {
+                    let from = data[at..at + len].as_ptr();
+                    at += len;
+                    // SAFETY: `data` outlives the wait in `complete`; the key and endpoint
+                    // are live.
+                    unsafe {
+                        ffi::ucp_put_nbx(
+                            ep,
+                            from as *const c_void,
+                            len,
+                            remote as u64,
+                            key.rkey,
+                            &param,
+                        )
+                    }
+                })
+                .collect()
         })
     }
 
-    /// Read `out.len()` bytes at address `remote` of the peer's memory that `key` describes.
-    pub fn get(&'static self, key: &RemoteKey, remote: u64, out: &mut [u8]) -> std::io::Result<()> {
+    /// Read the `pieces` (address, length) of the peer's memory that `key` describes, in
+    /// order, into `out`.
+    pub fn get(
+        &'static self,
+        key: &RemoteKey,
+        pieces: &[(usize, usize)],
+        out: &mut [u8],
+    ) -> std::io::Result<()> {
         let param = rma_param(0, 0, std::ptr::null_mut());
-        let (ptr, len) = (out.as_mut_ptr(), out.len());
         self.complete(key, false, "get", |ep| {
-            // SAFETY: `out` outlives the wait in `complete`; the key and endpoint are live.
-            unsafe { ffi::ucp_get_nbx(ep, ptr as *mut c_void, len, remote, key.rkey, &param) }
+            let mut at = 0;
+            pieces
+                .iter()
+                .map(|&(remote, len)| {
+                    let to = out[at..at + len].as_mut_ptr();
+                    at += len;
+                    // SAFETY: `out` outlives the wait in `complete`; the key and endpoint are
+                    // live.
+                    unsafe {
+                        ffi::ucp_get_nbx(
+                            ep,
+                            to as *mut c_void,
+                            len,
+                            remote as u64,
+                            key.rkey,
+                            &param,
+                        )
+                    }
+                })
+                .collect()
         })
     }
 
@@ -286,7 +323,7 @@ impl UcxTransport {
         self.complete(key, false, "atomic", |ep| {
             // SAFETY: the operand and reply outlive the wait in `complete`; the key and
             // endpoint are live; the datatype is one element of `size` bytes.
-            unsafe {
+            vec![unsafe {
                 ffi::ucp_atomic_op_nbx(
                     ep,
                     code,
@@ -296,7 +333,7 @@ impl UcxTransport {
                     key.rkey,
                     &param,
                 )
-            }
+            }]
         })?;
         Ok(if size == 4 {
             u64::from(u32::from_ne_bytes(reply[..4].try_into().expect("4 bytes")))
