@@ -215,3 +215,21 @@ impl Far {
             .map_err(|e| ucx_error(func, t, e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Card;
+
+    #[test]
+    fn card_round_trips() {
+        let c = Card {
+            seg_base: 0x7f00_1234_5000,
+            data_base: u64::MAX - 7,
+            seg_key: 141,
+            data_key: 0,
+        };
+        let b = c.encode();
+        assert_eq!(b.len(), Card::BYTES);
+        assert_eq!(Card::decode(&b), c);
+    }
+}
