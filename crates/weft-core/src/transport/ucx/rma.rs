@@ -11,6 +11,9 @@ use std::ffi::c_void;
 
 use super::{check, ffi, lose, status_text, UcxTransport};
 
+/// Polls of a one-sided operation's request between yields of the core.
+const YIELD_EVERY: u32 = 64;
+
 /// The UCP context (a raw handle).
 pub(super) struct ContextHandle(pub(super) ffi::Context);
 
@@ -194,6 +197,7 @@ impl UcxTransport {
                 failed.get_or_insert(ffi::err_status(request));
                 continue;
             }
+            let mut polls = 0u32;
             let status = loop {
                 // SAFETY: the request came from a _nbx call and was not freed yet.
                 let s = unsafe { ffi::ucp_request_check_status(request) };
@@ -201,6 +205,14 @@ impl UcxTransport {
                     break s;
                 }
                 state.progress(&self.health);
+                polls += 1;
+                if polls % YIELD_EVERY == 0 {
+                    // The target may need a core to answer (UCX emulating the operation):
+                    // let it run, and let this process's other threads use worker 0.
+                    drop(state);
+                    std::thread::yield_now();
+                    state = self.lock(0);
+                }
             };
             // SAFETY: completed; freed once.
             unsafe { ffi::ucp_request_free(request) };
