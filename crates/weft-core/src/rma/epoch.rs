@@ -21,7 +21,7 @@ use crate::coll;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress;
 use crate::transport::shm::win_area::WRITER;
-use crate::transport::ucx::Amo;
+use crate::transport::Amo;
 
 /// Flag bit: an access epoch to the target is open (operations may reach it).
 pub const ACCESS: u8 = 1;

@@ -11,7 +11,8 @@
 //! CPU atomics at the target) follow the one protocol of `words`.
 
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::transport::ucx::{Amo, Registration, RemoteKey, UcxTransport};
+use crate::transport::ucx::{Registration, RemoteKey, UcxTransport};
+use crate::transport::Amo;
 
 /// A rank on another node, as this process reaches it.
 #[derive(Debug)]
@@ -211,7 +212,7 @@ impl Far {
         let p = self.peer(t);
         let offset = (word as *const T as usize) - self.seg_base;
         self.ucx
-            .atomic(&p.seg, p.seg_base + offset as u64, 8, op, value)
+            .atomic(&p.seg, p.seg_base + offset as u64, op, value)
             .map_err(|e| ucx_error(func, t, e))
     }
 }

@@ -16,7 +16,7 @@ use super::WinRma;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::op::{Op, OpKind, Reduction};
-use crate::transport::ucx::Amo;
+use crate::transport::Amo;
 
 fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
     MpiError::new(

@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 
 use super::shm::WIRE_HEADER_BYTES;
+use super::Amo;
 
 /// No UCX in this build: never constructed.
 pub enum UcxTransport {}
@@ -77,17 +78,6 @@ pub enum Registration {}
 #[derive(Debug)]
 pub enum RemoteKey {}
 
-/// An atomic operation on a remote word (as in the UCX build).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Amo {
-    Add,
-    And,
-    Or,
-    Xor,
-    Swap,
-    Cswap(u64),
-}
-
 impl Registration {
     pub fn packed(&self) -> &[u8] {
         match *self {}
@@ -128,7 +118,6 @@ impl UcxTransport {
         &'static self,
         _key: &RemoteKey,
         _remote: u64,
-        _size: usize,
         _op: Amo,
         _value: u64,
     ) -> std::io::Result<u64> {

@@ -25,8 +25,7 @@ pub const UCP_PARAM_FIELD_FEATURES: u64 = 1 << 0;
 pub const UCP_FEATURE_TAG: u64 = 1 << 0;
 /// One-sided put and get (`ucp_put_nbx`, `ucp_get_nbx`: RMA windows across nodes).
 pub const UCP_FEATURE_RMA: u64 = 1 << 1;
-/// 32- and 64-bit remote atomics (`ucp_atomic_op_nbx`).
-pub const UCP_FEATURE_AMO32: u64 = 1 << 2;
+/// 64-bit remote atomics (`ucp_atomic_op_nbx`).
 pub const UCP_FEATURE_AMO64: u64 = 1 << 3;
 pub const UCP_MEM_MAP_PARAM_FIELD_ADDRESS: u64 = 1 << 0;
 pub const UCP_MEM_MAP_PARAM_FIELD_LENGTH: u64 = 1 << 1;
@@ -36,9 +35,6 @@ pub const UCP_OP_ATTR_FIELD_REPLY_BUFFER: u32 = 1 << 5;
 pub const UCP_ATOMIC_OP_ADD: c_int = 0;
 pub const UCP_ATOMIC_OP_SWAP: c_int = 1;
 pub const UCP_ATOMIC_OP_CSWAP: c_int = 2;
-pub const UCP_ATOMIC_OP_AND: c_int = 3;
-pub const UCP_ATOMIC_OP_OR: c_int = 4;
-pub const UCP_ATOMIC_OP_XOR: c_int = 5;
 /// `ucp_dt_make_contig(size)`: contiguous elements of `size` bytes.
 pub const fn dt_contig(size: usize) -> u64 {
     (size as u64) << 3

@@ -30,7 +30,7 @@ mod ffi;
 mod health;
 mod rma;
 
-pub use rma::{Amo, Registration, RemoteKey};
+pub use rma::{Registration, RemoteKey};
 
 use std::collections::VecDeque;
 use std::ffi::{c_void, CStr};
@@ -120,10 +120,7 @@ fn new_context() -> std::io::Result<ffi::Context> {
     ffi::load().map_err(std::io::Error::other)?;
     let params = ffi::ucp_params_t {
         field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
-        features: ffi::UCP_FEATURE_TAG
-            | ffi::UCP_FEATURE_RMA
-            | ffi::UCP_FEATURE_AMO32
-            | ffi::UCP_FEATURE_AMO64,
+        features: ffi::UCP_FEATURE_TAG | ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO64,
         rest: [0; 32],
     };
     let mut context: ffi::Context = std::ptr::null_mut();

@@ -10,6 +10,7 @@
 use std::ffi::c_void;
 
 use super::{check, ffi, lose, status_text, UcxTransport};
+use crate::transport::Amo;
 
 /// Polls of a one-sided operation's request between yields of the core.
 const YIELD_EVERY: u32 = 64;
@@ -84,18 +85,6 @@ impl Drop for RemoteKey {
         // worker 0's lock.
         unsafe { ffi::ucp_rkey_destroy(self.rkey) };
     }
-}
-
-/// An atomic operation on a remote 32- or 64-bit word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Amo {
-    Add,
-    And,
-    Or,
-    Xor,
-    Swap,
-    /// Store the value where the word equals this one.
-    Cswap(u64),
 }
 
 fn io_err(what: &str, status: ffi::ucs_status_t) -> std::io::Error {
@@ -295,51 +284,35 @@ impl UcxTransport {
         })
     }
 
-    /// Apply `op` with `value` to the `size`-byte (4 or 8) word at address `remote` of the
-    /// peer's memory; its previous value.
+    /// Apply `op` with `value` to the 64-bit word at address `remote` of the peer's memory
+    /// (8-byte aligned); its previous value.
     pub fn atomic(
         &'static self,
         key: &RemoteKey,
         remote: u64,
-        size: usize,
         op: Amo,
         value: u64,
     ) -> std::io::Result<u64> {
-        debug_assert!(size == 4 || size == 8);
-        // The operand and the reply in the word's own width (native byte order).
-        let mut operand = [0u8; 8];
-        let mut reply = [0u8; 8];
-        let bytes = |v: u64| {
-            if size == 4 {
-                (v as u32).to_ne_bytes().to_vec()
-            } else {
-                v.to_ne_bytes().to_vec()
-            }
-        };
-        let (code, x, z) = match op {
-            Amo::Add => (ffi::UCP_ATOMIC_OP_ADD, value, 0),
-            Amo::And => (ffi::UCP_ATOMIC_OP_AND, value, 0),
-            Amo::Or => (ffi::UCP_ATOMIC_OP_OR, value, 0),
-            Amo::Xor => (ffi::UCP_ATOMIC_OP_XOR, value, 0),
+        // Result = Y; op(Y, X); for CSWAP: if X == Y then Y = Z, with X the operand and Z the
+        // reply buffer's value before the call.
+        let (code, operand, mut reply) = match op {
+            Amo::Add => (ffi::UCP_ATOMIC_OP_ADD, value, 0u64),
             Amo::Swap => (ffi::UCP_ATOMIC_OP_SWAP, value, 0),
-            // Result = Y; if X == Y then Y = Z, with X the operand, Z the reply's first value.
             Amo::Cswap(compare) => (ffi::UCP_ATOMIC_OP_CSWAP, compare, value),
         };
-        operand[..size].copy_from_slice(&bytes(x));
-        reply[..size].copy_from_slice(&bytes(z));
         let param = rma_param(
             ffi::UCP_OP_ATTR_FIELD_DATATYPE | ffi::UCP_OP_ATTR_FIELD_REPLY_BUFFER,
-            ffi::dt_contig(size),
-            reply.as_mut_ptr() as *mut c_void,
+            ffi::dt_contig(8),
+            &mut reply as *mut u64 as *mut c_void,
         );
         self.complete(key, false, "atomic", |ep| {
             // SAFETY: the operand and reply outlive the wait in `complete`; the key and
-            // endpoint are live; the datatype is one element of `size` bytes.
+            // endpoint are live; the datatype is one 8-byte element.
             vec![unsafe {
                 ffi::ucp_atomic_op_nbx(
                     ep,
                     code,
-                    operand.as_ptr() as *const c_void,
+                    &operand as *const u64 as *const c_void,
                     1,
                     remote,
                     key.rkey,
@@ -347,11 +320,7 @@ impl UcxTransport {
                 )
             }]
         })?;
-        Ok(if size == 4 {
-            u64::from(u32::from_ne_bytes(reply[..4].try_into().expect("4 bytes")))
-        } else {
-            u64::from_ne_bytes(reply)
-        })
+        Ok(reply)
     }
 }
 
