@@ -239,6 +239,7 @@ impl WinRma {
     /// The target's bytes an operation touches; `MPI_ERR_RMA_RANGE` when they leave the
     /// target's window memory.
     pub(super) fn region<'a>(&self, t: &Target<'a>, func: &str) -> MpiResult<Region<'a>> {
+        self.serve_far();
         let peer = &self.peers[t.rank as usize];
         let range = |why: String| {
             Err(MpiError::new(

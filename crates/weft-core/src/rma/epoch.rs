@@ -143,6 +143,17 @@ impl WinRma {
         self.far.as_deref().filter(|f| f.is_far(target))
     }
 
+    /// On a window spanning nodes, make progress once: UCX may serve other nodes'
+    /// operations on this process's memory with active messages, which only progress answers,
+    /// and a program may spin on RMA calls (a compare-and-swap lock on its own memory) while
+    /// a far holder waits for that answer. Every operation and flush calls it.
+    #[inline]
+    pub(super) fn serve_far(&self) {
+        if self.far.is_some() {
+            progress::poke_all(&self.comm.session.instance);
+        }
+    }
+
     /// Count one event on `counter`, a word of `owner`'s control state (on its node).
     pub(super) fn count_at(
         &self,
@@ -333,6 +344,7 @@ impl WinRma {
             Some(t) => self.epoch_allows(t, PASSIVE),
             None => (0..self.flags.len() as u32).any(|t| self.epoch_allows(t, PASSIVE)),
         };
+        self.serve_far();
         if !ok {
             return Err(sync_error(format!(
                 "{func}: no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open{}",
