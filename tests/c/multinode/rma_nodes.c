@@ -149,6 +149,42 @@ static void check_window(int created)
         MPI_Group_free(&world);
     }
 
+    /* A process spinning on compare-and-swap over its own memory still serves a far holder's
+     * operations (regression: UCX emulates RMA with active messages over TCP and shared
+     * memory it did not allocate, which needs the target's progress; the spinner made none,
+     * and the holder's get never completed). Rank 0 holds word 15 of the last rank, which
+     * spins to take it while rank 0 reads word 14 and only then releases it. */
+    {
+        int t = size - 1, z = 0, mark = 1, two = 2, prev = -1;
+        if (rank == t) {
+            base[14] = 77;
+            base[15] = 0;
+        }
+        EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+        EXPECT_OK(MPI_Win_lock_all(0, win));
+        if (rank == 0) {
+            EXPECT_OK(MPI_Compare_and_swap(&mark, &z, &prev, MPI_INT, t, 15, win));
+            CHECK_INT(prev, 0);
+        }
+        EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == t) {
+            do {
+                EXPECT_OK(MPI_Compare_and_swap(&two, &z, &prev, MPI_INT, t, 15, win));
+            } while (prev != 0);
+        } else if (rank == 0) {
+            int g = -1;
+            EXPECT_OK(MPI_Get(&g, 1, MPI_INT, t, 14, 1, MPI_INT, win));
+            EXPECT_OK(MPI_Win_flush(t, win));
+            CHECK_INT(g, 77);
+            EXPECT_OK(MPI_Compare_and_swap(&z, &mark, &prev, MPI_INT, t, 15, win));
+            CHECK_INT(prev, 1);
+        }
+        EXPECT_OK(MPI_Win_unlock_all(win));
+        EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == t)
+            CHECK_INT(base[15], 2);
+    }
+
     /* A far rank's memory has no address here (shared_query: size 0, null base). */
     if (!created) {
         MPI_Aint sz = -1;
