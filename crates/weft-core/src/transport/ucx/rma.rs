@@ -195,7 +195,7 @@ impl UcxTransport {
                 }
                 state.progress(&self.health);
                 polls += 1;
-                if polls % YIELD_EVERY == 0 {
+                if polls.is_multiple_of(YIELD_EVERY) {
                     // The target may need a core to answer (UCX emulating the operation):
                     // let it run, and let this process's other threads use worker 0.
                     drop(state);
