@@ -10,7 +10,8 @@
  *   passive_<kind>     a get loop (lock/get/unlock x 100) while the target sleeps 2 s outside
  *                      MPI: milliseconds for the whole loop
  * <kind>: alloc (MPI_Win_allocate), create (MPI_Win_create), dynamic (create_dynamic+attach).
- * Usage: mpiexec -n 2 rma [iterations] [passive(0/1)] */
+ * Usage: mpiexec -n 2 rma [iterations] [passive(0/1)] [kinds, default alloc,create,dynamic]
+ * (windows spanning nodes: alloc,create). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,9 +105,13 @@ int main(int argc, char **argv)
         iters = atoi(argv[1]);
     if (argc > 2)
         passive = atoi(argv[2]);
-    bench("alloc");
-    bench("create");
-    bench("dynamic");
+    const char *kinds = argc > 3 ? argv[3] : "alloc,create,dynamic";
+    if (strstr(kinds, "alloc"))
+        bench("alloc");
+    if (strstr(kinds, "create"))
+        bench("create");
+    if (strstr(kinds, "dynamic"))
+        bench("dynamic");
     MPI_Finalize();
     return 0;
 }

@@ -37,8 +37,7 @@ unsafe fn run(
     let m = unsafe { Move::new(origin, target, win, func)? };
     op(&m)?;
     // SAFETY: forwarded contract.
-    unsafe { then.finish(&m.w, m.rank) };
-    Ok(())
+    unsafe { then.finish(&m.w, m.rank, func) }
 }
 
 /// `MPI_Put` and `MPI_Get` (`dir`) in all their forms.

@@ -274,7 +274,12 @@ impl Then {
     ///
     /// # Safety
     /// A request pointer (checked non-null by `check`) is writable.
-    pub(crate) unsafe fn finish(self, w: &WinObject, rank: Option<u32>) {
+    pub(crate) unsafe fn finish(
+        self,
+        w: &WinObject,
+        rank: Option<u32>,
+        func: &str,
+    ) -> MpiResult<()> {
         match self {
             Then::Done => {}
             Then::Request(request) => {
@@ -284,9 +289,10 @@ impl Then {
             }
             Then::Notify(idx) => {
                 if let Some(t) = rank {
-                    w.rma.notify(t, idx as usize);
+                    w.rma.notify(t, idx as usize, func)?;
                 }
             }
         }
+        Ok(())
     }
 }

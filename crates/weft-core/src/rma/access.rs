@@ -7,6 +7,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::dyn_maps::{Found, Keep};
+use super::far::Far;
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -30,6 +31,8 @@ pub enum Reach {
     Mapped(usize),
     /// In process `pid`, at `base` there.
     Process { pid: i32, base: usize },
+    /// Window rank `rank` on another node, at `base` in its process (through UCX: `far`).
+    Far { rank: u32, base: usize },
 }
 
 /// `count` instances of `ty` at byte `offset` of a target's window memory. Constructing one
@@ -48,6 +51,8 @@ pub struct Region<'a> {
     _keep: Keep,
     /// Which path accumulate-type operations on these bytes take (`atomic`).
     pub(super) acc: AccPath,
+    /// For `Reach::Far`: the window's UCX side.
+    far: Option<Arc<Far>>,
 }
 
 /// Where accumulate-type operations on a region run, the same in every process for the same
@@ -85,6 +90,7 @@ impl<'a> Region<'a> {
             pieces: OnceLock::new(),
             _keep: None,
             acc: AccPath::Mutex,
+            far: None,
         }
     }
 
@@ -124,12 +130,12 @@ impl<'a> Region<'a> {
         out
     }
 
-    /// The pieces of the layout in packed order as addresses of the target process, or of
-    /// this one for mapped memory (their alignment is the same: mappings keep page offsets).
+    /// The pieces of the layout in packed order as addresses of the target process (also on
+    /// another node), or of this one for mapped memory (their alignment is the same: mappings keep page offsets).
     pub fn any_pieces(&self) -> Vec<(usize, usize)> {
         match self.reach {
             Reach::Mapped(addr) => self.pieces(addr),
-            Reach::Process { base, .. } => self.pieces(base),
+            Reach::Process { base, .. } | Reach::Far { base, .. } => self.pieces(base),
         }
     }
 
@@ -137,7 +143,7 @@ impl<'a> Region<'a> {
     pub fn mapped_pieces(&self) -> Option<Vec<(usize, usize)>> {
         match self.reach {
             Reach::Mapped(addr) => Some(self.pieces(addr)),
-            Reach::Process { .. } => None,
+            Reach::Process { .. } | Reach::Far { .. } => None,
         }
     }
 
@@ -176,6 +182,13 @@ impl<'a> Region<'a> {
         out
     }
 
+    /// The window's UCX side (a `Reach::Far` region has it).
+    fn far_side(&self) -> &Far {
+        self.far
+            .as_deref()
+            .expect("a far region carries the window's UCX side")
+    }
+
     /// Read packed bytes `at..at + out.len()` into `out`.
     pub fn read_at(&self, at: usize, out: &mut [u8], func: &str) -> MpiResult<()> {
         debug_assert!(at + out.len() <= self.len());
@@ -190,6 +203,10 @@ impl<'a> Region<'a> {
             Reach::Process { pid, base } => {
                 cma::read_pieces(pid, &self.pieces_in(base, at, out.len()), out)
                     .map_err(|e| range_error(func, e))
+            }
+            Reach::Far { rank, base } => {
+                self.far_side()
+                    .read(rank, &self.pieces_in(base, at, out.len()), out, func)
             }
         }
     }
@@ -208,6 +225,10 @@ impl<'a> Region<'a> {
             Reach::Process { pid, base } => {
                 cma::write_pieces(pid, &self.pieces_in(base, at, data.len()), data)
                     .map_err(|e| range_error(func, e))
+            }
+            Reach::Far { rank, base } => {
+                self.far_side()
+                    .write(rank, &self.pieces_in(base, at, data.len()), data, func)
             }
         }
     }
@@ -265,6 +286,7 @@ impl WinRma {
         acc: bool,
         func: &str,
     ) -> MpiResult<Region<'a>> {
+        self.serve_far();
         let peer = &self.peers[t.rank as usize];
         let range = |why: String| {
             Err(MpiError::new(
@@ -343,9 +365,13 @@ impl WinRma {
         }
         // For mapped memory the typed extent lies inside the target's window memory (checked
         // just above), which stays mapped while the window lives.
+        let reach = self.reach(t.rank);
         // SAFETY: the typed extent lies in mapped window memory (checked above).
-        let mut r = unsafe { Region::new(self.reach(t.rank), offset as usize, t.count, t.ty) };
+        let mut r = unsafe { Region::new(reach, offset as usize, t.count, t.ty) };
         r.acc = self.acc_path();
+        if matches!(reach, Reach::Far { .. }) {
+            r.far = self.far.clone();
+        }
         Ok(r)
     }
 }

@@ -22,6 +22,7 @@ impl WinRma {
     /// take the general path. The `Keep` holds a dynamic window's mapping.
     #[inline]
     fn direct(&self, t: u32, disp: i64, len: usize) -> Option<(usize, Keep, bool)> {
+        self.serve_far();
         let p = self.peers.get(t as usize)?;
         if disp < 0 || !self.epoch_allows(t, ACCESS) {
             return None;

@@ -14,11 +14,14 @@
 
 use std::sync::atomic::{fence, AtomicU8, Ordering};
 
+use super::far::Far;
 use super::words;
 use super::WinRma;
 use crate::coll;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::progress;
+use crate::transport::shm::win_area::WRITER;
+use crate::transport::Amo;
 
 /// Flag bit: an access epoch to the target is open (operations may reach it).
 pub const ACCESS: u8 = 1;
@@ -109,7 +112,7 @@ impl WinRma {
     }
 
     /// Wait until `ready()` holds, making progress meanwhile.
-    fn wait_until(&self, mut ready: impl FnMut() -> bool) {
+    pub(super) fn wait_until(&self, mut ready: impl FnMut() -> bool) {
         let inst = &self.comm.session.instance;
         let mut backoff = inst.backoff();
         while !ready() {
@@ -117,6 +120,52 @@ impl WinRma {
                 backoff.reset();
             } else {
                 backoff.idle();
+            }
+        }
+    }
+
+    /// Run `try_once` until it succeeds, making progress; a UCX failure ends the wait.
+    pub(super) fn wait_for(&self, mut try_once: impl FnMut() -> MpiResult<bool>) -> MpiResult<()> {
+        let mut failed = None;
+        self.wait_until(|| match try_once() {
+            Ok(done) => done,
+            Err(e) => {
+                failed = Some(e);
+                true
+            }
+        });
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// The window's UCX side when `target` is on another node.
+    #[inline]
+    pub(super) fn far_of(&self, target: u32) -> Option<&Far> {
+        self.far.as_deref().filter(|f| f.is_far(target))
+    }
+
+    /// On a window spanning nodes, make progress once: UCX may serve other nodes'
+    /// operations on this process's memory with active messages, which only progress answers,
+    /// and a program may spin on RMA calls (a compare-and-swap lock on its own memory) while
+    /// a far holder waits for that answer. Every operation and flush calls it.
+    #[inline]
+    pub(super) fn serve_far(&self) {
+        if self.far.is_some() {
+            progress::poke_all(&self.comm.session.instance);
+        }
+    }
+
+    /// Count one event on `counter`, a word of `owner`'s control state (on its node).
+    pub(super) fn count_at(
+        &self,
+        owner: u32,
+        counter: &crate::sync::atomic::AtomicU64,
+        func: &str,
+    ) -> MpiResult<()> {
+        match self.far_of(owner) {
+            Some(far) => far.word(owner, counter, Amo::Add, 1, func).map(drop),
+            None => {
+                words::count(counter);
+                Ok(())
             }
         }
     }
@@ -174,26 +223,48 @@ impl WinRma {
             self.publish(&e);
         }
         if !nocheck {
-            self.acquire(target, kind);
+            self.acquire(target, kind, func)?;
         }
         Ok(())
     }
 
-    fn acquire(&self, target: u32, kind: LockType) {
+    /// Take `target`'s lock word: CPU atomics on this node, UCP atomics on the same word at
+    /// a target on another node (the same protocol, `words`).
+    fn acquire(&self, target: u32, kind: LockType, func: &str) -> MpiResult<()> {
         let word = &self.area.ctl(target).lock;
+        if let Some(far) = self.far_of(target) {
+            return self.wait_for(|| match kind {
+                LockType::Exclusive => {
+                    Ok(far.word(target, word, Amo::Cswap(0), WRITER, func)? == 0)
+                }
+                LockType::Shared => {
+                    let v = far.word(target, word, Amo::Add, 0, func)?;
+                    Ok(v & WRITER == 0 && far.word(target, word, Amo::Cswap(v), v + 1, func)? == v)
+                }
+            });
+        }
         let try_once = || match kind {
             LockType::Exclusive => words::try_exclusive(word),
             LockType::Shared => words::try_shared(word),
         };
         self.wait_until(try_once);
+        Ok(())
     }
 
-    fn release(&self, target: u32, kind: LockType) {
+    fn release(&self, target: u32, kind: LockType, func: &str) -> MpiResult<()> {
         let word = &self.area.ctl(target).lock;
+        if let Some(far) = self.far_of(target) {
+            let (op, value) = match kind {
+                LockType::Exclusive => (Amo::Swap, 0),
+                LockType::Shared => (Amo::Add, u64::MAX),
+            };
+            return far.word(target, word, op, value, func).map(drop);
+        }
         match kind {
             LockType::Exclusive => words::release_exclusive(word),
             LockType::Shared => words::release_shared(word),
         }
+        Ok(())
     }
 
     /// `MPI_Win_unlock`.
@@ -212,7 +283,7 @@ impl WinRma {
             Some((kind, nocheck)) => {
                 fence(Ordering::SeqCst);
                 if !nocheck {
-                    self.release(target, kind);
+                    self.release(target, kind, func)?;
                 }
                 Ok(())
             }
@@ -235,7 +306,7 @@ impl WinRma {
         }
         if !nocheck {
             for t in 0..self.peers.len() as u32 {
-                self.acquire(t, LockType::Shared);
+                self.acquire(t, LockType::Shared, func)?;
             }
         }
         Ok(())
@@ -258,7 +329,7 @@ impl WinRma {
                 fence(Ordering::SeqCst);
                 if !nocheck {
                     for t in 0..self.peers.len() as u32 {
-                        self.release(t, LockType::Shared);
+                        self.release(t, LockType::Shared, func)?;
                     }
                 }
                 Ok(())
@@ -273,6 +344,7 @@ impl WinRma {
             Some(t) => self.epoch_allows(t, PASSIVE),
             None => (0..self.flags.len() as u32).any(|t| self.epoch_allows(t, PASSIVE)),
         };
+        self.serve_far();
         if !ok {
             return Err(sync_error(format!(
                 "{func}: no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open{}",
@@ -294,7 +366,7 @@ impl WinRma {
         }
         fence(Ordering::SeqCst);
         for &o in &origins {
-            words::count(self.area.post(self.me, o));
+            self.count_at(o, self.area.post(self.me, o), func)?;
         }
         e.completes_due += origins.len() as u64;
         e.posted = Some(origins);
@@ -344,7 +416,7 @@ impl WinRma {
         })?;
         fence(Ordering::SeqCst);
         for t in targets {
-            words::count(&self.area.ctl(t).complete);
+            self.count_at(t, &self.area.ctl(t).complete, func)?;
         }
         Ok(())
     }

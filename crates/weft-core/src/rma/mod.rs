@@ -1,5 +1,5 @@
-//! One-sided communication (RMA) on one node: every operation moves data without the
-//! target's CPU. What a window needs for it (`WinRma`, made collectively when the window is
+//! One-sided communication (RMA): on one node every operation moves data without the
+//! target's CPU; ranks on other nodes are reached through UCX (`far`). What a window needs for it (`WinRma`, made collectively when the window is
 //! created) is every rank's pid, base, size and displacement unit, and the window's shared
 //! segment (`transport::shm::win_area`): the locks, the accumulate mutexes and the
 //! post/complete counters of every rank, and, for windows whose memory the library
@@ -33,6 +33,7 @@ pub mod attach_table;
 pub mod direct;
 pub mod dyn_maps;
 pub mod epoch;
+pub mod far;
 pub mod memhandle;
 pub mod notify;
 pub mod ops;
@@ -70,6 +71,9 @@ pub struct WinRma {
     pub peers: Vec<Peer>,
     /// The window's private communicator (fences and waits make progress on its instance).
     comm: Arc<Comm>,
+    /// The ranks on other nodes, through UCX (`None`: the window lies within this node).
+    /// Declared before `area`: its registrations of the segment go first.
+    far: Option<Arc<far::Far>>,
     area: Arc<WinArea>,
     /// Whether the segment holds every rank's memory (allocated windows).
     mapped: bool,
@@ -138,21 +142,31 @@ impl WinRma {
     pub fn setup(win: &Win, own_pages: bool, func: &str) -> MpiResult<WinRma> {
         let comm = &win.comm;
         let inst = &comm.session.instance;
-        if let Some(far) = comm
-            .group
-            .members()
+        let members = comm.group.members();
+        // Which window ranks share this process's node.
+        let local: Vec<bool> = members
             .iter()
-            .position(|&p| !Transports::is_node_local(inst.transports.route(p)))
-        {
-            return Err(MpiError::new(
-                ErrorClass::UnsupportedOperation,
-                format!(
-                    "{func}(comm): rank {far} of the communicator is on another node, and RMA \
-                     windows spanning several nodes are not supported yet (the network \
-                     transport carries no RMA); create the window on a communicator within \
-                     one node (MPI_Comm_split_type with MPI_COMM_TYPE_SHARED)"
-                ),
-            ));
+            .map(|&p| Transports::is_node_local(inst.transports.route(p)))
+            .collect();
+        let spans = local.contains(&false);
+        if let Some(far) = local.iter().position(|&l| !l) {
+            if matches!(win.flavor, Flavor::Dynamic | Flavor::Shared) {
+                return Err(MpiError::new(
+                    ErrorClass::UnsupportedOperation,
+                    format!(
+                        "{func}(comm): rank {far} of the communicator is on another node, and \
+                         {} windows spanning several nodes are not supported (windows from \
+                         MPI_Win_create and MPI_Win_allocate are); create it on a \
+                         communicator within one node (MPI_Comm_split_type with \
+                         MPI_COMM_TYPE_SHARED)",
+                        if win.flavor == Flavor::Dynamic {
+                            "dynamic"
+                        } else {
+                            "shared"
+                        }
+                    ),
+                ));
+            }
         }
         let n = comm.size() as usize;
         let mine = Peer {
@@ -166,52 +180,41 @@ impl WinRma {
         coll::allgather(comm, Some(&send.buf()), &all.buf())?;
         let mut peers: Vec<Peer> = all.bytes().chunks(24).map(decode_peer).collect();
         let mapped = matches!(win.flavor, Flavor::Allocate | Flavor::Shared);
+        // A node's segment holds the memory of its own ranks only.
         let sizes: Vec<u64> = if mapped {
-            peers.iter().map(|p| p.size).collect()
+            peers
+                .iter()
+                .zip(&local)
+                .map(|(p, &l)| if l { p.size } else { 0 })
+                .collect()
         } else {
             vec![0; n]
         };
         let layout = WinLayout::new(&sizes, own_pages).map_err(|e| shm_error(func, e))?;
-        let mut name = Scratch::new(NAME_BYTES);
-        let mut area = None;
-        if comm.rank == 0 {
-            let k = CREATED.fetch_add(1, Ordering::Relaxed);
-            let path = inst
-                .job
-                .segment_name(format_args!("win.{}.{k}", std::process::id()));
-            if path.len() < NAME_BYTES {
-                if let Ok(a) = WinArea::create(&path, layout.clone()) {
-                    name.bytes_mut()[..path.len()].copy_from_slice(path.as_bytes());
-                    area = Some(a);
+        let (area, key) = Self::node_segment(comm, &local, layout, func)?;
+        if mapped {
+            for (r, p) in peers.iter_mut().enumerate() {
+                if local[r] {
+                    p.base = area.data_addr(r as u32);
                 }
             }
         }
-        coll::bcast(comm, &name.buf(), 0)?;
-        let name = name.bytes();
-        let len = name.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
-        if len == 0 {
-            return Err(MpiError::new(
-                ErrorClass::NoMem,
-                format!("{func}: rank 0 could not create the window's shared memory"),
-            ));
-        }
-        let area = match area {
-            Some(a) => a,
-            None => {
-                let path = String::from_utf8_lossy(&name[..len]).into_owned();
-                WinArea::attach(&path, layout).map_err(|e| shm_error(func, e))?
-            }
+        let far = if spans {
+            Some(Arc::new(Self::connect_far(
+                win, &area, &local, &mut peers, func,
+            )?))
+        } else {
+            None
         };
-        if mapped {
-            for (r, p) in peers.iter_mut().enumerate() {
-                p.base = area.data_addr(r as u32);
-            }
-        }
         let remote = match win.flavor {
-            Flavor::Create => peer_maps::map_peers(comm, &peers, win.memory.base, win.memory.size)?,
+            Flavor::Create if !spans => {
+                peer_maps::map_peers(comm, &peers, win.memory.base, win.memory.size)?
+            }
             _ => Arc::default(),
         };
-        let acc = if mapped || remote.everywhere {
+        // CPU atomics only where every process reaches every rank's memory by address (never
+        // on a window spanning nodes: UCP and CPU updates must not race on one element).
+        let acc = if (mapped || remote.everywhere) && !spans {
             AccPath::Atomics
         } else {
             AccPath::Mutex
@@ -230,9 +233,149 @@ impl WinRma {
             strict: AtomicBool::new(false),
             handle: None,
             acc,
+            far,
             area: Arc::new(area),
-            key: memhandle::window_key(&name[..len]),
+            key,
         })
+    }
+
+    /// The window's segment for this process's node (collective): the node's lowest rank of
+    /// the window creates it for the node's ranks (`local`), every rank learns every
+    /// segment's name, and the others of the node attach it. Also the window's key (from
+    /// rank 0's segment name, the same everywhere).
+    fn node_segment(
+        comm: &Comm,
+        local: &[bool],
+        layout: WinLayout,
+        func: &str,
+    ) -> MpiResult<(WinArea, u32)> {
+        let n = local.len();
+        let inst = &comm.session.instance;
+        let leader = local.iter().position(|&l| l).unwrap_or(comm.rank as usize);
+        let participants = local.iter().filter(|&&l| l).count() as u32;
+        // Each rank sends its node's leader, then (a leader) its segment's name.
+        const ENTRY: usize = 4 + NAME_BYTES;
+        let mut name = Scratch::new(ENTRY);
+        name.bytes_mut()[..4].copy_from_slice(&(leader as u32).to_le_bytes());
+        let mut area = None;
+        if comm.rank as usize == leader {
+            let k = CREATED.fetch_add(1, Ordering::Relaxed);
+            let path = inst
+                .job
+                .segment_name(format_args!("win.{}.{k}", std::process::id()));
+            if path.len() < NAME_BYTES {
+                if let Ok(a) = WinArea::create(&path, layout.clone(), participants) {
+                    name.bytes_mut()[4..4 + path.len()].copy_from_slice(path.as_bytes());
+                    area = Some(a);
+                }
+            }
+        }
+        let mut names = Scratch::new(ENTRY * n);
+        coll::allgather(comm, Some(&name.buf()), &names.buf())?;
+        let names = names.bytes();
+        let leader_of = |r: usize| {
+            u32::from_le_bytes(names[r * ENTRY..r * ENTRY + 4].try_into().expect("4 bytes"))
+                as usize
+        };
+        let name_of = |r: usize| {
+            let b = &names[r * ENTRY + 4..(r + 1) * ENTRY];
+            &b[..b.iter().position(|&c| c == 0).unwrap_or(NAME_BYTES)]
+        };
+        // Every rank sees every node's outcome, so all of them fail together.
+        if (0..n).any(|r| leader_of(r) >= n || name_of(leader_of(r)).is_empty()) {
+            return Err(MpiError::new(
+                ErrorClass::NoMem,
+                format!("{func}: a node's lowest rank could not create the window's shared memory"),
+            ));
+        }
+        let key = memhandle::window_key(name_of(0));
+        let area = match area {
+            Some(a) => a,
+            None => {
+                let path = String::from_utf8_lossy(name_of(leader)).into_owned();
+                WinArea::attach(&path, layout, participants).map_err(|e| shm_error(func, e))?
+            }
+        };
+        Ok((area, key))
+    }
+
+    /// Register this process's memory with UCX and reach the ranks on other nodes
+    /// (collective); their `peers` entries get their memory's address in their process.
+    fn connect_far(
+        win: &Win,
+        area: &WinArea,
+        local: &[bool],
+        peers: &mut [Peer],
+        func: &str,
+    ) -> MpiResult<far::Far> {
+        let comm = &win.comm;
+        let n = local.len();
+        let me = comm.rank;
+        let ucx = comm.session.instance.transports.ucx.ok_or_else(|| {
+            MpiError::new(
+                ErrorClass::Other,
+                format!("{func}: the window spans nodes but this process has no UCX transport"),
+            )
+        })?;
+        let (data, data_base) = match win.flavor {
+            Flavor::Create => (
+                Some((win.memory.base, win.memory.size as usize)),
+                win.memory.base as u64,
+            ),
+            _ => (None, area.data_addr(me) as u64),
+        };
+        // The segment is mapped while `area` lives, which the window's `WinRma` keeps beyond its
+        // `Far` (declared first, dropped first); a created window's memory is the program's,
+        // valid until `MPI_Win_free` (MPI 4.1 §12.2.1), which drops the `WinRma`.
+        // SAFETY: both stay mapped while the registrations live (above).
+        let (regs, card) = unsafe { far::Far::register(ucx, area.span(), data, data_base) };
+        let mut send = Scratch::from_bytes(&card.encode());
+        let mut all = Scratch::new(far::Card::BYTES * n);
+        coll::allgather(comm, Some(&send.buf()), &all.buf())?;
+        let cards: Vec<far::Card> = all
+            .bytes()
+            .chunks(far::Card::BYTES)
+            .map(far::Card::decode)
+            .collect();
+        if let Some(bad) = cards.iter().position(|c| c.seg_key == 0) {
+            return Err(MpiError::new(
+                ErrorClass::Other,
+                format!("{func}: window rank {bad} could not register its memory with UCX"),
+            ));
+        }
+        let width = cards
+            .iter()
+            .map(|c| (c.seg_key + c.data_key) as usize)
+            .max()
+            .unwrap_or(0);
+        let mut keys = Scratch::new(width);
+        {
+            let out = keys.bytes_mut();
+            let mut at = 0;
+            for r in &regs {
+                out[at..at + r.packed().len()].copy_from_slice(r.packed());
+                at += r.packed().len();
+            }
+        }
+        let mut all_keys = Scratch::new(width * n);
+        coll::allgather(comm, Some(&keys.buf()), &all_keys.buf())?;
+        let key_bytes: Vec<&[u8]> = all_keys.bytes().chunks(width).collect();
+        let members = comm.group.members();
+        let far_jobs: Vec<Option<u32>> = (0..n).map(|r| (!local[r]).then(|| members[r])).collect();
+        for (r, p) in peers.iter_mut().enumerate() {
+            if !local[r] {
+                p.base = cards[r].data_base as usize;
+            }
+        }
+        far::Far::connect(
+            ucx,
+            regs,
+            area.span().0,
+            &cards,
+            &key_bytes,
+            &far_jobs,
+            func,
+        )
     }
 
     /// Another view of this window's RMA state (`MPIX_Win_dup_with_info`): same memory,
@@ -241,6 +384,7 @@ impl WinRma {
         WinRma {
             peers: self.peers.clone(),
             comm: self.comm.clone(),
+            far: self.far.clone(),
             area: self.area.clone(),
             mapped: self.mapped,
             remote: self.remote.clone(),
@@ -272,12 +416,13 @@ impl WinRma {
     /// Memory this process cannot load from (a window over another process's own memory, a
     /// rank without memory) is a null address and size 0 (MPI 4.1 §12.2.3).
     pub fn shared_query(&self, r: Option<u32>) -> (usize, u64, u32) {
+        let far = |r: u32| self.far.as_ref().is_some_and(|f| f.is_far(r));
         let r = match r {
             Some(r) => r,
             None => self.peers.iter().position(|p| p.size > 0).unwrap_or(0) as u32,
         };
         let p = self.peers[r as usize];
-        if !self.mapped || p.size == 0 {
+        if !self.mapped || p.size == 0 || far(r) {
             return (0, 0, p.disp_unit);
         }
         (self.area.data_addr(r), p.size, p.disp_unit)
@@ -319,6 +464,12 @@ impl WinRma {
     /// regions are found by `find_attached`).
     fn reach(&self, t: u32) -> Reach {
         let p = &self.peers[t as usize];
+        if self.is_far(t) {
+            return Reach::Far {
+                rank: t,
+                base: p.base,
+            };
+        }
         if self.mapped
             || (t == self.me && self.flavor != Flavor::Dynamic)
             || self.handle.as_ref().is_some_and(|h| h.is_mapped())
@@ -352,6 +503,12 @@ impl WinRma {
             Some(_) => AccPath::Mutex,
             None => self.acc,
         }
+    }
+
+    /// Whether window rank `t` is on another node (reached through UCX).
+    #[inline]
+    fn is_far(&self, t: u32) -> bool {
+        self.far.as_ref().is_some_and(|f| f.is_far(t))
     }
 
     fn epochs(&self) -> std::sync::MutexGuard<'_, Epochs> {

@@ -177,9 +177,9 @@ impl GreqClass for NotifyWait {
 impl WinRma {
     /// Count one notification on `idx` at target `t`, after the operation it notifies of
     /// (complete already): whoever sees the count sees the data.
-    pub fn notify(&self, t: u32, idx: usize) {
+    pub fn notify(&self, t: u32, idx: usize, func: &str) -> MpiResult<()> {
         fence(Ordering::SeqCst);
-        words::count(&self.area.extra(t).notify[idx]);
+        self.count_at(t, &self.area.extra(t).notify[idx], func)
     }
 
     /// `MPIX_Win_notify_request`: a request that completes once `count` more notifications

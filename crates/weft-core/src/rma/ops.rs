@@ -16,6 +16,7 @@ use super::WinRma;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::op::{Op, OpKind, Reduction};
+use crate::transport::Amo;
 
 fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
     MpiError::new(
@@ -27,12 +28,21 @@ fn size_mismatch(func: &str, what: &str, a: usize, b: usize) -> MpiError {
 /// Bytes an accumulate combines at a time.
 const ACC_CHUNK: usize = 64 * 1024;
 
-/// A held accumulate mutex, released on drop.
-struct AccGuard<'a>(&'a crate::sync::atomic::AtomicU64);
+/// A held accumulate mutex of a target, released on drop.
+struct AccGuard<'a> {
+    win: &'a WinRma,
+    target: u32,
+}
 
 impl Drop for AccGuard<'_> {
     fn drop(&mut self) {
-        words::release_mutex(self.0);
+        let word = &self.win.area.ctl(self.target).acc;
+        match self.win.far_of(self.target) {
+            // A failure here (the target's node lost) was or will be reported by the
+            // operations that reach it.
+            Some(far) => drop(far.word(self.target, word, Amo::Swap, 0, "MPI_Accumulate")),
+            None => words::release_mutex(word),
+        }
     }
 }
 
@@ -77,13 +87,24 @@ impl WinRma {
         ))
     }
 
-    fn acc_lock(&self, target: u32) -> AccGuard<'_> {
+    /// Take `target`'s accumulate mutex (a UCP compare-and-swap on a target on another
+    /// node). The wait makes progress: a holder on another node may need this process's
+    /// (UCX may serve its operations on this process's memory with active messages).
+    fn acc_lock(&self, target: u32, func: &str) -> MpiResult<AccGuard<'_>> {
         let word = &self.area.ctl(target).acc;
-        let mut backoff = self.comm.session.instance.backoff();
-        while !words::try_mutex(word) {
-            backoff.idle();
+        match self.far_of(target) {
+            Some(far) => {
+                self.wait_for(|| Ok(far.word(target, word, Amo::Cswap(0), 1, func)? == 0))?
+            }
+            None if self.far.is_some() => self.wait_until(|| words::try_mutex(word)),
+            None => {
+                let mut backoff = self.comm.session.instance.backoff();
+                while !words::try_mutex(word) {
+                    backoff.idle();
+                }
+            }
         }
-        AccGuard(word)
+        Ok(AccGuard { win: self, target })
     }
 
     /// `MPI_Put`.
@@ -130,7 +151,7 @@ impl WinRma {
         }
         self.check_reachable(&r, op.extent, t, func)?;
         self.check_not_strict(op_name(op), t, func)?;
-        let _held = self.acc_lock(t.rank);
+        let _held = self.acc_lock(t.rank, func)?;
         if is(op, OpKind::Replace) {
             return r.write(&input, func);
         }
@@ -188,7 +209,7 @@ impl WinRma {
         self.check_reachable(&r, op.extent, t, func)?;
         self.check_not_strict(op_name(op), t, func)?;
         {
-            let _held = self.acc_lock(t.rank);
+            let _held = self.acc_lock(t.rank, func)?;
             r.read(&mut cur, func)?;
             if !noop {
                 if is(op, OpKind::Replace) {
@@ -224,7 +245,7 @@ impl WinRma {
         self.check_reachable(&r, r.len(), t, func)?;
         self.check_not_strict("cas", t, func)?;
         {
-            let _held = self.acc_lock(t.rank);
+            let _held = self.acc_lock(t.rank, func)?;
             r.read(&mut cur, func)?;
             if cur[..] == c[..] {
                 r.write(&o, func)?;

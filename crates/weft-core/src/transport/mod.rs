@@ -40,6 +40,18 @@ use shm::foreign::{Foreign, FOREIGN_BASE};
 use shm::ring::PAYLOAD_OFFSET;
 use shm::{Consumer, Geometry, Ring, ShmTransport, WIRE_HEADER_BYTES};
 
+/// An atomic operation on a remote 64-bit word (`ucx`'s one-sided atomics, for the control
+/// words of RMA windows spanning nodes); each returns the word's previous value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Amo {
+    /// word += value.
+    Add,
+    /// word = value.
+    Swap,
+    /// word = value where word equals this one.
+    Cswap(u64),
+}
+
 /// The header a protocol sends with each message, as the transports carry it: encoded into
 /// `WIRE_HEADER_BYTES` bytes and decoded on arrival (what the fields mean is the protocol's).
 pub trait WireHeader: Sized {

@@ -144,17 +144,23 @@ impl std::fmt::Debug for WinArea {
 }
 
 impl WinArea {
-    /// Create the fresh (zero-filled) segment `name` for the window's `layout.ranks`
-    /// processes; the others `attach` it once told its name.
-    pub fn create(name: &str, layout: WinLayout) -> io::Result<WinArea> {
-        let segment = Segment::create(name, layout.len, layout.ranks as u32)?;
+    /// Create the fresh (zero-filled) segment `name` that `participants` processes of the
+    /// window map (all of its `layout.ranks`, or those on one node when the window spans
+    /// nodes); the others `attach` it once told its name.
+    pub fn create(name: &str, layout: WinLayout, participants: u32) -> io::Result<WinArea> {
+        let segment = Segment::create(name, layout.len, participants)?;
         Ok(WinArea { segment, layout })
     }
 
     /// Attach the segment another process of the window created.
-    pub fn attach(name: &str, layout: WinLayout) -> io::Result<WinArea> {
-        let segment = Segment::attach(name, layout.len, layout.ranks as u32)?;
+    pub fn attach(name: &str, layout: WinLayout, participants: u32) -> io::Result<WinArea> {
+        let segment = Segment::attach(name, layout.len, participants)?;
         Ok(WinArea { segment, layout })
+    }
+
+    /// The segment's address and length in this process (to register it for other nodes).
+    pub fn span(&self) -> (usize, usize) {
+        (self.segment.base() as usize, self.layout.len)
     }
 
     /// Rank `r`'s synchronisation state.
@@ -239,8 +245,8 @@ mod tests {
     fn two_mappings_share_control_and_memory() {
         let name = format!("/weft.test-win-{}", std::process::id());
         let layout = WinLayout::new(&[8, 8], false).unwrap();
-        let a = WinArea::create(&name, layout.clone()).unwrap();
-        let b = WinArea::attach(&name, layout).unwrap();
+        let a = WinArea::create(&name, layout.clone(), 2).unwrap();
+        let b = WinArea::attach(&name, layout, 2).unwrap();
         a.ctl(1).lock.fetch_add(1, Ordering::AcqRel);
         assert_eq!(b.ctl(1).lock.load(Ordering::Acquire), 1);
         b.post(0, 1).fetch_add(3, Ordering::AcqRel);

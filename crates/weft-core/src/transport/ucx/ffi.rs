@@ -16,11 +16,29 @@ pub type Worker = *mut c_void;
 pub type Ep = *mut c_void;
 pub type Message = *mut c_void;
 pub type StatusPtr = *mut c_void;
+pub type MemH = *mut c_void;
+pub type Rkey = *mut c_void;
 
 pub const UCP_API_MAJOR: c_uint = 1;
 pub const UCP_API_MINOR: c_uint = 13;
 pub const UCP_PARAM_FIELD_FEATURES: u64 = 1 << 0;
 pub const UCP_FEATURE_TAG: u64 = 1 << 0;
+/// One-sided put and get (`ucp_put_nbx`, `ucp_get_nbx`: RMA windows across nodes).
+pub const UCP_FEATURE_RMA: u64 = 1 << 1;
+/// 64-bit remote atomics (`ucp_atomic_op_nbx`).
+pub const UCP_FEATURE_AMO64: u64 = 1 << 3;
+pub const UCP_MEM_MAP_PARAM_FIELD_ADDRESS: u64 = 1 << 0;
+pub const UCP_MEM_MAP_PARAM_FIELD_LENGTH: u64 = 1 << 1;
+pub const UCP_OP_ATTR_FIELD_DATATYPE: u32 = 1 << 3;
+pub const UCP_OP_ATTR_FIELD_REPLY_BUFFER: u32 = 1 << 5;
+/// `ucp_atomic_op_t`.
+pub const UCP_ATOMIC_OP_ADD: c_int = 0;
+pub const UCP_ATOMIC_OP_SWAP: c_int = 1;
+pub const UCP_ATOMIC_OP_CSWAP: c_int = 2;
+/// `ucp_dt_make_contig(size)`: contiguous elements of `size` bytes.
+pub const fn dt_contig(size: usize) -> u64 {
+    (size as u64) << 3
+}
 pub const UCP_WORKER_PARAM_FIELD_THREAD_MODE: u64 = 1 << 0;
 /// `UCS_THREAD_MODE_SERIALIZED`: one thread at a time (each worker is behind a mutex).
 pub const UCS_THREAD_MODE_SERIALIZED: c_int = 1;
@@ -74,6 +92,28 @@ pub struct ucp_request_param_t {
     pub rest: [u32; 63],
 }
 
+/// `ucp_request_param_t` as the one-sided calls fill it (datatype, reply buffer), polled.
+#[repr(C)]
+pub struct ucp_rma_param_t {
+    pub op_attr_mask: u32,
+    pub flags: u32,
+    pub request: *mut c_void,
+    pub cb: *mut c_void,
+    pub datatype: u64,
+    pub user_data: *mut c_void,
+    pub reply_buffer: *mut c_void,
+    pub rest: [u64; 26],
+}
+
+/// `ucp_mem_map_params_t`: the address and length of memory to register.
+#[repr(C)]
+pub struct ucp_mem_map_params_t {
+    pub field_mask: u64,
+    pub address: *mut c_void,
+    pub length: usize,
+    pub rest: [u64; 16],
+}
+
 #[repr(C)]
 pub struct ucp_tag_recv_info_t {
     pub sender_tag: u64,
@@ -119,6 +159,16 @@ ucp_api! {
     fn ucp_worker_flush_nbx(worker: Worker, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
     fn ucp_request_free(request: *mut c_void);
+    fn ucp_mem_map(context: Context, params: *const ucp_mem_map_params_t, memh: *mut MemH) -> ucs_status_t;
+    fn ucp_mem_unmap(context: Context, memh: MemH) -> ucs_status_t;
+    fn ucp_rkey_pack(context: Context, memh: MemH, buffer: *mut *mut c_void, size: *mut usize) -> ucs_status_t;
+    fn ucp_rkey_buffer_release(buffer: *mut c_void);
+    fn ucp_ep_rkey_unpack(ep: Ep, buffer: *const c_void, rkey: *mut Rkey) -> ucs_status_t;
+    fn ucp_rkey_destroy(rkey: Rkey);
+    fn ucp_put_nbx(ep: Ep, buffer: *const c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_rma_param_t) -> StatusPtr;
+    fn ucp_get_nbx(ep: Ep, buffer: *mut c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_rma_param_t) -> StatusPtr;
+    fn ucp_atomic_op_nbx(ep: Ep, opcode: c_int, buffer: *const c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_rma_param_t) -> StatusPtr;
+    fn ucp_ep_flush_nbx(ep: Ep, param: *const ucp_rma_param_t) -> StatusPtr;
     fn ucp_get_version_string() -> *const c_char;
     fn ucp_context_print_info(context: Context, stream: *mut libc::FILE);
     fn ucp_cleanup(context: Context);

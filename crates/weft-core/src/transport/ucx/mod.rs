@@ -22,9 +22,15 @@
 //! poisoned mid-operation): sends to a lost peer are refused from then on, and the engine
 //! fails the operations waiting on the network when it sees the failure count grow. A peer
 //! that said goodbye (it finished) is not lost when its connection closes.
+//!
+//! `rma`: memory registration, remote keys and one-sided put/get/atomics on worker 0, for RMA
+//! windows that span nodes (`rma::far`).
 
 mod ffi;
 mod health;
+mod rma;
+
+pub use rma::{Registration, RemoteKey};
 
 use std::collections::VecDeque;
 use std::ffi::{c_void, CStr};
@@ -109,12 +115,12 @@ pub fn transports_seen() -> std::io::Result<Vec<String>> {
         .collect())
 }
 
-/// A UCP context for tagged messages, configured from the environment (`UCX_*`).
+/// A UCP context for tagged messages and one-sided operations, configured from the environment (`UCX_*`).
 fn new_context() -> std::io::Result<ffi::Context> {
     ffi::load().map_err(std::io::Error::other)?;
     let params = ffi::ucp_params_t {
         field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
-        features: ffi::UCP_FEATURE_TAG,
+        features: ffi::UCP_FEATURE_TAG | ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO64,
         rest: [0; 32],
     };
     let mut context: ffi::Context = std::ptr::null_mut();
@@ -234,6 +240,9 @@ impl WorkerState {
 
 /// The process's UCP context and workers, and the peers' worker addresses.
 pub struct UcxTransport {
+    /// The context, for registering memory (`rma`); UCP's context calls are not thread safe
+    /// without its multi-thread mode, hence the lock.
+    context: Mutex<rma::ContextHandle>,
     workers: Vec<Mutex<WorkerState>>,
     /// This process's job rank.
     rank: u32,
@@ -276,6 +285,7 @@ impl UcxTransport {
             }));
         }
         Ok(UcxTransport {
+            context: Mutex::new(rma::ContextHandle(context)),
             workers,
             rank,
             peers: vec![Vec::new(); job_size as usize],
