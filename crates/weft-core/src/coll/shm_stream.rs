@@ -76,8 +76,11 @@ pub(super) fn bcast_reader(
     let mut at = 0;
     loop {
         let n = part.min(whole - at);
+        // A shorter buffer keeps what fits and skips the rest (still taking every turn).
         let keep = n.min(buf.len().saturating_sub(at));
-        turn.read(root, n, |data| buf.unpack(at, &data[..keep]));
+        if keep > 0 {
+            turn.read(root, n, |data| buf.unpack(at, &data[..keep]));
+        }
         at += n;
         if at == whole {
             break;
