@@ -139,7 +139,7 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "WEFT_COLL_SHM_STREAM_MAX",
         default: "262144",
-        meaning: "largest broadcast or reduction (bytes) streamed through the node-level shared-memory area in parts of WEFT_COLL_SHM_MAX bytes, one copy in and one copy out per reader (0..=2^30; at most WEFT_COLL_SHM_MAX turns streaming off)",
+        meaning: "largest broadcast or allreduce (bytes) streamed through the node-level shared-memory area in parts of WEFT_COLL_SHM_MAX bytes, one copy in and one copy out per reader (0..=2^30; at most WEFT_COLL_SHM_MAX turns streaming off)",
     },
     Variable {
         name: "WEFT_IO_CB_BUFFER_SIZE",

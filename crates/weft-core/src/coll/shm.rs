@@ -210,11 +210,14 @@ enum Path {
     Messages,
 }
 
-fn path(comm: &Comm, mine: &Buf, red: &Reduction) -> Path {
+/// `streams`: whether a contribution larger than a region may stream (allreduce; not reduce,
+/// where a non-root whose whole part is one send runs ahead without comparing sizes, which a
+/// stream of turns cannot: `c/coll/runahead`).
+fn path(comm: &Comm, mine: &Buf, red: &Reduction, streams: bool) -> Path {
     if mine.len() <= comm.session.instance.config.coll.shm_max {
         return Path::Area;
     }
-    match shm_stream::part(comm, mine.len(), red.extent) {
+    match shm_stream::part(comm, mine.len(), red.extent).filter(|_| streams) {
         Some(part) => Path::Stream(part),
         None => Path::Messages,
     }
@@ -295,21 +298,13 @@ pub(super) fn allreduce(
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    let path = path(comm, recv, red);
+    let path = path(comm, recv, red, true);
     publish_and_compare(comm, &turn, recv, red, (path, true, 0), &mut idle)?;
     match path {
         Path::Area => combine_all(&turn, comm, recv, true, red),
         Path::Stream(part) => {
-            let combine = |t: &Turn, acc: &Buf, _| combine_all(t, comm, acc, true, red);
-            shm_stream::reduce_parts(
-                area,
-                turn,
-                recv,
-                Some(recv),
-                (red, part),
-                &mut idle,
-                combine,
-            );
+            let combine = |t: &Turn, acc: &Buf| combine_all(t, comm, acc, true, red);
+            shm_stream::allreduce_parts(area, turn, recv, (red, part), &mut idle, combine);
         }
         Path::Messages => return Ok(Turned::PointToPoint),
     }
@@ -333,7 +328,7 @@ pub(super) fn reduce(
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let is_root = comm.rank == root;
-    let path = path(comm, mine, red);
+    let path = path(comm, mine, red, false);
     let ahead = alone && !is_root && path == Path::Messages;
     let wait = is_root || (path != Path::Area && !ahead);
     let flags = if ahead { RUNS_AHEAD } else { 0 };
@@ -346,12 +341,7 @@ pub(super) fn reduce(
     match path {
         Path::Area if is_root => combine_all(&turn, comm, recv, mine == recv, red),
         Path::Area => {}
-        Path::Stream(part) => {
-            let acc = is_root.then_some(recv);
-            let combine = |t: &Turn, acc: &Buf, mine: bool| combine_all(t, comm, acc, mine, red);
-            shm_stream::reduce_parts(area, turn, mine, acc, (red, part), &mut idle, combine);
-        }
-        Path::Messages => return Ok(Turned::PointToPoint),
+        Path::Stream(_) | Path::Messages => return Ok(Turned::PointToPoint),
     }
     Ok(Turned::Done)
 }

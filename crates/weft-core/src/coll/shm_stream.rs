@@ -1,6 +1,6 @@
-//! Broadcasts and reductions larger than the area's regions (`WEFT_COLL_SHM_MAX`), up to
+//! Broadcasts and allreduces larger than the area's regions (`WEFT_COLL_SHM_MAX`), up to
 //! `WEFT_COLL_SHM_STREAM_MAX`, streamed through the communicator's area (`coll/shm.rs`) in
-//! parts of one region each, one turn per part: the root (for a reduction, every rank)
+//! parts of one region each, one turn per part: the root (for an allreduce, every rank)
 //! packs part k into its region while the readers copy out part k-1, up to as many parts
 //! ahead of the slowest reader as the area has regions. A message costs one copy in and one
 //! copy out by every reader, through memory that stays in cache, instead of a chain of
@@ -11,12 +11,15 @@
 //! length word carries the whole message's length (`Turn::contribute_part`), so the ranks
 //! agree before any later part moves: a broadcast's readers all follow the root's length,
 //! and take as many turns as it needs even when their own length differs (they keep what
-//! fits and then fail with `MPI_ERR_TRUNCATE`); the ranks of a reduction all compare their
+//! fits and then fail with `MPI_ERR_TRUNCATE`); the ranks of an allreduce all compare their
 //! lengths and op marks in the first turn (a rank that streams marks it, `STREAMS`), and
 //! stream only when every one matches, so a mismatch fails after that one turn on every
 //! rank that compared, and nobody waits for a turn another rank does not take. Whether a
 //! message streams depends only on the root's (or the compared) length, the op's element
-//! size and the configuration, never on a value of one rank alone.
+//! size and the configuration, never on a value of one rank alone. `MPI_Reduce` does not
+//! stream: a non-root whose whole part is one send to the root runs ahead without comparing
+//! sizes (`coll/shm.rs`, `c/coll/runahead`), which a stream of turns, all of which every rank
+//! must take, cannot allow.
 #![forbid(unsafe_code)]
 
 use super::mismatch;
@@ -95,30 +98,26 @@ pub(super) fn bcast_reader(
     Ok(())
 }
 
-/// The rest of a streamed reduction after its first turn (`first`, where every rank
-/// published its first part and compared): every rank publishes its later parts of `mine`
-/// one turn each; where `acc` is given (the root of a reduce, every rank of an allreduce:
-/// contiguous, `mine`'s length) the rank combines every part of all ranks into it in rank
-/// order (`combine`, the same steps as the unstreamed path).
-pub(super) fn reduce_parts(
+/// The rest of a streamed allreduce after its first turn (`first`, where every rank
+/// published its first part and compared): every rank combines part k of all ranks into
+/// `acc` (contiguous, holding this rank's contribution) in rank order (`combine`, the same
+/// steps as the unstreamed path), then publishes its part k+1 in the next turn. Part k of
+/// `acc` is overwritten only after it was published.
+pub(super) fn allreduce_parts(
     area: &CollArea,
     first: Turn,
-    mine: &Buf,
-    acc: Option<&Buf>,
+    acc: &Buf,
     (red, part): (&Reduction, usize),
     idle: &mut Idle,
-    combine: impl Fn(&Turn, &Buf, bool),
+    combine: impl Fn(&Turn, &Buf),
 ) {
-    let whole = mine.len();
-    let in_place = acc == Some(mine);
+    let whole = acc.len();
     let mut turn = first;
     let mut at = 0;
     loop {
         let n = part.min(whole - at);
-        if let Some(acc) = acc {
-            turn.wait_all(&mut || idle.poll());
-            combine(&turn, &acc.slice(at, n), in_place);
-        }
+        turn.wait_all(&mut || idle.poll());
+        combine(&turn, &acc.slice(at, n));
         at += n;
         if at == whole {
             return;
@@ -126,8 +125,6 @@ pub(super) fn reduce_parts(
         turn = area.begin();
         let n = part.min(whole - at);
         let mark = red.mark() | STREAMS;
-        turn.contribute_part(whole, n, mark, &mut || idle.poll(), |out| {
-            mine.pack(at, out)
-        });
+        turn.contribute_part(whole, n, mark, &mut || idle.poll(), |out| acc.pack(at, out));
     }
 }
