@@ -137,6 +137,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "largest message (bytes) of the node-level shared-memory collectives on communicators of 2..=64 ranks on one node (0..=65536; 0 turns the path off)",
     },
     Variable {
+        name: "WEFT_COLL_SHM_STREAM_MAX",
+        default: "262144",
+        meaning: "largest broadcast or allreduce (bytes) streamed through the node-level shared-memory area in parts of WEFT_COLL_SHM_MAX bytes, one copy in and one copy out per reader (0..=2^30; at most WEFT_COLL_SHM_MAX turns streaming off)",
+    },
+    Variable {
         name: "WEFT_IO_CB_BUFFER_SIZE",
         default: "16777216",
         meaning: "MPI-IO collective buffering: bytes an aggregator gathers per round (default of the cb_buffer_size hint; k/m/g suffixes)",

@@ -18,6 +18,9 @@ pub struct CollConfig {
     pub reduce_scatter: ReduceScatter,
     /// Largest message of the node-level shared-memory path (`WEFT_COLL_SHM_MAX`; 0: off).
     pub shm_max: usize,
+    /// Largest broadcast or allreduce streamed through the area in parts of `shm_max` bytes
+    /// (`WEFT_COLL_SHM_STREAM_MAX`; at most `shm_max`: off).
+    pub shm_stream_max: usize,
 }
 
 /// Default of `WEFT_COLL_SHM_MAX`: 4 KiB, so that a 4 KiB scan, exscan or reduce-scatter
@@ -26,6 +29,10 @@ pub struct CollConfig {
 pub const SHM_MAX_DEFAULT: usize = 4096;
 /// Upper bound of `WEFT_COLL_SHM_MAX` (an area holds 2 x ranks slots of this size).
 const SHM_MAX_LIMIT: usize = 65536;
+/// Default of `WEFT_COLL_SHM_STREAM_MAX`: 256 KiB (measurements in `coll/shm_stream.rs`).
+pub const SHM_STREAM_MAX_DEFAULT: usize = 256 * 1024;
+/// Upper bound of `WEFT_COLL_SHM_STREAM_MAX`.
+const SHM_STREAM_MAX_LIMIT: usize = 1 << 30;
 
 impl Default for CollConfig {
     fn default() -> CollConfig {
@@ -40,6 +47,7 @@ impl Default for CollConfig {
             scan: Scan::default(),
             reduce_scatter: ReduceScatter::default(),
             shm_max: SHM_MAX_DEFAULT,
+            shm_stream_max: SHM_STREAM_MAX_DEFAULT,
         }
     }
 }
@@ -261,6 +269,25 @@ fn var<T: Copy>(
     pick(name, &lookup(name).unwrap_or_default(), options)
 }
 
+/// A size variable: `default` when unset, an integer in `0..=limit` otherwise.
+fn size(
+    lookup: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    default: usize,
+    limit: usize,
+) -> MpiResult<usize> {
+    let Some(v) = lookup(name) else {
+        return Ok(default);
+    };
+    match v.trim().parse::<usize>() {
+        Ok(n) if n <= limit => Ok(n),
+        _ => Err(MpiError::new(
+            ErrorClass::Arg,
+            format!("{name}={v:?}: not a valid value (expected an integer in 0..={limit})"),
+        )),
+    }
+}
+
 impl CollConfig {
     pub fn from_lookup(lookup: &impl Fn(&str) -> Option<String>) -> MpiResult<CollConfig> {
         let mut c = CollConfig {
@@ -274,21 +301,15 @@ impl CollConfig {
             scan: var(lookup, "WEFT_COLL_SCAN", SCAN_OPTIONS)?,
             reduce_scatter: var(lookup, "WEFT_COLL_REDUCE_SCATTER", REDUCE_SCATTER_OPTIONS)?,
             shm_max: SHM_MAX_DEFAULT,
+            shm_stream_max: SHM_STREAM_MAX_DEFAULT,
         };
-        if let Some(v) = lookup("WEFT_COLL_SHM_MAX") {
-            c.shm_max = match v.trim().parse::<usize>() {
-                Ok(n) if n <= SHM_MAX_LIMIT => n,
-                _ => {
-                    return Err(MpiError::new(
-                        ErrorClass::Arg,
-                        format!(
-                            "WEFT_COLL_SHM_MAX={v:?}: not a valid value (expected an integer in \
-                             0..={SHM_MAX_LIMIT})"
-                        ),
-                    ))
-                }
-            };
-        }
+        c.shm_max = size(lookup, "WEFT_COLL_SHM_MAX", SHM_MAX_DEFAULT, SHM_MAX_LIMIT)?;
+        c.shm_stream_max = size(
+            lookup,
+            "WEFT_COLL_SHM_STREAM_MAX",
+            SHM_STREAM_MAX_DEFAULT,
+            SHM_STREAM_MAX_LIMIT,
+        )?;
         Ok(c)
     }
 
@@ -305,6 +326,7 @@ impl CollConfig {
             "WEFT_COLL_SCAN" => format!("{:?}", self.scan),
             "WEFT_COLL_REDUCE_SCATTER" => format!("{:?}", self.reduce_scatter),
             "WEFT_COLL_SHM_MAX" => return self.shm_max.to_string(),
+            "WEFT_COLL_SHM_STREAM_MAX" => return self.shm_stream_max.to_string(),
             _ => return String::new(),
         };
         // CamelCase variant names to the snake_case values the variables take.
@@ -368,12 +390,19 @@ mod tests {
         );
         assert_eq!(c.describe("WEFT_COLL_BCAST"), "shm");
         assert_eq!(CollConfig::default().describe("WEFT_COLL_SHM_MAX"), "4096");
-        for bad in ["-1", "65537", "lots"] {
-            let e = CollConfig::from_lookup(&|n: &str| {
-                (n == "WEFT_COLL_SHM_MAX").then(|| bad.to_owned())
-            })
-            .unwrap_err();
-            assert!(e.message.contains("WEFT_COLL_SHM_MAX"), "{}", e.message);
+        assert_eq!(
+            CollConfig::default().describe("WEFT_COLL_SHM_STREAM_MAX"),
+            "262144"
+        );
+        for (var, bad) in [
+            ("WEFT_COLL_SHM_MAX", "-1"),
+            ("WEFT_COLL_SHM_MAX", "65537"),
+            ("WEFT_COLL_SHM_MAX", "lots"),
+            ("WEFT_COLL_SHM_STREAM_MAX", "1073741825"),
+        ] {
+            let e =
+                CollConfig::from_lookup(&|n: &str| (n == var).then(|| bad.to_owned())).unwrap_err();
+            assert!(e.message.contains(var), "{}", e.message);
         }
     }
 }

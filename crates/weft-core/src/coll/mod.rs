@@ -28,6 +28,7 @@ pub mod sched;
 mod shm;
 mod shm_blocks;
 mod shm_data;
+mod shm_stream;
 
 pub use alltoall::{alltoall, alltoallv};
 pub use barrier::barrier;

@@ -13,7 +13,7 @@
 #![forbid(unsafe_code)]
 
 use super::link::Link;
-use super::{mismatch, tag};
+use super::{mismatch, shm_stream, tag};
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -164,6 +164,10 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
             turn.contribute(buf, &mut || idle.poll());
             return Ok(Turned::Done);
         }
+        if let Some(part) = shm_stream::part(comm, buf.len(), 1) {
+            shm_stream::bcast_root(area, turn, buf, part, &mut idle);
+            return Ok(Turned::Done);
+        }
         turn.announce(buf.len(), &mut || idle.poll());
         return Ok(Turned::PointToPoint);
     }
@@ -171,6 +175,10 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
     turn.arrive();
     turn.wait_for(root, &mut || idle.poll());
     let len = turn.len_of(root);
+    if let Some(part) = shm_stream::part(comm, len, 1) {
+        shm_stream::bcast_reader(area, turn, buf, (root, len, part), &mut idle)?;
+        return Ok(Turned::Done);
+    }
     if len > max {
         return Ok(if len == buf.len() {
             Turned::PointToPoint
@@ -191,23 +199,50 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
 /// if the sizes or ops differ (`reduce`).
 const RUNS_AHEAD: u8 = 0x80;
 
-/// Publish this rank's size and op (with the data when it fits; `flags` added to the op
-/// mark) and, when `wait`, check every rank's against them: a difference fails the call on
-/// every rank that waited.
+/// How a reduction's contribution travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Whole, in one turn.
+    Area,
+    /// In parts of this many bytes, one turn each (`shm_stream`).
+    Stream(usize),
+    /// By point-to-point messages (the area carries only its size and op).
+    Messages,
+}
+
+/// `streams`: whether a contribution larger than a region may stream (allreduce; not reduce,
+/// where a non-root whose whole part is one send runs ahead without comparing sizes, which a
+/// stream of turns cannot: `c/coll/runahead`).
+fn path(comm: &Comm, mine: &Buf, red: &Reduction, streams: bool) -> Path {
+    if mine.len() <= comm.session.instance.config.coll.shm_max {
+        return Path::Area;
+    }
+    match shm_stream::part(comm, mine.len(), red.extent).filter(|_| streams) {
+        Some(part) => Path::Stream(part),
+        None => Path::Messages,
+    }
+}
+
+/// Publish this rank's size and op (with the data, or its first part, when it goes through
+/// the area; `flags` added to the op mark) and, when `wait`, check every rank's against
+/// them: a difference fails the call on every rank that waited.
 fn publish_and_compare(
     comm: &Comm,
     turn: &Turn,
     mine: &Buf,
     red: &Reduction,
-    (wait, flags): (bool, u8),
+    (path, wait, flags): (Path, bool, u8),
     idle: &mut Idle,
-) -> MpiResult<bool> {
-    let fits = mine.len() <= comm.session.instance.config.coll.shm_max;
-    let mark = red.mark();
-    if fits {
-        turn.contribute_marked(mine, mark | flags, &mut || idle.poll());
-    } else {
-        turn.announce_marked(mine.len(), mark | flags, &mut || idle.poll());
+) -> MpiResult<()> {
+    let mut mark = red.mark();
+    match path {
+        Path::Area => turn.contribute_marked(mine, mark | flags, &mut || idle.poll()),
+        Path::Stream(part) => {
+            mark |= shm_stream::STREAMS;
+            let fill = |out: &mut [u8]| mine.pack(0, out);
+            turn.contribute_part(mine.len(), part, mark | flags, &mut || idle.poll(), fill);
+        }
+        Path::Messages => turn.announce_marked(mine.len(), mark | flags, &mut || idle.poll()),
     }
     if wait {
         turn.wait_all(&mut || idle.poll());
@@ -226,7 +261,7 @@ fn publish_and_compare(
             return Err(other_op(r, red));
         }
     }
-    Ok(fits)
+    Ok(())
 }
 
 /// `MPI_ERR_OP` when one of `ranks` published another op mark than `red`'s.
@@ -263,10 +298,16 @@ pub(super) fn allreduce(
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    if !publish_and_compare(comm, &turn, recv, red, (true, 0), &mut idle)? {
-        return Ok(Turned::PointToPoint);
+    let path = path(comm, recv, red, true);
+    publish_and_compare(comm, &turn, recv, red, (path, true, 0), &mut idle)?;
+    match path {
+        Path::Area => combine_all(&turn, comm, recv, true, red),
+        Path::Stream(part) => {
+            let combine = |t: &Turn, acc: &Buf| combine_all(t, comm, acc, true, red);
+            shm_stream::allreduce_parts(area, turn, recv, (red, part), &mut idle, combine);
+        }
+        Path::Messages => return Ok(Turned::PointToPoint),
     }
-    combine_all(&turn, comm, recv, true, red);
     Ok(Turned::Done)
 }
 
@@ -286,25 +327,21 @@ pub(super) fn reduce(
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    let max = comm.session.instance.config.coll.shm_max;
     let is_root = comm.rank == root;
-    let ahead = alone && !is_root && mine.len() > max;
-    let wait = is_root || (mine.len() > max && !ahead);
+    let path = path(comm, mine, red, false);
+    let ahead = alone && !is_root && path == Path::Messages;
+    let wait = is_root || (path != Path::Area && !ahead);
     let flags = if ahead { RUNS_AHEAD } else { 0 };
-    let fits = match publish_and_compare(comm, &turn, mine, red, (wait, flags), &mut idle) {
-        Ok(fits) => fits,
-        Err(e) => {
-            if is_root {
-                drain_ahead(comm, &turn);
-            }
-            return Err(e);
+    if let Err(e) = publish_and_compare(comm, &turn, mine, red, (path, wait, flags), &mut idle) {
+        if is_root {
+            drain_ahead(comm, &turn);
         }
-    };
-    if !fits {
-        return Ok(Turned::PointToPoint);
+        return Err(e);
     }
-    if is_root {
-        combine_all(&turn, comm, recv, mine == recv, red);
+    match path {
+        Path::Area if is_root => combine_all(&turn, comm, recv, mine == recv, red),
+        Path::Area => {}
+        Path::Stream(_) | Path::Messages => return Ok(Turned::PointToPoint),
     }
     Ok(Turned::Done)
 }

@@ -220,6 +220,7 @@ fn agreed_settings(config: &Config) -> String {
         ("WEFT_SHM_CELL_SIZE", config.shm_cell_size.to_string()),
         ("WEFT_NUM_VCIS", config.num_vcis.to_string()),
         ("WEFT_COLL_SHM_MAX", coll.shm_max.to_string()),
+        ("WEFT_COLL_SHM_STREAM_MAX", coll.shm_stream_max.to_string()),
         ("WEFT_COLL_BARRIER", format!("{:?}", coll.barrier)),
         ("WEFT_COLL_BCAST", format!("{:?}", coll.bcast)),
         ("WEFT_COLL_REDUCE", format!("{:?}", coll.reduce)),

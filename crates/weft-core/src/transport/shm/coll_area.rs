@@ -352,12 +352,26 @@ impl Turn<'_> {
         idle: &mut impl FnMut(),
         fill: impl FnOnce(&mut [u8]),
     ) {
+        self.contribute_part(len, len, mark, idle, fill);
+    }
+
+    /// `contribute_with` of a `len`-byte part of a message of `whole` bytes, which the length
+    /// word carries instead of `len` (a message streamed through several turns, one part per
+    /// turn: `coll/shm_stream.rs`); readers `read` it with the same `len`.
+    pub fn contribute_part(
+        &self,
+        whole: usize,
+        len: usize,
+        mark: u8,
+        idle: &mut impl FnMut(),
+        fill: impl FnOnce(&mut [u8]),
+    ) {
         self.assert_current();
         self.arrive();
         let a = self.area;
         let ring = if len <= INLINE { TURNS } else { a.regions };
         self.make_room(ring, idle);
-        self.write_len(len, mark);
+        self.write_len(whole, mark);
         let dst = a.payload(a.rank, self.seq, len);
         // `dst..dst+len` lies inside this rank's own slot line or region (`payload` checked `len`);
         // only this rank writes it, and every rank has arrived at turn seq-ring+1, so none still
@@ -549,6 +563,31 @@ mod tests {
             assert_eq!(tb_turn.read(0, len, |x| x.to_vec()), mine);
         }
         assert!(!std::path::Path::new(&format!("/dev/shm{n}")).exists());
+    }
+
+    #[test]
+    fn parts_of_a_streamed_message_carry_its_whole_length() {
+        let n = name("parts");
+        let a = CollArea::create(&n, 2, 1024).unwrap();
+        let b = CollArea::attach(&n, 2, 1, 1024).unwrap();
+        let mut idle = || std::thread::yield_now();
+        // 40 parts: more than the regions (and the slots), so both rings wrap; the last part
+        // is short enough to travel inline.
+        let whole = 39 * 1024 + 40;
+        let message: Vec<u8> = (0..whole).map(|i| (i * 7 % 251) as u8).collect();
+        let mut got = Vec::new();
+        for at in (0..whole).step_by(1024) {
+            let len = 1024.min(whole - at);
+            let (ta, tb) = (a.begin(), b.begin());
+            ta.contribute_part(whole, len, 3, &mut idle, |out| {
+                out.copy_from_slice(&message[at..at + len])
+            });
+            tb.arrive();
+            tb.wait_for(0, &mut idle);
+            assert_eq!(tb.len_and_mark_of(0), (whole, 3));
+            tb.read(0, len, |part| got.extend_from_slice(part));
+        }
+        assert_eq!(got, message);
     }
 
     #[test]
