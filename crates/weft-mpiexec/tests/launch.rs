@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -384,20 +384,28 @@ fn usage_mistakes_and_missing_programs() {
     assert!(r.stdout.contains("--tag-output"));
 }
 
-#[test]
-fn sigterm_to_mpiexec_reaches_every_rank() {
-    let began = Instant::now();
+/// A job of `n` ranks that print their pids and spin, those pids, and the job's output (kept
+/// open while the test runs).
+fn spinning_job(n: usize) -> (Child, Vec<u32>, BufReader<ChildStdout>) {
+    let ranks = n.to_string();
     let mut child = start(
         MPIEXEC,
-        &["--timeout", "30", "-n", "2", "{probe}", "pid", "spin"],
+        &["--timeout", "30", "-n", &ranks, "{probe}", "pid", "spin"],
     );
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut pids = Vec::new();
-    while pids.len() < 2 {
+    while pids.len() < n {
         let mut line = String::new();
         assert!(reader.read_line(&mut line).unwrap() > 0, "no pid line");
         pids.extend(self::pids(&line));
     }
+    (child, pids, reader)
+}
+
+#[test]
+fn sigterm_to_mpiexec_reaches_every_rank() {
+    let began = Instant::now();
+    let (child, pids, _stdout) = spinning_job(2);
     send_signal(child.id(), "TERM");
     let r = finish(child, began);
     assert_eq!(r.code, 128 + 15);
@@ -413,15 +421,8 @@ fn sigterm_to_mpiexec_reaches_every_rank() {
 #[test]
 fn sigint_to_mpiexec_is_reported_and_gives_130() {
     let began = Instant::now();
-    let mut child = start(
-        MPIEXEC,
-        &["--timeout", "30", "-n", "1", "{probe}", "pid", "spin"],
-    );
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let pid = pids(&line)[0];
+    let (child, pids, _stdout) = spinning_job(1);
+    let pid = pids[0];
     send_signal(child.id(), "INT");
     let r = finish(child, began);
     assert_eq!(r.code, 128 + 2);
@@ -436,17 +437,7 @@ fn sigint_to_mpiexec_is_reported_and_gives_130() {
 
 #[test]
 fn ranks_die_with_a_killed_mpiexec() {
-    let mut child = start(
-        MPIEXEC,
-        &["--timeout", "30", "-n", "2", "{probe}", "pid", "spin"],
-    );
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut pids = Vec::new();
-    while pids.len() < 2 {
-        let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0, "no pid line");
-        pids.extend(self::pids(&line));
-    }
+    let (mut child, pids, _stdout) = spinning_job(2);
     child.kill().unwrap();
     child.wait().unwrap();
     let began = Instant::now();

@@ -934,26 +934,27 @@ fn real_kind(p: c_int, r: c_int, func: &str, names: [MPI_Datatype; 3]) -> MpiRes
         })
 }
 
-pub(crate) unsafe fn mpi_type_create_f90_real(
+/// `MPI_Type_create_f90_real` and (`complex`) `MPI_Type_create_f90_complex`, forwarded by
+/// api/gen.py.
+///
+/// # Safety
+/// `newtype` null or writable.
+pub(crate) unsafe fn f90_floating(
     p: c_int,
     r: c_int,
     newtype: *mut MPI_Datatype,
+    complex: bool,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_f90_real";
-    let base = real_kind(p, r, f, [MPI_REAL4, MPI_REAL8, MPI_REAL16])?;
+    let (combiner, kinds) = if complex {
+        let kinds = [MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32];
+        (Combiner::F90Complex, kinds)
+    } else {
+        (Combiner::F90Real, [MPI_REAL4, MPI_REAL8, MPI_REAL16])
+    };
+    let base = real_kind(p, r, func, kinds)?;
     // SAFETY: forwarded caller contract.
-    unsafe { f90(Combiner::F90Real, p, r, base, vec![p, r], newtype, f) }
-}
-
-pub(crate) unsafe fn mpi_type_create_f90_complex(
-    p: c_int,
-    r: c_int,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_f90_complex";
-    let base = real_kind(p, r, f, [MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32])?;
-    // SAFETY: forwarded caller contract.
-    unsafe { f90(Combiner::F90Complex, p, r, base, vec![p, r], newtype, f) }
+    unsafe { f90(combiner, p, r, base, vec![p, r], newtype, func) }
 }
 
 pub(crate) unsafe fn mpi_type_create_f90_integer(
@@ -1014,39 +1015,6 @@ pub(crate) unsafe fn mpi_get_address(
 }
 
 // ------------------------------------------------------------------ elements
-
-unsafe fn elements(
-    s: *const MPI_Status,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<Option<u64>> {
-    non_null(s, func, "status")?;
-    // SAFETY: checked non-null; readable per the caller.
-    let st = status::from_c(unsafe { &*s });
-    let t = type_of(datatype, func, "datatype")?;
-    Ok(t.elements_in(st.bytes))
-}
-
-/// `MPI_Get_elements`, its `_c` twin and the `_x` form (`MPI_UNDEFINED` when the count
-/// is not a whole number of elements or does not fit).
-///
-/// # Safety
-/// `status` null or readable; `count` null or writable.
-pub(crate) unsafe fn get_elements<C: Int>(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut C,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(count, func, "count")?;
-    // SAFETY: forwarded caller contract.
-    let n = unsafe { elements(status, datatype, func)? };
-    let v = n.map_or(MPI_UNDEFINED.into(), |n| {
-        i64::try_from(n).unwrap_or(i64::MAX)
-    });
-    // SAFETY: checked by write.
-    unsafe { write(count, C::or_undefined(v), func, "count") }
-}
 
 /// `MPI_Status_set_elements`, its `_c` twin and the `_x` form.
 ///

@@ -30,7 +30,7 @@ use crate::api::family::Mode;
 use crate::api::pt2pt::{self, dest_rank, recv_tag, send_tag, source_sel, SendKind};
 use crate::api::recv;
 use crate::api::requests::{mpi_wait, mpi_waitall};
-use crate::args::{non_null, Int};
+use crate::args::{index_below, non_null, Int};
 use crate::boundary::{self, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
@@ -91,16 +91,8 @@ fn check_op(op: MPI_Op, func: &str) -> MpiResult<()> {
 
 /// A root a queued collective will use: checked now.
 fn check_root(c: &Comm, root: c_int, func: &str) -> MpiResult<()> {
-    if root < 0 || root as u32 >= c.peer_size() {
-        return Err(MpiError::new(
-            ErrorClass::Root,
-            format!(
-                "{func}(root={root}): not a rank of the communicator (size {})",
-                c.peer_size()
-            ),
-        ));
-    }
-    Ok(())
+    let what = (ErrorClass::Root, "a rank of the communicator");
+    index_below(root, c.peer_size() as usize, what, func, "root").map(|_| ())
 }
 
 /// Queue `op` on `stream`: it runs on the queue's thread, and its error goes to `comm`'s
