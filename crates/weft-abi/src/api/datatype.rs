@@ -615,8 +615,13 @@ unsafe fn fill<T: Copy>(dst: *mut T, max: i64, src: &[T], func: &str, arg: &str)
     Ok(())
 }
 
+/// `MPI_Type_get_contents_c` (forwarded by api/gen.py with `large_ok`) and, through
+/// `mpi_type_get_contents`, the int form.
+///
+/// # Safety
+/// Each array is null or holds its maximum of elements.
 #[allow(clippy::too_many_arguments)]
-unsafe fn contents(
+pub(crate) unsafe fn type_contents(
     datatype: MPI_Datatype,
     max_i: i64,
     max_a: i64,
@@ -682,7 +687,7 @@ pub(crate) unsafe fn mpi_type_get_contents(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe {
-        contents(
+        type_contents(
             datatype,
             max_integers.into(),
             max_addresses.into(),
@@ -694,36 +699,6 @@ pub(crate) unsafe fn mpi_type_get_contents(
             array_of_datatypes,
             "MPI_Type_get_contents",
             false,
-        )
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn mpi_type_get_contents_c(
-    datatype: MPI_Datatype,
-    max_integers: MPI_Count,
-    max_addresses: MPI_Count,
-    max_large_counts: MPI_Count,
-    max_datatypes: MPI_Count,
-    array_of_integers: *mut c_int,
-    array_of_addresses: *mut MPI_Aint,
-    array_of_large_counts: *mut MPI_Count,
-    array_of_datatypes: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        contents(
-            datatype,
-            max_integers,
-            max_addresses,
-            max_large_counts,
-            max_datatypes,
-            array_of_integers,
-            array_of_addresses,
-            array_of_large_counts,
-            array_of_datatypes,
-            "MPI_Type_get_contents_c",
-            true,
         )
     }
 }

@@ -131,25 +131,25 @@ pub unsafe extern "C" fn PMPIX_Info_set_hex(info: MPI_Info, key: *const c_char, 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Irecv_enqueue(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Irecv_enqueue.
-    call("MPIX_Irecv_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::irecv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue") })
+    call("MPIX_Irecv_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::recv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Irecv_enqueue_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Irecv_enqueue_c.
-    call("MPIX_Irecv_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::irecv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue_c") })
+    call("MPIX_Irecv_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::recv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Isend_enqueue(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Isend_enqueue.
-    call("MPIX_Isend_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::isend_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue") })
+    call("MPIX_Isend_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Isend_enqueue_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Isend_enqueue_c.
-    call("MPIX_Isend_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::isend_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue_c") })
+    call("MPIX_Isend_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue_c") })
 }
 
 #[no_mangle]
@@ -253,13 +253,13 @@ pub unsafe extern "C" fn PMPIX_Rrput(origin_addr: *const c_void, origin_count: c
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Send_enqueue(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Send_enqueue.
-    call("MPIX_Send_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, "MPIX_Send_enqueue") })
+    call("MPIX_Send_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, (), "MPIX_Send_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Send_enqueue_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Send_enqueue_c.
-    call("MPIX_Send_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, "MPIX_Send_enqueue_c") })
+    call("MPIX_Send_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, (), "MPIX_Send_enqueue_c") })
 }
 
 #[no_mangle]
@@ -3905,7 +3905,7 @@ pub unsafe extern "C" fn PMPI_Type_get_contents(datatype: MPI_Datatype, max_inte
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_contents_c(datatype: MPI_Datatype, max_integers: MPI_Count, max_addresses: MPI_Count, max_large_counts: MPI_Count, max_datatypes: MPI_Count, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_large_counts: *mut MPI_Count, array_of_datatypes: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_contents_c.
-    call("MPI_Type_get_contents_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes) })
+    call("MPI_Type_get_contents_c", Scope::Default, || unsafe { crate::api::datatype::type_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, "MPI_Type_get_contents_c", true) })
 }
 
 #[no_mangle]
