@@ -637,6 +637,7 @@ INT_FORWARDS = {
 # implementation of its own): name -> (implementation, the arguments after the C ones).
 ONE_FORM_FORWARDS = {
     "MPI_Type_get_contents_c": ("type_contents", '"{name}", true'),
+    "MPI_Type_get_envelope_c": ("type_envelope", '"{name}"'),
 }
 
 

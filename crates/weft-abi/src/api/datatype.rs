@@ -537,56 +537,49 @@ pub(crate) unsafe fn mpi_type_get_envelope(
     num_datatypes: *mut c_int,
     combiner: *mut c_int,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_envelope";
-    let t = type_of(datatype, f, "datatype")?;
-    if t.is_large() {
-        return Err(err(ErrorClass::Type, format!("{f}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c")));
-    }
-    for (p, a) in [
-        (num_integers, "num_integers"),
-        (num_addresses, "num_addresses"),
-        (num_datatypes, "num_datatypes"),
-        (combiner, "combiner"),
-    ] {
-        non_null(p, f, a)?;
-    }
-    let c = t.contents();
-    // SAFETY: all checked non-null; writable per the caller.
-    unsafe {
-        *num_integers = c.ints.len() as c_int;
-        *num_addresses = c.addrs.len() as c_int;
-        *num_datatypes = c.types.len() as c_int;
-        *combiner = combiner_value(t.combiner());
-    }
-    Ok(())
+    let (ints, addrs, types) = (num_integers, num_addresses, num_datatypes);
+    let no_counts = std::ptr::null_mut();
+    let func = "MPI_Type_get_envelope";
+    // SAFETY: forwarded caller contract.
+    unsafe { type_envelope(datatype, ints, addrs, no_counts, types, combiner, func) }
 }
 
-pub(crate) unsafe fn mpi_type_get_envelope_c(
+/// `MPI_Type_get_envelope_c` (forwarded by api/gen.py) and, through `mpi_type_get_envelope`,
+/// the int form (which has no `num_large_counts` and refuses a large-count type).
+///
+/// # Safety
+/// Each pointer is null or writable.
+pub(crate) unsafe fn type_envelope<C: Int>(
     datatype: MPI_Datatype,
-    num_integers: *mut MPI_Count,
-    num_addresses: *mut MPI_Count,
-    num_large_counts: *mut MPI_Count,
-    num_datatypes: *mut MPI_Count,
+    num_integers: *mut C,
+    num_addresses: *mut C,
+    num_large_counts: *mut C,
+    num_datatypes: *mut C,
     combiner: *mut c_int,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_envelope_c";
-    let t = type_of(datatype, f, "datatype")?;
-    for (p, a) in [
-        (num_integers, "num_integers"),
-        (num_addresses, "num_addresses"),
-        (num_large_counts, "num_large_counts"),
-        (num_datatypes, "num_datatypes"),
-    ] {
-        non_null(p, f, a)?;
+    let t = type_of(datatype, func, "datatype")?;
+    if t.is_large() && !C::LARGE {
+        return Err(err(ErrorClass::Type, format!("{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c")));
     }
-    non_null(combiner, f, "combiner")?;
     let c = t.contents();
+    let mut outs = vec![
+        (num_integers, "num_integers", c.ints.len()),
+        (num_addresses, "num_addresses", c.addrs.len()),
+    ];
+    if C::LARGE {
+        outs.push((num_large_counts, "num_large_counts", c.counts.len()));
+    }
+    outs.push((num_datatypes, "num_datatypes", c.types.len()));
+    for &(p, arg, _) in &outs {
+        non_null(p, func, arg)?;
+    }
+    non_null(combiner, func, "combiner")?;
     // SAFETY: all checked non-null; writable per the caller.
     unsafe {
-        *num_integers = c.ints.len() as MPI_Count;
-        *num_addresses = c.addrs.len() as MPI_Count;
-        *num_large_counts = c.counts.len() as MPI_Count;
-        *num_datatypes = c.types.len() as MPI_Count;
+        for (p, _, n) in outs {
+            p.write(C::or_undefined(n as i64));
+        }
         *combiner = combiner_value(t.combiner());
     }
     Ok(())

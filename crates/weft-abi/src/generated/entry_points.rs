@@ -3917,7 +3917,7 @@ pub unsafe extern "C" fn PMPI_Type_get_envelope(datatype: MPI_Datatype, num_inte
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_envelope_c(datatype: MPI_Datatype, num_integers: *mut MPI_Count, num_addresses: *mut MPI_Count, num_large_counts: *mut MPI_Count, num_datatypes: *mut MPI_Count, combiner: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_envelope_c.
-    call("MPI_Type_get_envelope_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner) })
+    call("MPI_Type_get_envelope_c", Scope::Default, || unsafe { crate::api::datatype::type_envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, "MPI_Type_get_envelope_c") })
 }
 
 #[no_mangle]
