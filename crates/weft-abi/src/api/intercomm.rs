@@ -23,14 +23,8 @@ pub(crate) unsafe fn mpi_intercomm_create(
     let func = "MPI_Intercomm_create";
     let local = objects::comm(local_comm, func, "local_comm")?;
     non_null(newintercomm, func, "newintercomm")?;
-    let what = (ErrorClass::Rank, "a rank of local_comm");
-    index_below(
-        local_leader,
-        local.size() as usize,
-        what,
-        func,
-        "local_leader",
-    )?;
+    let (what, n) = ((ErrorClass::Rank, "a rank of local_comm"), local.size());
+    index_below(local_leader, n as usize, what, func, "local_leader")?;
     if tag < 0 {
         return Err(MpiError::new(
             ErrorClass::Tag,
@@ -40,14 +34,8 @@ pub(crate) unsafe fn mpi_intercomm_create(
     // peer_comm and remote_leader are significant only at the local leader.
     let peer = if local.rank == local_leader as u32 {
         let p = objects::comm(peer_comm, func, "peer_comm")?;
-        let what = (ErrorClass::Rank, "a rank of peer_comm");
-        index_below(
-            remote_leader,
-            p.peer_size() as usize,
-            what,
-            func,
-            "remote_leader",
-        )?;
+        let (what, n) = ((ErrorClass::Rank, "a rank of peer_comm"), p.peer_size());
+        index_below(remote_leader, n as usize, what, func, "remote_leader")?;
         if remote_leader as u32 == p.rank && !p.is_inter() {
             return Err(MpiError::new(
                 ErrorClass::Rank,
