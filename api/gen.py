@@ -600,6 +600,20 @@ FORWARDS = {
     "MPI_Type_create_hindexed_block": ("indexed", 'true, "{name}"'),
     "MPIX_Allgather_enqueue": ("exchange_enqueue", 'false, crate::api::coll_data::allgather, "{name}"'),
     "MPIX_Alltoall_enqueue": ("exchange_enqueue", 'true, crate::api::coll_data::alltoall, "{name}"'),
+    "MPI_T_pvar_read": ("pvar_read_into", 'false, "{name}"'),
+    "MPI_T_pvar_readreset": ("pvar_read_into", 'true, "{name}"'),
+    "MPI_Publish_name": ("service_name_call", '"{name}", weft_core::runtime::names::publish'),
+    "MPI_Unpublish_name": ("service_name_call", '"{name}", weft_core::runtime::names::unpublish'),
+    "MPI_Type_create_f90_real": ("f90_floating", 'false, "{name}"'),
+    "MPI_Type_create_f90_complex": ("f90_floating", 'true, "{name}"'),
+    "MPI_Get_count": ("status_count", '"{name}", crate::api::requests::whole_count'),
+    "MPI_Get_elements": ("status_count", '"{name}", weft_core::datatype::Type::elements_in'),
+    "MPIX_Send_enqueue": ("send_enqueue", '(), "{name}"'),
+    "MPIX_Isend_enqueue": ("send_enqueue", '"{name}"'),
+    "MPIX_Recv_enqueue": ("recv_enqueue", '"{name}"'),
+    "MPIX_Irecv_enqueue": ("recv_enqueue", '"{name}"'),
+    "MPI_Psend_init": ("partitioned_init", "true"),
+    "MPI_Precv_init": ("partitioned_init", "false"),
     "MPI_Win_allocate": ("win_allocate", 'Flavor::Allocate, "{name}"'),
     "MPI_Win_allocate_shared": ("win_allocate", 'Flavor::Shared, "{name}"'),
 }
@@ -619,11 +633,20 @@ INT_FORWARDS = {
 }
 
 
+# Forwards of one form alone, by its full name (the other form has other parameters and an
+# implementation of its own): name -> (implementation, the arguments after the C ones).
+ONE_FORM_FORWARDS = {
+    "MPI_Type_get_contents_c": ("type_contents", '"{name}", true'),
+    "MPI_Type_get_envelope_c": ("type_envelope", '"{name}"'),
+}
+
+
 def forward_of(name):
     """The shared implementation and trailing arguments of a forwarded function, or None."""
-    if name in INT_FORWARDS:
-        impl, tail = INT_FORWARDS[name]
-        return impl, tail.replace("{name}", name)
+    for table in (INT_FORWARDS, ONE_FORM_FORWARDS):
+        if name in table:
+            impl, tail = table[name]
+            return impl, tail.replace("{name}", name)
     base = re.sub(r"_(c|x)$", "", name)
     if base not in FORWARDS:
         return None

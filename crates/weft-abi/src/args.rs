@@ -52,6 +52,40 @@ impl Int for isize {
     }
 }
 
+/// An index argument: `value` in `0..bound`, else an error of `class` naming the argument and
+/// saying what it must be (`what`, such as "a rank of the communicator").
+pub fn index_below(
+    value: c_int,
+    bound: usize,
+    (class, what): (ErrorClass, &str),
+    func: &str,
+    arg: &str,
+) -> MpiResult<usize> {
+    match usize::try_from(value) {
+        Ok(i) if i < bound => Ok(i),
+        _ => Err(MpiError::new(
+            class,
+            format!("{func}({arg}={value}): not {what} (size {bound})"),
+        )),
+    }
+}
+
+/// A peer rank argument: `None` for `MPI_PROC_NULL`, else a rank below `size`
+/// (`MPI_ERR_RANK` naming `what` the group is).
+pub fn peer_rank(
+    value: c_int,
+    size: u32,
+    what: &str,
+    func: &str,
+    arg: &str,
+) -> MpiResult<Option<u32>> {
+    if value == crate::constants::MPI_PROC_NULL {
+        return Ok(None);
+    }
+    let what = (ErrorClass::Rank, what);
+    index_below(value, size as usize, what, func, arg).map(|r| Some(r as u32))
+}
+
 /// Fail with `MPI_ERR_ARG` if `ptr` is null.
 pub fn non_null<T>(ptr: *const T, func: &str, arg: &str) -> MpiResult<()> {
     if ptr.is_null() {

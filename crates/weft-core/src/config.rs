@@ -468,12 +468,7 @@ mod tests {
                 eager_max: Some(1000),
                 shm_large: LargeMode::Pipeline,
                 progress_spin: Some(5),
-                stats: None,
-                trace: None,
-                name_dir: None,
-                parent_port: None,
-                coll: crate::coll::CollConfig::default(),
-                io: crate::io::config::IoConfig::default(),
+                ..Config::default()
             }
         );
     }

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -58,6 +58,11 @@ fn start(launcher: &str, args: &[&str]) -> Child {
 }
 
 /// Collects a started launcher's output and exit code, killing it after [`LIMIT`].
+/// Assert that the launcher's standard error holds `text`.
+fn stderr_has(r: &Run, text: &str) {
+    assert!(r.stderr.contains(text), "no {text:?} in: {}", r.stderr);
+}
+
 fn finish(mut child: Child, began: Instant) -> Run {
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
@@ -197,11 +202,9 @@ fn programs_that_never_speak_pmi_are_fine() {
 fn abort_ends_the_job_with_its_code() {
     let r = mpiexec(&["-n", "3", "{probe}", "abort", "1", "7", "fence"]);
     assert_eq!(r.code, 7);
-    assert!(
-        r.stderr
-            .contains("mpiexec: rank 1 aborted the job with code 7: probe abort; from rank 1\n"),
-        "the message is relayed verbatim: {}",
-        r.stderr
+    stderr_has(
+        &r,
+        "mpiexec: rank 1 aborted the job with code 7: probe abort; from rank 1\n",
     );
     assert!(r.elapsed < Duration::from_secs(5));
 }
@@ -312,12 +315,7 @@ fn process_sets_are_visible_through_the_kvs() {
     }
     let r = mpiexec(&["--pset", "x=0,5", "-n", "2", "{probe}"]);
     assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("rank 5 is out of range (the job has 2 ranks)"),
-        "{}",
-        r.stderr
-    );
+    stderr_has(&r, "rank 5 is out of range (the job has 2 ranks)");
 }
 
 #[test]
@@ -384,69 +382,56 @@ fn usage_mistakes_and_missing_programs() {
     assert!(r.stdout.contains("--tag-output"));
 }
 
-#[test]
-fn sigterm_to_mpiexec_reaches_every_rank() {
-    let began = Instant::now();
+/// A job of `n` ranks that print their pids and spin, those pids, and the job's output (kept
+/// open while the test runs).
+fn spinning_job(n: usize) -> (Child, Vec<u32>, BufReader<ChildStdout>) {
+    let ranks = n.to_string();
     let mut child = start(
         MPIEXEC,
-        &["--timeout", "30", "-n", "2", "{probe}", "pid", "spin"],
+        &["--timeout", "30", "-n", &ranks, "{probe}", "pid", "spin"],
     );
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut pids = Vec::new();
-    while pids.len() < 2 {
+    while pids.len() < n {
         let mut line = String::new();
         assert!(reader.read_line(&mut line).unwrap() > 0, "no pid line");
         pids.extend(self::pids(&line));
     }
+    (child, pids, reader)
+}
+
+#[test]
+fn sigterm_to_mpiexec_reaches_every_rank() {
+    let began = Instant::now();
+    let (child, pids, _stdout) = spinning_job(2);
     send_signal(child.id(), "TERM");
     let r = finish(child, began);
     assert_eq!(r.code, 128 + 15);
     assert!(pids.iter().all(|&p| !alive(p)));
-    assert!(
-        r.stderr
-            .contains("mpiexec: received SIGTERM, ending the job (exit status 143)\n"),
-        "the launcher says why the job ended: {:?}",
-        r.stderr
+    stderr_has(
+        &r,
+        "mpiexec: received SIGTERM, ending the job (exit status 143)\n",
     );
 }
 
 #[test]
 fn sigint_to_mpiexec_is_reported_and_gives_130() {
     let began = Instant::now();
-    let mut child = start(
-        MPIEXEC,
-        &["--timeout", "30", "-n", "1", "{probe}", "pid", "spin"],
-    );
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let pid = pids(&line)[0];
+    let (child, pids, _stdout) = spinning_job(1);
+    let pid = pids[0];
     send_signal(child.id(), "INT");
     let r = finish(child, began);
     assert_eq!(r.code, 128 + 2);
     assert!(!alive(pid));
-    assert!(
-        r.stderr
-            .contains("mpiexec: received SIGINT, ending the job (exit status 130)\n"),
-        "{:?}",
-        r.stderr
+    stderr_has(
+        &r,
+        "mpiexec: received SIGINT, ending the job (exit status 130)\n",
     );
 }
 
 #[test]
 fn ranks_die_with_a_killed_mpiexec() {
-    let mut child = start(
-        MPIEXEC,
-        &["--timeout", "30", "-n", "2", "{probe}", "pid", "spin"],
-    );
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut pids = Vec::new();
-    while pids.len() < 2 {
-        let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0, "no pid line");
-        pids.extend(self::pids(&line));
-    }
+    let (mut child, pids, _stdout) = spinning_job(2);
     child.kill().unwrap();
     child.wait().unwrap();
     let began = Instant::now();

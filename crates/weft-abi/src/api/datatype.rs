@@ -537,56 +537,49 @@ pub(crate) unsafe fn mpi_type_get_envelope(
     num_datatypes: *mut c_int,
     combiner: *mut c_int,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_envelope";
-    let t = type_of(datatype, f, "datatype")?;
-    if t.is_large() {
-        return Err(err(ErrorClass::Type, format!("{f}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c")));
-    }
-    for (p, a) in [
-        (num_integers, "num_integers"),
-        (num_addresses, "num_addresses"),
-        (num_datatypes, "num_datatypes"),
-        (combiner, "combiner"),
-    ] {
-        non_null(p, f, a)?;
-    }
-    let c = t.contents();
-    // SAFETY: all checked non-null; writable per the caller.
-    unsafe {
-        *num_integers = c.ints.len() as c_int;
-        *num_addresses = c.addrs.len() as c_int;
-        *num_datatypes = c.types.len() as c_int;
-        *combiner = combiner_value(t.combiner());
-    }
-    Ok(())
+    let (ints, addrs, types) = (num_integers, num_addresses, num_datatypes);
+    let no_counts = std::ptr::null_mut();
+    let func = "MPI_Type_get_envelope";
+    // SAFETY: forwarded caller contract.
+    unsafe { type_envelope(datatype, ints, addrs, no_counts, types, combiner, func) }
 }
 
-pub(crate) unsafe fn mpi_type_get_envelope_c(
+/// `MPI_Type_get_envelope_c` (forwarded by api/gen.py) and, through `mpi_type_get_envelope`,
+/// the int form (which has no `num_large_counts` and refuses a large-count type).
+///
+/// # Safety
+/// Each pointer is null or writable.
+pub(crate) unsafe fn type_envelope<C: Int>(
     datatype: MPI_Datatype,
-    num_integers: *mut MPI_Count,
-    num_addresses: *mut MPI_Count,
-    num_large_counts: *mut MPI_Count,
-    num_datatypes: *mut MPI_Count,
+    num_integers: *mut C,
+    num_addresses: *mut C,
+    num_large_counts: *mut C,
+    num_datatypes: *mut C,
     combiner: *mut c_int,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_get_envelope_c";
-    let t = type_of(datatype, f, "datatype")?;
-    for (p, a) in [
-        (num_integers, "num_integers"),
-        (num_addresses, "num_addresses"),
-        (num_large_counts, "num_large_counts"),
-        (num_datatypes, "num_datatypes"),
-    ] {
-        non_null(p, f, a)?;
+    let t = type_of(datatype, func, "datatype")?;
+    if t.is_large() && !C::LARGE {
+        return Err(err(ErrorClass::Type, format!("{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c")));
     }
-    non_null(combiner, f, "combiner")?;
     let c = t.contents();
+    let mut outs = vec![
+        (num_integers, "num_integers", c.ints.len()),
+        (num_addresses, "num_addresses", c.addrs.len()),
+    ];
+    if C::LARGE {
+        outs.push((num_large_counts, "num_large_counts", c.counts.len()));
+    }
+    outs.push((num_datatypes, "num_datatypes", c.types.len()));
+    for &(p, arg, _) in &outs {
+        non_null(p, func, arg)?;
+    }
+    non_null(combiner, func, "combiner")?;
     // SAFETY: all checked non-null; writable per the caller.
     unsafe {
-        *num_integers = c.ints.len() as MPI_Count;
-        *num_addresses = c.addrs.len() as MPI_Count;
-        *num_large_counts = c.counts.len() as MPI_Count;
-        *num_datatypes = c.types.len() as MPI_Count;
+        for (p, _, n) in outs {
+            p.write(C::or_undefined(n as i64));
+        }
         *combiner = combiner_value(t.combiner());
     }
     Ok(())
@@ -615,8 +608,13 @@ unsafe fn fill<T: Copy>(dst: *mut T, max: i64, src: &[T], func: &str, arg: &str)
     Ok(())
 }
 
+/// `MPI_Type_get_contents_c` (forwarded by api/gen.py with `large_ok`) and, through
+/// `mpi_type_get_contents`, the int form.
+///
+/// # Safety
+/// Each array is null or holds its maximum of elements.
 #[allow(clippy::too_many_arguments)]
-unsafe fn contents(
+pub(crate) unsafe fn type_contents(
     datatype: MPI_Datatype,
     max_i: i64,
     max_a: i64,
@@ -682,7 +680,7 @@ pub(crate) unsafe fn mpi_type_get_contents(
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     unsafe {
-        contents(
+        type_contents(
             datatype,
             max_integers.into(),
             max_addresses.into(),
@@ -694,36 +692,6 @@ pub(crate) unsafe fn mpi_type_get_contents(
             array_of_datatypes,
             "MPI_Type_get_contents",
             false,
-        )
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn mpi_type_get_contents_c(
-    datatype: MPI_Datatype,
-    max_integers: MPI_Count,
-    max_addresses: MPI_Count,
-    max_large_counts: MPI_Count,
-    max_datatypes: MPI_Count,
-    array_of_integers: *mut c_int,
-    array_of_addresses: *mut MPI_Aint,
-    array_of_large_counts: *mut MPI_Count,
-    array_of_datatypes: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        contents(
-            datatype,
-            max_integers,
-            max_addresses,
-            max_large_counts,
-            max_datatypes,
-            array_of_integers,
-            array_of_addresses,
-            array_of_large_counts,
-            array_of_datatypes,
-            "MPI_Type_get_contents_c",
-            true,
         )
     }
 }
@@ -934,26 +902,27 @@ fn real_kind(p: c_int, r: c_int, func: &str, names: [MPI_Datatype; 3]) -> MpiRes
         })
 }
 
-pub(crate) unsafe fn mpi_type_create_f90_real(
+/// `MPI_Type_create_f90_real` and (`complex`) `MPI_Type_create_f90_complex`, forwarded by
+/// api/gen.py.
+///
+/// # Safety
+/// `newtype` null or writable.
+pub(crate) unsafe fn f90_floating(
     p: c_int,
     r: c_int,
     newtype: *mut MPI_Datatype,
+    complex: bool,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Type_create_f90_real";
-    let base = real_kind(p, r, f, [MPI_REAL4, MPI_REAL8, MPI_REAL16])?;
+    let (combiner, kinds) = if complex {
+        let kinds = [MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32];
+        (Combiner::F90Complex, kinds)
+    } else {
+        (Combiner::F90Real, [MPI_REAL4, MPI_REAL8, MPI_REAL16])
+    };
+    let base = real_kind(p, r, func, kinds)?;
     // SAFETY: forwarded caller contract.
-    unsafe { f90(Combiner::F90Real, p, r, base, vec![p, r], newtype, f) }
-}
-
-pub(crate) unsafe fn mpi_type_create_f90_complex(
-    p: c_int,
-    r: c_int,
-    newtype: *mut MPI_Datatype,
-) -> MpiResult<()> {
-    let f = "MPI_Type_create_f90_complex";
-    let base = real_kind(p, r, f, [MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32])?;
-    // SAFETY: forwarded caller contract.
-    unsafe { f90(Combiner::F90Complex, p, r, base, vec![p, r], newtype, f) }
+    unsafe { f90(combiner, p, r, base, vec![p, r], newtype, func) }
 }
 
 pub(crate) unsafe fn mpi_type_create_f90_integer(
@@ -1014,39 +983,6 @@ pub(crate) unsafe fn mpi_get_address(
 }
 
 // ------------------------------------------------------------------ elements
-
-unsafe fn elements(
-    s: *const MPI_Status,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<Option<u64>> {
-    non_null(s, func, "status")?;
-    // SAFETY: checked non-null; readable per the caller.
-    let st = status::from_c(unsafe { &*s });
-    let t = type_of(datatype, func, "datatype")?;
-    Ok(t.elements_in(st.bytes))
-}
-
-/// `MPI_Get_elements`, its `_c` twin and the `_x` form (`MPI_UNDEFINED` when the count
-/// is not a whole number of elements or does not fit).
-///
-/// # Safety
-/// `status` null or readable; `count` null or writable.
-pub(crate) unsafe fn get_elements<C: Int>(
-    status: *const MPI_Status,
-    datatype: MPI_Datatype,
-    count: *mut C,
-    func: &str,
-) -> MpiResult<()> {
-    non_null(count, func, "count")?;
-    // SAFETY: forwarded caller contract.
-    let n = unsafe { elements(status, datatype, func)? };
-    let v = n.map_or(MPI_UNDEFINED.into(), |n| {
-        i64::try_from(n).unwrap_or(i64::MAX)
-    });
-    // SAFETY: checked by write.
-    unsafe { write(count, C::or_undefined(v), func, "count") }
-}
 
 /// `MPI_Status_set_elements`, its `_c` twin and the `_x` form.
 ///

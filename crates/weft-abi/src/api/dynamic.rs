@@ -325,11 +325,12 @@ unsafe fn service_args(
     Ok((service, port, inst))
 }
 
-/// `MPI_Publish_name` and `MPI_Unpublish_name`: `op` on the checked names.
+/// `MPI_Publish_name` and `MPI_Unpublish_name` (forwarded by api/gen.py): `op` on the checked
+/// names.
 ///
 /// # Safety
 /// Both strings NUL-terminated.
-unsafe fn name_call(
+pub(crate) unsafe fn service_name_call(
     service_name: *const c_char,
     info: MPI_Info,
     port_name: *const c_char,
@@ -339,40 +340,6 @@ unsafe fn name_call(
     // SAFETY: the caller's guarantee.
     let (s, p, inst) = unsafe { service_args(service_name, info, Some(port_name), func) }?;
     op(&inst.config, &s, &p)
-}
-
-pub(crate) unsafe fn mpi_publish_name(
-    service_name: *const c_char,
-    info: MPI_Info,
-    port_name: *const c_char,
-) -> MpiResult<()> {
-    // SAFETY: the caller passes NUL-terminated strings.
-    unsafe {
-        name_call(
-            service_name,
-            info,
-            port_name,
-            "MPI_Publish_name",
-            names::publish,
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_unpublish_name(
-    service_name: *const c_char,
-    info: MPI_Info,
-    port_name: *const c_char,
-) -> MpiResult<()> {
-    // SAFETY: the caller passes NUL-terminated strings.
-    unsafe {
-        name_call(
-            service_name,
-            info,
-            port_name,
-            "MPI_Unpublish_name",
-            names::unpublish,
-        )
-    }
 }
 
 pub(crate) unsafe fn mpi_lookup_name(

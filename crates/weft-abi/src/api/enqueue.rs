@@ -30,7 +30,7 @@ use crate::api::family::Mode;
 use crate::api::pt2pt::{self, dest_rank, recv_tag, send_tag, source_sel, SendKind};
 use crate::api::recv;
 use crate::api::requests::{mpi_wait, mpi_waitall};
-use crate::args::{non_null, Int};
+use crate::args::{index_below, non_null, Int};
 use crate::boundary::{self, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
@@ -91,16 +91,8 @@ fn check_op(op: MPI_Op, func: &str) -> MpiResult<()> {
 
 /// A root a queued collective will use: checked now.
 fn check_root(c: &Comm, root: c_int, func: &str) -> MpiResult<()> {
-    if root < 0 || root as u32 >= c.peer_size() {
-        return Err(MpiError::new(
-            ErrorClass::Root,
-            format!(
-                "{func}(root={root}): not a rank of the communicator (size {})",
-                c.peer_size()
-            ),
-        ));
-    }
-    Ok(())
+    let what = (ErrorClass::Root, "a rank of the communicator");
+    index_below(root, c.peer_size() as usize, what, func, "root").map(|_| ())
 }
 
 /// Queue `op` on `stream`: it runs on the queue's thread, and its error goes to `comm`'s
@@ -236,10 +228,39 @@ fn p2p_mode(comm: MPI_Comm, request: *mut MPI_Request) -> Mode {
     }
 }
 
-/// `MPIX_Send_enqueue` and its `_c` twin.
+/// Where the form of an enqueued send or receive leaves its result: nothing (`()`, the
+/// blocking send), the blocking receive's status, or the nonblocking forms' request (whose
+/// queued operation starts the call; a queued `MPIX_Wait_enqueue` completes it).
+pub(crate) trait Completion {
+    /// `(request, status)`: a null request for the blocking forms.
+    fn split(self, func: &str) -> MpiResult<(*mut MPI_Request, *mut MPI_Status)>;
+}
+
+impl Completion for () {
+    fn split(self, _: &str) -> MpiResult<(*mut MPI_Request, *mut MPI_Status)> {
+        Ok((std::ptr::null_mut(), std::ptr::null_mut()))
+    }
+}
+
+impl Completion for *mut MPI_Status {
+    fn split(self, _: &str) -> MpiResult<(*mut MPI_Request, *mut MPI_Status)> {
+        Ok((std::ptr::null_mut(), self))
+    }
+}
+
+impl Completion for *mut MPI_Request {
+    fn split(self, func: &str) -> MpiResult<(*mut MPI_Request, *mut MPI_Status)> {
+        non_null(self, func, "request")?;
+        Ok((self, std::ptr::null_mut()))
+    }
+}
+
+/// `MPIX_Send_enqueue`, `MPIX_Isend_enqueue` and their `_c` twins (forwarded by api/gen.py).
 ///
 /// # Safety
-/// The buffer holds what the count and datatype say until the queued send has run.
+/// The buffer holds what the count and datatype say until the queued send has run (completed,
+/// for the nonblocking form); the request is null or writable.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn send_enqueue<C: Int + Send + 'static>(
     buf: *const c_void,
     count: C,
@@ -247,59 +268,10 @@ pub(crate) unsafe fn send_enqueue<C: Int + Send + 'static>(
     dest: c_int,
     tag: c_int,
     comm: MPI_Comm,
+    done: impl Completion,
     func: &'static str,
 ) -> MpiResult<()> {
-    // SAFETY: the caller's contract; a null request asks for the blocking send.
-    unsafe {
-        queue_send(
-            buf,
-            count,
-            datatype,
-            dest,
-            tag,
-            comm,
-            std::ptr::null_mut(),
-            func,
-        )
-    }
-}
-
-/// `MPIX_Isend_enqueue` and its `_c` twin: the queued operation starts the send; its
-/// request is completed by a queued `MPIX_Wait_enqueue`.
-///
-/// # Safety
-/// As `send_enqueue` (until the send completed); `request` is null or writable.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn isend_enqueue<C: Int + Send + 'static>(
-    buf: *const c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &'static str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    // SAFETY: the caller's contract; `request` is writable.
-    unsafe { queue_send(buf, count, datatype, dest, tag, comm, request, func) }
-}
-
-/// The queued send of `send_enqueue` (`request` null) and `isend_enqueue`.
-///
-/// # Safety
-/// As `isend_enqueue`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn queue_send<C: Int + Send + 'static>(
-    buf: *const c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &'static str,
-) -> MpiResult<()> {
+    let (request, _) = done.split(func)?;
     let (c, s) = offload_comm(comm, func)?;
     check_data(count.get(), datatype, func, "")?;
     dest_rank(&c, dest, func)?;
@@ -310,28 +282,20 @@ unsafe fn queue_send<C: Int + Send + 'static>(
         // SAFETY: the enqueue contract: the buffer is valid until the send has run.
         unsafe {
             let b = b as *const c_void;
-            pt2pt::send(
-                b,
-                count,
-                datatype,
-                dest,
-                tag,
-                comm,
-                func,
-                mode,
-                SendKind::Standard,
-            )
+            let kind = SendKind::Standard;
+            pt2pt::send(b, count, datatype, dest, tag, comm, func, mode, kind)
         }
     };
     // SAFETY: the caller's contract on `request`.
     unsafe { enqueue_p2p(&s, comm, func, piece, request, start) }
 }
 
-/// `MPIX_Recv_enqueue` and its `_c` twin.
+/// `MPIX_Recv_enqueue`, `MPIX_Irecv_enqueue` and their `_c` twins (forwarded by api/gen.py).
 ///
 /// # Safety
-/// The buffer holds what the count and datatype say, and `out` is null or a writable
-/// status, until the queued receive has run.
+/// The buffer holds what the count and datatype say, and the status is null or writable,
+/// until the queued receive has run (completed, for the nonblocking form); the request is
+/// null or writable.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn recv_enqueue<C: Int + Send + 'static>(
     buf: *mut c_void,
@@ -340,51 +304,10 @@ pub(crate) unsafe fn recv_enqueue<C: Int + Send + 'static>(
     source: c_int,
     tag: c_int,
     comm: MPI_Comm,
-    out: *mut MPI_Status,
+    done: impl Completion,
     func: &'static str,
 ) -> MpiResult<()> {
-    let blocking = (std::ptr::null_mut(), out);
-    // SAFETY: the caller's contract; a null request asks for the blocking receive.
-    unsafe { queue_recv(buf, count, datatype, source, tag, comm, blocking, func) }
-}
-
-/// `MPIX_Irecv_enqueue` and its `_c` twin.
-///
-/// # Safety
-/// As `recv_enqueue` (until the receive completed); `request` is null or writable.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn irecv_enqueue<C: Int + Send + 'static>(
-    buf: *mut c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    request: *mut MPI_Request,
-    func: &'static str,
-) -> MpiResult<()> {
-    non_null(request, func, "request")?;
-    let started = (request, std::ptr::null_mut());
-    // SAFETY: the caller's contract; `request` is writable.
-    unsafe { queue_recv(buf, count, datatype, source, tag, comm, started, func) }
-}
-
-/// The queued receive of `recv_enqueue` and `irecv_enqueue`: `(request, status)`, a null
-/// request for the blocking receive (which writes the status).
-///
-/// # Safety
-/// As `recv_enqueue` and `irecv_enqueue`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn queue_recv<C: Int + Send + 'static>(
-    buf: *mut c_void,
-    count: C,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    (request, out): (*mut MPI_Request, *mut MPI_Status),
-    func: &'static str,
-) -> MpiResult<()> {
+    let (request, out) = done.split(func)?;
     let (c, s) = offload_comm(comm, func)?;
     check_data(count.get(), datatype, func, "")?;
     source_sel(&c, source, func)?;

@@ -28,6 +28,29 @@ struct CClass {
     wait: Option<MPIX_Grequest_wait_function>,
 }
 
+type Callbacks = (
+    Option<MPI_Grequest_query_function>,
+    Option<MPI_Grequest_free_function>,
+    Option<MPI_Grequest_cancel_function>,
+);
+
+impl CClass {
+    /// A class of the standard's three callbacks and the extension's poll and wait ones.
+    fn of(
+        (query, free, cancel): Callbacks,
+        poll: Option<MPIX_Grequest_poll_function>,
+        wait: Option<MPIX_Grequest_wait_function>,
+    ) -> Arc<CClass> {
+        Arc::new(CClass {
+            query,
+            free,
+            cancel,
+            poll,
+            wait,
+        })
+    }
+}
+
 impl GreqClass for CClass {
     fn query(&self, state: usize) -> Status {
         let mut s = MPI_Status {
@@ -110,13 +133,7 @@ pub(crate) unsafe fn mpi_grequest_start(
     extra_state: *mut c_void,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let class = Arc::new(CClass {
-        query: query_fn,
-        free: free_fn,
-        cancel: cancel_fn,
-        poll: None,
-        wait: None,
-    });
+    let class = CClass::of((query_fn, free_fn, cancel_fn), None, None);
     // SAFETY: forwarded caller contract.
     unsafe { start(class, extra_state, request, "MPI_Grequest_start") }
 }
@@ -132,13 +149,7 @@ pub(crate) unsafe fn mpix_grequest_start(
     extra_state: *mut c_void,
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
-    let class = Arc::new(CClass {
-        query: query_fn,
-        free: free_fn,
-        cancel: cancel_fn,
-        poll: poll_fn,
-        wait: wait_fn,
-    });
+    let class = CClass::of((query_fn, free_fn, cancel_fn), poll_fn, wait_fn);
     // SAFETY: forwarded caller contract.
     unsafe { start(class, extra_state, request, "MPIX_Grequest_start") }
 }
@@ -152,13 +163,7 @@ pub(crate) unsafe fn mpix_grequest_class_create(
     greq_class: *mut MPIX_Grequest_class,
 ) -> MpiResult<()> {
     non_null(greq_class, "MPIX_Grequest_class_create", "greq_class")?;
-    let handle = CLASSES.insert(Arc::new(CClass {
-        query: query_fn,
-        free: free_fn,
-        cancel: cancel_fn,
-        poll: poll_fn,
-        wait: wait_fn,
-    }));
+    let handle = CLASSES.insert(CClass::of((query_fn, free_fn, cancel_fn), poll_fn, wait_fn));
     // SAFETY: checked non-null.
     unsafe { greq_class.write(handle) };
     Ok(())

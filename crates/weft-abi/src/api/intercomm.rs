@@ -7,7 +7,7 @@ use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::comm as core_comm;
 use weft_core::object::{Comm, Group};
 
-use crate::args::non_null;
+use crate::args::{index_below, non_null};
 use crate::ctypes::*;
 use crate::objects;
 use crate::objects::out_comm;
@@ -23,15 +23,8 @@ pub(crate) unsafe fn mpi_intercomm_create(
     let func = "MPI_Intercomm_create";
     let local = objects::comm(local_comm, func, "local_comm")?;
     non_null(newintercomm, func, "newintercomm")?;
-    if local_leader < 0 || local_leader as u32 >= local.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}(local_leader={local_leader}): not a rank of local_comm (size {})",
-                local.size()
-            ),
-        ));
-    }
+    let (what, n) = ((ErrorClass::Rank, "a rank of local_comm"), local.size());
+    index_below(local_leader, n as usize, what, func, "local_leader")?;
     if tag < 0 {
         return Err(MpiError::new(
             ErrorClass::Tag,
@@ -41,15 +34,8 @@ pub(crate) unsafe fn mpi_intercomm_create(
     // peer_comm and remote_leader are significant only at the local leader.
     let peer = if local.rank == local_leader as u32 {
         let p = objects::comm(peer_comm, func, "peer_comm")?;
-        if remote_leader < 0 || remote_leader as u32 >= p.peer_size() {
-            return Err(MpiError::new(
-                ErrorClass::Rank,
-                format!(
-                    "{func}(remote_leader={remote_leader}): not a rank of peer_comm (size {})",
-                    p.peer_size()
-                ),
-            ));
-        }
+        let (what, n) = ((ErrorClass::Rank, "a rank of peer_comm"), p.peer_size());
+        index_below(remote_leader, n as usize, what, func, "remote_leader")?;
         if remote_leader as u32 == p.rank && !p.is_inter() {
             return Err(MpiError::new(
                 ErrorClass::Rank,

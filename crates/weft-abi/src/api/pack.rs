@@ -113,60 +113,54 @@ fn plan(
     Ok((t, n, bytes, end))
 }
 
-/// Pack `side.count` elements at `inbuf` into `outbuf` at the position; returns the end.
+/// With `packing`, pack `side.count` elements at `inbuf` into `outbuf` at the position, else
+/// unpack from `inbuf` at the position into `side.count` elements at `outbuf`; returns the end.
 ///
 /// # Safety
-/// `inbuf` holds the elements; `outbuf` holds `side.size` bytes.
-unsafe fn pack_bytes(
+/// The packed side holds `side.size` bytes, the other the elements.
+unsafe fn move_bytes(
     rep: Rep,
     inbuf: *const c_void,
     outbuf: *mut c_void,
     side: Side,
+    packing: bool,
     func: &str,
 ) -> MpiResult<usize> {
-    let (t, n, bytes, end) = plan(rep, &side, true, func)?;
+    let (t, n, bytes, end) = plan(rep, &side, packing, func)?;
     if bytes == 0 {
         return Ok(end);
     }
-    typed_buf(inbuf, &t, func, "inbuf")?;
-    non_null(outbuf, func, "outbuf")?;
-    // The caller passes the elements at inbuf and `size` bytes at outbuf, of which [position, end)
-    // is checked in range.
+    let (elements, packed) = if packing {
+        typed_buf(inbuf, &t, func, "inbuf")?;
+        non_null(outbuf, func, "outbuf")?;
+        (inbuf as usize, outbuf as usize)
+    } else {
+        non_null(inbuf, func, "inbuf")?;
+        typed_buf(outbuf as *const c_void, &t, func, "outbuf")?;
+        (outbuf as usize, inbuf as usize)
+    };
+    // The caller passes the elements and `size` packed bytes, of which [position, end) is
+    // checked in range.
     // SAFETY: the type is held by `t` for the duration.
     unsafe {
-        let out = std::slice::from_raw_parts_mut((outbuf as *mut u8).add(side.position), bytes);
-        match rep {
-            Rep::Native => Buf::typed(inbuf as usize, n, &t).pack(0, out),
-            Rep::External32 => external32::pack(&t, inbuf as usize, n, out),
-        }
-    }
-    Ok(end)
-}
-
-/// Unpack from `inbuf` at the position into `side.count` elements at `outbuf`; returns the
-/// end.
-///
-/// # Safety
-/// `inbuf` holds `side.size` bytes; `outbuf` holds the elements.
-unsafe fn unpack_bytes(
-    rep: Rep,
-    inbuf: *const c_void,
-    outbuf: *mut c_void,
-    side: Side,
-    func: &str,
-) -> MpiResult<usize> {
-    let (t, n, bytes, end) = plan(rep, &side, false, func)?;
-    if bytes == 0 {
-        return Ok(end);
-    }
-    non_null(inbuf, func, "inbuf")?;
-    typed_buf(outbuf as *const c_void, &t, func, "outbuf")?;
-    // SAFETY: as in `pack_bytes`, reversed.
-    unsafe {
-        let src = std::slice::from_raw_parts((inbuf as *const u8).add(side.position), bytes);
-        match rep {
-            Rep::Native => Buf::typed(outbuf as usize, n, &t).unpack(0, src),
-            Rep::External32 => external32::unpack(&t, outbuf as usize, n, src),
+        let at = (packed as *mut u8).add(side.position);
+        match (rep, packing) {
+            (Rep::Native, true) => {
+                let out = std::slice::from_raw_parts_mut(at, bytes);
+                Buf::typed(elements, n, &t).pack(0, out)
+            }
+            (Rep::Native, false) => {
+                let src = std::slice::from_raw_parts(at, bytes);
+                Buf::typed(elements, n, &t).unpack(0, src)
+            }
+            (Rep::External32, true) => {
+                let out = std::slice::from_raw_parts_mut(at, bytes);
+                external32::pack(&t, elements, n, out)
+            }
+            (Rep::External32, false) => {
+                let src = std::slice::from_raw_parts(at, bytes);
+                external32::unpack(&t, elements, n, src)
+            }
         }
     }
     Ok(end)
@@ -259,7 +253,7 @@ pub(crate) unsafe fn pack<C: Int>(
 ) -> MpiResult<()> {
     objects::comm(comm, func, "comm")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let step = |side| unsafe { pack_bytes(Rep::Native, inbuf, outbuf, side, func) };
+    let step = |side| unsafe { move_bytes(Rep::Native, inbuf, outbuf, side, true, func) };
     // SAFETY: forwarded caller contract on `position`.
     unsafe { at_position(position, incount.get(), datatype, outsize, func, step) }
 }
@@ -281,7 +275,7 @@ pub(crate) unsafe fn unpack<C: Int>(
 ) -> MpiResult<()> {
     objects::comm(comm, func, "comm")?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let step = |side| unsafe { unpack_bytes(Rep::Native, inbuf, outbuf, side, func) };
+    let step = |side| unsafe { move_bytes(Rep::Native, inbuf, outbuf, side, false, func) };
     // SAFETY: forwarded caller contract on `position`.
     unsafe { at_position(position, outcount.get(), datatype, insize, func, step) }
 }
@@ -338,7 +332,7 @@ pub(crate) unsafe fn pack_external<C: Int, D: Int>(
     // SAFETY: forwarded caller contract (a C string or null).
     unsafe { check_datarep(datarep, func)? };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let step = |side| unsafe { pack_bytes(Rep::External32, inbuf, outbuf, side, func) };
+    let step = |side| unsafe { move_bytes(Rep::External32, inbuf, outbuf, side, true, func) };
     // SAFETY: forwarded caller contract on `position`.
     unsafe { at_position(position, incount.get(), datatype, outsize, func, step) }
 }
@@ -361,7 +355,7 @@ pub(crate) unsafe fn unpack_external<C: Int, D: Int>(
     // SAFETY: forwarded caller contract (a C string or null).
     unsafe { check_datarep(datarep, func)? };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let step = |side| unsafe { unpack_bytes(Rep::External32, inbuf, outbuf, side, func) };
+    let step = |side| unsafe { move_bytes(Rep::External32, inbuf, outbuf, side, false, func) };
     // SAFETY: forwarded caller contract on `position`.
     unsafe { at_position(position, outcount.get(), datatype, insize, func, step) }
 }

@@ -13,7 +13,7 @@ use weft_core::request::{PersistentOp, StartFn};
 use weft_core::threadcomm::{PartArgs, ThreadPart};
 
 use super::pt2pt::{dest_rank, message_buf, send_tag, thread_peer};
-use crate::args::non_null;
+use crate::args::{index_below, non_null};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
@@ -142,69 +142,21 @@ unsafe fn store(
     unsafe { request.write(request_handle(id)) };
 }
 
-/// # Safety
-/// `buf` holds `partitions * count` elements of `datatype`, left alone while the request
-/// lives; `request` is writable.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn mpi_psend_init(
-    buf: *const c_void,
-    partitions: c_int,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    dest: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        init(
-            buf,
-            (partitions, count, datatype),
-            (dest, tag, comm),
-            info,
-            request,
-            true,
-        )
-    }
-}
-
-/// # Safety
-/// As `mpi_psend_init`, and the buffer is writable.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn mpi_precv_init(
-    buf: *mut c_void,
-    partitions: c_int,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
-    source: c_int,
-    tag: c_int,
-    comm: MPI_Comm,
-    info: MPI_Info,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        init(
-            buf,
-            (partitions, count, datatype),
-            (source, tag, comm),
-            info,
-            request,
-            false,
-        )
-    }
-}
-
-/// `MPI_Psend_init` (`send`) or `MPI_Precv_init`: check, make and store the request.
+/// `MPI_Psend_init` (`send`) or `MPI_Precv_init` (forwarded by api/gen.py): check, make and
+/// store the request.
 ///
 /// # Safety
-/// As `mpi_psend_init` (and the buffer is writable for a receive).
-unsafe fn init(
+/// `buf` holds `partitions * count` elements of `datatype`, left alone (and for a receive
+/// writable) while the request lives; `request` is writable.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn partitioned_init(
     buf: *const c_void,
-    (partitions, count, datatype): (c_int, MPI_Count, MPI_Datatype),
-    (peer, tag, comm): (c_int, c_int, MPI_Comm),
+    partitions: c_int,
+    count: MPI_Count,
+    datatype: MPI_Datatype,
+    peer: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
     info: MPI_Info,
     request: *mut MPI_Request,
     send: bool,
@@ -313,16 +265,8 @@ fn active(request: MPI_Request, func: &str) -> MpiResult<Part> {
 }
 
 fn partition_index(part: &Part, partition: c_int, arg: &str, func: &str) -> MpiResult<usize> {
-    if partition < 0 || partition as usize >= part.partitions() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!(
-                "{func}({arg}={partition}): not a partition of the request (0..{})",
-                part.partitions()
-            ),
-        ));
-    }
-    Ok(partition as usize)
+    let what = (ErrorClass::Arg, "a partition of the request");
+    index_below(partition, part.partitions(), what, func, arg)
 }
 
 fn send_side(request: MPI_Request, func: &str) -> MpiResult<Part> {

@@ -18,7 +18,7 @@ use weft_core::vci::engine::SendStart;
 
 use crate::api::buffered::buffered_send;
 use crate::api::family::{self, Mode};
-use crate::args::Int;
+use crate::args::{peer_rank, Int};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::datatypes::contiguous_buf;
@@ -78,19 +78,13 @@ pub(crate) unsafe fn message_buf(
 
 /// A destination rank: `None` for `MPI_PROC_NULL`.
 pub(crate) fn dest_rank(comm: &Comm, dest: c_int, func: &str) -> MpiResult<Option<u32>> {
-    if dest == MPI_PROC_NULL {
-        return Ok(None);
-    }
-    if dest < 0 || dest as u32 >= comm.peer_size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}(dest={dest}): not a rank of the communicator (size {})",
-                comm.peer_size()
-            ),
-        ));
-    }
-    Ok(Some(dest as u32))
+    peer_rank(
+        dest,
+        comm.peer_size(),
+        "a rank of the communicator",
+        func,
+        "dest",
+    )
 }
 
 /// A source selector: `None` for `MPI_PROC_NULL`.
@@ -356,19 +350,7 @@ pub(crate) fn thread_peer(
     func: &str,
     arg: &str,
 ) -> MpiResult<Option<u32>> {
-    if r == MPI_PROC_NULL {
-        return Ok(None);
-    }
-    if r < 0 || r as u32 >= tc.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}({arg}={r}): not a rank of the thread communicator (size {})",
-                tc.size()
-            ),
-        ));
-    }
-    Ok(Some(r as u32))
+    peer_rank(r, tc.size(), "a rank of the thread communicator", func, arg)
 }
 
 /// The persistent forms not done on thread communicators yet (send-receive, collectives).

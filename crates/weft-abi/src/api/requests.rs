@@ -3,6 +3,7 @@
 
 use std::ffi::c_int;
 
+use weft_core::datatype::Type;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::instance::Instance;
 use weft_core::message::Status;
@@ -643,40 +644,38 @@ unsafe fn read_status<'a>(s: *const MPI_Status, func: &str) -> MpiResult<&'a MPI
     Ok(unsafe { &*s })
 }
 
-unsafe fn count_in(
-    s: *const MPI_Status,
-    datatype: MPI_Datatype,
-    func: &str,
-) -> MpiResult<Option<MPI_Count>> {
-    // SAFETY: forwarded caller contract.
-    let st = status::from_c(unsafe { read_status(s, func)? });
-    let dt = datatypes::type_of(datatype, func, "datatype")?;
-    if dt.size == 0 {
-        return Ok(Some(0));
+/// Whole elements of `t` in `bytes` (`MPI_Get_count`), `None` when not a whole number.
+pub(crate) fn whole_count(t: &Type, bytes: u64) -> Option<u64> {
+    if t.size == 0 {
+        return Some(0);
     }
-    Ok(st
-        .bytes
-        .is_multiple_of(dt.size as u64)
-        .then(|| (st.bytes / dt.size as u64) as MPI_Count))
+    bytes
+        .is_multiple_of(t.size as u64)
+        .then(|| bytes / t.size as u64)
 }
 
-/// `MPI_Get_count` and its `_c` twin: `MPI_UNDEFINED` when the bytes are not a whole
-/// number of elements or the count does not fit (MPI 4.1 §3.2.5).
+/// `MPI_Get_count` (`measure` is `whole_count`) and `MPI_Get_elements` (`Type::elements_in`),
+/// their `_c` twins and the `_x` form, forwarded by api/gen.py: `MPI_UNDEFINED` when the bytes
+/// are not a whole number or the count does not fit (MPI 4.1 §3.2.5).
 ///
 /// # Safety
 /// `status` null or readable; `count` null or writable.
-pub(crate) unsafe fn get_count<C: Int>(
+pub(crate) unsafe fn status_count<C: Int>(
     status: *const MPI_Status,
     datatype: MPI_Datatype,
     count: *mut C,
     func: &str,
+    measure: fn(&Type, u64) -> Option<u64>,
 ) -> MpiResult<()> {
     non_null(count, func, "count")?;
     // SAFETY: forwarded caller contract.
-    let n = unsafe { count_in(status, datatype, func)? };
-    let value = C::or_undefined(n.unwrap_or(MPI_UNDEFINED.into()));
+    let st = status::from_c(unsafe { read_status(status, func)? });
+    let t = datatypes::type_of(datatype, func, "datatype")?;
+    let n = measure(&t, st.bytes).map_or(MPI_UNDEFINED.into(), |n| {
+        i64::try_from(n).unwrap_or(i64::MAX)
+    });
     // SAFETY: checked non-null.
-    unsafe { write(count, value, func, "count") }
+    unsafe { write(count, C::or_undefined(n), func, "count") }
 }
 
 pub(crate) unsafe fn mpi_test_cancelled(

@@ -9,7 +9,7 @@ use weft_core::object::topo::{self, Topology};
 use weft_core::object::Comm;
 
 use crate::api::group::int_array;
-use crate::args::{non_null, write};
+use crate::args::{index_below, non_null, write};
 use crate::constants::*;
 use crate::ctypes::*;
 use crate::objects;
@@ -217,15 +217,8 @@ pub(crate) unsafe fn mpi_cart_coords(
     let func = "MPI_Cart_coords";
     let c = objects::comm_local(comm, func, "comm")?;
     let (d, _) = cart(&c, func)?;
-    if rank < 0 || rank as u32 >= c.size() {
-        return Err(err(
-            ErrorClass::Rank,
-            format!(
-                "{func}(rank={rank}): not a rank of the communicator (size {})",
-                c.size()
-            ),
-        ));
-    }
+    let what = (ErrorClass::Rank, "a rank of the communicator");
+    index_below(rank, c.size() as usize, what, func, "rank")?;
     room_for_dims(maxdims, d.len(), func)?;
     let cv = Topology::cart_coords(&d, rank as u32);
     // SAFETY: coords holds maxdims >= ndims ints.

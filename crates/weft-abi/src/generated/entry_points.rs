@@ -136,25 +136,25 @@ pub unsafe extern "C" fn PMPIX_Info_set_hex(info: MPI_Info, key: *const c_char, 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Irecv_enqueue(buf: *mut c_void, count: c_int, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Irecv_enqueue.
-    call("MPIX_Irecv_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::irecv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue") })
+    call("MPIX_Irecv_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::recv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Irecv_enqueue_c(buf: *mut c_void, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Irecv_enqueue_c.
-    call("MPIX_Irecv_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::irecv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue_c") })
+    call("MPIX_Irecv_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::recv_enqueue(buf, count, datatype, source, tag, comm, request, "MPIX_Irecv_enqueue_c") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Isend_enqueue(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Isend_enqueue.
-    call("MPIX_Isend_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::isend_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue") })
+    call("MPIX_Isend_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Isend_enqueue_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Isend_enqueue_c.
-    call("MPIX_Isend_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::isend_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue_c") })
+    call("MPIX_Isend_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, request, "MPIX_Isend_enqueue_c") })
 }
 
 #[no_mangle]
@@ -258,13 +258,13 @@ pub unsafe extern "C" fn PMPIX_Rrput(origin_addr: *const c_void, origin_count: c
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Send_enqueue(buf: *const c_void, count: c_int, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Send_enqueue.
-    call("MPIX_Send_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, "MPIX_Send_enqueue") })
+    call("MPIX_Send_enqueue", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, (), "MPIX_Send_enqueue") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Send_enqueue_c(buf: *const c_void, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Send_enqueue_c.
-    call("MPIX_Send_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, "MPIX_Send_enqueue_c") })
+    call("MPIX_Send_enqueue_c", Scope::Comm(comm), || unsafe { crate::api::enqueue::send_enqueue(buf, count, datatype, dest, tag, comm, (), "MPIX_Send_enqueue_c") })
 }
 
 #[no_mangle]
@@ -1844,31 +1844,31 @@ pub unsafe extern "C" fn PMPI_Get_c(origin_addr: *mut c_void, origin_count: MPI_
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_count(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_count.
-    call("MPI_Get_count", Scope::Default, || unsafe { crate::api::requests::get_count(status, datatype, count, "MPI_Get_count") })
+    call("MPI_Get_count", Scope::Default, || unsafe { crate::api::requests::status_count(status, datatype, count, "MPI_Get_count", crate::api::requests::whole_count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_count_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_count_c.
-    call("MPI_Get_count_c", Scope::Default, || unsafe { crate::api::requests::get_count(status, datatype, count, "MPI_Get_count_c") })
+    call("MPI_Get_count_c", Scope::Default, || unsafe { crate::api::requests::status_count(status, datatype, count, "MPI_Get_count_c", crate::api::requests::whole_count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements.
-    call("MPI_Get_elements", Scope::Default, || unsafe { crate::api::datatype::get_elements(status, datatype, count, "MPI_Get_elements") })
+    call("MPI_Get_elements", Scope::Default, || unsafe { crate::api::requests::status_count(status, datatype, count, "MPI_Get_elements", weft_core::datatype::Type::elements_in) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_c(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_c.
-    call("MPI_Get_elements_c", Scope::Default, || unsafe { crate::api::datatype::get_elements(status, datatype, count, "MPI_Get_elements_c") })
+    call("MPI_Get_elements_c", Scope::Default, || unsafe { crate::api::requests::status_count(status, datatype, count, "MPI_Get_elements_c", weft_core::datatype::Type::elements_in) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_elements_x(status: *const MPI_Status, datatype: MPI_Datatype, count: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_elements_x.
-    call("MPI_Get_elements_x", Scope::Default, || unsafe { crate::api::datatype::get_elements(status, datatype, count, "MPI_Get_elements_x") })
+    call("MPI_Get_elements_x", Scope::Default, || unsafe { crate::api::requests::status_count(status, datatype, count, "MPI_Get_elements_x", weft_core::datatype::Type::elements_in) })
 }
 
 #[no_mangle]
@@ -2791,7 +2791,7 @@ pub unsafe extern "C" fn PMPI_Pready_range(partition_low: c_int, partition_high:
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Precv_init(buf: *mut c_void, partitions: c_int, count: MPI_Count, datatype: MPI_Datatype, source: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Precv_init.
-    call("MPI_Precv_init", Scope::Comm(comm), || unsafe { crate::api::partitioned::mpi_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request) })
+    call("MPI_Precv_init", Scope::Comm(comm), || unsafe { crate::api::partitioned::partitioned_init(buf, partitions, count, datatype, source, tag, comm, info, request, false) })
 }
 
 #[no_mangle]
@@ -2803,13 +2803,13 @@ pub unsafe extern "C" fn PMPI_Probe(source: c_int, tag: c_int, comm: MPI_Comm, s
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Psend_init(buf: *const c_void, partitions: c_int, count: MPI_Count, datatype: MPI_Datatype, dest: c_int, tag: c_int, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Psend_init.
-    call("MPI_Psend_init", Scope::Comm(comm), || unsafe { crate::api::partitioned::mpi_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request) })
+    call("MPI_Psend_init", Scope::Comm(comm), || unsafe { crate::api::partitioned::partitioned_init(buf, partitions, count, datatype, dest, tag, comm, info, request, true) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MPI_Info, port_name: *const c_char) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Publish_name.
-    call("MPI_Publish_name", Scope::Default, || unsafe { crate::api::dynamic::mpi_publish_name(service_name, info, port_name) })
+    call("MPI_Publish_name", Scope::Default, || unsafe { crate::api::dynamic::service_name_call(service_name, info, port_name, "MPI_Publish_name", weft_core::runtime::names::publish) })
 }
 
 #[no_mangle]
@@ -2953,13 +2953,13 @@ pub unsafe extern "C" fn PMPI_Reduce_scatter_init_c(sendbuf: *const c_void, recv
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Register_datarep(datarep: *const c_char, read_conversion_fn: Option<MPI_Datarep_conversion_function>, write_conversion_fn: Option<MPI_Datarep_conversion_function>, dtype_file_extent_fn: Option<MPI_Datarep_extent_function>, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Register_datarep.
-    call("MPI_Register_datarep", Scope::Default, || unsafe { crate::api::file::view::mpi_register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state) })
+    call("MPI_Register_datarep", Scope::Default, || unsafe { crate::api::file::view::register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, "MPI_Register_datarep") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Register_datarep_c(datarep: *const c_char, read_conversion_fn: Option<MPI_Datarep_conversion_function_c>, write_conversion_fn: Option<MPI_Datarep_conversion_function_c>, dtype_file_extent_fn: Option<MPI_Datarep_extent_function>, extra_state: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Register_datarep_c.
-    call("MPI_Register_datarep_c", Scope::Default, || unsafe { crate::api::file::view::mpi_register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state) })
+    call("MPI_Register_datarep_c", Scope::Default, || unsafe { crate::api::file::view::register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, "MPI_Register_datarep_c") })
 }
 
 #[no_mangle]
@@ -3633,13 +3633,13 @@ pub unsafe extern "C" fn PMPI_T_pvar_handle_free(pe_session: MPI_T_pvar_session,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_pvar_read(pe_session: MPI_T_pvar_session, handle: MPI_T_pvar_handle, buf: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_pvar_read.
-    tool_call("MPI_T_pvar_read", || unsafe { crate::api::mpit::pvar::mpi_t_pvar_read(pe_session, handle, buf) })
+    tool_call("MPI_T_pvar_read", || unsafe { crate::api::mpit::pvar::pvar_read_into(pe_session, handle, buf, false, "MPI_T_pvar_read") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_T_pvar_readreset(pe_session: MPI_T_pvar_session, handle: MPI_T_pvar_handle, buf: *mut c_void) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_T_pvar_readreset.
-    tool_call("MPI_T_pvar_readreset", || unsafe { crate::api::mpit::pvar::mpi_t_pvar_readreset(pe_session, handle, buf) })
+    tool_call("MPI_T_pvar_readreset", || unsafe { crate::api::mpit::pvar::pvar_read_into(pe_session, handle, buf, true, "MPI_T_pvar_readreset") })
 }
 
 #[no_mangle]
@@ -3762,7 +3762,7 @@ pub unsafe extern "C" fn PMPI_Type_create_darray_c(size: c_int, rank: c_int, ndi
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_f90_complex(p: c_int, r: c_int, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_f90_complex.
-    call("MPI_Type_create_f90_complex", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_f90_complex(p, r, newtype) })
+    call("MPI_Type_create_f90_complex", Scope::Default, || unsafe { crate::api::datatype::f90_floating(p, r, newtype, true, "MPI_Type_create_f90_complex") })
 }
 
 #[no_mangle]
@@ -3774,7 +3774,7 @@ pub unsafe extern "C" fn PMPI_Type_create_f90_integer(r: c_int, newtype: *mut MP
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_create_f90_real(p: c_int, r: c_int, newtype: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_create_f90_real.
-    call("MPI_Type_create_f90_real", Scope::Default, || unsafe { crate::api::datatype::mpi_type_create_f90_real(p, r, newtype) })
+    call("MPI_Type_create_f90_real", Scope::Default, || unsafe { crate::api::datatype::f90_floating(p, r, newtype, false, "MPI_Type_create_f90_real") })
 }
 
 #[no_mangle]
@@ -3910,7 +3910,7 @@ pub unsafe extern "C" fn PMPI_Type_get_contents(datatype: MPI_Datatype, max_inte
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_contents_c(datatype: MPI_Datatype, max_integers: MPI_Count, max_addresses: MPI_Count, max_large_counts: MPI_Count, max_datatypes: MPI_Count, array_of_integers: *mut c_int, array_of_addresses: *mut MPI_Aint, array_of_large_counts: *mut MPI_Count, array_of_datatypes: *mut MPI_Datatype) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_contents_c.
-    call("MPI_Type_get_contents_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes) })
+    call("MPI_Type_get_contents_c", Scope::Default, || unsafe { crate::api::datatype::type_contents(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, "MPI_Type_get_contents_c", true) })
 }
 
 #[no_mangle]
@@ -3922,7 +3922,7 @@ pub unsafe extern "C" fn PMPI_Type_get_envelope(datatype: MPI_Datatype, num_inte
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Type_get_envelope_c(datatype: MPI_Datatype, num_integers: *mut MPI_Count, num_addresses: *mut MPI_Count, num_large_counts: *mut MPI_Count, num_datatypes: *mut MPI_Count, combiner: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Type_get_envelope_c.
-    call("MPI_Type_get_envelope_c", Scope::Default, || unsafe { crate::api::datatype::mpi_type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner) })
+    call("MPI_Type_get_envelope_c", Scope::Default, || unsafe { crate::api::datatype::type_envelope(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, "MPI_Type_get_envelope_c") })
 }
 
 #[no_mangle]
@@ -4065,7 +4065,7 @@ pub unsafe extern "C" fn PMPI_Unpack_external_c(datarep: *const c_char, inbuf: *
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Unpublish_name(service_name: *const c_char, info: MPI_Info, port_name: *const c_char) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Unpublish_name.
-    call("MPI_Unpublish_name", Scope::Default, || unsafe { crate::api::dynamic::mpi_unpublish_name(service_name, info, port_name) })
+    call("MPI_Unpublish_name", Scope::Default, || unsafe { crate::api::dynamic::service_name_call(service_name, info, port_name, "MPI_Unpublish_name", weft_core::runtime::names::unpublish) })
 }
 
 #[no_mangle]

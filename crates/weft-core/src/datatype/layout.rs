@@ -169,17 +169,24 @@ impl Compiled {
         if max_bytes >= size {
             return (n, size);
         }
-        // The first k segments end at before(k) (k < n); find the largest k with before(k) <= max.
-        let (mut lo, mut hi) = (0u64, n - 1);
+        // The first k segments end at before(k) (k < n).
+        let k = self.segment_at(max_bytes);
+        (k, self.segment(k).1 as u64)
+    }
+
+    /// The segment holding packed byte `at`: the last k whose preceding bytes are <= `at`
+    /// (0 when there are no segments).
+    pub fn segment_at(&self, at: u64) -> u64 {
+        let (mut lo, mut hi) = (0u64, self.segments().saturating_sub(1));
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if self.segment(mid).1 as u64 <= max_bytes {
+            if self.segment(mid).1 as u64 <= at {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        (lo, self.segment(lo).1 as u64)
+        lo
     }
 }
 

@@ -52,6 +52,13 @@ fn basics() -> Vec<Arc<Type>> {
     ]
 }
 
+/// `n` displacements, in bytes (the first result) or in extents of the old type.
+fn random_displacements(r: &mut Rng, n: usize) -> (bool, Vec<i64>) {
+    let bytes = r.below(2) == 0;
+    let range = if bytes { (-40, 40) } else { (-4, 6) };
+    (bytes, (0..n).map(|_| r.range(range.0, range.1)).collect())
+}
+
 fn random_type(r: &mut Rng, depth: u32, b: &[Arc<Type>]) -> Arc<Type> {
     if depth == 0 || r.below(5) == 0 {
         return b[r.below(b.len() as u64) as usize].clone();
@@ -61,49 +68,24 @@ fn random_type(r: &mut Rng, depth: u32, b: &[Arc<Type>]) -> Arc<Type> {
     let n = r.range(0, 3) as usize;
     match r.below(11) {
         0 => Type::contiguous(r.range(0, 4) as usize, &old, large).unwrap(),
-        1 => Type::vector(
-            n,
-            r.range(0, 3) as usize,
-            r.range(-3, 4),
-            false,
-            &old,
-            large,
-        )
-        .unwrap(),
-        2 => Type::vector(
-            n,
-            r.range(0, 3) as usize,
-            r.range(-40, 40),
-            true,
-            &old,
-            large,
-        )
-        .unwrap(),
+        k @ (1 | 2) => {
+            // A stride in extents of the old type (1) or in bytes (2).
+            let bytes = k == 2;
+            let blocklen = r.range(0, 3) as usize;
+            let stride = if bytes {
+                r.range(-40, 40)
+            } else {
+                r.range(-3, 4)
+            };
+            Type::vector(n, blocklen, stride, bytes, &old, large).unwrap()
+        }
         3 | 4 => {
             let lens: Vec<usize> = (0..n).map(|_| r.range(0, 3) as usize).collect();
-            let bytes = r.below(2) == 0;
-            let disps: Vec<i64> = (0..n)
-                .map(|_| {
-                    if bytes {
-                        r.range(-40, 40)
-                    } else {
-                        r.range(-4, 6)
-                    }
-                })
-                .collect();
+            let (bytes, disps) = random_displacements(r, n);
             Type::indexed(&lens, &disps, bytes, false, &old, large).unwrap()
         }
         5 => {
-            let bytes = r.below(2) == 0;
-            let disps: Vec<i64> = (0..n)
-                .map(|_| {
-                    if bytes {
-                        r.range(-40, 40)
-                    } else {
-                        r.range(-4, 6)
-                    }
-                })
-                .collect();
+            let (bytes, disps) = random_displacements(r, n);
             Type::indexed(&[r.range(0, 3) as usize], &disps, bytes, true, &old, large).unwrap()
         }
         6 | 7 => {

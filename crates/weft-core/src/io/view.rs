@@ -102,17 +102,7 @@ impl View {
         let nseg = c.segments();
         let mut inst = pos / self.fsize;
         let mut within = pos % self.fsize;
-        // The segment holding `within`: the last k whose preceding bytes are <= within.
-        let (mut lo, mut hi) = (0u64, nseg - 1);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if c.segment(mid).1 as u64 <= within {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let mut k = lo;
+        let mut k = c.segment_at(within);
         let mut left = len;
         let mut run: Option<(u64, u64)> = None;
         while left > 0 {

@@ -155,6 +155,18 @@ impl Comm {
 
     /// A communicator derived from `parent` with an agreed context id (which it owns). It
     /// inherits the parent's errhandler and session.
+    /// An intercommunicator of `local`'s group (this process at its rank there) and `remote`.
+    pub(super) fn inter(local: &Comm, remote: Group, context_id: u32) -> Arc<Comm> {
+        let spec = Spec {
+            kind: CommKind::Inter,
+            group: local.group.clone(),
+            rank: local.rank,
+            remote: Some(remote),
+            topo: None,
+        };
+        Arc::new(Comm::derived(local, spec, context_id))
+    }
+
     pub(super) fn derived(parent: &Comm, spec: Spec, context_id: u32) -> Comm {
         let mut c = Comm::new(
             spec.kind,
@@ -1156,17 +1168,7 @@ pub fn intercomm_create(
         sub_key::intercomm(user_tag),
     );
     let ctx = context_id::agree(k, func, |b| levels.reduce(b), pause(local))?;
-    Ok(Arc::new(Comm::derived(
-        local,
-        Spec {
-            kind: CommKind::Inter,
-            group: local.group.clone(),
-            rank: local.rank,
-            remote: Some(remote),
-            topo: None,
-        },
-        ctx,
-    )))
+    Ok(Comm::inter(local, remote, ctx))
 }
 
 /// `MPI_Intercomm_merge`: an intracommunicator of both groups; the group that passed

@@ -22,10 +22,10 @@
 use std::io::{Read, Write};
 use std::sync::Arc;
 
-use super::comm::{key, sub_key, Spec};
+use super::comm::{key, sub_key};
 use super::context_id;
 use super::exchange::{self, bytes_to_words, tag, words_to_bytes, Channel};
-use super::{Comm, CommKind, Group};
+use super::{Comm, Group};
 use crate::config::Config;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::transport::shm::foreign::ProcName;
@@ -98,17 +98,7 @@ pub fn handshake(
     // 3. The context id.
     let k = key(u32::MAX, sub_key::COLLECTIVE);
     let ctx = context_id::agree(k, func, |words| both.and(words), || exchange::pause(inst))?;
-    Ok(Arc::new(Comm::derived(
-        local,
-        Spec {
-            kind: CommKind::Inter,
-            group: local.group.clone(),
-            rank: local.rank,
-            remote: Some(Group::new(remote)),
-            topo: None,
-        },
-        ctx,
-    )))
+    Ok(Comm::inter(local, Group::new(remote), ctx))
 }
 
 /// An AND over both groups: within each group, then between the roots over the stream.

@@ -200,19 +200,21 @@ mod tests {
         assert_eq!(*log.lock().unwrap(), (0..1000).collect::<Vec<_>>());
     }
 
+    /// Queue a task that adds one to `n`.
+    fn count_on(q: &HostQueue, n: &Arc<AtomicUsize>) {
+        let m = n.clone();
+        let task = move || {
+            m.fetch_add(1, Ordering::SeqCst);
+        };
+        q.enqueue(Box::new(task), "test").unwrap();
+    }
+
     #[test]
     fn a_panicking_task_does_not_stop_the_queue() {
         let q = HostQueue::start("test").unwrap();
         let n = Arc::new(AtomicUsize::new(0));
         q.enqueue(Box::new(|| panic!("boom")), "test").unwrap();
-        let m = n.clone();
-        q.enqueue(
-            Box::new(move || {
-                m.fetch_add(1, Ordering::SeqCst);
-            }),
-            "test",
-        )
-        .unwrap();
+        count_on(&q, &n);
         q.synchronize("test").unwrap();
         assert_eq!(n.load(Ordering::SeqCst), 1);
     }
@@ -223,14 +225,7 @@ mod tests {
         {
             let q = HostQueue::start("test").unwrap();
             for _ in 0..100 {
-                let m = n.clone();
-                q.enqueue(
-                    Box::new(move || {
-                        m.fetch_add(1, Ordering::SeqCst);
-                    }),
-                    "test",
-                )
-                .unwrap();
+                count_on(&q, &n);
             }
         }
         assert_eq!(n.load(Ordering::SeqCst), 100);

@@ -143,8 +143,8 @@ pub fn apply(op: OpKind, elem: Elem, input: &[u8], inout: &mut [u8]) {
         Elem::Float(s) => match s {
             F32 => float_op!(f32, op, input, inout),
             F64 => float_op!(f64, op, input, inout),
-            F16 => half(op, input, inout),
-            BF16 => brain(op, input, inout),
+            F16 => half(op, input, inout, (f16_to_f32, f32_to_f16)),
+            BF16 => half(op, input, inout, (bf16_to_f32, f32_to_bf16)),
             F80 | F128 => match op {
                 OpKind::Sum | OpKind::Prod => soft(op, s, 16, input, inout),
                 _ => extended_minmax(op, s, input, inout),
@@ -162,9 +162,16 @@ pub fn apply(op: OpKind, elem: Elem, input: &[u8], inout: &mut [u8]) {
     }
 }
 
-fn half(op: OpKind, input: &[u8], inout: &mut [u8]) {
+/// `op` on a 16-bit float format, computed in `f32` (`widen` and `narrow` convert; generic, so
+/// each format's loop is compiled with its conversions inlined).
+fn half<W: Fn(u16) -> f32, N: Fn(f32) -> u16>(
+    op: OpKind,
+    input: &[u8],
+    inout: &mut [u8],
+    (widen, narrow): (W, N),
+) {
     let f = |a: u16, b: u16| -> u16 {
-        let (x, y) = (f16_to_f32(a), f16_to_f32(b));
+        let (x, y) = (widen(a), widen(b));
         let r = match op {
             OpKind::Sum => x + y,
             OpKind::Prod => x * y,
@@ -172,22 +179,7 @@ fn half(op: OpKind, input: &[u8], inout: &mut [u8]) {
             OpKind::Min => return if x < y { a } else { b },
             _ => unreachable!("checked by Elem::allows"),
         };
-        f32_to_f16(r)
-    };
-    map::<u16>(input, inout, f);
-}
-
-fn brain(op: OpKind, input: &[u8], inout: &mut [u8]) {
-    let f = |a: u16, b: u16| -> u16 {
-        let (x, y) = (bf16_to_f32(a), bf16_to_f32(b));
-        let r = match op {
-            OpKind::Sum => x + y,
-            OpKind::Prod => x * y,
-            OpKind::Max => return if x > y { a } else { b },
-            OpKind::Min => return if x < y { a } else { b },
-            _ => unreachable!("checked by Elem::allows"),
-        };
-        f32_to_bf16(r)
+        narrow(r)
     };
     map::<u16>(input, inout, f);
 }
@@ -256,7 +248,7 @@ fn complex(op: OpKind, s: Scalar, input: &[u8], inout: &mut [u8]) {
         (Scalar::F80 | Scalar::F128, _) => soft(op, s, 32, input, inout),
         (Scalar::F32, OpKind::Sum) => map::<f32>(input, inout, |a, b| a + b),
         (Scalar::F64, OpKind::Sum) => map::<f64>(input, inout, |a, b| a + b),
-        (Scalar::F16, OpKind::Sum) => half(OpKind::Sum, input, inout),
+        (Scalar::F16, OpKind::Sum) => half(OpKind::Sum, input, inout, (f16_to_f32, f32_to_f16)),
         (Scalar::F32, OpKind::Prod) => {
             for (a, b) in input.chunks_exact(8).zip(inout.chunks_exact_mut(8)) {
                 let (ar, ai) = (f32::load(&a[0..]), f32::load(&a[4..]));

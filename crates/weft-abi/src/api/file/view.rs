@@ -193,7 +193,7 @@ pub(crate) unsafe fn file_get_type_extent<I: Int>(
 // ------------------------------------------------------------------ user representations
 
 /// The conversion functions of `MPI_Register_datarep` (int counts) or `_c` (large counts).
-enum Conversion {
+pub(crate) enum Conversion {
     Int(
         Option<MPI_Datarep_conversion_function>,
         Option<MPI_Datarep_conversion_function>,
@@ -202,6 +202,24 @@ enum Conversion {
         Option<MPI_Datarep_conversion_function_c>,
         Option<MPI_Datarep_conversion_function_c>,
     ),
+}
+
+/// A conversion function type of `MPI_Register_datarep` (int counts) or its `_c` twin.
+pub(crate) trait ConversionFn: Sized {
+    /// The pair as the `Conversion` of its count width.
+    fn pair(read: Option<Self>, write: Option<Self>) -> Conversion;
+}
+
+impl ConversionFn for MPI_Datarep_conversion_function {
+    fn pair(read: Option<Self>, write: Option<Self>) -> Conversion {
+        Conversion::Int(read, write)
+    }
+}
+
+impl ConversionFn for MPI_Datarep_conversion_function_c {
+    fn pair(read: Option<Self>, write: Option<Self>) -> Conversion {
+        Conversion::Large(read, write)
+    }
 }
 
 struct CRep {
@@ -303,13 +321,19 @@ impl UserRep for CRep {
     }
 }
 
-unsafe fn register(
+/// `MPI_Register_datarep` and its `_c` twin (api/gen.py emits the thin calls).
+///
+/// # Safety
+/// `datarep` null or NUL-terminated; the functions follow the standard's contracts.
+pub(crate) unsafe fn register_datarep<F: ConversionFn>(
     datarep: *const c_char,
-    conv: Conversion,
+    read_conversion_fn: Option<F>,
+    write_conversion_fn: Option<F>,
     extent: Option<MPI_Datarep_extent_function>,
     extra_state: *mut c_void,
     func: &str,
 ) -> MpiResult<()> {
+    let conv = F::pair(read_conversion_fn, write_conversion_fn);
     // No file is involved: errors go to MPI_FILE_NULL's errhandler, as for MPI_File_open.
     raise_on(Scope::File(MPI_FILE_NULL));
     // SAFETY: the caller passes a NUL-terminated name (checked for null).
@@ -331,44 +355,4 @@ unsafe fn register(
     )?;
     crate::boundary::clear_raise_on();
     Ok(())
-}
-
-pub(crate) unsafe fn mpi_register_datarep(
-    datarep: *const c_char,
-    read_conversion_fn: Option<MPI_Datarep_conversion_function>,
-    write_conversion_fn: Option<MPI_Datarep_conversion_function>,
-    dtype_file_extent_fn: Option<MPI_Datarep_extent_function>,
-    extra_state: *mut c_void,
-) -> MpiResult<()> {
-    let conv = Conversion::Int(read_conversion_fn, write_conversion_fn);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        register(
-            datarep,
-            conv,
-            dtype_file_extent_fn,
-            extra_state,
-            "MPI_Register_datarep",
-        )
-    }
-}
-
-pub(crate) unsafe fn mpi_register_datarep_c(
-    datarep: *const c_char,
-    read_conversion_fn: Option<MPI_Datarep_conversion_function_c>,
-    write_conversion_fn: Option<MPI_Datarep_conversion_function_c>,
-    dtype_file_extent_fn: Option<MPI_Datarep_extent_function>,
-    extra_state: *mut c_void,
-) -> MpiResult<()> {
-    let conv = Conversion::Large(read_conversion_fn, write_conversion_fn);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        register(
-            datarep,
-            conv,
-            dtype_file_extent_fn,
-            extra_state,
-            "MPI_Register_datarep_c",
-        )
-    }
 }

@@ -103,6 +103,13 @@ pub(crate) unsafe fn mpi_t_pvar_get_num(num_pvar: *mut c_int) -> MpiResult<()> {
     }
 }
 
+/// The variable at `pvar_index`, once the tools interface is checked to be initialized.
+fn pvar_at(pvar_index: c_int, func: &str) -> MpiResult<&'static Pvar> {
+    check_init(func)?;
+    let all = pvars::pvars();
+    Ok(&all[index(pvar_index, all.len(), func, "pvar_index")?])
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn mpi_t_pvar_get_info(
     pvar_index: c_int,
@@ -120,8 +127,7 @@ pub(crate) unsafe fn mpi_t_pvar_get_info(
     atomic: *mut c_int,
 ) -> MpiResult<()> {
     const F: &str = "MPI_T_pvar_get_info";
-    check_init(F)?;
-    let p = &pvars::pvars()[index(pvar_index, pvars::pvars().len(), F, "pvar_index")?];
+    let p = pvar_at(pvar_index, F)?;
     // SAFETY: every pointer is null or valid per the standard.
     unsafe {
         out_str(&p.name, name, name_len);
@@ -206,8 +212,7 @@ pub(crate) unsafe fn mpi_t_pvar_handle_alloc(
     count: *mut c_int,
 ) -> MpiResult<()> {
     const F: &str = "MPI_T_pvar_handle_alloc";
-    check_init(F)?;
-    let p = &pvars::pvars()[index(pvar_index, pvars::pvars().len(), F, "pvar_index")?];
+    let p = pvar_at(pvar_index, F)?;
     need(handle, F, "handle")?;
     need(count, F, "count")?;
     let comm = if p.bound_to_comm() {
@@ -375,11 +380,12 @@ fn single(handle: MPI_T_pvar_handle, func: &str) -> MpiResult<()> {
     Ok(())
 }
 
-/// Read (and with `reset`, then reset) one handle into `buf`.
+/// `MPI_T_pvar_read` and (with `reset`, which then resets) `MPI_T_pvar_readreset`, forwarded
+/// by api/gen.py: read one handle into `buf`.
 ///
 /// # Safety
 /// `buf` null or valid for the handle's count of `unsigned long long`.
-unsafe fn read_into(
+pub(crate) unsafe fn pvar_read_into(
     session: MPI_T_pvar_session,
     handle: MPI_T_pvar_handle,
     buf: *mut c_void,
@@ -410,24 +416,6 @@ unsafe fn read_into(
     // SAFETY: buf holds the handle's count of unsigned long long per the standard.
     unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), buf.cast::<u64>(), values.len()) };
     Ok(())
-}
-
-pub(crate) unsafe fn mpi_t_pvar_read(
-    session: MPI_T_pvar_session,
-    handle: MPI_T_pvar_handle,
-    buf: *mut c_void,
-) -> MpiResult<()> {
-    // SAFETY: as the standard specifies.
-    unsafe { read_into(session, handle, buf, false, "MPI_T_pvar_read") }
-}
-
-pub(crate) unsafe fn mpi_t_pvar_readreset(
-    session: MPI_T_pvar_session,
-    handle: MPI_T_pvar_handle,
-    buf: *mut c_void,
-) -> MpiResult<()> {
-    // SAFETY: as the standard specifies.
-    unsafe { read_into(session, handle, buf, true, "MPI_T_pvar_readreset") }
 }
 
 pub(crate) unsafe fn mpi_t_pvar_write(

@@ -10,6 +10,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use super::shareable::map_shared;
+
 /// Written last by the creator; attachers wait for it.
 const READY_MAGIC: u64 = 0x5745_4654_5348_4d31; // "WEFTSHM1"
 /// How long an attacher waits for the creator before giving up.
@@ -248,21 +250,11 @@ impl Segment {
                 std::thread::yield_now();
             }
         }
-        // SAFETY: mapping a shared object we opened read-write; checked for MAP_FAILED.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(os_error("cannot map shared segment", name));
+        // SAFETY: mapping a shared object we opened read-write, `len` bytes long (above).
+        match unsafe { map_shared(fd, len) } {
+            Some(base) => Ok((base as *mut u8, len)),
+            None => Err(os_error("cannot map shared segment", name)),
         }
-        Ok((base.cast(), len))
     }
 
     /// Remove the segment's name if some local rank has not attached yet (this process is

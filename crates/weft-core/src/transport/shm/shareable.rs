@@ -24,6 +24,26 @@ pub struct SharedBlock {
     fd: i32,
 }
 
+/// Map `len` bytes of `fd` shared, read-write: the address, or `None` (errno says why).
+///
+/// # Safety
+/// `fd` is an open descriptor of a file at least `len` bytes long (or one `len` bytes will be
+/// written to only after it has grown).
+pub unsafe fn map_shared(fd: i32, len: usize) -> Option<usize> {
+    // SAFETY: the caller's descriptor and length; the kernel checks the rest.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p as usize)
+}
+
 impl SharedBlock {
     /// A zero-filled block of `len` bytes (at least one page), page aligned.
     pub fn new(len: usize) -> io::Result<SharedBlock> {
@@ -45,20 +65,9 @@ impl SharedBlock {
             return fail(fd);
         }
         // SAFETY: a fresh shared mapping of our own file, `len` bytes long.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
+        let Some(addr) = (unsafe { map_shared(fd, len) }) else {
             return fail(fd);
-        }
-        let addr = p as usize;
+        };
         blocks().push((addr, len, fd));
         Ok(SharedBlock { addr, len, fd })
     }
@@ -142,24 +151,13 @@ impl PeerMapping {
         }
         // The file is at least `len` bytes long (checked), so every mapped page is backed.
         // SAFETY: a shared mapping of a regular file.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                f,
-                0,
-            )
-        };
+        let mapped = unsafe { map_shared(f, len) };
+        let e = io::Error::last_os_error();
         close(f);
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(PeerMapping {
-            addr: p as usize,
-            len,
-        })
+        let Some(p) = mapped else {
+            return Err(e);
+        };
+        Ok(PeerMapping { addr: p, len })
     }
 
     pub fn addr(&self) -> usize {
