@@ -20,6 +20,7 @@ mod bcast;
 pub mod choice;
 pub mod config;
 mod gather;
+mod idle;
 pub mod link;
 mod neighbor;
 pub mod persistent;

@@ -12,22 +12,17 @@
 //! point-to-point for good.
 #![forbid(unsafe_code)]
 
+use super::idle::Idle;
 use super::link::Link;
 use super::{mismatch, shm_stream, tag};
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::instance::Instance;
 use crate::object::area::{create, eligible, NAME_BYTES};
 use crate::object::exchange::{self, Channel};
 use crate::object::Comm;
 use crate::op::Reduction;
-use crate::progress;
-use crate::sync::Backoff;
 use crate::transport::shm::coll_area::{CollArea, Turn};
-
-/// Empty polls between two point-to-point progress passes while waiting.
-const PROGRESS_EVERY: u32 = 64;
 
 /// The communicator's area, set up on first use, for a collective that may use it: every
 /// rank decides alike, since the communicator, its placement and the configuration are the
@@ -116,34 +111,6 @@ fn share(
     let mut ok = [u64::from(area.is_some())];
     ch.allreduce_and(members, me, tag::SHM_SETUP, &mut ok)?;
     Ok(ok[0] == 1)
-}
-
-/// How a rank waits for the others: the instance's backoff, and now and then a progress pass
-/// (every VCI and the polled work) so this rank's pending point-to-point operations and
-/// schedules keep moving: a peer may need them before it can join the collective.
-pub(super) struct Idle<'a> {
-    inst: &'a Instance,
-    backoff: Backoff,
-    polls: u32,
-}
-
-impl<'a> Idle<'a> {
-    pub(super) fn new(comm: &'a Comm) -> Idle<'a> {
-        let inst = &comm.session.instance;
-        Idle {
-            inst,
-            backoff: inst.backoff(),
-            polls: 0,
-        }
-    }
-
-    pub(super) fn poll(&mut self) {
-        self.polls += 1;
-        if self.polls.is_multiple_of(PROGRESS_EVERY) {
-            progress::progress_all(self.inst);
-        }
-        self.backoff.idle();
-    }
 }
 
 pub(super) fn barrier(comm: &Comm, area: &CollArea) {

@@ -18,8 +18,9 @@
 //! `MPI_ERR_TRUNCATE` after copying what fits (as `shm_data.rs`).
 #![forbid(unsafe_code)]
 
+use super::idle::Idle;
 use super::mismatch;
-use super::shm::{Idle, Turned};
+use super::shm::Turned;
 use crate::datatype::Buf;
 use crate::error::MpiResult;
 use crate::object::Comm;

@@ -17,9 +17,10 @@
 //! `MPI_ERR_TRUNCATE` on that rank without leaving a message of the turn unreceived.
 #![forbid(unsafe_code)]
 
+use super::idle::Idle;
 use super::link::{Link, Pending};
 use super::mismatch;
-use super::shm::{same_op, Idle, Turned};
+use super::shm::{same_op, Turned};
 use super::tag;
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;

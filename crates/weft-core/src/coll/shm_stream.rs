@@ -18,8 +18,8 @@
 //! rank publishing part k+1 while combining part k) measured slower than point-to-point.
 #![forbid(unsafe_code)]
 
+use super::idle::Idle;
 use super::mismatch;
-use super::shm::Idle;
 use crate::datatype::Buf;
 use crate::error::MpiResult;
 use crate::object::Comm;
