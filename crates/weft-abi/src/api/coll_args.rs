@@ -315,8 +315,9 @@ unsafe fn dense_part(addr: usize, count: i64, t: &Type) -> Option<Buf> {
     if bytes > 0 && (addr == 0 || addr == MPI_IN_PLACE) {
         return None;
     }
-    // SAFETY: the caller's contract; these bytes are the instances (a predefined contiguous
-    // type's first byte is at its address), what `Buf::typed` would make of them.
+    // These bytes are the instances (a predefined contiguous type's first byte is at its
+    // address), what `Buf::typed` would make of them.
+    // SAFETY: the caller's contract.
     Some(unsafe { Buf::new(addr, bytes) })
 }
 

@@ -81,8 +81,8 @@ impl std::fmt::Debug for RemoteKey {
 impl Drop for RemoteKey {
     fn drop(&mut self) {
         let _state = self.ucx.lock(0);
-        // SAFETY: unpacked on worker 0's endpoint (never destroyed), destroyed once, under
-        // worker 0's lock.
+        // Unpacked on worker 0's endpoint (never destroyed), destroyed once.
+        // SAFETY: under worker 0's lock (held above).
         unsafe { ffi::ucp_rkey_destroy(self.rkey) };
     }
 }
@@ -234,8 +234,8 @@ impl UcxTransport {
                 .map(|&(remote, len)| {
                     let from = data[at..at + len].as_ptr();
                     at += len;
-                    // SAFETY: `data` outlives the wait in `complete`; the key and endpoint
-                    // are live.
+                    // The key and endpoint are live.
+                    // SAFETY: `data` outlives the wait in `complete`.
                     unsafe {
                         ffi::ucp_put_nbx(
                             ep,
@@ -267,8 +267,8 @@ impl UcxTransport {
                 .map(|&(remote, len)| {
                     let to = out[at..at + len].as_mut_ptr();
                     at += len;
-                    // SAFETY: `out` outlives the wait in `complete`; the key and endpoint are
-                    // live.
+                    // The key and endpoint are live.
+                    // SAFETY: `out` outlives the wait in `complete`.
                     unsafe {
                         ffi::ucp_get_nbx(
                             ep,
@@ -306,8 +306,8 @@ impl UcxTransport {
             &mut reply as *mut u64 as *mut c_void,
         );
         self.complete(key, false, "atomic", |ep| {
-            // SAFETY: the operand and reply outlive the wait in `complete`; the key and
-            // endpoint are live; the datatype is one 8-byte element.
+            // The key and endpoint are live; the datatype is one 8-byte element.
+            // SAFETY: the operand and reply outlive the wait in `complete`.
             vec![unsafe {
                 ffi::ucp_atomic_op_nbx(
                     ep,
