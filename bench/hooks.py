@@ -13,7 +13,7 @@ that lost its core shows up as an outlier; the best run is then the steadier fig
   --build-stripped DIR
                      make that library: copies this working tree to DIR, makes the hooks'
                      checks constant false (MPI_T events' `enabled`, WEFT_TRACE's `on`,
-                     WEFT_STATS' `timing`: the compiler then removes the hooks) and builds it
+                     WEFT_STATS' `timing`, the boundary's `measured`: the compiler then removes the hooks) and builds it
                      there (`make install PREFIX=DIR/build`); prints the library's directory
 
 The program is compiled once against the hooked prefix; the stripped run only points
@@ -34,6 +34,7 @@ STRIP = [
     ("crates/weft-core/src/events.rs", "ENABLED[kind as usize].load(Relaxed)", "false"),
     ("crates/weft-core/src/trace.rs", "    ON.load(Relaxed)\n}", "    false\n}"),
     ("crates/weft-core/src/stats.rs", "    TIMING.load(Relaxed)\n}", "    false\n}"),
+    ("crates/weft-core/src/stats.rs", "MEASURED.load(Relaxed) != 0", "false"),
 ]
 
 

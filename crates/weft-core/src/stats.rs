@@ -8,7 +8,7 @@
 //! update old, never torn. Counters are never reset: a tool's reset keeps an offset.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// The most VCIs an instance has: `WEFT_NUM_VCIS` (at most 64) + `WEFT_MAX_STREAMS` (at
 /// most 128).
@@ -228,6 +228,28 @@ pub fn timing() -> bool {
 
 pub fn set_timing(on: bool) {
     TIMING.store(on, Relaxed);
+    set_measured(MEASURED_TIMING, on);
+}
+
+/// `MEASURED` bits: calls are timed (`set_timing`), calls are traced (`trace::start`).
+pub(crate) const MEASURED_TIMING: u8 = 1;
+pub(crate) const MEASURED_TRACE: u8 = 2;
+
+/// Whether calls are timed or traced, in one word: the ABI boundary tests it twice per call.
+static MEASURED: AtomicU8 = AtomicU8::new(0);
+
+/// Whether MPI calls are timed (`timing`) or traced (`trace::on`): one load.
+#[inline]
+pub fn measured() -> bool {
+    MEASURED.load(Relaxed) != 0
+}
+
+pub(crate) fn set_measured(bit: u8, on: bool) {
+    if on {
+        MEASURED.fetch_or(bit, Relaxed);
+    } else {
+        MEASURED.fetch_and(!bit, Relaxed);
+    }
 }
 
 /// Time spent inside an MPI call (only while `timing`).

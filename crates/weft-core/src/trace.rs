@@ -60,6 +60,7 @@ pub fn now_ns() -> u64 {
 pub fn start(path: &str, rank: u32) {
     if TARGET.set((path.to_owned(), rank)).is_ok() {
         ON.store(true, Relaxed);
+        crate::stats::set_measured(crate::stats::MEASURED_TRACE, true);
     }
 }
 

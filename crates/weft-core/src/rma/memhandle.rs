@@ -25,7 +25,7 @@ use super::WinRma;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::win::Flavor;
 use crate::transport::shm::shareable::{self, PeerMapping};
-use crate::transport::shm::win_area::{WinArea, MEMHANDLE_SLOTS};
+use crate::transport::shm::win_area::{MemhandleAt, WinArea, MEMHANDLE_SLOTS};
 
 /// Bytes of a memory handle (`MPIX_MAX_MEMHANDLE_SIZE` is at least this).
 pub const HANDLE_BYTES: usize = 64;
@@ -36,7 +36,8 @@ const MAGIC: &[u8; 4] = b"WMH1";
 #[derive(Clone, Debug)]
 pub struct HandleView {
     pub target: u32,
-    slot: usize,
+    /// The slot's place in the window segment.
+    slot: MemhandleAt,
     /// The slot's state while the handle is live.
     state: u64,
     /// The target's shareable block, mapped here.
@@ -50,7 +51,7 @@ impl HandleView {
     /// Whether the handle is still live (not released).
     #[inline]
     pub fn live(&self, area: &WinArea) -> bool {
-        area.extra(self.target).memhandle[self.slot].load(Ordering::Acquire) == self.state
+        area.memhandle_state(self.slot).load(Ordering::Acquire) == self.state
     }
 
     /// Whether the region is mapped in this process (reached by address).
@@ -274,7 +275,7 @@ impl WinRma {
         }
         let mut view = HandleView {
             target,
-            slot: h.slot as usize,
+            slot: self.area.memhandle_at(target, h.slot as usize),
             state: h.state,
             mapping: None,
             shared: h.shared.is_some(),

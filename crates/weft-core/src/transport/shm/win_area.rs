@@ -47,6 +47,10 @@ pub struct RankExtra {
     pub memhandle: [AtomicU64; MEMHANDLE_SLOTS],
 }
 
+/// Where one memory-handle slot lies in a window segment (`WinArea::memhandle_at`).
+#[derive(Clone, Copy, Debug)]
+pub struct MemhandleAt(usize);
+
 /// Regions of a dynamic window one rank publishes to the others (`rma::attach_table`): a
 /// region attached while all are taken is not published and is reached by cross-memory
 /// attach. The table's pages are touched only as far as slots are used.
@@ -203,6 +207,27 @@ impl WinArea {
         // (`extra_at` rounds up, the mapping is page aligned).
         // SAFETY: only atomics live there and zero-filled memory is a valid `RankExtra`.
         unsafe { &*self.segment.base().add(at).cast::<RankExtra>() }
+    }
+
+    /// Where rank `r`'s memory-handle slot `slot` lies in the segment: checked once when a
+    /// memory-handle window is made, then read by `memhandle_state` on every operation.
+    pub fn memhandle_at(&self, r: u32, slot: usize) -> MemhandleAt {
+        assert!(slot < MEMHANDLE_SLOTS, "memory-handle slot out of range");
+        let extra = self.extra(r) as *const RankExtra as usize - self.segment.base() as usize;
+        MemhandleAt(extra + std::mem::offset_of!(RankExtra, memhandle) + slot * 8)
+    }
+
+    /// The state word of a memory-handle slot found by `memhandle_at`.
+    #[inline]
+    pub fn memhandle_state(&self, at: MemhandleAt) -> &AtomicU64 {
+        // A place found in a segment of another layout could lie past this one's end.
+        assert!(
+            at.0 + 8 <= self.segment.len(),
+            "memory-handle slot out of range"
+        );
+        // In bounds (above), 8-byte aligned (`RankExtra` is 64-aligned, its words 8 bytes).
+        // SAFETY: only atomics live there and zero is a valid AtomicU64.
+        unsafe { &*self.segment.base().add(at.0).cast::<AtomicU64>() }
     }
 
     /// The regions rank `r` attached to the window (dynamic windows).
