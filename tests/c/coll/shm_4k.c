@@ -5,27 +5,9 @@
  * (reduce-scatter-block) or streams in parts (scan, exscan). WTEST_4K_SHM=0 (run with a
  * smaller WEFT_COLL_SHM_MAX and no streaming) expects point-to-point throughout. */
 #include "wtest.h"
+#include "counters.h"
 
 #define N 512 /* doubles: 4 KiB */
-
-static MPI_T_pvar_session s;
-
-static MPI_T_pvar_handle counter(const char *name, MPI_Comm *comm)
-{
-    int i = -1, count;
-    MPI_T_pvar_handle h;
-    EXPECT_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &i));
-    EXPECT_OK(MPI_T_pvar_handle_alloc(s, i, comm, &h, &count));
-    EXPECT_OK(MPI_T_pvar_start(s, h));
-    return h;
-}
-
-static unsigned long long value(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 999;
-    EXPECT_OK(MPI_T_pvar_read(s, h, &v));
-    return v;
-}
 
 static double x(int r, int i)
 {

@@ -11,60 +11,17 @@
  * nobody hangs, and the communicator stays usable. */
 #include <stdlib.h>
 #include "wtest.h"
+#include "mat.h"
+#include "counters.h"
 
-#define P 1000003LL
-
-static MPI_T_pvar_session s;
 static int rank, size;
 static MPI_Op matmul_op;
 static MPI_Datatype mat_type;
-
-typedef struct {
-    long long a, b, c, d;
-} mat;
-
-static mat mul(mat x, mat y)
-{
-    mat r = {(x.a * y.a + x.b * y.c) % P, (x.a * y.b + x.b * y.d) % P,
-             (x.c * y.a + x.d * y.c) % P, (x.c * y.b + x.d * y.d) % P};
-    return r;
-}
-
-/* inout = in * inout: in holds the lower ranks. */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    mat *x = in, *y = inout;
-    for (int i = 0; i < *len; i++)
-        y[i] = mul(x[i], y[i]);
-}
 
 static mat mat_of(int r, int i)
 {
     mat m = {r + 2 + i % 7, 1 + i % 3, 1, (r * 3 + i) % 5};
     return m;
-}
-
-static int same(mat x, mat y)
-{
-    return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d;
-}
-
-static MPI_T_pvar_handle counter(const char *name, MPI_Comm *comm)
-{
-    int i = -1, count;
-    MPI_T_pvar_handle h;
-    EXPECT_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &i));
-    EXPECT_OK(MPI_T_pvar_handle_alloc(s, i, comm, &h, &count));
-    EXPECT_OK(MPI_T_pvar_start(s, h));
-    return h;
-}
-
-static unsigned long long value(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 999;
-    EXPECT_OK(MPI_T_pvar_read(s, h, &v));
-    return v;
 }
 
 /* Scan and exscan of `n` matrices, in place and not: four calls. */
