@@ -11,41 +11,16 @@
  * all share one (logical) node has an area: under WEFT_NODES (tests/c/multinode) the others
  * take the point-to-point algorithms, and the expected count follows. */
 #include "wtest.h"
-
-#define P 1000003LL
-typedef struct {
-    long long a, b, c, d;
-} mat;
+#include "mat.h"
 
 static int rank, size, expect_shm, shm_max;
 static MPI_Datatype mat_type;
 static MPI_Op matmul_op;
 
-static mat mul(mat x, mat y)
-{
-    mat r = {(x.a * y.a + x.b * y.c) % P, (x.a * y.b + x.b * y.d) % P,
-             (x.c * y.a + x.d * y.c) % P, (x.c * y.b + x.d * y.d) % P};
-    return r;
-}
-
-/* inout = in * inout: in holds the lower ranks. */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    mat *x = in, *y = inout;
-    for (int i = 0; i < *len; i++)
-        y[i] = mul(x[i], y[i]);
-}
-
 static mat mat_of(int r, int i, int salt)
 {
     mat m = {r + 2 + i % 7, 1 + salt % 3, 1, (r * 3 + i + salt) % 5};
     return m;
-}
-
-static int same(mat x, mat y)
-{
-    return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d;
 }
 
 /* Mappings of coll areas in this process. */

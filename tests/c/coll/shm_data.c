@@ -7,42 +7,16 @@
  * per collective whose area must be mapped afterwards when WTEST_SHM=1 (the collective took
  * the shared-memory path; 0: no area may exist). */
 #include "wtest.h"
-
-#define P 1000003LL
+#include "mat.h"
 
 static int rank, size, expect_shm;
 static MPI_Op matmul_op;
 static MPI_Datatype mat_type, strided_int;
 
-typedef struct {
-    long long a, b, c, d;
-} mat;
-
-static mat mul(mat x, mat y)
-{
-    mat r = {(x.a * y.a + x.b * y.c) % P, (x.a * y.b + x.b * y.d) % P,
-             (x.c * y.a + x.d * y.c) % P, (x.c * y.b + x.d * y.d) % P};
-    return r;
-}
-
-/* inout = in * inout: in holds the lower ranks. */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    mat *x = in, *y = inout;
-    for (int i = 0; i < *len; i++)
-        y[i] = mul(x[i], y[i]);
-}
-
 static mat mat_of(int r, int i)
 {
     mat m = {r + 2 + i % 7, 1 + i % 3, 1, (r * 3 + i) % 5};
     return m;
-}
-
-static int same(mat x, mat y)
-{
-    return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d;
 }
 
 static int val(int r, int i)

@@ -9,26 +9,9 @@
  * usable afterwards. */
 #include <stdlib.h>
 #include "wtest.h"
+#include "counters.h"
 
-static MPI_T_pvar_session s;
 static int rank, size, stream;
-
-static MPI_T_pvar_handle counter(const char *name, MPI_Comm *comm)
-{
-    int i = -1, count;
-    MPI_T_pvar_handle h;
-    EXPECT_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &i));
-    EXPECT_OK(MPI_T_pvar_handle_alloc(s, i, comm, &h, &count));
-    EXPECT_OK(MPI_T_pvar_start(s, h));
-    return h;
-}
-
-static unsigned long long value(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 999;
-    EXPECT_OK(MPI_T_pvar_read(s, h, &v));
-    return v;
-}
 
 static int v(int r, int i)
 {

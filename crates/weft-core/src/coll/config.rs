@@ -18,7 +18,7 @@ pub struct CollConfig {
     pub reduce_scatter: ReduceScatter,
     /// Largest message of the node-level shared-memory path (`WEFT_COLL_SHM_MAX`; 0: off).
     pub shm_max: usize,
-    /// Largest broadcast or allreduce streamed through the area in parts of `shm_max` bytes
+    /// Largest broadcast or scan streamed through the area in parts of `shm_max` bytes
     /// (`WEFT_COLL_SHM_STREAM_MAX`; at most `shm_max`: off).
     pub shm_stream_max: usize,
 }

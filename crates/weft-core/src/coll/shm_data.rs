@@ -9,9 +9,12 @@
 //! point-to-point, so no rank decides alone on a value that only it knows:
 //! - rooted forms (gather(v), scatter) move each large block by one point-to-point message
 //!   between the root and its rank, which both know the block's size from the turn;
-//! - all-rank forms (allgather(v), alltoall, reduce-scatter, scan) read every size they need,
-//!   and all of them go by point-to-point when any needed block is too large
-//!   (`Turned::PointToPoint`: the caller runs its usual algorithm).
+//! - all-rank forms (allgather(v), alltoall, reduce-scatter) read every size they need, and
+//!   all of them go by point-to-point when any needed block is too large
+//!   (`Turned::PointToPoint`: the caller runs its usual algorithm);
+//! - scan and exscan follow rank 0's size, which every rank reads: one turn, a stream of
+//!   region-sized parts (one turn each, as a broadcast streams: `shm_stream.rs`), or
+//!   point-to-point after every rank compared every size.
 //!
 //! Sizes that differ from what a rank expects (an erroneous program) fail with
 //! `MPI_ERR_TRUNCATE` on that rank without leaving a message of the turn unreceived.
@@ -21,6 +24,7 @@ use super::idle::Idle;
 use super::link::{Link, Pending};
 use super::mismatch;
 use super::shm::{same_op, Turned};
+use super::shm_stream;
 use super::tag;
 use crate::datatype::access::Scratch;
 use crate::datatype::Buf;
@@ -360,11 +364,39 @@ fn fold_into(
     }
 }
 
+/// Largest communicator whose scans above `WEFT_COLL_SHM_MAX` stream through the area: the
+/// last rank combines every lower rank's vector (n - 1 combines, where recursive doubling
+/// takes 2 log n exchanges of the whole vector).
+const SCAN_STREAM_RANKS: u32 = 8;
+
+/// How a scan moves its data, decided by rank 0's length (which every rank reads from the
+/// first turn), so all ranks take the same number of turns whatever their own lengths.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScanPath {
+    /// Whole, in one turn.
+    Area,
+    /// In parts of this many bytes, one turn each (`shm_stream::part`).
+    Stream(usize),
+    /// Point-to-point (the area carried only the sizes and ops).
+    Messages,
+}
+
+fn scan_path(comm: &Comm, len: usize) -> ScanPath {
+    if len <= max(comm) {
+        return ScanPath::Area;
+    }
+    match shm_stream::part(comm, len) {
+        Some(part) if comm.size() <= SCAN_STREAM_RANKS => ScanPath::Stream(part),
+        _ => ScanPath::Messages,
+    }
+}
+
 /// `MPI_Scan` (`inclusive`: `recv` holds `mine` already) and `MPI_Exscan`: every rank
 /// publishes `mine` and combines the contributions of the ranks below it (and its own,
-/// inclusive) into its contiguous `recv`,
-/// in rank order. Only those ranks' sizes are compared; a rank whose contribution is too
-/// large waits for all, so that every rank sees that the scan goes by point-to-point.
+/// inclusive) into its contiguous `recv`, in rank order. Rank 0's length picks the path
+/// (`scan_path`): one turn, a stream of parts, or point-to-point, where every rank waits for
+/// all and compares every size, so that all of them fail or all go on. On the other paths
+/// only the sizes of the ranks below are compared (and rank 0's, which every rank reads).
 pub(super) fn scan(
     comm: &Comm,
     area: &CollArea,
@@ -375,30 +407,121 @@ pub(super) fn scan(
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
-    let len = mine.len();
-    if !publish_marked(comm, &turn, mine, red.mark(), &mut idle) {
+    let (len, mark, me) = (mine.len(), red.mark(), comm.rank);
+    match scan_path(comm, len) {
+        ScanPath::Area => turn.contribute_marked(mine, mark, &mut || idle.poll()),
+        ScanPath::Stream(part) => {
+            turn.contribute_part(len, part, mark, &mut || idle.poll(), |out| {
+                mine.pack(0, out)
+            })
+        }
+        ScanPath::Messages => turn.announce_marked(len, mark, &mut || idle.poll()),
+    }
+    let lead = if me == 0 {
+        len
+    } else {
+        turn.wait_for(0, &mut || idle.poll());
+        turn.len_of(0)
+    };
+    let path = scan_path(comm, lead);
+    if path == ScanPath::Messages {
         all_sizes(comm, &turn, &mut idle, |_| len)?;
         same_op(&turn, 0..comm.size(), red)?;
         return Ok(Turned::PointToPoint);
     }
-    let me = comm.rank;
     let below = if inclusive { me + 1 } else { me };
+    let mut checked = if len != lead {
+        Err(mismatch("rank 0", lead, len))
+    } else {
+        Ok(())
+    };
     for r in 0..below {
         turn.wait_for(r, &mut || idle.poll());
         let theirs = turn.len_of(r);
         if theirs != len {
-            return Err(mismatch(&format!("rank {r}"), theirs, len));
+            checked = checked.and(Err(mismatch(&format!("rank {r}"), theirs, len)));
         }
     }
     // The ranks below this one, whose contributions it combines, used the same op.
-    same_op(&turn, 0..below, red)?;
-    if inclusive {
-        // `recv` holds this rank's contribution already.
-        for r in (0..me).rev() {
-            turn.read(r, len, |d| recv.with_bytes_mut(|a| red.apply(d, a)));
+    checked = checked.and_then(|()| same_op(&turn, 0..below, red));
+    match path {
+        ScanPath::Stream(part) => {
+            let bufs = (mine, recv, inclusive);
+            scan_parts(
+                area,
+                turn,
+                bufs,
+                (me, red),
+                (lead, part),
+                checked,
+                &mut idle,
+            )?;
         }
-    } else {
-        fold_into(&turn, recv, (0..me).rev(), len, 0..len, red);
+        _ => {
+            checked?;
+            fold_prefix(&turn, recv, me, (len, 0..len), red, inclusive);
+        }
     }
     Ok(Turned::Done)
+}
+
+/// `acc` (bytes `part` of the prefix) combined with bytes `part` of the `len`-byte
+/// contributions of the ranks below `me`, in rank order: inclusive, `acc` holds this rank's
+/// own part already; exclusive, it is overwritten.
+fn fold_prefix(
+    turn: &Turn,
+    acc: &Buf,
+    me: u32,
+    (len, part): (usize, Range<usize>),
+    red: &Reduction,
+    inclusive: bool,
+) {
+    if inclusive {
+        for r in (0..me).rev() {
+            turn.read(r, len, |d| {
+                acc.with_bytes_mut(|a| red.apply(&d[part.clone()], a))
+            });
+        }
+    } else {
+        fold_into(turn, acc, (0..me).rev(), len, part, red);
+    }
+}
+
+/// The rest of a streamed scan after its `first` turn (which carried part 0 of this rank's
+/// `mine`): `whole` bytes (rank 0's length) in parts of `part` bytes, one turn each, every
+/// rank publishing its part k and then combining the lower ranks' parts k into bytes of
+/// `recv`. Every rank takes every turn; a rank whose sizes or ops differ (`checked` failed)
+/// publishes only lengths and combines nothing, then reports it. The ranks whose parts a
+/// rank combines passed its sizes and op, so they publish every part.
+fn scan_parts(
+    area: &CollArea,
+    first: Turn,
+    (mine, recv, inclusive): (&Buf, &Buf, bool),
+    (me, red): (u32, &Reduction),
+    (whole, part): (usize, usize),
+    checked: MpiResult<()>,
+    idle: &mut Idle,
+) -> MpiResult<()> {
+    let combines = checked.is_ok();
+    let mut turn = first;
+    let mut at = 0;
+    loop {
+        let n = part.min(whole - at);
+        if at > 0 && combines {
+            turn.contribute_with(n, red.mark(), &mut || idle.poll(), |out| mine.pack(at, out));
+        } else if at > 0 {
+            turn.announce(0, &mut || idle.poll());
+        }
+        if combines {
+            for r in 0..me {
+                turn.wait_for(r, &mut || idle.poll());
+            }
+            fold_prefix(&turn, &recv.slice(at, n), me, (n, 0..n), red, inclusive);
+        }
+        at += n;
+        if at == whole {
+            return checked;
+        }
+        turn = area.begin();
+    }
 }

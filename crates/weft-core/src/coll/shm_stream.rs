@@ -12,7 +12,8 @@
 //! all follow the root's length and take as many turns as it needs even when their own
 //! length differs (they keep what fits and then fail with `MPI_ERR_TRUNCATE`): nobody waits
 //! for a turn another rank does not take. Whether a message streams depends only on the
-//! root's length and the configuration. Reductions do not stream (`coll/shm.rs`, `Path`):
+//! root's length and the configuration. Scan and exscan stream too, in `coll/shm_data.rs`
+//! (rank 0's length plays the root's). Reduce and allreduce do not (`coll/shm.rs`, `Path`):
 //! a reduce's leaves run ahead without comparing sizes (`c/coll/runahead`), which a stream
 //! of turns, all of which every rank must take, cannot allow; a streamed allreduce (every
 //! rank publishing part k+1 while combining part k) measured slower than point-to-point.
@@ -25,8 +26,8 @@ use crate::error::MpiResult;
 use crate::object::Comm;
 use crate::transport::shm::coll_area::{CollArea, Turn};
 
-/// The part size when a broadcast of `whole` bytes streams through the area: larger than
-/// a region and at most `WEFT_COLL_SHM_STREAM_MAX`.
+/// The part size when a broadcast (or scan) of `whole` bytes streams through the area: larger
+/// than a region and at most `WEFT_COLL_SHM_STREAM_MAX`.
 pub(super) fn part(comm: &Comm, whole: usize) -> Option<usize> {
     let c = &comm.session.instance.config.coll;
     let streams = c.shm_max > 0 && whole > c.shm_max && whole <= c.shm_stream_max;
