@@ -281,11 +281,9 @@ static void racing(int rank, char *buf)
 
 int main(int argc, char **argv)
 {
-    int rank;
     EXPECT_OK(MPI_Init(&argc, &argv));
-    wtest_world_rank();
     wtest_errors_return();
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int rank = wtest_world_rank();
     char *buf = malloc(BIG);
     memset(buf, 5, BIG);
     unmatched(rank, buf);
