@@ -1,9 +1,10 @@
 //! The recent eager sends that returned the VCI's shared completed send request (the first
 //! branch of `engine::start_send`): each takes the next number of the VCI's count, which its
-//! handle carries as its generation and its header as its token, and a small ring of fixed
-//! size remembers where the last `LOG` of them went. That is all `MPI_Cancel` needs to ask
-//! the receiver to withdraw such a message (`vci::cancel`); an older one (its entry written
-//! over) cannot be cancelled: its cancel fails, as it may when the message was delivered.
+//! handle carries as its generation (the handle's bits are its header's token too), and a
+//! small ring of fixed size remembers where the last `LOG` of them went. That is all
+//! `MPI_Cancel` needs to ask the receiver to withdraw such a message (`vci::cancel`); an
+//! older one (its entry written over) cannot be cancelled: its cancel fails, as it may when
+//! the message was delivered.
 #![forbid(unsafe_code)]
 
 use crate::request::ReqId;
@@ -19,8 +20,8 @@ const GEN_SET: u32 = 1 << 23;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
-    /// The send's number (0: no send yet).
-    number: u32,
+    /// The completed-send id the send returned (its bits; 0: no send yet).
+    id: u64,
     dest: u32,
     dest_vci: u8,
 }
@@ -48,42 +49,33 @@ impl Default for SentLog {
     }
 }
 
-/// The header token of send number `number`: slot 0 (no request's: slot 0 is never
-/// allocated), the number in the generation half.
-#[inline]
-fn token(number: u32) -> u64 {
-    (number as u64) << 32
-}
-
 impl SentLog {
     /// Remember a send from VCI `vci` to VCI `dest_vci` of job rank `dest`; returns the
-    /// completed-send id to hand out and the token for the message's header.
+    /// completed-send id to hand out and the token for the message's header: the id's bits
+    /// (slot 0: no request's token, as slot 0 is never allocated).
     #[inline]
     pub fn record(&mut self, vci: u8, dest: u32, dest_vci: u8) -> (ReqId, u64) {
-        // (Number 0, once in 2^32 sends, is never found: such a send is not cancellable.)
         let number = self.last.wrapping_add(1);
         self.last = number;
+        let id = ReqId::completed_send(vci, (number & GEN_BITS) | GEN_SET);
         self.ring[number as usize % LOG] = Entry {
-            number,
+            id: id.bits(),
             dest,
             dest_vci,
         };
-        let id = ReqId::completed_send(vci, (number & GEN_BITS) | GEN_SET);
-        (id, token(number))
+        (id, id.bits())
     }
 
     /// Where the send that returned completed-send id `id` went, if it is still remembered.
     pub fn find(&self, id: ReqId) -> Option<SentTo> {
         // The generation keeps the number's low 23 bits, so its place in the ring too.
-        let gen = id.gen() & GEN_BITS;
-        let e = &self.ring[gen as usize % LOG];
-        let ours = e.number != 0 && e.number & GEN_BITS == gen;
-        // (A send 2^23 sends later would have the same generation: a handle kept that long
-        // and then cancelled names the later one. Nothing shorter-lived is confused.)
-        (ours && self.last.wrapping_sub(e.number) < LOG as u32).then_some(SentTo {
+        // (A send 2^23 sends later has the same generation: a handle kept that long and then
+        // cancelled names the later one. Nothing shorter-lived is confused.)
+        let e = &self.ring[id.gen() as usize % LOG];
+        (e.id == id.bits()).then_some(SentTo {
             dest: e.dest,
             dest_vci: e.dest_vci,
-            token: token(e.number),
+            token: e.id,
         })
     }
 }
@@ -126,12 +118,18 @@ mod tests {
             last: u32::MAX - 1,
             ..SentLog::default()
         };
-        let (a, _) = log.record(0, 7, 0);
-        let (b, _) = log.record(0, 8, 0);
-        let (c, tc) = log.record(0, 9, 0);
-        assert!(a.gen() != 0 && b.gen() != 0 && c.gen() != 0);
-        assert_eq!(log.find(a).map(|s| s.dest), Some(7));
-        assert_eq!(log.find(b), None, "number 0 is not remembered");
-        assert_eq!(log.find(c).map(|s| (s.dest, s.token)), Some((9, tc)));
+        let sent: Vec<(ReqId, u64)> = (7..10).map(|d| log.record(0, d, 0)).collect();
+        assert_eq!(log.last, 1);
+        for (i, &(id, token)) in sent.iter().enumerate() {
+            assert_ne!(id.gen(), 0);
+            assert_eq!(
+                log.find(id),
+                Some(SentTo {
+                    dest: 7 + i as u32,
+                    dest_vci: 0,
+                    token
+                })
+            );
+        }
     }
 }
