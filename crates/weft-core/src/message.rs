@@ -23,6 +23,16 @@ pub struct Status {
 }
 
 impl Status {
+    /// The status of a cancelled operation.
+    pub const CANCELLED: Status = Status {
+        source: 0,
+        tag: 0,
+        error: 0,
+        bytes: 0,
+        cancelled: true,
+        sizes_differ: false,
+    };
+
     /// The status of an operation with `MPI_PROC_NULL` as peer (source PROC_NULL, tag ANY).
     pub fn proc_null(proc_null: i32, any_tag: i32) -> Status {
         Status {

@@ -13,6 +13,7 @@ use weft_core::message::SendMode;
 use weft_core::object::Comm;
 use weft_core::pt2pt;
 use weft_core::pt2pt::buffered::{self, Scope, Space};
+use weft_core::request::ReqId;
 
 use crate::args::{non_null, Int};
 use crate::constants::*;
@@ -20,7 +21,8 @@ use crate::ctypes::*;
 use crate::objects;
 use crate::requests::request_handle;
 
-/// Copy a message into the buffer that applies to `comm` and send it from there.
+/// Copy a message into the buffer that applies to `comm` and send it from there; the
+/// internal send's request (the buffer's record keeps it, see `Pool::commit`).
 pub(crate) fn buffered_send(
     comm: &Arc<Comm>,
     comm_handle: MPI_Comm,
@@ -28,7 +30,7 @@ pub(crate) fn buffered_send(
     tag: i32,
     buf: &Buf,
     func: &str,
-) -> MpiResult<()> {
+) -> MpiResult<ReqId> {
     let inst = &comm.session.instance;
     let pool = buffered::pool_for(comm, func)?;
     let mut p = buffered::lock(&pool);
@@ -46,7 +48,7 @@ pub(crate) fn buffered_send(
     buf.copy_to(&copy, len);
     let id = pt2pt::isend(comm, dest, tag, copy, SendMode::Standard, comm_handle)?;
     p.commit(space, len, id);
-    Ok(())
+    Ok(id)
 }
 
 fn region(buffer: *mut c_void, size: MPI_Count, func: &str) -> MpiResult<Option<(usize, usize)>> {

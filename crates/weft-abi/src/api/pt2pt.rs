@@ -11,6 +11,7 @@ use weft_core::message::{SendMode, SourceSel, Status, TagSel};
 use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
+use weft_core::pt2pt::buffered;
 use weft_core::request::{PersistentOp, StartFn};
 use weft_core::threadcomm::ThreadComm;
 use weft_core::trace;
@@ -313,8 +314,10 @@ pub(crate) unsafe fn send(
         (Mode::Persistent(owner), SendKind::Buffered) => {
             let (c, tag, buf) = (a.comm.to_arc(), a.tag, a.buf);
             // Each start copies the message into the attached buffer and sends it from there.
-            let start =
-                StartFn::new(move |func| buffered_send(&c, 0, d, tag, &buf, func).map(|()| None));
+            let start = StartFn::new(move |func| {
+                let sender = buffered_send(&c, 0, d, tag, &buf, func)?;
+                Ok(Some(buffered::user_request(&c.session.instance, sender, 0)))
+            });
             Ok(persistent(PersistentOp::Deferred(start), owner))
         }
         (Mode::Persistent(owner), _) => {
@@ -327,10 +330,13 @@ pub(crate) unsafe fn send(
             Ok(persistent(op, owner))
         }
         (_, SendKind::Buffered) => {
-            buffered_send(&a.comm.to_arc(), comm, d, a.tag, &a.buf, func)?;
+            let sender = buffered_send(&a.comm.to_arc(), comm, d, a.tag, &a.buf, func)?;
             // The message is in the attached buffer: a request is complete at once.
             Ok(match mode {
-                Mode::Nonblocking(owner) => completed_request(&a.comm, Status::default(), owner),
+                Mode::Nonblocking(owner) => {
+                    let inst = &a.comm.session.instance;
+                    request_handle(buffered::user_request(inst, sender, owner))
+                }
                 _ => MPI_REQUEST_NULL,
             })
         }

@@ -23,9 +23,15 @@ fn instance(func: &str) -> MpiResult<crate::objects::InstanceRef> {
     crate::objects::instance(func)
 }
 
-/// Whether `id` is a VCI's shared completed send (waiting on it takes nothing).
+/// Whether `id` is a VCI's shared completed send that is simply complete (waiting on it
+/// takes nothing; one whose send `MPI_Cancel` asked to withdraw is not).
+#[inline]
 fn is_completed_send(inst: &Instance, id: ReqId) -> bool {
-    id.is_completed_send() && (id.vci() as usize) < inst.vcis.len()
+    id.is_completed_send()
+        && inst
+            .vcis
+            .get(id.vci() as usize)
+            .is_some_and(|v| v.completed_sends_plain())
 }
 
 fn not_active(handle: MPI_Request, func: &str) -> MpiError {

@@ -85,8 +85,17 @@ enum Look {
 }
 
 fn look(inst: &Instance, st: &mut VciState, vci: usize, id: ReqId, progress: bool) -> Look {
-    if id == st.requests.completed_send() {
-        return Look::Done(Completed::SEND);
+    if id.is_completed_send() {
+        let Some(real) = st.requests.stand_in(id) else {
+            return Look::Done(Completed::SEND);
+        };
+        // Its send is being cancelled: as the request carrying the cancel, taken with it.
+        let found = look(inst, st, vci, real, progress);
+        if !matches!(found, Look::Pending) {
+            st.requests.end_stand_in(id);
+            inst.vcis[vci].note_stand_ins(st);
+        }
+        return found;
     }
     let Some(req) = st.requests.get(id) else {
         return Look::Unknown;
@@ -317,7 +326,7 @@ pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Completed> {
     let greq = {
         let mut st = inst.vcis[vci].lock();
         engine::progress(&inst.transports, vci, &mut st);
-        let req = st.requests.get(id)?;
+        let req = st.requests.get(st.requests.resolve(id))?;
         match (&req.kind, &req.ext) {
             (Kind::Generalized, Ext::Greq(g)) => {
                 if !g.is_complete() {
@@ -355,7 +364,7 @@ pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Completed> {
 /// Whether request `id` is complete, without progress (`MPIX_Request_is_complete`).
 pub fn is_complete(inst: &Instance, id: ReqId) -> bool {
     let st = inst.vcis[id.vci() as usize].lock();
-    match st.requests.get(id) {
+    match st.requests.get(st.requests.resolve(id)) {
         None => false,
         Some(req) => match &req.ext {
             Ext::Greq(g) => g.is_complete(),
@@ -365,7 +374,7 @@ pub fn is_complete(inst: &Instance, id: ReqId) -> bool {
                     st.requests.get(inner).is_some_and(|r| r.complete)
                 }
             },
-            Ext::None => req.complete,
+            Ext::None | Ext::Sent { .. } => req.complete,
         },
     }
 }
@@ -391,7 +400,20 @@ pub fn persistent_state(inst: &Instance, id: ReqId) -> Option<PersistentState> {
 /// `free_fn` runs now if it is complete, else inside `MPI_Grequest_complete`.
 pub fn detach(inst: &Instance, id: ReqId) -> bool {
     let greq = {
-        let mut st = inst.vcis[id.vci() as usize].lock();
+        let vci = id.vci() as usize;
+        let mut st = inst.vcis[vci].lock();
+        // A completed send is nothing to free, unless its send is being cancelled: then
+        // the request carrying the cancel goes (when it completes).
+        let id = match id.is_completed_send() {
+            false => id,
+            true => match st.requests.end_stand_in(id) {
+                None => return true,
+                Some(real) => {
+                    inst.vcis[vci].note_stand_ins(&st);
+                    real
+                }
+            },
+        };
         let Some(r) = st.requests.get_mut(id) else {
             return false;
         };
@@ -418,7 +440,7 @@ pub fn detach(inst: &Instance, id: ReqId) -> bool {
                 st.requests.release(id);
                 return true;
             }
-            Ext::None => {
+            Ext::None | Ext::Sent { .. } => {
                 if r.complete {
                     st.requests.release(id);
                 } else {

@@ -225,6 +225,17 @@ fn attached(scope: &Scope, func: &str) -> MpiResult<PoolRef> {
     found.ok_or_else(|| MpiError::new(ErrorClass::Buffer, format!("{func}: no buffer is attached")))
 }
 
+/// The request `MPI_Ibsend` returns (and a start of `MPI_Bsend_init` runs) for the internal
+/// send `sender` of a buffered message: complete at once, and cancellable with the message
+/// (`vci::cancel::buffered_request`); `owner` as in `Request::owner`.
+pub fn user_request(inst: &Instance, sender: ReqId, owner: usize) -> ReqId {
+    let vci = sender.vci() as usize;
+    let mut st = inst.vcis[vci].lock();
+    let id = crate::vci::cancel::buffered_request(&mut st, sender, owner);
+    drop(st);
+    id.unwrap_or_else(|| progress::completed(inst, vci, Status::default(), owner))
+}
+
 /// Wait until every buffered send using `pool` has completed.
 pub fn drain(inst: &Instance, pool: &PoolRef) {
     let mut backoff = inst.backoff();

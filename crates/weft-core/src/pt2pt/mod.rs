@@ -14,7 +14,8 @@ use crate::message::{Pattern, SendMode, SourceSel, Status, TagSel, Target};
 use crate::object::stream_comm::Lane;
 use crate::object::Comm;
 use crate::progress;
-use crate::request::{Ext, PersistentState, ReqId, Request};
+use crate::request::{Ext, Kind, PersistentState, ReqId, Request};
+use crate::vci::cancel;
 use crate::vci::engine::{self, SendStart};
 use crate::vci::matching::Unexpected;
 use crate::vci::schedule::{Cx, Step};
@@ -62,7 +63,7 @@ fn send_on(
         request.is_some(),
     )?;
     if let (SendStart::Pending(id), Some(owner)) = (&start, request) {
-        if *id != st.requests.completed_send() {
+        if !id.is_completed_send() {
             if let Some(req) = st.requests.get_mut(*id) {
                 req.owner = owner;
             }
@@ -215,9 +216,9 @@ pub fn probe(comm: &Comm, source: SourceSel, tag: TagSel) -> Status {
 
 /// `MPI_Cancel`: a receive still waiting for its message is cancelled (it completes with
 /// the cancelled flag); a persistent request cancels its running operation; a generalized
-/// request calls its `cancel_fn`, and an error it returns is the call's. Anything else
-/// (sends, matched receives) completes normally: cancelling a send never succeeds (its
-/// status says not cancelled).
+/// request calls its `cancel_fn`, and an error it returns is the call's; a send is
+/// withdrawn if no receive matched its message yet (`vci::cancel`). Anything else (matched
+/// receives and sends) completes normally, its status saying not cancelled.
 pub fn cancel(inst: &Instance, id: ReqId) -> MpiResult<()> {
     match progress::greq::cancel(inst, id) {
         Some(0) => return Ok(()),
@@ -231,7 +232,18 @@ pub fn cancel(inst: &Instance, id: ReqId) -> MpiResult<()> {
         }
         None => {}
     }
-    let mut st = inst.vcis[id.vci() as usize].lock();
+    let (t, vci) = (&inst.transports, id.vci() as usize);
+    let mut st = inst.vcis[vci].lock();
+    if id.is_completed_send() {
+        // From now on the handle stands for the request carrying the cancel.
+        if st.requests.stand_in(id).is_none() {
+            if let Some(real) = cancel::cancel_completed_send(t, vci, &mut st, id) {
+                st.requests.add_stand_in(id, real);
+                inst.vcis[vci].note_stand_ins(&st);
+            }
+        }
+        return Ok(());
+    }
     let target = match st.requests.get(id) {
         Some(Request {
             ext: Ext::Persistent(p),
@@ -242,7 +254,24 @@ pub fn cancel(inst: &Instance, id: ReqId) -> MpiResult<()> {
         },
         _ => id,
     };
-    engine::cancel_recv(&mut st, target);
+    if target.is_completed_send() {
+        // A persistent send whose message went straight into the peer's queue: it runs the
+        // request carrying the cancel from now on.
+        if let Some(real) = cancel::cancel_completed_send(t, vci, &mut st, target) {
+            if let Some(Request {
+                ext: Ext::Persistent(p),
+                ..
+            }) = st.requests.get_mut(id)
+            {
+                p.state = PersistentState::Running(real);
+            }
+        }
+        return Ok(());
+    }
+    match st.requests.get(target).map(|r| r.kind) {
+        Some(Kind::Send) => cancel::cancel_send(t, vci, &mut st, target),
+        _ => engine::cancel_recv(&mut st, target),
+    }
     Ok(())
 }
 

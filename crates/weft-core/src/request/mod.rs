@@ -104,6 +104,32 @@ pub enum Ext {
     None,
     Persistent(Box<Persistent>),
     Greq(Arc<Grequest>),
+    /// A send whose message went (or goes) to VCI `vci` of job rank `dest`, in a header
+    /// carrying token `message` (this request's own; for a buffered send's request, the
+    /// internal send's that sends from the attached buffer): what `MPI_Cancel` needs to
+    /// withdraw it.
+    Sent {
+        dest: u32,
+        vci: u8,
+        cancel: SendCancel,
+        message: u64,
+    },
+}
+
+/// Where a send request is in cancelling (`vci::cancel`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SendCancel {
+    /// `MPI_Cancel` was not called.
+    #[default]
+    NotAsked,
+    /// The receiver was asked to withdraw the message; the request was still pending (it
+    /// completes by its protocol, or cancelled by a yes).
+    Asked,
+    /// The receiver was asked while the request was already complete (an eager message
+    /// waiting in the receiver's queue): it is pending again until the answer.
+    AskedComplete,
+    /// Answered, or cancelled here: a later `MPI_Cancel` does nothing.
+    Settled,
 }
 
 /// One pending or completed operation.

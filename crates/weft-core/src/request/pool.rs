@@ -2,7 +2,7 @@
 //! (a request already completed and released) is recognised instead of aliasing a new one.
 #![forbid(unsafe_code)]
 
-use super::{Ext, Kind, Request};
+use super::{Ext, Kind, Request, SendCancel};
 use crate::datatype::Buf;
 use crate::message::Status;
 
@@ -56,9 +56,19 @@ impl ReqId {
         ((self.gen() as u64) << 32) | self.slot() as u64
     }
 
-    /// Whether this is a pool's shared completed send (see `COMPLETED_SEND_SLOT`).
+    /// Whether this is a pool's shared completed send (see `COMPLETED_SEND_SLOT`), under
+    /// any generation.
+    #[inline]
     pub fn is_completed_send(self) -> bool {
-        self.slot() == COMPLETED_SEND_SLOT && self.gen() == 1
+        self.slot() == COMPLETED_SEND_SLOT
+    }
+
+    /// The shared completed send of VCI `vci` under generation `gen` (1..=GEN_MASK: its
+    /// handle is a user handle); the generation tells the sends that returned it apart
+    /// (`vci::sent`).
+    #[inline]
+    pub fn completed_send(vci: u8, gen: u32) -> ReqId {
+        ReqId::new(vci, COMPLETED_SEND_SLOT, gen)
     }
 
     pub fn from_token(vci: u8, token: u64) -> ReqId {
@@ -69,8 +79,17 @@ impl ReqId {
 /// Slot 0 of every pool: a send that completed when it started (an eager message already in
 /// the peer's ring). Nonblocking sends of that kind all return it instead of allocating a
 /// request, as MPICH does with its built-in completed request: waiting on it or freeing it
-/// takes nothing away.
+/// takes nothing away. Its ids carry any generation (each such send numbers its own, see
+/// `vci::sent`); one whose send `MPI_Cancel` asked to withdraw stands for the request that
+/// carries the cancel (`stand_in`) until it is taken or freed.
 const COMPLETED_SEND_SLOT: u32 = 0;
+
+/// Whether `id` names the request in `entry` of VCI `vci`'s pool (the completed send's slot
+/// under any generation).
+#[inline]
+fn names(entry: &Slot, id: ReqId, vci: u8) -> bool {
+    entry.live && (entry.gen == id.gen() || id.is_completed_send()) && id.vci() == vci
+}
 
 struct Slot {
     gen: u32,
@@ -95,6 +114,10 @@ pub struct RequestPool {
     slots: Vec<Slot>,
     free: Vec<u32>,
     vci: u8,
+    /// Completed-send ids whose send is being cancelled, each with the request that carries
+    /// the cancel (one per `MPI_Cancel` of such a handle, gone when the handle is taken or
+    /// freed).
+    stand_ins: Vec<(ReqId, ReqId)>,
 }
 
 impl RequestPool {
@@ -108,13 +131,40 @@ impl RequestPool {
             }],
             free: Vec::new(),
             vci,
+            stand_ins: Vec::new(),
         }
     }
 
-    /// The shared request of sends that completed when they started (see
-    /// `COMPLETED_SEND_SLOT`).
-    pub fn completed_send(&self) -> ReqId {
-        ReqId::new(self.vci, COMPLETED_SEND_SLOT, 1)
+    /// The request that completed-send id `id` stands for while its send is being
+    /// cancelled, if it does.
+    pub fn stand_in(&self, id: ReqId) -> Option<ReqId> {
+        let found = self.stand_ins.iter().find(|(h, _)| *h == id);
+        found.map(|&(_, real)| real)
+    }
+
+    /// `id`, or the request it stands for (`stand_in`).
+    pub fn resolve(&self, id: ReqId) -> ReqId {
+        match id.is_completed_send() {
+            true => self.stand_in(id).unwrap_or(id),
+            false => id,
+        }
+    }
+
+    /// From now on completed-send id `id` stands for request `real` (until `end_stand_in`).
+    pub fn add_stand_in(&mut self, id: ReqId, real: ReqId) {
+        debug_assert!(id.is_completed_send() && self.stand_in(id).is_none());
+        self.stand_ins.push((id, real));
+    }
+
+    /// Completed-send id `id` no longer stands for another request; the one it stood for.
+    pub fn end_stand_in(&mut self, id: ReqId) -> Option<ReqId> {
+        let i = self.stand_ins.iter().position(|(h, _)| *h == id)?;
+        Some(self.stand_ins.swap_remove(i).1)
+    }
+
+    /// How many completed-send ids stand for another request.
+    pub fn stand_ins(&self) -> usize {
+        self.stand_ins.len()
     }
 
     pub fn alloc(&mut self, req: Request) -> ReqId {
@@ -127,19 +177,42 @@ impl RequestPool {
     /// slot (the hot path of every receive: no request is built elsewhere and copied).
     #[inline]
     pub fn alloc_recv(&mut self, buf: Buf, owner: usize) -> ReqId {
+        let (id, r) = self.alloc_in_place(Kind::Recv, false, buf);
+        r.owner = owner;
+        id
+    }
+
+    /// A send request whose message goes to VCI `vci` of job rank `dest` (`Ext::Sent`, what
+    /// `MPI_Cancel` needs), complete already or not, written straight into the slot as
+    /// `alloc_recv` does.
+    #[inline]
+    pub fn alloc_send(&mut self, buf: Buf, complete: bool, dest: u32, vci: u8) -> ReqId {
+        let (id, r) = self.alloc_in_place(Kind::Send, complete, buf);
+        r.ext = Ext::Sent {
+            dest,
+            vci,
+            cancel: SendCancel::NotAsked,
+            message: id.token(),
+        };
+        id
+    }
+
+    /// `Request::new(kind, buf)` (complete or not) written field by field into a free slot.
+    #[inline]
+    fn alloc_in_place(&mut self, kind: Kind, complete: bool, buf: Buf) -> (ReqId, &mut Request) {
         let (id, entry) = self.take_free();
         let r = &mut entry.req;
-        r.kind = Kind::Recv;
-        r.complete = false;
+        r.kind = kind;
+        r.complete = complete;
         r.status = Status::default();
         r.buf = buf;
         r.received = 0;
         r.expected = 0;
         r.detached = false;
-        r.owner = owner;
+        r.owner = 0;
         r.keep = buf.keep();
         debug_assert!(matches!(r.ext, Ext::None), "a vacant slot has no extension");
-        id
+        (id, r)
     }
 
     /// A free slot, marked live under a new generation, and its id.
@@ -174,13 +247,13 @@ impl RequestPool {
     fn slot_of(&mut self, id: ReqId) -> Option<&mut Slot> {
         let vci = self.vci;
         let entry = self.slots.get_mut(id.slot() as usize)?;
-        (entry.live && entry.gen == id.gen() && id.vci() == vci).then_some(entry)
+        names(entry, id, vci).then_some(entry)
     }
 
     #[inline]
     pub fn get(&self, id: ReqId) -> Option<&Request> {
         let entry = self.slots.get(id.slot() as usize)?;
-        (entry.live && entry.gen == id.gen() && id.vci() == self.vci).then_some(&entry.req)
+        names(entry, id, self.vci).then_some(&entry.req)
     }
 
     #[inline]
@@ -324,17 +397,40 @@ mod tests {
     #[test]
     fn the_completed_send_outlives_every_release() {
         let mut pool = RequestPool::new(2);
-        let done = pool.completed_send();
-        assert_eq!(done.vci(), 2);
-        for _ in 0..3 {
-            let r = pool.release(done).expect("always there");
-            assert!(r.complete);
-            assert_eq!(r.kind, Kind::Send);
-            assert_eq!(r.status, Status::default());
+        for gen in [1, 2, 77, GEN_MASK] {
+            let done = ReqId::completed_send(2, gen);
+            assert_eq!(done.vci(), 2);
+            assert!(done.is_completed_send());
+            for _ in 0..3 {
+                let r = pool.release(done).expect("always there");
+                assert!(r.complete);
+                assert_eq!(r.kind, Kind::Send);
+                assert_eq!(r.status, Status::default());
+            }
+            assert!(pool.get(done).is_some_and(|r| r.complete));
         }
-        assert!(pool.get(done).is_some_and(|r| r.complete));
+        assert!(
+            pool.get(ReqId::completed_send(3, 1)).is_none(),
+            "another VCI's"
+        );
         let a = pool.alloc(Request::new(Kind::Recv, Buf::EMPTY));
-        assert_ne!(a.slot(), done.slot(), "never handed out to another request");
+        assert_ne!(a.slot(), 0, "never handed out to another request");
         assert_eq!(pool.live(), 1);
+    }
+
+    #[test]
+    fn a_completed_send_stands_in_while_cancelled() {
+        let mut pool = RequestPool::new(0);
+        let (h1, h2) = (ReqId::completed_send(0, 5), ReqId::completed_send(0, 6));
+        let real = pool.alloc_send(Buf::EMPTY, false, 1, 0);
+        assert_eq!(pool.stand_in(h1), None);
+        pool.add_stand_in(h1, real);
+        assert_eq!(pool.stand_in(h1), Some(real));
+        assert_eq!(pool.stand_in(h2), None, "each send's own generation");
+        assert_eq!(pool.stand_ins(), 1);
+        assert_eq!(pool.end_stand_in(h2), None);
+        assert_eq!(pool.end_stand_in(h1), Some(real));
+        assert_eq!(pool.stand_ins(), 0);
+        assert_eq!(pool.end_stand_in(h1), None);
     }
 }

@@ -12,7 +12,7 @@ use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::events::{self, EventKind};
 use crate::message::{Key, Pattern, SendMode, Status, Target};
 use crate::polled;
-use crate::request::{Kind, ReqId, Request};
+use crate::request::{Ext, ReqId, SendCancel};
 use crate::stats::{self, Counter};
 use crate::sync::Backoff;
 use crate::transport::shm::pair::PairsOut;
@@ -131,9 +131,9 @@ fn push(
 }
 
 /// Start a send; with `request`, a request is returned even when nothing remains to wait
-/// for (the VCI's shared completed one). The first branch is the whole of a small
-/// standard-mode send: the message goes straight into the peer's queue when nothing is
-/// queued ahead of it and the queue has room.
+/// for (the VCI's shared completed one, under a generation of its own: see `sent`). The
+/// first branch is the whole of a small standard-mode send: the message goes straight into
+/// the peer's queue when nothing is queued ahead of it and the queue has room.
 #[inline(always)]
 pub fn start_send(
     t: &Transports,
@@ -146,17 +146,22 @@ pub fn start_send(
 ) -> MpiResult<SendStart> {
     let len = buf.len();
     if mode == SendMode::Standard && len <= t.eager_max && st.pending.is_empty() {
-        let header = Header::eager(&target, t.my_rank, vci, false);
+        let mut header = Header::eager(&target, t.my_rank, vci, false);
         let to = target.vci as usize;
         let route = route_from(t, st, target.dest, to, vci);
+        // A nonblocking send's message carries a token that names it, so that `MPI_Cancel`
+        // can ask the receiver to withdraw it (`sent`; a number spent on a full queue is lost).
+        let named = request.then(|| st.sent.record(vci as u8, target.dest, target.vci));
+        if let Some((_, token)) = named {
+            header.token = token;
+        }
         if push(t, &st.pairs_out, route, to, &header, len, |cell| {
             buf.pack(0, cell)
         }) {
             stats::sent(vci, target.dest == t.my_rank, len as u64, true);
-            return Ok(if request {
-                SendStart::Pending(st.requests.completed_send())
-            } else {
-                SendStart::Done
+            return Ok(match named {
+                Some((id, _)) => SendStart::Pending(id),
+                None => SendStart::Done,
             });
         }
     }
@@ -209,7 +214,7 @@ fn start_send_queued(
             events::record(vci, EventKind::RendezvousStart, f);
         }
         // Rendezvous: announce the message; the receiver pulls the data when it matches.
-        let req = st.requests.alloc(Request::new(Kind::Send, buf));
+        let req = st.requests.alloc_send(buf, false, target.dest, target.vci);
         header.kind = protocol::RTS;
         header.flags = 0;
         header.token = req.token();
@@ -238,7 +243,7 @@ fn start_send_queued(
     }
     // The request is needed only if something remains to wait for.
     let needs_req = sync || request || !st.pending.is_empty() || route != Route::SelfRank;
-    let req = needs_req.then(|| st.requests.alloc(Request::new(Kind::Send, buf)));
+    let req = needs_req.then(|| st.requests.alloc_send(buf, false, target.dest, target.vci));
     if let Some(r) = req {
         header.token = r.token();
     }
@@ -404,6 +409,8 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
                 }
             }
         }
+        protocol::CANCEL => withdraw_message(t, vci, st, header, payload),
+        protocol::CANCEL_REPLY => cancel_answered(st, vci, header, payload),
         protocol::ACK | protocol::FIN => {
             let id = ReqId::from_token(vci as u8, header.token);
             let bytes = st.requests.get(id).map_or(0, |r| r.buf.len() as u64);
@@ -675,11 +682,58 @@ pub fn discard_unexpected(
 /// Cancel receive `id` if it is still posted: it completes with the cancelled flag.
 pub fn cancel_recv(st: &mut VciState, id: ReqId) {
     if st.matching.cancel_posted(id) {
-        let status = Status {
-            cancelled: true,
-            ..Status::default()
-        };
-        complete(st, id, status);
+        complete(st, id, Status::CANCELLED);
+    }
+}
+
+/// A `CANCEL` arrived (`vci::cancel`): withdraw the message it names if no receive took
+/// it, and answer.
+pub fn withdraw_message(
+    t: &Transports,
+    vci: usize,
+    st: &mut VciState,
+    header: &Header,
+    payload: &[u8],
+) {
+    let Some(asker) = protocol::decode_u64(payload) else {
+        return;
+    };
+    let gone = st
+        .matching
+        .withdraw_unexpected(header.origin, header.origin_vci, header.token);
+    let mut reply = Header::control(protocol::CANCEL_REPLY, t.my_rank, vci, asker);
+    if gone {
+        reply.flags = protocol::FLAG_CANCELLED;
+    }
+    let to = (header.origin, header.origin_vci as usize);
+    send_control(t, vci, st, to, reply, &header.token.to_le_bytes());
+}
+
+/// A `CANCEL_REPLY` arrived for one of this VCI's send requests. A withdrawn message's
+/// sending request completes too when it is another (a buffered send's internal one, which
+/// would wait for ever for a receiver that no longer has its rendezvous header).
+pub fn cancel_answered(st: &mut VciState, vci: usize, header: &Header, payload: &[u8]) {
+    let id = ReqId::from_token(vci as u8, header.token);
+    let yes = header.flags & protocol::FLAG_CANCELLED != 0;
+    if yes {
+        if let Some(message) = protocol::decode_u64(payload) {
+            let sender = ReqId::from_token(vci as u8, message);
+            if sender != id && st.requests.get(sender).is_some_and(|r| !r.complete) {
+                complete(st, sender, Status::CANCELLED);
+            }
+        }
+    }
+    let Some(req) = st.requests.get_mut(id) else {
+        return;
+    };
+    let Ext::Sent { cancel, .. } = &mut req.ext else {
+        return;
+    };
+    let asked = std::mem::replace(cancel, SendCancel::Settled);
+    if yes {
+        complete(st, id, Status::CANCELLED);
+    } else if asked == SendCancel::AskedComplete {
+        complete(st, id, Status::default());
     }
 }
 

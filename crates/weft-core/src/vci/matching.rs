@@ -168,6 +168,23 @@ impl Matching {
         u
     }
 
+    /// Remove the unexpected message that job rank `origin`'s VCI `origin_vci` sent with
+    /// request token `token` (a cancelled send). Returns whether it was there.
+    pub fn withdraw_unexpected(&mut self, origin: u32, origin_vci: u8, token: u64) -> bool {
+        let found = self
+            .unexpected
+            .iter()
+            .position(|u| u.origin == origin && u.origin_vci == origin_vci && u.token == token);
+        match found {
+            Some(i) => {
+                self.unexpected.remove(i);
+                self.unexpected_changed();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The first unexpected message matching `pattern`, left in place (probe).
     pub fn peek_unexpected(&self, pattern: &Pattern) -> Option<&Unexpected> {
         self.unexpected.iter().find(|u| pattern.matches(&u.key))
@@ -270,5 +287,34 @@ mod tests {
         assert_eq!(m.take_posted(&key(3, 0)).unwrap().req, req(2));
         assert_eq!(m.take_posted(&key(3, 0)).unwrap().req, req(3));
         assert!(m.take_posted(&key(3, 0)).is_none());
+    }
+
+    #[test]
+    fn withdraw_names_one_message() {
+        let mut m = Matching::default();
+        // Same envelope; told apart by sender, its VCI and its request token.
+        let sent = |origin, origin_vci, token, byte| Unexpected {
+            origin,
+            origin_vci,
+            token,
+            ..unexpected(1, 5, byte)
+        };
+        m.add_unexpected(sent(1, 0, 7, 1));
+        m.add_unexpected(sent(1, 0, 8, 2));
+        m.add_unexpected(sent(1, 1, 7, 3));
+        m.add_unexpected(sent(2, 0, 7, 4));
+        assert!(m.withdraw_unexpected(1, 0, 8));
+        assert!(!m.withdraw_unexpected(1, 0, 8));
+        assert!(!m.withdraw_unexpected(3, 0, 7));
+        let any = Pattern {
+            context: 0,
+            source: SourceSel::Any,
+            tag: TagSel::Any,
+            stream: 0,
+        };
+        let order: Vec<_> = std::iter::from_fn(|| m.take_unexpected(&any))
+            .map(|u| u.payload)
+            .collect();
+        assert_eq!(order, Vec::from([1, 3, 4].map(|b| Payload::Eager(vec![b]))));
     }
 }

@@ -7,6 +7,8 @@
 //! - `engine`: sending, receiving, arrivals, the eager/rendezvous/synchronous protocols.
 //! - `protocol`: the message kinds and the wire header the engine exchanges with peers.
 //! - `matching`: the posted and unexpected queues.
+//! - `cancel`: withdrawing a send's message (`MPI_Cancel`), here or at the receiver.
+//! - `sent`: where the recent eager sends that returned the shared completed request went.
 //! - `schedule`: internal schedules (nonblocking collectives, `MPI_Isendrecv`, `MPI_Comm_idup`)
 //!   stepped by the progress pass.
 //!
@@ -16,12 +18,15 @@
 //! engine functions below; its queues are private to the unit.
 #![forbid(unsafe_code)]
 
+pub mod cancel;
 pub mod engine;
 pub mod matching;
 pub mod protocol;
 pub mod schedule;
+pub mod sent;
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::request::{ReqId, RequestPool};
 use crate::sync::{OptGuard, OptLock};
@@ -30,11 +35,14 @@ use crate::transport::shm::Consumer;
 use engine::{Outgoing, Stream};
 use matching::{Matching, Unexpected};
 use schedule::Schedule;
+use sent::SentLog;
 
 /// The per-VCI state guarded by the VCI's lock.
 pub struct VciState {
     pub requests: RequestPool,
     matching: Matching,
+    /// The recent sends that returned the shared completed request (`sent`).
+    sent: SentLog,
     /// This process's position in its receive queue for this VCI.
     rx: Consumer,
     /// Messages waiting for room in a peer's ring, in order.
@@ -119,6 +127,9 @@ impl VciState {
 pub struct Vci {
     pub index: usize,
     state: OptLock<VciState>,
+    /// `requests.stand_ins()` as of the last change, readable without the lock: while it
+    /// is 0, a completed-send handle is complete and nothing more (`MPI_Wait`'s fast path).
+    stand_ins: AtomicUsize,
 }
 
 impl Vci {
@@ -132,6 +143,7 @@ impl Vci {
             requests: RequestPool::new(index as u8),
             matching: Matching::with_unexpected(index, carried.unexpected),
             rx: Consumer::at(carried.rx_position),
+            sent: SentLog::default(),
             pending: VecDeque::new(),
             streams: Vec::new(),
             schedules: Vec::new(),
@@ -142,6 +154,7 @@ impl Vci {
         Vci {
             index,
             state: OptLock::new(state, threaded),
+            stand_ins: AtomicUsize::new(0),
         }
     }
 
@@ -160,6 +173,20 @@ impl Vci {
     #[inline]
     pub fn is_threaded(&self) -> bool {
         self.state.is_threaded()
+    }
+
+    /// Whether every completed-send handle of this VCI is simply complete: no `MPI_Cancel`
+    /// of one is waiting to be taken (see `RequestPool::stand_in`). No lock: a cancel made
+    /// before (in the program's order) is seen.
+    #[inline]
+    pub fn completed_sends_plain(&self) -> bool {
+        self.stand_ins.load(Ordering::Relaxed) == 0
+    }
+
+    /// Publish `st.requests.stand_ins()` after it changed (`st` is this VCI's locked state).
+    pub fn note_stand_ins(&self, st: &VciState) {
+        self.stand_ins
+            .store(st.requests.stand_ins(), Ordering::Relaxed);
     }
 
     /// Lock this VCI's state.

@@ -107,8 +107,20 @@ pub const CTS: u8 = 5;
 /// A chunk of a pipelined message (token: the receiver's request; payload: offset + bytes).
 pub const DATA: u8 = 6;
 
+/// The sender cancels a message it sent (`MPI_Cancel`; token: the message's, as in its
+/// header; payload: the token of the request that asks): the receiver withdraws it if no
+/// receive took it yet, and answers `CANCEL_REPLY`. It follows the message on the same
+/// queue, so it never arrives first.
+pub const CANCEL: u8 = 7;
+/// The answer to `CANCEL` (token: the request that asked; payload: the message's token):
+/// `FLAG_CANCELLED` if the message was withdrawn (no receive will ever see it), none if a
+/// receive matched it already.
+pub const CANCEL_REPLY: u8 = 8;
+
 /// Flag: the sender waits for `ACK` when the message is matched (`MPI_Ssend`).
 pub const FLAG_SYNC: u8 = 1;
+/// Flag of `CANCEL_REPLY`: the message was withdrawn.
+pub const FLAG_CANCELLED: u8 = 2;
 
 /// Where a rendezvous message's data is: `total` bytes at `addr` in process `pid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
