@@ -119,9 +119,9 @@ impl UcxTransport {
         // `from` holds `src.len()` readable bytes until the request completes (the staging
         // vector moves into the operation; a contiguous `src` is the send buffer, vouched for
         // by its constructor for the operation).
+        let tag = bulk_tag(self.rank, id);
         // SAFETY: ep belongs to this worker, held under its lock.
-        let request =
-            unsafe { ffi::ucp_tag_send_nbx(ep, from, src.len(), bulk_tag(self.rank, id), &param) };
+        let request = unsafe { ffi::ucp_tag_send_nbx(ep, from, src.len(), tag, &param) };
         drop(state);
         self.started(BulkOp {
             worker: w,
@@ -160,8 +160,8 @@ impl UcxTransport {
                 state.progress(&self.health);
                 held = Some((w, state));
             }
-            // SAFETY: the request came from a bulk `_nbx` call, is not freed yet, and its
-            // worker is held (`held`).
+            // The request came from a bulk `_nbx` call and is not freed yet.
+            // SAFETY: its worker is held (`held`).
             let status = unsafe { ffi::ucp_request_check_status(ops[i].0.request) };
             if status == ffi::UCS_INPROGRESS {
                 i += 1;
