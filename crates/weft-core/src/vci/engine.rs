@@ -16,6 +16,7 @@ use crate::request::{Ext, ReqId, SendCancel};
 use crate::stats::{self, Counter};
 use crate::sync::Backoff;
 use crate::transport::shm::pair::PairsOut;
+use crate::transport::ucx::BulkStart;
 use crate::transport::{Route, Transports, Watch, WireHeader};
 
 /// A message that found no room in its destination's queue yet.
@@ -52,6 +53,14 @@ pub struct Stream {
     offset: u64,
     total: u64,
     context: u32,
+}
+
+/// What a rendezvous moving through UCX in one piece (`transport::ucx::bulk`) completes.
+pub struct Bulk {
+    req: ReqId,
+    /// For a send, the bytes it sends (its status); `None` for a receive (its status was set
+    /// when it matched).
+    sent: Option<u64>,
 }
 
 /// The outcome of starting a send.
@@ -432,6 +441,13 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
             };
             let total = req.buf.len() as u64;
             let (origin, origin_vci) = reply_to(header);
+            if let (Some(id), Some(ucx)) = (payload.get(8..).and_then(protocol::decode_u64), t.ucx)
+            {
+                // The receiver posted a UCX receive for the whole message (`receive_matched`).
+                let start = ucx.send_bulk(origin, origin_vci, id as u32, req.buf);
+                bulk_started(st, start, sreq, Some(total));
+                return;
+            }
             let route = route_from(t, st, origin, origin_vci, vci);
             if let Route::Shm { .. }
             | Route::Pair { .. }
@@ -588,7 +604,20 @@ pub fn receive_matched(
             let mut cts = Header::control(protocol::CTS, t.my_rank, vci, message.token);
             cts.context = message.key.context;
             let to = (message.origin, message.origin_vci as usize);
-            send_control(t, vci, st, to, cts, &id.token().to_le_bytes());
+            let mut payload = [0u8; 16];
+            payload[..8].copy_from_slice(&id.token().to_le_bytes());
+            let mut len = 8;
+            if let (Route::Ucx { .. }, Some(ucx)) = (t.route(message.origin), t.ucx) {
+                // Across nodes the data moves as one UCX message (UCP's rendezvous), into a
+                // receive posted now; the CTS carries where the sender sends it.
+                let (bulk_id, start) = ucx.recv_bulk(vci, message.origin, total as usize, buf);
+                if !bulk_started(st, start, id, None) {
+                    return;
+                }
+                payload[8..].copy_from_slice(&u64::from(bulk_id).to_le_bytes());
+                len = 16;
+            }
+            send_control(t, vci, st, to, cts, &payload[..len]);
         }
     }
 }
@@ -828,6 +857,9 @@ pub fn progress(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     }
     worked |= flush_pending(t, st);
     worked |= advance_streams(t, vci, st);
+    if !st.bulk.is_empty() {
+        worked |= reap_bulk(t, st);
+    }
     let failures = t.network_failures();
     if failures != st.network_failures {
         st.network_failures = failures;
@@ -952,13 +984,58 @@ fn advance_streams(t: &Transports, vci: usize, st: &mut VciState) -> bool {
     worked
 }
 
+/// Record how starting the bulk transfer of request `req` went (`sent`: see `Bulk`);
+/// false when it failed (the request then failed).
+fn bulk_started(st: &mut VciState, start: BulkStart, req: ReqId, sent: Option<u64>) -> bool {
+    match start {
+        BulkStart::Done => bulk_done(st, Bulk { req, sent }, true),
+        BulkStart::Running(op) => st.bulk.push((op, Bulk { req, sent })),
+        BulkStart::Failed => {
+            complete(st, req, LOST);
+            return false;
+        }
+    }
+    true
+}
+
+/// Complete the request of a bulk transfer that finished (`ok`: it succeeded). A request
+/// failed meanwhile (a peer lost: `fail_network_waits`) stays as it is.
+fn bulk_done(st: &mut VciState, bulk: Bulk, ok: bool) {
+    let Some(req) = st.requests.get(bulk.req).filter(|r| !r.complete) else {
+        return;
+    };
+    let status = match (ok, bulk.sent) {
+        (false, _) => LOST,
+        (true, Some(bytes)) => Status {
+            bytes,
+            ..Status::default()
+        },
+        (true, None) => req.status,
+    };
+    complete(st, bulk.req, status);
+}
+
+/// Finish the bulk transfers UCX completed; whether any did.
+fn reap_bulk(t: &Transports, st: &mut VciState) -> bool {
+    let Some(ucx) = t.ucx else {
+        return false;
+    };
+    let mut ops = std::mem::take(&mut st.bulk);
+    let before = ops.len();
+    ucx.reap_bulk(&mut ops, |bulk, ok| bulk_done(st, bulk, ok));
+    let worked = ops.len() != before;
+    st.bulk = ops;
+    worked
+}
+
 /// The network transport lost a peer: fail (with `MPI_ERR_PROC_ABORTED`) what can no longer
 /// complete. Messages queued or streaming to lost peers are dropped with their requests;
 /// every other point-to-point operation still waiting fails too, except those still sending
 /// to live peers (a request does not record its peer, and an any-source receive may wait
 /// on the lost one: MPI gives no guarantee past an error, and the default error handler
-/// ends the job). Later sends to a lost peer fail when they start, and so do later receives
-/// that no message already here satisfies (`start_recv`).
+/// ends the job), and those whose data UCX is moving (`bulk`: UCX ends them). Later sends
+/// to a lost peer fail when they start, and so do later receives that no message already
+/// here satisfies (`start_recv`).
 fn fail_network_waits(t: &Transports, st: &mut VciState) {
     let mut failed = Vec::new();
     let mut kept = std::collections::VecDeque::with_capacity(st.pending.len());
@@ -985,6 +1062,9 @@ fn fail_network_waits(t: &Transports, st: &mut VciState) {
             Outgoing::Control { .. } => None,
         })
         .chain(st.streams.iter().map(|s| s.sreq))
+        // A bulk transfer ends through UCX itself (failed by UCX if its peer is lost): its
+        // buffer is UCX's until then.
+        .chain(st.bulk.iter().map(|(_, b)| b.req))
         .collect();
     for id in st.requests.incomplete_messages() {
         if !sending.contains(&id) {

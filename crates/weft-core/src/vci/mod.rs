@@ -32,7 +32,8 @@ use crate::request::{ReqId, RequestPool};
 use crate::sync::{OptGuard, OptLock};
 use crate::transport::shm::pair::{PairEnd, PairRing, PairsIn, PairsOut};
 use crate::transport::shm::Consumer;
-use engine::{Outgoing, Stream};
+use crate::transport::ucx::BulkOp;
+use engine::{Bulk, Outgoing, Stream};
 use matching::{Matching, Unexpected};
 use schedule::Schedule;
 use sent::SentLog;
@@ -49,6 +50,8 @@ pub struct VciState {
     pending: VecDeque<Outgoing>,
     /// Pipelined rendezvous sends still streaming.
     streams: Vec<Stream>,
+    /// Rendezvous data moving through UCX in one piece (`transport::ucx::bulk`).
+    bulk: Vec<(BulkOp, Bulk)>,
     /// Internal schedules still running (`schedule`), with their requests.
     schedules: Vec<(ReqId, Box<dyn Schedule>)>,
     /// Single-producer rings to and from other processes' stream VCIs (a stream VCI's own;
@@ -71,9 +74,12 @@ pub struct Carried {
 
 impl VciState {
     /// Whether nothing is in flight that needs this state to finish: no send waiting for
-    /// ring space or streaming, no internal schedule running.
+    /// ring space or streaming (or moving through UCX), no internal schedule running.
     pub fn is_quiet(&self) -> bool {
-        self.pending.is_empty() && self.streams.is_empty() && self.schedules.is_empty()
+        self.pending.is_empty()
+            && self.streams.is_empty()
+            && self.bulk.is_empty()
+            && self.schedules.is_empty()
     }
 
     /// Whether operations on this VCI wait for something from peers: messages queued or
@@ -146,6 +152,7 @@ impl Vci {
             sent: SentLog::default(),
             pending: VecDeque::new(),
             streams: Vec::new(),
+            bulk: Vec::new(),
             schedules: Vec::new(),
             pairs_out: PairsOut::default(),
             pairs_in: PairsIn::default(),

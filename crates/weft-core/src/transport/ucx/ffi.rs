@@ -155,6 +155,7 @@ ucp_api! {
     fn ucp_ep_create(worker: Worker, params: *const ucp_ep_params_t, ep: *mut Ep) -> ucs_status_t;
     fn ucp_tag_send_nbx(ep: Ep, buffer: *const c_void, count: usize, tag: u64, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_tag_probe_nb(worker: Worker, tag: u64, tag_mask: u64, remove: c_int, info: *mut ucp_tag_recv_info_t) -> Message;
+    fn ucp_tag_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, tag: u64, tag_mask: u64, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_tag_msg_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, message: Message, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_worker_flush_nbx(worker: Worker, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;

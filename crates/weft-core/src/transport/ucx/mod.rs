@@ -26,10 +26,12 @@
 //! `rma`: memory registration, remote keys and one-sided put/get/atomics on worker 0, for RMA
 //! windows that span nodes (`rma::far`).
 
+mod bulk;
 mod ffi;
 mod health;
 mod rma;
 
+pub use bulk::{BulkOp, BulkStart};
 pub use rma::{Registration, RemoteKey};
 
 use std::collections::VecDeque;
@@ -41,6 +43,9 @@ use health::Health;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
+/// Largest capacity of a message buffer a worker keeps for the next message (`spare_tx`,
+/// `spare_rx`): small messages then need no allocation.
+const SPARE_MAX: usize = 64 * 1024;
 
 /// The part of a UCP tag a probe for messages of one VCI compares (the VCI, and no
 /// `GOODBYE` bit).
@@ -209,6 +214,12 @@ struct WorkerState {
     /// The job ranks this worker received from (they have an endpoint to it: each is told
     /// `goodbye`).
     heard: Vec<bool>,
+    /// The id of this worker's next bulk receive (`bulk`).
+    next_bulk: u32,
+    /// The buffer of the last send UCP completed at once, and of the last arrival consumed,
+    /// reused by the next ones (empty when none is kept).
+    spare_tx: Vec<u8>,
+    spare_rx: Vec<u8>,
 }
 
 // SAFETY: a worker is created in UCS_THREAD_MODE_SERIALIZED and is only touched through the
@@ -282,6 +293,9 @@ impl UcxTransport {
                 sends: VecDeque::new(),
                 recv: None,
                 heard: vec![false; job_size as usize],
+                next_bulk: 0,
+                spare_tx: Vec::new(),
+                spare_rx: Vec::new(),
             }));
         }
         Ok(UcxTransport {
@@ -439,7 +453,9 @@ impl UcxTransport {
                 return false;
             }
         }
-        let mut buffer = vec![0u8; WIRE_HEADER_BYTES + len];
+        let mut buffer = std::mem::take(&mut state.spare_tx);
+        buffer.clear();
+        buffer.resize(WIRE_HEADER_BYTES + len, 0);
         buffer[..WIRE_HEADER_BYTES].copy_from_slice(header);
         fill(&mut buffer[WIRE_HEADER_BYTES..]);
         self.send_tagged(&mut state, w, rank, message_tag(self.rank, vci), buffer)
@@ -483,6 +499,9 @@ impl UcxTransport {
                 buffer,
                 peer: Some(rank),
             });
+        } else if buffer.capacity() <= SPARE_MAX {
+            // Sent at once: UCP no longer reads the buffer.
+            state.spare_tx = buffer;
         }
         true
     }
@@ -544,10 +563,17 @@ impl UcxTransport {
         let w = vci % self.workers.len();
         let message = {
             let mut state = self.lock(w);
-            state.progress(&self.health);
+            // UCP progress only when nothing is waiting already: one progress call queues
+            // every arrival it finds, and the next passes take them without one.
             match Self::take_arrival(&mut state, vci, &self.health) {
                 Some(m) => m,
-                None => return false,
+                None => {
+                    state.progress(&self.health);
+                    match Self::take_arrival(&mut state, vci, &self.health) {
+                        Some(m) => m,
+                        None => return false,
+                    }
+                }
             }
         };
         let Some(header) = message.first_chunk::<WIRE_HEADER_BYTES>() else {
@@ -556,6 +582,12 @@ impl UcxTransport {
             return false;
         };
         consume(header, &message[WIRE_HEADER_BYTES..]);
+        if message.capacity() <= SPARE_MAX {
+            // Kept for the next arrival, unless another thread holds the worker now.
+            if let Ok(mut state) = self.workers[w].try_lock() {
+                state.spare_rx = message;
+            }
+        }
         true
     }
 
@@ -590,7 +622,9 @@ impl UcxTransport {
         if let Some(heard) = state.heard.get_mut((info.sender_tag >> 32) as usize) {
             *heard = true;
         }
-        let mut buffer = vec![0u8; info.length];
+        let mut buffer = std::mem::take(&mut state.spare_rx);
+        buffer.clear();
+        buffer.resize(info.length, 0);
         let param = ffi::ucp_request_param_t {
             op_attr_mask: 0,
             rest: [0; 63],
