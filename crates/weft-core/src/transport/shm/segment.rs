@@ -278,9 +278,9 @@ impl Segment {
     fn await_name(cname: &CString, name: &str, patience: Duration) -> io::Result<libc::c_int> {
         let start = Instant::now();
         loop {
+            let flags = libc::O_RDWR | libc::O_CLOEXEC;
             // SAFETY: plain system call on a NUL-terminated name; the result is checked.
-            let fd =
-                unsafe { libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0o600) };
+            let fd = unsafe { libc::shm_open(cname.as_ptr(), flags, 0o600) };
             if fd >= 0 {
                 return Ok(fd);
             }
