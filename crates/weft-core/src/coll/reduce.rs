@@ -340,16 +340,16 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
     }
     let count = recv.len() / red.extent;
     let pof2 = pof2_floor(link.size) as usize;
+    // Rabenseifner and ring for predefined ops only: ranks that disagree on a user op's
+    // commutativity must run one algorithm (as `reduce_algorithm`).
     let algo = match choice {
         Allreduce::Auto | Allreduce::Shm
-            if red.commutative() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 =>
+            if !red.is_user() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 =>
         {
             Allreduce::Rabenseifner
         }
         Allreduce::Auto | Allreduce::Shm => Allreduce::RecursiveDoubling,
-        Allreduce::Rabenseifner | Allreduce::Ring if !red.commutative() => {
-            Allreduce::RecursiveDoubling
-        }
+        Allreduce::Rabenseifner | Allreduce::Ring if red.is_user() => Allreduce::RecursiveDoubling,
         a => a,
     };
     if matches!(algo, Allreduce::Rabenseifner | Allreduce::Ring) && !compared {

@@ -219,6 +219,14 @@ impl Segment {
         // Counted before this check: a process abandoning the segment either sees this
         // attach or set its flag first (both sequentially consistent).
         if header.abandoned.load(Ordering::SeqCst) != 0 {
+            // The launcher is ending the job: leave its exit status to the rank that aborted
+            // (waiting out the patience for the kill), then fail.
+            if let Open::Await(patience) = mode {
+                let start = Instant::now();
+                while start.elapsed() < patience {
+                    std::thread::yield_now();
+                }
+            }
             return Err(io::Error::new(
                 io::ErrorKind::ConnectionAborted,
                 format!("shared segment {name} was abandoned before this process attached: the job is ending"),
