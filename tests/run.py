@@ -72,6 +72,10 @@ OPTIONs:
                       Weft cannot load OpenPMIx's libpmix.so.2 (weft-info's `pmix` line)
   mpirun-psets=N:K,.. with mpirun=ompi: launch as MPMD apps, K ranks each, the app given PRRTE's
                       `--pset N` (the Ks add up to RANKS)
+  repeat=N            run the job N times; every run must pass (for races: the first failing run
+                      is reported, with its number)
+  shm-clean           no `weft.*` entry of /dev/shm that appeared during the job may remain after
+                      it (an entry of another job running at the same time would be blamed too)
   may-skip            the program may find what it needs absent (CUDA): when the job exits with
                       status 77 the test is a SKIP (the reason is rank 0's `SKIP: why` line),
                       never a pass
@@ -424,7 +428,8 @@ def parse_manifest(path, area):
                 key, eq, value = w.partition("=")
                 known = {"timeout", "env", "args", "src", "cflags", "expect-exit", "expect-stderr",
                          "expect-stdout", "expect-ranks", "no-marker", "max-time", "launcher",
-                         "requires", "mpirun", "mpirun-psets", "may-skip"}
+                         "requires", "mpirun", "mpirun-psets", "may-skip", "repeat",
+                         "shm-clean"}
                 if key not in known:
                     errors.append(f"{path}:{no}: unknown option {key!r}")
                     continue
@@ -438,7 +443,7 @@ def parse_manifest(path, area):
     return tests, errors
 
 
-FLAG_OPTIONS = {"expect-ranks", "no-marker", "may-skip"}
+FLAG_OPTIONS = {"expect-ranks", "no-marker", "may-skip", "shm-clean"}
 
 
 def check_option(key, value):
@@ -453,6 +458,8 @@ def check_option(key, value):
                 return "must be positive"
         except ValueError:
             return f"not a number: {value!r}"
+    if key == "repeat" and not (value.isdigit() and int(value) >= 1):
+        return f"a number of runs >= 1, not {value!r}"
     if key == "expect-exit" and value != "nonzero" and not re.fullmatch(r"-?\d+", value):
         return f"a status or `nonzero`, not {value!r}"
     if key == "env" and "=" not in value:
@@ -588,6 +595,18 @@ class CSuite:
             self.runner.report(t.full, outcome, time.monotonic() - start)
 
     def run_one(self, t, opts, exe):
+        runs = int(opts.get("repeat", ["1"])[-1])
+        for i in range(runs):
+            outcome = self.run_job(t, opts, exe)
+            if outcome.skipped:
+                return outcome
+            if not outcome.ok:
+                if runs > 1:
+                    outcome.detail = f"  * run {i + 1} of {runs} failed\n" + outcome.detail
+                return outcome
+        return outcome
+
+    def run_job(self, t, opts, exe):
         timeout = float(opts.get("timeout", ["30"])[-1])
         env = dict(os.environ)
         for kv in opts.get("env", []):
@@ -615,9 +634,12 @@ class CSuite:
                     cmd += ([":"] if i else []) + ["-n", k] + (["--pset", pset] if pset else []) + [exe] + args
         shm_before = shm_entries()
         r = run(cmd, timeout=timeout, env=env, cwd=os.path.dirname(exe))
-        for entry in shm_entries() - shm_before:  # for check/dev-shm-clean to name the culprit
+        appeared = shm_entries() - shm_before
+        for entry in appeared:  # for check/dev-shm-clean to name the culprit
             SHM_APPEARED.setdefault(entry, t.full)
         problems = []
+        if "shm-clean" in opts and appeared:
+            problems.append("left in /dev/shm: " + ", ".join(sorted(appeared)))
         if r.timed_out:
             problems.append(f"timed out after {timeout:g}s")
         elif "may-skip" in opts and r.rc == SKIP_EXIT and not r.leftovers:

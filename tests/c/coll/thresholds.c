@@ -8,12 +8,11 @@
  * makes every rank follow the same sizes) and with single copy, and without the area
  * (WEFT_COLL_SHM_MAX=0), where a rank that chose an algorithm by its size meets the others'
  * choice in the messages (size headers: a 2-rank reduce of 20000 against 12000 ints used to
- * hang in Rabenseifner's algorithm against the binomial tree). With WTEST_THRESHOLDS_BLOCKS=0
- * the rooted and all-to-all forms are skipped: without the area at 3 and more ranks their
- * point-to-point algorithms still hang on different sizes (issue 25, open: allgather of
- * 1000 against 1666 ints per rank at 3 ranks, Bruck's algorithm). */
+ * hang in Rabenseifner's algorithm against the binomial tree; without the area at 3 and 4
+ * ranks the rooted and all-to-all forms used to hang: allgather of 1000 against 1666 ints per
+ * rank in Bruck's algorithm, gather and scatter tree against linear, ring allgather against
+ * recursive doubling or Bruck). */
 #include <stdlib.h>
-#include <string.h>
 #include "wtest.h"
 
 static int rank, size, last;
@@ -76,8 +75,7 @@ static void pair(int big, int small)
 
     /* The rooted and all-to-all forms: per-rank blocks, so the totals are size times these. */
     int b = big / size, s = small / size, m = rank == last ? s : b;
-    const char *blocks = getenv("WTEST_THRESHOLDS_BLOCKS");
-    if (b == s || (blocks && strcmp(blocks, "0") == 0))
+    if (b == s)
         return;
     fill(rank, big);
     rc = MPI_Gather(buf, m, MPI_INT, out, m, MPI_INT, 0, MPI_COMM_WORLD);
@@ -118,9 +116,11 @@ int main(int argc, char **argv)
     }
     /* Counts in ints, each pair straddling one limit (both directions):
      * 16 KiB (eager cell payload, allreduce), 64 KiB (reduce, allgather result), 256 KiB
-     * (bcast), 1 MiB (alltoall send buffer); the gather limit (32 KiB in all) falls between. */
-    int pairs[][2] = {{3000, 5000},     {5000, 3000},     {12000, 20000},  {20000, 12000},
-                      {60000, 70000},   {70000, 60000},   {200000, 400000}, {400000, 200000}};
+     * (bcast), 1 MiB (alltoall send buffer); 7000/9000 straddle the gather/scatter limit
+     * (32 KiB in all) at 3 and 4 ranks. */
+    int pairs[][2] = {{3000, 5000},     {5000, 3000},     {7000, 9000},     {9000, 7000},
+                      {12000, 20000},   {20000, 12000},   {60000, 70000},   {70000, 60000},
+                      {200000, 400000}, {400000, 200000}};
     for (unsigned k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
         pair(pairs[k][0], pairs[k][1]);
     EXPECT_OK(MPI_Finalize());

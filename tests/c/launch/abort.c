@@ -1,8 +1,5 @@
 /* MPI_Abort(MPI_COMM_WORLD, 7) on rank 0 while rank 1 waits: the job exits with 7.
- * The barrier first lets every rank finish MPI_Init: an abort while another rank is still
- * creating the node's shared segment can leave its name in /dev/shm when the launcher kills
- * that rank (a known race, see the notes of issue #25; check/dev-shm-clean caught it once
- * under Open MPI's mpirun). */
+ * The barrier first lets every rank finish MPI_Init (abort_early.c aborts without it). */
 #include "wtest.h"
 #include <unistd.h>
 

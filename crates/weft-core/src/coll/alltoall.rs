@@ -167,6 +167,7 @@ fn bruck(link: &Link, send: &Buf, recv: &Buf, block: usize) -> MpiResult<()> {
     let mut pack = Scratch::new(n.div_ceil(2) * block);
     let mut unpack = Scratch::new(n.div_ceil(2) * block);
     let (pb, ub) = (pack.buf(), unpack.buf());
+    let mut result = Ok(());
     let mut k = 1;
     while k < n {
         let idx: Vec<usize> = (0..n).filter(|j| j & k != 0).collect();
@@ -175,13 +176,14 @@ fn bruck(link: &Link, send: &Buf, recv: &Buf, block: usize) -> MpiResult<()> {
                 .copy_to(&pb.slice(i * block, block), block);
         }
         let len = idx.len() * block;
-        link.sendrecv(
+        // Every round, even after a failed one: later partners would wait for this rank.
+        result = result.and(link.sendrecv(
             ((r + k) % n) as u32,
             &pb.slice(0, len),
             ((r + n - k) % n) as u32,
             &ub.slice(0, len),
             tag::ALLTOALL,
-        )?;
+        ));
         for (i, &j) in idx.iter().enumerate() {
             ub.slice(i * block, block)
                 .copy_to(&tb.slice(j * block, block), block);
@@ -193,7 +195,7 @@ fn bruck(link: &Link, send: &Buf, recv: &Buf, block: usize) -> MpiResult<()> {
         tb.slice(j * block, block)
             .copy_to(&recv.slice(((r + n - j) % n) * block, block), block);
     }
-    Ok(())
+    result
 }
 
 /// In place: pair by pair (`in_place_peers`), each sending a copy taken now.
@@ -202,11 +204,13 @@ fn in_place(link: &Link, recv: &[Buf]) -> MpiResult<()> {
     let biggest = recv.iter().map(|b| b.len()).max().unwrap_or(0);
     let mut tmp = Scratch::new(biggest);
     let tb = tmp.buf();
+    let mut result = Ok(());
     for peer in in_place_peers(n, r) {
         let part = &recv[peer];
         let out = tb.slice(0, part.len());
         part.copy_to(&out, part.len());
-        link.sendrecv(peer as u32, &out, peer as u32, part, tag::ALLTOALL)?;
+        // Every peer, even after a failed exchange: the later ones would wait for it.
+        result = result.and(link.sendrecv(peer as u32, &out, peer as u32, part, tag::ALLTOALL));
     }
-    Ok(())
+    result
 }

@@ -8,7 +8,7 @@
 use super::choice::{ran, Collective};
 use super::config::{Allgather, Tree};
 use super::flat;
-use super::link::{Link, Pending};
+use super::link::{check_header, header, Link, Pending, HEADER_LEN};
 use super::sched::{self, block_on};
 use super::shm::Turned;
 use super::shm_blocks;
@@ -56,6 +56,12 @@ fn gather_area(comm: &Comm) -> MpiResult<Option<&CollArea>> {
     Ok(area)
 }
 
+/// Whether gather/scatter choose between the tree and linear by size (`auto`): ranks whose
+/// sizes differ may then choose differently, and meet in size headers (`link`).
+fn by_size(comm: &Comm) -> bool {
+    matches!(super::choice::gather(comm), Tree::Auto | Tree::Shm)
+}
+
 /// Whether gather/scatter of `total` bytes runs the binomial tree (else linear); counted.
 fn use_tree(comm: &Comm, total: usize) -> bool {
     let tree = match super::choice::gather(comm) {
@@ -100,8 +106,14 @@ pub fn gather(comm: &Comm, send: Option<&Buf>, recv: &Buf, root: u32) -> MpiResu
             "gather: the receive buffer does not match the data sent",
         ));
     }
-    if n > 1 && block > 0 && use_tree(comm, block * n as usize) {
-        return binomial_gather(&link, send, recv, root, block);
+    if n > 1 && block > 0 {
+        if use_tree(comm, block * n as usize) {
+            return binomial_gather(&link, send, recv, root, block);
+        }
+        if by_size(comm) {
+            // Ranks that chose the tree by a smaller size meet this rank's header.
+            link.agree_on_tree(block, root, tag::GATHER)?;
+        }
     }
     let parts = if link.rank == root {
         blocks(recv, n as usize)
@@ -127,23 +139,34 @@ fn binomial_gather(
         Some(s) => s.copy_to(&tb, block),
         None => recv.slice(root as usize * block, block).copy_to(&tb, block),
     }
+    // A failed receive (the ranks passed different sizes) does not stop this rank's part:
+    // its parent would wait for it. A child that sent a size header (it chose the linear
+    // gather by its size, `Link::agree_on_tree`) is owed a verdict.
+    let mut result = Ok(());
+    let mut owed = Vec::new();
     let mut held = 1;
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            return link.send(
+            result = result.and(link.send(
                 real(vr - mask),
                 tag::GATHER,
                 &tb.slice(0, held as usize * block),
-            );
+            ));
+            return result.and(link.owe_verdicts(&owed, tag::GATHER));
         }
         if vr + mask < n {
             let k = subtree(vr + mask, n);
-            link.recv(
-                real(vr + mask),
+            let child = real(vr + mask);
+            let (got, arrived) = link.recv_telling(
+                child,
                 tag::GATHER,
                 &tb.slice(mask as usize * block, k as usize * block),
-            )?;
+            );
+            if arrived.header {
+                owed.push(child);
+            }
+            result = result.and(got);
             held = mask + k;
         }
         mask <<= 1;
@@ -154,7 +177,7 @@ fn binomial_gather(
         .copy_to(&recv.slice(root as usize * block, split), split);
     let rest = root as usize * block;
     tb.slice(split, rest).copy_to(&recv.slice(0, rest), rest);
-    Ok(())
+    result.and(link.owe_verdicts(&owed, tag::GATHER))
 }
 
 /// `MPI_Gatherv`: `parts` (root only) says where each rank's data goes.
@@ -216,8 +239,11 @@ pub fn scatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiRes
         Some(r) => r.len(),
         None => send.len() / n as usize,
     };
-    if n > 1 && block > 0 && use_tree(comm, block * n as usize) {
-        return binomial_scatter(&link, send, recv, root, block);
+    if n > 1 && block > 0 {
+        let tree = use_tree(comm, block * n as usize);
+        if tree || by_size(comm) {
+            return binomial_scatter(&link, send, recv, root, block, tree);
+        }
     }
     let parts = if link.rank == root {
         blocks(send, n as usize)
@@ -227,54 +253,91 @@ pub fn scatter(comm: &Comm, send: &Buf, recv: Option<&Buf>, root: u32) -> MpiRes
     scatterv(comm, &parts, recv, root)
 }
 
+/// The binomial scatter (`tree`), or, when the choice is by size and this rank chose the
+/// linear one, the root's: the ranks follow the root. A root that chose linear first sends a
+/// size header down the tree; a rank whose message from its parent is a header passes it on
+/// and then receives its block from the root (a difference from its own size fails the
+/// call, after its part); one whose message is data goes on with the tree, whatever it
+/// chose.
 fn binomial_scatter(
     link: &Link,
     send: &Buf,
     recv: Option<&Buf>,
     root: u32,
     block: usize,
+    tree: bool,
 ) -> MpiResult<()> {
     let n = link.size;
     let vr = (link.rank + n - root) % n;
     let real = |v: u32| (v + root) % n;
     let mine = subtree(vr, n) as usize;
-    let mut tmp = Scratch::new(mine * block);
+    // This rank's subtree's blocks (none at a root that goes linear), with room for a
+    // header whatever this rank's size.
+    let room = if vr == 0 && !tree { 0 } else { mine * block };
+    let mut tmp = Scratch::new(room.max(HEADER_LEN));
     let tb = tmp.buf();
-    let top;
-    if vr == 0 {
+    let mut result = Ok(());
+    let (top, linear) = if vr == 0 {
         if send.len() < n as usize * block {
             return Err(MpiError::new(
                 ErrorClass::Truncate,
                 "scatter: the send buffer is smaller than the data received",
             ));
         }
-        // Relative order: block j goes to rank (j + root) % n.
-        let split = (n - root) as usize * block;
-        send.slice(root as usize * block, split)
-            .copy_to(&tb.slice(0, split), split);
-        let rest = root as usize * block;
-        send.slice(0, rest).copy_to(&tb.slice(split, rest), rest);
-        top = pof2_floor(n - 1);
+        if tree {
+            // Relative order: block j goes to rank (j + root) % n.
+            let split = (n - root) as usize * block;
+            send.slice(root as usize * block, split)
+                .copy_to(&tb.slice(0, split), split);
+            let rest = root as usize * block;
+            send.slice(0, rest).copy_to(&tb.slice(split, rest), rest);
+        }
+        (pof2_floor(n - 1), !tree)
     } else {
-        link.recv(real(vr - lowbit(vr)), tag::SCATTER, &tb)?;
-        top = lowbit(vr) >> 1;
-    }
+        let parent = real(vr - lowbit(vr));
+        let (got, arrived) = link.recv_telling(parent, tag::SCATTER, &tb.slice(0, mine * block));
+        result = if !arrived.header {
+            got
+        } else if arrived.bytes < HEADER_LEN {
+            // Truncated into this rank's smaller buffer: the sizes differ.
+            Err(super::mismatch(
+                &format!("rank {parent}"),
+                HEADER_LEN,
+                arrived.bytes,
+            ))
+        } else {
+            // The root went linear: a header is expected here (whatever this rank chose).
+            check_header(tmp.bytes(), block, parent)
+        };
+        (lowbit(vr) >> 1, arrived.header)
+    };
+    let mut verdict = header(block, &result);
     let mut mask = top;
     while mask > 0 {
         if vr + mask < n {
             let k = subtree(vr + mask, n) as usize;
-            link.send(
-                real(vr + mask),
-                tag::SCATTER,
-                &tb.slice(mask as usize * block, k * block),
-            )?;
+            let part = if linear {
+                verdict.buf()
+            } else {
+                tb.slice(mask as usize * block, k * block)
+            };
+            let l = if linear { link.headers() } else { *link };
+            result = result.and(l.send(real(vr + mask), tag::SCATTER, &part));
         }
         mask >>= 1;
+    }
+    if linear {
+        let parts = if vr == 0 {
+            blocks(send, n as usize)
+        } else {
+            Vec::new()
+        };
+        return result.and(linear_scatter(link, &parts, recv, root));
     }
     if let Some(r) = recv {
         tb.slice(0, block).copy_to(r, block);
     }
-    Ok(())
+    result
 }
 
 /// `MPI_Scatterv`: `parts` (root only) says which data each rank receives.
@@ -291,7 +354,11 @@ pub fn scatterv(comm: &Comm, parts: &[Buf], recv: Option<&Buf>, root: u32) -> Mp
             };
         }
     }
-    let link = Link::new(comm);
+    linear_scatter(&Link::new(comm), parts, recv, root)
+}
+
+/// The linear scatter: the root sends each rank its part.
+fn linear_scatter(link: &Link, parts: &[Buf], recv: Option<&Buf>, root: u32) -> MpiResult<()> {
     if link.rank != root {
         return link.recv(root, tag::SCATTER, recv.unwrap_or(&Buf::EMPTY));
     }
@@ -366,38 +433,57 @@ pub fn allgather(comm: &Comm, send: Option<&Buf>, recv: &Buf) -> MpiResult<()> {
     if n == 1 || block == 0 {
         return result;
     }
+    let small = if n.is_power_of_two() {
+        Allgather::RecursiveDoubling
+    } else {
+        Allgather::Bruck
+    };
+    let by_size = matches!(
+        super::choice::allgather(comm),
+        Allgather::Auto | Allgather::Shm
+    );
     let algo = match super::choice::allgather(comm) {
-        Allgather::Auto | Allgather::Shm if recv.len() < SMALL_ALLGATHER => {
-            if n.is_power_of_two() {
-                Allgather::RecursiveDoubling
-            } else {
-                Allgather::Bruck
-            }
-        }
+        Allgather::Auto | Allgather::Shm if recv.len() < SMALL_ALLGATHER => small,
         Allgather::Auto | Allgather::Shm => Allgather::Ring,
         Allgather::RecursiveDoubling if !n.is_power_of_two() => Allgather::Bruck,
         a => a,
     };
+    if by_size && algo == Allgather::Ring {
+        // Ranks that chose `small` by a smaller size meet this rank's headers.
+        let (r, rounds) = (
+            link.rank,
+            std::iter::successors(Some(1u32), |k| k.checked_mul(2)),
+        );
+        let rounds = rounds.take_while(|&k| k < n).map(|k| match small {
+            Allgather::RecursiveDoubling => (r ^ k, r ^ k),
+            _ => ((r + n - k) % n, (r + k) % n),
+        });
+        result = link.agree_in_rounds(recv.len(), tag::ALLGATHER, rounds, result);
+        result.clone()?;
+    }
     ran(comm, Collective::Allgather, algo as usize);
+    // A failed step (the ranks passed different sizes) does not stop this rank's part: its
+    // later partners would wait for it.
     result.and(match algo {
         Allgather::RecursiveDoubling => {
             let r = link.rank;
+            let mut done = Ok(());
             let mut mask = 1;
             while mask < n {
                 let partner = r ^ mask;
                 let mine = (r & !(mask - 1)) as usize;
                 let theirs = (partner & !(mask - 1)) as usize;
                 let len = mask as usize * block;
-                link.sendrecv(
+                done = done.and(link.sendrecv(
                     partner,
                     &recv.slice(mine * block, len),
                     partner,
                     &recv.slice(theirs * block, len),
                     tag::ALLGATHER,
-                )?;
+                ));
                 mask <<= 1;
             }
-            Ok(())
+            done
         }
         Allgather::Bruck => bruck_allgather(&link, recv, block),
         _ => ring(&link, &blocks(recv, n as usize)),
@@ -409,16 +495,18 @@ fn bruck_allgather(link: &Link, recv: &Buf, block: usize) -> MpiResult<()> {
     let mut tmp = Scratch::new(n * block);
     let tb = tmp.buf();
     recv.slice(r * block, block).copy_to(&tb, block);
+    // Every round, even after a failed one (see `allgather`).
+    let mut result = Ok(());
     let mut k = 1;
     while k < n {
         let cnt = k.min(n - k);
-        link.sendrecv(
+        result = result.and(link.sendrecv(
             ((r + n - k) % n) as u32,
             &tb.slice(0, cnt * block),
             ((r + k) % n) as u32,
             &tb.slice(k * block, cnt * block),
             tag::ALLGATHER,
-        )?;
+        ));
         k <<= 1;
     }
     // tmp block j is rank (r + j) % n's.
@@ -427,7 +515,7 @@ fn bruck_allgather(link: &Link, recv: &Buf, block: usize) -> MpiResult<()> {
         .copy_to(&recv.slice(r * block, split), split);
     tb.slice(split, r * block)
         .copy_to(&recv.slice(0, r * block), r * block);
-    Ok(())
+    result
 }
 
 /// The shared-memory area, when allgather(v) may use it (the same on every rank).
@@ -443,12 +531,14 @@ fn ring(link: &Link, parts: &[Buf]) -> MpiResult<()> {
     let (r, n) = (link.rank as usize, link.size as usize);
     let right = ((r + 1) % n) as u32;
     let left = ((r + n - 1) % n) as u32;
+    // Every step, even after a failed one (see `allgather`).
+    let mut result = Ok(());
     for step in 0..n - 1 {
         let s = (r + n - step) % n;
         let d = (r + n - step - 1) % n;
-        link.sendrecv(right, &parts[s], left, &parts[d], tag::ALLGATHER)?;
+        result = result.and(link.sendrecv(right, &parts[s], left, &parts[d], tag::ALLGATHER));
     }
-    Ok(())
+    result
 }
 
 /// `MPI_Allgatherv`: `parts[i]` receives rank i's data; `send` is `None` for `MPI_IN_PLACE`.

@@ -249,6 +249,89 @@ impl<'a> Link<'a> {
         self.wait(p)
     }
 
+    /// Before an algorithm chosen by size that every rank must run (Rabenseifner's reduce,
+    /// a linear gather), when the ranks did not compare their sizes on the area: a size
+    /// header (`header`) goes up the binomial tree rooted at `root` (children `vr + m` for
+    /// the `m` below the lowest set bit of relative rank `vr`: the tree of a binomial reduce
+    /// or gather, so a rank that chose that algorithm by a smaller size meets this header and
+    /// fails, and this rank meets its data and fails), each rank comparing its children's
+    /// with its own (a reduction's op mark travels in the tag), and the root's verdict comes
+    /// back down to the ranks that sent a header. Two trips through the tree. A rank of the
+    /// tree algorithm that met a header owes its sender a verdict (any header: `owe_verdicts`).
+    pub fn agree_on_tree(&self, len: usize, root: u32, tag: i32) -> MpiResult<()> {
+        let hl = self.headers();
+        let n = self.size;
+        let vr = (self.rank + n - root) % n;
+        let real = |v: u32| (v + root) % n;
+        let mut theirs = Scratch::new(HEADER_LEN);
+        let tb = theirs.buf();
+        let mut result = Ok(());
+        let mut waiting = Vec::new();
+        let mut mask = 1;
+        while mask < n && vr & mask == 0 {
+            if vr + mask < n {
+                let child = real(vr + mask);
+                let (got, arrived) = hl.recv_telling(child, tag, &tb);
+                if arrived.header {
+                    waiting.push(child);
+                }
+                result = result
+                    .and(got)
+                    .and(check_header(theirs.bytes(), len, child));
+            }
+            mask <<= 1;
+        }
+        if vr != 0 {
+            let parent = real(vr - mask);
+            let mut mine = header(len, &result);
+            result = result.and(hl.send(parent, tag, &mine.buf()));
+            let got = hl.recv(parent, tag, &tb);
+            result = result
+                .and(got)
+                .and(check_header(theirs.bytes(), len, parent));
+        }
+        let mut verdict = header(len, &result);
+        for child in waiting {
+            result = result.and(hl.send(child, tag, &verdict.buf()));
+        }
+        result
+    }
+
+    /// The failing verdicts a rank of a tree algorithm owes the `children` that sent it a
+    /// size header (`agree_on_tree`) instead of data.
+    pub fn owe_verdicts(&self, children: &[u32], tag: i32) -> MpiResult<()> {
+        let mut result = Ok(());
+        for &child in children {
+            result = result.and(self.headers().send(child, tag, &Buf::EMPTY));
+        }
+        result
+    }
+
+    /// Before an algorithm chosen by size that every rank must run (a ring allgather), when
+    /// the ranks did not compare their sizes on the area: one size header per round of the
+    /// algorithm the smaller sizes pick, to the same partners in the same order (`rounds`:
+    /// (destination, source) of each), so that a rank of that algorithm meets a header and
+    /// fails, and this rank meets its data and fails. A rank that found a difference says so
+    /// in its later headers; the rounds of recursive doubling and of Bruck's dissemination
+    /// carry every rank's word to every other. `result`: this rank's verdict so far.
+    pub fn agree_in_rounds(
+        &self,
+        len: usize,
+        tag: i32,
+        rounds: impl IntoIterator<Item = (u32, u32)>,
+        mut result: MpiResult<()>,
+    ) -> MpiResult<()> {
+        let hl = self.headers();
+        let mut theirs = Scratch::new(HEADER_LEN);
+        let tb = theirs.buf();
+        for (dest, src) in rounds {
+            let mut mine = header(len, &result);
+            let got = hl.sendrecv(dest, &mine.buf(), src, &tb, tag);
+            result = result.and(got).and(check_header(theirs.bytes(), len, src));
+        }
+        result
+    }
+
     /// Send `sbuf` to `dest` while receiving `rbuf` from `src`.
     pub fn sendrecv(&self, dest: u32, sbuf: &Buf, src: u32, rbuf: &Buf, tag: i32) -> MpiResult<()> {
         let r = self.irecv(src, tag, rbuf);

@@ -100,7 +100,7 @@ pub fn reduce(
     let mut compared = false;
     if matches!(choice, Reduce::Auto | Reduce::Shm) {
         if let Some(area) = super::shm::area(comm, true)? {
-            let alone = sends_only_to_root(algo, red.commutative(), link.rank, link.size, root);
+            let alone = sends_only_to_root(algo, tree_root(red, root), link.rank, link.size, root);
             if super::shm::reduce(comm, area, mine, recv, red, root, alone)? == Turned::Done {
                 ran(comm, Collective::Reduce, Reduce::Shm as usize);
                 return Ok(());
@@ -112,7 +112,7 @@ pub fn reduce(
         return Ok(());
     }
     if algo == Reduce::Rabenseifner && !compared {
-        agree_on_tree(&link, mine.len(), root)?;
+        link.agree_on_tree(mine.len(), tree_root(red, root), tag::REDUCE)?;
     }
     ran(comm, Collective::Reduce, algo as usize);
     // The accumulator: the root's receive buffer, a scratch elsewhere.
@@ -140,28 +140,42 @@ pub fn reduce(
 }
 
 /// The point-to-point algorithm of a reduce of `len` bytes on `n` ranks under `choice`.
+/// Rabenseifner's algorithm only for predefined ops: a user op's commutativity is each
+/// process's own `MPI_Op_create` argument, and ranks that disagree on it must still run one
+/// algorithm (they then fail on the op mark, `Reduction::mark`).
 fn reduce_algorithm(choice: Reduce, red: &Reduction, len: usize, n: u32) -> Reduce {
     let count = len / red.extent;
     match choice {
         Reduce::Auto | Reduce::Shm
-            if red.commutative() && len >= LARGE_REDUCE && count >= pof2_floor(n) as usize =>
+            if !red.is_user() && len >= LARGE_REDUCE && count >= pof2_floor(n) as usize =>
         {
             Reduce::Rabenseifner
         }
         Reduce::Auto | Reduce::Shm => Reduce::Binomial,
-        Reduce::Rabenseifner if !red.commutative() => Reduce::Binomial,
+        Reduce::Rabenseifner if red.is_user() => Reduce::Binomial,
         a => a,
+    }
+}
+
+/// The rank the binomial tree of a reduce to `root` is rooted at: the root for a predefined
+/// op (commutative on every rank); rank 0 for a user op, commutative or not, so that ranks
+/// that disagree on its commutativity walk the same tree (whose subtrees are contiguous
+/// rank ranges, as a non-commutative op needs) and meet each other's op mark.
+fn tree_root(red: &Reduction, root: u32) -> u32 {
+    if red.is_user() {
+        0
+    } else {
+        root
     }
 }
 
 /// Whether rank `rank`'s whole part in `algo` is one send of its contribution to `root`: a
 /// leaf of the binomial tree whose parent is the root. Such a rank need not wait for the
 /// others' sizes on the area (the root drains its message if they differ, `shm::reduce`).
-fn sends_only_to_root(algo: Reduce, commutative: bool, rank: u32, n: u32, root: u32) -> bool {
+fn sends_only_to_root(algo: Reduce, tree_root: u32, rank: u32, n: u32, root: u32) -> bool {
     if algo != Reduce::Binomial || rank == root {
         return false;
     }
-    let tree_root = if commutative { root } else { 0 };
     let vr = (rank + n - tree_root) % n;
     let low = vr & vr.wrapping_neg();
     // No children: a rank's children are vr + m for the m below its lowest set bit.
@@ -171,9 +185,9 @@ fn sends_only_to_root(algo: Reduce, commutative: bool, rank: u32, n: u32, root: 
 
 fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
     let n = link.size;
-    // Commutative ops reduce along a tree rooted at the root; others along a tree rooted at
+    // Predefined ops reduce along a tree rooted at the root; user ops along a tree rooted at
     // rank 0 whose subtrees are contiguous rank ranges, then rank 0 forwards the result.
-    let tree_root = if red.commutative() { root } else { 0 };
+    let tree_root = tree_root(red, root);
     let vr = (link.rank + n - tree_root) % n;
     let real = |v: u32| (v + tree_root) % n;
     let mut tmp = Scratch::new(acc.len());
@@ -206,56 +220,7 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
             result = result.and(link.recv(tree_root, tag::REDUCE, acc));
         }
     }
-    for child in owed {
-        result = result.and(link.headers().send(child, tag::REDUCE, &Buf::EMPTY));
-    }
-    result
-}
-
-/// Before Rabenseifner's reduce, which every rank must run, when the ranks did not compare
-/// their sizes on the area: a size header (`link::header`) goes up the binomial tree of
-/// `binomial_reduce` (the same messages, so a rank that chose that algorithm by a smaller
-/// size meets this header and fails, and this rank meets its data and fails), each rank
-/// comparing its children's with its own (the op mark travels in the tag), and the root's
-/// verdict comes back down to the ranks that sent a header. Only ranks of a large reduce
-/// pay for it, two trips through the tree.
-fn agree_on_tree(link: &Link, len: usize, root: u32) -> MpiResult<()> {
-    let hl = link.headers();
-    let n = link.size;
-    let vr = (link.rank + n - root) % n;
-    let real = |v: u32| (v + root) % n;
-    let mut theirs = Scratch::new(HEADER_LEN);
-    let tb = theirs.buf();
-    let mut result = Ok(());
-    let mut waiting = Vec::new();
-    let mut mask = 1;
-    while mask < n && vr & mask == 0 {
-        if vr + mask < n {
-            let child = real(vr + mask);
-            let (got, arrived) = hl.recv_telling(child, tag::REDUCE, &tb);
-            if arrived.header {
-                waiting.push(child);
-            }
-            result = result
-                .and(got)
-                .and(check_header(theirs.bytes(), len, child));
-        }
-        mask <<= 1;
-    }
-    if vr != 0 {
-        let parent = real(vr - mask);
-        let mut mine = header(len, &result);
-        result = result.and(hl.send(parent, tag::REDUCE, &mine.buf()));
-        let got = hl.recv(parent, tag::REDUCE, &tb);
-        result = result
-            .and(got)
-            .and(check_header(theirs.bytes(), len, parent));
-    }
-    let mut verdict = header(len, &result);
-    for child in waiting {
-        result = result.and(hl.send(child, tag::REDUCE, &verdict.buf()));
-    }
-    result
+    result.and(link.owe_verdicts(&owed, tag::REDUCE))
 }
 
 /// Before an allreduce algorithm that every rank must run (chosen by size), when the ranks
@@ -281,16 +246,11 @@ fn agree_by_doubling(link: &Link, len: usize) -> MpiResult<()> {
         }
     }
     if let Some(nr) = fold.newrank {
-        let mut mask = 1;
-        while mask < fold.pof2 {
-            let partner = fold.real(nr ^ mask);
-            let mut mine = header(len, &result);
-            let got = hl.sendrecv(partner, &mine.buf(), partner, &tb, tag::ALLREDUCE);
-            result = result
-                .and(got)
-                .and(check_header(theirs.bytes(), len, partner));
-            mask <<= 1;
-        }
+        let masks = std::iter::successors(Some(1u32), |m| m.checked_mul(2));
+        let partners = masks
+            .take_while(|&m| m < fold.pof2)
+            .map(|m| (fold.real(nr ^ m), fold.real(nr ^ m)));
+        result = link.agree_in_rounds(len, tag::ALLREDUCE, partners, result);
     }
     if r < 2 * fold.rem {
         if r % 2 == 1 {
@@ -380,16 +340,16 @@ pub fn allreduce(comm: &Comm, send: Option<&Buf>, recv: &Buf, red: &Reduction) -
     }
     let count = recv.len() / red.extent;
     let pof2 = pof2_floor(link.size) as usize;
+    // Rabenseifner and ring for predefined ops only: ranks that disagree on a user op's
+    // commutativity must run one algorithm (as `reduce_algorithm`).
     let algo = match choice {
         Allreduce::Auto | Allreduce::Shm
-            if red.commutative() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 =>
+            if !red.is_user() && recv.len() >= LARGE_ALLREDUCE && count >= pof2 =>
         {
             Allreduce::Rabenseifner
         }
         Allreduce::Auto | Allreduce::Shm => Allreduce::RecursiveDoubling,
-        Allreduce::Rabenseifner | Allreduce::Ring if !red.commutative() => {
-            Allreduce::RecursiveDoubling
-        }
+        Allreduce::Rabenseifner | Allreduce::Ring if red.is_user() => Allreduce::RecursiveDoubling,
         a => a,
     };
     if matches!(algo, Allreduce::Rabenseifner | Allreduce::Ring) && !compared {
@@ -722,9 +682,11 @@ pub fn reduce_scatter(
     if total == 0 {
         return Ok(());
     }
+    // Pairwise only for predefined ops: ranks that disagree on a user op's commutativity
+    // must still run one algorithm (as `reduce_algorithm`).
     let pairwise = match choice {
         ReduceScatter::ReduceScatterv => false,
-        _ => red.commutative(),
+        _ => !red.is_user(),
     };
     let used = if pairwise {
         ReduceScatter::Pairwise
@@ -755,16 +717,18 @@ pub fn reduce_scatter(
         ab.copy_to(output, sizes[r]);
         return result;
     }
-    // Non-commutative: reduce in rank order to rank 0, then scatter the blocks.
+    // User ops: reduce in rank order to rank 0, then scatter the blocks.
     let mut whole = Scratch::new(if r == 0 { total } else { 0 });
     let wb = whole.buf();
-    reduce(comm, Some(input), &wb, red, 0)?;
+    // A failed reduce (another op or size on some rank) still scatters: the ranks that did
+    // not see the failure wait for their block.
+    let reduced = reduce(comm, Some(input), &wb, red, 0);
     let parts: Vec<Buf> = if r == 0 {
         (0..n).map(|i| wb.slice(offs[i], sizes[i])).collect()
     } else {
         Vec::new()
     };
-    gather::scatterv(comm, &parts, Some(output), 0)
+    reduced.and(gather::scatterv(comm, &parts, Some(output), 0))
 }
 
 /// `MPI_Scan` (inclusive). `send` is `None` for `MPI_IN_PLACE`.
@@ -854,9 +818,11 @@ mod tests {
     /// The ranks whose binomial part is one send to the root, against the tree drawn by hand.
     #[test]
     fn binomial_leaves_under_the_root() {
-        let alone = |commutative, n, root| -> Vec<u32> {
+        // `at_root`: the tree is rooted at the root (predefined ops), else at rank 0.
+        let alone = |at_root, n, root| -> Vec<u32> {
+            let tree = if at_root { root } else { 0 };
             (0..n)
-                .filter(|&r| sends_only_to_root(Reduce::Binomial, commutative, r, n, root))
+                .filter(|&r| sends_only_to_root(Reduce::Binomial, tree, r, n, root))
                 .collect()
         };
         assert_eq!(alone(true, 2, 0), [1]);
@@ -869,10 +835,10 @@ mod tests {
         assert_eq!(alone(true, 4, 2), [3]);
         // 0 <- 1, 0 <- 2 <- 3, 0 <- 4 <- 5, 4 <- 6 <- 7.
         assert_eq!(alone(true, 8, 0), [1]);
-        // Not commutative: the tree is rooted at rank 0, which then sends to the root.
+        // User ops: the tree is rooted at rank 0, which then sends to the root.
         assert_eq!(alone(false, 2, 0), [1]);
         assert!(alone(false, 2, 1).is_empty());
         assert_eq!(alone(false, 3, 2), Vec::<u32>::new());
-        assert!(!sends_only_to_root(Reduce::Rabenseifner, true, 1, 2, 0));
+        assert!(!sends_only_to_root(Reduce::Rabenseifner, 0, 1, 2, 0));
     }
 }

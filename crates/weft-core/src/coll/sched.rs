@@ -559,10 +559,12 @@ pub fn ibcast(comm: &Comm, buf: &Buf, root: u32, owner: usize) -> MpiResult<ReqI
 }
 
 /// Binomial reduce of `acc` (this rank's data, contiguous; the result at the root) over
-/// the local group.
-fn reduce_rounds(p: &mut Plan, acc: &Buf, commutative: bool, root: u32) {
+/// the local group, along a tree rooted at the root (`at_root`: a predefined op) or at rank
+/// 0, whose subtrees are contiguous rank ranges (a user op, commutative or not: ranks that
+/// disagree on its commutativity still send the same messages; `reduce::tree_root`).
+fn reduce_rounds(p: &mut Plan, acc: &Buf, at_root: bool, root: u32) {
     let n = p.size;
-    let tree_root = if commutative { root } else { 0 };
+    let tree_root = if at_root { root } else { 0 };
     let vr = (p.rank + n - tree_root) % n;
     let real = |v: u32| (v + tree_root) % n;
     let mut mask = 1;
@@ -605,7 +607,7 @@ pub fn ireduce(
             r => {
                 let acc = p.copy_of(send.unwrap_or(&Buf::EMPTY));
                 if !acc.is_empty() {
-                    reduce_rounds(&mut p, &acc, red.commutative(), 0);
+                    reduce_rounds(&mut p, &acc, !red.is_user(), 0);
                 }
                 if p.rank == 0 {
                     p.round(vec![Msg::send_remote(r, acc)], vec![]);
@@ -625,7 +627,7 @@ pub fn ireduce(
         p.copy_of(send.unwrap_or(recv))
     };
     if p.size > 1 && !acc.is_empty() {
-        reduce_rounds(&mut p, &acc, red.commutative(), root);
+        reduce_rounds(&mut p, &acc, !red.is_user(), root);
     }
     Ok(p.start(comm, owner))
 }
@@ -689,7 +691,7 @@ pub fn iallreduce(
         let s = send.unwrap_or(&Buf::EMPTY);
         let acc = p.copy_of(s);
         if !acc.is_empty() {
-            reduce_rounds(&mut p, &acc, red.commutative(), 0);
+            reduce_rounds(&mut p, &acc, !red.is_user(), 0);
         }
         let out = p.flat_out(recv, false);
         if p.rank == 0 {
@@ -1060,7 +1062,7 @@ pub fn ireduce_scatter(
         // Reduce the whole vector to rank 0 of each group, swap, scatter in each group.
         let acc = p.copy_of(input);
         if total > 0 {
-            reduce_rounds(&mut p, &acc, red.commutative(), 0);
+            reduce_rounds(&mut p, &acc, !red.is_user(), 0);
         }
         let whole = p.scratch(total);
         if p.rank == 0 {
@@ -1072,8 +1074,9 @@ pub fn ireduce_scatter(
         scatter_rounds(&mut p, &whole, &out, &offs, sizes);
         return Ok(p.start(comm, owner));
     }
-    if red.commutative() {
-        // Pairwise exchange: each rank reduces its own block.
+    if !red.is_user() {
+        // Pairwise exchange (predefined ops, as `reduce::reduce_scatter`): each rank reduces
+        // its own block.
         let inp = p.flat_in(input);
         let acc = p.copy_of(&inp.slice(offs[r], sizes[r]));
         for step in 1..n {

@@ -204,6 +204,11 @@ impl std::fmt::Debug for Op {
     }
 }
 
+/// The op mark (`Reduction::mark`) of a non-commutative user-defined op.
+pub const USER_MARK: u8 = 0;
+/// The op mark of a commutative user-defined op (above every predefined op's).
+pub const USER_COMMUTATIVE_MARK: u8 = 15;
+
 /// An operation bound to the element type it reduces.
 #[derive(Clone, Debug)]
 pub struct Reduction {
@@ -217,12 +222,19 @@ pub struct Reduction {
 
 impl Reduction {
     /// What the ranks of a collective reduction compare besides the size: a predefined op's
-    /// number (from 1), or 0 for any user-defined op (a user op's handle may differ between
-    /// processes).
+    /// number (1..=14), or for a user-defined op its commutativity (`USER_MARK` or
+    /// `USER_COMMUTATIVE_MARK`): a user op's handle and function address may differ between
+    /// processes, so two user ops of the same commutativity are not told apart (each
+    /// combining rank applies its own).
     pub fn mark(&self) -> u8 {
         match self.op {
             Op::Predefined(kind) => kind as u8 + 1,
-            Op::User { .. } => 0,
+            Op::User {
+                commutative: false, ..
+            } => USER_MARK,
+            Op::User {
+                commutative: true, ..
+            } => USER_COMMUTATIVE_MARK,
         }
     }
 
@@ -392,5 +404,34 @@ mod tests {
         r.apply(&[1, 2, 3, 4], &mut b);
         assert_eq!(b, [9, 8, 7, 6]);
         assert!(!r.commutative());
+    }
+
+    /// Issue #25: ranks that disagree on a user op's commutativity must meet different op
+    /// marks (the tag's mark bits, `coll::tag`), and no user op a predefined op's.
+    #[test]
+    fn marks_tell_commutativity_and_predefined_ops_apart() {
+        let f: UserFn = Arc::new(|_, _, _| {});
+        let user = Reduction::user(f.clone(), false, 4).mark();
+        let user_commutative = Reduction::user(f, true, 4).mark();
+        assert_ne!(user, user_commutative);
+        use OpKind::*;
+        let kinds = [
+            Max, Min, Sum, Prod, Land, Band, Lor, Bor, Lxor, Bxor, Minloc, Maxloc, Replace, NoOp,
+        ];
+        let predefined: Vec<u8> = kinds
+            .iter()
+            .map(|&k| {
+                Reduction {
+                    op: Op::Predefined(k),
+                    elem: None,
+                    extent: 4,
+                }
+                .mark()
+            })
+            .collect();
+        for m in [user, user_commutative] {
+            assert!(!predefined.contains(&m), "user mark {m}");
+            assert!(m < 32, "the tag holds 5 mark bits");
+        }
     }
 }

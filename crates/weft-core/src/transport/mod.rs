@@ -106,6 +106,7 @@ impl Transports {
             cma::allow_peers();
             Some(ShmTransport::attach(
                 segment_name,
+                my_local,
                 local_ranks.len() as u32,
                 nvcis,
                 geometry,

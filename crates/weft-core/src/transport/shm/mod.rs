@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use ring::RingPlace;
 pub use ring::{Consumer, Ring, WIRE_HEADER_BYTES};
-use segment::{Rejoin, Segment, HEADER_BYTES};
+use segment::{Rejoin, Segment, ATTACH_TIMEOUT, HEADER_BYTES};
 
 /// How this process maps the node's segment again after an instance that had it mapped
 /// went away (its last session ended): the name was unlinked once every local rank had
@@ -41,9 +41,11 @@ pub struct ShmTransport {
 }
 
 impl ShmTransport {
-    /// Create or attach the node segment `name` for `local_size` ranks and `nvcis` VCIs each.
+    /// Map the node segment `name` for `local_size` ranks and `nvcis` VCIs each: local rank
+    /// 0 (`my_local`) creates it, the others attach it once it appears.
     pub fn attach(
         name: &str,
+        my_local: u32,
         local_size: u32,
         nvcis: usize,
         geometry: Geometry,
@@ -57,7 +59,11 @@ impl ShmTransport {
         let segment = match &*node {
             Some(rejoin) => Segment::rejoin(rejoin, name, len, local_size)?,
             None => {
-                let (segment, rejoin) = Segment::create_or_attach(name, len, local_size)?;
+                let (segment, rejoin) = if my_local == 0 {
+                    Segment::create_node(name, len, local_size)?
+                } else {
+                    Segment::attach_node(name, len, local_size, ATTACH_TIMEOUT)?
+                };
                 *node = Some(rejoin);
                 segment
             }

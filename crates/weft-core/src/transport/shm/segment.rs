@@ -1,8 +1,10 @@
-//! The node's shared segment: created by whichever local rank gets there first, attached by
-//! the others, unlinked as soon as every local rank has mapped it (so nothing is left in
-//! /dev/shm even if a rank crashes later). No launcher round trip is needed. A process that
-//! unmaps the node's segment between sessions rejoins it through a descriptor it kept
-//! (`Rejoin`): the name is gone by then.
+//! The node's shared segment: created by the node's first local rank alone, attached by the
+//! others once its name appears, unlinked as soon as every local rank has mapped it (so
+//! nothing is left in /dev/shm even if a rank crashes later). No launcher round trip is
+//! needed. An attacher never creates the name: once the creator removed it (it aborted
+//! before everyone attached), a late rank cannot bring it back and leave it behind when the
+//! launcher kills it. A process that unmaps the node's segment between sessions rejoins it
+//! through a descriptor it kept (`Rejoin`): the name is gone by then.
 
 use std::ffi::CString;
 use std::io;
@@ -15,7 +17,7 @@ use super::shareable::map_shared;
 /// Written last by the creator; attachers wait for it.
 const READY_MAGIC: u64 = 0x5745_4654_5348_4d31; // "WEFTSHM1"
 /// How long an attacher waits for the creator before giving up.
-const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
+pub const ATTACH_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The first bytes of the segment.
 #[repr(C)]
@@ -23,6 +25,9 @@ struct SegmentHeader {
     magic: AtomicU64,
     len: u64,
     attached: AtomicU32,
+    /// Set (1) by a process that gives the segment up before every participant attached (it
+    /// is aborting): a participant attaching after that fails instead of joining.
+    abandoned: AtomicU32,
 }
 
 /// A descriptor of the node's segment, kept to map it again after unmapping it.
@@ -59,18 +64,39 @@ enum Open {
     Create,
     /// Attach an existing one; a missing name is an error.
     Attach,
+    /// Attach one that its single creator makes: wait this long at most for the name to
+    /// appear; never create it.
+    Await(Duration),
 }
 
 impl Segment {
-    /// Create or attach the segment `name` of `len` bytes shared by `local_size` ranks, and
-    /// keep a descriptor of it to map it again later (`rejoin`).
-    pub fn create_or_attach(
+    /// Create the node segment `name` of `len` bytes shared by `local_size` ranks (the
+    /// caller is the node's first local rank, its only creator), and keep a descriptor of it
+    /// to map it again later (`rejoin`).
+    pub fn create_node(name: &str, len: usize, local_size: u32) -> io::Result<(Segment, Rejoin)> {
+        Segment::open_kept(name, len, local_size, Open::Create)
+    }
+
+    /// Attach the node segment `name` that the node's first local rank creates, waiting up
+    /// to `patience` for its name to appear; fails if it never does (the creator did not
+    /// start, or aborted and removed it) or if the segment was abandoned (the job is ending).
+    pub fn attach_node(
         name: &str,
         len: usize,
         local_size: u32,
+        patience: Duration,
+    ) -> io::Result<(Segment, Rejoin)> {
+        Segment::open_kept(name, len, local_size, Open::Await(patience))
+    }
+
+    fn open_kept(
+        name: &str,
+        len: usize,
+        local_size: u32,
+        mode: Open,
     ) -> io::Result<(Segment, Rejoin)> {
         let mut kept = None;
-        let segment = Segment::open(name, len, local_size, Open::Either, Some(&mut kept), |_| {})?;
+        let segment = Segment::open(name, len, local_size, mode, Some(&mut kept), |_| {})?;
         let fd = kept.expect("open keeps the descriptor it was asked to keep");
         Ok((segment, Rejoin { fd }))
     }
@@ -125,43 +151,16 @@ impl Segment {
         assert!(len >= std::mem::size_of::<SegmentHeader>());
         let cname = CString::new(name)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "segment name has NUL"))?;
-        // SAFETY: plain system calls on a NUL-terminated name; results are checked.
-        let (fd, created) = unsafe {
-            let fd = if mode == Open::Attach {
-                -1
-            } else {
-                libc::shm_open(
-                    cname.as_ptr(),
-                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
-                    0o600,
-                )
-            };
-            if fd >= 0 {
-                if libc::ftruncate(fd, len as libc::off_t) != 0 {
-                    let e = os_error("cannot size shared segment", name);
-                    libc::close(fd);
-                    libc::shm_unlink(cname.as_ptr());
-                    return Err(e);
-                }
-                (fd, true)
-            } else if mode == Open::Attach
-                || (mode == Open::Either
-                    && io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST))
-            {
-                let fd = libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0o600);
-                if fd < 0 {
-                    return Err(os_error("cannot open shared segment", name));
-                }
-                (fd, false)
-            } else {
-                return Err(os_error("cannot create shared segment", name));
-            }
+        let (fd, created) = match mode {
+            Open::Await(patience) => (Segment::await_name(&cname, name, patience)?, false),
+            _ => Segment::create_or_open(&cname, name, len, mode)?,
         };
-        // An attacher of `Either` may race the creator's `ftruncate`; one of `Attach` is told
-        // the name only after creation, so a short object means disagreeing settings.
+        // An attacher of `Either` or `Await` may race the creator's `ftruncate`; one of
+        // `Attach` is told the name only after creation, so a short object means disagreeing
+        // settings.
         let patience = match (created, mode) {
             (true, _) => None,
-            (false, Open::Either) => Some(ATTACH_TIMEOUT),
+            (false, Open::Either | Open::Await(_)) => Some(ATTACH_TIMEOUT),
             (false, _) => Some(Duration::ZERO),
         };
         let segment = Segment::map(fd, len, name, patience).map(|(base, len)| Segment {
@@ -212,12 +211,98 @@ impl Segment {
                 ));
             }
         }
-        if header.attached.fetch_add(1, Ordering::AcqRel) + 1 == local_size {
+        if header.attached.fetch_add(1, Ordering::SeqCst) + 1 == local_size {
             // Everyone has mapped it: remove the name so nothing outlives the job.
             // SAFETY: plain system call on a NUL-terminated name.
             unsafe { libc::shm_unlink(cname.as_ptr()) };
         }
+        // Counted before this check: a process abandoning the segment either sees this
+        // attach or set its flag first (both sequentially consistent).
+        if header.abandoned.load(Ordering::SeqCst) != 0 {
+            // The launcher is ending the job: leave its exit status to the rank that aborted
+            // (waiting out the patience for the kill), then fail.
+            if let Open::Await(patience) = mode {
+                let start = Instant::now();
+                while start.elapsed() < patience {
+                    std::thread::yield_now();
+                }
+            }
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                format!("shared segment {name} was abandoned before this process attached: the job is ending"),
+            ));
+        }
         Ok(segment)
+    }
+
+    /// Create `cname` (sized `len`) or open it as `mode` says: (descriptor, created).
+    fn create_or_open(
+        cname: &CString,
+        name: &str,
+        len: usize,
+        mode: Open,
+    ) -> io::Result<(libc::c_int, bool)> {
+        // SAFETY: plain system calls on a NUL-terminated name; results are checked.
+        unsafe {
+            let fd = if mode == Open::Attach {
+                -1
+            } else {
+                libc::shm_open(
+                    cname.as_ptr(),
+                    libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_CLOEXEC,
+                    0o600,
+                )
+            };
+            if fd >= 0 {
+                if libc::ftruncate(fd, len as libc::off_t) != 0 {
+                    let e = os_error("cannot size shared segment", name);
+                    libc::close(fd);
+                    libc::shm_unlink(cname.as_ptr());
+                    return Err(e);
+                }
+                Ok((fd, true))
+            } else if mode == Open::Attach
+                || (mode == Open::Either
+                    && io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST))
+            {
+                let fd = libc::shm_open(cname.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC, 0o600);
+                if fd < 0 {
+                    return Err(os_error("cannot open shared segment", name));
+                }
+                Ok((fd, false))
+            } else if io::Error::last_os_error().raw_os_error() == Some(libc::EEXIST) {
+                Err(os_error(
+                    "cannot create shared segment (an earlier job with the same id left it behind?)",
+                    name,
+                ))
+            } else {
+                Err(os_error("cannot create shared segment", name))
+            }
+        }
+    }
+
+    /// Open the name `cname` once its creator made it, waiting up to `patience` while it is
+    /// missing; never create it.
+    fn await_name(cname: &CString, name: &str, patience: Duration) -> io::Result<libc::c_int> {
+        let start = Instant::now();
+        loop {
+            let flags = libc::O_RDWR | libc::O_CLOEXEC;
+            // SAFETY: plain system call on a NUL-terminated name; the result is checked.
+            let fd = unsafe { libc::shm_open(cname.as_ptr(), flags, 0o600) };
+            if fd >= 0 {
+                return Ok(fd);
+            }
+            if io::Error::last_os_error().raw_os_error() != Some(libc::ENOENT) {
+                return Err(os_error("cannot open shared segment", name));
+            }
+            if start.elapsed() >= patience {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("shared segment {name} did not appear within {patience:?}: the node's first rank did not start, or the job is ending"),
+                ));
+            }
+            std::thread::yield_now();
+        }
     }
 
     /// Map `len` bytes of `fd`; an attacher (`patience` set) first waits that long at most for
@@ -259,9 +344,11 @@ impl Segment {
 
     /// Remove the segment's name if some local rank has not attached yet (this process is
     /// aborting: the others will be killed before they attach, and the name must not stay
-    /// behind in /dev/shm).
+    /// behind in /dev/shm). One that attaches before it is killed fails (`abandoned`).
     pub fn unlink_if_pending(&self) {
-        if self.header().attached.load(Ordering::Acquire) < self.local_size {
+        let header = self.header();
+        header.abandoned.store(1, Ordering::SeqCst);
+        if header.attached.load(Ordering::SeqCst) < self.local_size {
             // SAFETY: plain system call on a NUL-terminated name; failure (already gone) is fine.
             unsafe { libc::shm_unlink(self.name.as_ptr()) };
         }
@@ -302,28 +389,32 @@ pub const HEADER_BYTES: usize = 128;
 mod tests {
     use super::*;
 
-    #[test]
-    fn two_attachers_share_memory_the_name_goes_away_and_a_kept_descriptor_rejoins() {
-        let name = format!(
-            "/weft.test-{}-{:x}",
+    fn fresh_name(what: &str) -> String {
+        format!(
+            "/weft.test-{what}-{}-{:x}",
             std::process::id(),
             Instant::now().elapsed().as_nanos()
-        );
-        let (a, _) = Segment::create_or_attach(&name, 4096, 2).unwrap();
+        )
+    }
+
+    fn exists(name: &str) -> bool {
+        std::path::Path::new(&format!("/dev/shm{name}")).exists()
+    }
+
+    #[test]
+    fn two_attachers_share_memory_the_name_goes_away_and_a_kept_descriptor_rejoins() {
+        let name = fresh_name("node");
+        let (a, _) = Segment::create_node(&name, 4096, 2).unwrap();
         // SAFETY: a's fresh memory; offset 200 is inside 4096 bytes.
         unsafe { *a.base().add(200) = 42 };
-        let (b, rejoin) = Segment::create_or_attach(&name, 4096, 2).unwrap();
+        let (b, rejoin) = Segment::attach_node(&name, 4096, 2, Duration::ZERO).unwrap();
         // SAFETY: both map the same 4096 bytes.
         unsafe {
             assert_eq!(*b.base().add(200), 42);
             *b.base().add(201) = 7;
             assert_eq!(*a.base().add(201), 7);
         }
-        let path = format!("/dev/shm{name}");
-        assert!(
-            !std::path::Path::new(&path).exists(),
-            "unlinked once both attached"
-        );
+        assert!(!exists(&name), "unlinked once both attached");
         drop(b);
         let again = Segment::rejoin(&rejoin, &name, 4096, 2).unwrap();
         // SAFETY: the same memory, mapped anew.
@@ -336,5 +427,39 @@ mod tests {
             Segment::rejoin(&rejoin, &name, 8192, 2).is_err(),
             "a different size is refused"
         );
+    }
+
+    /// Issue #25: the creator aborts (removes the name) before the other rank attaches; the
+    /// late rank must fail, not create the name again (it would stay in /dev/shm when the
+    /// launcher kills it).
+    #[test]
+    fn a_late_attacher_never_creates_a_name_the_creator_removed() {
+        let name = fresh_name("late");
+        let (a, _) = Segment::create_node(&name, 4096, 2).unwrap();
+        a.unlink_if_pending();
+        assert!(!exists(&name), "an aborting creator removes the name");
+        let late = Segment::attach_node(&name, 4096, 2, Duration::from_millis(20));
+        let err = late.err().expect("the late rank fails");
+        assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
+        assert!(err.to_string().contains("job is ending"), "{err}");
+        assert!(!exists(&name), "nothing was created again");
+    }
+
+    #[test]
+    fn an_attacher_of_an_abandoned_segment_fails_and_a_second_creator_is_refused() {
+        let name = fresh_name("abandoned");
+        let (a, _) = Segment::create_node(&name, 4096, 3).unwrap();
+        assert!(
+            Segment::create_node(&name, 4096, 3).is_err(),
+            "one creator per node segment"
+        );
+        // As if the attacher opened the name just before the creator gave the segment up.
+        a.header().abandoned.store(1, Ordering::SeqCst);
+        let err = Segment::attach_node(&name, 4096, 3, Duration::ZERO)
+            .err()
+            .expect("attaching an abandoned segment fails");
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionAborted, "{err}");
+        a.unlink_if_pending();
+        assert!(!exists(&name));
     }
 }
