@@ -327,7 +327,14 @@ impl Mailbox {
     /// receives (in order), keeping the rest as unexpected. Returns whether anything arrived.
     fn progress_locked(&self, l: &mut Local, look: Look) -> bool {
         let mut arrived = match look {
-            Look::All => (0..self.pairs.len()).fold(false, |a, i| self.take_slot(l, i) || a),
+            Look::All => {
+                // Every slot is taken (no short cut once one had a message).
+                let mut any = false;
+                for i in 0..self.pairs.len() {
+                    any |= self.take_slot(l, i);
+                }
+                any
+            }
             Look::One(i) => self.take_slot(l, i),
             Look::None => false,
         };
