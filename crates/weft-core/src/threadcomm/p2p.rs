@@ -233,7 +233,7 @@ impl Mailbox {
             }
         }
         pair.enqueue();
-        self.push_envelope(Ctx::User, src, tag, buf, direct, true)
+        self.push_envelope((Ctx::User, true), src, tag, buf, direct)
     }
 
     /// `push` in traffic `ctx`.
@@ -245,17 +245,17 @@ impl Mailbox {
         buf: &Buf,
         direct: bool,
     ) -> Option<Arc<Direct>> {
-        self.push_envelope(ctx, src, tag, buf, direct, false)
+        self.push_envelope((ctx, false), src, tag, buf, direct)
     }
 
+    /// Queue a message in traffic `ctx`, `paired` when its sender's pair counted it.
     fn push_envelope(
         &self,
-        ctx: Ctx,
+        (ctx, paired): (Ctx, bool),
         src: u32,
         tag: i32,
         buf: &Buf,
         direct: bool,
-        paired: bool,
     ) -> Option<Arc<Direct>> {
         if direct {
             let d = Arc::new(Direct {
