@@ -16,6 +16,7 @@
 pub mod coll;
 pub mod link;
 pub mod p2p;
+pub mod pair;
 mod part;
 pub mod queue;
 mod span;
@@ -90,12 +91,17 @@ impl std::fmt::Debug for ThreadComm {
 impl ThreadComm {
     /// A thread communicator of `n` threads of this process alone.
     pub fn new(n: u32) -> ThreadComm {
+        ThreadComm::with_link(n, 0, None)
+    }
+
+    /// `n` threads of this process, ranks `base ..` of those `link` spans (if any).
+    fn with_link(n: u32, base: u32, link: Option<Link>) -> ThreadComm {
         ThreadComm {
             n,
-            base: 0,
-            link: None,
+            base,
+            link,
             arrived: Line(AtomicU32::new(0)),
-            mailboxes: (0..n).map(|_| Mailbox::default()).collect(),
+            mailboxes: (0..n).map(|_| Mailbox::new(base, n)).collect(),
             barrier: Barrier::new(n),
             flags: Flags::new(n),
             rounds: Rounds::new(n),
@@ -141,10 +147,7 @@ impl ThreadComm {
     /// processes, which `wire` reaches; process `p` brings `counts[p]` threads.
     pub fn spanning(wire: Box<dyn Wire>, counts: &[u32], n: u32) -> MpiResult<ThreadComm> {
         let link = Link::new(wire, counts)?;
-        let mut tc = ThreadComm::new(n);
-        tc.base = link.mine().0;
-        tc.link = Some(link);
-        Ok(tc)
+        Ok(ThreadComm::with_link(n, link.mine().0, Some(link)))
     }
 
     /// This process's threads per region.

@@ -7,12 +7,19 @@
 //! the envelope (eager); larger ones and synchronous sends travel as the sender's buffer, and
 //! the receiver copies once from it into its own, then sets the envelope's `done` flag that the
 //! sender waits for.
+//!
+//! A small message from a thread of this process usually skips the queue: it goes in the
+//! slot of its sender/receiver pair (`pair`), which the receiver looks at before its queue.
+//! Whenever `pair` says the slot cannot be used, the message goes through the queue, counted
+//! so that the receiver takes the slot before it (MPI's order between two ranks).
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use super::coll::Line;
+use super::pair::{Pair, Taken, SLOT_BYTES};
 use super::queue::Mpsc;
 use crate::datatype::Buf;
 use crate::error::ErrorClass;
@@ -31,7 +38,10 @@ pub struct Direct {
 }
 
 /// Largest message carried in the envelope itself (no allocation besides the queue's node).
-const SMALL: usize = 32;
+const SMALL: usize = SLOT_BYTES;
+
+/// Most thread ranks per process given pair slots (`n * n` of them, two lines each).
+pub const PAIRS_MAX: u32 = 64;
 
 #[derive(Debug)]
 enum Payload {
@@ -65,7 +75,21 @@ pub(super) struct Envelope {
     src: u32,
     tag: i32,
     ctx: Ctx,
+    /// Counted in the `pair` of its sender (a thread of this process).
+    paired: bool,
     payload: Payload,
+}
+
+impl Envelope {
+    fn from_slot(src: u32, t: Taken) -> Envelope {
+        Envelope {
+            src,
+            tag: t.tag,
+            ctx: Ctx::User,
+            paired: false,
+            payload: Payload::Small(t.len as u8, t.bytes),
+        }
+    }
 }
 
 /// A receive waiting for its message.
@@ -119,10 +143,21 @@ pub(super) struct Local {
 }
 
 /// One thread rank's mailbox.
-#[derive(Default)]
 pub(super) struct Mailbox {
     queue: Mpsc<Envelope>,
     local: Mutex<Local>,
+    /// The rank of the process's first thread (whose pair is `pairs[0]`).
+    base: u32,
+    /// Per sender of this process: its pair slot (none past `PAIRS_MAX` threads).
+    pairs: Box<[Line<Pair>]>,
+}
+
+/// Which pair slots a pass looks at (before the queue).
+#[derive(Clone, Copy)]
+enum Look {
+    All,
+    One(usize),
+    None,
 }
 
 fn lock(m: &Mutex<Local>) -> MutexGuard<'_, Local> {
@@ -156,15 +191,67 @@ fn deliver(e: Envelope, buf: &Buf) -> Status {
 }
 
 impl Mailbox {
-    /// Queue a message from `src` (any thread).
+    /// The mailbox of a rank of a process whose `n` threads are ranks `base ..`.
+    pub(super) fn new(base: u32, n: u32) -> Mailbox {
+        let pairs = if n <= PAIRS_MAX { n } else { 0 };
+        Mailbox {
+            queue: Mpsc::new(),
+            local: Mutex::default(),
+            base,
+            pairs: (0..pairs).map(|_| Line(Pair::default())).collect(),
+        }
+    }
+
+    /// The pair slot of rank `src`, if it is a thread of this process that has one.
+    fn pair_of(&self, src: u32) -> Option<&Pair> {
+        let i = src.checked_sub(self.base)? as usize;
+        self.pairs.get(i).map(|l| &l.0)
+    }
+
+    /// Which slots a pass for messages from `source` looks at.
+    fn look(&self, source: SourceSel) -> Look {
+        match source {
+            SourceSel::Any => Look::All,
+            SourceSel::Rank(r) => match r.checked_sub(self.base) {
+                Some(i) if (i as usize) < self.pairs.len() => Look::One(i as usize),
+                _ => Look::None,
+            },
+        }
+    }
+
+    /// A message from `src`, a thread of this process (its own thread calls this): through
+    /// their pair slot when it can (`pair`), else queued.
     pub(super) fn push(&self, src: u32, tag: i32, buf: &Buf, direct: bool) -> Option<Arc<Direct>> {
-        self.push_in(Ctx::User, src, tag, buf, direct)
+        let Some(pair) = self.pair_of(src) else {
+            return self.push_in(Ctx::User, src, tag, buf, direct);
+        };
+        if !direct && buf.len() <= SLOT_BYTES {
+            let mut b = [0u8; SLOT_BYTES];
+            buf.pack(0, &mut b[..buf.len()]);
+            if pair.put(tag, &b[..buf.len()]) {
+                return None;
+            }
+        }
+        pair.enqueue();
+        self.push_envelope((Ctx::User, true), src, tag, buf, direct)
     }
 
     /// `push` in traffic `ctx`.
     pub(super) fn push_in(
         &self,
         ctx: Ctx,
+        src: u32,
+        tag: i32,
+        buf: &Buf,
+        direct: bool,
+    ) -> Option<Arc<Direct>> {
+        self.push_envelope((ctx, false), src, tag, buf, direct)
+    }
+
+    /// Queue a message in traffic `ctx`, `paired` when its sender's pair counted it.
+    fn push_envelope(
+        &self,
+        (ctx, paired): (Ctx, bool),
         src: u32,
         tag: i32,
         buf: &Buf,
@@ -179,6 +266,7 @@ impl Mailbox {
                 src,
                 tag,
                 ctx,
+                paired,
                 payload: Payload::Direct(d.clone()),
             });
             Some(d)
@@ -196,6 +284,7 @@ impl Mailbox {
                 src,
                 tag,
                 ctx,
+                paired,
                 payload,
             });
             None
@@ -209,6 +298,7 @@ impl Mailbox {
             src,
             tag,
             ctx,
+            paired: false,
             payload: Payload::Eager(data),
         });
     }
@@ -216,7 +306,7 @@ impl Mailbox {
     /// Take the oldest collective message from `src`, if one arrived.
     pub(super) fn take_coll(&self, src: u32) -> Option<Vec<u8>> {
         let mut l = lock(&self.local);
-        self.progress_locked(&mut l);
+        self.progress_locked(&mut l, Look::None);
         let i = l
             .unexpected
             .iter()
@@ -233,37 +323,61 @@ impl Mailbox {
         }
     }
 
-    /// Match what arrived against the posted receives (in order), keeping the rest as
-    /// unexpected. Returns whether anything arrived.
-    fn progress_locked(&self, l: &mut Local) -> bool {
+    /// Match what arrived (the slots `look` names, then the queue) against the posted
+    /// receives (in order), keeping the rest as unexpected. Returns whether anything arrived.
+    fn progress_locked(&self, l: &mut Local, look: Look) -> bool {
+        let mut arrived = match look {
+            Look::All => {
+                // Every slot is taken (no short cut once one had a message).
+                let mut any = false;
+                for i in 0..self.pairs.len() {
+                    any |= self.take_slot(l, i);
+                }
+                any
+            }
+            Look::One(i) => self.take_slot(l, i),
+            Look::None => false,
+        };
         let mut incoming = std::mem::take(&mut l.incoming);
-        if self.queue.take_all(&mut incoming) == 0 {
-            l.incoming = incoming;
-            return false;
+        if self.queue.take_all(&mut incoming) != 0 {
+            arrived = true;
         }
         while let Some(e) = incoming.pop_front() {
-            match l.posted.iter().position(|p| p.matches(&e)) {
-                Some(i) => {
-                    let p = l.posted.remove(i).expect("position is in range");
-                    let s = deliver(e, &p.buf);
-                    let _ = p.status.set(s);
-                }
-                None => l.unexpected.push_back(e),
+            // A counted message comes after what its sender's slot holds (`pair`).
+            let paired = e.paired.then(|| (e.src - self.base) as usize);
+            if let Some(i) = paired {
+                self.take_slot(l, i);
+            }
+            arrive(l, e);
+            if let Some(i) = paired {
+                self.pairs[i].0.dequeue();
             }
         }
         l.incoming = incoming;
-        true
+        arrived
+    }
+
+    /// Move the message in sender `i`'s slot, if any, to the posted receive it matches or
+    /// the unexpected ones: whether there was one.
+    fn take_slot(&self, l: &mut Local, i: usize) -> bool {
+        match self.pairs[i].0.take() {
+            Some(t) => {
+                arrive(l, Envelope::from_slot(self.base + i as u32, t));
+                true
+            }
+            None => false,
+        }
     }
 
     /// Progress by the owner: whether anything arrived.
     pub(super) fn progress(&self) -> bool {
-        self.progress_locked(&mut lock(&self.local))
+        self.progress_locked(&mut lock(&self.local), Look::All)
     }
 
     /// Progress from a thread that may not be the owner: skipped when someone else holds it.
     pub(super) fn try_progress(&self) {
         if let Ok(mut l) = self.local.try_lock() {
-            self.progress_locked(&mut l);
+            self.progress_locked(&mut l, Look::All);
         }
     }
 
@@ -289,7 +403,7 @@ impl Mailbox {
             status: OnceLock::new(),
         });
         let mut l = lock(&self.local);
-        self.progress_locked(&mut l);
+        self.progress_locked(&mut l, self.look(source));
         // No posted receive matches an unexpected message (each took the first that fitted
         // when posted, and progress gives arrivals to posted receives first), so this one
         // may take the oldest that fits.
@@ -316,9 +430,19 @@ impl Mailbox {
         mut on_idle: impl FnMut(&mut u32),
     ) -> Status {
         let (mut spins, mut seen) = (0u32, 0usize);
+        let look = self.look(source);
         loop {
             let mut l = lock(&self.local);
-            let arrived = self.progress_locked(&mut l);
+            if let Look::One(i) = look {
+                if let Some(e) = self.slot_first(&l, i) {
+                    if matches(Ctx::User, source, tag, &e) {
+                        drop(l);
+                        return deliver(e, buf);
+                    }
+                    l.unexpected.push_back(e);
+                }
+            }
+            let arrived = self.progress_locked(&mut l, look);
             let found = l
                 .unexpected
                 .iter()
@@ -337,10 +461,25 @@ impl Mailbox {
         }
     }
 
+    /// Sender `i`'s slot message when it is the oldest message from `i` that no receive
+    /// posted earlier takes (none is posted, and no message of `i`'s is unexpected): the
+    /// blocking receive's short path, past the matching lists.
+    fn slot_first(&self, l: &Local, i: usize) -> Option<Envelope> {
+        let src = self.base + i as u32;
+        if !l.posted.is_empty()
+            || l.unexpected
+                .iter()
+                .any(|e| e.ctx == Ctx::User && e.src == src)
+        {
+            return None;
+        }
+        self.pairs[i].0.take().map(|t| Envelope::from_slot(src, t))
+    }
+
     /// The status of the first unexpected message `source`/`tag` match, if any (probe).
     pub(super) fn probe(&self, source: SourceSel, tag: TagSel) -> Option<Status> {
         let mut l = lock(&self.local);
-        self.progress_locked(&mut l);
+        self.progress_locked(&mut l, self.look(source));
         l.unexpected
             .iter()
             .find(|e| matches(Ctx::User, source, tag, e))
@@ -356,7 +495,7 @@ impl Mailbox {
     /// later receive or probe sees it.
     pub(super) fn take_match(&self, source: SourceSel, tag: TagSel) -> Option<(Status, Matched)> {
         let mut l = lock(&self.local);
-        self.progress_locked(&mut l);
+        self.progress_locked(&mut l, self.look(source));
         let i = l
             .unexpected
             .iter()
@@ -381,7 +520,7 @@ impl Mailbox {
     /// messages stay: another process's part of the finish may have sent one already.
     pub(super) fn clear(&self) {
         let mut l = lock(&self.local);
-        self.progress_locked(&mut l);
+        self.progress_locked(&mut l, Look::All);
         l.unexpected.retain(|e| match &e.payload {
             _ if e.ctx == Ctx::Coll => true,
             Payload::Direct(d) => {
@@ -391,6 +530,18 @@ impl Mailbox {
             Payload::Small(..) | Payload::Eager(_) => false,
         });
         l.posted.clear();
+    }
+}
+
+/// Hand an arrival to the first posted receive it matches, else keep it as unexpected.
+fn arrive(l: &mut Local, e: Envelope) {
+    match l.posted.iter().position(|p| p.matches(&e)) {
+        Some(i) => {
+            let p = l.posted.remove(i).expect("position is in range");
+            let s = deliver(e, &p.buf);
+            let _ = p.status.set(s);
+        }
+        None => l.unexpected.push_back(e),
     }
 }
 

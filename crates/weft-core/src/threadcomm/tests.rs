@@ -166,3 +166,45 @@ fn barrier_holds_every_rank_back_at_any_size() {
         }
     }
 }
+
+/// One sender's messages keep their order across its pair slot and the receiver's queue:
+/// tag 1 (slot), tag 2 of 40 bytes (queued: over the slot's size), tag 1 (queued: the slot
+/// is busy). A receive of tag 2 takes it past the slot message, then both tag-1 messages
+/// come in order; a probe with wildcards finds a slot message before a queued one.
+#[test]
+fn pair_slot_and_queue_keep_the_order() {
+    let tc = ThreadComm::new(2);
+    let (a, b) = (tc.start().unwrap(), tc.start().unwrap());
+    let mut m = [[0i32; 10]; 5];
+    for (i, v) in m.iter_mut().enumerate() {
+        v[0] = 100 + i as i32;
+    }
+    let [m0, m1, m2, m3, m4] = &mut m;
+    tc.send(b, a, 1, &buf(&mut m0[..1]), false).unwrap();
+    tc.send(b, a, 2, &buf(m1), false).unwrap();
+    tc.send(b, a, 1, &buf(&mut m2[..1]), false).unwrap();
+    let mut out = [0i32; 10];
+    let s = tc
+        .recv(a, SourceSel::Rank(b), TagSel::Tag(2), buf(&mut out))
+        .unwrap();
+    assert_eq!((out[0], s.tag, s.bytes), (101, 2, 40));
+    for want in [100, 102] {
+        let s = tc
+            .recv(a, SourceSel::Rank(b), TagSel::Tag(1), buf(&mut out))
+            .unwrap();
+        assert_eq!((out[0], s.tag, s.bytes), (want, 1, 4));
+    }
+    // Slot free and nothing queued again: tag 5 takes the slot, tag 6 (4 bytes) is queued
+    // behind it.
+    tc.send(b, a, 5, &buf(&mut m3[..1]), false).unwrap();
+    tc.send(b, a, 6, &buf(&mut m4[..1]), false).unwrap();
+    let p = tc.probe(a, SourceSel::Any, TagSel::Any, true).unwrap();
+    assert_eq!(p.map(|s| (s.source, s.tag)), Some((b as i32, 5)));
+    for want in [103, 104] {
+        let s = tc
+            .recv(a, SourceSel::Any, TagSel::Any, buf(&mut out))
+            .unwrap();
+        assert_eq!((out[0], s.source), (want, b as i32));
+    }
+    assert!(!tc.has_posted(a));
+}
