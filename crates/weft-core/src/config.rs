@@ -53,8 +53,8 @@ pub const VARIABLES: &[Variable] = &[
     },
     Variable {
         name: "WEFT_SHM_LARGE",
-        default: "pipeline",
-        meaning: "large-message path on a node: pipeline (two copies through cache-resident cells; the faster one measured here) or cma (single copy with process_vm_readv; falls back to pipeline where the kernel refuses)",
+        default: "auto",
+        meaning: "large-message path on a node: auto (single copy when the receiving VCI has large sends of its own in flight, so that both cores would otherwise copy every byte twice; pipeline otherwise), pipeline (two copies through cache-resident cells) or cma (single copy with process_vm_readv); auto and cma fall back to pipeline where the kernel refuses",
     },
     Variable {
         name: "WEFT_PROGRESS_SPIN",
@@ -176,7 +176,11 @@ pub const VARIABLES: &[Variable] = &[
 /// How large messages travel between processes of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LargeMode {
-    /// Two copies through cells that stay in cache (measured faster than single copy here).
+    /// Single copy while the receiving VCI sends large messages of its own (both cores busy:
+    /// the pipeline would make each copy every byte twice), the pipeline otherwise (sender
+    /// and receiver each copy once, in parallel, through cells that stay in cache).
+    Auto,
+    /// Two copies through cells that stay in cache.
     Pipeline,
     /// Single copy with cross-memory attach, where the kernel allows it.
     Cma,
@@ -253,7 +257,7 @@ impl Default for Config {
             shm_cells: 64,
             shm_cell_size: 16384,
             eager_max: None,
-            shm_large: LargeMode::Pipeline,
+            shm_large: LargeMode::Auto,
             progress_spin: None,
             pmi_version: None,
             nodes: None,
@@ -324,9 +328,10 @@ impl Config {
         }
         if let Some(v) = lookup("WEFT_SHM_LARGE") {
             config.shm_large = match v.trim() {
-                "pipeline" | "" => LargeMode::Pipeline,
+                "auto" | "" => LargeMode::Auto,
+                "pipeline" => LargeMode::Pipeline,
                 "cma" => LargeMode::Cma,
-                other => return Err(bad("WEFT_SHM_LARGE", other, "pipeline or cma")),
+                other => return Err(bad("WEFT_SHM_LARGE", other, "auto, pipeline or cma")),
             };
         }
         if let Some(v) = lookup("WEFT_PROGRESS_SPIN") {
@@ -379,6 +384,7 @@ impl Config {
                         .eager_max
                         .map_or("cell payload".into(), |v| v.to_string()),
                     "WEFT_SHM_LARGE" => match self.shm_large {
+                        LargeMode::Auto => "auto".into(),
                         LargeMode::Cma => "cma".into(),
                         LargeMode::Pipeline => "pipeline".into(),
                     },

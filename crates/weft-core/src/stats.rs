@@ -42,6 +42,8 @@ pub enum Counter {
     /// Progress passes, and those that found nothing to do.
     Polls,
     EmptyPolls,
+    /// Large messages received with one copy (cross-memory attach, `WEFT_SHM_LARGE`).
+    SingleCopyReceives,
     /// Sends that found the peer's ring full (and waited in the VCI's queue).
     RingFull,
 }

@@ -59,7 +59,7 @@ fn pmix_state() -> String {
 fn cma_state() -> String {
     match weft_core::transport::cma::probe() {
         Ok(()) => {
-            "available: this kernel allows process_vm_readv between processes (WEFT_SHM_LARGE=cma)"
+            "available: this kernel allows process_vm_readv between processes (WEFT_SHM_LARGE=auto, cma)"
                 .into()
         }
         Err(e) => format!("refused by this kernel ({e}): large messages use the pipelined path"),

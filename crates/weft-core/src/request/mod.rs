@@ -139,6 +139,7 @@ pub struct Request {
     pub complete: bool,
     pub status: Status,
     /// Receives: where the data goes, and how much has arrived (pipelined rendezvous).
+    /// Rendezvous sends: `expected` is the message's size (nonzero), 0 for other sends.
     pub buf: Buf,
     pub received: u64,
     pub expected: u64,

@@ -56,7 +56,7 @@ fn choices_of(name: &str) -> Option<Vec<&'static str>> {
     }
     Some(match name {
         "WEFT_PMI_VERSION" => vec!["auto", "1", "2"],
-        "WEFT_SHM_LARGE" => vec!["pipeline", "cma"],
+        "WEFT_SHM_LARGE" => vec!["auto", "pipeline", "cma"],
         "WEFT_IO_CB_READ" | "WEFT_IO_CB_WRITE" => vec!["automatic", "enable", "disable"],
         "WEFT_IO_ENGINE" => vec!["auto", "uring", "posix"],
         _ => return None,

@@ -187,6 +187,13 @@ const VCI_COUNTERS: &[(Counter, &str, Class, &str, &str)] = &[
         "weft_progress",
     ),
     (
+        Counter::SingleCopyReceives,
+        "single_copy_recvs",
+        Class::Counter,
+        "large messages received with one copy from the sender's memory (WEFT_SHM_LARGE)",
+        "weft_pt2pt",
+    ),
+    (
         Counter::RingFull,
         "ring_full_waits",
         Class::Counter,

@@ -127,7 +127,7 @@ impl Transports {
             eager_max,
             max_payload: cell_payload,
             large: config.shm_large,
-            cma_allowed: AtomicBool::new(config.shm_large == LargeMode::Cma),
+            cma_allowed: AtomicBool::new(config.shm_large != LargeMode::Pipeline),
         })
     }
 
@@ -199,14 +199,22 @@ impl Transports {
         }
     }
 
-    /// Whether large messages from other processes may be read with a single copy.
-    pub fn cma_allowed(&self) -> bool {
-        self.cma_allowed.load(Ordering::Relaxed)
+    /// Whether a large message from another process may be read with a single copy, the
+    /// receiving VCI having large sends of its own in flight (`busy`; see `LargeMode::Auto`).
+    #[inline]
+    pub fn single_copy(&self, busy: bool) -> bool {
+        self.cma_allowed.load(Ordering::Relaxed) && (busy || self.large == LargeMode::Cma)
     }
 
-    /// The kernel refused a single-copy read: use the pipelined path from now on.
-    pub fn disable_cma(&self) {
-        self.cma_allowed.store(false, Ordering::Relaxed);
+    /// The kernel refused a single-copy read: use the pipelined path from now on (saying so
+    /// once where the user asked for single copy, `WEFT_SHM_LARGE=cma`).
+    pub fn disable_cma(&self, pid: i32, why: &io::Error) {
+        let was = self.cma_allowed.swap(false, Ordering::Relaxed);
+        if was && self.large == LargeMode::Cma {
+            eprintln!(
+                "weft: single-copy read from pid {pid} refused ({why}); using the pipelined path"
+            );
+        }
     }
 
     /// The job is ending abnormally: remove names other ranks would otherwise leave behind.

@@ -12,7 +12,7 @@ use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::events::{self, EventKind};
 use crate::message::{Key, Pattern, SendMode, Status, Target};
 use crate::polled;
-use crate::request::{Ext, ReqId, SendCancel};
+use crate::request::{Ext, Kind, ReqId, SendCancel};
 use crate::stats::{self, Counter};
 use crate::sync::Backoff;
 use crate::transport::shm::pair::PairsOut;
@@ -224,6 +224,11 @@ fn start_send_queued(
         }
         // Rendezvous: announce the message; the receiver pulls the data when it matches.
         let req = st.requests.alloc_send(buf, false, target.dest, target.vci);
+        if let Some(r) = st.requests.get_mut(req) {
+            // A rendezvous send (counted in `large_sends` until `complete`).
+            r.expected = len as u64;
+        }
+        st.large_sends += 1;
         header.kind = protocol::RTS;
         header.flags = 0;
         header.token = req.token();
@@ -342,6 +347,9 @@ pub fn send_control(
 /// Mark a request complete with `status`; a detached request is released.
 pub fn complete(st: &mut VciState, id: ReqId, status: Status) {
     if let Some(req) = st.requests.get_mut(id) {
+        if req.kind == Kind::Send && req.expected != 0 && !req.complete {
+            st.large_sends = st.large_sends.saturating_sub(1);
+        }
         req.complete = true;
         req.status = status;
         if req.detached {
@@ -582,19 +590,17 @@ pub fn receive_matched(
                 );
                 return;
             }
-            if t.cma_allowed() && addr != 0 {
+            if addr != 0 && t.single_copy(st.large_sends != 0) {
                 match buf.fill_from_process(pid, addr as usize, n) {
                     Ok(()) => {
+                        stats::add(vci, Counter::SingleCopyReceives, 1);
                         complete(st, id, status);
                         let fin = Header::control(protocol::FIN, t.my_rank, vci, message.token);
                         let to = (message.origin, message.origin_vci as usize);
                         send_control(t, vci, st, to, fin, &[]);
                         return;
                     }
-                    Err(e) => {
-                        eprintln!("weft: single-copy read from pid {pid} refused ({e}); using the pipelined path");
-                        t.disable_cma();
-                    }
+                    Err(e) => t.disable_cma(pid, &e),
                 }
             }
             // Pipelined: ask the sender to stream the data through cells.

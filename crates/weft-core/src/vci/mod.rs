@@ -61,6 +61,9 @@ pub struct VciState {
     /// The network transport's failure count when this VCI last failed the operations
     /// waiting on it (`engine::fail_network_waits`).
     network_failures: u64,
+    /// Rendezvous sends of this VCI not complete yet (their requests' `expected` is their
+    /// size): while there are any, `WEFT_SHM_LARGE=auto` receives large messages with one copy.
+    large_sends: u32,
 }
 
 /// What a VCI hands on to the same VCI of the next instance when its own goes away between
@@ -157,6 +160,7 @@ impl Vci {
             pairs_out: PairsOut::default(),
             pairs_in: PairsIn::default(),
             network_failures: 0,
+            large_sends: 0,
         };
         Vci {
             index,
