@@ -417,7 +417,9 @@ fn start_send_round(part: &Arc<Partitioned>) -> ReqId {
                 let buf = p.buf.instances(&p.ty, i * p.count, p.count);
                 let sent = p.comm.target(dest, data_tag(key, i)).and_then(|mut t| {
                     t.context = p.comm.collective_context();
-                    cx.isend(t, buf, SendMode::Standard)
+                    // Pulled: the receiver reads a large partition itself while this
+                    // process computes the others outside MPI.
+                    cx.isend(t, buf, SendMode::Pulled)
                 });
                 match sent {
                     Ok(id) => pending.push(id),

@@ -78,7 +78,7 @@ pub struct Transports {
     pub max_payload: usize,
     pub large: LargeMode,
     /// Cleared when a single-copy read is refused by the kernel (then pipelining is used).
-    cma_allowed: AtomicBool,
+    cma_works: AtomicBool,
 }
 
 impl Transports {
@@ -126,7 +126,7 @@ impl Transports {
             eager_max,
             max_payload: cell_payload,
             large: config.shm_large,
-            cma_allowed: AtomicBool::new(config.shm_large == LargeMode::Cma),
+            cma_works: AtomicBool::new(true),
         })
     }
 
@@ -198,14 +198,16 @@ impl Transports {
         }
     }
 
-    /// Whether large messages from other processes may be read with a single copy.
-    pub fn cma_allowed(&self) -> bool {
-        self.cma_allowed.load(Ordering::Relaxed)
+    /// Whether large messages from other processes are read with a single copy: `pulled`
+    /// ones (`SendMode::Pulled`) wherever the kernel lets it, the others only with
+    /// `WEFT_SHM_LARGE=cma`.
+    pub fn cma_allowed(&self, pulled: bool) -> bool {
+        (pulled || self.large == LargeMode::Cma) && self.cma_works.load(Ordering::Relaxed)
     }
 
     /// The kernel refused a single-copy read: use the pipelined path from now on.
     pub fn disable_cma(&self) {
-        self.cma_allowed.store(false, Ordering::Relaxed);
+        self.cma_works.store(false, Ordering::Relaxed);
     }
 
     /// The job is ending abnormally: remove names other ranks would otherwise leave behind.

@@ -145,7 +145,7 @@ pub fn start_send(
     request: bool,
 ) -> MpiResult<SendStart> {
     let len = buf.len();
-    if mode == SendMode::Standard && len <= t.eager_max && st.pending.is_empty() {
+    if mode != SendMode::Synchronous && len <= t.eager_max && st.pending.is_empty() {
         let header = Header::eager(&target, t.my_rank, vci, false);
         let to = target.vci as usize;
         let route = route_from(t, st, target.dest, to, vci);
@@ -211,7 +211,11 @@ fn start_send_queued(
         // Rendezvous: announce the message; the receiver pulls the data when it matches.
         let req = st.requests.alloc(Request::new(Kind::Send, buf));
         header.kind = protocol::RTS;
-        header.flags = 0;
+        header.flags = if mode == SendMode::Pulled {
+            protocol::FLAG_PULL
+        } else {
+            0
+        };
         header.token = req.token();
         let info = RtsInfo {
             total: len as u64,
@@ -394,6 +398,7 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
                     total: info.total,
                     addr: info.addr,
                     pid: info.pid,
+                    pulled: header.flags & protocol::FLAG_PULL != 0,
                 },
             };
             match st.matching.take_posted(&key) {
@@ -535,7 +540,12 @@ pub fn receive_matched(
                 send_control(t, vci, st, to, ack, &[]);
             }
         }
-        Payload::Rendezvous { total, addr, pid } => {
+        Payload::Rendezvous {
+            total,
+            addr,
+            pid,
+            pulled,
+        } => {
             let Some(req) = st.requests.get_mut(id) else {
                 return;
             };
@@ -559,7 +569,7 @@ pub fn receive_matched(
                 );
                 return;
             }
-            if t.cma_allowed() && addr != 0 {
+            if t.cma_allowed(pulled) && addr != 0 {
                 match buf.fill_from_process(pid, addr as usize, n) {
                     Ok(()) => {
                         complete(st, id, status);

@@ -109,6 +109,9 @@ pub const DATA: u8 = 6;
 
 /// Flag: the sender waits for `ACK` when the message is matched (`MPI_Ssend`).
 pub const FLAG_SYNC: u8 = 1;
+/// Flag of an `RTS`: the receiver reads the data with one copy wherever the kernel lets it
+/// (`SendMode::Pulled`).
+pub const FLAG_PULL: u8 = 2;
 
 /// Where a rendezvous message's data is: `total` bytes at `addr` in process `pid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
