@@ -1,11 +1,11 @@
 /* Partitioned partitions move while the sender is outside MPI (issue #22): the sender readies
- * partitions 0..PARTS-2 (out of order, from two threads), then waits OUTSIDE MPI (spinning on
- * a flag in a shared-memory window, no MPI call) until the receiver has seen each of them
- * arrive with MPI_Parrived and checked its data; only then does it ready the last one. The
- * partitions are far above the eager size, so they arrive only if the receiver can take them
- * without the sender making progress. Also: the last partition has not arrived before it is
- * readied, three rounds on the same requests (persistent restart), every value checked. A
- * timeout (not a hang) fails the test where partitions wait for the sender. */
+ * partitions 0..PARTS-2 (out of order, from two threads, MPI_Pready_list), then waits outside
+ * MPI (spinning on a flag in a shared-memory window, no MPI call) until the receiver has seen
+ * each of them arrive with MPI_Parrived and checked its data; only then does it ready the last
+ * one. The partitions are far above the eager size, so they arrive only if the receiver can
+ * take them without the sender making progress. Also: the last partition has not arrived
+ * before it is readied, three rounds on the same requests (persistent restart), every value
+ * checked. A timeout (not a hang) fails the test where partitions wait for the sender. */
 #include <pthread.h>
 #include <time.h>
 
@@ -13,44 +13,34 @@
 
 #define PARTS 4
 #define PART_INTS (64 * 1024) /* 256 KiB per partition */
-#define WAIT_S 5.0
+#define WAIT_S 5 /* seconds */
 
 static MPI_Request sreq;
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+/* Partitions readied together by one thread (MPI_Pready_list, any order). */
+struct batch {
+    int n;
+    int parts[PARTS];
+};
 
-static void *ready_one(void *arg)
+static void *ready_batch(void *arg)
 {
-    int p = (int)(long)arg;
-    if (MPI_Pready(p, sreq) != MPI_SUCCESS)
-        FAIL("MPI_Pready(%d) failed", p);
-    return NULL;
-}
-
-static void *ready_low(void *arg)
-{
-    (void)arg;
-    for (int p = PARTS - 3; p >= 0; p--)
-        if (MPI_Pready(p, sreq) != MPI_SUCCESS)
-            FAIL("MPI_Pready(%d) failed", p);
+    struct batch *b = arg;
+    int rc = MPI_Pready_list(b->n, b->parts, sreq);
+    if (rc != MPI_SUCCESS)
+        FAIL("MPI_Pready_list of %d partitions: error %d", b->n, rc);
     return NULL;
 }
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
+    int provided = -1, rank = -1, size = -1;
     EXPECT_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    wtest_world_rank();
-    wtest_errors_return();
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK_INT(provided, MPI_THREAD_MULTIPLE);
+    wtest_errors_return();
+    EXPECT_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     CHECK_INT(size, 2);
+    rank = wtest_world_rank();
 
     /* The go flag lives in rank 1's part of a shared-memory window; both ranks touch it only
      * with atomic loads and stores (no MPI call while the sender waits on it). */
@@ -80,13 +70,17 @@ int main(int argc, char **argv)
                 buf[i] = i * 3 + round;
             EXPECT_OK(MPI_Start(&sreq));
             /* Partition PARTS-2 from one thread, PARTS-3..0 (descending) from another. */
+            struct batch one = {1, {PARTS - 2}}, low = {0, {0}};
+            for (int p = PARTS - 3; p >= 0; p--)
+                low.parts[low.n++] = p;
             pthread_t a, b;
-            pthread_create(&a, NULL, ready_one, (void *)(long)(PARTS - 2));
-            pthread_create(&b, NULL, ready_low, NULL);
+            pthread_create(&a, NULL, ready_batch, &one);
+            pthread_create(&b, NULL, ready_batch, &low);
             pthread_join(a, NULL);
             pthread_join(b, NULL);
-            double t0 = now();
-            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != round + 1 && now() - t0 < WAIT_S)
+            /* Wait outside MPI (libc clock only) for the receiver's word. */
+            time_t deadline = time(NULL) + WAIT_S;
+            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != round + 1 && time(NULL) < deadline)
                 ;
             CHECK(__atomic_load_n(flag, __ATOMIC_ACQUIRE) == round + 1,
                   "round %d: the receiver saw the readied partitions arrive while this sender "
@@ -98,8 +92,8 @@ int main(int argc, char **argv)
             memset(buf, 0xff, sizeof buf);
             EXPECT_OK(MPI_Start(&rreq));
             int seen[PARTS - 1] = {0}, left = PARTS - 1;
-            double t0 = now();
-            while (left > 0 && now() - t0 < WAIT_S) {
+            time_t deadline = time(NULL) + WAIT_S;
+            while (left > 0 && time(NULL) < deadline) {
                 for (int p = 0; p < PARTS - 1; p++) {
                     int arrived = 0;
                     if (seen[p])
