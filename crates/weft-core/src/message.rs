@@ -80,6 +80,10 @@ pub enum SendMode {
     Standard,
     /// Completes only after the receive is matched (`MPI_Ssend`).
     Synchronous,
+    /// Standard, but a large message on the node is read by the receiver with one copy
+    /// (`process_vm_readv`, where the kernel lets it) whatever `WEFT_SHM_LARGE` says: it moves
+    /// while the sender is outside MPI (the partitions of a partitioned send).
+    Pulled,
 }
 
 /// Who a message goes to.

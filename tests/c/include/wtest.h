@@ -182,4 +182,29 @@ static inline int wtest_coll_areas(void)
     return n;
 }
 
+#ifdef _GNU_SOURCE
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Whether this kernel lets rank 1 of MPI_COMM_WORLD read rank 0's memory with
+ * process_vm_readv (Weft's single-copy path); collective over MPI_COMM_WORLD. Needs
+ * _GNU_SOURCE defined before the first system header. */
+static WTEST_UNUSED int wtest_cma_allowed(void)
+{
+    static unsigned long long probe = 0x1122334455667788ull;
+    unsigned long long addr = (unsigned long long)(size_t)&probe, got = 0;
+    int pid = getpid(), ok = 1, rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&addr, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank == 1) {
+        struct iovec local = {&got, sizeof got}, remote = {(void *)(size_t)addr, sizeof got};
+        ok = process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof got &&
+             got == probe;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    return ok;
+}
+#endif
+
 #endif

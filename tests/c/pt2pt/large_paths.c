@@ -13,8 +13,6 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 #include "wtest.h"
 
 #define W 8
@@ -77,23 +75,6 @@ static unsigned long long window(unsigned char **sb, unsigned char **rb, size_t 
     return got;
 }
 
-/* Whether this kernel lets rank 1 read rank 0's memory with process_vm_readv. */
-static int kernel_allows(void)
-{
-    static unsigned long long probe = 0x1122334455667788ull;
-    unsigned long long addr = (unsigned long long)(size_t)&probe, got = 0;
-    int pid = getpid(), ok = 1;
-    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&addr, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (rank == 1) {
-        struct iovec local = {&got, sizeof got}, remote = {(void *)(size_t)addr, sizeof got};
-        ok = process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof got &&
-             got == probe;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 1, MPI_COMM_WORLD);
-    return ok;
-}
-
 int main(int argc, char **argv)
 {
     int provided, i = -1, count;
@@ -102,7 +83,7 @@ int main(int argc, char **argv)
     rank = wtest_world_rank();
     peer = 1 - rank;
     const char *mode = argc > 1 ? argv[1] : "auto";
-    int cma = kernel_allows();
+    int cma = wtest_cma_allowed();
     int both_way = cma && strcmp(mode, "pipeline") != 0; /* single copy both ways */
     int one_way = cma && strcmp(mode, "cma") == 0;       /* single copy one way */
     EXPECT_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));

@@ -13,7 +13,11 @@
 //! **Data.** Each partition readied (`MPI_Pready` from any thread: it queues the index and
 //! makes a progress pass) is sent at once as its own message on the communicator's
 //! collective context with tag `-1 - (key << PART_BITS | partition)` (collectives use small
-//! positive tags there, communicator creation tags at or below `-0x1000_0000`). Once the
+//! positive tags there, communicator creation tags at or below `-0x1000_0000`), in
+//! `SendMode::Pulled`: a partition above the eager size is read by the receiver with one copy
+//! in the receiver's own progress (where the kernel lets it), so readied partitions arrive
+//! while the sender computes the others outside MPI (the pipelined rendezvous would move only
+//! when the sending process makes progress again). Once the
 //! hello has arrived, each `MPI_Start` of the receive posts one receive per *send* partition
 //! straight into its byte range of the user buffer (through a scratch buffer only when the
 //! range cuts an element of a non-contiguous receive type), so send and receive partition
@@ -417,7 +421,9 @@ fn start_send_round(part: &Arc<Partitioned>) -> ReqId {
                 let buf = p.buf.instances(&p.ty, i * p.count, p.count);
                 let sent = p.comm.target(dest, data_tag(key, i)).and_then(|mut t| {
                     t.context = p.comm.collective_context();
-                    cx.isend(t, buf, SendMode::Standard)
+                    // Pulled: the receiver reads a large partition itself while this
+                    // process computes the others outside MPI.
+                    cx.isend(t, buf, SendMode::Pulled)
                 });
                 match sent {
                     Ok(id) => pending.push(id),

@@ -78,7 +78,7 @@ pub struct Transports {
     pub max_payload: usize,
     pub large: LargeMode,
     /// Cleared when a single-copy read is refused by the kernel (then pipelining is used).
-    cma_allowed: AtomicBool,
+    cma_works: AtomicBool,
 }
 
 impl Transports {
@@ -127,7 +127,7 @@ impl Transports {
             eager_max,
             max_payload: cell_payload,
             large: config.shm_large,
-            cma_allowed: AtomicBool::new(config.shm_large != LargeMode::Pipeline),
+            cma_works: AtomicBool::new(true),
         })
     }
 
@@ -199,17 +199,20 @@ impl Transports {
         }
     }
 
-    /// Whether a large message from another process may be read with a single copy, the
-    /// receiving VCI having large sends of its own in flight (`busy`; see `LargeMode::Auto`).
+    /// Whether a large message from another process is read with a single copy: a `pulled`
+    /// one (`SendMode::Pulled`) wherever the kernel lets it; the others with
+    /// `WEFT_SHM_LARGE=cma`, or `auto` while the receiving VCI has large sends of its own in
+    /// flight (`busy`; see `LargeMode::Auto`).
     #[inline]
-    pub fn single_copy(&self, busy: bool) -> bool {
-        self.cma_allowed.load(Ordering::Relaxed) && (busy || self.large == LargeMode::Cma)
+    pub fn single_copy(&self, busy: bool, pulled: bool) -> bool {
+        self.cma_works.load(Ordering::Relaxed)
+            && (pulled || self.large == LargeMode::Cma || (busy && self.large == LargeMode::Auto))
     }
 
     /// The kernel refused a single-copy read: use the pipelined path from now on (saying so
     /// once where the user asked for single copy, `WEFT_SHM_LARGE=cma`).
     pub fn disable_cma(&self, pid: i32, why: &io::Error) {
-        let was = self.cma_allowed.swap(false, Ordering::Relaxed);
+        let was = self.cma_works.swap(false, Ordering::Relaxed);
         if was && self.large == LargeMode::Cma {
             eprintln!(
                 "weft: single-copy read from pid {pid} refused ({why}); using the pipelined path"

@@ -154,7 +154,7 @@ pub fn start_send(
     request: bool,
 ) -> MpiResult<SendStart> {
     let len = buf.len();
-    if mode == SendMode::Standard && len <= t.eager_max && st.pending.is_empty() {
+    if mode != SendMode::Synchronous && len <= t.eager_max && st.pending.is_empty() {
         let mut header = Header::eager(&target, t.my_rank, vci, false);
         let to = target.vci as usize;
         let route = route_from(t, st, target.dest, to, vci);
@@ -230,7 +230,11 @@ fn start_send_queued(
         }
         st.large_sends += 1;
         header.kind = protocol::RTS;
-        header.flags = 0;
+        header.flags = if mode == SendMode::Pulled {
+            protocol::FLAG_PULL
+        } else {
+            0
+        };
         header.token = req.token();
         let info = RtsInfo {
             total: len as u64,
@@ -416,6 +420,7 @@ pub fn incoming(t: &Transports, vci: usize, st: &mut VciState, header: &Header, 
                     total: info.total,
                     addr: info.addr,
                     pid: info.pid,
+                    pulled: header.flags & protocol::FLAG_PULL != 0,
                 },
             };
             match st.matching.take_posted(&key) {
@@ -566,7 +571,12 @@ pub fn receive_matched(
                 send_control(t, vci, st, to, ack, &[]);
             }
         }
-        Payload::Rendezvous { total, addr, pid } => {
+        Payload::Rendezvous {
+            total,
+            addr,
+            pid,
+            pulled,
+        } => {
             let Some(req) = st.requests.get_mut(id) else {
                 return;
             };
@@ -590,7 +600,7 @@ pub fn receive_matched(
                 );
                 return;
             }
-            if addr != 0 && t.single_copy(st.large_sends != 0) {
+            if addr != 0 && t.single_copy(st.large_sends != 0, pulled) {
                 match buf.fill_from_process(pid, addr as usize, n) {
                     Ok(()) => {
                         stats::add(vci, Counter::SingleCopyReceives, 1);

@@ -17,8 +17,14 @@ use crate::stats::{self, Counter};
 pub enum Payload {
     /// The whole message, copied out of the transport.
     Eager(Vec<u8>),
-    /// Only a rendezvous header: the data stays in the sender's buffer until matched.
-    Rendezvous { total: u64, addr: u64, pid: i32 },
+    /// Only a rendezvous header: the data stays in the sender's buffer until matched
+    /// (`pulled`: read it with one copy where the kernel lets it, see `SendMode::Pulled`).
+    Rendezvous {
+        total: u64,
+        addr: u64,
+        pid: i32,
+        pulled: bool,
+    },
 }
 
 /// A message that arrived before its receive was posted.

@@ -121,6 +121,9 @@ pub const CANCEL_REPLY: u8 = 8;
 pub const FLAG_SYNC: u8 = 1;
 /// Flag of `CANCEL_REPLY`: the message was withdrawn.
 pub const FLAG_CANCELLED: u8 = 2;
+/// Flag of an `RTS`: the receiver reads the data with one copy wherever the kernel lets it
+/// (`SendMode::Pulled`).
+pub const FLAG_PULL: u8 = 4;
 
 /// Where a rendezvous message's data is: `total` bytes at `addr` in process `pid`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
