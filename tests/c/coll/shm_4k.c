@@ -5,7 +5,7 @@
  * (reduce-scatter-block) or streams in parts (scan, exscan). WTEST_4K_SHM=0 (run with a
  * smaller WEFT_COLL_SHM_MAX and no streaming) expects point-to-point throughout. */
 #include "wtest.h"
-#include "counters.h"
+#include "coll_counters.h"
 
 #define N 512 /* doubles: 4 KiB */
 

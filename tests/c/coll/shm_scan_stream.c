@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include "wtest.h"
 #include "mat.h"
-#include "counters.h"
+#include "coll_counters.h"
 
 static int rank, size;
 static MPI_Op matmul_op;

@@ -9,7 +9,7 @@
  * usable afterwards. */
 #include <stdlib.h>
 #include "wtest.h"
-#include "counters.h"
+#include "coll_counters.h"
 
 static int rank, size, stream;
 

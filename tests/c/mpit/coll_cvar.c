@@ -1,26 +1,7 @@
 /* Writing the control variable WEFT_COLL_BCAST bound to a communicator changes the
  * broadcast algorithm on that communicator, as the algorithm counters bound to it show;
  * other communicators keep theirs. Allgather, alltoall and gather are counted too. */
-#include "wtest.h"
-
-static MPI_T_pvar_session s;
-
-static MPI_T_pvar_handle counter(const char *name, MPI_Comm *comm)
-{
-    int i = -1, count;
-    MPI_T_pvar_handle h;
-    EXPECT_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &i));
-    EXPECT_OK(MPI_T_pvar_handle_alloc(s, i, comm, &h, &count));
-    EXPECT_OK(MPI_T_pvar_start(s, h));
-    return h;
-}
-
-static unsigned long long value(MPI_T_pvar_handle h)
-{
-    unsigned long long v = 999;
-    EXPECT_OK(MPI_T_pvar_read(s, h, &v));
-    return v;
-}
+#include "coll_counters.h"
 
 /* The index of `choice` in the enumeration of control variable `cvar`. */
 static int choice_of(int cvar, const char *choice)
