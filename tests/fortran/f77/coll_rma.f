@@ -87,15 +87,3 @@
       CALL MPI_FINALIZE(IERR)
       IF (RANK .EQ. 0) PRINT *, 'No Errors'
       END
-
-      SUBROUTINE CHECK(OK, WHAT)
-      IMPLICIT NONE
-      INCLUDE 'mpif.h'
-      LOGICAL OK
-      CHARACTER*(*) WHAT
-      INTEGER IERR
-      IF (.NOT. OK) THEN
-         PRINT *, 'check failed: ', WHAT
-         CALL MPI_ABORT(MPI_COMM_WORLD, 1, IERR)
-      END IF
-      END

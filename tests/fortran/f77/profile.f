@@ -38,15 +38,3 @@
       NPROF = NPROF + 1
       CALL PMPI_BARRIER(COMM, IERR)
       END
-
-      SUBROUTINE CHECK(OK, WHAT)
-      IMPLICIT NONE
-      INCLUDE 'mpif.h'
-      LOGICAL OK
-      CHARACTER*(*) WHAT
-      INTEGER IERR
-      IF (.NOT. OK) THEN
-         PRINT *, 'check failed: ', WHAT
-         CALL MPI_ABORT(MPI_COMM_WORLD, 1, IERR)
-      END IF
-      END
