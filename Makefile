@@ -33,12 +33,12 @@ $(OBJDIR)/%.o: $(ABI_C)/%.c include/mpi.h
 	@mkdir -p $(OBJDIR)
 	$(CC) -O2 -fPIC -Iinclude -c $< -o $@
 
-install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
+install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/qmpi.o $(OBJDIR)/variadic.o
 	@mkdir -p $(LIBDIR)/pkgconfig $(BINDIR) $(INCDIR)
 	cp include/mpi.h $(INCDIR)/mpi.h
 	$(CC) -shared -fno-use-linker-plugin -o $(LIBDIR)/libmpi_abi.so.1 -Wl,-soname,libmpi_abi.so.1 \
 		-Wl,--version-script=$(ABI_C)/libmpi_abi.map -Wl,--no-undefined -Wl,-Bsymbolic-functions \
-		$(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o $(RUST_OUT)/libweft_abi.a $(NATIVE_LIBS)
+		$(OBJDIR)/forwarders.o $(OBJDIR)/qmpi.o $(OBJDIR)/variadic.o $(RUST_OUT)/libweft_abi.a $(NATIVE_LIBS)
 	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi_abi.so
 	ln -sf libmpi_abi.so.1 $(LIBDIR)/libmpi.so
 	# The static library: the Rust archive merged into one relocatable object (its members
@@ -47,7 +47,7 @@ install: rust $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
 	ld -r -o $(OBJDIR)/weft.o --whole-archive $(RUST_OUT)/libweft_abi.a
 	objcopy --remove-section=.llvmbc --remove-section=.llvmcmd $(OBJDIR)/weft.o
 	rm -f $(LIBDIR)/libmpi_abi.a
-	ar rcs $(LIBDIR)/libmpi_abi.a $(OBJDIR)/weft.o $(OBJDIR)/forwarders.o $(OBJDIR)/variadic.o
+	ar rcs $(LIBDIR)/libmpi_abi.a $(OBJDIR)/weft.o $(OBJDIR)/forwarders.o $(OBJDIR)/qmpi.o $(OBJDIR)/variadic.o
 	ln -sf libmpi_abi.a $(LIBDIR)/libmpi.a
 	for b in mpiexec weft-info; do cp $(RUST_OUT)/$$b $(BINDIR)/$$b.new && mv -f $(BINDIR)/$$b.new $(BINDIR)/$$b; done
 	ln -sf mpiexec $(BINDIR)/mpirun

@@ -2,2219 +2,2235 @@
  * points, so that a profiling tool may define MPI_X and call PMPI_X. Do not edit. */
 #include "mpi.h"
 
+/* QMPI (api/gen_qmpi.py): the first tool's function of each chain and its tool id, null and 0
+ * while no tool registered one; crates/weft-abi/src/qmpi.rs writes them when it loads the tools. */
+extern void (*weft_qmpi_first_fn[MPI_LAST_FUNC_T])(void) __attribute__((visibility("hidden")));
+extern int weft_qmpi_first_id[MPI_LAST_FUNC_T] __attribute__((visibility("hidden")));
+void weft_qmpi_start(void (*const *builtin)(void)) __attribute__((visibility("hidden")));
+extern void (*const weft_qmpi_builtin[MPI_LAST_FUNC_T])(void) __attribute__((visibility("hidden")));
+#define WEFT_QMPI_CHAIN(type, index, ...)                                                     \
+    do {                                                                                      \
+        void (*first_)(void) = __atomic_load_n(&weft_qmpi_first_fn[index], __ATOMIC_ACQUIRE); \
+        if (__builtin_expect(first_ != 0, 0)) {                                               \
+            QMPI_Context context_ = {(void **) __builtin_return_address(0)};                  \
+            int id_ = __atomic_load_n(&weft_qmpi_first_id[index], __ATOMIC_RELAXED);          \
+            return ((type *) first_)(context_, id_, ##__VA_ARGS__);                           \
+        }                                                                                     \
+    } while (0)
+
 #pragma weak MPIX_Accumulate_notify
-int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win) { return PMPIX_Accumulate_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win); }
+int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win) { WEFT_QMPI_CHAIN(QMPIX_Accumulate_notify_t, MPIX_ACCUMULATE_NOTIFY_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win); return PMPIX_Accumulate_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, notification_idx, win); }
 
 #pragma weak MPIX_Allgather_enqueue
-int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPIX_Allgather_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Allgather_enqueue_t, MPIX_ALLGATHER_ENQUEUE_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPIX_Allgather_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPIX_Allgather_enqueue_c
-int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Allgather_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPIX_Allgather_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Allgather_enqueue_c_t, MPIX_ALLGATHER_ENQUEUE_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPIX_Allgather_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPIX_Allreduce_enqueue
-int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Allreduce_enqueue(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPIX_Allreduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Allreduce_enqueue_t, MPIX_ALLREDUCE_ENQUEUE_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPIX_Allreduce_enqueue(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPIX_Allreduce_enqueue_c
-int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Allreduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPIX_Allreduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Allreduce_enqueue_c_t, MPIX_ALLREDUCE_ENQUEUE_C_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPIX_Allreduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPIX_Alltoall_enqueue
-int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPIX_Alltoall_enqueue(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Alltoall_enqueue_t, MPIX_ALLTOALL_ENQUEUE_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPIX_Alltoall_enqueue(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPIX_Alltoall_enqueue_c
-int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPIX_Alltoall_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPIX_Alltoall_enqueue_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Alltoall_enqueue_c_t, MPIX_ALLTOALL_ENQUEUE_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPIX_Alltoall_enqueue_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPIX_Attr_value_hooks
-int MPIX_Attr_value_hooks(MPIX_Attr_value_function *retain_fn, MPIX_Attr_value_function *release_fn) { return PMPIX_Attr_value_hooks(retain_fn, release_fn); }
+int MPIX_Attr_value_hooks(MPIX_Attr_value_function *retain_fn, MPIX_Attr_value_function *release_fn) { WEFT_QMPI_CHAIN(QMPIX_Attr_value_hooks_t, MPIX_ATTR_VALUE_HOOKS_T, retain_fn, release_fn); return PMPIX_Attr_value_hooks(retain_fn, release_fn); }
 
 #pragma weak MPIX_Barrier_enqueue
-int MPIX_Barrier_enqueue(MPI_Comm comm) { return PMPIX_Barrier_enqueue(comm); }
+int MPIX_Barrier_enqueue(MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Barrier_enqueue_t, MPIX_BARRIER_ENQUEUE_T, comm); return PMPIX_Barrier_enqueue(comm); }
 
 #pragma weak MPIX_Bcast_enqueue
-int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPIX_Bcast_enqueue(buffer, count, datatype, root, comm); }
+int MPIX_Bcast_enqueue(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Bcast_enqueue_t, MPIX_BCAST_ENQUEUE_T, buffer, count, datatype, root, comm); return PMPIX_Bcast_enqueue(buffer, count, datatype, root, comm); }
 
 #pragma weak MPIX_Bcast_enqueue_c
-int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPIX_Bcast_enqueue_c(buffer, count, datatype, root, comm); }
+int MPIX_Bcast_enqueue_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Bcast_enqueue_c_t, MPIX_BCAST_ENQUEUE_C_T, buffer, count, datatype, root, comm); return PMPIX_Bcast_enqueue_c(buffer, count, datatype, root, comm); }
 
 #pragma weak MPIX_Comm_create_errhandler_x
-int MPIX_Comm_create_errhandler_x(MPIX_Comm_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_Comm_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
+int MPIX_Comm_create_errhandler_x(MPIX_Comm_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { WEFT_QMPI_CHAIN(QMPIX_Comm_create_errhandler_x_t, MPIX_COMM_CREATE_ERRHANDLER_X_T, comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); return PMPIX_Comm_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
 
 #pragma weak MPIX_Comm_create_keyval_x
-int MPIX_Comm_create_keyval_x(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *comm_keyval, void *extra_state) { return PMPIX_Comm_create_keyval_x(comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state); }
+int MPIX_Comm_create_keyval_x(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *comm_keyval, void *extra_state) { WEFT_QMPI_CHAIN(QMPIX_Comm_create_keyval_x_t, MPIX_COMM_CREATE_KEYVAL_X_T, comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state); return PMPIX_Comm_create_keyval_x(comm_copy_attr_fn, comm_delete_attr_fn, destructor_fn, comm_keyval, extra_state); }
 
 #pragma weak MPIX_Comm_get_stream
-int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream) { return PMPIX_Comm_get_stream(comm, idx, stream); }
+int MPIX_Comm_get_stream(MPI_Comm comm, int idx, MPIX_Stream *stream) { WEFT_QMPI_CHAIN(QMPIX_Comm_get_stream_t, MPIX_COMM_GET_STREAM_T, comm, idx, stream); return PMPIX_Comm_get_stream(comm, idx, stream); }
 
 #pragma weak MPIX_Comm_test_threadcomm
-int MPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag) { return PMPIX_Comm_test_threadcomm(comm, flag); }
+int MPIX_Comm_test_threadcomm(MPI_Comm comm, int *flag) { WEFT_QMPI_CHAIN(QMPIX_Comm_test_threadcomm_t, MPIX_COMM_TEST_THREADCOMM_T, comm, flag); return PMPIX_Comm_test_threadcomm(comm, flag); }
 
 #pragma weak MPIX_File_create_errhandler_x
-int MPIX_File_create_errhandler_x(MPIX_File_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_File_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
+int MPIX_File_create_errhandler_x(MPIX_File_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { WEFT_QMPI_CHAIN(QMPIX_File_create_errhandler_x_t, MPIX_FILE_CREATE_ERRHANDLER_X_T, comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); return PMPIX_File_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
 
 #pragma weak MPIX_GPU_query_support
-int MPIX_GPU_query_support(int gpu_type, int *is_supported) { return PMPIX_GPU_query_support(gpu_type, is_supported); }
+int MPIX_GPU_query_support(int gpu_type, int *is_supported) { WEFT_QMPI_CHAIN(QMPIX_GPU_query_support_t, MPIX_GPU_QUERY_SUPPORT_T, gpu_type, is_supported); return PMPIX_GPU_query_support(gpu_type, is_supported); }
 
 #pragma weak MPIX_Grequest_class_allocate
-int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request) { return PMPIX_Grequest_class_allocate(greq_class, extra_state, request); }
+int MPIX_Grequest_class_allocate(MPIX_Grequest_class greq_class, void *extra_state, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Grequest_class_allocate_t, MPIX_GREQUEST_CLASS_ALLOCATE_T, greq_class, extra_state, request); return PMPIX_Grequest_class_allocate(greq_class, extra_state, request); }
 
 #pragma weak MPIX_Grequest_class_create
-int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class) { return PMPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class); }
+int MPIX_Grequest_class_create(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, MPIX_Grequest_class *greq_class) { WEFT_QMPI_CHAIN(QMPIX_Grequest_class_create_t, MPIX_GREQUEST_CLASS_CREATE_T, query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class); return PMPIX_Grequest_class_create(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, greq_class); }
 
 #pragma weak MPIX_Grequest_start
-int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request) { return PMPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, request); }
+int MPIX_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, MPIX_Grequest_poll_function *poll_fn, MPIX_Grequest_wait_function *wait_fn, void *extra_state, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Grequest_start_t, MPIX_GREQUEST_START_T, query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, request); return PMPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, extra_state, request); }
 
 #pragma weak MPIX_Info_set_hex
-int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size) { return PMPIX_Info_set_hex(info, key, value, value_size); }
+int MPIX_Info_set_hex(MPI_Info info, const char *key, const void *value, int value_size) { WEFT_QMPI_CHAIN(QMPIX_Info_set_hex_t, MPIX_INFO_SET_HEX_T, info, key, value, value_size); return PMPIX_Info_set_hex(info, key, value, value_size); }
 
 #pragma weak MPIX_Irecv_enqueue
-int MPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return PMPIX_Irecv_enqueue(buf, count, datatype, source, tag, comm, request); }
+int MPIX_Irecv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Irecv_enqueue_t, MPIX_IRECV_ENQUEUE_T, buf, count, datatype, source, tag, comm, request); return PMPIX_Irecv_enqueue(buf, count, datatype, source, tag, comm, request); }
 
 #pragma weak MPIX_Irecv_enqueue_c
-int MPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { return PMPIX_Irecv_enqueue_c(buf, count, datatype, source, tag, comm, request); }
+int MPIX_Irecv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Irecv_enqueue_c_t, MPIX_IRECV_ENQUEUE_C_T, buf, count, datatype, source, tag, comm, request); return PMPIX_Irecv_enqueue_c(buf, count, datatype, source, tag, comm, request); }
 
 #pragma weak MPIX_Isend_enqueue
-int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPIX_Isend_enqueue(buf, count, datatype, dest, tag, comm, request); }
+int MPIX_Isend_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Isend_enqueue_t, MPIX_ISEND_ENQUEUE_T, buf, count, datatype, dest, tag, comm, request); return PMPIX_Isend_enqueue(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPIX_Isend_enqueue_c
-int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { return PMPIX_Isend_enqueue_c(buf, count, datatype, dest, tag, comm, request); }
+int MPIX_Isend_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Isend_enqueue_c_t, MPIX_ISEND_ENQUEUE_C_T, buf, count, datatype, dest, tag, comm, request); return PMPIX_Isend_enqueue_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPIX_Memhandle_create
-int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size) { return PMPIX_Memhandle_create(base, size, info, dynwin, memhandle, memhandle_size); }
+int MPIX_Memhandle_create(void *base, MPI_Aint size, MPI_Info info, MPI_Win dynwin, void *memhandle, int *memhandle_size) { WEFT_QMPI_CHAIN(QMPIX_Memhandle_create_t, MPIX_MEMHANDLE_CREATE_T, base, size, info, dynwin, memhandle, memhandle_size); return PMPIX_Memhandle_create(base, size, info, dynwin, memhandle, memhandle_size); }
 
 #pragma weak MPIX_Memhandle_release
-int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin) { return PMPIX_Memhandle_release(memhandle, dynwin); }
+int MPIX_Memhandle_release(void *memhandle, MPI_Win dynwin) { WEFT_QMPI_CHAIN(QMPIX_Memhandle_release_t, MPIX_MEMHANDLE_RELEASE_T, memhandle, dynwin); return PMPIX_Memhandle_release(memhandle, dynwin); }
 
 #pragma weak MPIX_Op_create_x
-int MPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op) { return PMPIX_Op_create_x(user_fn_x, destructor_fn, commute, extra_state, op); }
+int MPIX_Op_create_x(MPIX_User_function_x *user_fn_x, MPIX_Destructor_function *destructor_fn, int commute, void *extra_state, MPI_Op *op) { WEFT_QMPI_CHAIN(QMPIX_Op_create_x_t, MPIX_OP_CREATE_X_T, user_fn_x, destructor_fn, commute, extra_state, op); return PMPIX_Op_create_x(user_fn_x, destructor_fn, commute, extra_state, op); }
 
 #pragma weak MPIX_Put_notify
-int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win) { return PMPIX_Put_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win); }
+int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, int notification_idx, MPI_Win win) { WEFT_QMPI_CHAIN(QMPIX_Put_notify_t, MPIX_PUT_NOTIFY_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win); return PMPIX_Put_notify(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, notification_idx, win); }
 
 #pragma weak MPIX_Query_cuda_support
-int MPIX_Query_cuda_support(void) { return PMPIX_Query_cuda_support(); }
+int MPIX_Query_cuda_support(void) { WEFT_QMPI_CHAIN(QMPIX_Query_cuda_support_t, MPIX_QUERY_CUDA_SUPPORT_T); return PMPIX_Query_cuda_support(); }
 
 #pragma weak MPIX_Query_hip_support
-int MPIX_Query_hip_support(void) { return PMPIX_Query_hip_support(); }
+int MPIX_Query_hip_support(void) { WEFT_QMPI_CHAIN(QMPIX_Query_hip_support_t, MPIX_QUERY_HIP_SUPPORT_T); return PMPIX_Query_hip_support(); }
 
 #pragma weak MPIX_Query_ze_support
-int MPIX_Query_ze_support(void) { return PMPIX_Query_ze_support(); }
+int MPIX_Query_ze_support(void) { WEFT_QMPI_CHAIN(QMPIX_Query_ze_support_t, MPIX_QUERY_ZE_SUPPORT_T); return PMPIX_Query_ze_support(); }
 
 #pragma weak MPIX_Recv_enqueue
-int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPIX_Recv_enqueue(buf, count, datatype, source, tag, comm, status); }
+int MPIX_Recv_enqueue(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { WEFT_QMPI_CHAIN(QMPIX_Recv_enqueue_t, MPIX_RECV_ENQUEUE_T, buf, count, datatype, source, tag, comm, status); return PMPIX_Recv_enqueue(buf, count, datatype, source, tag, comm, status); }
 
 #pragma weak MPIX_Recv_enqueue_c
-int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { return PMPIX_Recv_enqueue_c(buf, count, datatype, source, tag, comm, status); }
+int MPIX_Recv_enqueue_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) { WEFT_QMPI_CHAIN(QMPIX_Recv_enqueue_c_t, MPIX_RECV_ENQUEUE_C_T, buf, count, datatype, source, tag, comm, status); return PMPIX_Recv_enqueue_c(buf, count, datatype, source, tag, comm, status); }
 
 #pragma weak MPIX_Reduce_enqueue
-int MPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPIX_Reduce_enqueue(sendbuf, recvbuf, count, datatype, op, root, comm); }
+int MPIX_Reduce_enqueue(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Reduce_enqueue_t, MPIX_REDUCE_ENQUEUE_T, sendbuf, recvbuf, count, datatype, op, root, comm); return PMPIX_Reduce_enqueue(sendbuf, recvbuf, count, datatype, op, root, comm); }
 
 #pragma weak MPIX_Reduce_enqueue_c
-int MPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPIX_Reduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, root, comm); }
+int MPIX_Reduce_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Reduce_enqueue_c_t, MPIX_REDUCE_ENQUEUE_C_T, sendbuf, recvbuf, count, datatype, op, root, comm); return PMPIX_Reduce_enqueue_c(sendbuf, recvbuf, count, datatype, op, root, comm); }
 
 #pragma weak MPIX_Reduce_scatter_block_enqueue
-int MPIX_Reduce_scatter_block_enqueue(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Reduce_scatter_block_enqueue(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+int MPIX_Reduce_scatter_block_enqueue(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Reduce_scatter_block_enqueue_t, MPIX_REDUCE_SCATTER_BLOCK_ENQUEUE_T, sendbuf, recvbuf, recvcount, datatype, op, comm); return PMPIX_Reduce_scatter_block_enqueue(sendbuf, recvbuf, recvcount, datatype, op, comm); }
 
 #pragma weak MPIX_Reduce_scatter_block_enqueue_c
-int MPIX_Reduce_scatter_block_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPIX_Reduce_scatter_block_enqueue_c(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+int MPIX_Reduce_scatter_block_enqueue_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Reduce_scatter_block_enqueue_c_t, MPIX_REDUCE_SCATTER_BLOCK_ENQUEUE_C_T, sendbuf, recvbuf, recvcount, datatype, op, comm); return PMPIX_Reduce_scatter_block_enqueue_c(sendbuf, recvbuf, recvcount, datatype, op, comm); }
 
 #pragma weak MPIX_Request_is_complete
-int MPIX_Request_is_complete(MPI_Request request) { return PMPIX_Request_is_complete(request); }
+int MPIX_Request_is_complete(MPI_Request request) { WEFT_QMPI_CHAIN(QMPIX_Request_is_complete_t, MPIX_REQUEST_IS_COMPLETE_T, request); return PMPIX_Request_is_complete(request); }
 
 #pragma weak MPIX_Rraccumulate
-int MPIX_Rraccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return PMPIX_Rraccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+int MPIX_Rraccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Rraccumulate_t, MPIX_RRACCUMULATE_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); return PMPIX_Rraccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
 
 #pragma weak MPIX_Rrget_accumulate
-int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { return PMPIX_Rrget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+int MPIX_Rrget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Rrget_accumulate_t, MPIX_RRGET_ACCUMULATE_T, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); return PMPIX_Rrget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
 
 #pragma weak MPIX_Rrput
-int MPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { return PMPIX_Rrput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+int MPIX_Rrput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Rrput_t, MPIX_RRPUT_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); return PMPIX_Rrput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 
 #pragma weak MPIX_Send_enqueue
-int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPIX_Send_enqueue(buf, count, datatype, dest, tag, comm); }
+int MPIX_Send_enqueue(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Send_enqueue_t, MPIX_SEND_ENQUEUE_T, buf, count, datatype, dest, tag, comm); return PMPIX_Send_enqueue(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPIX_Send_enqueue_c
-int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPIX_Send_enqueue_c(buf, count, datatype, dest, tag, comm); }
+int MPIX_Send_enqueue_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPIX_Send_enqueue_c_t, MPIX_SEND_ENQUEUE_C_T, buf, count, datatype, dest, tag, comm); return PMPIX_Send_enqueue_c(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPIX_Session_create_errhandler_x
-int MPIX_Session_create_errhandler_x(MPIX_Session_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_Session_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
+int MPIX_Session_create_errhandler_x(MPIX_Session_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { WEFT_QMPI_CHAIN(QMPIX_Session_create_errhandler_x_t, MPIX_SESSION_CREATE_ERRHANDLER_X_T, comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); return PMPIX_Session_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
 
 #pragma weak MPIX_Start_progress_thread
-int MPIX_Start_progress_thread(MPIX_Stream stream) { return PMPIX_Start_progress_thread(stream); }
+int MPIX_Start_progress_thread(MPIX_Stream stream) { WEFT_QMPI_CHAIN(QMPIX_Start_progress_thread_t, MPIX_START_PROGRESS_THREAD_T, stream); return PMPIX_Start_progress_thread(stream); }
 
 #pragma weak MPIX_Stop_progress_thread
-int MPIX_Stop_progress_thread(MPIX_Stream stream) { return PMPIX_Stop_progress_thread(stream); }
+int MPIX_Stop_progress_thread(MPIX_Stream stream) { WEFT_QMPI_CHAIN(QMPIX_Stop_progress_thread_t, MPIX_STOP_PROGRESS_THREAD_T, stream); return PMPIX_Stop_progress_thread(stream); }
 
 #pragma weak MPIX_Stream_comm_create
-int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm) { return PMPIX_Stream_comm_create(comm, stream, newcomm); }
+int MPIX_Stream_comm_create(MPI_Comm comm, MPIX_Stream stream, MPI_Comm *newcomm) { WEFT_QMPI_CHAIN(QMPIX_Stream_comm_create_t, MPIX_STREAM_COMM_CREATE_T, comm, stream, newcomm); return PMPIX_Stream_comm_create(comm, stream, newcomm); }
 
 #pragma weak MPIX_Stream_comm_create_multiplex
-int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[], MPI_Comm *newcomm) { return PMPIX_Stream_comm_create_multiplex(comm, count, array_of_streams, newcomm); }
+int MPIX_Stream_comm_create_multiplex(MPI_Comm comm, int count, MPIX_Stream array_of_streams[], MPI_Comm *newcomm) { WEFT_QMPI_CHAIN(QMPIX_Stream_comm_create_multiplex_t, MPIX_STREAM_COMM_CREATE_MULTIPLEX_T, comm, count, array_of_streams, newcomm); return PMPIX_Stream_comm_create_multiplex(comm, count, array_of_streams, newcomm); }
 
 #pragma weak MPIX_Stream_create
-int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) { return PMPIX_Stream_create(info, stream); }
+int MPIX_Stream_create(MPI_Info info, MPIX_Stream *stream) { WEFT_QMPI_CHAIN(QMPIX_Stream_create_t, MPIX_STREAM_CREATE_T, info, stream); return PMPIX_Stream_create(info, stream); }
 
 #pragma weak MPIX_Stream_enqueue_host_fn
-int MPIX_Stream_enqueue_host_fn(MPIX_Stream stream, MPIX_Host_function *fn, void *data) { return PMPIX_Stream_enqueue_host_fn(stream, fn, data); }
+int MPIX_Stream_enqueue_host_fn(MPIX_Stream stream, MPIX_Host_function *fn, void *data) { WEFT_QMPI_CHAIN(QMPIX_Stream_enqueue_host_fn_t, MPIX_STREAM_ENQUEUE_HOST_FN_T, stream, fn, data); return PMPIX_Stream_enqueue_host_fn(stream, fn, data); }
 
 #pragma weak MPIX_Stream_free
-int MPIX_Stream_free(MPIX_Stream *stream) { return PMPIX_Stream_free(stream); }
+int MPIX_Stream_free(MPIX_Stream *stream) { WEFT_QMPI_CHAIN(QMPIX_Stream_free_t, MPIX_STREAM_FREE_T, stream); return PMPIX_Stream_free(stream); }
 
 #pragma weak MPIX_Stream_irecv
-int MPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { return PMPIX_Stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request); }
+int MPIX_Stream_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Stream_irecv_t, MPIX_STREAM_IRECV_T, buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request); return PMPIX_Stream_irecv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request); }
 
 #pragma weak MPIX_Stream_irecv_c
-int MPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { return PMPIX_Stream_irecv_c(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request); }
+int MPIX_Stream_irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Stream_irecv_c_t, MPIX_STREAM_IRECV_C_T, buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request); return PMPIX_Stream_irecv_c(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, request); }
 
 #pragma weak MPIX_Stream_isend
-int MPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { return PMPIX_Stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request); }
+int MPIX_Stream_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Stream_isend_t, MPIX_STREAM_ISEND_T, buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request); return PMPIX_Stream_isend(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request); }
 
 #pragma weak MPIX_Stream_isend_c
-int MPIX_Stream_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { return PMPIX_Stream_isend_c(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request); }
+int MPIX_Stream_isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Stream_isend_c_t, MPIX_STREAM_ISEND_C_T, buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request); return PMPIX_Stream_isend_c(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index, request); }
 
 #pragma weak MPIX_Stream_progress
-int MPIX_Stream_progress(MPIX_Stream stream) { return PMPIX_Stream_progress(stream); }
+int MPIX_Stream_progress(MPIX_Stream stream) { WEFT_QMPI_CHAIN(QMPIX_Stream_progress_t, MPIX_STREAM_PROGRESS_T, stream); return PMPIX_Stream_progress(stream); }
 
 #pragma weak MPIX_Stream_recv
-int MPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status *status) { return PMPIX_Stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status); }
+int MPIX_Stream_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status *status) { WEFT_QMPI_CHAIN(QMPIX_Stream_recv_t, MPIX_STREAM_RECV_T, buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status); return PMPIX_Stream_recv(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status); }
 
 #pragma weak MPIX_Stream_recv_c
-int MPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status *status) { return PMPIX_Stream_recv_c(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status); }
+int MPIX_Stream_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index, MPI_Status *status) { WEFT_QMPI_CHAIN(QMPIX_Stream_recv_c_t, MPIX_STREAM_RECV_C_T, buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status); return PMPIX_Stream_recv_c(buf, count, datatype, source, tag, comm, source_stream_index, dest_stream_index, status); }
 
 #pragma weak MPIX_Stream_send
-int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index) { return PMPIX_Stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); }
+int MPIX_Stream_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index) { WEFT_QMPI_CHAIN(QMPIX_Stream_send_t, MPIX_STREAM_SEND_T, buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); return PMPIX_Stream_send(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); }
 
 #pragma weak MPIX_Stream_send_c
-int MPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index) { return PMPIX_Stream_send_c(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); }
+int MPIX_Stream_send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, int source_stream_index, int dest_stream_index) { WEFT_QMPI_CHAIN(QMPIX_Stream_send_c_t, MPIX_STREAM_SEND_C_T, buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); return PMPIX_Stream_send_c(buf, count, datatype, dest, tag, comm, source_stream_index, dest_stream_index); }
 
 #pragma weak MPIX_Stream_synchronize
-int MPIX_Stream_synchronize(MPIX_Stream stream) { return PMPIX_Stream_synchronize(stream); }
+int MPIX_Stream_synchronize(MPIX_Stream stream) { WEFT_QMPI_CHAIN(QMPIX_Stream_synchronize_t, MPIX_STREAM_SYNCHRONIZE_T, stream); return PMPIX_Stream_synchronize(stream); }
 
 #pragma weak MPIX_Threadcomm_finish
-int MPIX_Threadcomm_finish(MPI_Comm threadcomm) { return PMPIX_Threadcomm_finish(threadcomm); }
+int MPIX_Threadcomm_finish(MPI_Comm threadcomm) { WEFT_QMPI_CHAIN(QMPIX_Threadcomm_finish_t, MPIX_THREADCOMM_FINISH_T, threadcomm); return PMPIX_Threadcomm_finish(threadcomm); }
 
 #pragma weak MPIX_Threadcomm_free
-int MPIX_Threadcomm_free(MPI_Comm *threadcomm) { return PMPIX_Threadcomm_free(threadcomm); }
+int MPIX_Threadcomm_free(MPI_Comm *threadcomm) { WEFT_QMPI_CHAIN(QMPIX_Threadcomm_free_t, MPIX_THREADCOMM_FREE_T, threadcomm); return PMPIX_Threadcomm_free(threadcomm); }
 
 #pragma weak MPIX_Threadcomm_init
-int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm) { return PMPIX_Threadcomm_init(comm, num_threads, newthreadcomm); }
+int MPIX_Threadcomm_init(MPI_Comm comm, int num_threads, MPI_Comm *newthreadcomm) { WEFT_QMPI_CHAIN(QMPIX_Threadcomm_init_t, MPIX_THREADCOMM_INIT_T, comm, num_threads, newthreadcomm); return PMPIX_Threadcomm_init(comm, num_threads, newthreadcomm); }
 
 #pragma weak MPIX_Threadcomm_start
-int MPIX_Threadcomm_start(MPI_Comm threadcomm) { return PMPIX_Threadcomm_start(threadcomm); }
+int MPIX_Threadcomm_start(MPI_Comm threadcomm) { WEFT_QMPI_CHAIN(QMPIX_Threadcomm_start_t, MPIX_THREADCOMM_START_T, threadcomm); return PMPIX_Threadcomm_start(threadcomm); }
 
 #pragma weak MPIX_Type_create_keyval_x
-int MPIX_Type_create_keyval_x(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *type_keyval, void *extra_state) { return PMPIX_Type_create_keyval_x(type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state); }
+int MPIX_Type_create_keyval_x(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *type_keyval, void *extra_state) { WEFT_QMPI_CHAIN(QMPIX_Type_create_keyval_x_t, MPIX_TYPE_CREATE_KEYVAL_X_T, type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state); return PMPIX_Type_create_keyval_x(type_copy_attr_fn, type_delete_attr_fn, destructor_fn, type_keyval, extra_state); }
 
 #pragma weak MPIX_Type_iov
-int MPIX_Type_iov(MPI_Datatype datatype, MPI_Count iov_offset, MPIX_Iov *iov, MPI_Count max_iov_len, MPI_Count *actual_iov_len) { return PMPIX_Type_iov(datatype, iov_offset, iov, max_iov_len, actual_iov_len); }
+int MPIX_Type_iov(MPI_Datatype datatype, MPI_Count iov_offset, MPIX_Iov *iov, MPI_Count max_iov_len, MPI_Count *actual_iov_len) { WEFT_QMPI_CHAIN(QMPIX_Type_iov_t, MPIX_TYPE_IOV_T, datatype, iov_offset, iov, max_iov_len, actual_iov_len); return PMPIX_Type_iov(datatype, iov_offset, iov, max_iov_len, actual_iov_len); }
 
 #pragma weak MPIX_Type_iov_len
-int MPIX_Type_iov_len(MPI_Datatype datatype, MPI_Count max_iov_bytes, MPI_Count *iov_len, MPI_Count *actual_iov_bytes) { return PMPIX_Type_iov_len(datatype, max_iov_bytes, iov_len, actual_iov_bytes); }
+int MPIX_Type_iov_len(MPI_Datatype datatype, MPI_Count max_iov_bytes, MPI_Count *iov_len, MPI_Count *actual_iov_bytes) { WEFT_QMPI_CHAIN(QMPIX_Type_iov_len_t, MPIX_TYPE_IOV_LEN_T, datatype, max_iov_bytes, iov_len, actual_iov_bytes); return PMPIX_Type_iov_len(datatype, max_iov_bytes, iov_len, actual_iov_bytes); }
 
 #pragma weak MPIX_Wait_enqueue
-int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) { return PMPIX_Wait_enqueue(request, status); }
+int MPIX_Wait_enqueue(MPI_Request *request, MPI_Status *status) { WEFT_QMPI_CHAIN(QMPIX_Wait_enqueue_t, MPIX_WAIT_ENQUEUE_T, request, status); return PMPIX_Wait_enqueue(request, status); }
 
 #pragma weak MPIX_Waitall_enqueue
-int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) { return PMPIX_Waitall_enqueue(count, array_of_requests, array_of_statuses); }
+int MPIX_Waitall_enqueue(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses) { WEFT_QMPI_CHAIN(QMPIX_Waitall_enqueue_t, MPIX_WAITALL_ENQUEUE_T, count, array_of_requests, array_of_statuses); return PMPIX_Waitall_enqueue(count, array_of_requests, array_of_statuses); }
 
 #pragma weak MPIX_Win_create_errhandler_x
-int MPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { return PMPIX_Win_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
+int MPIX_Win_create_errhandler_x(MPIX_Win_errhandler_function_x *comm_errhandler_fn_x, MPIX_Destructor_function *destructor_fn, void *extra_state, MPI_Errhandler *errhandler) { WEFT_QMPI_CHAIN(QMPIX_Win_create_errhandler_x_t, MPIX_WIN_CREATE_ERRHANDLER_X_T, comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); return PMPIX_Win_create_errhandler_x(comm_errhandler_fn_x, destructor_fn, extra_state, errhandler); }
 
 #pragma weak MPIX_Win_create_keyval_x
-int MPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state) { return PMPIX_Win_create_keyval_x(win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state); }
+int MPIX_Win_create_keyval_x(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, MPIX_Destructor_function *destructor_fn, int *win_keyval, void *extra_state) { WEFT_QMPI_CHAIN(QMPIX_Win_create_keyval_x_t, MPIX_WIN_CREATE_KEYVAL_X_T, win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state); return PMPIX_Win_create_keyval_x(win_copy_attr_fn, win_delete_attr_fn, destructor_fn, win_keyval, extra_state); }
 
 #pragma weak MPIX_Win_dup_with_info
-int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) { return PMPIX_Win_dup_with_info(win, info, newwin); }
+int MPIX_Win_dup_with_info(MPI_Win win, MPI_Info info, MPI_Win *newwin) { WEFT_QMPI_CHAIN(QMPIX_Win_dup_with_info_t, MPIX_WIN_DUP_WITH_INFO_T, win, info, newwin); return PMPIX_Win_dup_with_info(win, info, newwin); }
 
 #pragma weak MPIX_Win_from_memhandle
-int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin) { return PMPIX_Win_from_memhandle(memhandle, size, disp_unit, info, target, dynwin, newwin); }
+int MPIX_Win_from_memhandle(const void *memhandle, MPI_Aint size, int disp_unit, MPI_Info info, int target, MPI_Win dynwin, MPI_Win *newwin) { WEFT_QMPI_CHAIN(QMPIX_Win_from_memhandle_t, MPIX_WIN_FROM_MEMHANDLE_T, memhandle, size, disp_unit, info, target, dynwin, newwin); return PMPIX_Win_from_memhandle(memhandle, size, disp_unit, info, target, dynwin, newwin); }
 
 #pragma weak MPIX_Win_notify_get_value
-int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value) { return PMPIX_Win_notify_get_value(win, notification_idx, value); }
+int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value) { WEFT_QMPI_CHAIN(QMPIX_Win_notify_get_value_t, MPIX_WIN_NOTIFY_GET_VALUE_T, win, notification_idx, value); return PMPIX_Win_notify_get_value(win, notification_idx, value); }
 
 #pragma weak MPIX_Win_notify_request
-int MPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request) { return PMPIX_Win_notify_request(win, notification_idx, count, request); }
+int MPIX_Win_notify_request(MPI_Win win, int notification_idx, MPI_Count count, MPI_Request *request) { WEFT_QMPI_CHAIN(QMPIX_Win_notify_request_t, MPIX_WIN_NOTIFY_REQUEST_T, win, notification_idx, count, request); return PMPIX_Win_notify_request(win, notification_idx, count, request); }
 
 #pragma weak MPIX_Win_op_intrinsic
-int MPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag) { return PMPIX_Win_op_intrinsic(ops, max_count, datatype, win, flag); }
+int MPIX_Win_op_intrinsic(const char *ops, MPI_Aint max_count, MPI_Datatype datatype, MPI_Win win, int *flag) { WEFT_QMPI_CHAIN(QMPIX_Win_op_intrinsic_t, MPIX_WIN_OP_INTRINSIC_T, ops, max_count, datatype, win, flag); return PMPIX_Win_op_intrinsic(ops, max_count, datatype, win, flag); }
 
 #pragma weak MPI_Abi_get_fortran_booleans
-int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set) { return PMPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set); }
+int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set) { WEFT_QMPI_CHAIN(QMPI_Abi_get_fortran_booleans_t, MPI_ABI_GET_FORTRAN_BOOLEANS_T, logical_size, logical_true, logical_false, is_set); return PMPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set); }
 
 #pragma weak MPI_Abi_get_fortran_info
-int MPI_Abi_get_fortran_info(MPI_Info* info) { return PMPI_Abi_get_fortran_info(info); }
+int MPI_Abi_get_fortran_info(MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_Abi_get_fortran_info_t, MPI_ABI_GET_FORTRAN_INFO_T, info); return PMPI_Abi_get_fortran_info(info); }
 
 #pragma weak MPI_Abi_get_info
-int MPI_Abi_get_info(MPI_Info* info) { return PMPI_Abi_get_info(info); }
+int MPI_Abi_get_info(MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_Abi_get_info_t, MPI_ABI_GET_INFO_T, info); return PMPI_Abi_get_info(info); }
 
 #pragma weak MPI_Abi_get_version
-int MPI_Abi_get_version(int* abi_major, int* abi_minor) { return PMPI_Abi_get_version(abi_major, abi_minor); }
+int MPI_Abi_get_version(int* abi_major, int* abi_minor) { WEFT_QMPI_CHAIN(QMPI_Abi_get_version_t, MPI_ABI_GET_VERSION_T, abi_major, abi_minor); return PMPI_Abi_get_version(abi_major, abi_minor); }
 
 #pragma weak MPI_Abi_set_fortran_booleans
-int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false) { return PMPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false); }
+int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* logical_false) { WEFT_QMPI_CHAIN(QMPI_Abi_set_fortran_booleans_t, MPI_ABI_SET_FORTRAN_BOOLEANS_T, logical_size, logical_true, logical_false); return PMPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false); }
 
 #pragma weak MPI_Abi_set_fortran_info
-int MPI_Abi_set_fortran_info(MPI_Info info) { return PMPI_Abi_set_fortran_info(info); }
+int MPI_Abi_set_fortran_info(MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_Abi_set_fortran_info_t, MPI_ABI_SET_FORTRAN_INFO_T, info); return PMPI_Abi_set_fortran_info(info); }
 
 #pragma weak MPI_Abort
-int MPI_Abort(MPI_Comm comm, int errorcode) { return PMPI_Abort(comm, errorcode); }
+int MPI_Abort(MPI_Comm comm, int errorcode) { WEFT_QMPI_CHAIN(QMPI_Abort_t, MPI_ABORT_T, comm, errorcode); return PMPI_Abort(comm, errorcode); }
 
 #pragma weak MPI_Accumulate
-int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Accumulate_t, MPI_ACCUMULATE_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
 
 #pragma weak MPI_Accumulate_c
-int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Accumulate_c_t, MPI_ACCUMULATE_C_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
 
 #pragma weak MPI_Add_error_class
-int MPI_Add_error_class(int* errorclass) { return PMPI_Add_error_class(errorclass); }
+int MPI_Add_error_class(int* errorclass) { WEFT_QMPI_CHAIN(QMPI_Add_error_class_t, MPI_ADD_ERROR_CLASS_T, errorclass); return PMPI_Add_error_class(errorclass); }
 
 #pragma weak MPI_Add_error_code
-int MPI_Add_error_code(int errorclass, int* errorcode) { return PMPI_Add_error_code(errorclass, errorcode); }
+int MPI_Add_error_code(int errorclass, int* errorcode) { WEFT_QMPI_CHAIN(QMPI_Add_error_code_t, MPI_ADD_ERROR_CODE_T, errorclass, errorcode); return PMPI_Add_error_code(errorclass, errorcode); }
 
 #pragma weak MPI_Add_error_string
-int MPI_Add_error_string(int errorcode, const char* string) { return PMPI_Add_error_string(errorcode, string); }
+int MPI_Add_error_string(int errorcode, const char* string) { WEFT_QMPI_CHAIN(QMPI_Add_error_string_t, MPI_ADD_ERROR_STRING_T, errorcode, string); return PMPI_Add_error_string(errorcode, string); }
 
 #pragma weak MPI_Aint_add
-MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { return PMPI_Aint_add(base, disp); }
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) { WEFT_QMPI_CHAIN(QMPI_Aint_add_t, MPI_AINT_ADD_T, base, disp); return PMPI_Aint_add(base, disp); }
 
 #pragma weak MPI_Aint_diff
-MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { return PMPI_Aint_diff(addr1, addr2); }
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) { WEFT_QMPI_CHAIN(QMPI_Aint_diff_t, MPI_AINT_DIFF_T, addr1, addr2); return PMPI_Aint_diff(addr1, addr2); }
 
 #pragma weak MPI_Allgather
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Allgather_t, MPI_ALLGATHER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Allgather_c
-int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Allgather_c_t, MPI_ALLGATHER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Allgather_init
-int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Allgather_init_t, MPI_ALLGATHER_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Allgather_init_c
-int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Allgather_init_c_t, MPI_ALLGATHER_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Allgatherv
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Allgatherv_t, MPI_ALLGATHERV_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
 
 #pragma weak MPI_Allgatherv_c
-int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
+int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Allgatherv_c_t, MPI_ALLGATHERV_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
 
 #pragma weak MPI_Allgatherv_init
-int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
+int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Allgatherv_init_t, MPI_ALLGATHERV_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
 
 #pragma weak MPI_Allgatherv_init_c
-int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
+int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Allgatherv_init_c_t, MPI_ALLGATHERV_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
 
 #pragma weak MPI_Alloc_mem
-int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) { return PMPI_Alloc_mem(size, info, baseptr); }
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) { WEFT_QMPI_CHAIN(QMPI_Alloc_mem_t, MPI_ALLOC_MEM_T, size, info, baseptr); return PMPI_Alloc_mem(size, info, baseptr); }
 
 #pragma weak MPI_Allreduce
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Allreduce_t, MPI_ALLREDUCE_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPI_Allreduce_c
-int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Allreduce_c_t, MPI_ALLREDUCE_C_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPI_Allreduce_init
-int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
+int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Allreduce_init_t, MPI_ALLREDUCE_INIT_T, sendbuf, recvbuf, count, datatype, op, comm, info, request); return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Allreduce_init_c
-int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
+int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Allreduce_init_c_t, MPI_ALLREDUCE_INIT_C_T, sendbuf, recvbuf, count, datatype, op, comm, info, request); return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Alltoall
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Alltoall_t, MPI_ALLTOALL_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Alltoall_c
-int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Alltoall_c_t, MPI_ALLTOALL_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Alltoall_init
-int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Alltoall_init_t, MPI_ALLTOALL_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Alltoall_init_c
-int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Alltoall_init_c_t, MPI_ALLTOALL_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Alltoallv
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Alltoallv_t, MPI_ALLTOALLV_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 
 #pragma weak MPI_Alltoallv_c
-int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
+int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Alltoallv_c_t, MPI_ALLTOALLV_C_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 
 #pragma weak MPI_Alltoallv_init
-int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
+int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Alltoallv_init_t, MPI_ALLTOALLV_INIT_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
 
 #pragma weak MPI_Alltoallv_init_c
-int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
+int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Alltoallv_init_c_t, MPI_ALLTOALLV_INIT_C_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
 
 #pragma weak MPI_Alltoallw
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Alltoallw_t, MPI_ALLTOALLW_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
 
 #pragma weak MPI_Alltoallw_c
-int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Alltoallw_c_t, MPI_ALLTOALLW_C_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
 
 #pragma weak MPI_Alltoallw_init
-int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
+int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Alltoallw_init_t, MPI_ALLTOALLW_INIT_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
 
 #pragma weak MPI_Alltoallw_init_c
-int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
+int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Alltoallw_init_c_t, MPI_ALLTOALLW_INIT_C_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
 
 #pragma weak MPI_Attr_delete
-int MPI_Attr_delete(MPI_Comm comm, int keyval) { return PMPI_Attr_delete(comm, keyval); }
+int MPI_Attr_delete(MPI_Comm comm, int keyval) { WEFT_QMPI_CHAIN(QMPI_Attr_delete_t, MPI_ATTR_DELETE_T, comm, keyval); return PMPI_Attr_delete(comm, keyval); }
 
 #pragma weak MPI_Attr_get
-int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { return PMPI_Attr_get(comm, keyval, attribute_val, flag); }
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) { WEFT_QMPI_CHAIN(QMPI_Attr_get_t, MPI_ATTR_GET_T, comm, keyval, attribute_val, flag); return PMPI_Attr_get(comm, keyval, attribute_val, flag); }
 
 #pragma weak MPI_Attr_put
-int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { return PMPI_Attr_put(comm, keyval, attribute_val); }
+int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) { WEFT_QMPI_CHAIN(QMPI_Attr_put_t, MPI_ATTR_PUT_T, comm, keyval, attribute_val); return PMPI_Attr_put(comm, keyval, attribute_val); }
 
 #pragma weak MPI_Barrier
-int MPI_Barrier(MPI_Comm comm) { return PMPI_Barrier(comm); }
+int MPI_Barrier(MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Barrier_t, MPI_BARRIER_T, comm); return PMPI_Barrier(comm); }
 
 #pragma weak MPI_Barrier_init
-int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Barrier_init(comm, info, request); }
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Barrier_init_t, MPI_BARRIER_INIT_T, comm, info, request); return PMPI_Barrier_init(comm, info, request); }
 
 #pragma weak MPI_Bcast
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPI_Bcast(buffer, count, datatype, root, comm); }
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Bcast_t, MPI_BCAST_T, buffer, count, datatype, root, comm); return PMPI_Bcast(buffer, count, datatype, root, comm); }
 
 #pragma weak MPI_Bcast_c
-int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { return PMPI_Bcast_c(buffer, count, datatype, root, comm); }
+int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Bcast_c_t, MPI_BCAST_C_T, buffer, count, datatype, root, comm); return PMPI_Bcast_c(buffer, count, datatype, root, comm); }
 
 #pragma weak MPI_Bcast_init
-int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request); }
+int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Bcast_init_t, MPI_BCAST_INIT_T, buffer, count, datatype, root, comm, info, request); return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request); }
 
 #pragma weak MPI_Bcast_init_c
-int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request); }
+int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Bcast_init_c_t, MPI_BCAST_INIT_C_T, buffer, count, datatype, root, comm, info, request); return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request); }
 
 #pragma weak MPI_Bsend
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend(buf, count, datatype, dest, tag, comm); }
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Bsend_t, MPI_BSEND_T, buf, count, datatype, dest, tag, comm); return PMPI_Bsend(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Bsend_c
-int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm); }
+int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Bsend_c_t, MPI_BSEND_C_T, buf, count, datatype, dest, tag, comm); return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Bsend_init
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Bsend_init_t, MPI_BSEND_INIT_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Bsend_init_c
-int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Bsend_init_c_t, MPI_BSEND_INIT_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Buffer_attach
-int MPI_Buffer_attach(void* buffer, int size) { return PMPI_Buffer_attach(buffer, size); }
+int MPI_Buffer_attach(void* buffer, int size) { WEFT_QMPI_CHAIN(QMPI_Buffer_attach_t, MPI_BUFFER_ATTACH_T, buffer, size); return PMPI_Buffer_attach(buffer, size); }
 
 #pragma weak MPI_Buffer_attach_c
-int MPI_Buffer_attach_c(void* buffer, MPI_Count size) { return PMPI_Buffer_attach_c(buffer, size); }
+int MPI_Buffer_attach_c(void* buffer, MPI_Count size) { WEFT_QMPI_CHAIN(QMPI_Buffer_attach_c_t, MPI_BUFFER_ATTACH_C_T, buffer, size); return PMPI_Buffer_attach_c(buffer, size); }
 
 #pragma weak MPI_Buffer_detach
-int MPI_Buffer_detach(void* buffer_addr, int* size) { return PMPI_Buffer_detach(buffer_addr, size); }
+int MPI_Buffer_detach(void* buffer_addr, int* size) { WEFT_QMPI_CHAIN(QMPI_Buffer_detach_t, MPI_BUFFER_DETACH_T, buffer_addr, size); return PMPI_Buffer_detach(buffer_addr, size); }
 
 #pragma weak MPI_Buffer_detach_c
-int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) { return PMPI_Buffer_detach_c(buffer_addr, size); }
+int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Buffer_detach_c_t, MPI_BUFFER_DETACH_C_T, buffer_addr, size); return PMPI_Buffer_detach_c(buffer_addr, size); }
 
 #pragma weak MPI_Buffer_flush
-int MPI_Buffer_flush(void) { return PMPI_Buffer_flush(); }
+int MPI_Buffer_flush(void) { WEFT_QMPI_CHAIN(QMPI_Buffer_flush_t, MPI_BUFFER_FLUSH_T); return PMPI_Buffer_flush(); }
 
 #pragma weak MPI_Buffer_iflush
-int MPI_Buffer_iflush(MPI_Request* request) { return PMPI_Buffer_iflush(request); }
+int MPI_Buffer_iflush(MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Buffer_iflush_t, MPI_BUFFER_IFLUSH_T, request); return PMPI_Buffer_iflush(request); }
 
 #pragma weak MPI_Cancel
-int MPI_Cancel(MPI_Request* request) { return PMPI_Cancel(request); }
+int MPI_Cancel(MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Cancel_t, MPI_CANCEL_T, request); return PMPI_Cancel(request); }
 
 #pragma weak MPI_Cart_coords
-int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) { return PMPI_Cart_coords(comm, rank, maxdims, coords); }
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) { WEFT_QMPI_CHAIN(QMPI_Cart_coords_t, MPI_CART_COORDS_T, comm, rank, maxdims, coords); return PMPI_Cart_coords(comm, rank, maxdims, coords); }
 
 #pragma weak MPI_Cart_create
-int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart) { return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart); }
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart) { WEFT_QMPI_CHAIN(QMPI_Cart_create_t, MPI_CART_CREATE_T, comm_old, ndims, dims, periods, reorder, comm_cart); return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart); }
 
 #pragma weak MPI_Cart_get
-int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) { return PMPI_Cart_get(comm, maxdims, dims, periods, coords); }
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) { WEFT_QMPI_CHAIN(QMPI_Cart_get_t, MPI_CART_GET_T, comm, maxdims, dims, periods, coords); return PMPI_Cart_get(comm, maxdims, dims, periods, coords); }
 
 #pragma weak MPI_Cart_map
-int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) { return PMPI_Cart_map(comm, ndims, dims, periods, newrank); }
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) { WEFT_QMPI_CHAIN(QMPI_Cart_map_t, MPI_CART_MAP_T, comm, ndims, dims, periods, newrank); return PMPI_Cart_map(comm, ndims, dims, periods, newrank); }
 
 #pragma weak MPI_Cart_rank
-int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) { return PMPI_Cart_rank(comm, coords, rank); }
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) { WEFT_QMPI_CHAIN(QMPI_Cart_rank_t, MPI_CART_RANK_T, comm, coords, rank); return PMPI_Cart_rank(comm, coords, rank); }
 
 #pragma weak MPI_Cart_shift
-int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) { return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest); }
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) { WEFT_QMPI_CHAIN(QMPI_Cart_shift_t, MPI_CART_SHIFT_T, comm, direction, disp, rank_source, rank_dest); return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest); }
 
 #pragma weak MPI_Cart_sub
-int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) { return PMPI_Cart_sub(comm, remain_dims, newcomm); }
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Cart_sub_t, MPI_CART_SUB_T, comm, remain_dims, newcomm); return PMPI_Cart_sub(comm, remain_dims, newcomm); }
 
 #pragma weak MPI_Cartdim_get
-int MPI_Cartdim_get(MPI_Comm comm, int* ndims) { return PMPI_Cartdim_get(comm, ndims); }
+int MPI_Cartdim_get(MPI_Comm comm, int* ndims) { WEFT_QMPI_CHAIN(QMPI_Cartdim_get_t, MPI_CARTDIM_GET_T, comm, ndims); return PMPI_Cartdim_get(comm, ndims); }
 
 #pragma weak MPI_Close_port
-int MPI_Close_port(const char* port_name) { return PMPI_Close_port(port_name); }
+int MPI_Close_port(const char* port_name) { WEFT_QMPI_CHAIN(QMPI_Close_port_t, MPI_CLOSE_PORT_T, port_name); return PMPI_Close_port(port_name); }
 
 #pragma weak MPI_Comm_accept
-int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_accept(port_name, info, root, comm, newcomm); }
+int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_accept_t, MPI_COMM_ACCEPT_T, port_name, info, root, comm, newcomm); return PMPI_Comm_accept(port_name, info, root, comm, newcomm); }
 
 #pragma weak MPI_Comm_attach_buffer
-int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) { return PMPI_Comm_attach_buffer(comm, buffer, size); }
+int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) { WEFT_QMPI_CHAIN(QMPI_Comm_attach_buffer_t, MPI_COMM_ATTACH_BUFFER_T, comm, buffer, size); return PMPI_Comm_attach_buffer(comm, buffer, size); }
 
 #pragma weak MPI_Comm_attach_buffer_c
-int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) { return PMPI_Comm_attach_buffer_c(comm, buffer, size); }
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) { WEFT_QMPI_CHAIN(QMPI_Comm_attach_buffer_c_t, MPI_COMM_ATTACH_BUFFER_C_T, comm, buffer, size); return PMPI_Comm_attach_buffer_c(comm, buffer, size); }
 
 #pragma weak MPI_Comm_call_errhandler
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) { return PMPI_Comm_call_errhandler(comm, errorcode); }
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) { WEFT_QMPI_CHAIN(QMPI_Comm_call_errhandler_t, MPI_COMM_CALL_ERRHANDLER_T, comm, errorcode); return PMPI_Comm_call_errhandler(comm, errorcode); }
 
 #pragma weak MPI_Comm_compare
-int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { return PMPI_Comm_compare(comm1, comm2, result); }
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) { WEFT_QMPI_CHAIN(QMPI_Comm_compare_t, MPI_COMM_COMPARE_T, comm1, comm2, result); return PMPI_Comm_compare(comm1, comm2, result); }
 
 #pragma weak MPI_Comm_connect
-int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_connect(port_name, info, root, comm, newcomm); }
+int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_connect_t, MPI_COMM_CONNECT_T, port_name, info, root, comm, newcomm); return PMPI_Comm_connect(port_name, info, root, comm, newcomm); }
 
 #pragma weak MPI_Comm_create
-int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { return PMPI_Comm_create(comm, group, newcomm); }
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_create_t, MPI_COMM_CREATE_T, comm, group, newcomm); return PMPI_Comm_create(comm, group, newcomm); }
 
 #pragma weak MPI_Comm_create_errhandler
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Comm_create_errhandler_t, MPI_COMM_CREATE_ERRHANDLER_T, comm_errhandler_fn, errhandler); return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler); }
 
 #pragma weak MPI_Comm_create_from_group
-int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm) { return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm); }
+int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_create_from_group_t, MPI_COMM_CREATE_FROM_GROUP_T, group, stringtag, info, errhandler, newcomm); return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm); }
 
 #pragma weak MPI_Comm_create_group
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { return PMPI_Comm_create_group(comm, group, tag, newcomm); }
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_create_group_t, MPI_COMM_CREATE_GROUP_T, comm, group, tag, newcomm); return PMPI_Comm_create_group(comm, group, tag, newcomm); }
 
 #pragma weak MPI_Comm_create_keyval
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) { WEFT_QMPI_CHAIN(QMPI_Comm_create_keyval_t, MPI_COMM_CREATE_KEYVAL_T, comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state); }
 
 #pragma weak MPI_Comm_delete_attr
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { return PMPI_Comm_delete_attr(comm, comm_keyval); }
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) { WEFT_QMPI_CHAIN(QMPI_Comm_delete_attr_t, MPI_COMM_DELETE_ATTR_T, comm, comm_keyval); return PMPI_Comm_delete_attr(comm, comm_keyval); }
 
 #pragma weak MPI_Comm_detach_buffer
-int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) { return PMPI_Comm_detach_buffer(comm, buffer_addr, size); }
+int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) { WEFT_QMPI_CHAIN(QMPI_Comm_detach_buffer_t, MPI_COMM_DETACH_BUFFER_T, comm, buffer_addr, size); return PMPI_Comm_detach_buffer(comm, buffer_addr, size); }
 
 #pragma weak MPI_Comm_detach_buffer_c
-int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) { return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size); }
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Comm_detach_buffer_c_t, MPI_COMM_DETACH_BUFFER_C_T, comm, buffer_addr, size); return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size); }
 
 #pragma weak MPI_Comm_disconnect
-int MPI_Comm_disconnect(MPI_Comm* comm) { return PMPI_Comm_disconnect(comm); }
+int MPI_Comm_disconnect(MPI_Comm* comm) { WEFT_QMPI_CHAIN(QMPI_Comm_disconnect_t, MPI_COMM_DISCONNECT_T, comm); return PMPI_Comm_disconnect(comm); }
 
 #pragma weak MPI_Comm_dup
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return PMPI_Comm_dup(comm, newcomm); }
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_dup_t, MPI_COMM_DUP_T, comm, newcomm); return PMPI_Comm_dup(comm, newcomm); }
 
 #pragma weak MPI_Comm_dup_with_info
-int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_dup_with_info(comm, info, newcomm); }
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_dup_with_info_t, MPI_COMM_DUP_WITH_INFO_T, comm, info, newcomm); return PMPI_Comm_dup_with_info(comm, info, newcomm); }
 
 #pragma weak MPI_Comm_flush_buffer
-int MPI_Comm_flush_buffer(MPI_Comm comm) { return PMPI_Comm_flush_buffer(comm); }
+int MPI_Comm_flush_buffer(MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Comm_flush_buffer_t, MPI_COMM_FLUSH_BUFFER_T, comm); return PMPI_Comm_flush_buffer(comm); }
 
 #pragma weak MPI_Comm_free
-int MPI_Comm_free(MPI_Comm* comm) { return PMPI_Comm_free(comm); }
+int MPI_Comm_free(MPI_Comm* comm) { WEFT_QMPI_CHAIN(QMPI_Comm_free_t, MPI_COMM_FREE_T, comm); return PMPI_Comm_free(comm); }
 
 #pragma weak MPI_Comm_free_keyval
-int MPI_Comm_free_keyval(int* comm_keyval) { return PMPI_Comm_free_keyval(comm_keyval); }
+int MPI_Comm_free_keyval(int* comm_keyval) { WEFT_QMPI_CHAIN(QMPI_Comm_free_keyval_t, MPI_COMM_FREE_KEYVAL_T, comm_keyval); return PMPI_Comm_free_keyval(comm_keyval); }
 
 #pragma weak MPI_Comm_fromint
-MPI_Comm MPI_Comm_fromint(int comm) { return PMPI_Comm_fromint(comm); }
+MPI_Comm MPI_Comm_fromint(int comm) { WEFT_QMPI_CHAIN(QMPI_Comm_fromint_t, MPI_COMM_FROMINT_T, comm); return PMPI_Comm_fromint(comm); }
 
 #pragma weak MPI_Comm_get_attr
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) { return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) { WEFT_QMPI_CHAIN(QMPI_Comm_get_attr_t, MPI_COMM_GET_ATTR_T, comm, comm_keyval, attribute_val, flag); return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag); }
 
 #pragma weak MPI_Comm_get_errhandler
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { return PMPI_Comm_get_errhandler(comm, errhandler); }
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Comm_get_errhandler_t, MPI_COMM_GET_ERRHANDLER_T, comm, errhandler); return PMPI_Comm_get_errhandler(comm, errhandler); }
 
 #pragma weak MPI_Comm_get_info
-int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) { return PMPI_Comm_get_info(comm, info_used); }
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) { WEFT_QMPI_CHAIN(QMPI_Comm_get_info_t, MPI_COMM_GET_INFO_T, comm, info_used); return PMPI_Comm_get_info(comm, info_used); }
 
 #pragma weak MPI_Comm_get_name
-int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) { return PMPI_Comm_get_name(comm, comm_name, resultlen); }
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) { WEFT_QMPI_CHAIN(QMPI_Comm_get_name_t, MPI_COMM_GET_NAME_T, comm, comm_name, resultlen); return PMPI_Comm_get_name(comm, comm_name, resultlen); }
 
 #pragma weak MPI_Comm_get_parent
-int MPI_Comm_get_parent(MPI_Comm* parent) { return PMPI_Comm_get_parent(parent); }
+int MPI_Comm_get_parent(MPI_Comm* parent) { WEFT_QMPI_CHAIN(QMPI_Comm_get_parent_t, MPI_COMM_GET_PARENT_T, parent); return PMPI_Comm_get_parent(parent); }
 
 #pragma weak MPI_Comm_group
-int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_group(comm, group); }
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) { WEFT_QMPI_CHAIN(QMPI_Comm_group_t, MPI_COMM_GROUP_T, comm, group); return PMPI_Comm_group(comm, group); }
 
 #pragma weak MPI_Comm_idup
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup(comm, newcomm, request); }
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Comm_idup_t, MPI_COMM_IDUP_T, comm, newcomm, request); return PMPI_Comm_idup(comm, newcomm, request); }
 
 #pragma weak MPI_Comm_idup_with_info
-int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) { return PMPI_Comm_idup_with_info(comm, info, newcomm, request); }
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Comm_idup_with_info_t, MPI_COMM_IDUP_WITH_INFO_T, comm, info, newcomm, request); return PMPI_Comm_idup_with_info(comm, info, newcomm, request); }
 
 #pragma weak MPI_Comm_iflush_buffer
-int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) { return PMPI_Comm_iflush_buffer(comm, request); }
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Comm_iflush_buffer_t, MPI_COMM_IFLUSH_BUFFER_T, comm, request); return PMPI_Comm_iflush_buffer(comm, request); }
 
 #pragma weak MPI_Comm_join
-int MPI_Comm_join(int fd, MPI_Comm* intercomm) { return PMPI_Comm_join(fd, intercomm); }
+int MPI_Comm_join(int fd, MPI_Comm* intercomm) { WEFT_QMPI_CHAIN(QMPI_Comm_join_t, MPI_COMM_JOIN_T, fd, intercomm); return PMPI_Comm_join(fd, intercomm); }
 
 #pragma weak MPI_Comm_rank
-int MPI_Comm_rank(MPI_Comm comm, int* rank) { return PMPI_Comm_rank(comm, rank); }
+int MPI_Comm_rank(MPI_Comm comm, int* rank) { WEFT_QMPI_CHAIN(QMPI_Comm_rank_t, MPI_COMM_RANK_T, comm, rank); return PMPI_Comm_rank(comm, rank); }
 
 #pragma weak MPI_Comm_remote_group
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { return PMPI_Comm_remote_group(comm, group); }
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) { WEFT_QMPI_CHAIN(QMPI_Comm_remote_group_t, MPI_COMM_REMOTE_GROUP_T, comm, group); return PMPI_Comm_remote_group(comm, group); }
 
 #pragma weak MPI_Comm_remote_size
-int MPI_Comm_remote_size(MPI_Comm comm, int* size) { return PMPI_Comm_remote_size(comm, size); }
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) { WEFT_QMPI_CHAIN(QMPI_Comm_remote_size_t, MPI_COMM_REMOTE_SIZE_T, comm, size); return PMPI_Comm_remote_size(comm, size); }
 
 #pragma weak MPI_Comm_set_attr
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) { return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val); }
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) { WEFT_QMPI_CHAIN(QMPI_Comm_set_attr_t, MPI_COMM_SET_ATTR_T, comm, comm_keyval, attribute_val); return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val); }
 
 #pragma weak MPI_Comm_set_errhandler
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) { return PMPI_Comm_set_errhandler(comm, errhandler); }
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) { WEFT_QMPI_CHAIN(QMPI_Comm_set_errhandler_t, MPI_COMM_SET_ERRHANDLER_T, comm, errhandler); return PMPI_Comm_set_errhandler(comm, errhandler); }
 
 #pragma weak MPI_Comm_set_info
-int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { return PMPI_Comm_set_info(comm, info); }
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_Comm_set_info_t, MPI_COMM_SET_INFO_T, comm, info); return PMPI_Comm_set_info(comm, info); }
 
 #pragma weak MPI_Comm_set_name
-int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) { return PMPI_Comm_set_name(comm, comm_name); }
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) { WEFT_QMPI_CHAIN(QMPI_Comm_set_name_t, MPI_COMM_SET_NAME_T, comm, comm_name); return PMPI_Comm_set_name(comm, comm_name); }
 
 #pragma weak MPI_Comm_size
-int MPI_Comm_size(MPI_Comm comm, int* size) { return PMPI_Comm_size(comm, size); }
+int MPI_Comm_size(MPI_Comm comm, int* size) { WEFT_QMPI_CHAIN(QMPI_Comm_size_t, MPI_COMM_SIZE_T, comm, size); return PMPI_Comm_size(comm, size); }
 
 #pragma weak MPI_Comm_spawn
-int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) { return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes); }
+int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) { WEFT_QMPI_CHAIN(QMPI_Comm_spawn_t, MPI_COMM_SPAWN_T, command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes); return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes); }
 
 #pragma weak MPI_Comm_spawn_multiple
-int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) { return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes); }
+int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) { WEFT_QMPI_CHAIN(QMPI_Comm_spawn_multiple_t, MPI_COMM_SPAWN_MULTIPLE_T, count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes); return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes); }
 
 #pragma weak MPI_Comm_split
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { return PMPI_Comm_split(comm, color, key, newcomm); }
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_split_t, MPI_COMM_SPLIT_T, comm, color, key, newcomm); return PMPI_Comm_split(comm, color, key, newcomm); }
 
 #pragma weak MPI_Comm_split_type
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); }
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) { WEFT_QMPI_CHAIN(QMPI_Comm_split_type_t, MPI_COMM_SPLIT_TYPE_T, comm, split_type, key, info, newcomm); return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); }
 
 #pragma weak MPI_Comm_test_inter
-int MPI_Comm_test_inter(MPI_Comm comm, int* flag) { return PMPI_Comm_test_inter(comm, flag); }
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) { WEFT_QMPI_CHAIN(QMPI_Comm_test_inter_t, MPI_COMM_TEST_INTER_T, comm, flag); return PMPI_Comm_test_inter(comm, flag); }
 
 #pragma weak MPI_Comm_toint
-int MPI_Comm_toint(MPI_Comm comm) { return PMPI_Comm_toint(comm); }
+int MPI_Comm_toint(MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Comm_toint_t, MPI_COMM_TOINT_T, comm); return PMPI_Comm_toint(comm); }
 
 #pragma weak MPI_Compare_and_swap
-int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win); }
+int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Compare_and_swap_t, MPI_COMPARE_AND_SWAP_T, origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win); return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win); }
 
 #pragma weak MPI_Dims_create
-int MPI_Dims_create(int nnodes, int ndims, int dims[]) { return PMPI_Dims_create(nnodes, ndims, dims); }
+int MPI_Dims_create(int nnodes, int ndims, int dims[]) { WEFT_QMPI_CHAIN(QMPI_Dims_create_t, MPI_DIMS_CREATE_T, nnodes, ndims, dims); return PMPI_Dims_create(nnodes, ndims, dims); }
 
 #pragma weak MPI_Dist_graph_create
-int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph); }
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { WEFT_QMPI_CHAIN(QMPI_Dist_graph_create_t, MPI_DIST_GRAPH_CREATE_T, comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph); return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph); }
 
 #pragma weak MPI_Dist_graph_create_adjacent
-int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph); }
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) { WEFT_QMPI_CHAIN(QMPI_Dist_graph_create_adjacent_t, MPI_DIST_GRAPH_CREATE_ADJACENT_T, comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph); return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph); }
 
 #pragma weak MPI_Dist_graph_neighbors
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights); }
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) { WEFT_QMPI_CHAIN(QMPI_Dist_graph_neighbors_t, MPI_DIST_GRAPH_NEIGHBORS_T, comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights); return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights); }
 
 #pragma weak MPI_Dist_graph_neighbors_count
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) { return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted); }
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) { WEFT_QMPI_CHAIN(QMPI_Dist_graph_neighbors_count_t, MPI_DIST_GRAPH_NEIGHBORS_COUNT_T, comm, indegree, outdegree, weighted); return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted); }
 
 #pragma weak MPI_Errhandler_free
-int MPI_Errhandler_free(MPI_Errhandler* errhandler) { return PMPI_Errhandler_free(errhandler); }
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Errhandler_free_t, MPI_ERRHANDLER_FREE_T, errhandler); return PMPI_Errhandler_free(errhandler); }
 
 #pragma weak MPI_Errhandler_fromint
-MPI_Errhandler MPI_Errhandler_fromint(int errhandler) { return PMPI_Errhandler_fromint(errhandler); }
+MPI_Errhandler MPI_Errhandler_fromint(int errhandler) { WEFT_QMPI_CHAIN(QMPI_Errhandler_fromint_t, MPI_ERRHANDLER_FROMINT_T, errhandler); return PMPI_Errhandler_fromint(errhandler); }
 
 #pragma weak MPI_Errhandler_toint
-int MPI_Errhandler_toint(MPI_Errhandler errhandler) { return PMPI_Errhandler_toint(errhandler); }
+int MPI_Errhandler_toint(MPI_Errhandler errhandler) { WEFT_QMPI_CHAIN(QMPI_Errhandler_toint_t, MPI_ERRHANDLER_TOINT_T, errhandler); return PMPI_Errhandler_toint(errhandler); }
 
 #pragma weak MPI_Error_class
-int MPI_Error_class(int errorcode, int* errorclass) { return PMPI_Error_class(errorcode, errorclass); }
+int MPI_Error_class(int errorcode, int* errorclass) { WEFT_QMPI_CHAIN(QMPI_Error_class_t, MPI_ERROR_CLASS_T, errorcode, errorclass); return PMPI_Error_class(errorcode, errorclass); }
 
 #pragma weak MPI_Error_string
-int MPI_Error_string(int errorcode, char* string, int* resultlen) { return PMPI_Error_string(errorcode, string, resultlen); }
+int MPI_Error_string(int errorcode, char* string, int* resultlen) { WEFT_QMPI_CHAIN(QMPI_Error_string_t, MPI_ERROR_STRING_T, errorcode, string, resultlen); return PMPI_Error_string(errorcode, string, resultlen); }
 
 #pragma weak MPI_Exscan
-int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Exscan_t, MPI_EXSCAN_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPI_Exscan_c
-int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Exscan_c_t, MPI_EXSCAN_C_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPI_Exscan_init
-int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
+int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Exscan_init_t, MPI_EXSCAN_INIT_T, sendbuf, recvbuf, count, datatype, op, comm, info, request); return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Exscan_init_c
-int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
+int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Exscan_init_c_t, MPI_EXSCAN_INIT_C_T, sendbuf, recvbuf, count, datatype, op, comm, info, request); return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Fetch_and_op
-int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win); }
+int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Fetch_and_op_t, MPI_FETCH_AND_OP_T, origin_addr, result_addr, datatype, target_rank, target_disp, op, win); return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win); }
 
 #pragma weak MPI_File_call_errhandler
-int MPI_File_call_errhandler(MPI_File fh, int errorcode) { return PMPI_File_call_errhandler(fh, errorcode); }
+int MPI_File_call_errhandler(MPI_File fh, int errorcode) { WEFT_QMPI_CHAIN(QMPI_File_call_errhandler_t, MPI_FILE_CALL_ERRHANDLER_T, fh, errorcode); return PMPI_File_call_errhandler(fh, errorcode); }
 
 #pragma weak MPI_File_close
-int MPI_File_close(MPI_File* fh) { return PMPI_File_close(fh); }
+int MPI_File_close(MPI_File* fh) { WEFT_QMPI_CHAIN(QMPI_File_close_t, MPI_FILE_CLOSE_T, fh); return PMPI_File_close(fh); }
 
 #pragma weak MPI_File_create_errhandler
-int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_File_create_errhandler(file_errhandler_fn, errhandler); }
+int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_File_create_errhandler_t, MPI_FILE_CREATE_ERRHANDLER_T, file_errhandler_fn, errhandler); return PMPI_File_create_errhandler(file_errhandler_fn, errhandler); }
 
 #pragma weak MPI_File_delete
-int MPI_File_delete(const char* filename, MPI_Info info) { return PMPI_File_delete(filename, info); }
+int MPI_File_delete(const char* filename, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_File_delete_t, MPI_FILE_DELETE_T, filename, info); return PMPI_File_delete(filename, info); }
 
 #pragma weak MPI_File_fromint
-MPI_File MPI_File_fromint(int file) { return PMPI_File_fromint(file); }
+MPI_File MPI_File_fromint(int file) { WEFT_QMPI_CHAIN(QMPI_File_fromint_t, MPI_FILE_FROMINT_T, file); return PMPI_File_fromint(file); }
 
 #pragma weak MPI_File_get_amode
-int MPI_File_get_amode(MPI_File fh, int* amode) { return PMPI_File_get_amode(fh, amode); }
+int MPI_File_get_amode(MPI_File fh, int* amode) { WEFT_QMPI_CHAIN(QMPI_File_get_amode_t, MPI_FILE_GET_AMODE_T, fh, amode); return PMPI_File_get_amode(fh, amode); }
 
 #pragma weak MPI_File_get_atomicity
-int MPI_File_get_atomicity(MPI_File fh, int* flag) { return PMPI_File_get_atomicity(fh, flag); }
+int MPI_File_get_atomicity(MPI_File fh, int* flag) { WEFT_QMPI_CHAIN(QMPI_File_get_atomicity_t, MPI_FILE_GET_ATOMICITY_T, fh, flag); return PMPI_File_get_atomicity(fh, flag); }
 
 #pragma weak MPI_File_get_byte_offset
-int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) { return PMPI_File_get_byte_offset(fh, offset, disp); }
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) { WEFT_QMPI_CHAIN(QMPI_File_get_byte_offset_t, MPI_FILE_GET_BYTE_OFFSET_T, fh, offset, disp); return PMPI_File_get_byte_offset(fh, offset, disp); }
 
 #pragma weak MPI_File_get_errhandler
-int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) { return PMPI_File_get_errhandler(file, errhandler); }
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_File_get_errhandler_t, MPI_FILE_GET_ERRHANDLER_T, file, errhandler); return PMPI_File_get_errhandler(file, errhandler); }
 
 #pragma weak MPI_File_get_group
-int MPI_File_get_group(MPI_File fh, MPI_Group* group) { return PMPI_File_get_group(fh, group); }
+int MPI_File_get_group(MPI_File fh, MPI_Group* group) { WEFT_QMPI_CHAIN(QMPI_File_get_group_t, MPI_FILE_GET_GROUP_T, fh, group); return PMPI_File_get_group(fh, group); }
 
 #pragma weak MPI_File_get_info
-int MPI_File_get_info(MPI_File fh, MPI_Info* info_used) { return PMPI_File_get_info(fh, info_used); }
+int MPI_File_get_info(MPI_File fh, MPI_Info* info_used) { WEFT_QMPI_CHAIN(QMPI_File_get_info_t, MPI_FILE_GET_INFO_T, fh, info_used); return PMPI_File_get_info(fh, info_used); }
 
 #pragma weak MPI_File_get_position
-int MPI_File_get_position(MPI_File fh, MPI_Offset* offset) { return PMPI_File_get_position(fh, offset); }
+int MPI_File_get_position(MPI_File fh, MPI_Offset* offset) { WEFT_QMPI_CHAIN(QMPI_File_get_position_t, MPI_FILE_GET_POSITION_T, fh, offset); return PMPI_File_get_position(fh, offset); }
 
 #pragma weak MPI_File_get_position_shared
-int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) { return PMPI_File_get_position_shared(fh, offset); }
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) { WEFT_QMPI_CHAIN(QMPI_File_get_position_shared_t, MPI_FILE_GET_POSITION_SHARED_T, fh, offset); return PMPI_File_get_position_shared(fh, offset); }
 
 #pragma weak MPI_File_get_size
-int MPI_File_get_size(MPI_File fh, MPI_Offset* size) { return PMPI_File_get_size(fh, size); }
+int MPI_File_get_size(MPI_File fh, MPI_Offset* size) { WEFT_QMPI_CHAIN(QMPI_File_get_size_t, MPI_FILE_GET_SIZE_T, fh, size); return PMPI_File_get_size(fh, size); }
 
 #pragma weak MPI_File_get_type_extent
-int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) { return PMPI_File_get_type_extent(fh, datatype, extent); }
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) { WEFT_QMPI_CHAIN(QMPI_File_get_type_extent_t, MPI_FILE_GET_TYPE_EXTENT_T, fh, datatype, extent); return PMPI_File_get_type_extent(fh, datatype, extent); }
 
 #pragma weak MPI_File_get_type_extent_c
-int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) { return PMPI_File_get_type_extent_c(fh, datatype, extent); }
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) { WEFT_QMPI_CHAIN(QMPI_File_get_type_extent_c_t, MPI_FILE_GET_TYPE_EXTENT_C_T, fh, datatype, extent); return PMPI_File_get_type_extent_c(fh, datatype, extent); }
 
 #pragma weak MPI_File_get_view
-int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) { return PMPI_File_get_view(fh, disp, etype, filetype, datarep); }
+int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype, char* datarep) { WEFT_QMPI_CHAIN(QMPI_File_get_view_t, MPI_FILE_GET_VIEW_T, fh, disp, etype, filetype, datarep); return PMPI_File_get_view(fh, disp, etype, filetype, datarep); }
 
 #pragma weak MPI_File_iread
-int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread(fh, buf, count, datatype, request); }
+int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_t, MPI_FILE_IREAD_T, fh, buf, count, datatype, request); return PMPI_File_iread(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_all
-int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_all(fh, buf, count, datatype, request); }
+int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_all_t, MPI_FILE_IREAD_ALL_T, fh, buf, count, datatype, request); return PMPI_File_iread_all(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_all_c
-int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_all_c(fh, buf, count, datatype, request); }
+int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_all_c_t, MPI_FILE_IREAD_ALL_C_T, fh, buf, count, datatype, request); return PMPI_File_iread_all_c(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_at
-int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at(fh, offset, buf, count, datatype, request); }
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_at_t, MPI_FILE_IREAD_AT_T, fh, offset, buf, count, datatype, request); return PMPI_File_iread_at(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_at_all
-int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request); }
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_at_all_t, MPI_FILE_IREAD_AT_ALL_T, fh, offset, buf, count, datatype, request); return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_at_all_c
-int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request); }
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_at_all_c_t, MPI_FILE_IREAD_AT_ALL_C_T, fh, offset, buf, count, datatype, request); return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_at_c
-int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request); }
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_at_c_t, MPI_FILE_IREAD_AT_C_T, fh, offset, buf, count, datatype, request); return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_c
-int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_c(fh, buf, count, datatype, request); }
+int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_c_t, MPI_FILE_IREAD_C_T, fh, buf, count, datatype, request); return PMPI_File_iread_c(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_shared
-int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_shared(fh, buf, count, datatype, request); }
+int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_shared_t, MPI_FILE_IREAD_SHARED_T, fh, buf, count, datatype, request); return PMPI_File_iread_shared(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iread_shared_c
-int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iread_shared_c(fh, buf, count, datatype, request); }
+int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iread_shared_c_t, MPI_FILE_IREAD_SHARED_C_T, fh, buf, count, datatype, request); return PMPI_File_iread_shared_c(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite
-int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite(fh, buf, count, datatype, request); }
+int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_t, MPI_FILE_IWRITE_T, fh, buf, count, datatype, request); return PMPI_File_iwrite(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_all
-int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_all(fh, buf, count, datatype, request); }
+int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_all_t, MPI_FILE_IWRITE_ALL_T, fh, buf, count, datatype, request); return PMPI_File_iwrite_all(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_all_c
-int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request); }
+int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_all_c_t, MPI_FILE_IWRITE_ALL_C_T, fh, buf, count, datatype, request); return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_at
-int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request); }
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_at_t, MPI_FILE_IWRITE_AT_T, fh, offset, buf, count, datatype, request); return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_at_all
-int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request); }
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_at_all_t, MPI_FILE_IWRITE_AT_ALL_T, fh, offset, buf, count, datatype, request); return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_at_all_c
-int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request); }
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_at_all_c_t, MPI_FILE_IWRITE_AT_ALL_C_T, fh, offset, buf, count, datatype, request); return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_at_c
-int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request); }
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_at_c_t, MPI_FILE_IWRITE_AT_C_T, fh, offset, buf, count, datatype, request); return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_c
-int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_c(fh, buf, count, datatype, request); }
+int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_c_t, MPI_FILE_IWRITE_C_T, fh, buf, count, datatype, request); return PMPI_File_iwrite_c(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_shared
-int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_shared(fh, buf, count, datatype, request); }
+int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_shared_t, MPI_FILE_IWRITE_SHARED_T, fh, buf, count, datatype, request); return PMPI_File_iwrite_shared(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_iwrite_shared_c
-int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request); }
+int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_File_iwrite_shared_c_t, MPI_FILE_IWRITE_SHARED_C_T, fh, buf, count, datatype, request); return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request); }
 
 #pragma weak MPI_File_open
-int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) { return PMPI_File_open(comm, filename, amode, info, fh); }
+int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) { WEFT_QMPI_CHAIN(QMPI_File_open_t, MPI_FILE_OPEN_T, comm, filename, amode, info, fh); return PMPI_File_open(comm, filename, amode, info, fh); }
 
 #pragma weak MPI_File_preallocate
-int MPI_File_preallocate(MPI_File fh, MPI_Offset size) { return PMPI_File_preallocate(fh, size); }
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size) { WEFT_QMPI_CHAIN(QMPI_File_preallocate_t, MPI_FILE_PREALLOCATE_T, fh, size); return PMPI_File_preallocate(fh, size); }
 
 #pragma weak MPI_File_read
-int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read(fh, buf, count, datatype, status); }
+int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_t, MPI_FILE_READ_T, fh, buf, count, datatype, status); return PMPI_File_read(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_all
-int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_all(fh, buf, count, datatype, status); }
+int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_all_t, MPI_FILE_READ_ALL_T, fh, buf, count, datatype, status); return PMPI_File_read_all(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_all_begin
-int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) { return PMPI_File_read_all_begin(fh, buf, count, datatype); }
+int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_read_all_begin_t, MPI_FILE_READ_ALL_BEGIN_T, fh, buf, count, datatype); return PMPI_File_read_all_begin(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_read_all_begin_c
-int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_read_all_begin_c(fh, buf, count, datatype); }
+int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_read_all_begin_c_t, MPI_FILE_READ_ALL_BEGIN_C_T, fh, buf, count, datatype); return PMPI_File_read_all_begin_c(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_read_all_c
-int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_all_c(fh, buf, count, datatype, status); }
+int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_all_c_t, MPI_FILE_READ_ALL_C_T, fh, buf, count, datatype, status); return PMPI_File_read_all_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_all_end
-int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status) { return PMPI_File_read_all_end(fh, buf, status); }
+int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_all_end_t, MPI_FILE_READ_ALL_END_T, fh, buf, status); return PMPI_File_read_all_end(fh, buf, status); }
 
 #pragma weak MPI_File_read_at
-int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at(fh, offset, buf, count, datatype, status); }
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_at_t, MPI_FILE_READ_AT_T, fh, offset, buf, count, datatype, status); return PMPI_File_read_at(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_at_all
-int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status); }
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_at_all_t, MPI_FILE_READ_AT_ALL_T, fh, offset, buf, count, datatype, status); return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_at_all_begin
-int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype) { return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype); }
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_read_at_all_begin_t, MPI_FILE_READ_AT_ALL_BEGIN_T, fh, offset, buf, count, datatype); return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype); }
 
 #pragma weak MPI_File_read_at_all_begin_c
-int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype); }
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_read_at_all_begin_c_t, MPI_FILE_READ_AT_ALL_BEGIN_C_T, fh, offset, buf, count, datatype); return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype); }
 
 #pragma weak MPI_File_read_at_all_c
-int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status); }
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_at_all_c_t, MPI_FILE_READ_AT_ALL_C_T, fh, offset, buf, count, datatype, status); return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_at_all_end
-int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) { return PMPI_File_read_at_all_end(fh, buf, status); }
+int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_at_all_end_t, MPI_FILE_READ_AT_ALL_END_T, fh, buf, status); return PMPI_File_read_at_all_end(fh, buf, status); }
 
 #pragma weak MPI_File_read_at_c
-int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status); }
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_at_c_t, MPI_FILE_READ_AT_C_T, fh, offset, buf, count, datatype, status); return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_c
-int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_c(fh, buf, count, datatype, status); }
+int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_c_t, MPI_FILE_READ_C_T, fh, buf, count, datatype, status); return PMPI_File_read_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_ordered
-int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_ordered(fh, buf, count, datatype, status); }
+int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_ordered_t, MPI_FILE_READ_ORDERED_T, fh, buf, count, datatype, status); return PMPI_File_read_ordered(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_ordered_begin
-int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) { return PMPI_File_read_ordered_begin(fh, buf, count, datatype); }
+int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_read_ordered_begin_t, MPI_FILE_READ_ORDERED_BEGIN_T, fh, buf, count, datatype); return PMPI_File_read_ordered_begin(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_read_ordered_begin_c
-int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype); }
+int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_read_ordered_begin_c_t, MPI_FILE_READ_ORDERED_BEGIN_C_T, fh, buf, count, datatype); return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_read_ordered_c
-int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_ordered_c(fh, buf, count, datatype, status); }
+int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_ordered_c_t, MPI_FILE_READ_ORDERED_C_T, fh, buf, count, datatype, status); return PMPI_File_read_ordered_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_ordered_end
-int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) { return PMPI_File_read_ordered_end(fh, buf, status); }
+int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_ordered_end_t, MPI_FILE_READ_ORDERED_END_T, fh, buf, status); return PMPI_File_read_ordered_end(fh, buf, status); }
 
 #pragma weak MPI_File_read_shared
-int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_shared(fh, buf, count, datatype, status); }
+int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_shared_t, MPI_FILE_READ_SHARED_T, fh, buf, count, datatype, status); return PMPI_File_read_shared(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_read_shared_c
-int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_read_shared_c(fh, buf, count, datatype, status); }
+int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_read_shared_c_t, MPI_FILE_READ_SHARED_C_T, fh, buf, count, datatype, status); return PMPI_File_read_shared_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_seek
-int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { return PMPI_File_seek(fh, offset, whence); }
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) { WEFT_QMPI_CHAIN(QMPI_File_seek_t, MPI_FILE_SEEK_T, fh, offset, whence); return PMPI_File_seek(fh, offset, whence); }
 
 #pragma weak MPI_File_seek_shared
-int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { return PMPI_File_seek_shared(fh, offset, whence); }
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) { WEFT_QMPI_CHAIN(QMPI_File_seek_shared_t, MPI_FILE_SEEK_SHARED_T, fh, offset, whence); return PMPI_File_seek_shared(fh, offset, whence); }
 
 #pragma weak MPI_File_set_atomicity
-int MPI_File_set_atomicity(MPI_File fh, int flag) { return PMPI_File_set_atomicity(fh, flag); }
+int MPI_File_set_atomicity(MPI_File fh, int flag) { WEFT_QMPI_CHAIN(QMPI_File_set_atomicity_t, MPI_FILE_SET_ATOMICITY_T, fh, flag); return PMPI_File_set_atomicity(fh, flag); }
 
 #pragma weak MPI_File_set_errhandler
-int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) { return PMPI_File_set_errhandler(file, errhandler); }
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) { WEFT_QMPI_CHAIN(QMPI_File_set_errhandler_t, MPI_FILE_SET_ERRHANDLER_T, file, errhandler); return PMPI_File_set_errhandler(file, errhandler); }
 
 #pragma weak MPI_File_set_info
-int MPI_File_set_info(MPI_File fh, MPI_Info info) { return PMPI_File_set_info(fh, info); }
+int MPI_File_set_info(MPI_File fh, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_File_set_info_t, MPI_FILE_SET_INFO_T, fh, info); return PMPI_File_set_info(fh, info); }
 
 #pragma weak MPI_File_set_size
-int MPI_File_set_size(MPI_File fh, MPI_Offset size) { return PMPI_File_set_size(fh, size); }
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) { WEFT_QMPI_CHAIN(QMPI_File_set_size_t, MPI_FILE_SET_SIZE_T, fh, size); return PMPI_File_set_size(fh, size); }
 
 #pragma weak MPI_File_set_view
-int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info) { return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info); }
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char* datarep, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_File_set_view_t, MPI_FILE_SET_VIEW_T, fh, disp, etype, filetype, datarep, info); return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info); }
 
 #pragma weak MPI_File_sync
-int MPI_File_sync(MPI_File fh) { return PMPI_File_sync(fh); }
+int MPI_File_sync(MPI_File fh) { WEFT_QMPI_CHAIN(QMPI_File_sync_t, MPI_FILE_SYNC_T, fh); return PMPI_File_sync(fh); }
 
 #pragma weak MPI_File_toint
-int MPI_File_toint(MPI_File file) { return PMPI_File_toint(file); }
+int MPI_File_toint(MPI_File file) { WEFT_QMPI_CHAIN(QMPI_File_toint_t, MPI_FILE_TOINT_T, file); return PMPI_File_toint(file); }
 
 #pragma weak MPI_File_write
-int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write(fh, buf, count, datatype, status); }
+int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_t, MPI_FILE_WRITE_T, fh, buf, count, datatype, status); return PMPI_File_write(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_all
-int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_all(fh, buf, count, datatype, status); }
+int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_all_t, MPI_FILE_WRITE_ALL_T, fh, buf, count, datatype, status); return PMPI_File_write_all(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_all_begin
-int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) { return PMPI_File_write_all_begin(fh, buf, count, datatype); }
+int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_write_all_begin_t, MPI_FILE_WRITE_ALL_BEGIN_T, fh, buf, count, datatype); return PMPI_File_write_all_begin(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_write_all_begin_c
-int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_write_all_begin_c(fh, buf, count, datatype); }
+int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_write_all_begin_c_t, MPI_FILE_WRITE_ALL_BEGIN_C_T, fh, buf, count, datatype); return PMPI_File_write_all_begin_c(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_write_all_c
-int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_all_c(fh, buf, count, datatype, status); }
+int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_all_c_t, MPI_FILE_WRITE_ALL_C_T, fh, buf, count, datatype, status); return PMPI_File_write_all_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_all_end
-int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) { return PMPI_File_write_all_end(fh, buf, status); }
+int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_all_end_t, MPI_FILE_WRITE_ALL_END_T, fh, buf, status); return PMPI_File_write_all_end(fh, buf, status); }
 
 #pragma weak MPI_File_write_at
-int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at(fh, offset, buf, count, datatype, status); }
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_at_t, MPI_FILE_WRITE_AT_T, fh, offset, buf, count, datatype, status); return PMPI_File_write_at(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_at_all
-int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status); }
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_at_all_t, MPI_FILE_WRITE_AT_ALL_T, fh, offset, buf, count, datatype, status); return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_at_all_begin
-int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype) { return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype); }
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_write_at_all_begin_t, MPI_FILE_WRITE_AT_ALL_BEGIN_T, fh, offset, buf, count, datatype); return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype); }
 
 #pragma weak MPI_File_write_at_all_begin_c
-int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype); }
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_write_at_all_begin_c_t, MPI_FILE_WRITE_AT_ALL_BEGIN_C_T, fh, offset, buf, count, datatype); return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype); }
 
 #pragma weak MPI_File_write_at_all_c
-int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status); }
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_at_all_c_t, MPI_FILE_WRITE_AT_ALL_C_T, fh, offset, buf, count, datatype, status); return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_at_all_end
-int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) { return PMPI_File_write_at_all_end(fh, buf, status); }
+int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_at_all_end_t, MPI_FILE_WRITE_AT_ALL_END_T, fh, buf, status); return PMPI_File_write_at_all_end(fh, buf, status); }
 
 #pragma weak MPI_File_write_at_c
-int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status); }
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_at_c_t, MPI_FILE_WRITE_AT_C_T, fh, offset, buf, count, datatype, status); return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_c
-int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_c(fh, buf, count, datatype, status); }
+int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_c_t, MPI_FILE_WRITE_C_T, fh, buf, count, datatype, status); return PMPI_File_write_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_ordered
-int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_ordered(fh, buf, count, datatype, status); }
+int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_ordered_t, MPI_FILE_WRITE_ORDERED_T, fh, buf, count, datatype, status); return PMPI_File_write_ordered(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_ordered_begin
-int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) { return PMPI_File_write_ordered_begin(fh, buf, count, datatype); }
+int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_write_ordered_begin_t, MPI_FILE_WRITE_ORDERED_BEGIN_T, fh, buf, count, datatype); return PMPI_File_write_ordered_begin(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_write_ordered_begin_c
-int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) { return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype); }
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_File_write_ordered_begin_c_t, MPI_FILE_WRITE_ORDERED_BEGIN_C_T, fh, buf, count, datatype); return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype); }
 
 #pragma weak MPI_File_write_ordered_c
-int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_ordered_c(fh, buf, count, datatype, status); }
+int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_ordered_c_t, MPI_FILE_WRITE_ORDERED_C_T, fh, buf, count, datatype, status); return PMPI_File_write_ordered_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_ordered_end
-int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) { return PMPI_File_write_ordered_end(fh, buf, status); }
+int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_ordered_end_t, MPI_FILE_WRITE_ORDERED_END_T, fh, buf, status); return PMPI_File_write_ordered_end(fh, buf, status); }
 
 #pragma weak MPI_File_write_shared
-int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_shared(fh, buf, count, datatype, status); }
+int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_shared_t, MPI_FILE_WRITE_SHARED_T, fh, buf, count, datatype, status); return PMPI_File_write_shared(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_File_write_shared_c
-int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { return PMPI_File_write_shared_c(fh, buf, count, datatype, status); }
+int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_File_write_shared_c_t, MPI_FILE_WRITE_SHARED_C_T, fh, buf, count, datatype, status); return PMPI_File_write_shared_c(fh, buf, count, datatype, status); }
 
 #pragma weak MPI_Finalize
-int MPI_Finalize(void) { return PMPI_Finalize(); }
+int MPI_Finalize(void) { WEFT_QMPI_CHAIN(QMPI_Finalize_t, MPI_FINALIZE_T); return PMPI_Finalize(); }
 
 #pragma weak MPI_Finalized
-int MPI_Finalized(int* flag) { return PMPI_Finalized(flag); }
+int MPI_Finalized(int* flag) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Finalized_t, MPI_FINALIZED_T, flag); return PMPI_Finalized(flag); }
 
 #pragma weak MPI_Free_mem
-int MPI_Free_mem(void* base) { return PMPI_Free_mem(base); }
+int MPI_Free_mem(void* base) { WEFT_QMPI_CHAIN(QMPI_Free_mem_t, MPI_FREE_MEM_T, base); return PMPI_Free_mem(base); }
 
 #pragma weak MPI_Gather
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Gather_t, MPI_GATHER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
 
 #pragma weak MPI_Gather_c
-int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Gather_c_t, MPI_GATHER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
 
 #pragma weak MPI_Gather_init
-int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
+int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Gather_init_t, MPI_GATHER_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Gather_init_c
-int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
+int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Gather_init_c_t, MPI_GATHER_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Gatherv
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); }
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Gatherv_t, MPI_GATHERV_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); }
 
 #pragma weak MPI_Gatherv_c
-int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); }
+int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Gatherv_c_t, MPI_GATHERV_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); }
 
 #pragma weak MPI_Gatherv_init
-int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request); }
+int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Gatherv_init_t, MPI_GATHERV_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request); return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Gatherv_init_c
-int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request); }
+int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Gatherv_init_c_t, MPI_GATHERV_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request); return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Get
-int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
+int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Get_t, MPI_GET_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 
 #pragma weak MPI_Get_accumulate
-int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Get_accumulate_t, MPI_GET_ACCUMULATE_T, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
 
 #pragma weak MPI_Get_accumulate_c
-int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
+int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Get_accumulate_c_t, MPI_GET_ACCUMULATE_C_T, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win); }
 
 #pragma weak MPI_Get_address
-int MPI_Get_address(const void* location, MPI_Aint* address) { return PMPI_Get_address(location, address); }
+int MPI_Get_address(const void* location, MPI_Aint* address) { WEFT_QMPI_CHAIN(QMPI_Get_address_t, MPI_GET_ADDRESS_T, location, address); return PMPI_Get_address(location, address); }
 
 #pragma weak MPI_Get_c
-int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
+int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Get_c_t, MPI_GET_C_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 
 #pragma weak MPI_Get_count
-int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) { return PMPI_Get_count(status, datatype, count); }
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) { WEFT_QMPI_CHAIN(QMPI_Get_count_t, MPI_GET_COUNT_T, status, datatype, count); return PMPI_Get_count(status, datatype, count); }
 
 #pragma weak MPI_Get_count_c
-int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_count_c(status, datatype, count); }
+int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { WEFT_QMPI_CHAIN(QMPI_Get_count_c_t, MPI_GET_COUNT_C_T, status, datatype, count); return PMPI_Get_count_c(status, datatype, count); }
 
 #pragma weak MPI_Get_elements
-int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) { return PMPI_Get_elements(status, datatype, count); }
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) { WEFT_QMPI_CHAIN(QMPI_Get_elements_t, MPI_GET_ELEMENTS_T, status, datatype, count); return PMPI_Get_elements(status, datatype, count); }
 
 #pragma weak MPI_Get_elements_c
-int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_elements_c(status, datatype, count); }
+int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { WEFT_QMPI_CHAIN(QMPI_Get_elements_c_t, MPI_GET_ELEMENTS_C_T, status, datatype, count); return PMPI_Get_elements_c(status, datatype, count); }
 
 #pragma weak MPI_Get_elements_x
-int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { return PMPI_Get_elements_x(status, datatype, count); }
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) { WEFT_QMPI_CHAIN(QMPI_Get_elements_x_t, MPI_GET_ELEMENTS_X_T, status, datatype, count); return PMPI_Get_elements_x(status, datatype, count); }
 
 #pragma weak MPI_Get_hw_resource_info
-int MPI_Get_hw_resource_info(MPI_Info* hw_info) { return PMPI_Get_hw_resource_info(hw_info); }
+int MPI_Get_hw_resource_info(MPI_Info* hw_info) { WEFT_QMPI_CHAIN(QMPI_Get_hw_resource_info_t, MPI_GET_HW_RESOURCE_INFO_T, hw_info); return PMPI_Get_hw_resource_info(hw_info); }
 
 #pragma weak MPI_Get_library_version
-int MPI_Get_library_version(char* version, int* resultlen) { return PMPI_Get_library_version(version, resultlen); }
+int MPI_Get_library_version(char* version, int* resultlen) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Get_library_version_t, MPI_GET_LIBRARY_VERSION_T, version, resultlen); return PMPI_Get_library_version(version, resultlen); }
 
 #pragma weak MPI_Get_processor_name
-int MPI_Get_processor_name(char* name, int* resultlen) { return PMPI_Get_processor_name(name, resultlen); }
+int MPI_Get_processor_name(char* name, int* resultlen) { WEFT_QMPI_CHAIN(QMPI_Get_processor_name_t, MPI_GET_PROCESSOR_NAME_T, name, resultlen); return PMPI_Get_processor_name(name, resultlen); }
 
 #pragma weak MPI_Get_version
-int MPI_Get_version(int* version, int* subversion) { return PMPI_Get_version(version, subversion); }
+int MPI_Get_version(int* version, int* subversion) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Get_version_t, MPI_GET_VERSION_T, version, subversion); return PMPI_Get_version(version, subversion); }
 
 #pragma weak MPI_Graph_create
-int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph) { return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph); }
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph) { WEFT_QMPI_CHAIN(QMPI_Graph_create_t, MPI_GRAPH_CREATE_T, comm_old, nnodes, index, edges, reorder, comm_graph); return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph); }
 
 #pragma weak MPI_Graph_get
-int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { return PMPI_Graph_get(comm, maxindex, maxedges, index, edges); }
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) { WEFT_QMPI_CHAIN(QMPI_Graph_get_t, MPI_GRAPH_GET_T, comm, maxindex, maxedges, index, edges); return PMPI_Graph_get(comm, maxindex, maxedges, index, edges); }
 
 #pragma weak MPI_Graph_map
-int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) { return PMPI_Graph_map(comm, nnodes, index, edges, newrank); }
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) { WEFT_QMPI_CHAIN(QMPI_Graph_map_t, MPI_GRAPH_MAP_T, comm, nnodes, index, edges, newrank); return PMPI_Graph_map(comm, nnodes, index, edges, newrank); }
 
 #pragma weak MPI_Graph_neighbors
-int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors); }
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) { WEFT_QMPI_CHAIN(QMPI_Graph_neighbors_t, MPI_GRAPH_NEIGHBORS_T, comm, rank, maxneighbors, neighbors); return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors); }
 
 #pragma weak MPI_Graph_neighbors_count
-int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) { return PMPI_Graph_neighbors_count(comm, rank, nneighbors); }
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) { WEFT_QMPI_CHAIN(QMPI_Graph_neighbors_count_t, MPI_GRAPH_NEIGHBORS_COUNT_T, comm, rank, nneighbors); return PMPI_Graph_neighbors_count(comm, rank, nneighbors); }
 
 #pragma weak MPI_Graphdims_get
-int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) { return PMPI_Graphdims_get(comm, nnodes, nedges); }
+int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) { WEFT_QMPI_CHAIN(QMPI_Graphdims_get_t, MPI_GRAPHDIMS_GET_T, comm, nnodes, nedges); return PMPI_Graphdims_get(comm, nnodes, nedges); }
 
 #pragma weak MPI_Grequest_complete
-int MPI_Grequest_complete(MPI_Request request) { return PMPI_Grequest_complete(request); }
+int MPI_Grequest_complete(MPI_Request request) { WEFT_QMPI_CHAIN(QMPI_Grequest_complete_t, MPI_GREQUEST_COMPLETE_T, request); return PMPI_Grequest_complete(request); }
 
 #pragma weak MPI_Grequest_start
-int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) { return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request); }
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Grequest_start_t, MPI_GREQUEST_START_T, query_fn, free_fn, cancel_fn, extra_state, request); return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request); }
 
 #pragma weak MPI_Group_compare
-int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) { return PMPI_Group_compare(group1, group2, result); }
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) { WEFT_QMPI_CHAIN(QMPI_Group_compare_t, MPI_GROUP_COMPARE_T, group1, group2, result); return PMPI_Group_compare(group1, group2, result); }
 
 #pragma weak MPI_Group_difference
-int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_difference(group1, group2, newgroup); }
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_difference_t, MPI_GROUP_DIFFERENCE_T, group1, group2, newgroup); return PMPI_Group_difference(group1, group2, newgroup); }
 
 #pragma weak MPI_Group_excl
-int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_excl(group, n, ranks, newgroup); }
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_excl_t, MPI_GROUP_EXCL_T, group, n, ranks, newgroup); return PMPI_Group_excl(group, n, ranks, newgroup); }
 
 #pragma weak MPI_Group_free
-int MPI_Group_free(MPI_Group* group) { return PMPI_Group_free(group); }
+int MPI_Group_free(MPI_Group* group) { WEFT_QMPI_CHAIN(QMPI_Group_free_t, MPI_GROUP_FREE_T, group); return PMPI_Group_free(group); }
 
 #pragma weak MPI_Group_from_session_pset
-int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) { return PMPI_Group_from_session_pset(session, pset_name, newgroup); }
+int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_from_session_pset_t, MPI_GROUP_FROM_SESSION_PSET_T, session, pset_name, newgroup); return PMPI_Group_from_session_pset(session, pset_name, newgroup); }
 
 #pragma weak MPI_Group_fromint
-MPI_Group MPI_Group_fromint(int group) { return PMPI_Group_fromint(group); }
+MPI_Group MPI_Group_fromint(int group) { WEFT_QMPI_CHAIN(QMPI_Group_fromint_t, MPI_GROUP_FROMINT_T, group); return PMPI_Group_fromint(group); }
 
 #pragma weak MPI_Group_incl
-int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { return PMPI_Group_incl(group, n, ranks, newgroup); }
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_incl_t, MPI_GROUP_INCL_T, group, n, ranks, newgroup); return PMPI_Group_incl(group, n, ranks, newgroup); }
 
 #pragma weak MPI_Group_intersection
-int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_intersection(group1, group2, newgroup); }
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_intersection_t, MPI_GROUP_INTERSECTION_T, group1, group2, newgroup); return PMPI_Group_intersection(group1, group2, newgroup); }
 
 #pragma weak MPI_Group_range_excl
-int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_excl(group, n, ranges, newgroup); }
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_range_excl_t, MPI_GROUP_RANGE_EXCL_T, group, n, ranges, newgroup); return PMPI_Group_range_excl(group, n, ranges, newgroup); }
 
 #pragma weak MPI_Group_range_incl
-int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { return PMPI_Group_range_incl(group, n, ranges, newgroup); }
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_range_incl_t, MPI_GROUP_RANGE_INCL_T, group, n, ranges, newgroup); return PMPI_Group_range_incl(group, n, ranges, newgroup); }
 
 #pragma weak MPI_Group_rank
-int MPI_Group_rank(MPI_Group group, int* rank) { return PMPI_Group_rank(group, rank); }
+int MPI_Group_rank(MPI_Group group, int* rank) { WEFT_QMPI_CHAIN(QMPI_Group_rank_t, MPI_GROUP_RANK_T, group, rank); return PMPI_Group_rank(group, rank); }
 
 #pragma weak MPI_Group_size
-int MPI_Group_size(MPI_Group group, int* size) { return PMPI_Group_size(group, size); }
+int MPI_Group_size(MPI_Group group, int* size) { WEFT_QMPI_CHAIN(QMPI_Group_size_t, MPI_GROUP_SIZE_T, group, size); return PMPI_Group_size(group, size); }
 
 #pragma weak MPI_Group_toint
-int MPI_Group_toint(MPI_Group group) { return PMPI_Group_toint(group); }
+int MPI_Group_toint(MPI_Group group) { WEFT_QMPI_CHAIN(QMPI_Group_toint_t, MPI_GROUP_TOINT_T, group); return PMPI_Group_toint(group); }
 
 #pragma weak MPI_Group_translate_ranks
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) { return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2); }
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) { WEFT_QMPI_CHAIN(QMPI_Group_translate_ranks_t, MPI_GROUP_TRANSLATE_RANKS_T, group1, n, ranks1, group2, ranks2); return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2); }
 
 #pragma weak MPI_Group_union
-int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { return PMPI_Group_union(group1, group2, newgroup); }
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) { WEFT_QMPI_CHAIN(QMPI_Group_union_t, MPI_GROUP_UNION_T, group1, group2, newgroup); return PMPI_Group_union(group1, group2, newgroup); }
 
 #pragma weak MPI_Iallgather
-int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iallgather_t, MPI_IALLGATHER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Iallgather_c
-int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iallgather_c_t, MPI_IALLGATHER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Iallgatherv
-int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iallgatherv_t, MPI_IALLGATHERV_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
 
 #pragma weak MPI_Iallgatherv_c
-int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
+int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iallgatherv_c_t, MPI_IALLGATHERV_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
 
 #pragma weak MPI_Iallreduce
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request); }
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iallreduce_t, MPI_IALLREDUCE_T, sendbuf, recvbuf, count, datatype, op, comm, request); return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request); }
 
 #pragma weak MPI_Iallreduce_c
-int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request); }
+int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iallreduce_c_t, MPI_IALLREDUCE_C_T, sendbuf, recvbuf, count, datatype, op, comm, request); return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request); }
 
 #pragma weak MPI_Ialltoall
-int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ialltoall_t, MPI_IALLTOALL_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Ialltoall_c
-int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ialltoall_c_t, MPI_IALLTOALL_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Ialltoallv
-int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ialltoallv_t, MPI_IALLTOALLV_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
 
 #pragma weak MPI_Ialltoallv_c
-int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
+int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ialltoallv_c_t, MPI_IALLTOALLV_C_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
 
 #pragma weak MPI_Ialltoallw
-int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ialltoallw_t, MPI_IALLTOALLW_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
 
 #pragma weak MPI_Ialltoallw_c
-int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ialltoallw_c_t, MPI_IALLTOALLW_C_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
 
 #pragma weak MPI_Ibarrier
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return PMPI_Ibarrier(comm, request); }
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ibarrier_t, MPI_IBARRIER_T, comm, request); return PMPI_Ibarrier(comm, request); }
 
 #pragma weak MPI_Ibcast
-int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); }
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ibcast_t, MPI_IBCAST_T, buffer, count, datatype, root, comm, request); return PMPI_Ibcast(buffer, count, datatype, root, comm, request); }
 
 #pragma weak MPI_Ibcast_c
-int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request); }
+int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ibcast_c_t, MPI_IBCAST_C_T, buffer, count, datatype, root, comm, request); return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request); }
 
 #pragma weak MPI_Ibsend
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ibsend_t, MPI_IBSEND_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Ibsend_c
-int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ibsend_c_t, MPI_IBSEND_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Iexscan
-int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iexscan_t, MPI_IEXSCAN_T, sendbuf, recvbuf, count, datatype, op, comm, request); return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
 
 #pragma weak MPI_Iexscan_c
-int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request); }
+int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iexscan_c_t, MPI_IEXSCAN_C_T, sendbuf, recvbuf, count, datatype, op, comm, request); return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request); }
 
 #pragma weak MPI_Igather
-int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Igather_t, MPI_IGATHER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 
 #pragma weak MPI_Igather_c
-int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Igather_c_t, MPI_IGATHER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 
 #pragma weak MPI_Igatherv
-int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); }
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Igatherv_t, MPI_IGATHERV_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); }
 
 #pragma weak MPI_Igatherv_c
-int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); }
+int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Igatherv_c_t, MPI_IGATHERV_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request); }
 
 #pragma weak MPI_Improbe
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) { return PMPI_Improbe(source, tag, comm, flag, message, status); }
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Improbe_t, MPI_IMPROBE_T, source, tag, comm, flag, message, status); return PMPI_Improbe(source, tag, comm, flag, message, status); }
 
 #pragma weak MPI_Imrecv
-int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) { return PMPI_Imrecv(buf, count, datatype, message, request); }
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Imrecv_t, MPI_IMRECV_T, buf, count, datatype, message, request); return PMPI_Imrecv(buf, count, datatype, message, request); }
 
 #pragma weak MPI_Imrecv_c
-int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) { return PMPI_Imrecv_c(buf, count, datatype, message, request); }
+int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Imrecv_c_t, MPI_IMRECV_C_T, buf, count, datatype, message, request); return PMPI_Imrecv_c(buf, count, datatype, message, request); }
 
 #pragma weak MPI_Ineighbor_allgather
-int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_allgather_t, MPI_INEIGHBOR_ALLGATHER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_allgather_c
-int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_allgather_c_t, MPI_INEIGHBOR_ALLGATHER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_allgatherv
-int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
+int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_allgatherv_t, MPI_INEIGHBOR_ALLGATHERV_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_allgatherv_c
-int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
+int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_allgatherv_c_t, MPI_INEIGHBOR_ALLGATHERV_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_alltoall
-int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_alltoall_t, MPI_INEIGHBOR_ALLTOALL_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_alltoall_c
-int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
+int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_alltoall_c_t, MPI_INEIGHBOR_ALLTOALL_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_alltoallv
-int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
+int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_alltoallv_t, MPI_INEIGHBOR_ALLTOALLV_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_alltoallv_c
-int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
+int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_alltoallv_c_t, MPI_INEIGHBOR_ALLTOALLV_C_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request); }
 
 #pragma weak MPI_Ineighbor_alltoallw
-int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_alltoallw_t, MPI_INEIGHBOR_ALLTOALLW_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
 
 #pragma weak MPI_Ineighbor_alltoallw_c
-int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
+int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ineighbor_alltoallw_c_t, MPI_INEIGHBOR_ALLTOALLW_C_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request); }
 
 #pragma weak MPI_Info_create
-int MPI_Info_create(MPI_Info* info) { return PMPI_Info_create(info); }
+int MPI_Info_create(MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_Info_create_t, MPI_INFO_CREATE_T, info); return PMPI_Info_create(info); }
 
 #pragma weak MPI_Info_create_env
-int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info) { return PMPI_Info_create_env(argc, argv, info); }
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_Info_create_env_t, MPI_INFO_CREATE_ENV_T, argc, argv, info); return PMPI_Info_create_env(argc, argv, info); }
 
 #pragma weak MPI_Info_delete
-int MPI_Info_delete(MPI_Info info, const char* key) { return PMPI_Info_delete(info, key); }
+int MPI_Info_delete(MPI_Info info, const char* key) { WEFT_QMPI_CHAIN(QMPI_Info_delete_t, MPI_INFO_DELETE_T, info, key); return PMPI_Info_delete(info, key); }
 
 #pragma weak MPI_Info_dup
-int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { return PMPI_Info_dup(info, newinfo); }
+int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) { WEFT_QMPI_CHAIN(QMPI_Info_dup_t, MPI_INFO_DUP_T, info, newinfo); return PMPI_Info_dup(info, newinfo); }
 
 #pragma weak MPI_Info_free
-int MPI_Info_free(MPI_Info* info) { return PMPI_Info_free(info); }
+int MPI_Info_free(MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_Info_free_t, MPI_INFO_FREE_T, info); return PMPI_Info_free(info); }
 
 #pragma weak MPI_Info_fromint
-MPI_Info MPI_Info_fromint(int info) { return PMPI_Info_fromint(info); }
+MPI_Info MPI_Info_fromint(int info) { WEFT_QMPI_CHAIN(QMPI_Info_fromint_t, MPI_INFO_FROMINT_T, info); return PMPI_Info_fromint(info); }
 
 #pragma weak MPI_Info_get
-int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) { return PMPI_Info_get(info, key, valuelen, value, flag); }
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) { WEFT_QMPI_CHAIN(QMPI_Info_get_t, MPI_INFO_GET_T, info, key, valuelen, value, flag); return PMPI_Info_get(info, key, valuelen, value, flag); }
 
 #pragma weak MPI_Info_get_nkeys
-int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) { return PMPI_Info_get_nkeys(info, nkeys); }
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) { WEFT_QMPI_CHAIN(QMPI_Info_get_nkeys_t, MPI_INFO_GET_NKEYS_T, info, nkeys); return PMPI_Info_get_nkeys(info, nkeys); }
 
 #pragma weak MPI_Info_get_nthkey
-int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) { return PMPI_Info_get_nthkey(info, n, key); }
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) { WEFT_QMPI_CHAIN(QMPI_Info_get_nthkey_t, MPI_INFO_GET_NTHKEY_T, info, n, key); return PMPI_Info_get_nthkey(info, n, key); }
 
 #pragma weak MPI_Info_get_string
-int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) { return PMPI_Info_get_string(info, key, buflen, value, flag); }
+int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) { WEFT_QMPI_CHAIN(QMPI_Info_get_string_t, MPI_INFO_GET_STRING_T, info, key, buflen, value, flag); return PMPI_Info_get_string(info, key, buflen, value, flag); }
 
 #pragma weak MPI_Info_get_valuelen
-int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) { return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) { WEFT_QMPI_CHAIN(QMPI_Info_get_valuelen_t, MPI_INFO_GET_VALUELEN_T, info, key, valuelen, flag); return PMPI_Info_get_valuelen(info, key, valuelen, flag); }
 
 #pragma weak MPI_Info_set
-int MPI_Info_set(MPI_Info info, const char* key, const char* value) { return PMPI_Info_set(info, key, value); }
+int MPI_Info_set(MPI_Info info, const char* key, const char* value) { WEFT_QMPI_CHAIN(QMPI_Info_set_t, MPI_INFO_SET_T, info, key, value); return PMPI_Info_set(info, key, value); }
 
 #pragma weak MPI_Info_toint
-int MPI_Info_toint(MPI_Info info) { return PMPI_Info_toint(info); }
+int MPI_Info_toint(MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_Info_toint_t, MPI_INFO_TOINT_T, info); return PMPI_Info_toint(info); }
 
 #pragma weak MPI_Init
-int MPI_Init(int* argc, char*** argv) { return PMPI_Init(argc, argv); }
+int MPI_Init(int* argc, char*** argv) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Init_t, MPI_INIT_T, argc, argv); return PMPI_Init(argc, argv); }
 
 #pragma weak MPI_Init_thread
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { return PMPI_Init_thread(argc, argv, required, provided); }
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Init_thread_t, MPI_INIT_THREAD_T, argc, argv, required, provided); return PMPI_Init_thread(argc, argv, required, provided); }
 
 #pragma weak MPI_Initialized
-int MPI_Initialized(int* flag) { return PMPI_Initialized(flag); }
+int MPI_Initialized(int* flag) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Initialized_t, MPI_INITIALIZED_T, flag); return PMPI_Initialized(flag); }
 
 #pragma weak MPI_Intercomm_create
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) { return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) { WEFT_QMPI_CHAIN(QMPI_Intercomm_create_t, MPI_INTERCOMM_CREATE_T, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
 
 #pragma weak MPI_Intercomm_create_from_groups
-int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm) { return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm); }
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm* newintercomm) { WEFT_QMPI_CHAIN(QMPI_Intercomm_create_from_groups_t, MPI_INTERCOMM_CREATE_FROM_GROUPS_T, local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm); return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm); }
 
 #pragma weak MPI_Intercomm_merge
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) { return PMPI_Intercomm_merge(intercomm, high, newintracomm); }
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) { WEFT_QMPI_CHAIN(QMPI_Intercomm_merge_t, MPI_INTERCOMM_MERGE_T, intercomm, high, newintracomm); return PMPI_Intercomm_merge(intercomm, high, newintracomm); }
 
 #pragma weak MPI_Iprobe
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) { return PMPI_Iprobe(source, tag, comm, flag, status); }
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Iprobe_t, MPI_IPROBE_T, source, tag, comm, flag, status); return PMPI_Iprobe(source, tag, comm, flag, status); }
 
 #pragma weak MPI_Irecv
-int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); }
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Irecv_t, MPI_IRECV_T, buf, count, datatype, source, tag, comm, request); return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); }
 
 #pragma weak MPI_Irecv_c
-int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request); }
+int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Irecv_c_t, MPI_IRECV_C_T, buf, count, datatype, source, tag, comm, request); return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request); }
 
 #pragma weak MPI_Ireduce
-int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request); }
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ireduce_t, MPI_IREDUCE_T, sendbuf, recvbuf, count, datatype, op, root, comm, request); return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request); }
 
 #pragma weak MPI_Ireduce_c
-int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request); }
+int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ireduce_c_t, MPI_IREDUCE_C_T, sendbuf, recvbuf, count, datatype, op, root, comm, request); return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request); }
 
 #pragma weak MPI_Ireduce_scatter
-int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); }
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ireduce_scatter_t, MPI_IREDUCE_SCATTER_T, sendbuf, recvbuf, recvcounts, datatype, op, comm, request); return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); }
 
 #pragma weak MPI_Ireduce_scatter_block
-int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request); }
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ireduce_scatter_block_t, MPI_IREDUCE_SCATTER_BLOCK_T, sendbuf, recvbuf, recvcount, datatype, op, comm, request); return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request); }
 
 #pragma weak MPI_Ireduce_scatter_block_c
-int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request); }
+int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ireduce_scatter_block_c_t, MPI_IREDUCE_SCATTER_BLOCK_C_T, sendbuf, recvbuf, recvcount, datatype, op, comm, request); return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request); }
 
 #pragma weak MPI_Ireduce_scatter_c
-int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); }
+int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ireduce_scatter_c_t, MPI_IREDUCE_SCATTER_C_T, sendbuf, recvbuf, recvcounts, datatype, op, comm, request); return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); }
 
 #pragma weak MPI_Irsend
-int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Irsend_t, MPI_IRSEND_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Irsend_c
-int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Irsend_c_t, MPI_IRSEND_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Is_thread_main
-int MPI_Is_thread_main(int* flag) { return PMPI_Is_thread_main(flag); }
+int MPI_Is_thread_main(int* flag) { WEFT_QMPI_CHAIN(QMPI_Is_thread_main_t, MPI_IS_THREAD_MAIN_T, flag); return PMPI_Is_thread_main(flag); }
 
 #pragma weak MPI_Iscan
-int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iscan_t, MPI_ISCAN_T, sendbuf, recvbuf, count, datatype, op, comm, request); return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request); }
 
 #pragma weak MPI_Iscan_c
-int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request); }
+int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iscan_c_t, MPI_ISCAN_C_T, sendbuf, recvbuf, count, datatype, op, comm, request); return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request); }
 
 #pragma weak MPI_Iscatter
-int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iscatter_t, MPI_ISCATTER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 
 #pragma weak MPI_Iscatter_c
-int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iscatter_c_t, MPI_ISCATTER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 
 #pragma weak MPI_Iscatterv
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iscatterv_t, MPI_ISCATTERV_T, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 
 #pragma weak MPI_Iscatterv_c
-int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
+int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Iscatterv_c_t, MPI_ISCATTERV_C_T, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request); }
 
 #pragma weak MPI_Isend
-int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Isend_t, MPI_ISEND_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Isend_c
-int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Isend_c_t, MPI_ISEND_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Isendrecv
-int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); }
+int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Isendrecv_t, MPI_ISENDRECV_T, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); }
 
 #pragma weak MPI_Isendrecv_c
-int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); }
+int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Isendrecv_c_t, MPI_ISENDRECV_C_T, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request); }
 
 #pragma weak MPI_Isendrecv_replace
-int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Isendrecv_replace_t, MPI_ISENDRECV_REPLACE_T, buf, count, datatype, dest, sendtag, source, recvtag, comm, request); return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
 
 #pragma weak MPI_Isendrecv_replace_c
-int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
+int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Isendrecv_replace_c_t, MPI_ISENDRECV_REPLACE_C_T, buf, count, datatype, dest, sendtag, source, recvtag, comm, request); return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request); }
 
 #pragma weak MPI_Issend
-int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Issend_t, MPI_ISSEND_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Issend_c
-int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Issend_c_t, MPI_ISSEND_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Keyval_create
-int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state); }
+int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) { WEFT_QMPI_CHAIN(QMPI_Keyval_create_t, MPI_KEYVAL_CREATE_T, copy_fn, delete_fn, keyval, extra_state); return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state); }
 
 #pragma weak MPI_Keyval_free
-int MPI_Keyval_free(int* keyval) { return PMPI_Keyval_free(keyval); }
+int MPI_Keyval_free(int* keyval) { WEFT_QMPI_CHAIN(QMPI_Keyval_free_t, MPI_KEYVAL_FREE_T, keyval); return PMPI_Keyval_free(keyval); }
 
 #pragma weak MPI_Lookup_name
-int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) { return PMPI_Lookup_name(service_name, info, port_name); }
+int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name) { WEFT_QMPI_CHAIN(QMPI_Lookup_name_t, MPI_LOOKUP_NAME_T, service_name, info, port_name); return PMPI_Lookup_name(service_name, info, port_name); }
 
 #pragma weak MPI_Message_fromint
-MPI_Message MPI_Message_fromint(int message) { return PMPI_Message_fromint(message); }
+MPI_Message MPI_Message_fromint(int message) { WEFT_QMPI_CHAIN(QMPI_Message_fromint_t, MPI_MESSAGE_FROMINT_T, message); return PMPI_Message_fromint(message); }
 
 #pragma weak MPI_Message_toint
-int MPI_Message_toint(MPI_Message message) { return PMPI_Message_toint(message); }
+int MPI_Message_toint(MPI_Message message) { WEFT_QMPI_CHAIN(QMPI_Message_toint_t, MPI_MESSAGE_TOINT_T, message); return PMPI_Message_toint(message); }
 
 #pragma weak MPI_Mprobe
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { return PMPI_Mprobe(source, tag, comm, message, status); }
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Mprobe_t, MPI_MPROBE_T, source, tag, comm, message, status); return PMPI_Mprobe(source, tag, comm, message, status); }
 
 #pragma weak MPI_Mrecv
-int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv(buf, count, datatype, message, status); }
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Mrecv_t, MPI_MRECV_T, buf, count, datatype, message, status); return PMPI_Mrecv(buf, count, datatype, message, status); }
 
 #pragma weak MPI_Mrecv_c
-int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { return PMPI_Mrecv_c(buf, count, datatype, message, status); }
+int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Mrecv_c_t, MPI_MRECV_C_T, buf, count, datatype, message, status); return PMPI_Mrecv_c(buf, count, datatype, message, status); }
 
 #pragma weak MPI_Neighbor_allgather
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgather_t, MPI_NEIGHBOR_ALLGATHER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_allgather_c
-int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgather_c_t, MPI_NEIGHBOR_ALLGATHER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_allgather_init
-int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgather_init_t, MPI_NEIGHBOR_ALLGATHER_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_allgather_init_c
-int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgather_init_c_t, MPI_NEIGHBOR_ALLGATHER_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_allgatherv
-int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
+int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgatherv_t, MPI_NEIGHBOR_ALLGATHERV_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_allgatherv_c
-int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
+int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgatherv_c_t, MPI_NEIGHBOR_ALLGATHERV_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_allgatherv_init
-int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
+int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgatherv_init_t, MPI_NEIGHBOR_ALLGATHERV_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_allgatherv_init_c
-int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
+int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_allgatherv_init_c_t, MPI_NEIGHBOR_ALLGATHERV_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_alltoall
-int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoall_t, MPI_NEIGHBOR_ALLTOALL_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_alltoall_c
-int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
+int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoall_c_t, MPI_NEIGHBOR_ALLTOALL_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_alltoall_init
-int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoall_init_t, MPI_NEIGHBOR_ALLTOALL_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_alltoall_init_c
-int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
+int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoall_init_c_t, MPI_NEIGHBOR_ALLTOALL_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_alltoallv
-int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
+int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallv_t, MPI_NEIGHBOR_ALLTOALLV_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_alltoallv_c
-int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
+int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallv_c_t, MPI_NEIGHBOR_ALLTOALLV_C_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm); }
 
 #pragma weak MPI_Neighbor_alltoallv_init
-int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
+int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallv_init_t, MPI_NEIGHBOR_ALLTOALLV_INIT_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_alltoallv_init_c
-int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
+int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallv_init_c_t, MPI_NEIGHBOR_ALLTOALLV_INIT_C_T, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request); }
 
 #pragma weak MPI_Neighbor_alltoallw
-int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallw_t, MPI_NEIGHBOR_ALLTOALLW_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
 
 #pragma weak MPI_Neighbor_alltoallw_c
-int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
+int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallw_c_t, MPI_NEIGHBOR_ALLTOALLW_C_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm); }
 
 #pragma weak MPI_Neighbor_alltoallw_init
-int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
+int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallw_init_t, MPI_NEIGHBOR_ALLTOALLW_INIT_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
 
 #pragma weak MPI_Neighbor_alltoallw_init_c
-int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
+int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Neighbor_alltoallw_init_c_t, MPI_NEIGHBOR_ALLTOALLW_INIT_C_T, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request); }
 
 #pragma weak MPI_Op_commutative
-int MPI_Op_commutative(MPI_Op op, int* commute) { return PMPI_Op_commutative(op, commute); }
+int MPI_Op_commutative(MPI_Op op, int* commute) { WEFT_QMPI_CHAIN(QMPI_Op_commutative_t, MPI_OP_COMMUTATIVE_T, op, commute); return PMPI_Op_commutative(op, commute); }
 
 #pragma weak MPI_Op_create
-int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create(user_fn, commute, op); }
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) { WEFT_QMPI_CHAIN(QMPI_Op_create_t, MPI_OP_CREATE_T, user_fn, commute, op); return PMPI_Op_create(user_fn, commute, op); }
 
 #pragma weak MPI_Op_create_c
-int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) { return PMPI_Op_create_c(user_fn, commute, op); }
+int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) { WEFT_QMPI_CHAIN(QMPI_Op_create_c_t, MPI_OP_CREATE_C_T, user_fn, commute, op); return PMPI_Op_create_c(user_fn, commute, op); }
 
 #pragma weak MPI_Op_free
-int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
+int MPI_Op_free(MPI_Op* op) { WEFT_QMPI_CHAIN(QMPI_Op_free_t, MPI_OP_FREE_T, op); return PMPI_Op_free(op); }
 
 #pragma weak MPI_Op_fromint
-MPI_Op MPI_Op_fromint(int op) { return PMPI_Op_fromint(op); }
+MPI_Op MPI_Op_fromint(int op) { WEFT_QMPI_CHAIN(QMPI_Op_fromint_t, MPI_OP_FROMINT_T, op); return PMPI_Op_fromint(op); }
 
 #pragma weak MPI_Op_toint
-int MPI_Op_toint(MPI_Op op) { return PMPI_Op_toint(op); }
+int MPI_Op_toint(MPI_Op op) { WEFT_QMPI_CHAIN(QMPI_Op_toint_t, MPI_OP_TOINT_T, op); return PMPI_Op_toint(op); }
 
 #pragma weak MPI_Open_port
-int MPI_Open_port(MPI_Info info, char* port_name) { return PMPI_Open_port(info, port_name); }
+int MPI_Open_port(MPI_Info info, char* port_name) { WEFT_QMPI_CHAIN(QMPI_Open_port_t, MPI_OPEN_PORT_T, info, port_name); return PMPI_Open_port(info, port_name); }
 
 #pragma weak MPI_Pack
-int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Pack_t, MPI_PACK_T, inbuf, incount, datatype, outbuf, outsize, position, comm); return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm); }
 
 #pragma weak MPI_Pack_c
-int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) { return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm); }
+int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Pack_c_t, MPI_PACK_C_T, inbuf, incount, datatype, outbuf, outsize, position, comm); return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm); }
 
 #pragma weak MPI_Pack_external
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize, MPI_Aint* position) { WEFT_QMPI_CHAIN(QMPI_Pack_external_t, MPI_PACK_EXTERNAL_T, datarep, inbuf, incount, datatype, outbuf, outsize, position); return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
 
 #pragma weak MPI_Pack_external_c
-int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) { return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
+int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) { WEFT_QMPI_CHAIN(QMPI_Pack_external_c_t, MPI_PACK_EXTERNAL_C_T, datarep, inbuf, incount, datatype, outbuf, outsize, position); return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position); }
 
 #pragma weak MPI_Pack_external_size
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) { return PMPI_Pack_external_size(datarep, incount, datatype, size); }
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) { WEFT_QMPI_CHAIN(QMPI_Pack_external_size_t, MPI_PACK_EXTERNAL_SIZE_T, datarep, incount, datatype, size); return PMPI_Pack_external_size(datarep, incount, datatype, size); }
 
 #pragma weak MPI_Pack_external_size_c
-int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) { return PMPI_Pack_external_size_c(datarep, incount, datatype, size); }
+int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Pack_external_size_c_t, MPI_PACK_EXTERNAL_SIZE_C_T, datarep, incount, datatype, size); return PMPI_Pack_external_size_c(datarep, incount, datatype, size); }
 
 #pragma weak MPI_Pack_size
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) { return PMPI_Pack_size(incount, datatype, comm, size); }
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) { WEFT_QMPI_CHAIN(QMPI_Pack_size_t, MPI_PACK_SIZE_T, incount, datatype, comm, size); return PMPI_Pack_size(incount, datatype, comm, size); }
 
 #pragma weak MPI_Pack_size_c
-int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) { return PMPI_Pack_size_c(incount, datatype, comm, size); }
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Pack_size_c_t, MPI_PACK_SIZE_C_T, incount, datatype, comm, size); return PMPI_Pack_size_c(incount, datatype, comm, size); }
 
 #pragma weak MPI_Parrived
-int MPI_Parrived(MPI_Request request, int partition, int* flag) { return PMPI_Parrived(request, partition, flag); }
+int MPI_Parrived(MPI_Request request, int partition, int* flag) { WEFT_QMPI_CHAIN(QMPI_Parrived_t, MPI_PARRIVED_T, request, partition, flag); return PMPI_Parrived(request, partition, flag); }
 
 #pragma weak MPI_Pready
-int MPI_Pready(int partition, MPI_Request request) { return PMPI_Pready(partition, request); }
+int MPI_Pready(int partition, MPI_Request request) { WEFT_QMPI_CHAIN(QMPI_Pready_t, MPI_PREADY_T, partition, request); return PMPI_Pready(partition, request); }
 
 #pragma weak MPI_Pready_list
-int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { return PMPI_Pready_list(length, array_of_partitions, request); }
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) { WEFT_QMPI_CHAIN(QMPI_Pready_list_t, MPI_PREADY_LIST_T, length, array_of_partitions, request); return PMPI_Pready_list(length, array_of_partitions, request); }
 
 #pragma weak MPI_Pready_range
-int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { return PMPI_Pready_range(partition_low, partition_high, request); }
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) { WEFT_QMPI_CHAIN(QMPI_Pready_range_t, MPI_PREADY_RANGE_T, partition_low, partition_high, request); return PMPI_Pready_range(partition_low, partition_high, request); }
 
 #pragma weak MPI_Precv_init
-int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request); }
+int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Precv_init_t, MPI_PRECV_INIT_T, buf, partitions, count, datatype, source, tag, comm, info, request); return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request); }
 
 #pragma weak MPI_Probe
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Probe(source, tag, comm, status); }
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Probe_t, MPI_PROBE_T, source, tag, comm, status); return PMPI_Probe(source, tag, comm, status); }
 
 #pragma weak MPI_Psend_init
-int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
+int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Psend_init_t, MPI_PSEND_INIT_T, buf, partitions, count, datatype, dest, tag, comm, info, request); return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request); }
 
 #pragma weak MPI_Publish_name
-int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) { return PMPI_Publish_name(service_name, info, port_name); }
+int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_name) { WEFT_QMPI_CHAIN(QMPI_Publish_name_t, MPI_PUBLISH_NAME_T, service_name, info, port_name); return PMPI_Publish_name(service_name, info, port_name); }
 
 #pragma weak MPI_Put
-int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
+int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Put_t, MPI_PUT_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 
 #pragma weak MPI_Put_c
-int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
+int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Put_c_t, MPI_PUT_C_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win); }
 
 #pragma weak MPI_Query_thread
-int MPI_Query_thread(int* provided) { return PMPI_Query_thread(provided); }
+int MPI_Query_thread(int* provided) { WEFT_QMPI_CHAIN(QMPI_Query_thread_t, MPI_QUERY_THREAD_T, provided); return PMPI_Query_thread(provided); }
 
 #pragma weak MPI_Raccumulate
-int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Raccumulate_t, MPI_RACCUMULATE_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
 
 #pragma weak MPI_Raccumulate_c
-int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Raccumulate_c_t, MPI_RACCUMULATE_C_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
 
 #pragma weak MPI_Recv
-int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Recv(buf, count, datatype, source, tag, comm, status); }
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Recv_t, MPI_RECV_T, buf, count, datatype, source, tag, comm, status); return PMPI_Recv(buf, count, datatype, source, tag, comm, status); }
 
 #pragma weak MPI_Recv_c
-int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) { return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status); }
+int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Recv_c_t, MPI_RECV_C_T, buf, count, datatype, source, tag, comm, status); return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status); }
 
 #pragma weak MPI_Recv_init
-int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request); }
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Recv_init_t, MPI_RECV_INIT_T, buf, count, datatype, source, tag, comm, request); return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request); }
 
 #pragma weak MPI_Recv_init_c
-int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request); }
+int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Recv_init_c_t, MPI_RECV_INIT_C_T, buf, count, datatype, source, tag, comm, request); return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request); }
 
 #pragma weak MPI_Reduce
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Reduce_t, MPI_REDUCE_T, sendbuf, recvbuf, count, datatype, op, root, comm); return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }
 
 #pragma weak MPI_Reduce_c
-int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); }
+int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Reduce_c_t, MPI_REDUCE_C_T, sendbuf, recvbuf, count, datatype, op, root, comm); return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm); }
 
 #pragma weak MPI_Reduce_init
-int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); }
+int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Reduce_init_t, MPI_REDUCE_INIT_T, sendbuf, recvbuf, count, datatype, op, root, comm, info, request); return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); }
 
 #pragma weak MPI_Reduce_init_c
-int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); }
+int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Reduce_init_c_t, MPI_REDUCE_INIT_C_T, sendbuf, recvbuf, count, datatype, op, root, comm, info, request); return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); }
 
 #pragma weak MPI_Reduce_local
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) { return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op); }
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) { WEFT_QMPI_CHAIN(QMPI_Reduce_local_t, MPI_REDUCE_LOCAL_T, inbuf, inoutbuf, count, datatype, op); return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op); }
 
 #pragma weak MPI_Reduce_local_c
-int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) { return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op); }
+int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) { WEFT_QMPI_CHAIN(QMPI_Reduce_local_c_t, MPI_REDUCE_LOCAL_C_T, inbuf, inoutbuf, count, datatype, op); return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op); }
 
 #pragma weak MPI_Reduce_scatter
-int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_t, MPI_REDUCE_SCATTER_T, sendbuf, recvbuf, recvcounts, datatype, op, comm); return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
 
 #pragma weak MPI_Reduce_scatter_block
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_block_t, MPI_REDUCE_SCATTER_BLOCK_T, sendbuf, recvbuf, recvcount, datatype, op, comm); return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }
 
 #pragma weak MPI_Reduce_scatter_block_c
-int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm); }
+int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_block_c_t, MPI_REDUCE_SCATTER_BLOCK_C_T, sendbuf, recvbuf, recvcount, datatype, op, comm); return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm); }
 
 #pragma weak MPI_Reduce_scatter_block_init
-int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); }
+int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_block_init_t, MPI_REDUCE_SCATTER_BLOCK_INIT_T, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Reduce_scatter_block_init_c
-int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); }
+int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_block_init_c_t, MPI_REDUCE_SCATTER_BLOCK_INIT_C_T, sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Reduce_scatter_c
-int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
+int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_c_t, MPI_REDUCE_SCATTER_C_T, sendbuf, recvbuf, recvcounts, datatype, op, comm); return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm); }
 
 #pragma weak MPI_Reduce_scatter_init
-int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
+int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_init_t, MPI_REDUCE_SCATTER_INIT_T, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Reduce_scatter_init_c
-int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
+int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Reduce_scatter_init_c_t, MPI_REDUCE_SCATTER_INIT_C_T, sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Register_datarep
-int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
+int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn, MPI_Datarep_conversion_function* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { WEFT_QMPI_CHAIN(QMPI_Register_datarep_t, MPI_REGISTER_DATAREP_T, datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
 
 #pragma weak MPI_Register_datarep_c
-int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
+int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_c* read_conversion_fn, MPI_Datarep_conversion_function_c* write_conversion_fn, MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state) { WEFT_QMPI_CHAIN(QMPI_Register_datarep_c_t, MPI_REGISTER_DATAREP_C_T, datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state); }
 
 #pragma weak MPI_Remove_error_class
-int MPI_Remove_error_class(int errorclass) { return PMPI_Remove_error_class(errorclass); }
+int MPI_Remove_error_class(int errorclass) { WEFT_QMPI_CHAIN(QMPI_Remove_error_class_t, MPI_REMOVE_ERROR_CLASS_T, errorclass); return PMPI_Remove_error_class(errorclass); }
 
 #pragma weak MPI_Remove_error_code
-int MPI_Remove_error_code(int errorcode) { return PMPI_Remove_error_code(errorcode); }
+int MPI_Remove_error_code(int errorcode) { WEFT_QMPI_CHAIN(QMPI_Remove_error_code_t, MPI_REMOVE_ERROR_CODE_T, errorcode); return PMPI_Remove_error_code(errorcode); }
 
 #pragma weak MPI_Remove_error_string
-int MPI_Remove_error_string(int errorcode) { return PMPI_Remove_error_string(errorcode); }
+int MPI_Remove_error_string(int errorcode) { WEFT_QMPI_CHAIN(QMPI_Remove_error_string_t, MPI_REMOVE_ERROR_STRING_T, errorcode); return PMPI_Remove_error_string(errorcode); }
 
 #pragma weak MPI_Request_free
-int MPI_Request_free(MPI_Request* request) { return PMPI_Request_free(request); }
+int MPI_Request_free(MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Request_free_t, MPI_REQUEST_FREE_T, request); return PMPI_Request_free(request); }
 
 #pragma weak MPI_Request_fromint
-MPI_Request MPI_Request_fromint(int request) { return PMPI_Request_fromint(request); }
+MPI_Request MPI_Request_fromint(int request) { WEFT_QMPI_CHAIN(QMPI_Request_fromint_t, MPI_REQUEST_FROMINT_T, request); return PMPI_Request_fromint(request); }
 
 #pragma weak MPI_Request_get_status
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) { return PMPI_Request_get_status(request, flag, status); }
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Request_get_status_t, MPI_REQUEST_GET_STATUS_T, request, flag, status); return PMPI_Request_get_status(request, flag, status); }
 
 #pragma weak MPI_Request_get_status_all
-int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses); }
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { WEFT_QMPI_CHAIN(QMPI_Request_get_status_all_t, MPI_REQUEST_GET_STATUS_ALL_T, count, array_of_requests, flag, array_of_statuses); return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses); }
 
 #pragma weak MPI_Request_get_status_any
-int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) { return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status); }
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Request_get_status_any_t, MPI_REQUEST_GET_STATUS_ANY_T, count, array_of_requests, index, flag, status); return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status); }
 
 #pragma weak MPI_Request_get_status_some
-int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { WEFT_QMPI_CHAIN(QMPI_Request_get_status_some_t, MPI_REQUEST_GET_STATUS_SOME_T, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
 
 #pragma weak MPI_Request_toint
-int MPI_Request_toint(MPI_Request request) { return PMPI_Request_toint(request); }
+int MPI_Request_toint(MPI_Request request) { WEFT_QMPI_CHAIN(QMPI_Request_toint_t, MPI_REQUEST_TOINT_T, request); return PMPI_Request_toint(request); }
 
 #pragma weak MPI_Rget
-int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rget_t, MPI_RGET_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 
 #pragma weak MPI_Rget_accumulate
-int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rget_accumulate_t, MPI_RGET_ACCUMULATE_T, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
 
 #pragma weak MPI_Rget_accumulate_c
-int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
+int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rget_accumulate_c_t, MPI_RGET_ACCUMULATE_C_T, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request); }
 
 #pragma weak MPI_Rget_c
-int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rget_c_t, MPI_RGET_C_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 
 #pragma weak MPI_Rput
-int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rput_t, MPI_RPUT_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 
 #pragma weak MPI_Rput_c
-int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
+int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rput_c_t, MPI_RPUT_C_T, origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request); }
 
 #pragma weak MPI_Rsend
-int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Rsend(buf, count, datatype, dest, tag, comm); }
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Rsend_t, MPI_RSEND_T, buf, count, datatype, dest, tag, comm); return PMPI_Rsend(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Rsend_c
-int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm); }
+int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Rsend_c_t, MPI_RSEND_C_T, buf, count, datatype, dest, tag, comm); return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Rsend_init
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rsend_init_t, MPI_RSEND_INIT_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Rsend_init_c
-int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Rsend_init_c_t, MPI_RSEND_INIT_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Scan
-int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Scan_t, MPI_SCAN_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPI_Scan_c
-int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm); }
+int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Scan_c_t, MPI_SCAN_C_T, sendbuf, recvbuf, count, datatype, op, comm); return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm); }
 
 #pragma weak MPI_Scan_init
-int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
+int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Scan_init_t, MPI_SCAN_INIT_T, sendbuf, recvbuf, count, datatype, op, comm, info, request); return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Scan_init_c
-int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
+int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Scan_init_c_t, MPI_SCAN_INIT_C_T, sendbuf, recvbuf, count, datatype, op, comm, info, request); return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); }
 
 #pragma weak MPI_Scatter
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Scatter_t, MPI_SCATTER_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
 
 #pragma weak MPI_Scatter_c
-int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Scatter_c_t, MPI_SCATTER_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); }
 
 #pragma weak MPI_Scatter_init
-int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
+int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Scatter_init_t, MPI_SCATTER_INIT_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Scatter_init_c
-int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
+int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Scatter_init_c_t, MPI_SCATTER_INIT_C_T, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Scatterv
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Scatterv_t, MPI_SCATTERV_T, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); }
 
 #pragma weak MPI_Scatterv_c
-int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); }
+int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Scatterv_c_t, MPI_SCATTERV_C_T, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); }
 
 #pragma weak MPI_Scatterv_init
-int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
+int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Scatterv_init_t, MPI_SCATTERV_INIT_T, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Scatterv_init_c
-int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
+int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Scatterv_init_c_t, MPI_SCATTERV_INIT_C_T, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request); }
 
 #pragma weak MPI_Send
-int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Send(buf, count, datatype, dest, tag, comm); }
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Send_t, MPI_SEND_T, buf, count, datatype, dest, tag, comm); return PMPI_Send(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Send_c
-int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Send_c(buf, count, datatype, dest, tag, comm); }
+int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Send_c_t, MPI_SEND_C_T, buf, count, datatype, dest, tag, comm); return PMPI_Send_c(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Send_init
-int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Send_init_t, MPI_SEND_INIT_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Send_init_c
-int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Send_init_c_t, MPI_SEND_INIT_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Sendrecv
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Sendrecv_t, MPI_SENDRECV_T, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
 
 #pragma weak MPI_Sendrecv_c
-int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
+int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Sendrecv_c_t, MPI_SENDRECV_C_T, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status); }
 
 #pragma weak MPI_Sendrecv_replace
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Sendrecv_replace_t, MPI_SENDRECV_REPLACE_T, buf, count, datatype, dest, sendtag, source, recvtag, comm, status); return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 
 #pragma weak MPI_Sendrecv_replace_c
-int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
+int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Sendrecv_replace_c_t, MPI_SENDRECV_REPLACE_C_T, buf, count, datatype, dest, sendtag, source, recvtag, comm, status); return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status); }
 
 #pragma weak MPI_Session_attach_buffer
-int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) { return PMPI_Session_attach_buffer(session, buffer, size); }
+int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) { WEFT_QMPI_CHAIN(QMPI_Session_attach_buffer_t, MPI_SESSION_ATTACH_BUFFER_T, session, buffer, size); return PMPI_Session_attach_buffer(session, buffer, size); }
 
 #pragma weak MPI_Session_attach_buffer_c
-int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) { return PMPI_Session_attach_buffer_c(session, buffer, size); }
+int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count size) { WEFT_QMPI_CHAIN(QMPI_Session_attach_buffer_c_t, MPI_SESSION_ATTACH_BUFFER_C_T, session, buffer, size); return PMPI_Session_attach_buffer_c(session, buffer, size); }
 
 #pragma weak MPI_Session_call_errhandler
-int MPI_Session_call_errhandler(MPI_Session session, int errorcode) { return PMPI_Session_call_errhandler(session, errorcode); }
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode) { WEFT_QMPI_CHAIN(QMPI_Session_call_errhandler_t, MPI_SESSION_CALL_ERRHANDLER_T, session, errorcode); return PMPI_Session_call_errhandler(session, errorcode); }
 
 #pragma weak MPI_Session_create_errhandler
-int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler); }
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Session_create_errhandler_t, MPI_SESSION_CREATE_ERRHANDLER_T, session_errhandler_fn, errhandler); return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler); }
 
 #pragma weak MPI_Session_detach_buffer
-int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) { return PMPI_Session_detach_buffer(session, buffer_addr, size); }
+int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) { WEFT_QMPI_CHAIN(QMPI_Session_detach_buffer_t, MPI_SESSION_DETACH_BUFFER_T, session, buffer_addr, size); return PMPI_Session_detach_buffer(session, buffer_addr, size); }
 
 #pragma weak MPI_Session_detach_buffer_c
-int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) { return PMPI_Session_detach_buffer_c(session, buffer_addr, size); }
+int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Session_detach_buffer_c_t, MPI_SESSION_DETACH_BUFFER_C_T, session, buffer_addr, size); return PMPI_Session_detach_buffer_c(session, buffer_addr, size); }
 
 #pragma weak MPI_Session_finalize
-int MPI_Session_finalize(MPI_Session* session) { return PMPI_Session_finalize(session); }
+int MPI_Session_finalize(MPI_Session* session) { WEFT_QMPI_CHAIN(QMPI_Session_finalize_t, MPI_SESSION_FINALIZE_T, session); return PMPI_Session_finalize(session); }
 
 #pragma weak MPI_Session_flush_buffer
-int MPI_Session_flush_buffer(MPI_Session session) { return PMPI_Session_flush_buffer(session); }
+int MPI_Session_flush_buffer(MPI_Session session) { WEFT_QMPI_CHAIN(QMPI_Session_flush_buffer_t, MPI_SESSION_FLUSH_BUFFER_T, session); return PMPI_Session_flush_buffer(session); }
 
 #pragma weak MPI_Session_fromint
-MPI_Session MPI_Session_fromint(int session) { return PMPI_Session_fromint(session); }
+MPI_Session MPI_Session_fromint(int session) { WEFT_QMPI_CHAIN(QMPI_Session_fromint_t, MPI_SESSION_FROMINT_T, session); return PMPI_Session_fromint(session); }
 
 #pragma weak MPI_Session_get_errhandler
-int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) { return PMPI_Session_get_errhandler(session, errhandler); }
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Session_get_errhandler_t, MPI_SESSION_GET_ERRHANDLER_T, session, errhandler); return PMPI_Session_get_errhandler(session, errhandler); }
 
 #pragma weak MPI_Session_get_info
-int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) { return PMPI_Session_get_info(session, info_used); }
+int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used) { WEFT_QMPI_CHAIN(QMPI_Session_get_info_t, MPI_SESSION_GET_INFO_T, session, info_used); return PMPI_Session_get_info(session, info_used); }
 
 #pragma weak MPI_Session_get_nth_pset
-int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name) { return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name); }
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len, char* pset_name) { WEFT_QMPI_CHAIN(QMPI_Session_get_nth_pset_t, MPI_SESSION_GET_NTH_PSET_T, session, info, n, pset_len, pset_name); return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name); }
 
 #pragma weak MPI_Session_get_num_psets
-int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) { return PMPI_Session_get_num_psets(session, info, npset_names); }
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names) { WEFT_QMPI_CHAIN(QMPI_Session_get_num_psets_t, MPI_SESSION_GET_NUM_PSETS_T, session, info, npset_names); return PMPI_Session_get_num_psets(session, info, npset_names); }
 
 #pragma weak MPI_Session_get_pset_info
-int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) { return PMPI_Session_get_pset_info(session, pset_name, info); }
+int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_Session_get_pset_info_t, MPI_SESSION_GET_PSET_INFO_T, session, pset_name, info); return PMPI_Session_get_pset_info(session, pset_name, info); }
 
 #pragma weak MPI_Session_iflush_buffer
-int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) { return PMPI_Session_iflush_buffer(session, request); }
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Session_iflush_buffer_t, MPI_SESSION_IFLUSH_BUFFER_T, session, request); return PMPI_Session_iflush_buffer(session, request); }
 
 #pragma weak MPI_Session_init
-int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { return PMPI_Session_init(info, errhandler, session); }
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Session_init_t, MPI_SESSION_INIT_T, info, errhandler, session); return PMPI_Session_init(info, errhandler, session); }
 
 #pragma weak MPI_Session_set_errhandler
-int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { return PMPI_Session_set_errhandler(session, errhandler); }
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { WEFT_QMPI_CHAIN(QMPI_Session_set_errhandler_t, MPI_SESSION_SET_ERRHANDLER_T, session, errhandler); return PMPI_Session_set_errhandler(session, errhandler); }
 
 #pragma weak MPI_Session_toint
-int MPI_Session_toint(MPI_Session session) { return PMPI_Session_toint(session); }
+int MPI_Session_toint(MPI_Session session) { WEFT_QMPI_CHAIN(QMPI_Session_toint_t, MPI_SESSION_TOINT_T, session); return PMPI_Session_toint(session); }
 
 #pragma weak MPI_Ssend
-int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Ssend_t, MPI_SSEND_T, buf, count, datatype, dest, tag, comm); return PMPI_Ssend(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Ssend_c
-int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
+int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Ssend_c_t, MPI_SSEND_C_T, buf, count, datatype, dest, tag, comm); return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm); }
 
 #pragma weak MPI_Ssend_init
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ssend_init_t, MPI_SSEND_INIT_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Ssend_init_c
-int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request); }
+int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Ssend_init_c_t, MPI_SSEND_INIT_C_T, buf, count, datatype, dest, tag, comm, request); return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request); }
 
 #pragma weak MPI_Start
-int MPI_Start(MPI_Request* request) { return PMPI_Start(request); }
+int MPI_Start(MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Start_t, MPI_START_T, request); return PMPI_Start(request); }
 
 #pragma weak MPI_Startall
-int MPI_Startall(int count, MPI_Request array_of_requests[]) { return PMPI_Startall(count, array_of_requests); }
+int MPI_Startall(int count, MPI_Request array_of_requests[]) { WEFT_QMPI_CHAIN(QMPI_Startall_t, MPI_STARTALL_T, count, array_of_requests); return PMPI_Startall(count, array_of_requests); }
 
 #pragma weak MPI_Status_get_error
-int MPI_Status_get_error(const MPI_Status* status, int* err) { return PMPI_Status_get_error(status, err); }
+int MPI_Status_get_error(const MPI_Status* status, int* err) { WEFT_QMPI_CHAIN(QMPI_Status_get_error_t, MPI_STATUS_GET_ERROR_T, status, err); return PMPI_Status_get_error(status, err); }
 
 #pragma weak MPI_Status_get_source
-int MPI_Status_get_source(const MPI_Status* status, int* source) { return PMPI_Status_get_source(status, source); }
+int MPI_Status_get_source(const MPI_Status* status, int* source) { WEFT_QMPI_CHAIN(QMPI_Status_get_source_t, MPI_STATUS_GET_SOURCE_T, status, source); return PMPI_Status_get_source(status, source); }
 
 #pragma weak MPI_Status_get_tag
-int MPI_Status_get_tag(const MPI_Status* status, int* tag) { return PMPI_Status_get_tag(status, tag); }
+int MPI_Status_get_tag(const MPI_Status* status, int* tag) { WEFT_QMPI_CHAIN(QMPI_Status_get_tag_t, MPI_STATUS_GET_TAG_T, status, tag); return PMPI_Status_get_tag(status, tag); }
 
 #pragma weak MPI_Status_set_cancelled
-int MPI_Status_set_cancelled(MPI_Status* status, int flag) { return PMPI_Status_set_cancelled(status, flag); }
+int MPI_Status_set_cancelled(MPI_Status* status, int flag) { WEFT_QMPI_CHAIN(QMPI_Status_set_cancelled_t, MPI_STATUS_SET_CANCELLED_T, status, flag); return PMPI_Status_set_cancelled(status, flag); }
 
 #pragma weak MPI_Status_set_elements
-int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { return PMPI_Status_set_elements(status, datatype, count); }
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) { WEFT_QMPI_CHAIN(QMPI_Status_set_elements_t, MPI_STATUS_SET_ELEMENTS_T, status, datatype, count); return PMPI_Status_set_elements(status, datatype, count); }
 
 #pragma weak MPI_Status_set_elements_c
-int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_c(status, datatype, count); }
+int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { WEFT_QMPI_CHAIN(QMPI_Status_set_elements_c_t, MPI_STATUS_SET_ELEMENTS_C_T, status, datatype, count); return PMPI_Status_set_elements_c(status, datatype, count); }
 
 #pragma weak MPI_Status_set_elements_x
-int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { return PMPI_Status_set_elements_x(status, datatype, count); }
+int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) { WEFT_QMPI_CHAIN(QMPI_Status_set_elements_x_t, MPI_STATUS_SET_ELEMENTS_X_T, status, datatype, count); return PMPI_Status_set_elements_x(status, datatype, count); }
 
 #pragma weak MPI_Status_set_error
-int MPI_Status_set_error(MPI_Status* status, int err) { return PMPI_Status_set_error(status, err); }
+int MPI_Status_set_error(MPI_Status* status, int err) { WEFT_QMPI_CHAIN(QMPI_Status_set_error_t, MPI_STATUS_SET_ERROR_T, status, err); return PMPI_Status_set_error(status, err); }
 
 #pragma weak MPI_Status_set_source
-int MPI_Status_set_source(MPI_Status* status, int source) { return PMPI_Status_set_source(status, source); }
+int MPI_Status_set_source(MPI_Status* status, int source) { WEFT_QMPI_CHAIN(QMPI_Status_set_source_t, MPI_STATUS_SET_SOURCE_T, status, source); return PMPI_Status_set_source(status, source); }
 
 #pragma weak MPI_Status_set_tag
-int MPI_Status_set_tag(MPI_Status* status, int tag) { return PMPI_Status_set_tag(status, tag); }
+int MPI_Status_set_tag(MPI_Status* status, int tag) { WEFT_QMPI_CHAIN(QMPI_Status_set_tag_t, MPI_STATUS_SET_TAG_T, status, tag); return PMPI_Status_set_tag(status, tag); }
 
 #pragma weak MPI_T_category_changed
-int MPI_T_category_changed(int* update_number) { return PMPI_T_category_changed(update_number); }
+int MPI_T_category_changed(int* update_number) { WEFT_QMPI_CHAIN(QMPI_T_category_changed_t, MPI_T_CATEGORY_CHANGED_T, update_number); return PMPI_T_category_changed(update_number); }
 
 #pragma weak MPI_T_category_get_categories
-int MPI_T_category_get_categories(int cat_index, int len, int indices[]) { return PMPI_T_category_get_categories(cat_index, len, indices); }
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]) { WEFT_QMPI_CHAIN(QMPI_T_category_get_categories_t, MPI_T_CATEGORY_GET_CATEGORIES_T, cat_index, len, indices); return PMPI_T_category_get_categories(cat_index, len, indices); }
 
 #pragma weak MPI_T_category_get_cvars
-int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_cvars(cat_index, len, indices); }
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) { WEFT_QMPI_CHAIN(QMPI_T_category_get_cvars_t, MPI_T_CATEGORY_GET_CVARS_T, cat_index, len, indices); return PMPI_T_category_get_cvars(cat_index, len, indices); }
 
 #pragma weak MPI_T_category_get_events
-int MPI_T_category_get_events(int cat_index, int len, int indices[]) { return PMPI_T_category_get_events(cat_index, len, indices); }
+int MPI_T_category_get_events(int cat_index, int len, int indices[]) { WEFT_QMPI_CHAIN(QMPI_T_category_get_events_t, MPI_T_CATEGORY_GET_EVENTS_T, cat_index, len, indices); return PMPI_T_category_get_events(cat_index, len, indices); }
 
 #pragma weak MPI_T_category_get_index
-int MPI_T_category_get_index(const char* name, int* cat_index) { return PMPI_T_category_get_index(name, cat_index); }
+int MPI_T_category_get_index(const char* name, int* cat_index) { WEFT_QMPI_CHAIN(QMPI_T_category_get_index_t, MPI_T_CATEGORY_GET_INDEX_T, name, cat_index); return PMPI_T_category_get_index(name, cat_index); }
 
 #pragma weak MPI_T_category_get_info
-int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories) { return PMPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories); }
+int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len, int* num_cvars, int* num_pvars, int* num_categories) { WEFT_QMPI_CHAIN(QMPI_T_category_get_info_t, MPI_T_CATEGORY_GET_INFO_T, cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories); return PMPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories); }
 
 #pragma weak MPI_T_category_get_num
-int MPI_T_category_get_num(int* num_cat) { return PMPI_T_category_get_num(num_cat); }
+int MPI_T_category_get_num(int* num_cat) { WEFT_QMPI_CHAIN(QMPI_T_category_get_num_t, MPI_T_CATEGORY_GET_NUM_T, num_cat); return PMPI_T_category_get_num(num_cat); }
 
 #pragma weak MPI_T_category_get_num_events
-int MPI_T_category_get_num_events(int cat_index, int* num_events) { return PMPI_T_category_get_num_events(cat_index, num_events); }
+int MPI_T_category_get_num_events(int cat_index, int* num_events) { WEFT_QMPI_CHAIN(QMPI_T_category_get_num_events_t, MPI_T_CATEGORY_GET_NUM_EVENTS_T, cat_index, num_events); return PMPI_T_category_get_num_events(cat_index, num_events); }
 
 #pragma weak MPI_T_category_get_pvars
-int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) { return PMPI_T_category_get_pvars(cat_index, len, indices); }
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) { WEFT_QMPI_CHAIN(QMPI_T_category_get_pvars_t, MPI_T_CATEGORY_GET_PVARS_T, cat_index, len, indices); return PMPI_T_category_get_pvars(cat_index, len, indices); }
 
 #pragma weak MPI_T_cvar_get_index
-int MPI_T_cvar_get_index(const char* name, int* cvar_index) { return PMPI_T_cvar_get_index(name, cvar_index); }
+int MPI_T_cvar_get_index(const char* name, int* cvar_index) { WEFT_QMPI_CHAIN(QMPI_T_cvar_get_index_t, MPI_T_CVAR_GET_INDEX_T, name, cvar_index); return PMPI_T_cvar_get_index(name, cvar_index); }
 
 #pragma weak MPI_T_cvar_get_info
-int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) { return PMPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope); }
+int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* scope) { WEFT_QMPI_CHAIN(QMPI_T_cvar_get_info_t, MPI_T_CVAR_GET_INFO_T, cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope); return PMPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope); }
 
 #pragma weak MPI_T_cvar_get_num
-int MPI_T_cvar_get_num(int* num_cvar) { return PMPI_T_cvar_get_num(num_cvar); }
+int MPI_T_cvar_get_num(int* num_cvar) { WEFT_QMPI_CHAIN(QMPI_T_cvar_get_num_t, MPI_T_CVAR_GET_NUM_T, num_cvar); return PMPI_T_cvar_get_num(num_cvar); }
 
 #pragma weak MPI_T_cvar_handle_alloc
-int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count) { return PMPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count); }
+int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle, int* count) { WEFT_QMPI_CHAIN(QMPI_T_cvar_handle_alloc_t, MPI_T_CVAR_HANDLE_ALLOC_T, cvar_index, obj_handle, handle, count); return PMPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count); }
 
 #pragma weak MPI_T_cvar_handle_free
-int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) { return PMPI_T_cvar_handle_free(handle); }
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle) { WEFT_QMPI_CHAIN(QMPI_T_cvar_handle_free_t, MPI_T_CVAR_HANDLE_FREE_T, handle); return PMPI_T_cvar_handle_free(handle); }
 
 #pragma weak MPI_T_cvar_read
-int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) { return PMPI_T_cvar_read(handle, buf); }
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf) { WEFT_QMPI_CHAIN(QMPI_T_cvar_read_t, MPI_T_CVAR_READ_T, handle, buf); return PMPI_T_cvar_read(handle, buf); }
 
 #pragma weak MPI_T_cvar_write
-int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) { return PMPI_T_cvar_write(handle, buf); }
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf) { WEFT_QMPI_CHAIN(QMPI_T_cvar_write_t, MPI_T_CVAR_WRITE_T, handle, buf); return PMPI_T_cvar_write(handle, buf); }
 
 #pragma weak MPI_T_enum_get_info
-int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) { return PMPI_T_enum_get_info(enumtype, num, name, name_len); }
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len) { WEFT_QMPI_CHAIN(QMPI_T_enum_get_info_t, MPI_T_ENUM_GET_INFO_T, enumtype, num, name, name_len); return PMPI_T_enum_get_info(enumtype, num, name, name_len); }
 
 #pragma weak MPI_T_enum_get_item
-int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len) { return PMPI_T_enum_get_item(enumtype, index, value, name, name_len); }
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len) { WEFT_QMPI_CHAIN(QMPI_T_enum_get_item_t, MPI_T_ENUM_GET_ITEM_T, enumtype, index, value, name, name_len); return PMPI_T_enum_get_item(enumtype, index, value, name, name_len); }
 
 #pragma weak MPI_T_event_callback_get_info
-int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used) { return PMPI_T_event_callback_get_info(event_registration, cb_safety, info_used); }
+int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info* info_used) { WEFT_QMPI_CHAIN(QMPI_T_event_callback_get_info_t, MPI_T_EVENT_CALLBACK_GET_INFO_T, event_registration, cb_safety, info_used); return PMPI_T_event_callback_get_info(event_registration, cb_safety, info_used); }
 
 #pragma weak MPI_T_event_callback_set_info
-int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) { return PMPI_T_event_callback_set_info(event_registration, cb_safety, info); }
+int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_T_event_callback_set_info_t, MPI_T_EVENT_CALLBACK_SET_INFO_T, event_registration, cb_safety, info); return PMPI_T_event_callback_set_info(event_registration, cb_safety, info); }
 
 #pragma weak MPI_T_event_copy
-int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) { return PMPI_T_event_copy(event_instance, buffer); }
+int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer) { WEFT_QMPI_CHAIN(QMPI_T_event_copy_t, MPI_T_EVENT_COPY_T, event_instance, buffer); return PMPI_T_event_copy(event_instance, buffer); }
 
 #pragma weak MPI_T_event_get_index
-int MPI_T_event_get_index(const char* name, int* event_index) { return PMPI_T_event_get_index(name, event_index); }
+int MPI_T_event_get_index(const char* name, int* event_index) { WEFT_QMPI_CHAIN(QMPI_T_event_get_index_t, MPI_T_EVENT_GET_INDEX_T, name, event_index); return PMPI_T_event_get_index(name, event_index); }
 
 #pragma weak MPI_T_event_get_info
-int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind) { return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind); }
+int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc, int* desc_len, int* bind) { WEFT_QMPI_CHAIN(QMPI_T_event_get_info_t, MPI_T_EVENT_GET_INFO_T, event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind); return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind); }
 
 #pragma weak MPI_T_event_get_num
-int MPI_T_event_get_num(int* num_events) { return PMPI_T_event_get_num(num_events); }
+int MPI_T_event_get_num(int* num_events) { WEFT_QMPI_CHAIN(QMPI_T_event_get_num_t, MPI_T_EVENT_GET_NUM_T, num_events); return PMPI_T_event_get_num(num_events); }
 
 #pragma weak MPI_T_event_get_source
-int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) { return PMPI_T_event_get_source(event_instance, source_index); }
+int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_index) { WEFT_QMPI_CHAIN(QMPI_T_event_get_source_t, MPI_T_EVENT_GET_SOURCE_T, event_instance, source_index); return PMPI_T_event_get_source(event_instance, source_index); }
 
 #pragma weak MPI_T_event_get_timestamp
-int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp) { return PMPI_T_event_get_timestamp(event_instance, event_timestamp); }
+int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* event_timestamp) { WEFT_QMPI_CHAIN(QMPI_T_event_get_timestamp_t, MPI_T_EVENT_GET_TIMESTAMP_T, event_instance, event_timestamp); return PMPI_T_event_get_timestamp(event_instance, event_timestamp); }
 
 #pragma weak MPI_T_event_handle_alloc
-int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration) { return PMPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration); }
+int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, MPI_T_event_registration* event_registration) { WEFT_QMPI_CHAIN(QMPI_T_event_handle_alloc_t, MPI_T_EVENT_HANDLE_ALLOC_T, event_index, obj_handle, info, event_registration); return PMPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration); }
 
 #pragma weak MPI_T_event_handle_free
-int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function) { return PMPI_T_event_handle_free(event_registration, user_data, free_cb_function); }
+int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* user_data, MPI_T_event_free_cb_function free_cb_function) { WEFT_QMPI_CHAIN(QMPI_T_event_handle_free_t, MPI_T_EVENT_HANDLE_FREE_T, event_registration, user_data, free_cb_function); return PMPI_T_event_handle_free(event_registration, user_data, free_cb_function); }
 
 #pragma weak MPI_T_event_handle_get_info
-int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) { return PMPI_T_event_handle_get_info(event_registration, info_used); }
+int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info* info_used) { WEFT_QMPI_CHAIN(QMPI_T_event_handle_get_info_t, MPI_T_EVENT_HANDLE_GET_INFO_T, event_registration, info_used); return PMPI_T_event_handle_get_info(event_registration, info_used); }
 
 #pragma weak MPI_T_event_handle_set_info
-int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) { return PMPI_T_event_handle_set_info(event_registration, info); }
+int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_T_event_handle_set_info_t, MPI_T_EVENT_HANDLE_SET_INFO_T, event_registration, info); return PMPI_T_event_handle_set_info(event_registration, info); }
 
 #pragma weak MPI_T_event_read
-int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) { return PMPI_T_event_read(event_instance, element_index, buffer); }
+int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void* buffer) { WEFT_QMPI_CHAIN(QMPI_T_event_read_t, MPI_T_EVENT_READ_T, event_instance, element_index, buffer); return PMPI_T_event_read(event_instance, element_index, buffer); }
 
 #pragma weak MPI_T_event_register_callback
-int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function) { return PMPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function); }
+int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void* user_data, MPI_T_event_cb_function event_cb_function) { WEFT_QMPI_CHAIN(QMPI_T_event_register_callback_t, MPI_T_EVENT_REGISTER_CALLBACK_T, event_registration, cb_safety, info, user_data, event_cb_function); return PMPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function); }
 
 #pragma weak MPI_T_event_set_dropped_handler
-int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function) { return PMPI_T_event_set_dropped_handler(event_registration, dropped_cb_function); }
+int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function) { WEFT_QMPI_CHAIN(QMPI_T_event_set_dropped_handler_t, MPI_T_EVENT_SET_DROPPED_HANDLER_T, event_registration, dropped_cb_function); return PMPI_T_event_set_dropped_handler(event_registration, dropped_cb_function); }
 
 #pragma weak MPI_T_finalize
-int MPI_T_finalize(void) { return PMPI_T_finalize(); }
+int MPI_T_finalize(void) { WEFT_QMPI_CHAIN(QMPI_T_finalize_t, MPI_T_FINALIZE_T); return PMPI_T_finalize(); }
 
 #pragma weak MPI_T_init_thread
-int MPI_T_init_thread(int required, int* provided) { return PMPI_T_init_thread(required, provided); }
+int MPI_T_init_thread(int required, int* provided) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_T_init_thread_t, MPI_T_INIT_THREAD_T, required, provided); return PMPI_T_init_thread(required, provided); }
 
 #pragma weak MPI_T_pvar_get_index
-int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) { return PMPI_T_pvar_get_index(name, var_class, pvar_index); }
+int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) { WEFT_QMPI_CHAIN(QMPI_T_pvar_get_index_t, MPI_T_PVAR_GET_INDEX_T, name, var_class, pvar_index); return PMPI_T_pvar_get_index(name, var_class, pvar_index); }
 
 #pragma weak MPI_T_pvar_get_info
-int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic) { return PMPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic); }
+int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class, MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len, int* bind, int* readonly, int* continuous, int* atomic) { WEFT_QMPI_CHAIN(QMPI_T_pvar_get_info_t, MPI_T_PVAR_GET_INFO_T, pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic); return PMPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic); }
 
 #pragma weak MPI_T_pvar_get_num
-int MPI_T_pvar_get_num(int* num_pvar) { return PMPI_T_pvar_get_num(num_pvar); }
+int MPI_T_pvar_get_num(int* num_pvar) { WEFT_QMPI_CHAIN(QMPI_T_pvar_get_num_t, MPI_T_PVAR_GET_NUM_T, num_pvar); return PMPI_T_pvar_get_num(num_pvar); }
 
 #pragma weak MPI_T_pvar_handle_alloc
-int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count) { return PMPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count); }
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void* obj_handle, MPI_T_pvar_handle* handle, int* count) { WEFT_QMPI_CHAIN(QMPI_T_pvar_handle_alloc_t, MPI_T_PVAR_HANDLE_ALLOC_T, pe_session, pvar_index, obj_handle, handle, count); return PMPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count); }
 
 #pragma weak MPI_T_pvar_handle_free
-int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle) { return PMPI_T_pvar_handle_free(pe_session, handle); }
+int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* handle) { WEFT_QMPI_CHAIN(QMPI_T_pvar_handle_free_t, MPI_T_PVAR_HANDLE_FREE_T, pe_session, handle); return PMPI_T_pvar_handle_free(pe_session, handle); }
 
 #pragma weak MPI_T_pvar_read
-int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { return PMPI_T_pvar_read(pe_session, handle, buf); }
+int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { WEFT_QMPI_CHAIN(QMPI_T_pvar_read_t, MPI_T_PVAR_READ_T, pe_session, handle, buf); return PMPI_T_pvar_read(pe_session, handle, buf); }
 
 #pragma weak MPI_T_pvar_readreset
-int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { return PMPI_T_pvar_readreset(pe_session, handle, buf); }
+int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void* buf) { WEFT_QMPI_CHAIN(QMPI_T_pvar_readreset_t, MPI_T_PVAR_READRESET_T, pe_session, handle, buf); return PMPI_T_pvar_readreset(pe_session, handle, buf); }
 
 #pragma weak MPI_T_pvar_reset
-int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_reset(pe_session, handle); }
+int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { WEFT_QMPI_CHAIN(QMPI_T_pvar_reset_t, MPI_T_PVAR_RESET_T, pe_session, handle); return PMPI_T_pvar_reset(pe_session, handle); }
 
 #pragma weak MPI_T_pvar_session_create
-int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session) { return PMPI_T_pvar_session_create(pe_session); }
+int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session) { WEFT_QMPI_CHAIN(QMPI_T_pvar_session_create_t, MPI_T_PVAR_SESSION_CREATE_T, pe_session); return PMPI_T_pvar_session_create(pe_session); }
 
 #pragma weak MPI_T_pvar_session_free
-int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session) { return PMPI_T_pvar_session_free(pe_session); }
+int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session) { WEFT_QMPI_CHAIN(QMPI_T_pvar_session_free_t, MPI_T_PVAR_SESSION_FREE_T, pe_session); return PMPI_T_pvar_session_free(pe_session); }
 
 #pragma weak MPI_T_pvar_start
-int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_start(pe_session, handle); }
+int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { WEFT_QMPI_CHAIN(QMPI_T_pvar_start_t, MPI_T_PVAR_START_T, pe_session, handle); return PMPI_T_pvar_start(pe_session, handle); }
 
 #pragma weak MPI_T_pvar_stop
-int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { return PMPI_T_pvar_stop(pe_session, handle); }
+int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) { WEFT_QMPI_CHAIN(QMPI_T_pvar_stop_t, MPI_T_PVAR_STOP_T, pe_session, handle); return PMPI_T_pvar_stop(pe_session, handle); }
 
 #pragma weak MPI_T_pvar_write
-int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf) { return PMPI_T_pvar_write(pe_session, handle, buf); }
+int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void* buf) { WEFT_QMPI_CHAIN(QMPI_T_pvar_write_t, MPI_T_PVAR_WRITE_T, pe_session, handle, buf); return PMPI_T_pvar_write(pe_session, handle, buf); }
 
 #pragma weak MPI_T_source_get_info
-int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info) { return PMPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info); }
+int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len, MPI_T_source_order* ordering, MPI_Count* ticks_per_second, MPI_Count* max_ticks, MPI_Info* info) { WEFT_QMPI_CHAIN(QMPI_T_source_get_info_t, MPI_T_SOURCE_GET_INFO_T, source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info); return PMPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info); }
 
 #pragma weak MPI_T_source_get_num
-int MPI_T_source_get_num(int* num_sources) { return PMPI_T_source_get_num(num_sources); }
+int MPI_T_source_get_num(int* num_sources) { WEFT_QMPI_CHAIN(QMPI_T_source_get_num_t, MPI_T_SOURCE_GET_NUM_T, num_sources); return PMPI_T_source_get_num(num_sources); }
 
 #pragma weak MPI_T_source_get_timestamp
-int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) { return PMPI_T_source_get_timestamp(source_index, timestamp); }
+int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp) { WEFT_QMPI_CHAIN(QMPI_T_source_get_timestamp_t, MPI_T_SOURCE_GET_TIMESTAMP_T, source_index, timestamp); return PMPI_T_source_get_timestamp(source_index, timestamp); }
 
 #pragma weak MPI_Test
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) { return PMPI_Test(request, flag, status); }
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Test_t, MPI_TEST_T, request, flag, status); return PMPI_Test(request, flag, status); }
 
 #pragma weak MPI_Test_cancelled
-int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PMPI_Test_cancelled(status, flag); }
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) { WEFT_QMPI_CHAIN(QMPI_Test_cancelled_t, MPI_TEST_CANCELLED_T, status, flag); return PMPI_Test_cancelled(status, flag); }
 
 #pragma weak MPI_Testall
-int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) { WEFT_QMPI_CHAIN(QMPI_Testall_t, MPI_TESTALL_T, count, array_of_requests, flag, array_of_statuses); return PMPI_Testall(count, array_of_requests, flag, array_of_statuses); }
 
 #pragma weak MPI_Testany
-int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) { return PMPI_Testany(count, array_of_requests, index, flag, status); }
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Testany_t, MPI_TESTANY_T, count, array_of_requests, index, flag, status); return PMPI_Testany(count, array_of_requests, index, flag, status); }
 
 #pragma weak MPI_Testsome
-int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { WEFT_QMPI_CHAIN(QMPI_Testsome_t, MPI_TESTSOME_T, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
 
 #pragma weak MPI_Topo_test
-int MPI_Topo_test(MPI_Comm comm, int* status) { return PMPI_Topo_test(comm, status); }
+int MPI_Topo_test(MPI_Comm comm, int* status) { WEFT_QMPI_CHAIN(QMPI_Topo_test_t, MPI_TOPO_TEST_T, comm, status); return PMPI_Topo_test(comm, status); }
 
 #pragma weak MPI_Type_commit
-int MPI_Type_commit(MPI_Datatype* datatype) { return PMPI_Type_commit(datatype); }
+int MPI_Type_commit(MPI_Datatype* datatype) { WEFT_QMPI_CHAIN(QMPI_Type_commit_t, MPI_TYPE_COMMIT_T, datatype); return PMPI_Type_commit(datatype); }
 
 #pragma weak MPI_Type_contiguous
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_contiguous(count, oldtype, newtype); }
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_contiguous_t, MPI_TYPE_CONTIGUOUS_T, count, oldtype, newtype); return PMPI_Type_contiguous(count, oldtype, newtype); }
 
 #pragma weak MPI_Type_contiguous_c
-int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_contiguous_c(count, oldtype, newtype); }
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_contiguous_c_t, MPI_TYPE_CONTIGUOUS_C_T, count, oldtype, newtype); return PMPI_Type_contiguous_c(count, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_darray
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_darray_t, MPI_TYPE_CREATE_DARRAY_T, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_darray_c
-int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_darray_c_t, MPI_TYPE_CREATE_DARRAY_C_T, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_f90_complex
-int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_complex(p, r, newtype); }
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_f90_complex_t, MPI_TYPE_CREATE_F90_COMPLEX_T, p, r, newtype); return PMPI_Type_create_f90_complex(p, r, newtype); }
 
 #pragma weak MPI_Type_create_f90_integer
-int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_integer(r, newtype); }
+int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_f90_integer_t, MPI_TYPE_CREATE_F90_INTEGER_T, r, newtype); return PMPI_Type_create_f90_integer(r, newtype); }
 
 #pragma weak MPI_Type_create_f90_real
-int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) { return PMPI_Type_create_f90_real(p, r, newtype); }
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_f90_real_t, MPI_TYPE_CREATE_F90_REAL_T, p, r, newtype); return PMPI_Type_create_f90_real(p, r, newtype); }
 
 #pragma weak MPI_Type_create_hindexed
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_hindexed_t, MPI_TYPE_CREATE_HINDEXED_T, count, array_of_blocklengths, array_of_displacements, oldtype, newtype); return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_hindexed_block
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_hindexed_block_t, MPI_TYPE_CREATE_HINDEXED_BLOCK_T, count, blocklength, array_of_displacements, oldtype, newtype); return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_hindexed_block_c
-int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype); }
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_hindexed_block_c_t, MPI_TYPE_CREATE_HINDEXED_BLOCK_C_T, count, blocklength, array_of_displacements, oldtype, newtype); return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_hindexed_c
-int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_hindexed_c_t, MPI_TYPE_CREATE_HINDEXED_C_T, count, array_of_blocklengths, array_of_displacements, oldtype, newtype); return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_hvector
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_hvector_t, MPI_TYPE_CREATE_HVECTOR_T, count, blocklength, stride, oldtype, newtype); return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_hvector_c
-int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype); }
+int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_hvector_c_t, MPI_TYPE_CREATE_HVECTOR_C_T, count, blocklength, stride, oldtype, newtype); return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_indexed_block
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_indexed_block_t, MPI_TYPE_CREATE_INDEXED_BLOCK_T, count, blocklength, array_of_displacements, oldtype, newtype); return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_indexed_block_c
-int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype); }
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_indexed_block_c_t, MPI_TYPE_CREATE_INDEXED_BLOCK_C_T, count, blocklength, array_of_displacements, oldtype, newtype); return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_keyval
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state) { return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state); }
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval, void* extra_state) { WEFT_QMPI_CHAIN(QMPI_Type_create_keyval_t, MPI_TYPE_CREATE_KEYVAL_T, type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state); return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state); }
 
 #pragma weak MPI_Type_create_resized
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) { return PMPI_Type_create_resized(oldtype, lb, extent, newtype); }
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_resized_t, MPI_TYPE_CREATE_RESIZED_T, oldtype, lb, extent, newtype); return PMPI_Type_create_resized(oldtype, lb, extent, newtype); }
 
 #pragma weak MPI_Type_create_resized_c
-int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) { return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype); }
+int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_resized_c_t, MPI_TYPE_CREATE_RESIZED_C_T, oldtype, lb, extent, newtype); return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype); }
 
 #pragma weak MPI_Type_create_struct
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) { return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_struct_t, MPI_TYPE_CREATE_STRUCT_T, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
 
 #pragma weak MPI_Type_create_struct_c
-int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) { return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_struct_c_t, MPI_TYPE_CREATE_STRUCT_C_T, count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype); }
 
 #pragma weak MPI_Type_create_subarray
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_subarray_t, MPI_TYPE_CREATE_SUBARRAY_T, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
 
 #pragma weak MPI_Type_create_subarray_c
-int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_create_subarray_c_t, MPI_TYPE_CREATE_SUBARRAY_C_T, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype); }
 
 #pragma weak MPI_Type_delete_attr
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) { return PMPI_Type_delete_attr(datatype, type_keyval); }
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) { WEFT_QMPI_CHAIN(QMPI_Type_delete_attr_t, MPI_TYPE_DELETE_ATTR_T, datatype, type_keyval); return PMPI_Type_delete_attr(datatype, type_keyval); }
 
 #pragma weak MPI_Type_dup
-int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_dup(oldtype, newtype); }
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_dup_t, MPI_TYPE_DUP_T, oldtype, newtype); return PMPI_Type_dup(oldtype, newtype); }
 
 #pragma weak MPI_Type_free
-int MPI_Type_free(MPI_Datatype* datatype) { return PMPI_Type_free(datatype); }
+int MPI_Type_free(MPI_Datatype* datatype) { WEFT_QMPI_CHAIN(QMPI_Type_free_t, MPI_TYPE_FREE_T, datatype); return PMPI_Type_free(datatype); }
 
 #pragma weak MPI_Type_free_keyval
-int MPI_Type_free_keyval(int* type_keyval) { return PMPI_Type_free_keyval(type_keyval); }
+int MPI_Type_free_keyval(int* type_keyval) { WEFT_QMPI_CHAIN(QMPI_Type_free_keyval_t, MPI_TYPE_FREE_KEYVAL_T, type_keyval); return PMPI_Type_free_keyval(type_keyval); }
 
 #pragma weak MPI_Type_fromint
-MPI_Datatype MPI_Type_fromint(int datatype) { return PMPI_Type_fromint(datatype); }
+MPI_Datatype MPI_Type_fromint(int datatype) { WEFT_QMPI_CHAIN(QMPI_Type_fromint_t, MPI_TYPE_FROMINT_T, datatype); return PMPI_Type_fromint(datatype); }
 
 #pragma weak MPI_Type_get_attr
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) { return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag); }
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) { WEFT_QMPI_CHAIN(QMPI_Type_get_attr_t, MPI_TYPE_GET_ATTR_T, datatype, type_keyval, attribute_val, flag); return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag); }
 
 #pragma weak MPI_Type_get_contents
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); }
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) { WEFT_QMPI_CHAIN(QMPI_Type_get_contents_t, MPI_TYPE_GET_CONTENTS_T, datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes); }
 
 #pragma weak MPI_Type_get_contents_c
-int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) { return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes); }
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) { WEFT_QMPI_CHAIN(QMPI_Type_get_contents_c_t, MPI_TYPE_GET_CONTENTS_C_T, datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes); return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes); }
 
 #pragma weak MPI_Type_get_envelope
-int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) { return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner); }
+int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner) { WEFT_QMPI_CHAIN(QMPI_Type_get_envelope_t, MPI_TYPE_GET_ENVELOPE_T, datatype, num_integers, num_addresses, num_datatypes, combiner); return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner); }
 
 #pragma weak MPI_Type_get_envelope_c
-int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) { return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner); }
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses, MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) { WEFT_QMPI_CHAIN(QMPI_Type_get_envelope_c_t, MPI_TYPE_GET_ENVELOPE_C_T, datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner); return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner); }
 
 #pragma weak MPI_Type_get_extent
-int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) { return PMPI_Type_get_extent(datatype, lb, extent); }
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) { WEFT_QMPI_CHAIN(QMPI_Type_get_extent_t, MPI_TYPE_GET_EXTENT_T, datatype, lb, extent); return PMPI_Type_get_extent(datatype, lb, extent); }
 
 #pragma weak MPI_Type_get_extent_c
-int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) { return PMPI_Type_get_extent_c(datatype, lb, extent); }
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) { WEFT_QMPI_CHAIN(QMPI_Type_get_extent_c_t, MPI_TYPE_GET_EXTENT_C_T, datatype, lb, extent); return PMPI_Type_get_extent_c(datatype, lb, extent); }
 
 #pragma weak MPI_Type_get_extent_x
-int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) { return PMPI_Type_get_extent_x(datatype, lb, extent); }
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) { WEFT_QMPI_CHAIN(QMPI_Type_get_extent_x_t, MPI_TYPE_GET_EXTENT_X_T, datatype, lb, extent); return PMPI_Type_get_extent_x(datatype, lb, extent); }
 
 #pragma weak MPI_Type_get_name
-int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) { return PMPI_Type_get_name(datatype, type_name, resultlen); }
+int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) { WEFT_QMPI_CHAIN(QMPI_Type_get_name_t, MPI_TYPE_GET_NAME_T, datatype, type_name, resultlen); return PMPI_Type_get_name(datatype, type_name, resultlen); }
 
 #pragma weak MPI_Type_get_true_extent
-int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) { WEFT_QMPI_CHAIN(QMPI_Type_get_true_extent_t, MPI_TYPE_GET_TRUE_EXTENT_T, datatype, true_lb, true_extent); return PMPI_Type_get_true_extent(datatype, true_lb, true_extent); }
 
 #pragma weak MPI_Type_get_true_extent_c
-int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent); }
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { WEFT_QMPI_CHAIN(QMPI_Type_get_true_extent_c_t, MPI_TYPE_GET_TRUE_EXTENT_C_T, datatype, true_lb, true_extent); return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent); }
 
 #pragma weak MPI_Type_get_true_extent_x
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) { WEFT_QMPI_CHAIN(QMPI_Type_get_true_extent_x_t, MPI_TYPE_GET_TRUE_EXTENT_X_T, datatype, true_lb, true_extent); return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent); }
 
 #pragma weak MPI_Type_get_value_index
-int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) { return PMPI_Type_get_value_index(value_type, index_type, pair_type); }
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) { WEFT_QMPI_CHAIN(QMPI_Type_get_value_index_t, MPI_TYPE_GET_VALUE_INDEX_T, value_type, index_type, pair_type); return PMPI_Type_get_value_index(value_type, index_type, pair_type); }
 
 #pragma weak MPI_Type_indexed
-int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_indexed_t, MPI_TYPE_INDEXED_T, count, array_of_blocklengths, array_of_displacements, oldtype, newtype); return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_indexed_c
-int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_indexed_c_t, MPI_TYPE_INDEXED_C_T, count, array_of_blocklengths, array_of_displacements, oldtype, newtype); return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype); }
 
 #pragma weak MPI_Type_match_size
-int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) { return PMPI_Type_match_size(typeclass, size, datatype); }
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) { WEFT_QMPI_CHAIN(QMPI_Type_match_size_t, MPI_TYPE_MATCH_SIZE_T, typeclass, size, datatype); return PMPI_Type_match_size(typeclass, size, datatype); }
 
 #pragma weak MPI_Type_set_attr
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) { return PMPI_Type_set_attr(datatype, type_keyval, attribute_val); }
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) { WEFT_QMPI_CHAIN(QMPI_Type_set_attr_t, MPI_TYPE_SET_ATTR_T, datatype, type_keyval, attribute_val); return PMPI_Type_set_attr(datatype, type_keyval, attribute_val); }
 
 #pragma weak MPI_Type_set_name
-int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) { return PMPI_Type_set_name(datatype, type_name); }
+int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) { WEFT_QMPI_CHAIN(QMPI_Type_set_name_t, MPI_TYPE_SET_NAME_T, datatype, type_name); return PMPI_Type_set_name(datatype, type_name); }
 
 #pragma weak MPI_Type_size
-int MPI_Type_size(MPI_Datatype datatype, int* size) { return PMPI_Type_size(datatype, size); }
+int MPI_Type_size(MPI_Datatype datatype, int* size) { WEFT_QMPI_CHAIN(QMPI_Type_size_t, MPI_TYPE_SIZE_T, datatype, size); return PMPI_Type_size(datatype, size); }
 
 #pragma weak MPI_Type_size_c
-int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_c(datatype, size); }
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Type_size_c_t, MPI_TYPE_SIZE_C_T, datatype, size); return PMPI_Type_size_c(datatype, size); }
 
 #pragma weak MPI_Type_size_x
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return PMPI_Type_size_x(datatype, size); }
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { WEFT_QMPI_CHAIN(QMPI_Type_size_x_t, MPI_TYPE_SIZE_X_T, datatype, size); return PMPI_Type_size_x(datatype, size); }
 
 #pragma weak MPI_Type_toint
-int MPI_Type_toint(MPI_Datatype datatype) { return PMPI_Type_toint(datatype); }
+int MPI_Type_toint(MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_Type_toint_t, MPI_TYPE_TOINT_T, datatype); return PMPI_Type_toint(datatype); }
 
 #pragma weak MPI_Type_vector
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype); }
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_vector_t, MPI_TYPE_VECTOR_T, count, blocklength, stride, oldtype, newtype); return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype); }
 
 #pragma weak MPI_Type_vector_c
-int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype); }
+int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype* newtype) { WEFT_QMPI_CHAIN(QMPI_Type_vector_c_t, MPI_TYPE_VECTOR_C_T, count, blocklength, stride, oldtype, newtype); return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype); }
 
 #pragma weak MPI_Unpack
-int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) { return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm); }
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Unpack_t, MPI_UNPACK_T, inbuf, insize, position, outbuf, outcount, datatype, comm); return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm); }
 
 #pragma weak MPI_Unpack_c
-int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm); }
+int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) { WEFT_QMPI_CHAIN(QMPI_Unpack_c_t, MPI_UNPACK_C_T, inbuf, insize, position, outbuf, outcount, datatype, comm); return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm); }
 
 #pragma weak MPI_Unpack_external
-int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) { return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_Unpack_external_t, MPI_UNPACK_EXTERNAL_T, datarep, inbuf, insize, position, outbuf, outcount, datatype); return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
 
 #pragma weak MPI_Unpack_external_c
-int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype) { return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
+int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype) { WEFT_QMPI_CHAIN(QMPI_Unpack_external_c_t, MPI_UNPACK_EXTERNAL_C_T, datarep, inbuf, insize, position, outbuf, outcount, datatype); return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype); }
 
 #pragma weak MPI_Unpublish_name
-int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) { return PMPI_Unpublish_name(service_name, info, port_name); }
+int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port_name) { WEFT_QMPI_CHAIN(QMPI_Unpublish_name_t, MPI_UNPUBLISH_NAME_T, service_name, info, port_name); return PMPI_Unpublish_name(service_name, info, port_name); }
 
 #pragma weak MPI_Wait
-int MPI_Wait(MPI_Request* request, MPI_Status* status) { return PMPI_Wait(request, status); }
+int MPI_Wait(MPI_Request* request, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Wait_t, MPI_WAIT_T, request, status); return PMPI_Wait(request, status); }
 
 #pragma weak MPI_Waitall
-int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { return PMPI_Waitall(count, array_of_requests, array_of_statuses); }
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) { WEFT_QMPI_CHAIN(QMPI_Waitall_t, MPI_WAITALL_T, count, array_of_requests, array_of_statuses); return PMPI_Waitall(count, array_of_requests, array_of_statuses); }
 
 #pragma weak MPI_Waitany
-int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) { return PMPI_Waitany(count, array_of_requests, index, status); }
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) { WEFT_QMPI_CHAIN(QMPI_Waitany_t, MPI_WAITANY_T, count, array_of_requests, index, status); return PMPI_Waitany(count, array_of_requests, index, status); }
 
 #pragma weak MPI_Waitsome
-int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[], MPI_Status array_of_statuses[]) { WEFT_QMPI_CHAIN(QMPI_Waitsome_t, MPI_WAITSOME_T, incount, array_of_requests, outcount, array_of_indices, array_of_statuses); return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses); }
 
 #pragma weak MPI_Win_allocate
-int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); }
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_allocate_t, MPI_WIN_ALLOCATE_T, size, disp_unit, info, comm, baseptr, win); return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); }
 
 #pragma weak MPI_Win_allocate_c
-int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win); }
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_allocate_c_t, MPI_WIN_ALLOCATE_C_T, size, disp_unit, info, comm, baseptr, win); return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win); }
 
 #pragma weak MPI_Win_allocate_shared
-int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_allocate_shared_t, MPI_WIN_ALLOCATE_SHARED_T, size, disp_unit, info, comm, baseptr, win); return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); }
 
 #pragma weak MPI_Win_allocate_shared_c
-int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win); }
+int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_allocate_shared_c_t, MPI_WIN_ALLOCATE_SHARED_C_T, size, disp_unit, info, comm, baseptr, win); return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win); }
 
 #pragma weak MPI_Win_attach
-int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) { return PMPI_Win_attach(win, base, size); }
+int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) { WEFT_QMPI_CHAIN(QMPI_Win_attach_t, MPI_WIN_ATTACH_T, win, base, size); return PMPI_Win_attach(win, base, size); }
 
 #pragma weak MPI_Win_call_errhandler
-int MPI_Win_call_errhandler(MPI_Win win, int errorcode) { return PMPI_Win_call_errhandler(win, errorcode); }
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode) { WEFT_QMPI_CHAIN(QMPI_Win_call_errhandler_t, MPI_WIN_CALL_ERRHANDLER_T, win, errorcode); return PMPI_Win_call_errhandler(win, errorcode); }
 
 #pragma weak MPI_Win_complete
-int MPI_Win_complete(MPI_Win win) { return PMPI_Win_complete(win); }
+int MPI_Win_complete(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_complete_t, MPI_WIN_COMPLETE_T, win); return PMPI_Win_complete(win); }
 
 #pragma weak MPI_Win_create
-int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) { return PMPI_Win_create(base, size, disp_unit, info, comm, win); }
+int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_create_t, MPI_WIN_CREATE_T, base, size, disp_unit, info, comm, win); return PMPI_Win_create(base, size, disp_unit, info, comm, win); }
 
 #pragma weak MPI_Win_create_c
-int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) { return PMPI_Win_create_c(base, size, disp_unit, info, comm, win); }
+int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_create_c_t, MPI_WIN_CREATE_C_T, base, size, disp_unit, info, comm, win); return PMPI_Win_create_c(base, size, disp_unit, info, comm, win); }
 
 #pragma weak MPI_Win_create_dynamic
-int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) { return PMPI_Win_create_dynamic(info, comm, win); }
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_create_dynamic_t, MPI_WIN_CREATE_DYNAMIC_T, info, comm, win); return PMPI_Win_create_dynamic(info, comm, win); }
 
 #pragma weak MPI_Win_create_errhandler
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler) { return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler); }
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Win_create_errhandler_t, MPI_WIN_CREATE_ERRHANDLER_T, win_errhandler_fn, errhandler); return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler); }
 
 #pragma weak MPI_Win_create_keyval
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) { return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); }
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state) { WEFT_QMPI_CHAIN(QMPI_Win_create_keyval_t, MPI_WIN_CREATE_KEYVAL_T, win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state); }
 
 #pragma weak MPI_Win_delete_attr
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval) { return PMPI_Win_delete_attr(win, win_keyval); }
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval) { WEFT_QMPI_CHAIN(QMPI_Win_delete_attr_t, MPI_WIN_DELETE_ATTR_T, win, win_keyval); return PMPI_Win_delete_attr(win, win_keyval); }
 
 #pragma weak MPI_Win_detach
-int MPI_Win_detach(MPI_Win win, const void* base) { return PMPI_Win_detach(win, base); }
+int MPI_Win_detach(MPI_Win win, const void* base) { WEFT_QMPI_CHAIN(QMPI_Win_detach_t, MPI_WIN_DETACH_T, win, base); return PMPI_Win_detach(win, base); }
 
 #pragma weak MPI_Win_fence
-int MPI_Win_fence(int assert, MPI_Win win) { return PMPI_Win_fence(assert, win); }
+int MPI_Win_fence(int assert, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_fence_t, MPI_WIN_FENCE_T, assert, win); return PMPI_Win_fence(assert, win); }
 
 #pragma weak MPI_Win_flush
-int MPI_Win_flush(int rank, MPI_Win win) { return PMPI_Win_flush(rank, win); }
+int MPI_Win_flush(int rank, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_flush_t, MPI_WIN_FLUSH_T, rank, win); return PMPI_Win_flush(rank, win); }
 
 #pragma weak MPI_Win_flush_all
-int MPI_Win_flush_all(MPI_Win win) { return PMPI_Win_flush_all(win); }
+int MPI_Win_flush_all(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_flush_all_t, MPI_WIN_FLUSH_ALL_T, win); return PMPI_Win_flush_all(win); }
 
 #pragma weak MPI_Win_flush_local
-int MPI_Win_flush_local(int rank, MPI_Win win) { return PMPI_Win_flush_local(rank, win); }
+int MPI_Win_flush_local(int rank, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_flush_local_t, MPI_WIN_FLUSH_LOCAL_T, rank, win); return PMPI_Win_flush_local(rank, win); }
 
 #pragma weak MPI_Win_flush_local_all
-int MPI_Win_flush_local_all(MPI_Win win) { return PMPI_Win_flush_local_all(win); }
+int MPI_Win_flush_local_all(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_flush_local_all_t, MPI_WIN_FLUSH_LOCAL_ALL_T, win); return PMPI_Win_flush_local_all(win); }
 
 #pragma weak MPI_Win_free
-int MPI_Win_free(MPI_Win* win) { return PMPI_Win_free(win); }
+int MPI_Win_free(MPI_Win* win) { WEFT_QMPI_CHAIN(QMPI_Win_free_t, MPI_WIN_FREE_T, win); return PMPI_Win_free(win); }
 
 #pragma weak MPI_Win_free_keyval
-int MPI_Win_free_keyval(int* win_keyval) { return PMPI_Win_free_keyval(win_keyval); }
+int MPI_Win_free_keyval(int* win_keyval) { WEFT_QMPI_CHAIN(QMPI_Win_free_keyval_t, MPI_WIN_FREE_KEYVAL_T, win_keyval); return PMPI_Win_free_keyval(win_keyval); }
 
 #pragma weak MPI_Win_fromint
-MPI_Win MPI_Win_fromint(int win) { return PMPI_Win_fromint(win); }
+MPI_Win MPI_Win_fromint(int win) { WEFT_QMPI_CHAIN(QMPI_Win_fromint_t, MPI_WIN_FROMINT_T, win); return PMPI_Win_fromint(win); }
 
 #pragma weak MPI_Win_get_attr
-int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) { return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag); }
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) { WEFT_QMPI_CHAIN(QMPI_Win_get_attr_t, MPI_WIN_GET_ATTR_T, win, win_keyval, attribute_val, flag); return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag); }
 
 #pragma weak MPI_Win_get_errhandler
-int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) { return PMPI_Win_get_errhandler(win, errhandler); }
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) { WEFT_QMPI_CHAIN(QMPI_Win_get_errhandler_t, MPI_WIN_GET_ERRHANDLER_T, win, errhandler); return PMPI_Win_get_errhandler(win, errhandler); }
 
 #pragma weak MPI_Win_get_group
-int MPI_Win_get_group(MPI_Win win, MPI_Group* group) { return PMPI_Win_get_group(win, group); }
+int MPI_Win_get_group(MPI_Win win, MPI_Group* group) { WEFT_QMPI_CHAIN(QMPI_Win_get_group_t, MPI_WIN_GET_GROUP_T, win, group); return PMPI_Win_get_group(win, group); }
 
 #pragma weak MPI_Win_get_info
-int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) { return PMPI_Win_get_info(win, info_used); }
+int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) { WEFT_QMPI_CHAIN(QMPI_Win_get_info_t, MPI_WIN_GET_INFO_T, win, info_used); return PMPI_Win_get_info(win, info_used); }
 
 #pragma weak MPI_Win_get_name
-int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) { return PMPI_Win_get_name(win, win_name, resultlen); }
+int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) { WEFT_QMPI_CHAIN(QMPI_Win_get_name_t, MPI_WIN_GET_NAME_T, win, win_name, resultlen); return PMPI_Win_get_name(win, win_name, resultlen); }
 
 #pragma weak MPI_Win_lock
-int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return PMPI_Win_lock(lock_type, rank, assert, win); }
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_lock_t, MPI_WIN_LOCK_T, lock_type, rank, assert, win); return PMPI_Win_lock(lock_type, rank, assert, win); }
 
 #pragma weak MPI_Win_lock_all
-int MPI_Win_lock_all(int assert, MPI_Win win) { return PMPI_Win_lock_all(assert, win); }
+int MPI_Win_lock_all(int assert, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_lock_all_t, MPI_WIN_LOCK_ALL_T, assert, win); return PMPI_Win_lock_all(assert, win); }
 
 #pragma weak MPI_Win_post
-int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return PMPI_Win_post(group, assert, win); }
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_post_t, MPI_WIN_POST_T, group, assert, win); return PMPI_Win_post(group, assert, win); }
 
 #pragma weak MPI_Win_set_attr
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) { return PMPI_Win_set_attr(win, win_keyval, attribute_val); }
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) { WEFT_QMPI_CHAIN(QMPI_Win_set_attr_t, MPI_WIN_SET_ATTR_T, win, win_keyval, attribute_val); return PMPI_Win_set_attr(win, win_keyval, attribute_val); }
 
 #pragma weak MPI_Win_set_errhandler
-int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { return PMPI_Win_set_errhandler(win, errhandler); }
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) { WEFT_QMPI_CHAIN(QMPI_Win_set_errhandler_t, MPI_WIN_SET_ERRHANDLER_T, win, errhandler); return PMPI_Win_set_errhandler(win, errhandler); }
 
 #pragma weak MPI_Win_set_info
-int MPI_Win_set_info(MPI_Win win, MPI_Info info) { return PMPI_Win_set_info(win, info); }
+int MPI_Win_set_info(MPI_Win win, MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_Win_set_info_t, MPI_WIN_SET_INFO_T, win, info); return PMPI_Win_set_info(win, info); }
 
 #pragma weak MPI_Win_set_name
-int MPI_Win_set_name(MPI_Win win, const char* win_name) { return PMPI_Win_set_name(win, win_name); }
+int MPI_Win_set_name(MPI_Win win, const char* win_name) { WEFT_QMPI_CHAIN(QMPI_Win_set_name_t, MPI_WIN_SET_NAME_T, win, win_name); return PMPI_Win_set_name(win, win_name); }
 
 #pragma weak MPI_Win_shared_query
-int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) { return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr); }
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) { WEFT_QMPI_CHAIN(QMPI_Win_shared_query_t, MPI_WIN_SHARED_QUERY_T, win, rank, size, disp_unit, baseptr); return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr); }
 
 #pragma weak MPI_Win_shared_query_c
-int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) { return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr); }
+int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) { WEFT_QMPI_CHAIN(QMPI_Win_shared_query_c_t, MPI_WIN_SHARED_QUERY_C_T, win, rank, size, disp_unit, baseptr); return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr); }
 
 #pragma weak MPI_Win_start
-int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return PMPI_Win_start(group, assert, win); }
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_start_t, MPI_WIN_START_T, group, assert, win); return PMPI_Win_start(group, assert, win); }
 
 #pragma weak MPI_Win_sync
-int MPI_Win_sync(MPI_Win win) { return PMPI_Win_sync(win); }
+int MPI_Win_sync(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_sync_t, MPI_WIN_SYNC_T, win); return PMPI_Win_sync(win); }
 
 #pragma weak MPI_Win_test
-int MPI_Win_test(MPI_Win win, int* flag) { return PMPI_Win_test(win, flag); }
+int MPI_Win_test(MPI_Win win, int* flag) { WEFT_QMPI_CHAIN(QMPI_Win_test_t, MPI_WIN_TEST_T, win, flag); return PMPI_Win_test(win, flag); }
 
 #pragma weak MPI_Win_toint
-int MPI_Win_toint(MPI_Win win) { return PMPI_Win_toint(win); }
+int MPI_Win_toint(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_toint_t, MPI_WIN_TOINT_T, win); return PMPI_Win_toint(win); }
 
 #pragma weak MPI_Win_unlock
-int MPI_Win_unlock(int rank, MPI_Win win) { return PMPI_Win_unlock(rank, win); }
+int MPI_Win_unlock(int rank, MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_unlock_t, MPI_WIN_UNLOCK_T, rank, win); return PMPI_Win_unlock(rank, win); }
 
 #pragma weak MPI_Win_unlock_all
-int MPI_Win_unlock_all(MPI_Win win) { return PMPI_Win_unlock_all(win); }
+int MPI_Win_unlock_all(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_unlock_all_t, MPI_WIN_UNLOCK_ALL_T, win); return PMPI_Win_unlock_all(win); }
 
 #pragma weak MPI_Win_wait
-int MPI_Win_wait(MPI_Win win) { return PMPI_Win_wait(win); }
+int MPI_Win_wait(MPI_Win win) { WEFT_QMPI_CHAIN(QMPI_Win_wait_t, MPI_WIN_WAIT_T, win); return PMPI_Win_wait(win); }
 
 #pragma weak MPI_Wtick
-double MPI_Wtick(void) { return PMPI_Wtick(); }
+double MPI_Wtick(void) { WEFT_QMPI_CHAIN(QMPI_Wtick_t, MPI_WTICK_T); return PMPI_Wtick(); }
 
 #pragma weak MPI_Wtime
-double MPI_Wtime(void) { return PMPI_Wtime(); }
+double MPI_Wtime(void) { WEFT_QMPI_CHAIN(QMPI_Wtime_t, MPI_WTIME_T); return PMPI_Wtime(); }
