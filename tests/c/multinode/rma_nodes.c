@@ -2,8 +2,11 @@
  * and MPI_Win_create over ranks on several nodes reach the far ranks through UCX (put, get,
  * the accumulates, fetch-and-op, compare-and-swap), synchronised by fence, exclusive and shared
  * locks, lock_all with flushes, and post/start/complete/wait; values checked, contention from
- * every rank on one target. Dynamic and shared windows spanning nodes fail on every rank with
- * MPI_ERR_UNSUPPORTED_OPERATION naming the function and the reason, leaving the job usable. */
+ * every rank on one target. Dynamic windows too: regions attached (malloc and MPI_Alloc_mem
+ * memory) are reached with their UCX keys; a region detached and another attached (at the
+ * same address, as malloc tends to give) is reached afresh; an address outside every region
+ * is MPI_ERR_RMA_RANGE. Shared windows spanning nodes fail on every rank with
+ * MPI_ERR_RMA_SHARED naming the function and the reason, leaving the job usable. */
 #include "wtest.h"
 
 #define N 32
@@ -198,6 +201,122 @@ static void check_window(int created)
     free(mine);
 }
 
+/* Every rank's regions of a dynamic window, by address. */
+static void exchange(void *mine, MPI_Aint *all)
+{
+    MPI_Aint a;
+    MPI_Get_address(mine, &a);
+    EXPECT_OK(MPI_Allgather(&a, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD));
+}
+
+static void check_dynamic(void)
+{
+    MPI_Win win = MPI_WIN_NULL;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int *a = malloc(N * sizeof(int)), *b = NULL, *c;
+    MPI_Aint *at = malloc(size * sizeof(MPI_Aint)), *bt = malloc(size * sizeof(MPI_Aint));
+    int i, v[8], got[8], one = 1, old = -1, cmp, swap;
+    EXPECT_OK(MPI_Alloc_mem(N * sizeof(int), MPI_INFO_NULL, &b));
+    EXPECT_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    EXPECT_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    for (i = 0; i < N; i++)
+        a[i] = rank * 1000 + i, b[i] = rank * 2000 + i;
+    EXPECT_OK(MPI_Win_attach(win, a, N * sizeof(int)));
+    EXPECT_OK(MPI_Win_attach(win, b, N * sizeof(int)));
+    exchange(a, at);
+    exchange(b, bt);
+
+    /* Fence: put 8 ints into the right's a[0..7], get the right's b[8..15]. */
+    EXPECT_OK(MPI_Win_fence(0, win));
+    for (i = 0; i < 8; i++)
+        v[i] = -(rank * 100 + i);
+    EXPECT_OK(MPI_Put(v, 8, MPI_INT, right, at[right], 8, MPI_INT, win));
+    EXPECT_OK(MPI_Get(got, 8, MPI_INT, right, bt[right] + 8 * sizeof(int), 8, MPI_INT, win));
+    EXPECT_OK(MPI_Win_fence(0, win));
+    for (i = 0; i < 8; i++) {
+        CHECK(a[i] == -(left * 100 + i), "dynamic fence put: elem %d = %d", i, a[i]);
+        CHECK(got[i] == right * 2000 + 8 + i, "dynamic fence get: %d = %d", i, got[i]);
+    }
+    /* A strided target: every other int of the right's b[16..31]. */
+    {
+        MPI_Datatype vec;
+        MPI_Type_vector(8, 1, 2, MPI_INT, &vec);
+        MPI_Type_commit(&vec);
+        for (i = 0; i < 8; i++)
+            v[i] = rank * 10 + i;
+        EXPECT_OK(MPI_Put(v, 8, MPI_INT, right, bt[right] + 16 * sizeof(int), 1, vec, win));
+        EXPECT_OK(MPI_Win_fence(0, win));
+        for (i = 0; i < 8; i++) {
+            CHECK(b[16 + 2 * i] == left * 10 + i, "dynamic strided put: %d = %d", i, b[16 + 2 * i]);
+            CHECK(b[17 + 2 * i] == rank * 2000 + 17 + 2 * i, "dynamic strided gap: %d", i);
+        }
+        EXPECT_OK(MPI_Type_free(&vec));
+    }
+    EXPECT_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+
+    /* Contention on rank 0's a[8]: accumulate, fetch-and-op, compare-and-swap from every rank. */
+    if (rank == 0)
+        a[8] = 0, a[9] = 0;
+    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    EXPECT_OK(MPI_Win_lock_all(0, win));
+    for (i = 0; i < ROUNDS; i++) {
+        EXPECT_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, at[0] + 8 * sizeof(int), 1, MPI_INT, MPI_SUM, win));
+        EXPECT_OK(MPI_Fetch_and_op(&one, &old, MPI_INT, 0, at[0] + 9 * sizeof(int), MPI_SUM, win));
+        EXPECT_OK(MPI_Win_flush(0, win));
+        CHECK(old >= 0 && old < ROUNDS * size, "dynamic fetch_and_op old %d", old);
+    }
+    EXPECT_OK(MPI_Win_unlock_all(win));
+    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) {
+        CHECK(a[8] == ROUNDS * size, "dynamic accumulate total %d, want %d", a[8], ROUNDS * size);
+        CHECK(a[9] == ROUNDS * size, "dynamic fetch_and_op total %d, want %d", a[9], ROUNDS * size);
+        a[10] = -1;
+    }
+    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* Exactly one rank swaps -1 for its own rank. */
+    cmp = -1, swap = rank;
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    EXPECT_OK(MPI_Compare_and_swap(&swap, &cmp, &old, MPI_INT, 0, at[0] + 10 * sizeof(int), win));
+    EXPECT_OK(MPI_Win_unlock(0, win));
+    {
+        int winners = old == -1, total = 0;
+        EXPECT_OK(MPI_Allreduce(&winners, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK_INT(total, 1);
+    }
+
+    /* Outside every region: MPI_ERR_RMA_RANGE, naming the regions. */
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    EXPECT_ERR(MPI_Put(v, 1, MPI_INT, right, at[right] + N * sizeof(int) + 4096 * 16, 1, MPI_INT, win),
+               MPI_ERR_RMA_RANGE, "MPI_Put", "outside");
+    EXPECT_OK(MPI_Win_unlock(right, win));
+
+    /* Detach a, free it, attach a fresh region (often at the same address): reached afresh. */
+    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    EXPECT_OK(MPI_Win_detach(win, a));
+    free(a);
+    c = malloc(N * sizeof(int));
+    for (i = 0; i < N; i++)
+        c[i] = 7;
+    EXPECT_OK(MPI_Win_attach(win, c, N * sizeof(int)));
+    exchange(c, at);
+    EXPECT_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win));
+    v[0] = 4242 + rank;
+    EXPECT_OK(MPI_Put(v, 1, MPI_INT, right, at[right] + 3 * sizeof(int), 1, MPI_INT, win));
+    EXPECT_OK(MPI_Get(got, 2, MPI_INT, right, at[right] + 4 * sizeof(int), 2, MPI_INT, win));
+    EXPECT_OK(MPI_Win_unlock(right, win));
+    CHECK(got[0] == 7 && got[1] == 7, "dynamic get after re-attach: %d %d", got[0], got[1]);
+    EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK(c[3] == 4242 + left, "dynamic put after re-attach: %d, want %d", c[3], 4242 + left);
+
+    EXPECT_OK(MPI_Win_detach(win, c));
+    EXPECT_OK(MPI_Win_detach(win, b));
+    EXPECT_OK(MPI_Win_free(&win));
+    free(c);
+    MPI_Free_mem(b);
+    free(at);
+    free(bt);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Win win = MPI_WIN_NULL;
@@ -207,15 +326,14 @@ int main(int argc, char **argv)
     rank = wtest_world_rank();
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    EXPECT_ERR(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win),
-               MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_create_dynamic", "another node");
     EXPECT_ERR(MPI_Win_allocate_shared(16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win),
-               MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_allocate_shared", "another node");
+               MPI_ERR_RMA_SHARED, "MPI_Win_allocate_shared", "another node");
     CHECK(win == MPI_WIN_NULL, "no window after the errors");
     EXPECT_OK(MPI_Barrier(MPI_COMM_WORLD)); /* the job carries on */
 
     check_window(0);
     check_window(1);
+    check_dynamic();
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();
 }

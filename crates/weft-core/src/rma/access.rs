@@ -7,7 +7,7 @@
 use std::sync::{Arc, OnceLock};
 
 use super::dyn_maps::{Found, Keep};
-use super::far::Far;
+use super::far::{Far, FarFound, FarKeys};
 use super::WinRma;
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -53,6 +53,9 @@ pub struct Region<'a> {
     pub(super) acc: AccPath,
     /// For `Reach::Far`: the window's UCX side.
     far: Option<Arc<Far>>,
+    /// For `Reach::Far` on a dynamic window: the target's regions holding the bytes, with
+    /// their keys (else the window memory's key).
+    far_keys: Option<FarKeys>,
 }
 
 /// Where accumulate-type operations on a region run, the same in every process for the same
@@ -91,6 +94,7 @@ impl<'a> Region<'a> {
             _keep: None,
             acc: AccPath::Mutex,
             far: None,
+            far_keys: None,
         }
     }
 
@@ -205,8 +209,11 @@ impl<'a> Region<'a> {
                     .map_err(|e| range_error(func, e))
             }
             Reach::Far { rank, base } => {
-                self.far_side()
-                    .read(rank, &self.pieces_in(base, at, out.len()), out, func)
+                let pieces = self.pieces_in(base, at, out.len());
+                match &self.far_keys {
+                    Some(keys) => self.far_side().read_in(rank, keys, &pieces, out, func),
+                    None => self.far_side().read(rank, &pieces, out, func),
+                }
             }
         }
     }
@@ -227,8 +234,11 @@ impl<'a> Region<'a> {
                     .map_err(|e| range_error(func, e))
             }
             Reach::Far { rank, base } => {
-                self.far_side()
-                    .write(rank, &self.pieces_in(base, at, data.len()), data, func)
+                let pieces = self.pieces_in(base, at, data.len());
+                match &self.far_keys {
+                    Some(keys) => self.far_side().write_in(rank, keys, &pieces, data, func),
+                    None => self.far_side().write(rank, &pieces, data, func),
+                }
             }
         }
     }
@@ -310,6 +320,9 @@ impl WinRma {
             if t.disp < 0 {
                 return range("a dynamic window's displacements are addresses".into());
             }
+            if let Some(far) = self.far.as_ref().filter(|f| f.is_far(t.rank)) {
+                return self.far_region(far, t, (lo, hi), touches, offset as usize, func);
+            }
             let (mut reach, mut keep) = (self.reach_process(t.rank), None);
             let mut path = AccPath::Mutex;
             if touches {
@@ -372,6 +385,57 @@ impl WinRma {
         if matches!(reach, Reach::Far { .. }) {
             r.far = self.far.clone();
         }
+        Ok(r)
+    }
+
+    /// `region` for a dynamic window's rank on another node: the bytes `lo..hi` (addresses
+    /// there) found in the regions it attached, reached with their UCX keys.
+    fn far_region<'a>(
+        &self,
+        far: &Arc<Far>,
+        t: &Target<'a>,
+        (lo, hi): (i128, i128),
+        touches: bool,
+        offset: usize,
+        func: &str,
+    ) -> MpiResult<Region<'a>> {
+        let range = |why: String| {
+            MpiError::new(
+                ErrorClass::RmaRange,
+                format!(
+                    "{func}(target_rank={}, target_disp={}): {why}",
+                    t.rank, t.disp
+                ),
+            )
+        };
+        let mut keys = None;
+        if touches {
+            if lo < 0 || hi > usize::MAX as i128 {
+                return Err(range(format!("bytes {lo}..{hi} are not addresses")));
+            }
+            match far.find_attached(&self.area, t.rank, lo as usize, (hi - lo) as usize, func)? {
+                FarFound::In(k) => keys = Some(k),
+                FarFound::Outside { near } => {
+                    let near = near.map_or(String::new(), |(base, size)| {
+                        format!(" (they overlap its region {base:#x}..{:#x})", base + size)
+                    });
+                    return Err(range(format!(
+                        "bytes {lo:#x}..{hi:#x} lie outside the regions rank {} attached to the window{near}",
+                        t.rank
+                    )));
+                }
+            }
+        }
+        let reach = Reach::Far {
+            rank: t.rank,
+            base: 0,
+        };
+        // A far region is reached through UCX only, never by address.
+        // SAFETY: not `Reach::Mapped`, so the constructor's contract does not apply.
+        let mut r = unsafe { Region::new(reach, offset, t.count, t.ty) };
+        r.far = Some(far.clone());
+        r.far_keys = keys;
+        r.acc = AccPath::Mutex;
         Ok(r)
     }
 }

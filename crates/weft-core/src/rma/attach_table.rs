@@ -29,9 +29,11 @@
 //! Layout (`win_area::ATTACH_HEAD` words, then `ATTACH_ENTRY` words per slot): the number of
 //! regions attached, the number of slots in use (the last used slot + 1; a reader reads only
 //! that far), then per slot: base, size, the shareable block's descriptor + 1 (0: the region
-//! is not in one), the region's offset in the block and the block's inode (a reader that maps
+//! is not in one), the region's offset in the block, the block's inode (a reader that maps
 //! the block through `/proc/<pid>/fd` checks it, so a descriptor reused for another file is
-//! never mistaken for the block). An all-zero slot is free.
+//! never mistaken for the block) and, in a window spanning nodes, the generation of the
+//! region's UCX key (0: none), whose bytes the same publication writes into the slot's key
+//! words (`win_area::WinArea::far_key`, see `rma::far`). An all-zero slot is free.
 //!
 //! A region keeps its slot from the publication after its attach to the one after its detach,
 //! and a region attached while every slot is taken stays unpublished until it is detached,
@@ -46,9 +48,16 @@ use crate::transport::shm::win_area::{ATTACH_ENTRY, ATTACH_HEAD, ATTACH_SLOTS};
 /// publication (the words after them are not part of it). Only the table's owner calls it,
 /// one call at a time.
 pub fn publish(seq: &AtomicU64, words: &[AtomicU64], values: &[u64]) {
+    publish_with(seq, words, values, || {});
+}
+
+/// `publish`, with `more` (relaxed stores to other words that belong to the publication:
+/// the regions' UCX keys) run inside it, where the words are written.
+pub fn publish_with(seq: &AtomicU64, words: &[AtomicU64], values: &[u64], more: impl FnOnce()) {
     let s = seq.load(Ordering::Relaxed);
     seq.store(s + 1, Ordering::Relaxed);
     fence(Ordering::Release);
+    more();
     for (w, &v) in words.iter().zip(values) {
         w.store(v, Ordering::Relaxed);
     }
@@ -92,6 +101,8 @@ pub struct Entry {
     pub size: u64,
     /// The shareable block holding it: (descriptor in the owner, offset in the block, inode).
     pub block: Option<(i32, u64, u64)>,
+    /// The generation of its UCX key in the slot's key words (0: none; `rma::far`).
+    pub key: u64,
 }
 
 /// The table's words for `count` regions attached, `slots` holding the published ones
@@ -111,6 +122,7 @@ pub fn encode(slots: &[Option<Entry>], count: usize) -> Vec<u64> {
             w[3] = offset;
             w[4] = ino;
         }
+        w[5] = e.key;
     }
     v
 }
@@ -118,18 +130,26 @@ pub fn encode(slots: &[Option<Entry>], count: usize) -> Vec<u64> {
 /// The regions of a table's words (as `read` returns them), and whether they are all the
 /// regions attached.
 pub fn decode(words: &[u64]) -> (Vec<Entry>, bool) {
-    let count = words[0];
-    let entries: Vec<Entry> = words[ATTACH_HEAD..]
-        .chunks_exact(ATTACH_ENTRY)
-        .filter(|w| w.iter().any(|&x| x != 0))
-        .map(|w| Entry {
-            base: w[0],
-            size: w[1],
-            block: (w[2] != 0).then(|| ((w[2] - 1) as i32, w[3], w[4])),
-        })
-        .collect();
-    let complete = count <= entries.len() as u64;
+    let entries: Vec<Entry> = slots(words).map(|(_, e)| e).collect();
+    let complete = words[0] <= entries.len() as u64;
     (entries, complete)
+}
+
+/// The used slots of a table's words: (slot, region).
+pub fn slots(words: &[u64]) -> impl Iterator<Item = (usize, Entry)> + '_ {
+    words[ATTACH_HEAD..]
+        .chunks_exact(ATTACH_ENTRY)
+        .enumerate()
+        .filter(|(_, w)| w.iter().any(|&x| x != 0))
+        .map(|(i, w)| {
+            let e = Entry {
+                base: w[0],
+                size: w[1],
+                block: (w[2] != 0).then(|| ((w[2] - 1) as i32, w[3], w[4])),
+                key: w[5],
+            };
+            (i, e)
+        })
 }
 
 #[cfg(all(test, not(loom)))]
@@ -142,11 +162,13 @@ mod tests {
             base: 0x1000,
             size: 64,
             block: Some((7, 128, 99)),
+            key: 0,
         };
         let b = Entry {
             base: 0x9000,
             size: 8,
             block: None,
+            key: 3,
         };
         let (back, complete) = decode(&encode(&[Some(a), None, Some(b)], 2));
         assert_eq!(back, [a, b]);

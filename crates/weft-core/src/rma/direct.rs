@@ -28,6 +28,9 @@ impl WinRma {
             return None;
         }
         if self.flavor == Flavor::Dynamic {
+            if self.is_far(t) {
+                return None;
+            }
             // The displacement is the address; inside a region mapped here, or nothing. Never
             // from a table being rewritten (`find_attached` answers `Process` then).
             return match self.find_attached(t, disp as usize, len, false) {

@@ -31,6 +31,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::attach_table::{self, Entry};
+use super::far::{AttachedKey, Far};
 use crate::sync::atomic::Ordering;
 use crate::transport::shm::shareable::{self, PeerMapping};
 use crate::transport::shm::win_area::{WinArea, ATTACH_HEAD, ATTACH_SLOTS};
@@ -82,6 +83,8 @@ pub enum Found {
 struct Own {
     slots: Vec<Option<Entry>>,
     seen: HashSet<(usize, u64)>,
+    /// In a window spanning nodes: the UCX key of the region in each slot (`rma::far`).
+    keys: Vec<Option<AttachedKey>>,
 }
 
 /// A region as published, with the shareable block holding it (found once, at its attach).
@@ -91,6 +94,7 @@ fn entry(base: usize, size: u64) -> Entry {
         size,
         block: shareable::find(base, size)
             .and_then(|(fd, offset)| shareable::inode(fd).map(|ino| (fd, offset, ino))),
+        key: 0,
     }
 }
 
@@ -118,6 +122,35 @@ impl Own {
         }
         self.seen = now;
     }
+
+    /// Give every slot's region its UCX key (registering the regions new in their slot), and
+    /// return the keys of regions no longer in theirs (dropped after the publication), with the
+    /// slots whose key words the publication writes.
+    fn update_keys(&mut self, far: &Far) -> (Vec<AttachedKey>, Vec<usize>) {
+        let (mut retired, mut fresh) = (Vec::new(), Vec::new());
+        let n = self.slots.len().max(self.keys.len());
+        self.keys.resize_with(n, || None);
+        for i in 0..n {
+            let want = self
+                .slots
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|e| (e.base, e.size));
+            if self.keys[i].as_ref().map(AttachedKey::region) != want {
+                retired.extend(self.keys[i].take());
+                if let Some((base, size)) = want {
+                    self.keys[i] = far.register_attached(base as usize, size as usize);
+                    fresh.push(i);
+                }
+            }
+            if let Some(Some(e)) = self.slots.get_mut(i) {
+                e.key = self.keys[i].as_ref().map_or(0, AttachedKey::generation);
+            }
+        }
+        self.keys.truncate(self.slots.len());
+        (retired, fresh)
+    }
 }
 
 /// The dynamic-window state of a window's processes: the origin's per-target caches and the
@@ -142,17 +175,37 @@ impl DynMaps {
     }
 
     /// Publish this process's (rank `me`'s) attached regions, `regions()` read under the
-    /// publication lock so that the last publication shows the last change.
-    pub fn publish(&self, area: &WinArea, me: u32, regions: impl FnOnce() -> Vec<(usize, u64)>) {
+    /// publication lock so that the last publication shows the last change; in a window
+    /// spanning nodes (`far`), with each region's UCX key.
+    pub fn publish(
+        &self,
+        area: &WinArea,
+        me: u32,
+        far: Option<&Far>,
+        regions: impl FnOnce() -> Vec<(usize, u64)>,
+    ) {
         let mut own = lock(&self.publishing);
         let regions = regions();
         own.update(&regions);
+        let (retired, fresh) = match far {
+            Some(far) => own.update_keys(far),
+            None => (Vec::new(), Vec::new()),
+        };
         let t = area.attached(me);
-        attach_table::publish(
+        attach_table::publish_with(
             &t.seq,
             &t.words,
             &attach_table::encode(&own.slots, regions.len()),
+            || {
+                for &i in &fresh {
+                    if let (Some(words), Some(key)) = (area.far_key(me, i), &own.keys[i]) {
+                        key.write_to(words);
+                    }
+                }
+            },
         );
+        // The regions detached are unregistered once no publication names them.
+        drop(retired);
     }
 
     /// How to reach `len` bytes at address `addr` of target `t` (process `pid`; `me`: this

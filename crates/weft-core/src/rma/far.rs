@@ -9,8 +9,23 @@
 //! step on its control words is a UCP atomic on the same word in the target's segment, so
 //! the ranks of the target's node (CPU atomics) and those elsewhere (UCP atomics, served by
 //! CPU atomics at the target) follow the one protocol of `words`.
+//!
+//! Dynamic windows: a process registers each region it attaches with UCP and publishes the
+//! packed key with the region, in the same sequence-locked publication of its attach table
+//! (`attach_table`, the key's bytes in the slot's key words, `WinArea::far_key`, and the key's
+//! generation in the entry). An origin on another node reads the target's table with UCP gets
+//! from the target's segment: the sequence number, the entries, each new key, the sequence
+//! number again (a change: read again; the proof sketch of `attach_table` carries over, the
+//! remote reads being ordered by completing each before the next), and keeps the unpacked
+//! keys by generation. Every operation first reads the sequence number (one 8-byte get), so a
+//! region detached and attached again is never reached with its old key.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::attach_table;
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::transport::shm::win_area::{WinArea, ATTACH_HEAD, FAR_KEY_WORDS};
 use crate::transport::ucx::{Registration, RemoteKey, UcxTransport};
 use crate::transport::Amo;
 
@@ -23,6 +38,95 @@ pub struct FarPeer {
     seg_base: u64,
     /// Its own window memory when the segment does not hold it (`MPI_Win_create`).
     data: Option<RemoteKey>,
+    /// Its job rank (to unpack the keys of its attached regions).
+    job: u32,
+    /// Its dynamic window's regions as last read.
+    attached: Mutex<FarTable>,
+}
+
+/// A far target's attach table as this process last read it.
+#[derive(Debug, Default)]
+struct FarTable {
+    seq: Option<u64>,
+    regions: Vec<FarRegion>,
+}
+
+#[derive(Debug)]
+struct FarRegion {
+    base: u64,
+    size: u64,
+    /// The key's generation (0: the region has no key: its owner could not register it).
+    generation: u64,
+    key: Option<Arc<RemoteKey>>,
+}
+
+/// The regions of a far target's dynamic window an access covers, in address order, with
+/// their keys: (start, end, key).
+#[derive(Debug)]
+pub struct FarKeys(Vec<(u64, u64, Arc<RemoteKey>)>);
+
+/// Where an access to a far target's dynamic window lies.
+#[derive(Debug)]
+pub enum FarFound {
+    In(FarKeys),
+    /// Not inside the regions the target attached; `near`: (base, size) of one it overlaps.
+    Outside {
+        near: Option<(u64, u64)>,
+    },
+}
+
+/// A region this process attached to a dynamic window spanning nodes, registered with UCP;
+/// the registration ends when the region's slot is published free (`dyn_maps`).
+#[derive(Debug)]
+pub struct AttachedKey {
+    base: u64,
+    size: u64,
+    generation: u64,
+    _registration: Registration,
+}
+
+/// Key generations, unique in this process.
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+impl AttachedKey {
+    pub fn region(&self) -> (u64, u64) {
+        (self.base, self.size)
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Write the key into a slot's key words (inside the publication: `dyn_maps`).
+    pub fn write_to(&self, words: &[AtomicU64; FAR_KEY_WORDS]) {
+        let packed = self._registration.packed();
+        words[0].store(self.generation, Ordering::Relaxed);
+        words[1].store(packed.len() as u64, Ordering::Relaxed);
+        for (w, chunk) in words[2..].iter().zip(packed.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+        }
+    }
+}
+
+/// The bytes of a key slot read as words: (generation, packed key), or `None` when the length
+/// is impossible.
+fn key_of(words: &[u64]) -> Option<(u64, Vec<u8>)> {
+    let len = usize::try_from(words[1]).ok()?;
+    if len > (FAR_KEY_WORDS - 2) * 8 {
+        return None;
+    }
+    let bytes: Vec<u8> = words[2..]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(len)
+        .collect();
+    Some((words[0], bytes))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The UCX side of a window that spans nodes.
@@ -154,6 +258,8 @@ impl Far {
                 seg,
                 seg_base: c.seg_base,
                 data,
+                job,
+                attached: Mutex::default(),
             }));
         }
         Ok(Far {
@@ -206,6 +312,188 @@ impl Far {
             .map_err(|e| ucx_error(func, t, e))
     }
 
+    /// Register a region this process attaches to the window (`dyn_maps`), when its packed
+    /// key fits a key slot; else the region is not reached from other nodes.
+    pub fn register_attached(&self, base: usize, size: usize) -> Option<AttachedKey> {
+        // SAFETY: MPI_Win_attach's memory stays valid until MPI_Win_detach (MPI 4.1 §12.2.4);
+        // the registration is dropped once the publication that frees the region's slot is made.
+        let registration = unsafe { self.ucx.register(base, size.max(1)) }.ok()?;
+        (registration.packed().len() <= (FAR_KEY_WORDS - 2) * 8).then(|| AttachedKey {
+            base: base as u64,
+            size: size as u64,
+            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
+            _registration: registration,
+        })
+    }
+
+    /// Words of rank `t`'s segment at `offset` (the same offset as in this process's).
+    fn seg_words(&self, t: u32, offset: usize, n: usize, func: &str) -> MpiResult<Vec<u64>> {
+        let p = self.peer(t);
+        let mut bytes = vec![0u8; n * 8];
+        self.ucx
+            .get(&p.seg, &[(p.seg_base as usize + offset, n * 8)], &mut bytes)
+            .map_err(|e| ucx_error(func, t, e))?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect())
+    }
+
+    /// The regions of rank `t`'s dynamic window that hold `len` bytes at `addr` there, with
+    /// their keys (see the module's doc). `area` is this process's mapping of the window's
+    /// segment, whose layout is the target's.
+    pub fn find_attached(
+        &self,
+        area: &WinArea,
+        t: u32,
+        addr: usize,
+        len: usize,
+        func: &str,
+    ) -> MpiResult<FarFound> {
+        let p = self.peer(t);
+        let table = area.attached(t);
+        let seq_at = area.offset_of(&table.seq);
+        let mut c = lock(&p.attached);
+        loop {
+            let seq = self.seg_words(t, seq_at, 1, func)?[0];
+            if c.seq == Some(seq) || (seq & 1 == 0 && self.refresh(&mut c, area, t, seq, func)?) {
+                break;
+            }
+            // The target is rewriting its table (a few stores): read again.
+            std::thread::yield_now();
+        }
+        let (lo, hi) = (addr as u64, addr as u64 + len as u64);
+        let mut covered = Vec::new();
+        let mut at = lo;
+        while at < hi {
+            let Some(r) = c
+                .regions
+                .iter()
+                .find(|r| r.base <= at && at < r.base + r.size)
+            else {
+                break;
+            };
+            let Some(key) = r.key.clone() else {
+                return Err(MpiError::new(
+                    ErrorClass::RmaRange,
+                    format!(
+                        "{func}: window rank {t} on another node could not register its region {:#x}..{:#x} with UCX, so it cannot be reached from here",
+                        r.base,
+                        r.base + r.size
+                    ),
+                ));
+            };
+            covered.push((r.base, r.base + r.size, key));
+            at = r.base + r.size;
+        }
+        if at >= hi {
+            return Ok(FarFound::In(FarKeys(covered)));
+        }
+        Ok(FarFound::Outside {
+            near: c
+                .regions
+                .iter()
+                .find(|r| r.base < hi && lo < r.base + r.size)
+                .map(|r| (r.base, r.size)),
+        })
+    }
+
+    /// Read rank `t`'s table published under `seq` into `c`; false when it changed meanwhile.
+    fn refresh(
+        &self,
+        c: &mut FarTable,
+        area: &WinArea,
+        t: u32,
+        seq: u64,
+        func: &str,
+    ) -> MpiResult<bool> {
+        let table = area.attached(t);
+        let (seq_at, words_at) = (area.offset_of(&table.seq), area.offset_of(&table.words[0]));
+        let head = self.seg_words(t, words_at, ATTACH_HEAD, func)?;
+        let words = self.seg_words(t, words_at, attach_table::extent(&head), func)?;
+        let mut regions = Vec::new();
+        for (slot, e) in attach_table::slots(&words) {
+            let known = c
+                .regions
+                .iter()
+                .find(|r| r.generation == e.key && e.key != 0)
+                .and_then(|r| r.key.clone());
+            let key = match (e.key, known) {
+                (0, _) => None,
+                (_, Some(k)) => Some(k),
+                (generation, None) => {
+                    let Some(slot_words) = area.far_key(t, slot) else {
+                        return Ok(false);
+                    };
+                    let raw =
+                        self.seg_words(t, area.offset_of(&slot_words[0]), FAR_KEY_WORDS, func)?;
+                    match key_of(&raw) {
+                        Some((g, packed)) if g == generation => Some(Arc::new(
+                            self.ucx
+                                .remote_key(self.peer(t).job, &packed)
+                                .map_err(|e| ucx_error(func, t, e))?,
+                        )),
+                        // Rewritten since the entries were read.
+                        _ => return Ok(false),
+                    }
+                }
+            };
+            regions.push(FarRegion {
+                base: e.base,
+                size: e.size,
+                generation: e.key,
+                key,
+            });
+        }
+        if self.seg_words(t, seq_at, 1, func)?[0] != seq {
+            return Ok(false);
+        }
+        c.seq = Some(seq);
+        c.regions = regions;
+        Ok(true)
+    }
+
+    /// Read `pieces` (address, length) of rank `t`'s dynamic window, found in `keys`, in order,
+    /// into `out`.
+    pub fn read_in(
+        &self,
+        t: u32,
+        keys: &FarKeys,
+        pieces: &[(usize, usize)],
+        out: &mut [u8],
+        func: &str,
+    ) -> MpiResult<()> {
+        let mut at = 0;
+        for (key, piece) in split(keys, pieces) {
+            let len = piece.1;
+            self.ucx
+                .get(key, &[piece], &mut out[at..at + len])
+                .map_err(|e| ucx_error(func, t, e))?;
+            at += len;
+        }
+        Ok(())
+    }
+
+    /// Write `data` at `pieces` (address, length) of rank `t`'s dynamic window, found in `keys`.
+    pub fn write_in(
+        &self,
+        t: u32,
+        keys: &FarKeys,
+        pieces: &[(usize, usize)],
+        data: &[u8],
+        func: &str,
+    ) -> MpiResult<()> {
+        let mut at = 0;
+        for (key, piece) in split(keys, pieces) {
+            let len = piece.1;
+            self.ucx
+                .put(key, &[piece], &data[at..at + len])
+                .map_err(|e| ucx_error(func, t, e))?;
+            at += len;
+        }
+        Ok(())
+    }
+
     /// Apply `op` with `value` to rank `t`'s copy of the control word `word` (a word of this
     /// process's segment: the same offset in `t`'s); the previous value.
     pub fn word<T>(&self, t: u32, word: &T, op: Amo, value: u64, func: &str) -> MpiResult<u64> {
@@ -217,9 +505,31 @@ impl Far {
     }
 }
 
+/// `pieces` cut where they cross from one region of `keys` into the next, each with its key.
+fn split<'k>(keys: &'k FarKeys, pieces: &[(usize, usize)]) -> Vec<(&'k RemoteKey, (usize, usize))> {
+    let mut out = Vec::new();
+    for &(mut addr, mut len) in pieces {
+        while len > 0 {
+            let Some((_, end, key)) = keys
+                .0
+                .iter()
+                .find(|(lo, hi, _)| *lo <= addr as u64 && (addr as u64) < *hi)
+            else {
+                // `find_attached` checked that the regions cover the access.
+                unreachable!("an access outside the regions found for it");
+            };
+            let n = len.min((*end - addr as u64) as usize);
+            out.push((&**key, (addr, n)));
+            addr += n;
+            len -= n;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Card;
+    use super::{key_of, Card};
 
     #[test]
     fn card_round_trips() {
@@ -232,5 +542,22 @@ mod tests {
         let b = c.encode();
         assert_eq!(b.len(), Card::BYTES);
         assert_eq!(Card::decode(&b), c);
+    }
+
+    #[test]
+    fn a_key_slot_round_trips_and_rejects_impossible_lengths() {
+        use super::FAR_KEY_WORDS;
+        let packed: Vec<u8> = (1..=21).collect();
+        let mut words = vec![0u64; FAR_KEY_WORDS];
+        words[0] = 9;
+        words[1] = packed.len() as u64;
+        for (w, c) in words[2..].iter_mut().zip(packed.chunks(8)) {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            *w = u64::from_le_bytes(b);
+        }
+        assert_eq!(key_of(&words), Some((9, packed)));
+        words[1] = ((FAR_KEY_WORDS - 2) * 8 + 1) as u64;
+        assert_eq!(key_of(&words), None);
     }
 }

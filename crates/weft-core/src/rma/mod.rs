@@ -150,20 +150,14 @@ impl WinRma {
             .collect();
         let spans = local.contains(&false);
         if let Some(far) = local.iter().position(|&l| !l) {
-            if matches!(win.flavor, Flavor::Dynamic | Flavor::Shared) {
+            if win.flavor == Flavor::Shared {
                 return Err(MpiError::new(
-                    ErrorClass::UnsupportedOperation,
+                    ErrorClass::RmaShared,
                     format!(
                         "{func}(comm): rank {far} of the communicator is on another node, and \
-                         {} windows spanning several nodes are not supported (windows from \
-                         MPI_Win_create and MPI_Win_allocate are); create it on a \
+                         a shared-memory window needs every rank on one node; create it on a \
                          communicator within one node (MPI_Comm_split_type with \
-                         MPI_COMM_TYPE_SHARED)",
-                        if win.flavor == Flavor::Dynamic {
-                            "dynamic"
-                        } else {
-                            "shared"
-                        }
+                         MPI_COMM_TYPE_SHARED)"
                     ),
                 ));
             }
@@ -190,7 +184,8 @@ impl WinRma {
         } else {
             vec![0; n]
         };
-        let layout = WinLayout::new(&sizes, own_pages).map_err(|e| shm_error(func, e))?;
+        let far_keys = spans && win.flavor == Flavor::Dynamic;
+        let layout = WinLayout::new(&sizes, own_pages, far_keys).map_err(|e| shm_error(func, e))?;
         let (area, key) = Self::node_segment(comm, &local, layout, func)?;
         if mapped {
             for (r, p) in peers.iter_mut().enumerate() {
@@ -432,7 +427,8 @@ impl WinRma {
     /// publish them (`regions` reads them) to the other processes.
     pub fn publish_attached(&self, regions: impl FnOnce() -> Vec<(usize, u64)>) {
         if self.flavor == Flavor::Dynamic {
-            self.dyn_maps.publish(&self.area, self.me, regions);
+            self.dyn_maps
+                .publish(&self.area, self.me, self.far.as_deref(), regions);
         }
     }
 

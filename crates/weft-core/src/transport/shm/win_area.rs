@@ -56,8 +56,12 @@ pub struct MemhandleAt(usize);
 /// attach. The table's pages are touched only as far as slots are used.
 pub const ATTACH_SLOTS: usize = 1024;
 /// Words per published region: base, size, shareable block's descriptor + 1 (0: none), the
-/// region's offset in that block, the block's inode.
-pub const ATTACH_ENTRY: usize = 5;
+/// region's offset in that block, the block's inode, the generation of its UCX key (0: none;
+/// windows spanning nodes, see `far_key`).
+pub const ATTACH_ENTRY: usize = 6;
+/// Words of one published region's UCX key (windows spanning nodes): the generation, the
+/// packed key's length in bytes, then its bytes (a longer key is not published).
+pub const FAR_KEY_WORDS: usize = 64;
 /// Words before the entries: the number of regions attached, the number of slots in use
 /// (the last used one + 1).
 pub const ATTACH_HEAD: usize = 2;
@@ -79,6 +83,8 @@ pub const WRITER: u64 = 1 << 63;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WinLayout {
     ranks: usize,
+    /// Offset of the first rank's UCX key slots (`far_key`), when the layout has them.
+    keys: Option<usize>,
     /// Offset of each rank's memory (equal to the next one's when empty).
     data: Vec<usize>,
     len: usize,
@@ -87,10 +93,15 @@ pub struct WinLayout {
 impl WinLayout {
     /// The layout for `sizes.len()` ranks with `sizes[r]` bytes of memory each (all zero
     /// when the memory is not the library's); `own_pages` starts each rank's memory on a
-    /// page of its own.
-    pub fn new(sizes: &[u64], own_pages: bool) -> io::Result<WinLayout> {
+    /// page of its own; `far_keys`: room for the UCX keys of every rank's attached regions
+    /// (a dynamic window spanning nodes; untouched pages cost nothing).
+    pub fn new(sizes: &[u64], own_pages: bool, far_keys: bool) -> io::Result<WinLayout> {
         let n = sizes.len();
-        let ctl = Self::attach_at(n) + n * std::mem::size_of::<RankAttach>();
+        let mut ctl = Self::attach_at(n) + n * std::mem::size_of::<RankAttach>();
+        let keys = far_keys.then_some(ctl);
+        if far_keys {
+            ctl += n * ATTACH_SLOTS * FAR_KEY_WORDS * 8;
+        }
         let too_big = || io::Error::new(io::ErrorKind::OutOfMemory, "window memory too large");
         let mut at = ctl.next_multiple_of(PAGE);
         let mut data = Vec::with_capacity(n);
@@ -108,6 +119,7 @@ impl WinLayout {
         }
         Ok(WinLayout {
             ranks: n,
+            keys,
             data,
             len: at.max(HEADER_BYTES + 64),
         })
@@ -242,6 +254,34 @@ impl WinArea {
         unsafe { &*self.segment.base().add(at).cast::<RankAttach>() }
     }
 
+    /// The UCX key slot of rank `r`'s attached region in slot `slot` (`FAR_KEY_WORDS` words),
+    /// or `None` when the layout has no key slots.
+    pub fn far_key(&self, r: u32, slot: usize) -> Option<&[AtomicU64; FAR_KEY_WORDS]> {
+        assert!(
+            (r as usize) < self.layout.ranks && slot < ATTACH_SLOTS,
+            "key slot out of range"
+        );
+        let at = self.layout.keys? + (r as usize * ATTACH_SLOTS + slot) * FAR_KEY_WORDS * 8;
+        // Inside the layout (`new` reserved every rank's slots), 8-byte aligned (the slots
+        // follow the 64-byte aligned `RankAttach`es); only atomics live there.
+        // SAFETY: in bounds and aligned (above); zero-filled words are an empty key slot.
+        Some(unsafe {
+            &*self
+                .segment
+                .base()
+                .add(at)
+                .cast::<[AtomicU64; FAR_KEY_WORDS]>()
+        })
+    }
+
+    /// Where `word` (a word of this mapping) lies from the segment's start: the same place
+    /// in every node's segment of the window (one layout everywhere).
+    pub fn offset_of(&self, word: &AtomicU64) -> usize {
+        let at = word as *const AtomicU64 as usize - self.segment.base() as usize;
+        assert!(at + 8 <= self.layout.len, "word outside the segment");
+        at
+    }
+
     /// The address, in this process, of rank `r`'s memory (when the segment holds it).
     pub fn data_addr(&self, r: u32) -> usize {
         self.segment.base() as usize + self.layout.data[r as usize]
@@ -255,21 +295,21 @@ mod tests {
 
     #[test]
     fn layout_places_memory_back_to_back_or_on_own_pages() {
-        let l = WinLayout::new(&[10, 0, 30], false).unwrap();
+        let l = WinLayout::new(&[10, 0, 30], false, false).unwrap();
         assert_eq!(l.data[0] % PAGE, 0);
         assert_eq!(l.data[1], l.data[0] + 10);
         assert_eq!(l.data[2], l.data[1]);
         assert_eq!(l.len, l.data[2] + 30);
-        let p = WinLayout::new(&[10, 0, 30], true).unwrap();
+        let p = WinLayout::new(&[10, 0, 30], true, false).unwrap();
         assert!(p.data.iter().all(|d| d % PAGE == 0));
         assert!(p.data[1] > p.data[0]);
-        assert!(WinLayout::new(&[u64::MAX], false).is_err());
+        assert!(WinLayout::new(&[u64::MAX], false, false).is_err());
     }
 
     #[test]
     fn two_mappings_share_control_and_memory() {
         let name = format!("/weft.test-win-{}", std::process::id());
-        let layout = WinLayout::new(&[8, 8], false).unwrap();
+        let layout = WinLayout::new(&[8, 8], false, false).unwrap();
         let a = WinArea::create(&name, layout.clone(), 2).unwrap();
         let b = WinArea::attach(&name, layout, 2).unwrap();
         a.ctl(1).lock.fetch_add(1, Ordering::AcqRel);
@@ -291,5 +331,27 @@ mod tests {
             *(a.data_addr(1) as *mut u64) = 77;
             assert_eq!(*(b.data_addr(1) as *const u64), 77);
         }
+    }
+
+    #[test]
+    fn far_key_slots_lie_between_the_attach_tables_and_the_memory() {
+        let plain = WinLayout::new(&[8, 8], true, false).unwrap();
+        let keyed = WinLayout::new(&[8, 8], true, true).unwrap();
+        assert!(keyed.data[0] >= plain.data[0] + 2 * ATTACH_SLOTS * FAR_KEY_WORDS * 8);
+        let name = format!("/weft.test-winkeys-{}", std::process::id());
+        let a = WinArea::create(&name, keyed.clone(), 2).unwrap();
+        let b = WinArea::attach(&name, keyed, 2).unwrap();
+        let last = a.far_key(1, ATTACH_SLOTS - 1).unwrap();
+        last[FAR_KEY_WORDS - 1].store(5, Ordering::Release);
+        let seen = b.far_key(1, ATTACH_SLOTS - 1).unwrap();
+        assert_eq!(seen[FAR_KEY_WORDS - 1].load(Ordering::Acquire), 5);
+        assert!(a.offset_of(&last[FAR_KEY_WORDS - 1]) + 8 <= a.layout.data[0]);
+        assert!(
+            a.offset_of(&a.attached(1).words[ATTACH_WORDS - 1])
+                < a.offset_of(&a.far_key(0, 0).unwrap()[0])
+        );
+        assert_eq!(b.offset_of(&seen[0]), a.offset_of(&last[0]));
+        let c = WinArea::create(&format!("{name}-plain"), plain, 1).unwrap();
+        assert!(c.far_key(0, 0).is_none());
     }
 }
