@@ -20,8 +20,10 @@
 //! keys by generation. Every operation first reads the sequence number (one 8-byte get), so a
 //! region detached and attached again is never reached with its old key.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64 as Counter;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::sync::atomic::{AtomicU64, Ordering};
 
 use super::attach_table;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -86,7 +88,7 @@ pub struct AttachedKey {
 }
 
 /// Key generations, unique in this process.
-static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+static GENERATIONS: Counter = Counter::new(1);
 
 impl AttachedKey {
     pub fn region(&self) -> (u64, u64) {
@@ -321,7 +323,7 @@ impl Far {
         (registration.packed().len() <= (FAR_KEY_WORDS - 2) * 8).then(|| AttachedKey {
             base: base as u64,
             size: size as u64,
-            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
+            generation: GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             _registration: registration,
         })
     }
