@@ -201,6 +201,40 @@ static void check_window(int created)
     free(mine);
 }
 
+/* Rank 0 exposes a created window (memory UCX did not map: its puts are served by the target)
+ * to the last rank, on another node, and waits in a loop of MPI_Win_test, its only MPI call:
+ * the test must serve the origin's operations, or both wait forever. */
+static void check_pscw_test(void)
+{
+    MPI_Win win;
+    MPI_Group world, peer;
+    int *mem = calloc(N, sizeof(int)), last = size - 1, flag = 0, i, v[N];
+    EXPECT_OK(MPI_Win_create(mem, N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    if (rank == 0) {
+        MPI_Group_incl(world, 1, &last, &peer);
+        EXPECT_OK(MPI_Win_post(peer, 0, win));
+        while (!flag)
+            EXPECT_OK(MPI_Win_test(win, &flag));
+        for (i = 0; i < N; i++)
+            CHECK(mem[i] == 500 + i, "put under post/test: elem %d = %d", i, mem[i]);
+        MPI_Group_free(&peer);
+    } else if (rank == last) {
+        int zero = 0;
+        MPI_Group_incl(world, 1, &zero, &peer);
+        for (i = 0; i < N; i++)
+            v[i] = 500 + i;
+        EXPECT_OK(MPI_Win_start(peer, 0, win));
+        for (i = 0; i < N; i++) /* one put per element: many operations to serve */
+            EXPECT_OK(MPI_Put(&v[i], 1, MPI_INT, 0, i, 1, MPI_INT, win));
+        EXPECT_OK(MPI_Win_complete(win));
+        MPI_Group_free(&peer);
+    }
+    MPI_Group_free(&world);
+    EXPECT_OK(MPI_Win_free(&win));
+    free(mem);
+}
+
 /* Every rank's regions of a dynamic window, by address. */
 static void exchange(void *mine, MPI_Aint *all)
 {
@@ -334,6 +368,7 @@ int main(int argc, char **argv)
     check_window(0);
     check_window(1);
     check_dynamic();
+    check_pscw_test();
     EXPECT_OK(MPI_Finalize());
     return wtest_finish();
 }

@@ -438,8 +438,13 @@ impl WinRma {
         let done = || words::reached(counter, due);
         if block {
             self.wait_until(done);
-        } else if !done() {
-            return Ok(false);
+        } else {
+            // MPI_Win_test in a loop is this process's only MPI call: the origins' operations
+            // on other nodes need it to serve them (UCX emulates RMA on memory it did not map).
+            self.serve_far();
+            if !done() {
+                return Ok(false);
+            }
         }
         fence(Ordering::SeqCst);
         self.epochs().posted = None;
