@@ -12,30 +12,17 @@
  * opkinds.c has a predefined op against a user op in every form. */
 #include <stdlib.h>
 #include "wtest.h"
+#include "isum.h"
 
 #define MAXN 20000 /* ints: above the Rabenseifner thresholds of reduce and allreduce */
 static int rank, size, last;
 static int *buf, *out;
 static const char *DIFFERS = "the op differs between the ranks";
 
-static void isum(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    int *x = in, *y = inout;
-    for (int i = 0; i < *len; i++)
-        y[i] += x[i];
-}
-
 static void fill(int n)
 {
     for (int i = 0; i < n; i++)
         buf[i] = i + rank;
-}
-
-/* Element i of the sum over ranks lo..hi of buf. */
-static int sum_of(int i, int lo, int hi)
-{
-    return (hi - lo + 1) * i + (lo + hi) * (hi - lo + 1) / 2;
 }
 
 enum { DIFFER, AGREE };
@@ -60,38 +47,30 @@ static void verdict(int rc, int ok_values, int agree, const char *func, int n)
         FAIL("after %s of %d ints: allreduce rc %d sum %d", func, n, rc, total);
 }
 
-static int all_equal(int n, int lo, int hi, int off)
-{
-    for (int i = 0; i < n; i++)
-        if (out[i] != sum_of(i + off, lo, hi))
-            return 0;
-    return 1;
-}
-
 static void with_count(MPI_Op op, int agree, int n)
 {
     int rc;
     fill(n);
     rc = MPI_Allreduce(buf, out, n, MPI_INT, op, MPI_COMM_WORLD);
-    verdict(rc, rc || all_equal(n, 0, last, 0), agree, "MPI_Allreduce", n);
+    verdict(rc, rc || all_equal(out, n, 0, last, 0), agree, "MPI_Allreduce", n);
     for (int root = 0; root < size; root += last) {
         fill(n);
         rc = MPI_Reduce(buf, out, n, MPI_INT, op, root, MPI_COMM_WORLD);
-        verdict(rc, rc || rank != root || all_equal(n, 0, last, 0), agree, "MPI_Reduce", n);
+        verdict(rc, rc || rank != root || all_equal(out, n, 0, last, 0), agree, "MPI_Reduce", n);
         if (last == 0)
             break;
     }
     int block = n / size;
     fill(block * size);
     rc = MPI_Reduce_scatter_block(buf, out, block, MPI_INT, op, MPI_COMM_WORLD);
-    verdict(rc, rc || all_equal(block, 0, last, rank * block), agree, "MPI_Reduce_scatter_block",
-            n);
+    verdict(rc, rc || all_equal(out, block, 0, last, rank * block), agree,
+            "MPI_Reduce_scatter_block", n);
     fill(n);
     rc = MPI_Scan(buf, out, n, MPI_INT, op, MPI_COMM_WORLD);
-    verdict(rc, rc || all_equal(n, 0, rank, 0), agree, "MPI_Scan", n);
+    verdict(rc, rc || all_equal(out, n, 0, rank, 0), agree, "MPI_Scan", n);
     fill(n);
     rc = MPI_Exscan(buf, out, n, MPI_INT, op, MPI_COMM_WORLD);
-    verdict(rc, rc || rank == 0 || all_equal(n, 0, rank - 1, 0), agree, "MPI_Exscan", n);
+    verdict(rc, rc || rank == 0 || all_equal(out, n, 0, rank - 1, 0), agree, "MPI_Exscan", n);
 }
 
 static int waited(int rc, MPI_Request *req)
@@ -105,15 +84,15 @@ static void nonblocking(MPI_Op op, int n)
     int rc;
     fill(n);
     rc = waited(MPI_Ireduce(buf, out, n, MPI_INT, op, last, MPI_COMM_WORLD, &req), &req);
-    verdict(rc, rc || rank != last || all_equal(n, 0, last, 0), DIFFER, "MPI_Wait", n);
+    verdict(rc, rc || rank != last || all_equal(out, n, 0, last, 0), DIFFER, "MPI_Wait", n);
     fill(n);
     rc = waited(MPI_Iallreduce(buf, out, n, MPI_INT, op, MPI_COMM_WORLD, &req), &req);
-    verdict(rc, rc || all_equal(n, 0, last, 0), DIFFER, "MPI_Wait", n);
+    verdict(rc, rc || all_equal(out, n, 0, last, 0), DIFFER, "MPI_Wait", n);
     int block = n / size;
     fill(block * size);
     rc = waited(MPI_Ireduce_scatter_block(buf, out, block, MPI_INT, op, MPI_COMM_WORLD, &req),
                 &req);
-    verdict(rc, rc || all_equal(block, 0, last, rank * block), DIFFER, "MPI_Wait", n);
+    verdict(rc, rc || all_equal(out, block, 0, last, rank * block), DIFFER, "MPI_Wait", n);
 }
 
 int main(int argc, char **argv)

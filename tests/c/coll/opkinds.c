@@ -10,20 +10,13 @@
  * collective works. Which ranks pass the user op: rank 0 alone, then the last rank alone. */
 #include <stdlib.h>
 #include "wtest.h"
+#include "isum.h"
 
 #define MAXN 20000 /* ints: above the large-message thresholds of reduce and allreduce */
 static int rank, size, last, user_rank;
 static int *buf, *out;
 static MPI_Op user;
 static const char *DIFFERS = "the op differs between the ranks";
-
-static void isum(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    int *x = in, *y = inout;
-    for (int i = 0; i < *len; i++)
-        y[i] += x[i];
-}
 
 static MPI_Op op(void)
 {
@@ -36,20 +29,6 @@ static void fill(int n)
         buf[i] = i + rank;
         out[i] = -1;
     }
-}
-
-/* Element i of the sum over ranks lo..hi of buf. */
-static int sum_of(int i, int lo, int hi)
-{
-    return (hi - lo + 1) * i + (lo + hi) * (hi - lo + 1) / 2;
-}
-
-static int all_equal(int n, int lo, int hi, int off)
-{
-    for (int i = 0; i < n; i++)
-        if (out[i] != sum_of(i + off, lo, hi))
-            return 0;
-    return 1;
 }
 
 /* This rank's rc: MPI_SUCCESS with right values (`ok_values`) or MPI_ERR_OP saying the op
@@ -106,7 +85,7 @@ static void reduce(enum form f, int n, int root)
         rc = MPI_Reduce_init(buf, out, n, MPI_INT, op(), root, MPI_COMM_WORLD, MPI_INFO_NULL,
                              &req);
     rc = finish(rc, &req, f);
-    verdict(rc, rank != root || all_equal(n, 0, last, 0), name(f, "MPI_Reduce", "MPI_Wait"),
+    verdict(rc, rank != root || all_equal(out, n, 0, last, 0), name(f, "MPI_Reduce", "MPI_Wait"),
             FORMS[f], n);
 }
 
@@ -122,7 +101,7 @@ static void allreduce(enum form f, int n)
     else
         rc = MPI_Allreduce_init(buf, out, n, MPI_INT, op(), MPI_COMM_WORLD, MPI_INFO_NULL, &req);
     rc = finish(rc, &req, f);
-    verdict(rc, all_equal(n, 0, last, 0), name(f, "MPI_Allreduce", "MPI_Wait"), FORMS[f], n);
+    verdict(rc, all_equal(out, n, 0, last, 0), name(f, "MPI_Allreduce", "MPI_Wait"), FORMS[f], n);
 }
 
 static void reduce_scatter(enum form f, int n, int block_form)
@@ -154,7 +133,7 @@ static void reduce_scatter(enum form f, int n, int block_form)
     free(counts);
     const char *func = block_form ? name(f, "MPI_Reduce_scatter_block", "MPI_Wait")
                                   : name(f, "MPI_Reduce_scatter", "MPI_Wait");
-    verdict(rc, all_equal(block, 0, last, rank * block), func, FORMS[f], n);
+    verdict(rc, all_equal(out, block, 0, last, rank * block), func, FORMS[f], n);
 }
 
 static void prefix(enum form f, int n, int inclusive)
@@ -178,7 +157,8 @@ static void prefix(enum form f, int n, int inclusive)
             rc = MPI_Exscan_init(buf, out, n, MPI_INT, op(), MPI_COMM_WORLD, MPI_INFO_NULL, &req);
     }
     rc = finish(rc, &req, f);
-    int ok = inclusive ? all_equal(n, 0, rank, 0) : rank == 0 || all_equal(n, 0, rank - 1, 0);
+    int ok = inclusive ? all_equal(out, n, 0, rank, 0)
+                       : rank == 0 || all_equal(out, n, 0, rank - 1, 0);
     verdict(rc, ok, inclusive ? name(f, "MPI_Scan", "MPI_Wait") : name(f, "MPI_Exscan", "MPI_Wait"),
             FORMS[f], n);
 }
