@@ -58,6 +58,8 @@ impl Status {
         let class = ErrorClass::from_i32(self.error).unwrap_or(ErrorClass::Other);
         let what = if self.sizes_differ {
             "a message of the collective does not have the size this rank expected: the count or datatype differs between the ranks".to_owned()
+        } else if class == ErrorClass::Op {
+            "a message of the collective carries another op than this rank's: the op differs between the ranks".to_owned()
         } else if class == ErrorClass::Truncate {
             "message truncated: the receive buffer is smaller than the message".to_owned()
         } else if class == ErrorClass::Type {

@@ -153,7 +153,8 @@ pub enum Scan {
 pub enum ReduceScatter {
     #[default]
     Auto,
-    /// Each rank reduces its own block, exchanging with every other (commutative ops).
+    /// Each rank reduces its own block, exchanging with every other (any op: a
+    /// non-commutative one in rank order, `reduce::pairwise_steps`).
     Pairwise,
     /// Reduce the whole vector to rank 0, then scatter the blocks.
     ReduceScatterv,

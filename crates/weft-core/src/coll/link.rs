@@ -76,6 +76,14 @@ fn header_word(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
+/// The error of a reduction that received from rank `source` a message with another op mark.
+fn other_op(source: i32) -> MpiError {
+    MpiError::new(
+        ErrorClass::Op,
+        format!("rank {source} passed another op than this rank: the op differs between the ranks"),
+    )
+}
+
 /// What a receive got (`Link::recv_telling`).
 #[derive(Clone, Copy, Debug)]
 pub struct Arrived {
@@ -124,6 +132,20 @@ impl<'a> Link<'a> {
         Link {
             flags: self.flags | tag::HEADER,
             ..*self
+        }
+    }
+
+    /// This link for the messages after `result`: once this rank failed on another op
+    /// (`MPI_ERR_OP`), they carry a mark no op has (`tag::FAILED_OP`), so that the ranks
+    /// that receive them fail with `MPI_ERR_OP` too rather than take its data, which mixes
+    /// two ops, for a right result.
+    pub fn after(&self, result: &MpiResult<()>) -> Link<'a> {
+        match result {
+            Err(e) if e.class() == ErrorClass::Op as i32 => Link {
+                flags: (self.flags & tag::HEADER) | tag::FAILED_OP,
+                ..*self
+            },
+            _ => *self,
         }
     }
 
@@ -194,7 +216,12 @@ impl<'a> Link<'a> {
                 format!("{what}: the count or datatype differs between the ranks"),
             ))
         };
-        let result = if (theirs ^ flags) & tag::HEADER != 0 {
+        // Another op mark first: the ranks' algorithms may differ by the op's kind (a user
+        // op's or a predefined one's), so its messages may also differ in size or kind.
+        let arrived_any = status.error == 0 || status.truncated();
+        let result = if arrived_any && (theirs ^ flags) & !tag::HEADER != 0 {
+            Err(other_op(source))
+        } else if (theirs ^ flags) & tag::HEADER != 0 {
             differs(format!(
                 "rank {source} chose another algorithm than this rank by the size it passed"
             ))
@@ -205,11 +232,9 @@ impl<'a> Link<'a> {
         } else {
             match status.into_result().map(|st| usize::try_from(st.bytes)) {
                 Err(e) => Err(e),
-                Ok(Ok(got)) if got < len => Err(super::mismatch(&format!("rank {source}"), got, len)),
-                _ if theirs != flags => Err(MpiError::new(
-                    ErrorClass::Op,
-                    format!("rank {source} passed another op than this rank: the op differs between the ranks"),
-                )),
+                Ok(Ok(got)) if got < len => {
+                    Err(super::mismatch(&format!("rank {source}"), got, len))
+                }
                 _ => Ok(()),
             }
         };

@@ -57,6 +57,9 @@ pub(crate) mod tag {
     pub const HEADER: i32 = 0x10;
     /// Where the op mark of a reduction (`Reduction::mark`, 0..=15) sits.
     pub const MARK_SHIFT: u32 = 5;
+    /// The mark of the messages a rank sends after it failed on another op: no op's, so
+    /// that their receivers fail with `MPI_ERR_OP` too (`link::Link::after`).
+    pub const FAILED_OP: i32 = 0x1f << MARK_SHIFT;
     /// The first tag of a nonblocking collective (`sched::Plan`), above every flag.
     pub const PLAN_BASE: i32 = 0x400;
     pub const BARRIER: i32 = 1;
@@ -115,4 +118,61 @@ pub(crate) fn in_place_peers(n: usize, r: usize) -> impl Iterator<Item = usize> 
 /// Largest power of two not above `n` (n >= 1).
 pub(crate) fn pof2_floor(n: u32) -> u32 {
     1 << (31 - n.leading_zeros())
+}
+
+/// Where rank `r` of a pairwise reduce-scatter puts the block it receives in a step, for an
+/// op that is not commutative: the blocks of lower ranks arrive from the nearest down
+/// (`Left`: `acc = theirs op acc`), then those of higher ranks from the last rank down
+/// (`RightFirst`, then `Right`: `right = theirs op right`); at the end `acc = acc op right`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Left,
+    RightFirst,
+    Right,
+}
+
+/// The steps of rank `r`'s pairwise reduce-scatter on `n` ranks: (destination, source,
+/// where the received block goes). Step s sends to `r + s` and receives from `r - s`.
+pub(crate) fn pairwise_steps(r: usize, n: usize) -> impl Iterator<Item = (usize, usize, Side)> {
+    (1..n).map(move |step| {
+        let src = (r + n - step) % n;
+        let side = if src < r {
+            Side::Left
+        } else if src == n - 1 {
+            Side::RightFirst
+        } else {
+            Side::Right
+        };
+        ((r + step) % n, src, side)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Applying the steps' sides to symbols gives rank order: a left part that grows down
+    /// to rank 0, a right part that grows down from the last rank, left then right.
+    #[test]
+    fn pairwise_steps_keep_rank_order() {
+        for n in 1..9 {
+            for r in 0..n {
+                let (mut left, mut right) = (vec![r], Vec::new());
+                let mut dests = Vec::new();
+                for (dst, src, side) in pairwise_steps(r, n) {
+                    dests.push(dst);
+                    match side {
+                        Side::Left => left.insert(0, src),
+                        Side::RightFirst => right = vec![src],
+                        Side::Right => right.insert(0, src),
+                    }
+                }
+                left.extend(right);
+                assert_eq!(left, (0..n).collect::<Vec<_>>(), "rank {r} of {n}");
+                dests.sort_unstable();
+                let others: Vec<usize> = (0..n).filter(|&d| d != r).collect();
+                assert_eq!(dests, others, "rank {r} of {n}");
+            }
+        }
+    }
 }

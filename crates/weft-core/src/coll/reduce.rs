@@ -13,7 +13,7 @@ use super::link::{check_header, header, Link, HEADER_LEN};
 use super::sched::{self, block_on};
 use super::shm::Turned;
 use super::shm_data;
-use super::{gather, pof2_floor, tag};
+use super::{gather, pairwise_steps, pof2_floor, tag, Side};
 use crate::datatype::access::{with_pair, Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -122,8 +122,18 @@ pub fn reduce(
     if mine.is_empty() {
         return Ok(());
     }
-    if algo == Reduce::Rabenseifner && !compared {
-        link.agree_on_tree(mine.len(), tree_root(red, root), tag::REDUCE)?;
+    // Rabenseifner's algorithm (predefined ops) agrees on the sizes along the binomial tree
+    // rooted at the root first. A user op's binomial tree is rooted at rank 0 instead
+    // (`tree_root`), so for another root its ranks agree along the root's tree too: a rank
+    // with a predefined op meets their headers, they its data or headers (with another op
+    // mark), and no rank waits for a message of the other tree (`Link::agree_on_tree`).
+    let agree = match algo {
+        Reduce::Rabenseifner => true,
+        Reduce::Binomial => tree_root(red, root) != root,
+        _ => false,
+    };
+    if agree && !compared {
+        link.agree_on_tree(mine.len(), root, tag::REDUCE)?;
     }
     ran(comm, Collective::Reduce, algo as usize);
     // The accumulator: the root's receive buffer, a scratch elsewhere.
@@ -223,7 +233,8 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
     let mut mask = 1;
     while mask < n {
         if vr & mask != 0 {
-            result = result.and(link.send(real(vr - mask), tag::REDUCE, acc));
+            let sent = link.after(&result).send(real(vr - mask), tag::REDUCE, acc);
+            result = result.and(sent);
             break;
         }
         if vr + mask < n {
@@ -238,7 +249,8 @@ fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiRes
     }
     if tree_root != root {
         if link.rank == tree_root {
-            result = result.and(link.send(root, tag::REDUCE, acc));
+            let sent = link.after(&result).send(root, tag::REDUCE, acc);
+            result = result.and(sent);
         } else if link.rank == root {
             result = result.and(link.recv(tree_root, tag::REDUCE, acc));
         }
@@ -474,13 +486,14 @@ fn recursive_doubling(link: &Link, acc: &Buf, red: &Reduction) -> MpiResult<()> 
         let mut mask = 1;
         while mask < fold.pof2 {
             let partner = nr ^ mask;
-            result = result.and(link.sendrecv(
+            let exchanged = link.after(&result).sendrecv(
                 fold.real(partner),
                 acc,
                 fold.real(partner),
                 &tb,
                 tag::ALLREDUCE,
-            ));
+            );
+            result = result.and(exchanged);
             if partner < nr {
                 combine(red, &tb, acc);
             } else {
@@ -489,7 +502,8 @@ fn recursive_doubling(link: &Link, acc: &Buf, red: &Reduction) -> MpiResult<()> 
             mask <<= 1;
         }
     }
-    result.and(fold.fold_out(link, acc, tag::ALLREDUCE))
+    let out = fold.fold_out(&link.after(&result), acc, tag::ALLREDUCE);
+    result.and(out)
 }
 
 /// Recursive halving over element blocks (commutative ops): after it, participating rank
@@ -705,12 +719,9 @@ pub fn reduce_scatter(
     if total == 0 {
         return Ok(());
     }
-    // Pairwise only for predefined ops: ranks that disagree on a user op's commutativity
-    // must still run one algorithm (as `reduce_algorithm`).
-    let pairwise = match choice {
-        ReduceScatter::ReduceScatterv => false,
-        _ => !red.is_user(),
-    };
+    // Pairwise for every op kind (the same messages whatever the op, so ranks that pass
+    // different ops meet each other's op mark), unless reduce + scatterv is forced.
+    let pairwise = choice != ReduceScatter::ReduceScatterv;
     let used = if pairwise {
         ReduceScatter::Pairwise
     } else {
@@ -718,16 +729,16 @@ pub fn reduce_scatter(
     };
     ran(comm, Collective::ReduceScatter, used as usize);
     if pairwise {
-        // Pairwise exchange: each rank reduces its own block.
-        let mut acc = Scratch::copy_of(&input.slice(offs[r], sizes[r]));
-        let mut tmp = Scratch::new(sizes[r]);
-        let (ab, tb) = (acc.buf(), tmp.buf());
+        let len = sizes[r];
+        let mut acc = Scratch::copy_of(&input.slice(offs[r], len));
+        let mut right = Scratch::new(len);
+        let mut tmp = Scratch::new(len);
+        let (ab, rb, tb) = (acc.buf(), right.buf(), tmp.buf());
+        let ordered = !red.commutative();
         // A failed step (another size or op) does not stop this rank's part: its later
         // partners would wait for it.
         let mut result = Ok(());
-        for step in 1..n {
-            let dst = (r + step) % n;
-            let src = (r + n - step) % n;
+        for (dst, src, side) in pairwise_steps(r, n) {
             result = result.and(link.sendrecv(
                 dst as u32,
                 &input.slice(offs[dst], sizes[dst]),
@@ -735,12 +746,19 @@ pub fn reduce_scatter(
                 &tb,
                 tag::REDUCE_SCATTER,
             ));
-            combine(red, &tb, &ab);
+            match side {
+                Side::RightFirst if ordered => tb.copy_to(&rb, len),
+                Side::Right if ordered => combine(red, &tb, &rb),
+                _ => combine(red, &tb, &ab),
+            }
         }
-        ab.copy_to(output, sizes[r]);
+        if ordered && r + 1 < n {
+            combine_lower_first(red, &ab, &rb);
+        }
+        ab.copy_to(output, len);
         return result;
     }
-    // User ops: reduce in rank order to rank 0, then scatter the blocks.
+    // Reduce in rank order to rank 0, then scatter the blocks.
     let mut whole = Scratch::new(if r == 0 { total } else { 0 });
     let wb = whole.buf();
     // A failed reduce (another op or size on some rank) still scatters: the ranks that did
@@ -816,7 +834,8 @@ fn prefix(
     while mask < n {
         let dst = r ^ mask;
         if dst < n {
-            result = result.and(link.sendrecv(dst, &pb, dst, &tb, tag::SCAN));
+            let exchanged = link.after(&result).sendrecv(dst, &pb, dst, &tb, tag::SCAN);
+            result = result.and(exchanged);
             if dst < r {
                 if have {
                     combine(red, &tb, recv);

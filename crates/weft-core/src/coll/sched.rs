@@ -19,11 +19,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::pof2_floor;
+use super::{pairwise_steps, pof2_floor, Side};
 use crate::datatype::access::{with_pair, Scratch};
 use crate::datatype::{Buf, Type};
 use crate::error::{ErrorClass, MpiError, MpiResult};
-use crate::message::{Pattern, SendMode, Status, Target};
+use crate::message::{Pattern, SendMode, SourceSel, Status, TagSel, Target};
 use crate::object::Comm;
 use crate::op::Reduction;
 use crate::polled::{self, Polled};
@@ -33,8 +33,17 @@ use crate::vci::schedule::{self, Cx, Step};
 
 /// Tag bit of messages inside the local group of an intercommunicator.
 const LOCAL_TAG: i32 = 0x4000_0000;
-/// Sub-tags (neighbourhood directions) live above the sequence number.
+/// Sub-tags (neighbourhood directions) live above the op mark.
 const SUB_SHIFT: u32 = 24;
+/// A reduction's op mark (`Reduction::mark`) lives above the sequence number: receives
+/// ignore it when matching and then compare it with their own (another op: `MPI_ERR_OP`).
+const MARK_SHIFT: u32 = 19;
+const MARK_BITS: i32 = 0x1f << MARK_SHIFT;
+/// The mark of the empty messages a plan that failed on another op sends on: no op's (marks
+/// are 0..=15), so the ranks downstream fail with `MPI_ERR_OP` too.
+const FAILED_OP_MARK: i32 = MARK_BITS;
+/// The sequence number's bits of a plan's tag.
+const SEQ_BITS: u32 = 0x3_ffff;
 pub(crate) const MAX_SUB: u32 = 63;
 
 #[derive(Clone)]
@@ -133,6 +142,8 @@ pub(crate) struct Plan {
     /// Scratch copies to unpack into user buffers at the end.
     outs: Vec<(Buf, Buf)>,
     red: Option<Reduction>,
+    /// The op mark every message carries and every received one must carry (`MARK_BITS`).
+    mark: i32,
     /// Job ranks of the local group (plain ranks) and of the remote group.
     peers: Vec<u32>,
     remote: Vec<u32>,
@@ -171,9 +182,9 @@ impl Plan {
         let seq = FIXED_SEQ
             .with(|s| s.take())
             .unwrap_or_else(|| comm.coll_seq.fetch_add(1, Ordering::Relaxed));
-        // Above the blocking collectives' tags (and their flags), distinct for 2^22
-        // outstanding ones.
-        let tag = super::tag::PLAN_BASE + (seq & 0x3f_ffff) as i32;
+        // Above the blocking collectives' tags (and their flags), distinct for 2^18
+        // outstanding ones, below the op mark.
+        let tag = super::tag::PLAN_BASE + (seq & SEQ_BITS) as i32;
         let inter = comm.is_inter();
         Plan {
             rounds: Vec::new(),
@@ -182,6 +193,7 @@ impl Plan {
             keep: Vec::new(),
             outs: Vec::new(),
             red: red.cloned(),
+            mark: red.map_or(0, |r| i32::from(r.mark()) << MARK_SHIFT),
             peers: comm.group.members().to_vec(),
             peer_vcis: (0..comm.size())
                 .map(|r| {
@@ -386,21 +398,27 @@ impl Runner {
                 } else {
                     p.peer_vcis[m.peer as usize]
                 };
-                let target = Target::new(p.context, p.rank, dest, tag, vci);
                 // After a failed step (e.g. sizes that differ between the ranks) an empty
                 // message goes instead, so that the ranks downstream fail too rather than
-                // take this rank's data for the root's.
-                let buf = if self.status.error != 0 {
-                    Buf::EMPTY
-                } else {
-                    m.buf
+                // take this rank's data for the root's; after another op, with a mark that
+                // says so.
+                let (buf, mark) = match self.status.error {
+                    0 => (m.buf, p.mark),
+                    e if e == ErrorClass::Op as i32 => (Buf::EMPTY, FAILED_OP_MARK),
+                    _ => (Buf::EMPTY, p.mark),
                 };
+                let target = Target::new(p.context, p.rank, dest, tag | mark, vci);
                 match cx.isend(target, buf, SendMode::Standard) {
                     Ok(id) => self.pending.push((id, None)),
                     Err(e) => self.status.error = e.class(),
                 }
             } else {
-                let pattern = Pattern::exact(p.context, m.peer, tag);
+                let ignore = MARK_BITS;
+                let pattern = Pattern::new(
+                    p.context,
+                    SourceSel::Rank(m.peer),
+                    TagSel::Masked { tag, ignore },
+                );
                 self.pending
                     .push((cx.irecv(pattern, m.buf), Some(m.buf.len())));
             }
@@ -424,12 +442,19 @@ impl schedule::Schedule for Runner {
                 }
                 for (id, expected) in std::mem::take(&mut self.pending) {
                     if let Some(s) = cx.take(id) {
-                        // A receive longer or shorter than expected: the sizes differ.
+                        // A message with another op mark (checked first: its size may
+                        // differ too), or longer or shorter than expected: the sizes differ.
+                        let arrived = s.error == 0 || s.truncated();
+                        let other_op = expected.is_some()
+                            && arrived
+                            && (s.tag ^ self.plan.mark) & MARK_BITS != 0;
                         let differ = expected.is_some()
                             && (s.truncated()
                                 || expected
                                     .is_some_and(|len| s.error == 0 && s.bytes < len as u64));
-                        if self.status.error == 0 && differ {
+                        if self.status.error == 0 && other_op {
+                            self.status.error = ErrorClass::Op as i32;
+                        } else if self.status.error == 0 && differ {
                             self.status.error = ErrorClass::Truncate as i32;
                             self.status.sizes_differ = true;
                         } else if self.status.error == 0 {
@@ -559,34 +584,33 @@ pub fn ibcast(comm: &Comm, buf: &Buf, root: u32, owner: usize) -> MpiResult<ReqI
 }
 
 /// Binomial reduce of `acc` (this rank's data, contiguous; the result at the root) over
-/// the local group, along a tree rooted at the root (`at_root`: a predefined op) or at rank
-/// 0, whose subtrees are contiguous rank ranges (a user op, commutative or not: ranks that
-/// disagree on its commutativity still send the same messages; `reduce::tree_root`).
-fn reduce_rounds(p: &mut Plan, acc: &Buf, at_root: bool, root: u32) {
-    let n = p.size;
-    let tree_root = if at_root { root } else { 0 };
-    let vr = (p.rank + n - tree_root) % n;
-    let real = |v: u32| (v + tree_root) % n;
+/// the local group, along a tree rooted at rank 0, whose subtrees are contiguous rank ranges
+/// (as an op that is not commutative needs), then from rank 0 to the root. For every op:
+/// ranks that pass different ops (a predefined op, a user op, commutative or not) send the
+/// same messages and meet each other's op mark; a predefined op to another root than 0 pays
+/// one message more than a tree rooted at the root.
+fn reduce_rounds(p: &mut Plan, acc: &Buf, root: u32) {
+    let (n, r) = (p.size, p.rank);
     let mut mask = 1;
     while mask < n {
-        if vr & mask != 0 {
-            p.round(vec![Msg::send(real(vr - mask), *acc)], vec![]);
+        if r & mask != 0 {
+            p.round(vec![Msg::send(r - mask, *acc)], vec![]);
             break;
         }
-        if vr + mask < n {
+        if r + mask < n {
             let tmp = p.scratch(acc.len());
             p.round(
-                vec![Msg::recv(real(vr + mask), tmp)],
+                vec![Msg::recv(r + mask, tmp)],
                 vec![Local::LowerFirst(*acc, tmp)],
             );
         }
         mask <<= 1;
     }
-    if tree_root != root {
-        if p.rank == tree_root {
+    if root != 0 {
+        if r == 0 {
             p.round(vec![Msg::send(root, *acc)], vec![]);
-        } else if p.rank == root {
-            p.round(vec![Msg::recv(tree_root, *acc)], vec![]);
+        } else if r == root {
+            p.round(vec![Msg::recv(0, *acc)], vec![]);
         }
     }
 }
@@ -607,7 +631,7 @@ pub fn ireduce(
             r => {
                 let acc = p.copy_of(send.unwrap_or(&Buf::EMPTY));
                 if !acc.is_empty() {
-                    reduce_rounds(&mut p, &acc, !red.is_user(), 0);
+                    reduce_rounds(&mut p, &acc, 0);
                 }
                 if p.rank == 0 {
                     p.round(vec![Msg::send_remote(r, acc)], vec![]);
@@ -627,7 +651,7 @@ pub fn ireduce(
         p.copy_of(send.unwrap_or(recv))
     };
     if p.size > 1 && !acc.is_empty() {
-        reduce_rounds(&mut p, &acc, !red.is_user(), root);
+        reduce_rounds(&mut p, &acc, root);
     }
     Ok(p.start(comm, owner))
 }
@@ -691,7 +715,7 @@ pub fn iallreduce(
         let s = send.unwrap_or(&Buf::EMPTY);
         let acc = p.copy_of(s);
         if !acc.is_empty() {
-            reduce_rounds(&mut p, &acc, !red.is_user(), 0);
+            reduce_rounds(&mut p, &acc, 0);
         }
         let out = p.flat_out(recv, false);
         if p.rank == 0 {
@@ -1062,7 +1086,7 @@ pub fn ireduce_scatter(
         // Reduce the whole vector to rank 0 of each group, swap, scatter in each group.
         let acc = p.copy_of(input);
         if total > 0 {
-            reduce_rounds(&mut p, &acc, !red.is_user(), 0);
+            reduce_rounds(&mut p, &acc, 0);
         }
         let whole = p.scratch(total);
         if p.rank == 0 {
@@ -1074,32 +1098,32 @@ pub fn ireduce_scatter(
         scatter_rounds(&mut p, &whole, &out, &offs, sizes);
         return Ok(p.start(comm, owner));
     }
-    if !red.is_user() {
-        // Pairwise exchange (predefined ops, as `reduce::reduce_scatter`): each rank reduces
-        // its own block.
-        let inp = p.flat_in(input);
-        let acc = p.copy_of(&inp.slice(offs[r], sizes[r]));
-        for step in 1..n {
-            let dst = (r + step) % n;
-            let src = (r + n - step) % n;
-            let tmp = p.scratch(sizes[r]);
-            p.round(
-                vec![
-                    Msg::recv(src as u32, tmp),
-                    Msg::send(dst as u32, inp.slice(offs[dst], sizes[dst])),
-                ],
-                vec![Local::Combine(tmp, acc)],
-            );
-        }
-        p.round(vec![], vec![Local::Copy(acc, out)]);
-    } else {
-        // Reduce in rank order to rank 0, then scatter.
-        let acc = p.copy_of(input);
-        if n > 1 && total > 0 {
-            reduce_rounds(&mut p, &acc, false, 0);
-        }
-        scatter_rounds(&mut p, &acc, &out, &offs, sizes);
+    // Pairwise exchange for every op (as `reduce::reduce_scatter`): each rank reduces its
+    // own block, in rank order for an op that is not commutative.
+    let inp = p.flat_in(input);
+    let acc = p.copy_of(&inp.slice(offs[r], sizes[r]));
+    let right = p.scratch(sizes[r]);
+    let ordered = !red.commutative();
+    for (dst, src, side) in pairwise_steps(r, n) {
+        let tmp = p.scratch(sizes[r]);
+        let after = match side {
+            Side::RightFirst if ordered => Local::Copy(tmp, right),
+            Side::Right if ordered => Local::Combine(tmp, right),
+            _ => Local::Combine(tmp, acc),
+        };
+        p.round(
+            vec![
+                Msg::recv(src as u32, tmp),
+                Msg::send(dst as u32, inp.slice(offs[dst], sizes[dst])),
+            ],
+            vec![after],
+        );
     }
+    let mut last = vec![Local::Copy(acc, out)];
+    if ordered && r + 1 < n {
+        last.insert(0, Local::LowerFirst(acc, right));
+    }
+    p.round(vec![], last);
     Ok(p.start(comm, owner))
 }
 

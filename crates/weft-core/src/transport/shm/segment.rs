@@ -5,11 +5,27 @@
 //! before everyone attached), a late rank cannot bring it back and leave it behind when the
 //! launcher kills it. A process that unmaps the node's segment between sessions rejoins it
 //! through a descriptor it kept (`Rejoin`): the name is gone by then.
+//!
+//! ## The attach/abandon handshake
+//! An attacher counts itself in the header's `attached` word, then reads its `abandoned`
+//! flag (`attach_handshake`); a process that gives the segment up (it is aborting) sets the
+//! flag, then reads the count, and removes the name while some participant is missing
+//! (`abandon_handshake`). Claim: an attacher that the abandoner did not count sees the flag
+//! and fails, so no process joins a job that is ending without the abandoner knowing.
+//! Why: the four accesses are sequentially consistent (`SeqCst` fences between each side's
+//! two accesses, which loom models exactly, where it treats `SeqCst` accesses as merely
+//! acquire/release), so they take place in one total order that keeps each side's program
+//! order. If the abandoner's read of the count comes before the attacher's increment, then
+//! its write of the flag, earlier still, comes before the attacher's read of the flag,
+//! which therefore sees it. Otherwise the abandoner's read comes after the increment and
+//! counts the attacher. Both may remove the name (the last attacher, the abandoner): a
+//! second removal fails harmlessly. The loom model `loom_an_uncounted_attacher_sees_abandon`
+//! checks the claim with two attachers and an abandoner.
 
+use crate::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::shareable::map_shared;
@@ -211,14 +227,13 @@ impl Segment {
                 ));
             }
         }
-        if header.attached.fetch_add(1, Ordering::SeqCst) + 1 == local_size {
+        let (count, abandoned) = attach_handshake(&header.attached, &header.abandoned);
+        if count == local_size {
             // Everyone has mapped it: remove the name so nothing outlives the job.
             // SAFETY: plain system call on a NUL-terminated name.
             unsafe { libc::shm_unlink(cname.as_ptr()) };
         }
-        // Counted before this check: a process abandoning the segment either sees this
-        // attach or set its flag first (both sequentially consistent).
-        if header.abandoned.load(Ordering::SeqCst) != 0 {
+        if abandoned {
             // The launcher is ending the job: leave its exit status to the rank that aborted
             // (waiting out the patience for the kill), then fail.
             if let Open::Await(patience) = mode {
@@ -347,8 +362,7 @@ impl Segment {
     /// behind in /dev/shm). One that attaches before it is killed fails (`abandoned`).
     pub fn unlink_if_pending(&self) {
         let header = self.header();
-        header.abandoned.store(1, Ordering::SeqCst);
-        if header.attached.load(Ordering::SeqCst) < self.local_size {
+        if abandon_handshake(&header.attached, &header.abandoned) < self.local_size {
             // SAFETY: plain system call on a NUL-terminated name; failure (already gone) is fine.
             unsafe { libc::shm_unlink(self.name.as_ptr()) };
         }
@@ -382,10 +396,57 @@ impl Drop for Segment {
     }
 }
 
+/// An attacher's half of the handshake (module docs): count this process, then read the
+/// flag. Says (the count with this process, whether the segment was abandoned).
+fn attach_handshake(attached: &AtomicU32, abandoned: &AtomicU32) -> (u32, bool) {
+    let count = attached.fetch_add(1, Ordering::SeqCst) + 1;
+    fence(Ordering::SeqCst);
+    (count, abandoned.load(Ordering::SeqCst) != 0)
+}
+
+/// An abandoning process's half (module docs): set the flag, then read the count of
+/// processes attached (below the participants' number, the name must go).
+fn abandon_handshake(attached: &AtomicU32, abandoned: &AtomicU32) -> u32 {
+    abandoned.store(1, Ordering::SeqCst);
+    fence(Ordering::SeqCst);
+    attached.load(Ordering::SeqCst)
+}
+
 /// Bytes reserved at the start of the segment for its header (one cache line, rounded up).
 pub const HEADER_BYTES: usize = 128;
 
-#[cfg(test)]
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+
+    /// The handshake (module docs) with three participants: the creator (counted), and two
+    /// attachers running while a process abandons the segment. Every attacher that did not
+    /// see the flag was counted by the abandoner's read.
+    #[test]
+    fn loom_an_uncounted_attacher_sees_abandon() {
+        crate::sync::loom_model(|| {
+            let words = Arc::new((AtomicU32::new(1), AtomicU32::new(0)));
+            let attachers: Vec<_> = (0..2)
+                .map(|_| {
+                    let w = words.clone();
+                    loom::thread::spawn(move || attach_handshake(&w.0, &w.1))
+                })
+                .collect();
+            let counted = abandon_handshake(&words.0, &words.1);
+            for t in attachers {
+                let (count, abandoned) = t.join().unwrap();
+                assert!(
+                    abandoned || count <= counted,
+                    "attacher {count} joined unseen (the abandoner read {counted})"
+                );
+            }
+            assert_eq!(words.0.load(Ordering::SeqCst), 3);
+        });
+    }
+}
+
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 
