@@ -302,26 +302,32 @@ unsafe fn wide(
 }
 
 /// Run `f(word address, input word)` (the input word 0 where `input` is empty) on each
-/// word of `addr..addr + len`, storing what it returns (the previous value) in `old`.
+/// word of `addr..addr + len`, storing what it returns (the previous value) in `old`. Without
+/// `old` the value is dropped, so a bitwise op compiles to one locked instruction rather than
+/// the compare-and-swap loop that fetching its previous value takes on x86.
 #[inline(always)]
 fn each_word(
     addr: usize,
     len: usize,
     input: &[u8],
-    mut old: Option<&mut [u8]>,
+    old: Option<&mut [u8]>,
     f: impl Fn(usize, u64) -> u64,
 ) {
-    let mut e = 0;
-    while e < len {
-        let v = match input.get(e..e + 8) {
-            Some(b) => u64::from_ne_bytes(b.try_into().expect("8 bytes")),
-            None => 0,
-        };
-        let prev = f(addr + e, v);
-        if let Some(o) = old.as_deref_mut() {
-            o[e..e + 8].copy_from_slice(&prev.to_ne_bytes());
+    let val = |e: usize| match input.get(e..e + 8) {
+        Some(b) => u64::from_ne_bytes(b.try_into().expect("8 bytes")),
+        None => 0,
+    };
+    match old {
+        Some(o) => {
+            for (e, out) in (0..len).step_by(8).zip(o.chunks_exact_mut(8)) {
+                out.copy_from_slice(&f(addr + e, val(e)).to_ne_bytes());
+            }
         }
-        e += 8;
+        None => {
+            for e in (0..len).step_by(8) {
+                f(addr + e, val(e));
+            }
+        }
     }
 }
 
