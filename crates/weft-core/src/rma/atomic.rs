@@ -408,6 +408,7 @@ impl WinRma {
 mod tests {
     use super::*;
     use crate::datatype::predefined::{Datatype, TypeClass};
+    use crate::rma::lanes::Rng;
 
     static LONG: Datatype = Datatype::predefined("MPI_LONG", 8, TypeClass::SignedInt);
     static DOUBLE: Datatype = Datatype::predefined("MPI_DOUBLE", 8, TypeClass::Float);
@@ -495,25 +496,13 @@ mod tests {
         assert_eq!(load_ne(&out, 2), 0xabcd);
     }
 
-    /// xorshift64*: the same cases on every run.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        /// A byte, biased towards the values where lanes overflow (0, 1, 0x7f, 0x80, 0xff).
-        fn byte(&mut self) -> u8 {
-            const EDGES: [u8; 5] = [0, 1, 0x7f, 0x80, 0xff];
-            let x = self.next();
-            match x % 3 {
-                0 => EDGES[(x >> 8) as usize % 5],
-                _ => (x >> 16) as u8,
-            }
+    /// A byte, biased towards the values where lanes overflow (0, 1, 0x7f, 0x80, 0xff).
+    fn byte(rng: &mut Rng) -> u8 {
+        const EDGES: [u8; 5] = [0, 1, 0x7f, 0x80, 0xff];
+        let x = rng.next();
+        match x % 3 {
+            0 => EDGES[(x >> 8) as usize % 5],
+            _ => (x >> 16) as u8,
         }
     }
 
@@ -566,7 +555,7 @@ mod tests {
                 };
                 for _ in 0..300 {
                     let mut mem = [0u64; WORDS];
-                    let bytes: Vec<u8> = (0..WORDS * 8).map(|_| rng.byte()).collect();
+                    let bytes: Vec<u8> = (0..WORDS * 8).map(|_| byte(&mut rng)).collect();
                     for (w, b) in mem.iter_mut().zip(bytes.chunks_exact(8)) {
                         *w = u64::from_ne_bytes(b.try_into().unwrap());
                     }
@@ -576,7 +565,7 @@ mod tests {
                     let (at, len) = (first * size, count * size);
                     let input: Vec<u8> = match op {
                         AtomicOp::NoOp => Vec::new(),
-                        _ => (0..len).map(|_| rng.byte()).collect(),
+                        _ => (0..len).map(|_| byte(&mut rng)).collect(),
                     };
                     let mut old = vec![0xa5u8; len];
                     let addr = mem.as_mut_ptr() as usize + at;

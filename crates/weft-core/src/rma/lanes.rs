@@ -25,40 +25,43 @@ pub const fn add(a: u64, b: u64, size: usize) -> u64 {
     ((a & !h).wrapping_add(b & !h)) ^ ((a ^ b) & h)
 }
 
+/// A small deterministic generator (xorshift64*) for the tests here and in `atomic`: the
+/// same cases on every run.
+#[cfg(test)]
+pub(super) struct Rng(pub(super) u64);
+
+#[cfg(test)]
+impl Rng {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift64*): the same cases on every run.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    /// Words biased towards lane edges (0, 1, the top bit, all ones) where carries and
+    /// overflow live.
+    fn word(rng: &mut Rng, size: usize) -> u64 {
+        let bits = 8 * size;
+        let lane_mask = if size == 8 { u64::MAX } else { (1 << bits) - 1 };
+        let mut w = 0u64;
+        for lane in 0..8 / size {
+            let v = match rng.next() % 6 {
+                0 => 0,
+                1 => 1,
+                2 => lane_mask,
+                3 => 1 << (bits - 1),
+                4 => (1 << (bits - 1)) - 1,
+                _ => rng.next(),
+            } & lane_mask;
+            w |= v << (lane * bits);
         }
-
-        /// Words biased towards lane edges (0, 1, the top bit, all ones) where carries and
-        /// overflow live.
-        fn word(&mut self, size: usize) -> u64 {
-            let bits = 8 * size;
-            let lane_mask = if size == 8 { u64::MAX } else { (1 << bits) - 1 };
-            let mut w = 0u64;
-            for lane in 0..8 / size {
-                let v = match self.next() % 6 {
-                    0 => 0,
-                    1 => 1,
-                    2 => lane_mask,
-                    3 => 1 << (bits - 1),
-                    4 => (1 << (bits - 1)) - 1,
-                    _ => self.next(),
-                } & lane_mask;
-                w |= v << (lane * bits);
-            }
-            w
-        }
+        w
     }
 
     /// The reference: each lane added on its own, as an integer of its width.
@@ -79,7 +82,7 @@ mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for size in [1, 2, 4, 8] {
             for _ in 0..100_000 {
-                let (a, b) = (rng.word(size), rng.word(size));
+                let (a, b) = (word(&mut rng, size), word(&mut rng, size));
                 assert_eq!(
                     add(a, b, size),
                     scalar_add(a, b, size),
