@@ -197,8 +197,9 @@ pub(super) unsafe fn elements(
         AtomicOp::NoOp => &[][..],
         _ => &input[lo..hi],
     };
-    // SAFETY: the caller's contract, for the elements of each part (`head..end` is a whole
-    // number of aligned words of whole elements, as 8 is a multiple of `size`).
+    // `head..end` is a whole number of aligned words of whole elements (8 is a multiple of
+    // `size`).
+    // SAFETY: the caller's contract, for the elements of each part.
     unsafe {
         one_by_one(addr, head, size, op, part(0, head), sub(&mut old, 0, head));
         if end > head {
