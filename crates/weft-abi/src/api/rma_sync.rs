@@ -107,6 +107,7 @@ pub(crate) fn mpi_win_unlock_all(win: MPI_Win) -> MpiResult<()> {
     objects::win(win, func, "win")?.rma.unlock_all(func)
 }
 
+#[inline]
 fn flush_one(rank: c_int, win: MPI_Win, func: &str) -> MpiResult<()> {
     // The common case with the window borrowed (`with_win`); errors take the path below.
     let fast = with_win(win, |w| {
@@ -115,6 +116,13 @@ fn flush_one(rank: c_int, win: MPI_Win, func: &str) -> MpiResult<()> {
     if fast == Some(true) {
         return Ok(());
     }
+    flush_checked(rank, win, func)
+}
+
+/// `flush_one` off its common case: `MPI_PROC_NULL`, and every error with its message.
+#[cold]
+#[inline(never)]
+fn flush_checked(rank: c_int, win: MPI_Win, func: &str) -> MpiResult<()> {
     let w = objects::win(win, func, "win")?;
     if rank == MPI_PROC_NULL {
         return Ok(());

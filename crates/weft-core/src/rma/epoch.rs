@@ -93,6 +93,16 @@ impl Epochs {
     }
 }
 
+/// A flush outside a passive-target epoch (`flush`'s error, built out of its hot path).
+#[cold]
+#[inline(never)]
+fn no_passive_epoch(target: Option<u32>, func: &str) -> MpiError {
+    sync_error(format!(
+        "{func}: no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open{}",
+        target.map_or(String::new(), |t| format!(" to rank {t}"))
+    ))
+}
+
 fn sync_error(msg: String) -> MpiError {
     MpiError::new(ErrorClass::RmaSync, msg)
 }
@@ -338,7 +348,9 @@ impl WinRma {
     }
 
     /// `MPI_Win_flush*`: operations are complete already; only memory is ordered. `target`
-    /// `None` for the `_all` forms.
+    /// `None` for the `_all` forms. Inlined to the epoch load and the fence (the plain
+    /// op + flush loop pays for every instruction here); the error is built out of line.
+    #[inline]
     pub fn flush(&self, target: Option<u32>, func: &str) -> MpiResult<()> {
         let ok = match target {
             Some(t) => self.epoch_allows(t, PASSIVE),
@@ -346,10 +358,7 @@ impl WinRma {
         };
         self.serve_far();
         if !ok {
-            return Err(sync_error(format!(
-                "{func}: no passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) is open{}",
-                target.map_or(String::new(), |t| format!(" to rank {t}"))
-            )));
+            return Err(no_passive_epoch(target, func));
         }
         fence(Ordering::SeqCst);
         Ok(())

@@ -12,7 +12,8 @@
 //! - `epoch`: the synchronisation calls (fence, lock/unlock, lock_all, flush, PSCW) and the
 //!   check that an operation lies inside an access epoch to its target.
 //! - `atomic`: accumulate-type operations by CPU atomics, element by element, on memory the
-//!   segment holds (the intrinsic path of `MPIX_Win_op_intrinsic`).
+//!   segment holds (the intrinsic path of `MPIX_Win_op_intrinsic`); small elements a
+//!   64-bit word at a time (`lanes`: lane-wise arithmetic on words).
 //! - `direct`: the direct path of contiguous puts and gets on mapped memory.
 //! - `notify`: notification counters and the requests that wait for them.
 //! - `memhandle`: memory handles of dynamic windows and the windows built from them.
@@ -34,6 +35,7 @@ pub mod direct;
 pub mod dyn_maps;
 pub mod epoch;
 pub mod far;
+pub mod lanes;
 pub mod memhandle;
 pub mod notify;
 pub mod ops;
