@@ -12,6 +12,7 @@
  *   rt_put_flush_send  round trip: put + flush + send, answered the same way
  *   rt_notify          round trip: MPIX_Put_notify, answered by MPIX_Put_notify, each side
  *                      waiting with MPIX_Win_notify_request + MPI_Wait
+ *   rt_*_create        the two round trips on an MPI_Win_create window (MPI_Alloc_mem memory)
  *
  * Usage: mpiexec -n 2 rma_seed004 [iterations] */
 #include <mpi.h>
@@ -139,12 +140,19 @@ static void ordering(void)
     MPI_Win_free(&win);
 }
 
-static void round_trips(void)
+/* The round trips on an allocated window (create 0, rows without a suffix) or on a window
+ * created over MPI_Alloc_mem memory (create 1, rows ending in _create). */
+static void round_trips(int create)
 {
     MPI_Win win;
     long *base, v = 1;
     int peer = 1 - rank, n = iters / 4;
-    MPI_Win_allocate(64 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    if (create) {
+        MPI_Alloc_mem(64 * sizeof(long), MPI_INFO_NULL, &base);
+        MPI_Win_create(base, 64 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(64 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    }
     MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
     double t = MPI_Wtime();
@@ -179,11 +187,14 @@ static void round_trips(void)
     double rt_notify = (MPI_Wtime() - t) * 1e6 / n;
     MPI_Win_unlock_all(win);
     if (rank == 0) {
-        printf("rt_put_flush_send %.3f\n", rt_send);
-        printf("rt_notify %.3f\n", rt_notify);
+        const char *suffix = create ? "_create" : "";
+        printf("rt_put_flush_send%s %.3f\n", suffix, rt_send);
+        printf("rt_notify%s %.3f\n", suffix, rt_notify);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
+    if (create)
+        MPI_Free_mem(base);
 }
 
 int main(int argc, char **argv)
@@ -197,7 +208,8 @@ int main(int argc, char **argv)
     threads("process");
     threads("thread");
     ordering();
-    round_trips();
+    round_trips(0);
+    round_trips(1);
     MPI_Finalize();
     return 0;
 }
