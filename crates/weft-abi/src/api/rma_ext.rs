@@ -260,7 +260,7 @@ pub(crate) unsafe fn mpix_win_notify_request(
     // The window borrowed as the direct RMA paths do; a bad handle is reported by `objects`.
     let id = match with_win(win, make) {
         Some(id) => id?,
-        None => make(&objects::win(win, func, "win")?)?,
+        None => make(&*objects::win(win, func, "win")?)?,
     };
     // SAFETY: checked non-null.
     unsafe { write(request, request_handle(id), func, "request") }

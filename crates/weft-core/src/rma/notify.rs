@@ -193,13 +193,20 @@ impl WinRma {
     /// `MPIX_Win_notify_request`: a request that completes once `count` more notifications
     /// than earlier requests on `idx` claimed have reached this process.
     pub fn notify_request(&self, idx: usize, count: u64, owner: usize) -> ReqId {
-        let inst = self.comm.session.instance.clone();
+        let inst = &self.comm.session.instance;
         let class = {
             let mut slot = self.claims.slot(idx);
+            slot.taken += count;
+            if words::reached(&self.area.extra(self.me).notify[idx], slot.taken) {
+                // Its notifications (and every earlier request's) have all arrived: a request
+                // complete from the start, with nothing to check and nothing a cancel could
+                // give back (`cancel` leaves arrived requests alone).
+                drop(slot);
+                return progress::completed(inst, 0, Status::default(), owner);
+            }
             // Forget requests that completed, were cancelled or were freed.
             slot.waiting
                 .retain(|w| w.upgrade().is_some_and(|r| r.pending()));
-            slot.taken += count;
             let class = Arc::new(NotifyWait {
                 inst: inst.clone(),
                 area: self.area.clone(),
@@ -214,7 +221,7 @@ impl WinRma {
             slot.waiting.push(Arc::downgrade(&class));
             class
         };
-        let id = progress::greq::start(&inst, class.clone(), 0, owner);
+        let id = progress::greq::start(inst, class.clone(), 0, owner);
         class.id.store(id.bits(), Ordering::Release);
         id
     }
