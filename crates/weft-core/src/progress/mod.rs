@@ -307,7 +307,7 @@ fn wait_ready(inst: &Instance, g: &Grequest, backoff: &mut Backoff) {
     let mut polls = 0u32;
     while !g.settle() {
         polls += 1;
-        if polls % READY_POLLS == 0 {
+        if polls.is_multiple_of(READY_POLLS) {
             progress_all(inst);
         }
         backoff.idle();
