@@ -515,7 +515,8 @@ def file_access_call(f):
 
 # RMA operations whose plain (`_c` twins), request-based (MPI_R*, MPIX_Rr*) and notifying
 # (MPIX_*_notify) forms share one implementation in api/rma.rs, told what follows the
-# operation by its `Then` argument. (The plain C forms have direct implementations.)
+# operation by its `Then` argument. (The plain C forms and the notifying ones have direct
+# implementations, which come to api/rma.rs for anything but the plainest arguments.)
 RMA_FORM = re.compile(
     r"^(?:MPI_(?P<r>R)?|MPIX_(?P<rr>Rr)|MPIX_)(?P<op>Put|Get|Accumulate|Get_accumulate)"
     r"(?P<notify>_notify)?(?P<c>_c)?$", re.I)
@@ -525,12 +526,12 @@ def rma_form_call(f, shared):
     """The body of an RMA operation's entry point in one of those forms (`RMA_FORM`), or
     None for other functions; with whether it is unsafe. Put and get share `transfer`, told
     the direction, accumulate and get-accumulate `accumulate`, told the result buffer (or
-    None); their plain C forms enter by `rma_direct::*_plain`."""
+    None); their plain C forms and notifying forms enter by `rma_direct::*_plain`."""
     m = RMA_FORM.match(f.name)
     if not m:
         return None
     op = m["op"].lower()
-    plain = not (m["r"] or m["rr"] or m["notify"] or m["c"])
+    plain = not (m["r"] or m["rr"] or m["c"])
     fname = "transfer" if op in ("put", "get") else "accumulate"
     module = "crate::api::rma"
     if plain:
@@ -553,8 +554,7 @@ def rma_form_call(f, shared):
     args += ["op"] * ("op" in names) + ["win"]
     if op in ("put", "get"):
         args.append(f"Dir::{op.capitalize()}")
-    if not plain:
-        args.append(then)
+    args.append(then)
     args.append(f'"{f.name}"')
     return f'{module}::{fname}({", ".join(args)})', shared[fname][2]
 

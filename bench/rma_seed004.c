@@ -7,11 +7,14 @@
  *   put_dynamic        the same on the dynamic window itself
  *   flush_process_2t   8-byte put + flush per thread, 2 threads at once, mpi_win_scope=process
  *   flush_thread_2t    the same with mpi_win_scope=thread
+ *   flush_*_busy       8-byte put + flush in one thread while another puts 1 MiB blocks
+ *                      without a break, mpi_win_scope=process / thread
  *   put_flush_pair     8-byte put + flush, per put (mpi_win_order=true window)
  *   put_ordered        8-byte puts without flushes (mpi_win_order=true), one flush at the end
  *   rt_put_flush_send  round trip: put + flush + send, answered the same way
  *   rt_notify          round trip: MPIX_Put_notify, answered by MPIX_Put_notify, each side
  *                      waiting with MPIX_Win_notify_request + MPI_Wait
+ *   rt_*_create        the two round trips on an MPI_Win_create window (MPI_Alloc_mem memory)
  *
  * Usage: mpiexec -n 2 rma_seed004 [iterations] */
 #include <mpi.h>
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rma_window.h"
 
 #define BIG (4 << 20)
 
@@ -91,12 +96,9 @@ static void *flusher(void *arg)
 
 static void threads(const char *scope)
 {
-    MPI_Info info;
-    MPI_Win win;
     long *base;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "mpi_win_scope", scope);
-    MPI_Win_allocate(64 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info info = bench_scope_info(scope);
+    MPI_Win win = bench_window(0, 64 * sizeof(long), sizeof(long), info, &base);
     MPI_Info_free(&info);
     if (rank == 0) {
         MPI_Win_lock_all(0, win);
@@ -108,6 +110,40 @@ static void threads(const char *scope)
             pthread_join(t[k], NULL);
         MPI_Win_unlock_all(win);
         printf("flush_%s_2t %.3f\n", scope, (j[0].us + j[1].us) / 2);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+}
+
+/* One thread times 8-byte put + flush while another keeps putting 1 MiB blocks (its
+ * operations in flight during the first one's flushes). */
+static volatile int busy_stop;
+
+static void *big_putter(void *arg)
+{
+    MPI_Win win = *(MPI_Win *)arg;
+    static char block[1 << 20];
+    while (!busy_stop)
+        MPI_Put(block, sizeof block, MPI_BYTE, 1, 4096, sizeof block, MPI_BYTE, win);
+    return NULL;
+}
+
+static void threads_busy(const char *scope)
+{
+    char *base;
+    MPI_Info info = bench_scope_info(scope);
+    MPI_Win win = bench_window(0, 4096 + (1 << 20), 1, info, &base);
+    MPI_Info_free(&info);
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        pthread_t t;
+        busy_stop = 0;
+        pthread_create(&t, NULL, big_putter, &win);
+        double us = put_flush(win, 0);
+        busy_stop = 1;
+        pthread_join(t, NULL);
+        MPI_Win_unlock_all(win);
+        printf("flush_%s_busy %.3f\n", scope, us);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);
@@ -139,12 +175,13 @@ static void ordering(void)
     MPI_Win_free(&win);
 }
 
-static void round_trips(void)
+/* The round trips on an allocated window (create 0, rows without a suffix) or on a window
+ * created over MPI_Alloc_mem memory (create 1, rows ending in _create). */
+static void round_trips(int create)
 {
-    MPI_Win win;
     long *base, v = 1;
     int peer = 1 - rank, n = iters / 4;
-    MPI_Win_allocate(64 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win win = bench_window(create, 64 * sizeof(long), sizeof(long), MPI_INFO_NULL, &base);
     MPI_Win_lock_all(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
     double t = MPI_Wtime();
@@ -179,11 +216,12 @@ static void round_trips(void)
     double rt_notify = (MPI_Wtime() - t) * 1e6 / n;
     MPI_Win_unlock_all(win);
     if (rank == 0) {
-        printf("rt_put_flush_send %.3f\n", rt_send);
-        printf("rt_notify %.3f\n", rt_notify);
+        const char *suffix = create ? "_create" : "";
+        printf("rt_put_flush_send%s %.3f\n", suffix, rt_send);
+        printf("rt_notify%s %.3f\n", suffix, rt_notify);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_free(&win);
+    bench_window_free(create, &win, base);
 }
 
 int main(int argc, char **argv)
@@ -196,8 +234,11 @@ int main(int argc, char **argv)
     windows();
     threads("process");
     threads("thread");
+    threads_busy("process");
+    threads_busy("thread");
     ordering();
-    round_trips();
+    round_trips(0);
+    round_trips(1);
     MPI_Finalize();
     return 0;
 }

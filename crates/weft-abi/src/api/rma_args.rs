@@ -287,12 +287,17 @@ impl Then {
                 // SAFETY: checked non-null by `check`; writable per the caller's contract.
                 unsafe { request.write(h) };
             }
-            Then::Notify(idx) => {
-                if let Some(t) = rank {
-                    w.rma.notify(t, idx as usize, func)?;
-                }
-            }
+            Then::Notify(_) => self.notify(w, rank, func)?,
         }
         Ok(())
+    }
+
+    /// After the operation on `w`'s target `rank` (`None`: `MPI_PROC_NULL`): the
+    /// notification `Notify` asks for; nothing for the other forms.
+    pub(crate) fn notify(self, w: &WinObject, rank: Option<u32>, func: &str) -> MpiResult<()> {
+        match (self, rank) {
+            (Then::Notify(idx), Some(t)) => w.rma.notify(t, idx as usize, func),
+            _ => Ok(()),
+        }
     }
 }

@@ -1,5 +1,7 @@
 //! The direct entry points of `MPI_Put`, `MPI_Get`, `MPI_Accumulate`, `MPI_Get_accumulate`,
-//! `MPI_Fetch_and_op` and `MPI_Compare_and_swap` (issue #16): when the arguments are plain
+//! `MPI_Fetch_and_op` and `MPI_Compare_and_swap` (issue #16), and of the notifying
+//! `MPIX_Put_notify` and `MPIX_Accumulate_notify` (issue #18: the notification follows the
+//! direct operation): when the arguments are plain
 //! (the same byte-contiguous predefined type and count on both sides, a real target rank, a
 //! predefined op the type allows), the window is borrowed without a reference count below
 //! `MPI_THREAD_MULTIPLE` (`rma_args::with_win`), the epoch is one flag load and the bytes
@@ -42,7 +44,32 @@ unsafe fn plain(o: &Origin, t: &TargetArgs) -> Option<(Buf, u32, i64)> {
     Some((data, t.rank as u32, t.disp as i64))
 }
 
-/// `MPI_Put` and `MPI_Get` (`dir`): by the direct path when plain, else `rma::transfer`.
+/// Whether the direct path may run an operation followed by `then` (`Done`, or `Notify` on
+/// a valid index: a bad one goes to the general path, which reports it before anything
+/// moves).
+#[inline(always)]
+fn direct_then(then: Then, func: &str) -> bool {
+    match then {
+        Then::Done => true,
+        Then::Notify(_) => then.check(func).is_ok(),
+        Then::Request(_) => false,
+    }
+}
+
+/// After an operation the direct path ran on target `rank`: the notification `then` asks
+/// for (a second window look-up, only for the notifying forms).
+#[inline(always)]
+fn then_direct(then: Then, win: MPI_Win, rank: c_int, func: &str) -> MpiResult<()> {
+    match then {
+        Then::Notify(_) => {
+            with_win(win, |w| then.notify(w, Some(rank as u32), func)).unwrap_or(Ok(()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `MPI_Put` and `MPI_Get` (`dir`), and `MPIX_Put_notify` (`then`): by the direct path when
+/// plain, else `rma::transfer`.
 ///
 /// # Safety
 /// The standard's buffer contract for the origin (written by a get).
@@ -52,20 +79,26 @@ pub(crate) unsafe fn transfer_plain(
     t: TargetArgs,
     win: MPI_Win,
     dir: Dir,
+    then: Then,
     func: &str,
 ) -> MpiResult<()> {
-    // SAFETY: the caller's buffer contract (the standard's rule).
-    if let Some((data, r, d)) = unsafe { plain(&o, &t) } {
+    let args = if direct_then(then, func) {
+        // SAFETY: the caller's buffer contract (the standard's rule).
+        unsafe { plain(&o, &t) }
+    } else {
+        None
+    };
+    if let Some((data, r, d)) = args {
         let done = with_win(win, |w| match dir {
             Dir::Put => data.with_bytes(|b| w.rma.put_direct(r, d, b)),
             Dir::Get => data.with_bytes_mut(|b| w.rma.get_direct(r, d, b)),
         });
         if done == Some(true) {
-            return Ok(());
+            return then_direct(then, win, t.rank, func);
         }
     }
     // SAFETY: forwarded contract.
-    unsafe { transfer(o, t, win, dir, Then::Done, func) }
+    unsafe { transfer(o, t, win, dir, then, func) }
 }
 
 /// The one CPU instruction `op` is on elements of `datatype`, where it is one and the standard
@@ -215,8 +248,8 @@ unsafe fn atomic_plain(
     })
 }
 
-/// `MPI_Accumulate` (`res` `None`) and `MPI_Get_accumulate`: by CPU atomics when plain,
-/// else `rma::accumulate`.
+/// `MPI_Accumulate` (`res` `None`) and `MPI_Get_accumulate`, and `MPIX_Accumulate_notify`
+/// (`then`): by CPU atomics when plain, else `rma::accumulate`.
 ///
 /// # Safety
 /// The standard's buffer contracts for the origin and the result.
@@ -227,8 +260,13 @@ pub(crate) unsafe fn accumulate_plain(
     t: TargetArgs,
     op: MPI_Op,
     win: MPI_Win,
+    then: Then,
     func: &str,
 ) -> MpiResult<()> {
+    if !direct_then(then, func) {
+        // SAFETY: forwarded contract.
+        return unsafe { accumulate(o, res, t, op, win, then, func) };
+    }
     let same = |s: &Origin| s.count == t.count && s.datatype == t.datatype;
     if t.count == 1 && res.as_ref().is_none_or(same) {
         let word = word_op(op, t.datatype).filter(|&(_, w)| match w {
@@ -240,7 +278,7 @@ pub(crate) unsafe fn accumulate_plain(
             let (input, out) = (o.addr as *const c_void, res.map(|r| r.addr as *mut c_void));
             // SAFETY: the caller's buffer contracts: one element at each address used.
             if unsafe { word_plain(input, out, &t, size, w, win) } {
-                return Ok(());
+                return then_direct(then, win, t.rank, func);
             }
         }
     }
@@ -253,11 +291,11 @@ pub(crate) unsafe fn accumulate_plain(
         let (input, out) = (o.addr as *const c_void, res.map(|r| r.addr as *mut c_void));
         // SAFETY: the caller's buffer contracts (the standard's rule).
         if unsafe { atomic_plain(input, out, &t, atomic_op(op, &red), win) } {
-            return Ok(());
+            return then_direct(then, win, t.rank, func);
         }
     }
     // SAFETY: forwarded contract.
-    unsafe { accumulate(o, res, t, op, win, Then::Done, func) }
+    unsafe { accumulate(o, res, t, op, win, then, func) }
 }
 
 /// `MPI_Fetch_and_op`: by CPU atomics when plain, else `rma::fetch_and_op`.

@@ -12,6 +12,7 @@ use weft_core::rma::memhandle::HANDLE_BYTES;
 use weft_core::rma::notify::check_index;
 
 use crate::api::coll_args::dtype;
+use crate::api::rma_args::with_win;
 use crate::api::win::{asserts_intrinsic, info_pairs};
 use crate::args::{c_str, non_null, write};
 use crate::ctypes::*;
@@ -245,16 +246,22 @@ pub(crate) unsafe fn mpix_win_notify_request(
     request: *mut MPI_Request,
 ) -> MpiResult<()> {
     let func = "MPIX_Win_notify_request";
-    let w = objects::win(win, func, "win")?;
-    let idx = check_index(notification_idx, func)?;
-    non_null(request, func, "request")?;
-    if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
-    }
-    let id = w.rma.notify_request(idx, count as u64, 0);
+    let make = |w: &WinObject| {
+        let idx = check_index(notification_idx, func)?;
+        non_null(request, func, "request")?;
+        if count < 0 {
+            return Err(MpiError::new(
+                ErrorClass::Count,
+                format!("{func}(count={count}): negative count"),
+            ));
+        }
+        Ok(w.rma.notify_request(idx, count as u64, 0))
+    };
+    // The window borrowed as the direct RMA paths do; a bad handle is reported by `objects`.
+    let id = match with_win(win, make) {
+        Some(id) => id?,
+        None => make(&*objects::win(win, func, "win")?)?,
+    };
     // SAFETY: checked non-null.
     unsafe { write(request, request_handle(id), func, "request") }
 }

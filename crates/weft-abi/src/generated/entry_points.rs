@@ -12,7 +12,7 @@ use std::ffi::{c_char, c_double, c_int, c_void};
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Accumulate_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, notification_idx: c_int, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Accumulate_notify.
-    call("MPIX_Accumulate_notify", Scope::Win(win), || unsafe { crate::api::rma::accumulate(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Notify(notification_idx), "MPIX_Accumulate_notify") })
+    call("MPIX_Accumulate_notify", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Notify(notification_idx), "MPIX_Accumulate_notify") })
 }
 
 #[no_mangle]
@@ -178,7 +178,7 @@ pub unsafe extern "C" fn PMPIX_Op_create_x(user_fn_x: Option<MPIX_User_function_
 #[no_mangle]
 pub unsafe extern "C" fn PMPIX_Put_notify(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, notification_idx: c_int, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPIX_Put_notify.
-    call("MPIX_Put_notify", Scope::Win(win), || unsafe { crate::api::rma::transfer(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Notify(notification_idx), "MPIX_Put_notify") })
+    call("MPIX_Put_notify", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Notify(notification_idx), "MPIX_Put_notify") })
 }
 
 #[no_mangle]
@@ -507,7 +507,7 @@ pub unsafe extern "C" fn PMPI_Abort(comm: MPI_Comm, errorcode: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Accumulate.
-    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, "MPI_Accumulate") })
+    call("MPI_Accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), None, TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Done, "MPI_Accumulate") })
 }
 
 #[no_mangle]
@@ -1814,13 +1814,13 @@ pub unsafe extern "C" fn PMPI_Gatherv_init_c(sendbuf: *const c_void, sendcount: 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get(origin_addr: *mut c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get.
-    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Get, "MPI_Get") })
+    call("MPI_Get", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Get, Then::Done, "MPI_Get") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Get_accumulate(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, result_addr: *mut c_void, result_count: c_int, result_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, op: MPI_Op, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Get_accumulate.
-    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, "MPI_Get_accumulate") })
+    call("MPI_Get_accumulate", Scope::Win(win), || unsafe { crate::api::rma_direct::accumulate_plain(Origin::new(origin_addr, origin_count, origin_datatype), Some(Origin::new(result_addr, result_count, result_datatype)), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), op, win, Then::Done, "MPI_Get_accumulate") })
 }
 
 #[no_mangle]
@@ -2815,7 +2815,7 @@ pub unsafe extern "C" fn PMPI_Publish_name(service_name: *const c_char, info: MP
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Put(origin_addr: *const c_void, origin_count: c_int, origin_datatype: MPI_Datatype, target_rank: c_int, target_disp: MPI_Aint, target_count: c_int, target_datatype: MPI_Datatype, win: MPI_Win) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Put.
-    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, "MPI_Put") })
+    call("MPI_Put", Scope::Win(win), || unsafe { crate::api::rma_direct::transfer_plain(Origin::new(origin_addr, origin_count, origin_datatype), TargetArgs::new(target_rank, target_disp, target_count, target_datatype), win, Dir::Put, Then::Done, "MPI_Put") })
 }
 
 #[no_mangle]

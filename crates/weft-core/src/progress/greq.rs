@@ -57,14 +57,14 @@ const GREQ_VCI: usize = 0;
 /// Start a generalized request of `class` with `state`; its `poll_fn` (if any) is polled
 /// from every completion call until it completes.
 pub fn start(inst: &Instance, class: Arc<dyn GreqClass>, state: usize, owner: usize) -> ReqId {
-    let has_poll = class.has_poll();
+    let has_poll = class.has_poll() && !class.has_ready();
     let g = Arc::new(Grequest::new(class, state));
+    let poll = has_poll.then(|| g.clone());
     let mut req = Request::new(Kind::Generalized, crate::datatype::Buf::EMPTY);
     req.owner = owner;
-    req.ext = Ext::Greq(g.clone());
+    req.ext = Ext::Greq(g);
     let id = inst.vcis[GREQ_VCI].lock().requests.alloc(req);
-    let _ = g.id.set(id);
-    if has_poll {
+    if let Some(g) = poll {
         polled::register(Arc::new(GreqPoll(g)));
     }
     id
@@ -88,7 +88,6 @@ pub fn start_local(
         .lock()
         .requests
         .alloc(req);
-    let _ = g.id.set(id);
     polled::register_local(Arc::new(GreqPoll(g)));
     id
 }

@@ -102,7 +102,7 @@ fn look(inst: &Instance, st: &mut VciState, vci: usize, id: ReqId, progress: boo
     };
     match (&req.kind, &req.ext) {
         (Kind::Generalized, Ext::Greq(g)) => {
-            if g.is_complete() {
+            if g.settle() {
                 let g = g.clone();
                 let owner = req.owner;
                 st.requests.release(id);
@@ -273,17 +273,44 @@ pub fn sweep(
 /// Wait until request `id` completes; release it and return its status.
 pub fn wait_for(inst: &Instance, id: ReqId) -> Result<Completed, NoSuchRequest> {
     let mut backoff = inst.backoff();
-    // Whether `id` is a generalized request that may block in its class's `wait_fn`.
+    // Whether `id` is a generalized request that may block in its class's `wait_fn` (one
+    // that answers `ready` is waited for by `wait_ready` instead).
     let mut is_greq = None;
     loop {
         if let Some(done) = try_take(inst, id)? {
             return Ok(done);
         }
-        let greq = *is_greq.get_or_insert_with(|| greq::has_wait_fn(inst, id));
+        if is_greq.is_none() {
+            let g = greq::pending(inst, id);
+            if let Some(g) = g.as_ref().filter(|g| g.class.has_ready()) {
+                wait_ready(inst, g, &mut backoff);
+                continue;
+            }
+            is_greq = Some(g.is_some_and(|g| g.class.has_wait()));
+        }
+        let greq = is_greq == Some(true);
         if greq && greq::block_on(inst, &[id]) {
             continue;
         }
         watch_arrivals(inst, id.vci() as usize, &mut backoff);
+    }
+}
+
+/// Polls of a `ready` class between progress passes (which may be what the request waits
+/// for: a notification from another node through UCX).
+const READY_POLLS: u32 = 64;
+
+/// Wait until generalized request `g`, of a class that answers `ready`, is complete, asking
+/// the class directly (a few loads per poll: no pool lock, no polled list), with a pass over
+/// the VCIs and the polled work every `READY_POLLS` polls.
+fn wait_ready(inst: &Instance, g: &Grequest, backoff: &mut Backoff) {
+    let mut polls = 0u32;
+    while !g.settle() {
+        polls += 1;
+        if polls.is_multiple_of(READY_POLLS) {
+            progress_all(inst);
+        }
+        backoff.idle();
     }
 }
 
@@ -329,7 +356,7 @@ pub fn peek_status(inst: &Instance, id: ReqId) -> Option<Completed> {
         let req = st.requests.get(st.requests.resolve(id))?;
         match (&req.kind, &req.ext) {
             (Kind::Generalized, Ext::Greq(g)) => {
-                if !g.is_complete() {
+                if !g.settle() {
                     return None;
                 }
                 (g.clone(), req.owner)
@@ -367,7 +394,7 @@ pub fn is_complete(inst: &Instance, id: ReqId) -> bool {
     match st.requests.get(st.requests.resolve(id)) {
         None => false,
         Some(req) => match &req.ext {
-            Ext::Greq(g) => g.is_complete(),
+            Ext::Greq(g) => g.settle(),
             Ext::Persistent(p) => match p.state {
                 PersistentState::Inactive | PersistentState::Done(_) => true,
                 PersistentState::Running(inner) => {
@@ -420,7 +447,10 @@ pub fn detach(inst: &Instance, id: ReqId) -> bool {
         match &r.ext {
             Ext::Greq(g) => {
                 let g = g.clone();
-                if !g.mark_freed() {
+                // A request its class answers inline is only looked at by completion calls:
+                // once freed none would, so it goes now, complete or not.
+                let inline = g.settle() || g.class.has_ready();
+                if !g.mark_freed() && !inline {
                     r.detached = true;
                     return true;
                 }

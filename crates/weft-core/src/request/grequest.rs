@@ -9,13 +9,13 @@
 //! The callbacks are behind the `GreqClass` trait: the ABI layer implements it for C function
 //! pointers (one class object per `MPIX_Grequest_class_create`, or one per
 //! `MPI_Grequest_start`/`MPIX_Grequest_start`), and the core implements it for its own
-//! internal requests (`MPI_Buffer_iflush`).
+//! internal requests (`MPI_Buffer_iflush`, RMA notification requests). An internal class may
+//! answer `ready` instead of having a `poll_fn`: completion calls then check it inline.
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use super::ReqId;
 use crate::message::Status;
 
 /// The callbacks of a class of generalized requests. `state` is the request's extra state.
@@ -35,6 +35,18 @@ pub trait GreqClass: Send + Sync {
     /// `wait_fn(count, states, timeout)`: block until at least one task completes (and its
     /// request is completed) or `timeout` seconds pass; returns its code.
     fn wait(&self, states: &[usize], timeout: f64) -> i32;
+    /// Whether the class answers `ready` (internal classes whose task is a word of memory
+    /// reaching a value, such as RMA notification requests): completion calls ask it
+    /// directly, under the pool's lock, instead of polling it from the polled list.
+    fn has_ready(&self) -> bool {
+        false
+    }
+    /// For a `has_ready` class: whether the task is done, and if so the request is now
+    /// this caller's to mark complete (exactly one caller is answered true). A few loads
+    /// and at most one compare-and-swap: no lock, no MPI call.
+    fn ready(&self, _state: usize) -> bool {
+        false
+    }
 }
 
 const COMPLETE: u8 = 1;
@@ -44,8 +56,6 @@ const FREED: u8 = 2;
 pub struct Grequest {
     pub class: Arc<dyn GreqClass>,
     pub state: usize,
-    /// Where it lives (to release the slot once both completed and freed).
-    pub id: std::sync::OnceLock<ReqId>,
     /// `COMPLETE` (`MPI_Grequest_complete` was called) | `FREED` (the user freed the handle).
     flags: AtomicU8,
     /// A thread is inside `poll_fn` for it (no concurrent or re-entrant poll of one request).
@@ -66,7 +76,6 @@ impl Grequest {
         Grequest {
             class,
             state,
-            id: std::sync::OnceLock::new(),
             flags: AtomicU8::new(0),
             busy: AtomicBool::new(false),
         }
@@ -89,6 +98,19 @@ impl Grequest {
     /// Mark freed by the user. Returns true when it was already complete.
     pub fn mark_freed(&self) -> bool {
         self.flags.fetch_or(FREED, Ordering::AcqRel) & COMPLETE != 0
+    }
+
+    /// Whether it is complete, completing it first if its class answers `ready` and its task
+    /// is done (the inline check of completion calls).
+    pub fn settle(&self) -> bool {
+        if self.is_complete() {
+            return true;
+        }
+        if self.class.has_ready() && self.class.ready(self.state) {
+            let _ = self.mark_complete();
+            return true;
+        }
+        false
     }
 
     /// Call `poll_fn` unless the request is complete, has none, or another thread (or an

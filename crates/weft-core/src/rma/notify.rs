@@ -2,12 +2,15 @@
 //! integrate with requests). Each rank of a window has `NOTIFY_SLOTS` counters in the
 //! window's segment. A put or accumulate with a notification index (`MPIX_Put_notify`,
 //! `MPIX_Accumulate_notify`) runs the operation, which completes at the call, then adds 1 to
-//! the target's counter with release ordering. `MPIX_Win_notify_request` on the target
+//! the target's counter with release ordering (no fence of its own: the release add orders
+//! the operation's stores, and a cross-memory attach call's, before the count). `MPIX_Win_notify_request` on the target
 //! returns a generalized request that completes once the counter reaches the notifications
 //! earlier requests on that index claimed plus `count`: requests on one index are served in
 //! the order they were made, and every notification is counted by exactly one of them. The
-//! request is polled by every completion call (`MPI_Wait*`, `MPI_Test*`), so it mixes with any
-//! other request.
+//! request is a generalized request whose class answers `ready` (`GreqClass::has_ready`):
+//! every completion call (`MPI_Wait*`, `MPI_Test*`) checks it inline with one acquire load of
+//! the counter against the threshold (no polled list, no progress pass), so it mixes with
+//! any other request, and `MPI_Wait` on it alone spins on that load.
 //!
 //! `MPI_Cancel` of a request whose notifications have not all arrived cancels it: it
 //! completes at once with the cancelled flag, and gives its claim back, so every later
@@ -16,8 +19,8 @@
 //! index's lock; polls read one counter and one threshold.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{fence, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use super::{words, WinRma};
 use crate::error::{ErrorClass, MpiError, MpiResult};
@@ -87,8 +90,12 @@ struct NotifyWait {
     /// The counter value that completes it (lowered when an earlier request is cancelled).
     until: AtomicU64,
     state: AtomicU8,
-    id: OnceLock<ReqId>,
+    /// Its request's id (`ReqId::bits`; `NO_ID` until `notify_request` stored it), which a
+    /// cancel completes.
+    id: AtomicU64,
 }
+
+const NO_ID: u64 = u64::MAX;
 
 impl NotifyWait {
     fn arrived(&self) -> bool {
@@ -100,21 +107,12 @@ impl NotifyWait {
         self.state.load(Ordering::Acquire) == PENDING
     }
 
-    /// Complete the request if it is pending and its notifications arrived (`state` moves
-    /// once, so a cancel racing with it either wins or finds it done).
-    fn try_complete(&self) {
-        if self.arrived()
-            && self
-                .state
-                .compare_exchange(PENDING, DONE, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-        {
-            self.finish();
-        }
-    }
-
+    /// Cancelled: complete the generalized request (a completed one is the completion
+    /// call's to mark, through `ready`).
     fn finish(&self) {
-        if let Some(&id) = self.id.get() {
+        let id = self.id.load(Ordering::Acquire);
+        if id != NO_ID {
+            let id = ReqId::from_bits(id);
             let _ = progress::greq::complete(&self.inst, id, "MPIX_Win_notify_request");
         }
     }
@@ -160,10 +158,9 @@ impl GreqClass for NotifyWait {
         0
     }
     fn has_poll(&self) -> bool {
-        true
+        false
     }
     fn poll(&self, _state: usize) -> i32 {
-        self.try_complete();
         0
     }
     fn has_wait(&self) -> bool {
@@ -172,26 +169,44 @@ impl GreqClass for NotifyWait {
     fn wait(&self, _states: &[usize], _timeout: f64) -> i32 {
         0
     }
+    fn has_ready(&self) -> bool {
+        true
+    }
+    /// One acquire load of the counter against the threshold; when reached, `state` moves
+    /// once, so a cancel racing with it either wins or finds it done.
+    fn ready(&self, _state: usize) -> bool {
+        self.arrived()
+            && self
+                .state
+                .compare_exchange(PENDING, DONE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+    }
 }
 
 impl WinRma {
     /// Count one notification on `idx` at target `t`, after the operation it notifies of
     /// (complete already): whoever sees the count sees the data.
     pub fn notify(&self, t: u32, idx: usize, func: &str) -> MpiResult<()> {
-        fence(Ordering::SeqCst);
         self.count_at(t, &self.area.extra(t).notify[idx], func)
     }
 
     /// `MPIX_Win_notify_request`: a request that completes once `count` more notifications
     /// than earlier requests on `idx` claimed have reached this process.
     pub fn notify_request(&self, idx: usize, count: u64, owner: usize) -> ReqId {
-        let inst = self.comm.session.instance.clone();
+        let inst = &self.comm.session.instance;
         let class = {
             let mut slot = self.claims.slot(idx);
+            slot.taken += count;
+            if words::reached(&self.area.extra(self.me).notify[idx], slot.taken) {
+                // Its notifications (and every earlier request's) have all arrived: a request
+                // complete from the start, with nothing to check and nothing a cancel could
+                // give back (`cancel` leaves arrived requests alone).
+                drop(slot);
+                return progress::completed(inst, 0, Status::default(), owner);
+            }
             // Forget requests that completed, were cancelled or were freed.
             slot.waiting
                 .retain(|w| w.upgrade().is_some_and(|r| r.pending()));
-            slot.taken += count;
             let class = Arc::new(NotifyWait {
                 inst: inst.clone(),
                 area: self.area.clone(),
@@ -201,14 +216,13 @@ impl WinRma {
                 count,
                 until: AtomicU64::new(slot.taken),
                 state: AtomicU8::new(PENDING),
-                id: OnceLock::new(),
+                id: AtomicU64::new(NO_ID),
             });
             slot.waiting.push(Arc::downgrade(&class));
             class
         };
-        let id = progress::greq::start(&inst, class.clone(), 0, owner);
-        let _ = class.id.set(id);
-        class.try_complete();
+        let id = progress::greq::start(inst, class.clone(), 0, owner);
+        class.id.store(id.bits(), Ordering::Release);
         id
     }
 
