@@ -727,6 +727,75 @@ fn mismatch_at_call(what: &str) -> MpiError {
     )
 }
 
+/// Which way the parts of a rooted collective travel: into the root or out of it.
+#[derive(Clone, Copy, PartialEq)]
+enum Flow {
+    Gather,
+    Scatter,
+}
+
+impl Flow {
+    /// The message the root exchanges with `peer` (in the remote group when `remote`).
+    fn at_root(self, peer: u32, remote: bool, buf: Buf) -> Msg {
+        Msg {
+            send: self == Flow::Scatter,
+            peer,
+            remote,
+            sub: 0,
+            buf,
+        }
+    }
+
+    /// The message a non-root rank exchanges with the root.
+    fn at_leaf(self, root: u32, remote: bool, buf: Buf) -> Msg {
+        Msg {
+            send: self == Flow::Gather,
+            ..self.at_root(root, remote, buf)
+        }
+    }
+}
+
+/// The round of a rooted gather or scatter: the root exchanges `parts` with every other rank
+/// (every remote rank on an intercommunicator) and copies its own part to or from `mine` at
+/// the call; any other rank exchanges `mine` with the root.
+fn rooted_round(
+    p: &mut Plan,
+    comm: &Comm,
+    flow: Flow,
+    mine: Option<&Buf>,
+    parts: &[Buf],
+    root: u32,
+) {
+    let leaf = |remote| flow.at_leaf(root, remote, mine.cloned().unwrap_or(Buf::EMPTY));
+    if comm.is_inter() {
+        let msgs = match root {
+            PROC_NULL => return,
+            ROOT => (0..p.remote_size)
+                .map(|j| flow.at_root(j, true, parts[j as usize]))
+                .collect(),
+            _ => vec![leaf(true)],
+        };
+        p.round(msgs, vec![]);
+        return;
+    }
+    if p.rank != root {
+        p.round(vec![leaf(false)], vec![]);
+        return;
+    }
+    if let Some(m) = mine {
+        let own = &parts[root as usize];
+        match flow {
+            Flow::Gather => p.copy_if_same_size(m, own),
+            Flow::Scatter => p.copy_if_same_size(own, m),
+        }
+    }
+    let msgs = (0..p.size)
+        .filter(|&i| i != root)
+        .map(|i| flow.at_root(i, false, parts[i as usize]))
+        .collect();
+    p.round(msgs, vec![]);
+}
+
 pub fn igatherv(
     comm: &Comm,
     send: Option<&Buf>,
@@ -735,38 +804,17 @@ pub fn igatherv(
     owner: usize,
 ) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
-    if comm.is_inter() {
-        match root {
-            PROC_NULL => {}
-            ROOT => {
-                let msgs = (0..p.remote_size)
-                    .map(|j| Msg::recv_remote(j, parts[j as usize]))
-                    .collect();
-                p.round(msgs, vec![]);
-            }
-            r => p.round(
-                vec![Msg::send_remote(r, send.cloned().unwrap_or(Buf::EMPTY))],
-                vec![],
-            ),
-        }
-        return Ok(p.start(comm, owner));
-    }
-    if p.rank == root {
-        if let Some(s) = send {
-            p.copy_if_same_size(s, &parts[root as usize]);
-        }
-        let msgs = (0..p.size)
-            .filter(|&i| i != root)
-            .map(|i| Msg::recv(i, parts[i as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-    } else {
-        p.round(
-            vec![Msg::send(root, send.cloned().unwrap_or(Buf::EMPTY))],
-            vec![],
-        );
-    }
+    rooted_round(&mut p, comm, Flow::Gather, send, parts, root);
     Ok(p.start(comm, owner))
+}
+
+/// Whether this rank holds the root's buffer of a rooted collective.
+fn is_root(comm: &Comm, root: u32) -> bool {
+    if comm.is_inter() {
+        root == ROOT
+    } else {
+        comm.rank == root
+    }
 }
 
 pub fn igather(
@@ -776,44 +824,13 @@ pub fn igather(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let collects = if comm.is_inter() {
-        root == ROOT
-    } else {
-        comm.rank == root
-    };
-    if !collects {
+    if !is_root(comm, root) {
         return igatherv(comm, send, &[], root, owner);
     }
     let mut p = Plan::new(comm, None);
     let flat = p.flat_out(recv, send.is_none());
     let parts = blocks(&flat, p.remote_size as usize);
-    gatherv_into(p, comm, send, &parts, root, owner)
-}
-
-/// `igatherv` on a plan already made (its staging recorded).
-fn gatherv_into(
-    mut p: Plan,
-    comm: &Comm,
-    send: Option<&Buf>,
-    parts: &[Buf],
-    root: u32,
-    owner: usize,
-) -> MpiResult<ReqId> {
-    if comm.is_inter() {
-        let msgs = (0..p.remote_size)
-            .map(|j| Msg::recv_remote(j, parts[j as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-        return Ok(p.start(comm, owner));
-    }
-    if let Some(s) = send {
-        p.copy_if_same_size(s, &parts[root as usize]);
-    }
-    let msgs = (0..p.size)
-        .filter(|&i| i != root)
-        .map(|i| Msg::recv(i, parts[i as usize]))
-        .collect();
-    p.round(msgs, vec![]);
+    rooted_round(&mut p, comm, Flow::Gather, send, &parts, root);
     Ok(p.start(comm, owner))
 }
 
@@ -825,37 +842,7 @@ pub fn iscatterv(
     owner: usize,
 ) -> MpiResult<ReqId> {
     let mut p = Plan::new(comm, None);
-    if comm.is_inter() {
-        match root {
-            PROC_NULL => {}
-            ROOT => {
-                let msgs = (0..p.remote_size)
-                    .map(|j| Msg::send_remote(j, parts[j as usize]))
-                    .collect();
-                p.round(msgs, vec![]);
-            }
-            r => p.round(
-                vec![Msg::recv_remote(r, recv.cloned().unwrap_or(Buf::EMPTY))],
-                vec![],
-            ),
-        }
-        return Ok(p.start(comm, owner));
-    }
-    if p.rank == root {
-        if let Some(r) = recv {
-            p.copy_if_same_size(&parts[root as usize], r);
-        }
-        let msgs = (0..p.size)
-            .filter(|&i| i != root)
-            .map(|i| Msg::send(i, parts[i as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-    } else {
-        p.round(
-            vec![Msg::recv(root, recv.cloned().unwrap_or(Buf::EMPTY))],
-            vec![],
-        );
-    }
+    rooted_round(&mut p, comm, Flow::Scatter, recv, parts, root);
     Ok(p.start(comm, owner))
 }
 
@@ -866,35 +853,14 @@ pub fn iscatter(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let sends = if comm.is_inter() {
-        root == ROOT
-    } else {
-        comm.rank == root
-    };
-    if !sends {
+    if !is_root(comm, root) {
         return iscatterv(comm, &[], recv, root, owner);
     }
     // Each part is packed at the call (sends read the data only once the round starts).
-    let n = comm.peer_size() as usize;
-    let b = if n == 0 { 0 } else { send.len() / n };
     let mut p = Plan::new(comm, None);
     let flat = p.flat_in(send);
-    let parts: Vec<Buf> = (0..n).map(|i| flat.slice(i * b, b)).collect();
-    if comm.is_inter() {
-        let msgs = (0..n as u32)
-            .map(|j| Msg::send_remote(j, parts[j as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-        return Ok(p.start(comm, owner));
-    }
-    if let Some(r) = recv {
-        p.copy_if_same_size(&parts[root as usize], r);
-    }
-    let msgs = (0..p.size)
-        .filter(|&i| i != root)
-        .map(|i| Msg::send(i, parts[i as usize]))
-        .collect();
-    p.round(msgs, vec![]);
+    let parts = blocks(&flat, comm.peer_size() as usize);
+    rooted_round(&mut p, comm, Flow::Scatter, recv, &parts, root);
     Ok(p.start(comm, owner))
 }
 
