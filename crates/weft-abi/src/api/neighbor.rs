@@ -78,7 +78,7 @@ unsafe fn blocks(
     }
     let layout = |k: usize| (count, (k as i64).wrapping_mul(count));
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe { parts(buf, n, layout, &t, false, func, names.0, names.1) }
+    unsafe { parts(buf, n, layout, &t, false, func, (names.0, names.1)) }
 }
 
 /// # Safety
@@ -221,10 +221,28 @@ unsafe fn alltoallvw<C: Int, D: Int>(
     };
     let names = ("sendbuf", "sendcounts");
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let send = unsafe { parts_of(sendbuf, (sc, sd), &st, byte_displs, func, names.0, names.1) }?;
+    let send = unsafe {
+        parts_of(
+            sendbuf,
+            (sc, sd),
+            &st,
+            byte_displs,
+            func,
+            (names.0, names.1),
+        )
+    }?;
     let names = ("recvbuf", "recvcounts");
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe { parts_of(recvbuf, (rc, rd), &rt, byte_displs, func, names.0, names.1) }?;
+    let recv = unsafe {
+        parts_of(
+            recvbuf,
+            (rc, rd),
+            &rt,
+            byte_displs,
+            func,
+            (names.0, names.1),
+        )
+    }?;
     run(func, nb, c, n, send, recv)
 }
 

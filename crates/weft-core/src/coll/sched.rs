@@ -803,9 +803,10 @@ pub fn igatherv(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    rooted_round(&mut p, comm, Flow::Gather, send, parts, root);
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| {
+        rooted_round(p, comm, Flow::Gather, send, parts, root);
+        Ok(())
+    })
 }
 
 /// Whether this rank holds the root's buffer of a rooted collective.
@@ -824,14 +825,34 @@ pub fn igather(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if !is_root(comm, root) {
-        return igatherv(comm, send, &[], root, owner);
-    }
-    let mut p = Plan::new(comm, None);
-    let flat = p.flat_out(recv, send.is_none());
-    let parts = blocks(&flat, p.remote_size as usize);
-    rooted_round(&mut p, comm, Flow::Gather, send, &parts, root);
-    Ok(p.start(comm, owner))
+    irooted(comm, Flow::Gather, recv, send, root, owner)
+}
+
+/// A gather or scatter of equal blocks: `whole` the root's buffer, `mine` this rank's block
+/// (`None` at the root for `MPI_IN_PLACE`).
+fn irooted(
+    comm: &Comm,
+    flow: Flow,
+    whole: &Buf,
+    mine: Option<&Buf>,
+    root: u32,
+    owner: usize,
+) -> MpiResult<ReqId> {
+    planned(comm, owner, |p| {
+        if !is_root(comm, root) {
+            rooted_round(p, comm, flow, mine, &[], root);
+            return Ok(());
+        }
+        // A scatter's parts are packed at the call (sends read them only once the round
+        // starts); a gather's are unpacked at the end.
+        let flat = match flow {
+            Flow::Gather => p.flat_out(whole, mine.is_none()),
+            Flow::Scatter => p.flat_in(whole),
+        };
+        let parts = blocks(&flat, p.remote_size as usize);
+        rooted_round(p, comm, flow, mine, &parts, root);
+        Ok(())
+    })
 }
 
 pub fn iscatterv(
@@ -841,9 +862,10 @@ pub fn iscatterv(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    rooted_round(&mut p, comm, Flow::Scatter, recv, parts, root);
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| {
+        rooted_round(p, comm, Flow::Scatter, recv, parts, root);
+        Ok(())
+    })
 }
 
 pub fn iscatter(
@@ -853,15 +875,7 @@ pub fn iscatter(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if !is_root(comm, root) {
-        return iscatterv(comm, &[], recv, root, owner);
-    }
-    // Each part is packed at the call (sends read the data only once the round starts).
-    let mut p = Plan::new(comm, None);
-    let flat = p.flat_in(send);
-    let parts = blocks(&flat, comm.peer_size() as usize);
-    rooted_round(&mut p, comm, Flow::Scatter, recv, &parts, root);
-    Ok(p.start(comm, owner))
+    irooted(comm, Flow::Scatter, send, recv, root, owner)
 }
 
 fn allgatherv_rounds(
@@ -872,11 +886,7 @@ fn allgatherv_rounds(
 ) -> MpiResult<()> {
     if comm.is_inter() {
         let s = send.cloned().unwrap_or(Buf::EMPTY);
-        let mut msgs: Vec<Msg> = (0..p.remote_size)
-            .map(|j| Msg::recv_remote(j, parts[j as usize]))
-            .collect();
-        msgs.extend((0..p.remote_size).map(|j| Msg::send_remote(j, s)));
-        p.round(msgs, vec![]);
+        remote_exchange(p, |j| parts[j], |_| s);
         return Ok(());
     }
     let (r, n) = (p.rank as usize, p.size as usize);
@@ -896,23 +906,43 @@ fn allgatherv_rounds(
     Ok(())
 }
 
+/// One round with every rank of the remote group: receive `recv(j)` from and send `send(j)`
+/// to each rank j.
+fn remote_exchange(p: &mut Plan, recv: impl Fn(usize) -> Buf, send: impl Fn(usize) -> Buf) {
+    let m = p.remote_size;
+    let mut msgs: Vec<Msg> = (0..m)
+        .map(|j| Msg::recv_remote(j, recv(j as usize)))
+        .collect();
+    msgs.extend((0..m).map(|j| Msg::send_remote(j, send(j as usize))));
+    p.round(msgs, vec![]);
+}
+
+/// A plan without reduction that `build` fills, started for `owner`.
+fn planned(
+    comm: &Comm,
+    owner: usize,
+    build: impl FnOnce(&mut Plan) -> MpiResult<()>,
+) -> MpiResult<ReqId> {
+    let mut p = Plan::new(comm, None);
+    build(&mut p)?;
+    Ok(p.start(comm, owner))
+}
+
 pub fn iallgatherv(
     comm: &Comm,
     send: Option<&Buf>,
     parts: &[Buf],
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    allgatherv_rounds(&mut p, comm, send, parts)?;
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| allgatherv_rounds(p, comm, send, parts))
 }
 
 pub fn iallgather(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    let flat = p.flat_out(recv, send.is_none());
-    let parts = blocks(&flat, p.remote_size as usize);
-    allgatherv_rounds(&mut p, comm, send, &parts)?;
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| {
+        let flat = p.flat_out(recv, send.is_none());
+        let parts = blocks(&flat, p.remote_size as usize);
+        allgatherv_rounds(p, comm, send, &parts)
+    })
 }
 
 fn alltoallv_rounds(
@@ -924,12 +954,7 @@ fn alltoallv_rounds(
     let (r, n) = (p.rank as usize, p.size as usize);
     if comm.is_inter() {
         let send = send.unwrap_or(&[]);
-        let m = p.remote_size as usize;
-        let mut msgs: Vec<Msg> = (0..m)
-            .map(|j| Msg::recv_remote(j as u32, recv[j]))
-            .collect();
-        msgs.extend((0..m).map(|j| Msg::send_remote(j as u32, send[j])));
-        p.round(msgs, vec![]);
+        remote_exchange(p, |j| recv[j], |j| send[j]);
         return Ok(());
     }
     match send {
@@ -969,28 +994,24 @@ pub fn ialltoallv(
     recv: &[Buf],
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    alltoallv_rounds(&mut p, comm, send, recv)?;
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| alltoallv_rounds(p, comm, send, recv))
 }
 
 pub fn ialltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    let n = p.remote_size as usize;
-    let flat = p.flat_out(recv, send.is_none());
-    let recv_parts = blocks(&flat, n);
-    match send {
-        Some(s) => {
-            // Intercommunicators: each direction has its own counts.
-            if s.len() != recv.len() && !comm.is_inter() {
-                p.sizes_differ();
-            }
-            let sflat = p.flat_in(s);
-            alltoallv_rounds(&mut p, comm, Some(&blocks(&sflat, n)), &recv_parts)?;
+    planned(comm, owner, |p| {
+        let n = p.remote_size as usize;
+        let flat = p.flat_out(recv, send.is_none());
+        let recv_parts = blocks(&flat, n);
+        let Some(s) = send else {
+            return alltoallv_rounds(p, comm, None, &recv_parts);
+        };
+        // Intercommunicators: each direction has its own counts.
+        if s.len() != recv.len() && !comm.is_inter() {
+            p.sizes_differ();
         }
-        None => alltoallv_rounds(&mut p, comm, None, &recv_parts)?,
-    }
-    Ok(p.start(comm, owner))
+        let sflat = p.flat_in(s);
+        alltoallv_rounds(p, comm, Some(&blocks(&sflat, n)), &recv_parts)
+    })
 }
 
 /// Scatter `whole` (contiguous, at local rank 0) in blocks of `sizes` over the local group.
