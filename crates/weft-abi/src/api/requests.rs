@@ -107,7 +107,7 @@ fn completion_error(done: &Completed, func: &str) -> MpiResult<()> {
 }
 
 /// `completion_error` of an operation that failed: out of line, off the completion path
-/// (callgrind: 8-byte `MPI_Isend` + `MPI_Wait` 686 -> see bench/README.md).
+/// (callgrind, bench/send_instructions.c: an 8-byte `MPI_Isend` + `MPI_Wait`, bench/README.md).
 #[cold]
 #[inline(never)]
 fn failed_completion(done: &Completed, func: &str) -> MpiResult<()> {
