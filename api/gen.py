@@ -426,6 +426,8 @@ FAMILIES = {
     "Ssend": ("send", "SendKind::Synchronous"),
     "Rsend": ("send", "SendKind::Ready"),
     "Bsend": ("send", "SendKind::Buffered"),
+    "Neighbor_allgather": ("neighbor_blocks", "Sends::Same"),
+    "Neighbor_alltoall": ("neighbor_blocks", "Sends::Each"),
 }
 
 

@@ -76,13 +76,15 @@ pub(crate) fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {
             }
         }
     }
-    if root < 0 || root as u32 >= c.size() {
+    rank_root(root, c.size(), "communicator", func)
+}
+
+/// A root that must be a rank of a group of `size` (the `what`'s).
+fn rank_root(root: c_int, size: u32, what: &str, func: &str) -> MpiResult<u32> {
+    if root < 0 || root as u32 >= size {
         return Err(MpiError::new(
             ErrorClass::Root,
-            format!(
-                "{func}(root={root}): not a rank of the communicator (size {})",
-                c.size()
-            ),
+            format!("{func}(root={root}): not a rank of the {what} (size {size})"),
         ));
     }
     Ok(root as u32)
@@ -263,8 +265,7 @@ pub(crate) unsafe fn parts(
     types: &PartTypes,
     byte_displs: bool,
     func: &str,
-    buf_arg: &str,
-    counts_arg: &str,
+    (buf_arg, counts_arg): (&str, &str),
 ) -> MpiResult<Parts> {
     let part = |i: usize, dt: &Arc<Type>| {
         let (c, d) = layout(i);
@@ -326,31 +327,17 @@ unsafe fn dense_part(addr: usize, count: i64, t: &Type) -> Option<Buf> {
 ///
 /// # Safety
 /// `parts`' contract; `counts` and `displs` are equally long.
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn parts_of<C: Int, D: Int>(
     base: *const c_void,
     (counts, displs): (&[C], &[D]),
     types: &PartTypes,
     byte_displs: bool,
     func: &str,
-    buf_arg: &str,
-    counts_arg: &str,
+    names: (&str, &str),
 ) -> MpiResult<Parts> {
     let layout = |i: usize| (counts[i].get(), displs[i].get());
-    let n = counts.len();
     // SAFETY: forwarded caller contract.
-    unsafe {
-        parts(
-            base,
-            n,
-            layout,
-            types,
-            byte_displs,
-            func,
-            buf_arg,
-            counts_arg,
-        )
-    }
+    unsafe { parts(base, counts.len(), layout, types, byte_displs, func, names) }
 }
 
 pub(crate) fn op_for(
@@ -556,6 +543,62 @@ pub(crate) unsafe fn leaf_side(
     unsafe { side(buf, count, 1, datatype, func, names) }.map(Some)
 }
 
+/// The root's side of a rooted gather or scatter: `n` blocks at the root, empty elsewhere.
+///
+/// # Safety
+/// At the root, `buf` is a message buffer of that many elements (`buf_at`'s contract).
+pub(crate) unsafe fn root_blocks(
+    is_root: bool,
+    (buf, count, datatype): (*const c_void, i64, MPI_Datatype),
+    n: i64,
+    func: &str,
+    names: (&str, &str, &str),
+) -> MpiResult<Buf> {
+    if !is_root {
+        return Ok(Buf::EMPTY);
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { side(buf, count, n, datatype, func, names) }
+}
+
+/// The root's side of a rooted `v` collective: `n` parts at the root, none elsewhere.
+///
+/// # Safety
+/// At the root, `counts` and `displs` hold `n` entries and the buffer holds every part.
+pub(crate) unsafe fn root_parts<C: Int, D: Int>(
+    is_root: bool,
+    buf: *const c_void,
+    arrays: (*const C, *const D),
+    datatype: MPI_Datatype,
+    n: usize,
+    func: &str,
+    names: (&str, &str, &str),
+) -> MpiResult<Parts> {
+    if !is_root {
+        return Ok(Parts::none());
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { varying(buf, arrays, datatype, n, func, names) }
+}
+
+/// The send side of an allgather or alltoall (`times` blocks): `None` for `MPI_IN_PLACE` on
+/// an intracommunicator.
+///
+/// # Safety
+/// `buf` is a message buffer of that many elements (`buf_at`'s contract).
+pub(crate) unsafe fn own_blocks(
+    c: &Comm,
+    (buf, count, datatype): (*const c_void, i64, MPI_Datatype),
+    times: i64,
+    func: &str,
+) -> MpiResult<Option<Buf>> {
+    if is_in_place(buf) && !c.is_inter() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded caller contract.
+    unsafe { side(buf, count, times, datatype, func, SEND) }.map(Some)
+}
+
 /// The `v` side of a collective: per-peer `counts` and `displs` (one type, displacements in
 /// its extents) for `n` peers; `names` are the buffer, counts and type arguments' names.
 ///
@@ -574,7 +617,14 @@ pub(crate) unsafe fn varying<C: Int, D: Int>(
     unsafe {
         let counts = array(counts, n, func, names.1)?;
         let displs = array(displs, n, func, "displs")?;
-        parts_of(buf, (counts, displs), &types, false, func, names.0, names.1)
+        parts_of(
+            buf,
+            (counts, displs),
+            &types,
+            false,
+            func,
+            (names.0, names.1),
+        )
     }
 }
 
@@ -629,14 +679,5 @@ pub(crate) fn thread_root(
     root: c_int,
     func: &str,
 ) -> MpiResult<u32> {
-    if root < 0 || root as u32 >= tc.size() {
-        return Err(MpiError::new(
-            ErrorClass::Root,
-            format!(
-                "{func}(root={root}): not a rank of the thread communicator (size {})",
-                tc.size()
-            ),
-        ));
-    }
-    Ok(root as u32)
+    rank_root(root, tc.size(), "thread communicator", func)
 }

@@ -190,13 +190,9 @@ pub(crate) unsafe fn gather(
         let is_root = me == root;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let send = unsafe { thread_block(is_root, sendbuf, sendcount, sendtype, func, SEND) }?;
-        let recv = if is_root {
-            let n = tc.size() as i64;
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?
-        } else {
-            Buf::EMPTY
-        };
+        let n = tc.size() as i64;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let recv = unsafe { root_blocks(is_root, (recvbuf, recvcount, recvtype), n, func, RECV) }?;
         thread_finish(func, nb, c, || tc.gather(me, send.as_ref(), &recv, root))
     });
     if let Some(r) = on_thread {
@@ -208,12 +204,8 @@ pub(crate) unsafe fn gather(
     let n = c.peer_size() as i64;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let send = unsafe { leaf_side(&c, root, (sendbuf, sendcount, sendtype), func, SEND) }?;
-    let recv = if is_root {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?
-    } else {
-        Buf::EMPTY
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let recv = unsafe { root_blocks(is_root, (recvbuf, recvcount, recvtype), n, func, RECV) }?;
     check_alias(send.as_slice(), &[recv], func)?;
     finish(
         func,
@@ -249,13 +241,10 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
         let root = thread_root(tc, root, func)?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let send = unsafe { thread_block(me == root, sendbuf, sendcount, sendtype, func, SEND) }?;
-        let recv = if me == root {
-            let (arrays, n) = ((recvcounts, displs), tc.size() as usize);
-            // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
-            unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?
-        } else {
-            Parts::none()
-        };
+        let n = tc.size() as usize;
+        let arrays = (recvcounts, displs);
+        // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+        let recv = unsafe { root_parts(me == root, recvbuf, arrays, recvtype, n, func, RECV_V) }?;
         thread_finish(func, nb, c, || tc.gatherv(me, send.as_ref(), &recv, root))
     });
     if let Some(r) = on_thread {
@@ -267,13 +256,9 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
     let n = c.peer_size() as usize;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let send = unsafe { leaf_side(&c, root, (sendbuf, sendcount, sendtype), func, SEND) }?;
-    let recv = if is_root {
-        let arrays = (recvcounts, displs);
-        // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
-        unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?
-    } else {
-        Parts::none()
-    };
+    let arrays = (recvcounts, displs);
+    // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+    let recv = unsafe { root_parts(is_root, recvbuf, arrays, recvtype, n, func, RECV_V) }?;
     check_alias(send.as_slice(), &recv, func)?;
     finish(
         func,
@@ -308,13 +293,9 @@ pub(crate) unsafe fn scatter(
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let root = thread_root(tc, root, func)?;
         let is_root = me == root;
-        let send = if is_root {
-            let n = tc.size() as i64;
-            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-            unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?
-        } else {
-            Buf::EMPTY
-        };
+        let n = tc.size() as i64;
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let send = unsafe { root_blocks(is_root, (sendbuf, sendcount, sendtype), n, func, SEND) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { thread_block(is_root, recvbuf, recvcount, recvtype, func, RECV) }?;
         thread_finish(func, nb, c, || tc.scatter(me, &send, recv.as_ref(), root))
@@ -326,12 +307,8 @@ pub(crate) unsafe fn scatter(
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
     let n = c.peer_size() as i64;
-    let send = if is_root {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?
-    } else {
-        Buf::EMPTY
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { root_blocks(is_root, (sendbuf, sendcount, sendtype), n, func, SEND) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
     check_alias(&[send], recv.as_slice(), func)?;
@@ -367,13 +344,10 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     let recvcount = recvcount.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let root = thread_root(tc, root, func)?;
-        let send = if me == root {
-            let (arrays, n) = ((sendcounts, displs), tc.size() as usize);
-            // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
-            unsafe { varying(sendbuf, arrays, sendtype, n, func, SEND_V) }?
-        } else {
-            Parts::none()
-        };
+        let n = tc.size() as usize;
+        let arrays = (sendcounts, displs);
+        // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+        let send = unsafe { root_parts(me == root, sendbuf, arrays, sendtype, n, func, SEND_V) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { thread_block(me == root, recvbuf, recvcount, recvtype, func, RECV) }?;
         thread_finish(func, nb, c, || tc.scatterv(me, &send, recv.as_ref(), root))
@@ -385,13 +359,9 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
     let root = root_of(&c, root, func)?;
     let is_root = at_root(&c, root);
     let n = c.peer_size() as usize;
-    let send = if is_root {
-        let arrays = (sendcounts, displs);
-        // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
-        unsafe { varying(sendbuf, arrays, sendtype, n, func, SEND_V) }?
-    } else {
-        Parts::none()
-    };
+    let arrays = (sendcounts, displs);
+    // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
+    let send = unsafe { root_parts(is_root, sendbuf, arrays, sendtype, n, func, SEND_V) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { leaf_side(&c, root, (recvbuf, recvcount, recvtype), func, RECV) }?;
     check_alias(&send, recv.as_slice(), func)?;
@@ -437,12 +407,8 @@ pub(crate) unsafe fn allgather(
     }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as i64;
-    let send = if is_in_place(sendbuf) && !c.is_inter() {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { own_blocks(&c, (sendbuf, sendcount, sendtype), 1, func) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
     check_alias(send.as_slice(), &[recv], func)?;
@@ -488,12 +454,8 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
     }
     let c = comm_ref(comm, func)?;
     let n = c.peer_size() as usize;
-    let send = if is_in_place(sendbuf) && !c.is_inter() {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { own_blocks(&c, (sendbuf, sendcount, sendtype), 1, func) }?;
     let arrays = (recvcounts, displs);
     // SAFETY: the arrays hold one entry per rank and the buffer every part.
     let recv = unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?;
@@ -544,12 +506,8 @@ pub(crate) unsafe fn alltoall(
     }
     let c = comm_of(comm, func)?;
     let n = c.peer_size() as i64;
-    let send = if is_in_place(sendbuf) && !c.is_inter() {
-        None
-    } else {
-        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        Some(unsafe { side(sendbuf, sendcount, n, sendtype, func, SEND) }?)
-    };
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let send = unsafe { own_blocks(&c, (sendbuf, sendcount, sendtype), n, func) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
     check_alias(send.as_slice(), &[recv], func)?;
@@ -631,7 +589,7 @@ unsafe fn vw_side<C: Int, D: Int>(
             array(counts, n, func, names[1])?,
             array(displs, n, func, names[2])?,
         );
-        parts_of(buf, arrays, &types, byte_displs, func, names[0], names[1])
+        parts_of(buf, arrays, &types, byte_displs, func, (names[0], names[1]))
     }
 }
 

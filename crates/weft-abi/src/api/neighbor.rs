@@ -78,13 +78,41 @@ unsafe fn blocks(
     }
     let layout = |k: usize| (count, (k as i64).wrapping_mul(count));
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    unsafe { parts(buf, n, layout, &t, false, func, names.0, names.1) }
+    unsafe { parts(buf, n, layout, &t, false, func, (names.0, names.1)) }
 }
 
+/// What each rank sends in a regular neighbourhood collective: its one block to every
+/// destination (`MPI_Neighbor_allgather`) or a block per destination (`MPI_Neighbor_alltoall`).
+#[derive(Clone, Copy)]
+pub(crate) enum Sends {
+    Same,
+    Each,
+}
+
+/// The communicator's neighbourhood and, for the allgather forms, the one send block that
+/// goes to every destination.
+///
+/// # Safety
+/// The send buffer holds what its count and datatype say (the standard's rule).
+unsafe fn with_send_block(
+    comm: MPI_Comm,
+    (sendbuf, sendcount, sendtype): (*const c_void, i64, MPI_Datatype),
+    func: &str,
+) -> MpiResult<(Arc<Comm>, Neighbors, Parts)> {
+    let (c, n) = topo_comm(comm, func)?;
+    no_in_place(sendbuf, func, "sendbuf")?;
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
+    let send = Small::filled(n.destinations.len(), s);
+    Ok((c, n, send))
+}
+
+/// The neighbor_allgather and neighbor_alltoall families (`sends` tells which).
+///
 /// # Safety
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn neighbor_allgather(
+pub(crate) unsafe fn neighbor_blocks(
     sendbuf: *const c_void,
     sendcount: impl Int,
     sendtype: MPI_Datatype,
@@ -94,16 +122,24 @@ pub(crate) unsafe fn neighbor_allgather(
     comm: MPI_Comm,
     func: &str,
     nb: Mode,
+    sends: Sends,
 ) -> MpiResult<MPI_Request> {
-    let sendcount = sendcount.get();
-    let recvcount = recvcount.get();
-    let (c, n) = topo_comm(comm, func)?;
-    no_in_place(sendbuf, func, "sendbuf")?;
+    let send_side = (sendbuf, sendcount.get(), sendtype);
+    let (c, n, send) = match sends {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        Sends::Same => unsafe { with_send_block(comm, send_side, func) }?,
+        Sends::Each => {
+            let (c, n) = topo_comm(comm, func)?;
+            no_in_place(sendbuf, func, "sendbuf")?;
+            let out = n.destinations.len();
+            // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+            let send = unsafe { blocks(sendbuf, send_side.1, sendtype, out, func, SEND) }?;
+            (c, n, send)
+        }
+    };
+    let k = n.sources.len();
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
-    let send = Small::filled(n.destinations.len(), s);
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe { blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV) }?;
+    let recv = unsafe { blocks(recvbuf, recvcount.get(), recvtype, k, func, RECV) }?;
     run(func, nb, c, n, send, recv)
 }
 
@@ -122,50 +158,13 @@ pub(crate) unsafe fn neighbor_allgatherv<C: Int, D: Int>(
     func: &str,
     nb: Mode,
 ) -> MpiResult<MPI_Request> {
-    let sendcount = sendcount.get();
-    let (c, n) = topo_comm(comm, func)?;
-    no_in_place(sendbuf, func, "sendbuf")?;
+    let send_side = (sendbuf, sendcount.get(), sendtype);
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let s = unsafe { side(sendbuf, sendcount, 1, sendtype, func, SEND) }?;
-    let send = Small::filled(n.destinations.len(), s);
+    let (c, n, send) = unsafe { with_send_block(comm, send_side, func) }?;
     let k = n.sources.len();
     let arrays = (recvcounts, displs);
     // SAFETY: the arrays hold one entry per source and the buffer every part.
     let recv = unsafe { varying(recvbuf, arrays, recvtype, k, func, RECV_V) }?;
-    run(func, nb, c, n, send, recv)
-}
-
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn neighbor_alltoall(
-    sendbuf: *const c_void,
-    sendcount: impl Int,
-    sendtype: MPI_Datatype,
-    recvbuf: *mut c_void,
-    recvcount: impl Int,
-    recvtype: MPI_Datatype,
-    comm: MPI_Comm,
-    func: &str,
-    nb: Mode,
-) -> MpiResult<MPI_Request> {
-    let sendcount = sendcount.get();
-    let recvcount = recvcount.get();
-    let (c, n) = topo_comm(comm, func)?;
-    no_in_place(sendbuf, func, "sendbuf")?;
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let send = unsafe {
-        blocks(
-            sendbuf,
-            sendcount,
-            sendtype,
-            n.destinations.len(),
-            func,
-            SEND,
-        )
-    }?;
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe { blocks(recvbuf, recvcount, recvtype, n.sources.len(), func, RECV) }?;
     run(func, nb, c, n, send, recv)
 }
 
@@ -219,12 +218,11 @@ unsafe fn alltoallvw<C: Int, D: Int>(
             array(rdispls, inn, func, "rdispls")?,
         )
     };
-    let names = ("sendbuf", "sendcounts");
+    let names = (("sendbuf", "sendcounts"), ("recvbuf", "recvcounts"));
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let send = unsafe { parts_of(sendbuf, (sc, sd), &st, byte_displs, func, names.0, names.1) }?;
-    let names = ("recvbuf", "recvcounts");
+    let send = unsafe { parts_of(sendbuf, (sc, sd), &st, byte_displs, func, names.0) }?;
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let recv = unsafe { parts_of(recvbuf, (rc, rd), &rt, byte_displs, func, names.0, names.1) }?;
+    let recv = unsafe { parts_of(recvbuf, (rc, rd), &rt, byte_displs, func, names.1) }?;
     run(func, nb, c, n, send, recv)
 }
 

@@ -267,20 +267,8 @@ pub(crate) unsafe fn send(
     let count = count.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-        unsafe {
-            thread_send(
-                c,
-                tc,
-                me,
-                buf,
-                count,
-                datatype,
-                (dest, tag),
-                func,
-                mode,
-                kind,
-            )
-        }
+        let b = unsafe { message_buf(buf, count, datatype, func) }?;
+        thread_send(c, tc, me, b, (dest, tag), func, mode, kind)
     });
     if let Some(r) = on_thread {
         return r;
@@ -378,25 +366,18 @@ pub(crate) fn thread_persistent(c: &Comm, op: PersistentOp, owner: usize) -> MPI
     ))
 }
 
-/// The send family on a thread communicator, by its rank `me`.
-///
-/// # Safety
-/// The buffer arguments hold what their counts and datatypes say (the standard's rule).
+/// The send family on a thread communicator, by its rank `me`: message `b` to `dest`.
 #[allow(clippy::too_many_arguments)]
-unsafe fn thread_send(
+fn thread_send(
     c: &Comm,
     tc: &std::sync::Arc<ThreadComm>,
     me: u32,
-    buf: *const c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
+    b: Buf,
     (dest, tag): (c_int, c_int),
     func: &str,
     mode: Mode,
     kind: SendKind,
 ) -> MpiResult<MPI_Request> {
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let b = unsafe { message_buf(buf, count, datatype, func) }?;
     let tag = send_tag(tag, func)?;
     let Some(d) = thread_peer(tc, dest, func, "dest")? else {
         let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);

@@ -57,21 +57,10 @@ pub(crate) unsafe fn recv(
 ) -> MpiResult<MPI_Request> {
     let count = count.get();
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        // SAFETY: forwarded caller contract (buffers, and `out` null or writable).
-        unsafe {
-            thread_recv(
-                c,
-                tc,
-                me,
-                buf,
-                count,
-                datatype,
-                (source, tag),
-                out,
-                func,
-                mode,
-            )
-        }
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        let b = unsafe { message_buf(buf, count, datatype, func) }?;
+        // SAFETY: forwarded caller contract (`out` null or writable).
+        unsafe { thread_recv(c, tc, me, b, (source, tag), out, func, mode) }
     });
     if let Some(r) = on_thread {
         return r;
@@ -122,25 +111,21 @@ fn thread_source(tc: &ThreadComm, source: c_int, func: &str) -> MpiResult<Option
     Ok(thread_peer(tc, source, func, "source")?.map(SourceSel::Rank))
 }
 
-/// The receive family on a thread communicator, by its rank `me`.
+/// The receive family on a thread communicator, by its rank `me`: message `b` from `source`.
 ///
 /// # Safety
-/// The buffer holds what its count and datatype say; `out` is null or writable.
+/// `out` is null or writable.
 #[allow(clippy::too_many_arguments)]
 unsafe fn thread_recv(
     c: &Comm,
     tc: &Arc<ThreadComm>,
     me: u32,
-    buf: *mut c_void,
-    count: MPI_Count,
-    datatype: MPI_Datatype,
+    b: Buf,
     (source, tag): (c_int, c_int),
     out: *mut MPI_Status,
     func: &str,
     mode: Mode,
 ) -> MpiResult<MPI_Request> {
-    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
-    let b = unsafe { message_buf(buf, count, datatype, func) }?;
     let tag = recv_tag(tag, func)?;
     let null = Status::proc_null(MPI_PROC_NULL, MPI_ANY_TAG);
     let source = thread_source(tc, source, func)?;

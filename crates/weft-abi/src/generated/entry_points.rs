@@ -2189,13 +2189,13 @@ pub unsafe extern "C" fn PMPI_Imrecv_c(buf: *mut c_void, count: MPI_Count, datat
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ineighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ineighbor_allgather.
-    call("MPI_Ineighbor_allgather", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_allgather", comm, |mode| crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_allgather", mode)) })
+    call("MPI_Ineighbor_allgather", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_allgather", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_allgather", mode, crate::api::neighbor::Sends::Same)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ineighbor_allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ineighbor_allgather_c.
-    call("MPI_Ineighbor_allgather_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_allgather_c", comm, |mode| crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_allgather_c", mode)) })
+    call("MPI_Ineighbor_allgather_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_allgather_c", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_allgather_c", mode, crate::api::neighbor::Sends::Same)) })
 }
 
 #[no_mangle]
@@ -2213,13 +2213,13 @@ pub unsafe extern "C" fn PMPI_Ineighbor_allgatherv_c(sendbuf: *const c_void, sen
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ineighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ineighbor_alltoall.
-    call("MPI_Ineighbor_alltoall", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_alltoall", comm, |mode| crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_alltoall", mode)) })
+    call("MPI_Ineighbor_alltoall", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_alltoall", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_alltoall", mode, crate::api::neighbor::Sends::Each)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Ineighbor_alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Ineighbor_alltoall_c.
-    call("MPI_Ineighbor_alltoall_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_alltoall_c", comm, |mode| crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_alltoall_c", mode)) })
+    call("MPI_Ineighbor_alltoall_c", Scope::Comm(comm), || unsafe { family::nonblocking(request, "MPI_Ineighbor_alltoall_c", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Ineighbor_alltoall_c", mode, crate::api::neighbor::Sends::Each)) })
 }
 
 #[no_mangle]
@@ -2563,25 +2563,25 @@ pub unsafe extern "C" fn PMPI_Mrecv_c(buf: *mut c_void, count: MPI_Count, dataty
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_allgather.
-    call("MPI_Neighbor_allgather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather", Mode::Blocking)) })
+    call("MPI_Neighbor_allgather", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather", Mode::Blocking, crate::api::neighbor::Sends::Same)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_allgather_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_allgather_c.
-    call("MPI_Neighbor_allgather_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_c", Mode::Blocking)) })
+    call("MPI_Neighbor_allgather_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_c", Mode::Blocking, crate::api::neighbor::Sends::Same)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_allgather_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_allgather_init.
-    call("MPI_Neighbor_allgather_init", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_allgather_init", comm, |mode| crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_init", mode)) })
+    call("MPI_Neighbor_allgather_init", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_allgather_init", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_init", mode, crate::api::neighbor::Sends::Same)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_allgather_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_allgather_init_c.
-    call("MPI_Neighbor_allgather_init_c", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_allgather_init_c", comm, |mode| crate::api::neighbor::neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_init_c", mode)) })
+    call("MPI_Neighbor_allgather_init_c", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_allgather_init_c", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_allgather_init_c", mode, crate::api::neighbor::Sends::Same)) })
 }
 
 #[no_mangle]
@@ -2611,25 +2611,25 @@ pub unsafe extern "C" fn PMPI_Neighbor_allgatherv_init_c(sendbuf: *const c_void,
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_alltoall.
-    call("MPI_Neighbor_alltoall", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall", Mode::Blocking)) })
+    call("MPI_Neighbor_alltoall", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall", Mode::Blocking, crate::api::neighbor::Sends::Each)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_alltoall_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_alltoall_c.
-    call("MPI_Neighbor_alltoall_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_c", Mode::Blocking)) })
+    call("MPI_Neighbor_alltoall_c", Scope::Comm(comm), || unsafe { family::blocking(crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_c", Mode::Blocking, crate::api::neighbor::Sends::Each)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_alltoall_init(sendbuf: *const c_void, sendcount: c_int, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: c_int, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_alltoall_init.
-    call("MPI_Neighbor_alltoall_init", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_alltoall_init", comm, |mode| crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_init", mode)) })
+    call("MPI_Neighbor_alltoall_init", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_alltoall_init", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_init", mode, crate::api::neighbor::Sends::Each)) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Neighbor_alltoall_init_c(sendbuf: *const c_void, sendcount: MPI_Count, sendtype: MPI_Datatype, recvbuf: *mut c_void, recvcount: MPI_Count, recvtype: MPI_Datatype, comm: MPI_Comm, info: MPI_Info, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Neighbor_alltoall_init_c.
-    call("MPI_Neighbor_alltoall_init_c", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_alltoall_init_c", comm, |mode| crate::api::neighbor::neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_init_c", mode)) })
+    call("MPI_Neighbor_alltoall_init_c", Scope::Comm(comm), || unsafe { family::persistent(info, request, "MPI_Neighbor_alltoall_init_c", comm, |mode| crate::api::neighbor::neighbor_blocks(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, "MPI_Neighbor_alltoall_init_c", mode, crate::api::neighbor::Sends::Each)) })
 }
 
 #[no_mangle]

@@ -751,6 +751,75 @@ fn mismatch_at_call(what: &str) -> MpiError {
     )
 }
 
+/// Which way the parts of a rooted collective travel: into the root or out of it.
+#[derive(Clone, Copy, PartialEq)]
+enum Flow {
+    Gather,
+    Scatter,
+}
+
+impl Flow {
+    /// The message the root exchanges with `peer` (in the remote group when `remote`).
+    fn at_root(self, peer: u32, remote: bool, buf: Buf) -> Msg {
+        Msg {
+            send: self == Flow::Scatter,
+            peer,
+            remote,
+            sub: 0,
+            buf,
+        }
+    }
+
+    /// The message a non-root rank exchanges with the root.
+    fn at_leaf(self, root: u32, remote: bool, buf: Buf) -> Msg {
+        Msg {
+            send: self == Flow::Gather,
+            ..self.at_root(root, remote, buf)
+        }
+    }
+}
+
+/// The round of a rooted gather or scatter: the root exchanges `parts` with every other rank
+/// (every remote rank on an intercommunicator) and copies its own part to or from `mine` at
+/// the call; any other rank exchanges `mine` with the root.
+fn rooted_round(
+    p: &mut Plan,
+    comm: &Comm,
+    flow: Flow,
+    mine: Option<&Buf>,
+    parts: &[Buf],
+    root: u32,
+) {
+    let leaf = |remote| flow.at_leaf(root, remote, mine.cloned().unwrap_or(Buf::EMPTY));
+    if comm.is_inter() {
+        let msgs = match root {
+            PROC_NULL => return,
+            ROOT => (0..p.remote_size)
+                .map(|j| flow.at_root(j, true, parts[j as usize]))
+                .collect(),
+            _ => vec![leaf(true)],
+        };
+        p.round(msgs, vec![]);
+        return;
+    }
+    if p.rank != root {
+        p.round(vec![leaf(false)], vec![]);
+        return;
+    }
+    if let Some(m) = mine {
+        let own = &parts[root as usize];
+        match flow {
+            Flow::Gather => p.copy_if_same_size(m, own),
+            Flow::Scatter => p.copy_if_same_size(own, m),
+        }
+    }
+    let msgs = (0..p.size)
+        .filter(|&i| i != root)
+        .map(|i| flow.at_root(i, false, parts[i as usize]))
+        .collect();
+    p.round(msgs, vec![]);
+}
+
 pub fn igatherv(
     comm: &Comm,
     send: Option<&Buf>,
@@ -758,39 +827,19 @@ pub fn igatherv(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
+    planned(comm, owner, |p| {
+        rooted_round(p, comm, Flow::Gather, send, parts, root);
+        Ok(())
+    })
+}
+
+/// Whether this rank holds the root's buffer of a rooted collective.
+fn is_root(comm: &Comm, root: u32) -> bool {
     if comm.is_inter() {
-        match root {
-            PROC_NULL => {}
-            ROOT => {
-                let msgs = (0..p.remote_size)
-                    .map(|j| Msg::recv_remote(j, parts[j as usize]))
-                    .collect();
-                p.round(msgs, vec![]);
-            }
-            r => p.round(
-                vec![Msg::send_remote(r, send.cloned().unwrap_or(Buf::EMPTY))],
-                vec![],
-            ),
-        }
-        return Ok(p.start(comm, owner));
-    }
-    if p.rank == root {
-        if let Some(s) = send {
-            p.copy_if_same_size(s, &parts[root as usize]);
-        }
-        let msgs = (0..p.size)
-            .filter(|&i| i != root)
-            .map(|i| Msg::recv(i, parts[i as usize]))
-            .collect();
-        p.round(msgs, vec![]);
+        root == ROOT
     } else {
-        p.round(
-            vec![Msg::send(root, send.cloned().unwrap_or(Buf::EMPTY))],
-            vec![],
-        );
+        comm.rank == root
     }
-    Ok(p.start(comm, owner))
 }
 
 pub fn igather(
@@ -800,45 +849,34 @@ pub fn igather(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let collects = if comm.is_inter() {
-        root == ROOT
-    } else {
-        comm.rank == root
-    };
-    if !collects {
-        return igatherv(comm, send, &[], root, owner);
-    }
-    let mut p = Plan::new(comm, None);
-    let flat = p.flat_out(recv, send.is_none());
-    let parts = blocks(&flat, p.remote_size as usize);
-    gatherv_into(p, comm, send, &parts, root, owner)
+    irooted(comm, Flow::Gather, recv, send, root, owner)
 }
 
-/// `igatherv` on a plan already made (its staging recorded).
-fn gatherv_into(
-    mut p: Plan,
+/// A gather or scatter of equal blocks: `whole` the root's buffer, `mine` this rank's block
+/// (`None` at the root for `MPI_IN_PLACE`).
+fn irooted(
     comm: &Comm,
-    send: Option<&Buf>,
-    parts: &[Buf],
+    flow: Flow,
+    whole: &Buf,
+    mine: Option<&Buf>,
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    if comm.is_inter() {
-        let msgs = (0..p.remote_size)
-            .map(|j| Msg::recv_remote(j, parts[j as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-        return Ok(p.start(comm, owner));
-    }
-    if let Some(s) = send {
-        p.copy_if_same_size(s, &parts[root as usize]);
-    }
-    let msgs = (0..p.size)
-        .filter(|&i| i != root)
-        .map(|i| Msg::recv(i, parts[i as usize]))
-        .collect();
-    p.round(msgs, vec![]);
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| {
+        if !is_root(comm, root) {
+            rooted_round(p, comm, flow, mine, &[], root);
+            return Ok(());
+        }
+        // A scatter's parts are packed at the call (sends read them only once the round
+        // starts); a gather's are unpacked at the end.
+        let flat = match flow {
+            Flow::Gather => p.flat_out(whole, mine.is_none()),
+            Flow::Scatter => p.flat_in(whole),
+        };
+        let parts = blocks(&flat, p.remote_size as usize);
+        rooted_round(p, comm, flow, mine, &parts, root);
+        Ok(())
+    })
 }
 
 pub fn iscatterv(
@@ -848,39 +886,10 @@ pub fn iscatterv(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    if comm.is_inter() {
-        match root {
-            PROC_NULL => {}
-            ROOT => {
-                let msgs = (0..p.remote_size)
-                    .map(|j| Msg::send_remote(j, parts[j as usize]))
-                    .collect();
-                p.round(msgs, vec![]);
-            }
-            r => p.round(
-                vec![Msg::recv_remote(r, recv.cloned().unwrap_or(Buf::EMPTY))],
-                vec![],
-            ),
-        }
-        return Ok(p.start(comm, owner));
-    }
-    if p.rank == root {
-        if let Some(r) = recv {
-            p.copy_if_same_size(&parts[root as usize], r);
-        }
-        let msgs = (0..p.size)
-            .filter(|&i| i != root)
-            .map(|i| Msg::send(i, parts[i as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-    } else {
-        p.round(
-            vec![Msg::recv(root, recv.cloned().unwrap_or(Buf::EMPTY))],
-            vec![],
-        );
-    }
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| {
+        rooted_round(p, comm, Flow::Scatter, recv, parts, root);
+        Ok(())
+    })
 }
 
 pub fn iscatter(
@@ -890,36 +899,7 @@ pub fn iscatter(
     root: u32,
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let sends = if comm.is_inter() {
-        root == ROOT
-    } else {
-        comm.rank == root
-    };
-    if !sends {
-        return iscatterv(comm, &[], recv, root, owner);
-    }
-    // Each part is packed at the call (sends read the data only once the round starts).
-    let n = comm.peer_size() as usize;
-    let b = if n == 0 { 0 } else { send.len() / n };
-    let mut p = Plan::new(comm, None);
-    let flat = p.flat_in(send);
-    let parts: Vec<Buf> = (0..n).map(|i| flat.slice(i * b, b)).collect();
-    if comm.is_inter() {
-        let msgs = (0..n as u32)
-            .map(|j| Msg::send_remote(j, parts[j as usize]))
-            .collect();
-        p.round(msgs, vec![]);
-        return Ok(p.start(comm, owner));
-    }
-    if let Some(r) = recv {
-        p.copy_if_same_size(&parts[root as usize], r);
-    }
-    let msgs = (0..p.size)
-        .filter(|&i| i != root)
-        .map(|i| Msg::send(i, parts[i as usize]))
-        .collect();
-    p.round(msgs, vec![]);
-    Ok(p.start(comm, owner))
+    irooted(comm, Flow::Scatter, send, recv, root, owner)
 }
 
 fn allgatherv_rounds(
@@ -930,11 +910,7 @@ fn allgatherv_rounds(
 ) -> MpiResult<()> {
     if comm.is_inter() {
         let s = send.cloned().unwrap_or(Buf::EMPTY);
-        let mut msgs: Vec<Msg> = (0..p.remote_size)
-            .map(|j| Msg::recv_remote(j, parts[j as usize]))
-            .collect();
-        msgs.extend((0..p.remote_size).map(|j| Msg::send_remote(j, s)));
-        p.round(msgs, vec![]);
+        remote_exchange(p, |j| parts[j], |_| s);
         return Ok(());
     }
     let (r, n) = (p.rank as usize, p.size as usize);
@@ -954,23 +930,43 @@ fn allgatherv_rounds(
     Ok(())
 }
 
+/// One round with every rank of the remote group: receive `recv(j)` from and send `send(j)`
+/// to each rank j.
+fn remote_exchange(p: &mut Plan, recv: impl Fn(usize) -> Buf, send: impl Fn(usize) -> Buf) {
+    let m = p.remote_size;
+    let mut msgs: Vec<Msg> = (0..m)
+        .map(|j| Msg::recv_remote(j, recv(j as usize)))
+        .collect();
+    msgs.extend((0..m).map(|j| Msg::send_remote(j, send(j as usize))));
+    p.round(msgs, vec![]);
+}
+
+/// A plan without reduction that `build` fills, started for `owner`.
+fn planned(
+    comm: &Comm,
+    owner: usize,
+    build: impl FnOnce(&mut Plan) -> MpiResult<()>,
+) -> MpiResult<ReqId> {
+    let mut p = Plan::new(comm, None);
+    build(&mut p)?;
+    Ok(p.start(comm, owner))
+}
+
 pub fn iallgatherv(
     comm: &Comm,
     send: Option<&Buf>,
     parts: &[Buf],
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    allgatherv_rounds(&mut p, comm, send, parts)?;
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| allgatherv_rounds(p, comm, send, parts))
 }
 
 pub fn iallgather(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    let flat = p.flat_out(recv, send.is_none());
-    let parts = blocks(&flat, p.remote_size as usize);
-    allgatherv_rounds(&mut p, comm, send, &parts)?;
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| {
+        let flat = p.flat_out(recv, send.is_none());
+        let parts = blocks(&flat, p.remote_size as usize);
+        allgatherv_rounds(p, comm, send, &parts)
+    })
 }
 
 fn alltoallv_rounds(
@@ -982,12 +978,7 @@ fn alltoallv_rounds(
     let (r, n) = (p.rank as usize, p.size as usize);
     if comm.is_inter() {
         let send = send.unwrap_or(&[]);
-        let m = p.remote_size as usize;
-        let mut msgs: Vec<Msg> = (0..m)
-            .map(|j| Msg::recv_remote(j as u32, recv[j]))
-            .collect();
-        msgs.extend((0..m).map(|j| Msg::send_remote(j as u32, send[j])));
-        p.round(msgs, vec![]);
+        remote_exchange(p, |j| recv[j], |j| send[j]);
         return Ok(());
     }
     match send {
@@ -1027,28 +1018,24 @@ pub fn ialltoallv(
     recv: &[Buf],
     owner: usize,
 ) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    alltoallv_rounds(&mut p, comm, send, recv)?;
-    Ok(p.start(comm, owner))
+    planned(comm, owner, |p| alltoallv_rounds(p, comm, send, recv))
 }
 
 pub fn ialltoall(comm: &Comm, send: Option<&Buf>, recv: &Buf, owner: usize) -> MpiResult<ReqId> {
-    let mut p = Plan::new(comm, None);
-    let n = p.remote_size as usize;
-    let flat = p.flat_out(recv, send.is_none());
-    let recv_parts = blocks(&flat, n);
-    match send {
-        Some(s) => {
-            // Intercommunicators: each direction has its own counts.
-            if s.len() != recv.len() && !comm.is_inter() {
-                p.sizes_differ();
-            }
-            let sflat = p.flat_in(s);
-            alltoallv_rounds(&mut p, comm, Some(&blocks(&sflat, n)), &recv_parts)?;
+    planned(comm, owner, |p| {
+        let n = p.remote_size as usize;
+        let flat = p.flat_out(recv, send.is_none());
+        let recv_parts = blocks(&flat, n);
+        let Some(s) = send else {
+            return alltoallv_rounds(p, comm, None, &recv_parts);
+        };
+        // Intercommunicators: each direction has its own counts.
+        if s.len() != recv.len() && !comm.is_inter() {
+            p.sizes_differ();
         }
-        None => alltoallv_rounds(&mut p, comm, None, &recv_parts)?,
-    }
-    Ok(p.start(comm, owner))
+        let sflat = p.flat_in(s);
+        alltoallv_rounds(p, comm, Some(&blocks(&sflat, n)), &recv_parts)
+    })
 }
 
 /// Scatter `whole` (contiguous, at local rank 0) in blocks of `sizes` over the local group.
