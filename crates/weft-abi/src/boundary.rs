@@ -245,6 +245,8 @@ fn errhandler_for(scope: Scope) -> (Arc<Errhandler>, usize) {
             Err(_) => default_errhandler(),
         },
         Scope::Win(handle) => match objects::WINS.get(handle) {
+            // No errhandler chosen for the window: see `Win::follows_default`.
+            Ok(win) if win.follows_default() => default_errhandler(),
             Ok(win) => (win.errhandler(), handle),
             Err(_) => default_errhandler(),
         },

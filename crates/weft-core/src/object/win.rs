@@ -138,6 +138,10 @@ pub struct Win {
     /// Cached attributes (the ABI layer runs their callbacks).
     pub attrs: AttrList,
     errhandler: Mutex<Arc<Errhandler>>,
+    /// Whether the program chose this window's errhandler (`MPI_Win_set_errhandler`, here or
+    /// on the window it duplicates); until then errors go where errors without an object go
+    /// (`follows_default`).
+    errhandler_set: std::sync::atomic::AtomicBool,
     name: Mutex<String>,
     /// Hints set at creation or by `MPI_Win_set_info` that Weft understands, in order.
     hints: Mutex<Vec<(String, String)>>,
@@ -172,6 +176,7 @@ pub fn create(
         model: Model::Unified,
         attrs: AttrList::new(),
         errhandler: Mutex::new(Arc::new(Errhandler::FATAL)),
+        errhandler_set: Default::default(),
         name: Mutex::new(String::new()),
         hints: Mutex::new(Vec::new()),
         regions: Arc::new(Mutex::new(Vec::new())),
@@ -192,6 +197,7 @@ impl Win {
             model: self.model,
             attrs: AttrList::new(),
             errhandler: Mutex::new(self.errhandler()),
+            errhandler_set: self.errhandler_was_set().into(),
             name: Mutex::new(String::new()),
             hints: Mutex::new(lock(&self.hints).clone()),
             regions: self.regions.clone(),
@@ -224,6 +230,21 @@ impl Win {
 
     pub fn set_errhandler(&self, errhandler: Arc<Errhandler>) {
         *lock(&self.errhandler) = errhandler;
+        self.errhandler_set
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    fn errhandler_was_set(&self) -> bool {
+        self.errhandler_set.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Whether no errhandler was ever chosen for this window. `MPI_Win_get_errhandler` then
+    /// says `MPI_ERRORS_ARE_FATAL` (MPI 4.1 §12.6.1), and its errors go where errors without
+    /// an object go: fatal unless the program set an errhandler on `MPI_COMM_SELF` or
+    /// `MPI_COMM_WORLD` (MPICH's rule, `MPIR_Err_return_win`; MPICH's
+    /// `errors/attr/keyvalmis` sets only `MPI_COMM_WORLD`'s and expects window errors back).
+    pub fn follows_default(&self) -> bool {
+        !self.errhandler_was_set()
     }
 
     pub fn name(&self) -> String {
