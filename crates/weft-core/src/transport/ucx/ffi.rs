@@ -31,6 +31,10 @@ pub const UCP_MEM_MAP_PARAM_FIELD_ADDRESS: u64 = 1 << 0;
 pub const UCP_MEM_MAP_PARAM_FIELD_LENGTH: u64 = 1 << 1;
 pub const UCP_OP_ATTR_FIELD_DATATYPE: u32 = 1 << 3;
 pub const UCP_OP_ATTR_FIELD_REPLY_BUFFER: u32 = 1 << 5;
+/// Always return a request, even for an operation that completes within its call (UCX
+/// 1.13's `ucp_tag_recv_nbx` completing at once fills no `recv_info`: the length would be
+/// lost).
+pub const UCP_OP_ATTR_FLAG_NO_IMM_CMPL: u32 = 1 << 16;
 /// `ucp_atomic_op_t`.
 pub const UCP_ATOMIC_OP_ADD: c_int = 0;
 pub const UCP_ATOMIC_OP_SWAP: c_int = 1;
@@ -85,11 +89,36 @@ pub struct ucp_ep_params_t {
     pub rest: [u64; 64],
 }
 
-/// `ucp_request_param_t` with `op_attr_mask` 0: no callback, the request is polled.
+/// `ucp_request_param_t` (UCX 1.13's layout; UCP reads only the fields `op_attr_mask`
+/// names).
 #[repr(C)]
 pub struct ucp_request_param_t {
     pub op_attr_mask: u32,
-    pub rest: [u32; 63],
+    pub flags: u32,
+    pub request: *mut c_void,
+    pub cb: *mut c_void,
+    pub datatype: u64,
+    pub user_data: *mut c_void,
+    pub reply_buffer: *mut c_void,
+    pub memory_type: c_int,
+    pub recv_info: *mut c_void,
+    pub memh: *mut c_void,
+}
+
+impl ucp_request_param_t {
+    /// No field set: no callback, the request (if any) is polled.
+    pub const POLLED: ucp_request_param_t = ucp_request_param_t {
+        op_attr_mask: 0,
+        flags: 0,
+        request: std::ptr::null_mut(),
+        cb: std::ptr::null_mut(),
+        datatype: 0,
+        user_data: std::ptr::null_mut(),
+        reply_buffer: std::ptr::null_mut(),
+        memory_type: 0,
+        recv_info: std::ptr::null_mut(),
+        memh: std::ptr::null_mut(),
+    };
 }
 
 /// `ucp_request_param_t` as the one-sided calls fill it (datatype, reply buffer), polled.
@@ -156,7 +185,7 @@ ucp_api! {
     fn ucp_tag_send_nbx(ep: Ep, buffer: *const c_void, count: usize, tag: u64, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_tag_probe_nb(worker: Worker, tag: u64, tag_mask: u64, remove: c_int, info: *mut ucp_tag_recv_info_t) -> Message;
     fn ucp_tag_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, tag: u64, tag_mask: u64, param: *const ucp_request_param_t) -> StatusPtr;
-    fn ucp_tag_msg_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, message: Message, param: *const ucp_request_param_t) -> StatusPtr;
+    fn ucp_tag_recv_request_test(request: *mut c_void, info: *mut ucp_tag_recv_info_t) -> ucs_status_t;
     fn ucp_worker_flush_nbx(worker: Worker, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
     fn ucp_request_free(request: *mut c_void);

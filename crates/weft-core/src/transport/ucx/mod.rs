@@ -3,15 +3,16 @@
 //! One UCP worker per implicit VCI (a message for VCI `v` travels on worker `v % workers` and
 //! carries `v` in its UCP tag); each worker sits behind its own mutex, taken only by the VCI
 //! that uses it. A message is the protocol's wire header followed by its payload, sent with
-//! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size). MPI matching and
-//! ordering stay in Weft's engine: a worker takes arrivals strictly one at a time
-//! (`ucp_tag_probe_nb`, then `ucp_tag_msg_recv_nbx`, and no further probe until that receive
-//! completes), so messages from one peer reach the engine in the order they were sent.
+//! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size; a send UCP completes
+//! within the call makes no request). MPI matching and ordering stay in Weft's engine: each
+//! VCI keeps receives posted to UCP ahead of its arrivals and takes them strictly in posting
+//! order (`arrivals`), so messages from one peer reach the engine in the order they were
+//! sent, and an arrival costs no probe.
 //!
 //! A UCP tag is the sender's job rank (high 32 bits) and the VCI (low 32 bits): the VCI
-//! selects the arrivals a probe takes, the rank tells whom a worker heard from. The
-//! `GOODBYE` bit marks a process's last word (see `goodbye`), which no probe for messages
-//! takes.
+//! selects the arrivals a VCI's posted receives take, the rank tells whom a worker heard
+//! from. The `GOODBYE` bit marks a process's last word (see `goodbye`), which no receive for
+//! messages takes.
 //!
 //! Workers are made once per process, by its first instance: each worker's address goes into
 //! the launcher's key-value space (hex, in chunks that fit PMI values) and every rank reads
@@ -26,6 +27,7 @@
 //! `rma`: memory registration, remote keys and one-sided put/get/atomics on worker 0, for RMA
 //! windows that span nodes (`rma::far`).
 
+mod arrivals;
 mod bulk;
 mod ffi;
 mod health;
@@ -39,15 +41,16 @@ use std::ffi::{c_void, CStr};
 use std::sync::{Mutex, MutexGuard};
 
 use super::shm::WIRE_HEADER_BYTES;
+use arrivals::{Arrival, Arrivals};
 use health::Health;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
-/// Largest capacity of a message buffer a worker keeps for the next message (`spare_tx`,
-/// `spare_rx`): small messages then need no allocation.
+/// Largest capacity of a send buffer a worker keeps for the next send (`spare_tx`): small
+/// messages then need no allocation.
 const SPARE_MAX: usize = 64 * 1024;
 
-/// The part of a UCP tag a probe for messages of one VCI compares (the VCI, and no
+/// The part of a UCP tag a receive for messages of one VCI compares (the VCI, and no
 /// `GOODBYE` bit).
 const VCI_MASK: u64 = 0xffff_ffff;
 /// Set in the tag of a goodbye (a process ending: see `UcxTransport::goodbye`).
@@ -161,12 +164,12 @@ fn check(what: &str, status: ffi::ucs_status_t) -> std::io::Result<()> {
     }
 }
 
-/// A UCP request still running (no callback: polled with `ucp_request_check_status`).
+/// A UCP send still running (no callback: polled with `ucp_request_check_status`).
 struct Pending {
     request: *mut c_void,
     buffer: Vec<u8>,
-    /// The job rank a send goes to (`None` for a receive).
-    peer: Option<u32>,
+    /// The job rank it goes to.
+    peer: u32,
 }
 
 /// What an endpoint's error handler is given: whose endpoint it is, its worker, and where
@@ -209,16 +212,18 @@ struct WorkerState {
     /// The error-handler argument of each endpoint in `eps`.
     ep_args: Vec<Option<Box<EpArg>>>,
     sends: VecDeque<Pending>,
-    /// The arrival being received; no other is taken before it completes.
-    recv: Option<Pending>,
+    /// The receives posted for the arrivals of each VCI this worker carries (VCI `v` at
+    /// `v / workers`), made by the VCI's first `try_recv`.
+    arrivals: Vec<Option<Arrivals>>,
     /// The job ranks this worker received from (they have an endpoint to it: each is told
     /// `goodbye`).
     heard: Vec<bool>,
     /// The id of this worker's next bulk receive (`bulk`).
     next_bulk: u32,
-    /// The buffer of the last send UCP completed at once, and of the last arrival consumed,
-    /// reused by the next ones (empty when none is kept).
+    /// The buffer of the last send UCP completed at once, reused by the next (empty when
+    /// none is kept).
     spare_tx: Vec<u8>,
+    /// The buffer of the last arrival consumed, for the next receive posted (`arrivals`).
     spare_rx: Vec<u8>,
 }
 
@@ -240,11 +245,14 @@ impl WorkerState {
             let done = self.sends.pop_front().expect("front exists");
             // SAFETY: the worker is ours under the lock.
             let finished = |r| unsafe { said_goodbye(self.worker, r) };
-            if status != ffi::UCS_OK && !done.peer.is_some_and(finished) {
-                lose(health, done.peer, status);
+            if status != ffi::UCS_OK && !finished(done.peer) {
+                lose(health, Some(done.peer), status);
             }
-            // SAFETY: completed; freed once; the buffer it read is dropped after.
+            // SAFETY: completed; freed once; the buffer it read is reused or dropped after.
             unsafe { ffi::ucp_request_free(done.request) };
+            if self.spare_tx.capacity() == 0 && done.buffer.capacity() <= SPARE_MAX {
+                self.spare_tx = done.buffer;
+            }
         }
     }
 }
@@ -260,6 +268,9 @@ pub struct UcxTransport {
     /// For each job rank, the address of each of its workers (empty: same node, or self).
     peers: Vec<Vec<Vec<u8>>>,
     health: Health,
+    /// The length of the longest message (a header and `max_payload` bytes), which each
+    /// buffer posted for arrivals holds.
+    max_message: usize,
     /// `WEFT_UCX_PEER_FAILURE=1`: endpoints in `UCP_ERR_HANDLING_MODE_PEER`, so a lost peer
     /// is detected and fails the operations waiting on the network. Off by default (as in
     /// MPICH, where it comes with fault tolerance). In this mode a process says `goodbye`
@@ -270,8 +281,14 @@ pub struct UcxTransport {
 
 impl UcxTransport {
     /// A UCP context with `nworkers` workers for job rank `rank` of a job of `job_size`
-    /// ranks (peers' addresses are given later with `set_peer`).
-    pub fn open(nworkers: usize, rank: u32, job_size: u32) -> std::io::Result<UcxTransport> {
+    /// ranks (peers' addresses are given later with `set_peer`), for messages of at most
+    /// `max_payload` bytes after their header (every rank of the job gives the same).
+    pub fn open(
+        nworkers: usize,
+        rank: u32,
+        job_size: u32,
+        max_payload: usize,
+    ) -> std::io::Result<UcxTransport> {
         let context = new_context()?;
         let mut workers = Vec::with_capacity(nworkers);
         for _ in 0..nworkers {
@@ -291,7 +308,7 @@ impl UcxTransport {
                 eps: vec![std::ptr::null_mut(); job_size as usize],
                 ep_args: (0..job_size).map(|_| None).collect(),
                 sends: VecDeque::new(),
-                recv: None,
+                arrivals: Vec::new(),
                 heard: vec![false; job_size as usize],
                 next_bulk: 0,
                 spare_tx: Vec::new(),
@@ -304,6 +321,7 @@ impl UcxTransport {
             rank,
             peers: vec![Vec::new(); job_size as usize],
             health: Health::new(job_size),
+            max_message: WIRE_HEADER_BYTES + max_payload,
             peer_failure: std::env::var_os("WEFT_UCX_PEER_FAILURE").is_some_and(|v| v == "1"),
         })
     }
@@ -398,10 +416,7 @@ impl UcxTransport {
     /// Wait until UCX has completed everything worker `w` started (the bytes have left;
     /// with a peer lost midway, the flush fails, which is all that can be done).
     fn flush_worker(&self, w: usize) {
-        let param = ffi::ucp_request_param_t {
-            op_attr_mask: 0,
-            rest: [0; 63],
-        };
+        let param = ffi::ucp_request_param_t::POLLED;
         let mut state = self.lock(w);
         // SAFETY: the worker is ours under the lock.
         let request = unsafe { ffi::ucp_worker_flush_nbx(state.worker, &param) };
@@ -446,6 +461,7 @@ impl UcxTransport {
         if self.health.lost(rank).is_some() {
             return false;
         }
+        debug_assert!(WIRE_HEADER_BYTES + len <= self.max_message);
         let mut state = self.lock(w);
         if state.sends.len() >= MAX_IN_FLIGHT {
             state.progress(&self.health);
@@ -474,10 +490,7 @@ impl UcxTransport {
         let Some(ep) = self.endpoint(state, w, rank) else {
             return false;
         };
-        let param = ffi::ucp_request_param_t {
-            op_attr_mask: 0,
-            rest: [0; 63],
-        };
+        let param = ffi::ucp_request_param_t::POLLED;
         // ep belongs to this worker (held under its lock).
         // SAFETY: buffer stays alive until the request completes (kept in `sends` with it).
         let request = unsafe {
@@ -497,7 +510,7 @@ impl UcxTransport {
             state.sends.push_back(Pending {
                 request,
                 buffer,
-                peer: Some(rank),
+                peer: rank,
             });
         } else if buffer.capacity() <= SPARE_MAX {
             // Sent at once: UCP no longer reads the buffer.
@@ -561,98 +574,58 @@ impl UcxTransport {
         consume: impl FnOnce(&[u8; WIRE_HEADER_BYTES], &[u8]),
     ) -> bool {
         let w = vci % self.workers.len();
-        let message = {
+        let arrival = {
             let mut state = self.lock(w);
-            // UCP progress only when nothing is waiting already: one progress call queues
-            // every arrival it finds, and the next passes take them without one.
-            match Self::take_arrival(&mut state, vci, &self.health) {
-                Some(m) => m,
+            // UCP progress only when nothing is waiting already: one progress call completes
+            // every posted receive an arrival finds, and the next passes take them without one.
+            match self.take_arrival(&mut state, vci) {
+                Some(a) => a,
                 None => {
                     state.progress(&self.health);
-                    match Self::take_arrival(&mut state, vci, &self.health) {
-                        Some(m) => m,
+                    match self.take_arrival(&mut state, vci) {
+                        Some(a) => a,
                         None => return false,
                     }
                 }
             }
         };
+        let message = &arrival.buffer[..arrival.len];
         let Some(header) = message.first_chunk::<WIRE_HEADER_BYTES>() else {
             // Not a message of Weft's (shorter than its header): dropped.
             lose(&self.health, None, ffi::UCS_ERR_MESSAGE_TRUNCATED);
             return false;
         };
         consume(header, &message[WIRE_HEADER_BYTES..]);
-        if message.capacity() <= SPARE_MAX {
-            // Kept for the next arrival, unless another thread holds the worker now.
-            if let Ok(mut state) = self.workers[w].try_lock() {
-                state.spare_rx = message;
-            }
+        // Kept for the next posted receive, unless another thread holds the worker now.
+        if let Ok(mut state) = self.workers[w].try_lock() {
+            state.spare_rx = arrival.buffer;
         }
         true
     }
 
-    /// The next complete arrival for `vci`, receiving it if needed. A receive that fails
-    /// (its sender lost midway) is recorded in `health` and yields nothing.
-    fn take_arrival(state: &mut WorkerState, vci: usize, health: &Health) -> Option<Vec<u8>> {
-        if let Some(recv) = &state.recv {
-            // SAFETY: the request came from ucp_tag_msg_recv_nbx and was not freed yet.
-            let status = unsafe { ffi::ucp_request_check_status(recv.request) };
-            if status == ffi::UCS_INPROGRESS {
-                return None;
+    /// The next arrival for `vci` (worker `state`'s), if its receive completed. A receive
+    /// that fails (its sender lost midway) is recorded in `health` and yields nothing.
+    fn take_arrival(&self, state: &mut WorkerState, vci: usize) -> Option<Arrival> {
+        let index = vci / self.workers.len();
+        if state.arrivals.len() <= index {
+            state.arrivals.resize_with(index + 1, || None);
+        }
+        let arrivals =
+            state.arrivals[index].get_or_insert_with(|| Arrivals::new(vci, self.max_message));
+        // The worker is the one this VCI's receives were always posted on (`vci % workers`).
+        // SAFETY: the worker is ours under its lock.
+        match unsafe { arrivals.take(state.worker, &mut state.spare_rx) } {
+            Ok(Some(arrival)) => {
+                if let Some(heard) = state.heard.get_mut(arrival.sender as usize) {
+                    *heard = true;
+                }
+                Some(arrival)
             }
-            let done = state.recv.take().expect("checked");
-            // SAFETY: completed; freed once.
-            unsafe { ffi::ucp_request_free(done.request) };
-            if status != ffi::UCS_OK {
-                lose(health, None, status);
-                return None;
+            Ok(None) => None,
+            Err(status) => {
+                lose(&self.health, None, status);
+                None
             }
-            return Some(done.buffer);
         }
-        let mut info = ffi::ucp_tag_recv_info_t {
-            sender_tag: 0,
-            length: 0,
-        };
-        let worker = state.worker;
-        // SAFETY: the worker is ours under its lock; info is writable.
-        let message = unsafe { ffi::ucp_tag_probe_nb(worker, vci as u64, VCI_MASK, 1, &mut info) };
-        if message.is_null() {
-            return None;
-        }
-        if let Some(heard) = state.heard.get_mut((info.sender_tag >> 32) as usize) {
-            *heard = true;
-        }
-        let mut buffer = std::mem::take(&mut state.spare_rx);
-        buffer.clear();
-        buffer.resize(info.length, 0);
-        let param = ffi::ucp_request_param_t {
-            op_attr_mask: 0,
-            rest: [0; 63],
-        };
-        // message was just removed from the unexpected queue by the probe.
-        // SAFETY: buffer holds its whole length and lives (in `recv`) until the request completes.
-        let request = unsafe {
-            ffi::ucp_tag_msg_recv_nbx(
-                state.worker,
-                buffer.as_mut_ptr() as *mut c_void,
-                buffer.len(),
-                message,
-                &param,
-            )
-        };
-        if ffi::is_err(request) {
-            lose(health, None, ffi::err_status(request));
-            return None;
-        }
-        if request.is_null() {
-            return Some(buffer);
-        }
-        state.recv = Some(Pending {
-            request,
-            buffer,
-            peer: None,
-        });
-        // A small message is often complete at once.
-        Self::take_arrival(state, vci, health)
     }
 }
