@@ -1,7 +1,7 @@
-/* Arrivals on the UCX path (transport/ucx/arrivals.rs: receives posted to UCP ahead of the
- * messages): rank 0 receives from every other rank (with WEFT_NODES=2 on 4 ranks: rank 1
- * through shared memory, ranks 2 and 3 through UCX).
- *  1. A flood larger than the receives UCX keeps posted, over many tags, with sizes around
+/* Arrivals on the UCX path (transport/ucx/inbox.rs: UCP active messages queued per VCI):
+ * rank 0 receives from every other rank (with WEFT_NODES=2 on 4 ranks: rank 1 through shared
+ * memory, ranks 2 and 3 through UCX).
+ *  1. A flood of hundreds of messages per sender, over many tags, with sizes around
  *     the eager limit (the cell's payload: WEFT_SHM_CELL_SIZE), sent before any receive is
  *     posted and received tag by tag, highest first: every (source, tag) keeps its order.
  *  2. Receives posted before their messages (specific sources, then MPI_ANY_SOURCE across

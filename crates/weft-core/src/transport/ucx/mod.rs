@@ -3,16 +3,17 @@
 //! One UCP worker per implicit VCI (a message for VCI `v` travels on worker `v % workers` and
 //! carries `v` in its UCP tag); each worker sits behind its own mutex, taken only by the VCI
 //! that uses it. A message is the protocol's wire header followed by its payload, sent with
-//! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size; a send UCP completes
-//! within the call makes no request). MPI matching and ordering stay in Weft's engine: each
-//! VCI keeps receives posted to UCP ahead of its arrivals and takes them strictly in posting
-//! order (`arrivals`), so messages from one peer reach the engine in the order they were
-//! sent, and an arrival costs no probe.
+//! one UCP active message (`ucp_am_send_nbx`, UCP's eager protocol: messages are at most a
+//! header and a cell's payload; a send UCP completes within the call makes no request).
+//! MPI matching and ordering stay in Weft's engine: UCP hands each arrival to the worker's
+//! active-message handler inside `ucp_worker_progress`, with no tag matching, probe or
+//! request, and the handler queues it for its VCI (`inbox`); active messages from one
+//! endpoint arrive in the order they were sent, so every sender's messages reach the engine
+//! in order.
 //!
-//! A UCP tag is the sender's job rank (high 32 bits) and the VCI (low 32 bits): the VCI
-//! selects the arrivals a VCI's posted receives take, the rank tells whom a worker heard
-//! from. The `GOODBYE` bit marks a process's last word (see `goodbye`), which no receive for
-//! messages takes.
+//! UCP's tagged API carries the rest: the data of rendezvous messages (`bulk`) and a
+//! process's last word, its goodbye (see `goodbye`): a tag whose high 32 bits are the
+//! sender's job rank and whose `GOODBYE` bit is set.
 //!
 //! Workers are made once per process, by its first instance: each worker's address goes into
 //! the launcher's key-value space (hex, in chunks that fit PMI values) and every rank reads
@@ -27,10 +28,10 @@
 //! `rma`: memory registration, remote keys and one-sided put/get/atomics on worker 0, for RMA
 //! windows that span nodes (`rma::far`).
 
-mod arrivals;
 mod bulk;
 mod ffi;
 mod health;
+mod inbox;
 mod rma;
 
 pub use bulk::{BulkOp, BulkStart};
@@ -41,8 +42,8 @@ use std::ffi::{c_void, CStr};
 use std::sync::{Mutex, MutexGuard};
 
 use super::shm::WIRE_HEADER_BYTES;
-use arrivals::{Arrival, Arrivals};
 use health::Health;
+use inbox::Inbox;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
@@ -50,16 +51,8 @@ const MAX_IN_FLIGHT: usize = 1024;
 /// messages then need no allocation.
 const SPARE_MAX: usize = 64 * 1024;
 
-/// The part of a UCP tag a receive for messages of one VCI compares (the VCI, and no
-/// `GOODBYE` bit).
-const VCI_MASK: u64 = 0xffff_ffff;
 /// Set in the tag of a goodbye (a process ending: see `UcxTransport::goodbye`).
 const GOODBYE: u64 = 1 << 31;
-
-/// The UCP tag of a message from job rank `sender` for VCI `vci`.
-fn message_tag(sender: u32, vci: usize) -> u64 {
-    (u64::from(sender) << 32) | (vci as u64 & (VCI_MASK >> 1))
-}
 
 /// The UCP tag of job rank `sender`'s goodbye.
 fn goodbye_tag(sender: u32) -> u64 {
@@ -128,7 +121,10 @@ fn new_context() -> std::io::Result<ffi::Context> {
     ffi::load().map_err(std::io::Error::other)?;
     let params = ffi::ucp_params_t {
         field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
-        features: ffi::UCP_FEATURE_TAG | ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO64,
+        features: ffi::UCP_FEATURE_TAG
+            | ffi::UCP_FEATURE_AM
+            | ffi::UCP_FEATURE_RMA
+            | ffi::UCP_FEATURE_AMO64,
         rest: [0; 32],
     };
     let mut context: ffi::Context = std::ptr::null_mut();
@@ -212,19 +208,16 @@ struct WorkerState {
     /// The error-handler argument of each endpoint in `eps`.
     ep_args: Vec<Option<Box<EpArg>>>,
     sends: VecDeque<Pending>,
-    /// The receives posted for the arrivals of each VCI this worker carries (VCI `v` at
-    /// `v / workers`), made by the VCI's first `try_recv`.
-    arrivals: Vec<Option<Arrivals>>,
-    /// The job ranks this worker received from (they have an endpoint to it: each is told
-    /// `goodbye`).
-    heard: Vec<bool>,
+    /// The arrivals of the VCIs this worker carries, which its active-message handler
+    /// queues (`inbox::on_message`), and the job ranks it heard from (they have an endpoint
+    /// to it: each is told `goodbye`). Made once with the worker and never freed (the
+    /// handler keeps the pointer); used only under the worker's lock.
+    inbox: *mut Inbox,
     /// The id of this worker's next bulk receive (`bulk`).
     next_bulk: u32,
     /// The buffer of the last send UCP completed at once, reused by the next (empty when
     /// none is kept).
     spare_tx: Vec<u8>,
-    /// The buffer of the last arrival consumed, for the next receive posted (`arrivals`).
-    spare_rx: Vec<u8>,
 }
 
 // SAFETY: a worker is created in UCS_THREAD_MODE_SERIALIZED and is only touched through the
@@ -232,6 +225,14 @@ struct WorkerState {
 unsafe impl Send for WorkerState {}
 
 impl WorkerState {
+    /// The worker's inbox, for one short use (not across a `ucp_worker_progress`, which may
+    /// run the handler that fills it).
+    fn inbox(&mut self) -> &mut Inbox {
+        // Only the handler, inside ucp_worker_progress of this worker, uses it otherwise.
+        // SAFETY: made with the worker, never freed, and used under the worker's lock only.
+        unsafe { &mut *self.inbox }
+    }
+
     /// Reap completed sends (in order) and make UCP progress; a failed send loses its peer.
     fn progress(&mut self, health: &Health) {
         // SAFETY: the worker is live and used by this thread only (under its mutex).
@@ -268,8 +269,7 @@ pub struct UcxTransport {
     /// For each job rank, the address of each of its workers (empty: same node, or self).
     peers: Vec<Vec<Vec<u8>>>,
     health: Health,
-    /// The length of the longest message (a header and `max_payload` bytes), which each
-    /// buffer posted for arrivals holds.
+    /// The length of the longest message (a header and `max_payload` bytes).
     max_message: usize,
     /// `WEFT_UCX_PEER_FAILURE=1`: endpoints in `UCP_ERR_HANDLING_MODE_PEER`, so a lost peer
     /// is detected and fails the operations waiting on the network. Off by default (as in
@@ -303,16 +303,31 @@ impl UcxTransport {
             check("worker create", unsafe {
                 ffi::ucp_worker_create(context, &wparams, &mut worker)
             })?;
+            let inbox = Box::into_raw(Box::new(Inbox::new(nworkers, job_size)));
+            let handler = ffi::ucp_am_handler_param_t {
+                field_mask: ffi::UCP_AM_HANDLER_PARAM_FIELD_ID
+                    | ffi::UCP_AM_HANDLER_PARAM_FIELD_FLAGS
+                    | ffi::UCP_AM_HANDLER_PARAM_FIELD_CB
+                    | ffi::UCP_AM_HANDLER_PARAM_FIELD_ARG,
+                id: inbox::AM_ID,
+                flags: ffi::UCP_AM_FLAG_WHOLE_MSG,
+                cb: Some(inbox::on_message),
+                arg: inbox as *mut c_void,
+            };
+            // The inbox is never freed (the worker lives as long as the process), and the
+            // handler runs only inside ucp_worker_progress of this worker, under its lock.
+            // SAFETY: the worker was just made and is ours.
+            check("active-message handler", unsafe {
+                ffi::ucp_worker_set_am_recv_handler(worker, &handler)
+            })?;
             workers.push(Mutex::new(WorkerState {
                 worker,
                 eps: vec![std::ptr::null_mut(); job_size as usize],
                 ep_args: (0..job_size).map(|_| None).collect(),
                 sends: VecDeque::new(),
-                arrivals: Vec::new(),
-                heard: vec![false; job_size as usize],
+                inbox,
                 next_bulk: 0,
                 spare_tx: Vec::new(),
-                spare_rx: Vec::new(),
             }));
         }
         Ok(UcxTransport {
@@ -398,10 +413,18 @@ impl UcxTransport {
                 let mut state = self.lock(w);
                 let peers: Vec<u32> = (0..state.eps.len() as u32)
                     .filter(|&r| r != self.rank && self.health.lost(r).is_none())
-                    .filter(|&r| !state.eps[r as usize].is_null() || state.heard[r as usize])
+                    .filter(|&r| {
+                        !state.eps[r as usize].is_null() || state.inbox().heard[r as usize]
+                    })
                     .collect();
                 for r in peers {
-                    self.send_tagged(&mut state, w, r, goodbye_tag(self.rank), Vec::new());
+                    self.send(
+                        &mut state,
+                        w,
+                        r,
+                        Wire::Tag(goodbye_tag(self.rank)),
+                        Vec::new(),
+                    );
                 }
             }
         }
@@ -462,6 +485,7 @@ impl UcxTransport {
             return false;
         }
         debug_assert!(WIRE_HEADER_BYTES + len <= self.max_message);
+        const AT: usize = inbox::PREFIX;
         let mut state = self.lock(w);
         if state.sends.len() >= MAX_IN_FLIGHT {
             state.progress(&self.health);
@@ -471,36 +495,46 @@ impl UcxTransport {
         }
         let mut buffer = std::mem::take(&mut state.spare_tx);
         buffer.clear();
-        buffer.resize(WIRE_HEADER_BYTES + len, 0);
-        buffer[..WIRE_HEADER_BYTES].copy_from_slice(header);
-        fill(&mut buffer[WIRE_HEADER_BYTES..]);
-        self.send_tagged(&mut state, w, rank, message_tag(self.rank, vci), buffer)
+        buffer.resize(AT + WIRE_HEADER_BYTES + len, 0);
+        buffer[..AT].copy_from_slice(&inbox::prefix(self.rank, vci));
+        buffer[AT..AT + WIRE_HEADER_BYTES].copy_from_slice(header);
+        fill(&mut buffer[AT + WIRE_HEADER_BYTES..]);
+        self.send(&mut state, w, rank, Wire::Message, buffer)
     }
 
-    /// Send `buffer` with UCP tag `tag` from worker `w` (held: `state`) to job rank `rank`.
+    /// Send `buffer` as `wire` says from worker `w` (held: `state`) to job rank `rank`.
     /// False when the peer is lost (recorded).
-    fn send_tagged(
+    fn send(
         &'static self,
         state: &mut WorkerState,
         w: usize,
         rank: u32,
-        tag: u64,
+        wire: Wire,
         buffer: Vec<u8>,
     ) -> bool {
         let Some(ep) = self.endpoint(state, w, rank) else {
             return false;
         };
-        let param = ffi::ucp_request_param_t::POLLED;
-        // ep belongs to this worker (held under its lock).
-        // SAFETY: buffer stays alive until the request completes (kept in `sends` with it).
+        let from = buffer.as_ptr() as *const c_void;
+        // ep belongs to this worker (held under its lock); buffer stays alive until the
+        // request completes (kept in `sends` with it).
+        // SAFETY: the buffer holds its length.
         let request = unsafe {
-            ffi::ucp_tag_send_nbx(
-                ep,
-                buffer.as_ptr() as *const c_void,
-                buffer.len(),
-                tag,
-                &param,
-            )
+            match wire {
+                Wire::Message => {
+                    let param = ffi::ucp_request_param_t {
+                        op_attr_mask: ffi::UCP_OP_ATTR_FIELD_FLAGS,
+                        flags: ffi::UCP_AM_SEND_FLAG_EAGER,
+                        ..ffi::ucp_request_param_t::POLLED
+                    };
+                    let (id, no_header) = (inbox::AM_ID, std::ptr::null());
+                    ffi::ucp_am_send_nbx(ep, id, no_header, 0, from, buffer.len(), &param)
+                }
+                Wire::Tag(tag) => {
+                    let param = ffi::ucp_request_param_t::POLLED;
+                    ffi::ucp_tag_send_nbx(ep, from, buffer.len(), tag, &param)
+                }
+            }
         };
         if ffi::is_err(request) {
             lose(&self.health, Some(rank), ffi::err_status(request));
@@ -574,58 +608,45 @@ impl UcxTransport {
         consume: impl FnOnce(&[u8; WIRE_HEADER_BYTES], &[u8]),
     ) -> bool {
         let w = vci % self.workers.len();
-        let arrival = {
+        let message = {
             let mut state = self.lock(w);
-            // UCP progress only when nothing is waiting already: one progress call completes
-            // every posted receive an arrival finds, and the next passes take them without one.
-            match self.take_arrival(&mut state, vci) {
-                Some(a) => a,
+            // UCP progress only when nothing is queued already: one progress call queues
+            // every arrival it finds, and the next passes take them without one.
+            match state.inbox().pop(vci) {
+                Some(m) => m,
                 None => {
                     state.progress(&self.health);
-                    match self.take_arrival(&mut state, vci) {
-                        Some(a) => a,
+                    let inbox = state.inbox();
+                    if inbox.refused != 0 {
+                        // Not a message of Weft's (or not whole): dropped.
+                        inbox.refused = 0;
+                        lose(&self.health, None, ffi::UCS_ERR_MESSAGE_TRUNCATED);
+                    }
+                    match inbox.pop(vci) {
+                        Some(m) => m,
                         None => return false,
                     }
                 }
             }
         };
-        let message = &arrival.buffer[..arrival.len];
         let Some(header) = message.first_chunk::<WIRE_HEADER_BYTES>() else {
             // Not a message of Weft's (shorter than its header): dropped.
             lose(&self.health, None, ffi::UCS_ERR_MESSAGE_TRUNCATED);
             return false;
         };
         consume(header, &message[WIRE_HEADER_BYTES..]);
-        // Kept for the next posted receive, unless another thread holds the worker now.
+        // Kept for a later arrival, unless another thread holds the worker now.
         if let Ok(mut state) = self.workers[w].try_lock() {
-            state.spare_rx = arrival.buffer;
+            state.inbox().recycle(message);
         }
         true
     }
+}
 
-    /// The next arrival for `vci` (worker `state`'s), if its receive completed. A receive
-    /// that fails (its sender lost midway) is recorded in `health` and yields nothing.
-    fn take_arrival(&self, state: &mut WorkerState, vci: usize) -> Option<Arrival> {
-        let index = vci / self.workers.len();
-        if state.arrivals.len() <= index {
-            state.arrivals.resize_with(index + 1, || None);
-        }
-        let arrivals =
-            state.arrivals[index].get_or_insert_with(|| Arrivals::new(vci, self.max_message));
-        // The worker is the one this VCI's receives were always posted on (`vci % workers`).
-        // SAFETY: the worker is ours under its lock.
-        match unsafe { arrivals.take(state.worker, &mut state.spare_rx) } {
-            Ok(Some(arrival)) => {
-                if let Some(heard) = state.heard.get_mut(arrival.sender as usize) {
-                    *heard = true;
-                }
-                Some(arrival)
-            }
-            Ok(None) => None,
-            Err(status) => {
-                lose(&self.health, None, status);
-                None
-            }
-        }
-    }
+/// How `UcxTransport::send` sends a buffer.
+enum Wire {
+    /// A message of the protocol (`inbox`'s prefix, header, payload): an active message.
+    Message,
+    /// A tagged message with this tag.
+    Tag(u64),
 }
