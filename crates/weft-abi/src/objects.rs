@@ -211,6 +211,17 @@ fn is_serial_handle(handle: MPI_Comm) -> bool {
     crate::handles::decode(handle).is_some_and(|d| d.vci == SERIAL_MARK)
 }
 
+/// Communicator handles whose VCI field carries this mark name thread communicators
+/// (`comm_handle`), so that the hot point-to-point entry points route them to the `thread`
+/// transport before any lookup (`is_thread_handle`: a shift and a compare).
+const THREAD_MARK: u8 = 2;
+
+/// Whether `handle` names a thread communicator (live or not: the callers still look it up).
+#[inline(always)]
+pub fn is_thread_handle(handle: MPI_Comm) -> bool {
+    crate::handles::decode(handle).is_some_and(|d| d.vci == THREAD_MARK)
+}
+
 /// Freed communicators that a borrowing call on this thread may still be using; dropped by
 /// the next `MPI_Comm_free` that holds no borrow (callbacks freeing communicators are rare).
 static FREED_WHILE_BORROWED: Mutex<Vec<Arc<Comm>>> = Mutex::new(Vec::new());
@@ -490,6 +501,7 @@ pub fn group_handle(group: Group) -> MPI_Group {
 /// A handle for a new communicator, or `MPI_COMM_NULL`.
 pub fn comm_handle(comm: Option<Arc<Comm>>) -> MPI_Comm {
     match comm {
+        Some(c) if c.thread.is_some() => COMMS.insert_on_vci(c, THREAD_MARK),
         Some(c) if c.is_serial() => COMMS.insert_on_vci(c, SERIAL_MARK),
         Some(c) => COMMS.insert(c),
         None => MPI_COMM_NULL,

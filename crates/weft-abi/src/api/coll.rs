@@ -5,6 +5,7 @@
 //! Arguments are checked with `coll_args.rs`; the algorithms are in `weft_core::coll`.
 
 use std::ffi::{c_int, c_void};
+use std::sync::Arc;
 
 use weft_core::coll;
 use weft_core::datatype::{Buf, Type};
@@ -121,7 +122,7 @@ pub(crate) fn mpi_barrier(comm: MPI_Comm) -> MpiResult<()> {
 /// The barrier family (the blocking int form is `mpi_barrier`).
 pub(crate) fn barrier(comm: MPI_Comm, func: &str, nb: Mode) -> MpiResult<MPI_Request> {
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
-        thread_finish(func, nb, c, || tc.barrier(me))
+        thread_finish(func, nb, (c, tc), Vec::new(), move |tc| tc.barrier(me))
     });
     if let Some(r) = on_thread {
         return r;
@@ -157,7 +158,9 @@ pub(crate) unsafe fn bcast(
         let dt = datatypes::committed_ref(datatype, func, "datatype")?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let buf = unsafe { buf_at(buffer as usize, count, &dt, func, "buffer", "count") }?;
-        thread_finish(func, nb, c, || tc.bcast(me, &buf, root))
+        thread_finish(func, nb, (c, tc), keep(&[&buf]), move |tc| {
+            tc.bcast(me, &buf, root)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -258,7 +261,7 @@ pub(crate) unsafe fn reduce(
         } else {
             Buf::EMPTY
         };
-        thread_finish(func, nb, c, || {
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
             tc.reduce(me, send.as_ref(), &recv, &red, root)
         })
     });
@@ -391,11 +394,17 @@ pub(crate) unsafe fn all_reduce(
         let send = unsafe { send_side(sendbuf, count, &dt, true, func) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { buf_at(recvbuf as usize, count, &dt, func, "recvbuf", "count") }?;
-        thread_finish(func, nb, c, || match kind {
-            AllKind::Allreduce => tc.allreduce(me, send.as_ref(), &recv, &red),
-            AllKind::Scan => tc.scan(me, send.as_ref(), &recv, &red, false),
-            AllKind::Exscan => tc.scan(me, send.as_ref(), &recv, &red, true),
-        })
+        thread_finish(
+            func,
+            nb,
+            (c, tc),
+            keep(&[&send, &recv]),
+            move |tc| match kind {
+                AllKind::Allreduce => tc.allreduce(me, send.as_ref(), &recv, &red),
+                AllKind::Scan => tc.scan(me, send.as_ref(), &recv, &red, false),
+                AllKind::Exscan => tc.scan(me, send.as_ref(), &recv, &red, true),
+            },
+        )
     });
     if let Some(r) = on_thread {
         return r;
@@ -611,7 +620,7 @@ fn byte_sizes<C: Int>(dt: &Type, counts: Counts<C>, func: &str) -> MpiResult<Sma
 /// The buffer arguments hold what their counts and datatypes say (the standard's rule).
 #[allow(clippy::too_many_arguments)]
 unsafe fn thread_reduce_scatter<C: Int>(
-    (c, tc, me): (&Comm, &ThreadComm, u32),
+    (c, tc, me): (&Comm, &Arc<ThreadComm>, u32),
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     counts: Counts<C>,
@@ -641,7 +650,7 @@ unsafe fn thread_reduce_scatter<C: Int>(
     };
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let input = unsafe { buf_at(at, total, &dt, func, arg, "recvcounts") }?;
-    thread_finish(func, nb, c, || {
+    thread_finish(func, nb, (c, tc), keep(&[&input, &output]), move |tc| {
         tc.reduce_scatter(me, &input, &output, &red, &sizes)
     })
 }
@@ -710,7 +719,7 @@ unsafe fn reduce_scatter_on<'a, C: Int + 'a>(
 ) -> MpiResult<MPI_Request> {
     let on_thread = thread_ranks::with(comm, |c, tc, me| {
         let counts = counts(tc.size() as usize)?;
-        let on = (&**c, &**tc, me);
+        let on = (&**c, tc, me);
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         unsafe { thread_reduce_scatter(on, sendbuf, recvbuf, counts, datatype, op, func, nb) }
     });

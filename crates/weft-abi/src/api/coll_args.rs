@@ -11,7 +11,8 @@ use weft_core::datatype::{Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::Comm;
 use weft_core::op::Reduction;
-use weft_core::request::ReqId;
+use weft_core::request::{PersistentOp, ReqId, StartFn};
+use weft_core::threadcomm::ThreadComm;
 
 use crate::api::family::Mode;
 use crate::api::op::reduction;
@@ -630,19 +631,36 @@ pub(crate) unsafe fn varying<C: Int, D: Int>(
 
 // ------------------------------------------------------------------ thread communicators
 
-/// A collective on a thread communicator runs at once; a nonblocking form returns a
-/// completed request (docs/threadcomm.md).
-pub(crate) fn thread_finish(
+/// A collective on a thread communicator runs at once by the calling thread rank; a
+/// nonblocking form returns a completed request; a persistent form binds `run` to an
+/// inactive request whose every `MPI_Start` runs it (by the thread rank that made it) and is
+/// complete when the start returns, holding `types` (the buffers' types) meanwhile (docs/threadcomm.md).
+pub(crate) fn thread_finish<F>(
     func: &str,
     nb: Mode,
-    c: &Comm,
-    run: impl FnOnce() -> MpiResult<()>,
-) -> MpiResult<MPI_Request> {
+    (c, tc): (&Comm, &Arc<ThreadComm>),
+    types: Vec<Arc<Type>>,
+    run: F,
+) -> MpiResult<MPI_Request>
+where
+    F: Fn(&ThreadComm) -> MpiResult<()> + Send + Sync + 'static,
+{
     match nb {
-        Mode::Persistent(_) => Err(crate::api::pt2pt::thread_unsupported(func)),
-        Mode::Blocking => core(func, run()).map(|_| MPI_REQUEST_NULL),
+        Mode::Persistent(owner) => {
+            let tc = tc.clone();
+            let start = StartFn::new(move |func| {
+                let _types = &types;
+                core(func, run(&tc)).map(|()| None)
+            });
+            Ok(crate::api::pt2pt::thread_persistent(
+                c,
+                PersistentOp::Deferred(start),
+                owner,
+            ))
+        }
+        Mode::Blocking => core(func, run(tc)).map(|_| MPI_REQUEST_NULL),
         Mode::Nonblocking(owner) => {
-            core(func, run())?;
+            core(func, run(tc))?;
             Ok(crate::requests::completed_request(
                 c,
                 weft_core::message::Status::default(),

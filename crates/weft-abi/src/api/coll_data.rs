@@ -193,7 +193,9 @@ pub(crate) unsafe fn gather(
         let n = tc.size() as i64;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { root_blocks(is_root, (recvbuf, recvcount, recvtype), n, func, RECV) }?;
-        thread_finish(func, nb, c, || tc.gather(me, send.as_ref(), &recv, root))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.gather(me, send.as_ref(), &recv, root)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -245,7 +247,9 @@ pub(crate) unsafe fn gatherv<C: Int, D: Int>(
         let arrays = (recvcounts, displs);
         // SAFETY: at the root the arrays hold one entry per rank and the buffer every part.
         let recv = unsafe { root_parts(me == root, recvbuf, arrays, recvtype, n, func, RECV_V) }?;
-        thread_finish(func, nb, c, || tc.gatherv(me, send.as_ref(), &recv, root))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.gatherv(me, send.as_ref(), &recv, root)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -298,7 +302,9 @@ pub(crate) unsafe fn scatter(
         let send = unsafe { root_blocks(is_root, (sendbuf, sendcount, sendtype), n, func, SEND) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { thread_block(is_root, recvbuf, recvcount, recvtype, func, RECV) }?;
-        thread_finish(func, nb, c, || tc.scatter(me, &send, recv.as_ref(), root))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.scatter(me, &send, recv.as_ref(), root)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -350,7 +356,9 @@ pub(crate) unsafe fn scatterv<C: Int, D: Int>(
         let send = unsafe { root_parts(me == root, sendbuf, arrays, sendtype, n, func, SEND_V) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { thread_block(me == root, recvbuf, recvcount, recvtype, func, RECV) }?;
-        thread_finish(func, nb, c, || tc.scatterv(me, &send, recv.as_ref(), root))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.scatterv(me, &send, recv.as_ref(), root)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -400,7 +408,9 @@ pub(crate) unsafe fn allgather(
         let send = unsafe { thread_block(true, sendbuf, sendcount, sendtype, func, SEND) }?;
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
-        thread_finish(func, nb, c, || tc.allgather(me, send.as_ref(), &recv))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.allgather(me, send.as_ref(), &recv)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -447,7 +457,9 @@ pub(crate) unsafe fn allgatherv<C: Int, D: Int>(
         let (arrays, n) = ((recvcounts, displs), tc.size() as usize);
         // SAFETY: the arrays hold one entry per rank and the buffer every part.
         let recv = unsafe { varying(recvbuf, arrays, recvtype, n, func, RECV_V) }?;
-        thread_finish(func, nb, c, || tc.allgatherv(me, send.as_ref(), &recv))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.allgatherv(me, send.as_ref(), &recv)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -499,7 +511,9 @@ pub(crate) unsafe fn alltoall(
         };
         // SAFETY: forwarded caller contract (the buffers hold what the counts say).
         let recv = unsafe { side(recvbuf, recvcount, n, recvtype, func, RECV) }?;
-        thread_finish(func, nb, c, || tc.alltoall(me, send.as_ref(), &recv))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.alltoall(me, send.as_ref(), &recv)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -643,7 +657,9 @@ pub(crate) unsafe fn alltoallv<C: Int, D: Int>(
         let n = tc.size() as usize;
         // SAFETY: forwarded caller contract.
         let (send, recv) = unsafe { vw_parts(s, r, false, n, true, func) }?;
-        thread_finish(func, nb, c, || tc.alltoallv(me, send.as_deref(), &recv))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.alltoallv(me, send.as_deref(), &recv)
+        })
     });
     if let Some(r) = on_thread {
         return r;
@@ -679,7 +695,9 @@ pub(crate) unsafe fn alltoallw<C: Int, D: Int>(
         let r = (recvbuf, (recvcounts, rdispls, Handles::Each(rt)));
         // SAFETY: forwarded caller contract.
         let (send, recv) = unsafe { vw_parts(s, r, true, n, true, func) }?;
-        thread_finish(func, nb, c, || tc.alltoallv(me, send.as_deref(), &recv))
+        thread_finish(func, nb, (c, tc), keep(&[&send, &recv]), move |tc| {
+            tc.alltoallv(me, send.as_deref(), &recv)
+        })
     });
     if let Some(r) = on_thread {
         return r;

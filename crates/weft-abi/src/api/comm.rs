@@ -297,6 +297,24 @@ pub(crate) unsafe fn mpi_comm_idup_with_info(
     unsafe { idup_impl(comm, Some(hints), newcomm, request, func) }
 }
 
+/// `MPI_Comm_split` (or `_type`) of a thread communicator by one of its ranks inside the
+/// region (`api::threadcomm::split`); `newcomm` is `MPI_COMM_NULL` on error.
+///
+/// # Safety
+/// `newcomm` is non-null and writable.
+unsafe fn thread_split(
+    comm: MPI_Comm,
+    color: Option<u32>,
+    key: c_int,
+    newcomm: *mut MPI_Comm,
+    func: &str,
+) -> MpiResult<()> {
+    let new = crate::api::threadcomm::split(comm, color, key, func);
+    // SAFETY: non-null and writable per the contract.
+    unsafe { newcomm.write(*new.as_ref().unwrap_or(&MPI_COMM_NULL)) };
+    new.map(|_| ())
+}
+
 pub(crate) unsafe fn mpi_comm_split(
     comm: MPI_Comm,
     color: c_int,
@@ -304,7 +322,10 @@ pub(crate) unsafe fn mpi_comm_split(
     newcomm: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Comm_split";
-    let c = objects::comm(comm, func, "comm")?;
+    // `None`: a thread communicator used inside its region.
+    let c = (!crate::thread_ranks::is_inside(comm))
+        .then(|| objects::comm(comm, func, "comm"))
+        .transpose()?;
     non_null(newcomm, func, "newcomm")?;
     let color = match color {
         MPI_UNDEFINED => None,
@@ -315,6 +336,10 @@ pub(crate) unsafe fn mpi_comm_split(
                 format!("{func}(color={c}): colours must be non-negative or MPI_UNDEFINED"),
             ))
         }
+    };
+    let Some(c) = c else {
+        // SAFETY: checked non-null.
+        return unsafe { thread_split(comm, color, key, newcomm, func) };
     };
     let new = core_comm::split(&c, color, key)?;
     // SAFETY: checked non-null.
@@ -330,6 +355,25 @@ pub(crate) unsafe fn mpi_comm_split_type(
     newcomm: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Comm_split_type";
+    if crate::thread_ranks::is_inside(comm) {
+        non_null(newcomm, func, "newcomm")?;
+        // Threads of one process share its memory: the shared split is by process.
+        let color = match split_type {
+            MPI_UNDEFINED => None,
+            MPI_COMM_TYPE_SHARED => crate::thread_ranks::comm(comm).map(|c| c.rank),
+            t => {
+                return Err(MpiError::new(
+                    ErrorClass::UnsupportedOperation,
+                    format!(
+                        "{func}(split_type={t}): only MPI_COMM_TYPE_SHARED and MPI_UNDEFINED \
+                         split a thread communicator in Weft yet"
+                    ),
+                ))
+            }
+        };
+        // SAFETY: checked non-null.
+        return unsafe { thread_split(comm, color, key, newcomm, func) };
+    }
     let c = objects::comm(comm, func, "comm")?;
     non_null(newcomm, func, "newcomm")?;
     let pairs = if info == MPI_INFO_NULL {

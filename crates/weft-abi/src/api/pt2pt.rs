@@ -210,11 +210,7 @@ pub(crate) unsafe fn plain_recv_args(
 ) -> Option<PlainRecv> {
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let buf = unsafe { contiguous_buf(buf, count as MPI_Count, datatype) }?;
-    let tag = match tag {
-        MPI_ANY_TAG => TagSel::Any,
-        t if t >= 0 => TagSel::Tag(t),
-        _ => return None,
-    };
+    let tag = plain_tag(tag)?;
     let c = objects::comm_ref_quiet(comm)?;
     let source = match source {
         MPI_ANY_SOURCE => SourceSel::Any,
@@ -227,6 +223,39 @@ pub(crate) unsafe fn plain_recv_args(
         tag,
         buf,
     })
+}
+
+/// A receive's tag when it is plain: a tag or `MPI_ANY_TAG`.
+#[inline(always)]
+pub(crate) fn plain_tag(tag: c_int) -> Option<TagSel> {
+    match tag {
+        MPI_ANY_TAG => Some(TagSel::Any),
+        t if t >= 0 => Some(TagSel::Tag(t)),
+        _ => None,
+    }
+}
+
+/// `MPI_Send`'s fast path on a thread communicator whose rank the calling thread is: plain
+/// arguments (as `plain_send_args`: a byte-contiguous predefined type, a rank of the thread
+/// communicator, a tag) go straight to the `thread` transport, skipping the family's
+/// lookups. `None` for anything else, errors included (the general path reports them).
+///
+/// # Safety
+/// The buffer holds what its count and datatype say (the standard's rule).
+#[inline(always)]
+unsafe fn thread_send_now(
+    (buf, count, datatype): (*const c_void, c_int, MPI_Datatype),
+    (dest, tag, comm): (c_int, c_int, MPI_Comm),
+) -> Option<MpiResult<()>> {
+    if tag < 0 || dest < 0 {
+        return None;
+    }
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let data = unsafe { contiguous_buf(buf, count as MPI_Count, datatype) }?;
+    thread_ranks::with(comm, |_, tc, me| {
+        ((dest as u32) < tc.size()).then(|| tc.send(me, dest as u32, tag, &data, false))
+    })
+    .flatten()
 }
 
 /// Name the function in an error from the core.
@@ -416,6 +445,12 @@ pub(crate) unsafe fn mpi_send(
     tag: c_int,
     comm: MPI_Comm,
 ) -> MpiResult<()> {
+    if objects::is_thread_handle(comm) {
+        // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+        if let Some(r) = unsafe { thread_send_now((buf, count, datatype), (dest, tag, comm)) } {
+            return r.map_err(|e| prefix("MPI_Send", e));
+        }
+    }
     // `c` only starts the send; a pending send is waited for through the instance, cloned
     // while `c` is still valid.
     let plain =

@@ -16,13 +16,14 @@ use weft_core::trace;
 
 use crate::api::family::{self, Mode};
 use crate::api::pt2pt::{
-    dest_rank, message_buf, plain_recv_args, prefix, recv_tag, send_tag, source_sel, thread_peer,
-    thread_persistent, thread_unsupported,
+    dest_rank, message_buf, plain_recv_args, plain_tag, prefix, recv_tag, send_tag, source_sel,
+    thread_peer, thread_persistent, thread_unsupported,
 };
 use crate::args::non_null;
 use crate::args::Int;
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::datatypes::contiguous_buf;
 use crate::handles::{Kind, Table};
 use crate::requests::{completed_request, request_handle};
 use crate::thread_ranks;
@@ -152,6 +153,38 @@ unsafe fn thread_recv(
     })
 }
 
+/// `MPI_Recv`'s fast path on a thread communicator whose rank the calling thread is: plain
+/// arguments (a byte-contiguous predefined type, a rank of the thread communicator or
+/// `MPI_ANY_SOURCE`, a tag or `MPI_ANY_TAG`) go straight to the `thread` transport. `None`
+/// for anything else, errors included (the general path reports them).
+///
+/// # Safety
+/// The buffer holds what its count and datatype say; `out` is null or writable.
+#[inline(always)]
+unsafe fn thread_recv_now(
+    (buf, count, datatype): (*mut c_void, c_int, MPI_Datatype),
+    (source, tag, comm): (c_int, c_int, MPI_Comm),
+    out: *mut MPI_Status,
+) -> Option<MpiResult<()>> {
+    // SAFETY: forwarded caller contract (the buffers hold what the counts say).
+    let data = unsafe { contiguous_buf(buf, count as MPI_Count, datatype) }?;
+    let tag = plain_tag(tag)?;
+    let got = thread_ranks::with(comm, |_, tc, me| {
+        let source = match source {
+            MPI_ANY_SOURCE => SourceSel::Any,
+            s if s >= 0 && (s as u32) < tc.size() => SourceSel::Rank(s as u32),
+            _ => return None,
+        };
+        Some(tc.recv(me, source, tag, data))
+    })
+    .flatten()?;
+    Some(match got {
+        // SAFETY: as the caller's contract for `out`.
+        Ok(s) => unsafe { finish_recv(s, out, "MPI_Recv") },
+        Err(e) => Err(prefix("MPI_Recv", e)),
+    })
+}
+
 #[inline(never)]
 pub(crate) unsafe fn mpi_recv(
     buf: *mut c_void,
@@ -162,6 +195,13 @@ pub(crate) unsafe fn mpi_recv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> MpiResult<()> {
+    if objects::is_thread_handle(comm) {
+        let (message, envelope) = ((buf, count, datatype), (source, tag, comm));
+        // SAFETY: forwarded caller contract (the buffer, and `status` null or writable).
+        if let Some(r) = unsafe { thread_recv_now(message, envelope, status) } {
+            return r;
+        }
+    }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     if let Some(a) = unsafe { plain_recv_args(buf, count, datatype, source, tag, comm) } {
         let s = pt2pt::recv(&a.comm, a.source, a.tag, a.buf);

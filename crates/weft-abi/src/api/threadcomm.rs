@@ -6,10 +6,12 @@
 use std::ffi::c_int;
 use std::sync::Arc;
 
+use weft_core::datatype::Buf;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::comm as core_comm;
 use weft_core::object::Comm;
 use weft_core::pt2pt::thread_wire;
+use weft_core::threadcomm::split;
 
 use crate::args::{non_null, write};
 use crate::constants::*;
@@ -131,6 +133,75 @@ pub(crate) fn dup(
         crate::api::attr::copy_attrs(handle, &old, &fresh, func)?;
     }
     Ok(h)
+}
+
+/// `MPI_Comm_split` of the thread communicator `handle` by one of its ranks inside the region
+/// (collective over its ranks; `MPI_Comm_split_type` passes the colour it chose): every rank
+/// learns every rank's colour, key and process (an allgather on the thread communicator),
+/// then each process's first rank makes the process's new thread communicators, one per
+/// colour in ascending order over the processes that have ranks of it, and hands them to the
+/// process's other ranks. Each new one is born active, holds its ranks in key order (then
+/// old rank order), inherits the errhandler and no attributes, and is freed with
+/// `MPI_Comm_free` (`free_dup`) before the region ends. `None`: `MPI_UNDEFINED`.
+pub(crate) fn split(
+    handle: MPI_Comm,
+    color: Option<u32>,
+    key: i32,
+    func: &str,
+) -> MpiResult<MPI_Comm> {
+    let (c, rank) = thread_ranks::comm_and_rank(handle).ok_or_else(|| not_inside(func))?;
+    let tc = c.thread.clone().expect("a thread communicator");
+    let mine = split::Entry {
+        color,
+        key,
+        process: c.rank,
+    }
+    .encode();
+    let mut table = vec![0u8; split::Entry::BYTES * tc.size() as usize];
+    // SAFETY: both buffers are live locals of exactly these lengths for the whole call.
+    let (send, recv) = unsafe {
+        (
+            Buf::new(mine.as_ptr() as usize, mine.len()),
+            Buf::new(table.as_mut_ptr() as usize, table.len()),
+        )
+    };
+    tc.allgather(rank, Some(&send), &recv)?;
+    let plan = split::Plan::new(&split::Entry::decode_all(&table), func)?;
+    let made = tc.share(rank, || make_colours(&c, &plan, func).map(Arc::new))?;
+    let Some((color, new_rank)) = plan.place(rank) else {
+        return Ok(MPI_COMM_NULL);
+    };
+    let (h, new) = made
+        .iter()
+        .find(|(col, _, _)| *col == color)
+        .map(|(_, h, new)| (*h, new.clone()))
+        .expect("the first rank made every colour of its process");
+    thread_ranks::enter(h, new, new_rank);
+    Ok(h)
+}
+
+/// This process's new thread communicators of `plan`, made by its first rank: per colour,
+/// the processes that have ranks of it split off (every process takes part, in ascending
+/// colour order), then those make the thread communicator over them.
+fn make_colours(
+    c: &Arc<Comm>,
+    plan: &split::Plan,
+    func: &str,
+) -> MpiResult<Vec<(u32, MPI_Comm, Arc<Comm>)>> {
+    let mut made = Vec::new();
+    for colour in plan.colours() {
+        let n = colour.threads_of(c.rank);
+        let sub = if c.size() == 1 {
+            Some(c.clone())
+        } else {
+            core_comm::split(c, (n > 0).then_some(0), c.rank as i32)?
+        };
+        let Some(sub) = sub else { continue };
+        let tc = thread_wire::thread_comm(&sub, n, func)?.born_active();
+        let new = core_comm::thread_dup(&sub, tc, func)?;
+        made.push((colour.color, objects::comm_handle(Some(new.clone())), new));
+    }
+    Ok(made)
 }
 
 /// `MPI_Comm_free` of a thread communicator by one of its ranks inside the region: only a

@@ -20,6 +20,7 @@ pub mod pair;
 mod part;
 pub mod queue;
 mod span;
+pub mod split;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
