@@ -235,7 +235,8 @@ impl Win {
     }
 
     fn errhandler_was_set(&self) -> bool {
-        self.errhandler_set.load(std::sync::atomic::Ordering::Acquire)
+        self.errhandler_set
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether no errhandler was ever chosen for this window. `MPI_Win_get_errhandler` then
