@@ -205,8 +205,7 @@ impl Instance {
             .collect();
         let node = job.node_of[job.rank as usize];
         let segment = job.segment_name(node);
-        let ucx =
-            network::ucx_transport(job, config.num_vcis, crate::transport::max_payload(&config))?;
+        let ucx = network::ucx_transport(job, config.num_vcis)?;
         let transports = Transports::open(
             job.rank,
             job.size,

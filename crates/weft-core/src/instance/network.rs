@@ -25,7 +25,6 @@ static UCX: OnceLock<UcxTransport> = OnceLock::new();
 pub(super) fn ucx_transport(
     job: &JobLayout,
     workers: usize,
-    max_payload: usize,
 ) -> MpiResult<Option<&'static UcxTransport>> {
     let mine = job.node_of[job.rank as usize];
     if job.node_of.iter().all(|&n| n == mine) {
@@ -38,7 +37,7 @@ pub(super) fn ucx_transport(
         return Ok(None);
     }
     let failed = |e: std::io::Error| MpiError::new(ErrorClass::Other, format!("{e}"));
-    let mut ucx = UcxTransport::open(workers, job.rank, job.size, max_payload).map_err(failed)?;
+    let mut ucx = UcxTransport::open(workers, job.rank, job.size).map_err(failed)?;
     let own = ucx.addresses().map_err(failed)?;
     let mut pairs = Vec::new();
     for (w, address) in own.iter().enumerate() {

@@ -114,6 +114,7 @@ impl Transports {
         } else {
             None
         };
+        let cell_payload = config.shm_cell_size - PAYLOAD_OFFSET;
         let eager_max = eager_max(config);
         Ok(Transports {
             my_rank,
@@ -124,7 +125,7 @@ impl Transports {
             ucx,
             foreign: Foreign::default(),
             eager_max,
-            max_payload: max_payload(config),
+            max_payload: cell_payload,
             large: config.shm_large,
             cma_works: AtomicBool::new(true),
         })
@@ -312,12 +313,6 @@ impl Watch<'_> {
 /// The largest message sent eagerly under `config` (`WEFT_EAGER_MAX`, at most a cell's
 /// payload).
 pub fn eager_max(config: &Config) -> usize {
-    let cell_payload = max_payload(config);
+    let cell_payload = config.shm_cell_size - PAYLOAD_OFFSET;
     config.eager_max.unwrap_or(cell_payload).min(cell_payload)
-}
-
-/// The largest payload one message through a transport carries under `config` (a
-/// shared-memory cell's).
-pub fn max_payload(config: &Config) -> usize {
-    config.shm_cell_size - PAYLOAD_OFFSET
 }

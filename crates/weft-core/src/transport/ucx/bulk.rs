@@ -71,7 +71,10 @@ impl UcxTransport {
             Some(v) => v.as_mut_ptr() as *mut c_void,
             None => dest.addr() as *mut c_void,
         };
-        let param = ffi::ucp_request_param_t::POLLED;
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
         // `at` holds `total` writable bytes until the request completes: the staging vector
         // moves into the returned operation (its heap block stays put), and `dest` is a receive
         // buffer whose constructor vouched for it for the whole operation (`Buf::new`).
@@ -109,7 +112,10 @@ impl UcxTransport {
             Some(v) => v.as_ptr() as *const c_void,
             None => src.addr() as *const c_void,
         };
-        let param = ffi::ucp_request_param_t::POLLED;
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
         // `from` holds `src.len()` readable bytes until the request completes (the staging
         // vector moves into the operation; a contiguous `src` is the send buffer, vouched for
         // by its constructor for the operation).

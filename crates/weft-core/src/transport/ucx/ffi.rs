@@ -27,20 +27,6 @@ pub const UCP_FEATURE_TAG: u64 = 1 << 0;
 pub const UCP_FEATURE_RMA: u64 = 1 << 1;
 /// 64-bit remote atomics (`ucp_atomic_op_nbx`).
 pub const UCP_FEATURE_AMO64: u64 = 1 << 3;
-/// Active messages (`ucp_am_send_nbx`, `ucp_worker_set_am_recv_handler`).
-pub const UCP_FEATURE_AM: u64 = 1 << 6;
-pub const UCP_AM_HANDLER_PARAM_FIELD_ID: u64 = 1 << 0;
-pub const UCP_AM_HANDLER_PARAM_FIELD_FLAGS: u64 = 1 << 1;
-pub const UCP_AM_HANDLER_PARAM_FIELD_CB: u64 = 1 << 2;
-pub const UCP_AM_HANDLER_PARAM_FIELD_ARG: u64 = 1 << 3;
-/// The handler gets each message whole (never in fragments).
-pub const UCP_AM_FLAG_WHOLE_MSG: u32 = 1 << 0;
-/// `ucp_am_send_nbx` flag: UCP's eager protocol only (the handler then has the data).
-pub const UCP_AM_SEND_FLAG_EAGER: u32 = 1 << 1;
-/// `ucp_am_recv_param_t::recv_attr`: a rendezvous announcement (data not here yet).
-pub const UCP_AM_RECV_ATTR_FLAG_RNDV: u64 = 1 << 17;
-/// `flags` of `ucp_request_param_t` is set.
-pub const UCP_OP_ATTR_FIELD_FLAGS: u32 = 1 << 4;
 pub const UCP_MEM_MAP_PARAM_FIELD_ADDRESS: u64 = 1 << 0;
 pub const UCP_MEM_MAP_PARAM_FIELD_LENGTH: u64 = 1 << 1;
 pub const UCP_OP_ATTR_FIELD_DATATYPE: u32 = 1 << 3;
@@ -99,35 +85,16 @@ pub struct ucp_ep_params_t {
     pub rest: [u64; 64],
 }
 
-/// `ucp_am_recv_callback_t`: called inside `ucp_worker_progress` for each active message.
-pub type AmRecvCb = extern "C" fn(
-    arg: *mut c_void,
-    header: *const c_void,
-    header_length: usize,
-    data: *mut c_void,
-    length: usize,
-    param: *const ucp_am_recv_param_t,
-) -> ucs_status_t;
-
-#[repr(C)]
-pub struct ucp_am_handler_param_t {
-    pub field_mask: u64,
-    pub id: c_uint,
-    pub flags: u32,
-    pub cb: Option<AmRecvCb>,
-    pub arg: *mut c_void,
-}
-
-#[repr(C)]
-pub struct ucp_am_recv_param_t {
-    pub recv_attr: u64,
-    pub reply_ep: Ep,
-}
-
-/// `ucp_request_param_t` (UCX 1.13's layout; UCP reads only the fields `op_attr_mask`
-/// names).
+/// `ucp_request_param_t` with `op_attr_mask` 0: no callback, the request is polled.
 #[repr(C)]
 pub struct ucp_request_param_t {
+    pub op_attr_mask: u32,
+    pub rest: [u32; 63],
+}
+
+/// `ucp_request_param_t` as the one-sided calls fill it (datatype, reply buffer), polled.
+#[repr(C)]
+pub struct ucp_rma_param_t {
     pub op_attr_mask: u32,
     pub flags: u32,
     pub request: *mut c_void,
@@ -135,25 +102,7 @@ pub struct ucp_request_param_t {
     pub datatype: u64,
     pub user_data: *mut c_void,
     pub reply_buffer: *mut c_void,
-    pub memory_type: c_int,
-    pub recv_info: *mut c_void,
-    pub memh: *mut c_void,
-}
-
-impl ucp_request_param_t {
-    /// No field set: no callback, the request (if any) is polled.
-    pub const POLLED: ucp_request_param_t = ucp_request_param_t {
-        op_attr_mask: 0,
-        flags: 0,
-        request: std::ptr::null_mut(),
-        cb: std::ptr::null_mut(),
-        datatype: 0,
-        user_data: std::ptr::null_mut(),
-        reply_buffer: std::ptr::null_mut(),
-        memory_type: 0,
-        recv_info: std::ptr::null_mut(),
-        memh: std::ptr::null_mut(),
-    };
+    pub rest: [u64; 26],
 }
 
 /// `ucp_mem_map_params_t`: the address and length of memory to register.
@@ -207,8 +156,7 @@ ucp_api! {
     fn ucp_tag_send_nbx(ep: Ep, buffer: *const c_void, count: usize, tag: u64, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_tag_probe_nb(worker: Worker, tag: u64, tag_mask: u64, remove: c_int, info: *mut ucp_tag_recv_info_t) -> Message;
     fn ucp_tag_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, tag: u64, tag_mask: u64, param: *const ucp_request_param_t) -> StatusPtr;
-    fn ucp_worker_set_am_recv_handler(worker: Worker, param: *const ucp_am_handler_param_t) -> ucs_status_t;
-    fn ucp_am_send_nbx(ep: Ep, id: c_uint, header: *const c_void, header_length: usize, buffer: *const c_void, count: usize, param: *const ucp_request_param_t) -> StatusPtr;
+    fn ucp_tag_msg_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, message: Message, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_worker_flush_nbx(worker: Worker, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
     fn ucp_request_free(request: *mut c_void);
@@ -218,10 +166,10 @@ ucp_api! {
     fn ucp_rkey_buffer_release(buffer: *mut c_void);
     fn ucp_ep_rkey_unpack(ep: Ep, buffer: *const c_void, rkey: *mut Rkey) -> ucs_status_t;
     fn ucp_rkey_destroy(rkey: Rkey);
-    fn ucp_put_nbx(ep: Ep, buffer: *const c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_request_param_t) -> StatusPtr;
-    fn ucp_get_nbx(ep: Ep, buffer: *mut c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_request_param_t) -> StatusPtr;
-    fn ucp_atomic_op_nbx(ep: Ep, opcode: c_int, buffer: *const c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_request_param_t) -> StatusPtr;
-    fn ucp_ep_flush_nbx(ep: Ep, param: *const ucp_request_param_t) -> StatusPtr;
+    fn ucp_put_nbx(ep: Ep, buffer: *const c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_rma_param_t) -> StatusPtr;
+    fn ucp_get_nbx(ep: Ep, buffer: *mut c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_rma_param_t) -> StatusPtr;
+    fn ucp_atomic_op_nbx(ep: Ep, opcode: c_int, buffer: *const c_void, count: usize, remote_addr: u64, rkey: Rkey, param: *const ucp_rma_param_t) -> StatusPtr;
+    fn ucp_ep_flush_nbx(ep: Ep, param: *const ucp_rma_param_t) -> StatusPtr;
     fn ucp_get_version_string() -> *const c_char;
     fn ucp_context_print_info(context: Context, stream: *mut libc::FILE);
     fn ucp_cleanup(context: Context);

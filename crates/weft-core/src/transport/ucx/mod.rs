@@ -3,17 +3,15 @@
 //! One UCP worker per implicit VCI (a message for VCI `v` travels on worker `v % workers` and
 //! carries `v` in its UCP tag); each worker sits behind its own mutex, taken only by the VCI
 //! that uses it. A message is the protocol's wire header followed by its payload, sent with
-//! one UCP active message (`ucp_am_send_nbx`, UCP's eager protocol: messages are at most a
-//! header and a cell's payload; a send UCP completes within the call makes no request).
-//! MPI matching and ordering stay in Weft's engine: UCP hands each arrival to the worker's
-//! active-message handler inside `ucp_worker_progress`, with no tag matching, probe or
-//! request, and the handler queues it for its VCI (`inbox`); active messages from one
-//! endpoint arrive in the order they were sent, so every sender's messages reach the engine
-//! in order.
+//! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size). MPI matching and
+//! ordering stay in Weft's engine: a worker takes arrivals strictly one at a time
+//! (`ucp_tag_probe_nb`, then `ucp_tag_msg_recv_nbx`, and no further probe until that receive
+//! completes), so messages from one peer reach the engine in the order they were sent.
 //!
-//! UCP's tagged API carries the rest: the data of rendezvous messages (`bulk`) and a
-//! process's last word, its goodbye (see `goodbye`): a tag whose high 32 bits are the
-//! sender's job rank and whose `GOODBYE` bit is set.
+//! A UCP tag is the sender's job rank (high 32 bits) and the VCI (low 32 bits): the VCI
+//! selects the arrivals a probe takes, the rank tells whom a worker heard from. The
+//! `GOODBYE` bit marks a process's last word (see `goodbye`), which no probe for messages
+//! takes.
 //!
 //! Workers are made once per process, by its first instance: each worker's address goes into
 //! the launcher's key-value space (hex, in chunks that fit PMI values) and every rank reads
@@ -31,7 +29,6 @@
 mod bulk;
 mod ffi;
 mod health;
-mod inbox;
 mod rma;
 
 pub use bulk::{BulkOp, BulkStart};
@@ -43,16 +40,23 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::shm::WIRE_HEADER_BYTES;
 use health::Health;
-use inbox::Inbox;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
-/// Largest capacity of a send buffer a worker keeps for the next send (`spare_tx`): small
-/// messages then need no allocation.
+/// Largest capacity of a message buffer a worker keeps for the next message (`spare_tx`,
+/// `spare_rx`): small messages then need no allocation.
 const SPARE_MAX: usize = 64 * 1024;
 
+/// The part of a UCP tag a probe for messages of one VCI compares (the VCI, and no
+/// `GOODBYE` bit).
+const VCI_MASK: u64 = 0xffff_ffff;
 /// Set in the tag of a goodbye (a process ending: see `UcxTransport::goodbye`).
 const GOODBYE: u64 = 1 << 31;
+
+/// The UCP tag of a message from job rank `sender` for VCI `vci`.
+fn message_tag(sender: u32, vci: usize) -> u64 {
+    (u64::from(sender) << 32) | (vci as u64 & (VCI_MASK >> 1))
+}
 
 /// The UCP tag of job rank `sender`'s goodbye.
 fn goodbye_tag(sender: u32) -> u64 {
@@ -121,10 +125,7 @@ fn new_context() -> std::io::Result<ffi::Context> {
     ffi::load().map_err(std::io::Error::other)?;
     let params = ffi::ucp_params_t {
         field_mask: ffi::UCP_PARAM_FIELD_FEATURES,
-        features: ffi::UCP_FEATURE_TAG
-            | ffi::UCP_FEATURE_AM
-            | ffi::UCP_FEATURE_RMA
-            | ffi::UCP_FEATURE_AMO64,
+        features: ffi::UCP_FEATURE_TAG | ffi::UCP_FEATURE_RMA | ffi::UCP_FEATURE_AMO64,
         rest: [0; 32],
     };
     let mut context: ffi::Context = std::ptr::null_mut();
@@ -160,12 +161,12 @@ fn check(what: &str, status: ffi::ucs_status_t) -> std::io::Result<()> {
     }
 }
 
-/// A UCP send still running (no callback: polled with `ucp_request_check_status`).
+/// A UCP request still running (no callback: polled with `ucp_request_check_status`).
 struct Pending {
     request: *mut c_void,
     buffer: Vec<u8>,
-    /// The job rank it goes to.
-    peer: u32,
+    /// The job rank a send goes to (`None` for a receive).
+    peer: Option<u32>,
 }
 
 /// What an endpoint's error handler is given: whose endpoint it is, its worker, and where
@@ -208,16 +209,17 @@ struct WorkerState {
     /// The error-handler argument of each endpoint in `eps`.
     ep_args: Vec<Option<Box<EpArg>>>,
     sends: VecDeque<Pending>,
-    /// The arrivals of the VCIs this worker carries, which its active-message handler
-    /// queues (`inbox::on_message`), and the job ranks it heard from (they have an endpoint
-    /// to it: each is told `goodbye`). Made once with the worker and never freed (the
-    /// handler keeps the pointer); used only under the worker's lock.
-    inbox: *mut Inbox,
+    /// The arrival being received; no other is taken before it completes.
+    recv: Option<Pending>,
+    /// The job ranks this worker received from (they have an endpoint to it: each is told
+    /// `goodbye`).
+    heard: Vec<bool>,
     /// The id of this worker's next bulk receive (`bulk`).
     next_bulk: u32,
-    /// The buffer of the last send UCP completed at once, reused by the next (empty when
-    /// none is kept).
+    /// The buffer of the last send UCP completed at once, and of the last arrival consumed,
+    /// reused by the next ones (empty when none is kept).
     spare_tx: Vec<u8>,
+    spare_rx: Vec<u8>,
 }
 
 // SAFETY: a worker is created in UCS_THREAD_MODE_SERIALIZED and is only touched through the
@@ -225,14 +227,6 @@ struct WorkerState {
 unsafe impl Send for WorkerState {}
 
 impl WorkerState {
-    /// The worker's inbox, for one short use (not across a `ucp_worker_progress`, which may
-    /// run the handler that fills it).
-    fn inbox(&mut self) -> &mut Inbox {
-        // Only the handler, inside ucp_worker_progress of this worker, uses it otherwise.
-        // SAFETY: made with the worker, never freed, and used under the worker's lock only.
-        unsafe { &mut *self.inbox }
-    }
-
     /// Reap completed sends (in order) and make UCP progress; a failed send loses its peer.
     fn progress(&mut self, health: &Health) {
         // SAFETY: the worker is live and used by this thread only (under its mutex).
@@ -246,14 +240,11 @@ impl WorkerState {
             let done = self.sends.pop_front().expect("front exists");
             // SAFETY: the worker is ours under the lock.
             let finished = |r| unsafe { said_goodbye(self.worker, r) };
-            if status != ffi::UCS_OK && !finished(done.peer) {
-                lose(health, Some(done.peer), status);
+            if status != ffi::UCS_OK && !done.peer.is_some_and(finished) {
+                lose(health, done.peer, status);
             }
-            // SAFETY: completed; freed once; the buffer it read is reused or dropped after.
+            // SAFETY: completed; freed once; the buffer it read is dropped after.
             unsafe { ffi::ucp_request_free(done.request) };
-            if self.spare_tx.capacity() == 0 && done.buffer.capacity() <= SPARE_MAX {
-                self.spare_tx = done.buffer;
-            }
         }
     }
 }
@@ -269,8 +260,6 @@ pub struct UcxTransport {
     /// For each job rank, the address of each of its workers (empty: same node, or self).
     peers: Vec<Vec<Vec<u8>>>,
     health: Health,
-    /// The length of the longest message (a header and `max_payload` bytes).
-    max_message: usize,
     /// `WEFT_UCX_PEER_FAILURE=1`: endpoints in `UCP_ERR_HANDLING_MODE_PEER`, so a lost peer
     /// is detected and fails the operations waiting on the network. Off by default (as in
     /// MPICH, where it comes with fault tolerance). In this mode a process says `goodbye`
@@ -281,14 +270,8 @@ pub struct UcxTransport {
 
 impl UcxTransport {
     /// A UCP context with `nworkers` workers for job rank `rank` of a job of `job_size`
-    /// ranks (peers' addresses are given later with `set_peer`), for messages of at most
-    /// `max_payload` bytes after their header (every rank of the job gives the same).
-    pub fn open(
-        nworkers: usize,
-        rank: u32,
-        job_size: u32,
-        max_payload: usize,
-    ) -> std::io::Result<UcxTransport> {
+    /// ranks (peers' addresses are given later with `set_peer`).
+    pub fn open(nworkers: usize, rank: u32, job_size: u32) -> std::io::Result<UcxTransport> {
         let context = new_context()?;
         let mut workers = Vec::with_capacity(nworkers);
         for _ in 0..nworkers {
@@ -303,31 +286,16 @@ impl UcxTransport {
             check("worker create", unsafe {
                 ffi::ucp_worker_create(context, &wparams, &mut worker)
             })?;
-            let inbox = Box::into_raw(Box::new(Inbox::new(nworkers, job_size)));
-            let handler = ffi::ucp_am_handler_param_t {
-                field_mask: ffi::UCP_AM_HANDLER_PARAM_FIELD_ID
-                    | ffi::UCP_AM_HANDLER_PARAM_FIELD_FLAGS
-                    | ffi::UCP_AM_HANDLER_PARAM_FIELD_CB
-                    | ffi::UCP_AM_HANDLER_PARAM_FIELD_ARG,
-                id: inbox::AM_ID,
-                flags: ffi::UCP_AM_FLAG_WHOLE_MSG,
-                cb: Some(inbox::on_message),
-                arg: inbox as *mut c_void,
-            };
-            // The inbox is never freed (the worker lives as long as the process), and the
-            // handler runs only inside ucp_worker_progress of this worker, under its lock.
-            // SAFETY: the worker was just made and is ours.
-            check("active-message handler", unsafe {
-                ffi::ucp_worker_set_am_recv_handler(worker, &handler)
-            })?;
             workers.push(Mutex::new(WorkerState {
                 worker,
                 eps: vec![std::ptr::null_mut(); job_size as usize],
                 ep_args: (0..job_size).map(|_| None).collect(),
                 sends: VecDeque::new(),
-                inbox,
+                recv: None,
+                heard: vec![false; job_size as usize],
                 next_bulk: 0,
                 spare_tx: Vec::new(),
+                spare_rx: Vec::new(),
             }));
         }
         Ok(UcxTransport {
@@ -336,7 +304,6 @@ impl UcxTransport {
             rank,
             peers: vec![Vec::new(); job_size as usize],
             health: Health::new(job_size),
-            max_message: WIRE_HEADER_BYTES + max_payload,
             peer_failure: std::env::var_os("WEFT_UCX_PEER_FAILURE").is_some_and(|v| v == "1"),
         })
     }
@@ -413,18 +380,10 @@ impl UcxTransport {
                 let mut state = self.lock(w);
                 let peers: Vec<u32> = (0..state.eps.len() as u32)
                     .filter(|&r| r != self.rank && self.health.lost(r).is_none())
-                    .filter(|&r| {
-                        !state.eps[r as usize].is_null() || state.inbox().heard[r as usize]
-                    })
+                    .filter(|&r| !state.eps[r as usize].is_null() || state.heard[r as usize])
                     .collect();
                 for r in peers {
-                    self.send(
-                        &mut state,
-                        w,
-                        r,
-                        Wire::Tag(goodbye_tag(self.rank)),
-                        Vec::new(),
-                    );
+                    self.send_tagged(&mut state, w, r, goodbye_tag(self.rank), Vec::new());
                 }
             }
         }
@@ -439,7 +398,10 @@ impl UcxTransport {
     /// Wait until UCX has completed everything worker `w` started (the bytes have left;
     /// with a peer lost midway, the flush fails, which is all that can be done).
     fn flush_worker(&self, w: usize) {
-        let param = ffi::ucp_request_param_t::POLLED;
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
         let mut state = self.lock(w);
         // SAFETY: the worker is ours under the lock.
         let request = unsafe { ffi::ucp_worker_flush_nbx(state.worker, &param) };
@@ -484,8 +446,6 @@ impl UcxTransport {
         if self.health.lost(rank).is_some() {
             return false;
         }
-        debug_assert!(WIRE_HEADER_BYTES + len <= self.max_message);
-        const AT: usize = inbox::PREFIX;
         let mut state = self.lock(w);
         if state.sends.len() >= MAX_IN_FLIGHT {
             state.progress(&self.health);
@@ -495,46 +455,39 @@ impl UcxTransport {
         }
         let mut buffer = std::mem::take(&mut state.spare_tx);
         buffer.clear();
-        buffer.resize(AT + WIRE_HEADER_BYTES + len, 0);
-        buffer[..AT].copy_from_slice(&inbox::prefix(self.rank, vci));
-        buffer[AT..AT + WIRE_HEADER_BYTES].copy_from_slice(header);
-        fill(&mut buffer[AT + WIRE_HEADER_BYTES..]);
-        self.send(&mut state, w, rank, Wire::Message, buffer)
+        buffer.resize(WIRE_HEADER_BYTES + len, 0);
+        buffer[..WIRE_HEADER_BYTES].copy_from_slice(header);
+        fill(&mut buffer[WIRE_HEADER_BYTES..]);
+        self.send_tagged(&mut state, w, rank, message_tag(self.rank, vci), buffer)
     }
 
-    /// Send `buffer` as `wire` says from worker `w` (held: `state`) to job rank `rank`.
+    /// Send `buffer` with UCP tag `tag` from worker `w` (held: `state`) to job rank `rank`.
     /// False when the peer is lost (recorded).
-    fn send(
+    fn send_tagged(
         &'static self,
         state: &mut WorkerState,
         w: usize,
         rank: u32,
-        wire: Wire,
+        tag: u64,
         buffer: Vec<u8>,
     ) -> bool {
         let Some(ep) = self.endpoint(state, w, rank) else {
             return false;
         };
-        let from = buffer.as_ptr() as *const c_void;
-        // ep belongs to this worker (held under its lock); buffer stays alive until the
-        // request completes (kept in `sends` with it).
-        // SAFETY: the buffer holds its length.
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
+        // ep belongs to this worker (held under its lock).
+        // SAFETY: buffer stays alive until the request completes (kept in `sends` with it).
         let request = unsafe {
-            match wire {
-                Wire::Message => {
-                    let param = ffi::ucp_request_param_t {
-                        op_attr_mask: ffi::UCP_OP_ATTR_FIELD_FLAGS,
-                        flags: ffi::UCP_AM_SEND_FLAG_EAGER,
-                        ..ffi::ucp_request_param_t::POLLED
-                    };
-                    let (id, no_header) = (inbox::AM_ID, std::ptr::null());
-                    ffi::ucp_am_send_nbx(ep, id, no_header, 0, from, buffer.len(), &param)
-                }
-                Wire::Tag(tag) => {
-                    let param = ffi::ucp_request_param_t::POLLED;
-                    ffi::ucp_tag_send_nbx(ep, from, buffer.len(), tag, &param)
-                }
-            }
+            ffi::ucp_tag_send_nbx(
+                ep,
+                buffer.as_ptr() as *const c_void,
+                buffer.len(),
+                tag,
+                &param,
+            )
         };
         if ffi::is_err(request) {
             lose(&self.health, Some(rank), ffi::err_status(request));
@@ -544,7 +497,7 @@ impl UcxTransport {
             state.sends.push_back(Pending {
                 request,
                 buffer,
-                peer: rank,
+                peer: Some(rank),
             });
         } else if buffer.capacity() <= SPARE_MAX {
             // Sent at once: UCP no longer reads the buffer.
@@ -610,19 +563,13 @@ impl UcxTransport {
         let w = vci % self.workers.len();
         let message = {
             let mut state = self.lock(w);
-            // UCP progress only when nothing is queued already: one progress call queues
+            // UCP progress only when nothing is waiting already: one progress call queues
             // every arrival it finds, and the next passes take them without one.
-            match state.inbox().pop(vci) {
+            match Self::take_arrival(&mut state, vci, &self.health) {
                 Some(m) => m,
                 None => {
                     state.progress(&self.health);
-                    let inbox = state.inbox();
-                    if inbox.refused != 0 {
-                        // Not a message of Weft's (or not whole): dropped.
-                        inbox.refused = 0;
-                        lose(&self.health, None, ffi::UCS_ERR_MESSAGE_TRUNCATED);
-                    }
-                    match inbox.pop(vci) {
+                    match Self::take_arrival(&mut state, vci, &self.health) {
                         Some(m) => m,
                         None => return false,
                     }
@@ -635,18 +582,77 @@ impl UcxTransport {
             return false;
         };
         consume(header, &message[WIRE_HEADER_BYTES..]);
-        // Kept for a later arrival, unless another thread holds the worker now.
-        if let Ok(mut state) = self.workers[w].try_lock() {
-            state.inbox().recycle(message);
+        if message.capacity() <= SPARE_MAX {
+            // Kept for the next arrival, unless another thread holds the worker now.
+            if let Ok(mut state) = self.workers[w].try_lock() {
+                state.spare_rx = message;
+            }
         }
         true
     }
-}
 
-/// How `UcxTransport::send` sends a buffer.
-enum Wire {
-    /// A message of the protocol (`inbox`'s prefix, header, payload): an active message.
-    Message,
-    /// A tagged message with this tag.
-    Tag(u64),
+    /// The next complete arrival for `vci`, receiving it if needed. A receive that fails
+    /// (its sender lost midway) is recorded in `health` and yields nothing.
+    fn take_arrival(state: &mut WorkerState, vci: usize, health: &Health) -> Option<Vec<u8>> {
+        if let Some(recv) = &state.recv {
+            // SAFETY: the request came from ucp_tag_msg_recv_nbx and was not freed yet.
+            let status = unsafe { ffi::ucp_request_check_status(recv.request) };
+            if status == ffi::UCS_INPROGRESS {
+                return None;
+            }
+            let done = state.recv.take().expect("checked");
+            // SAFETY: completed; freed once.
+            unsafe { ffi::ucp_request_free(done.request) };
+            if status != ffi::UCS_OK {
+                lose(health, None, status);
+                return None;
+            }
+            return Some(done.buffer);
+        }
+        let mut info = ffi::ucp_tag_recv_info_t {
+            sender_tag: 0,
+            length: 0,
+        };
+        let worker = state.worker;
+        // SAFETY: the worker is ours under its lock; info is writable.
+        let message = unsafe { ffi::ucp_tag_probe_nb(worker, vci as u64, VCI_MASK, 1, &mut info) };
+        if message.is_null() {
+            return None;
+        }
+        if let Some(heard) = state.heard.get_mut((info.sender_tag >> 32) as usize) {
+            *heard = true;
+        }
+        let mut buffer = std::mem::take(&mut state.spare_rx);
+        buffer.clear();
+        buffer.resize(info.length, 0);
+        let param = ffi::ucp_request_param_t {
+            op_attr_mask: 0,
+            rest: [0; 63],
+        };
+        // message was just removed from the unexpected queue by the probe.
+        // SAFETY: buffer holds its whole length and lives (in `recv`) until the request completes.
+        let request = unsafe {
+            ffi::ucp_tag_msg_recv_nbx(
+                state.worker,
+                buffer.as_mut_ptr() as *mut c_void,
+                buffer.len(),
+                message,
+                &param,
+            )
+        };
+        if ffi::is_err(request) {
+            lose(health, None, ffi::err_status(request));
+            return None;
+        }
+        if request.is_null() {
+            return Some(buffer);
+        }
+        state.recv = Some(Pending {
+            request,
+            buffer,
+            peer: None,
+        });
+        // A small message is often complete at once.
+        Self::take_arrival(state, vci, health)
+    }
 }

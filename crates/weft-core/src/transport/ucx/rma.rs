@@ -324,11 +324,15 @@ impl UcxTransport {
     }
 }
 
-fn rma_param(mask: u32, datatype: u64, reply: *mut c_void) -> ffi::ucp_request_param_t {
-    ffi::ucp_request_param_t {
+fn rma_param(mask: u32, datatype: u64, reply: *mut c_void) -> ffi::ucp_rma_param_t {
+    ffi::ucp_rma_param_t {
         op_attr_mask: mask,
+        flags: 0,
+        request: std::ptr::null_mut(),
+        cb: std::ptr::null_mut(),
         datatype,
+        user_data: std::ptr::null_mut(),
         reply_buffer: reply,
-        ..ffi::ucp_request_param_t::POLLED
+        rest: [0; 26],
     }
 }
