@@ -122,10 +122,10 @@ pub extern "C" fn weft_qmpi_start(builtin: *const usize) {
         for id in 1..=t.count() {
             let init = t.inits[id as usize - 1].load(Ordering::Acquire);
             if init != 0 {
-                // SAFETY: `init` was stored from the non-null `extern "C" fn(int)` the tool passed
-                // to `QMPI_Register_tool_name`.
-                let init: extern "C" fn(c_int) =
-                    unsafe { std::mem::transmute::<usize, extern "C" fn(c_int)>(init) };
+                // `init` was stored from the non-null `extern "C" fn(int)` the tool passed to
+                // `QMPI_Register_tool_name`.
+                // SAFETY: an address of that function type (above).
+                let init = unsafe { std::mem::transmute::<usize, extern "C" fn(c_int)>(init) };
                 init(id);
             }
         }

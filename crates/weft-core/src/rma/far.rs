@@ -317,8 +317,9 @@ impl Far {
     /// Register a region this process attaches to the window (`dyn_maps`), when its packed
     /// key fits a key slot; else the region is not reached from other nodes.
     pub fn register_attached(&self, base: usize, size: usize) -> Option<AttachedKey> {
-        // SAFETY: MPI_Win_attach's memory stays valid until MPI_Win_detach (MPI 4.1 §12.2.4);
-        // the registration is dropped once the publication that frees the region's slot is made.
+        // MPI_Win_attach's memory stays valid until MPI_Win_detach (MPI 4.1 §12.2.4), and the
+        // registration is dropped once the publication that frees the region's slot is made.
+        // SAFETY: the region stays mapped while it is registered (above).
         let registration = unsafe { self.ucx.register(base, size.max(1)) }.ok()?;
         (registration.packed().len() <= (FAR_KEY_WORDS - 2) * 8).then(|| AttachedKey {
             base: base as u64,
