@@ -466,13 +466,9 @@ impl Far {
         out: &mut [u8],
         func: &str,
     ) -> MpiResult<()> {
-        let mut at = 0;
-        for (key, piece) in split(keys, pieces) {
-            let len = piece.1;
-            self.ucx
-                .get(key, &[piece], &mut out[at..at + len])
-                .map_err(|e| ucx_error(func, t, e))?;
-            at += len;
+        for (key, piece, bytes) in split(keys, pieces) {
+            let got = self.ucx.get(key, &[piece], &mut out[bytes]);
+            got.map_err(|e| ucx_error(func, t, e))?;
         }
         Ok(())
     }
@@ -486,13 +482,9 @@ impl Far {
         data: &[u8],
         func: &str,
     ) -> MpiResult<()> {
-        let mut at = 0;
-        for (key, piece) in split(keys, pieces) {
-            let len = piece.1;
-            self.ucx
-                .put(key, &[piece], &data[at..at + len])
-                .map_err(|e| ucx_error(func, t, e))?;
-            at += len;
+        for (key, piece, bytes) in split(keys, pieces) {
+            let put = self.ucx.put(key, &[piece], &data[bytes]);
+            put.map_err(|e| ucx_error(func, t, e))?;
         }
         Ok(())
     }
@@ -508,9 +500,14 @@ impl Far {
     }
 }
 
-/// `pieces` cut where they cross from one region of `keys` into the next, each with its key.
-fn split<'k>(keys: &'k FarKeys, pieces: &[(usize, usize)]) -> Vec<(&'k RemoteKey, (usize, usize))> {
+/// `pieces` cut where they cross from one region of `keys` into the next, each with its key
+/// and the range of the packed bytes it carries.
+fn split<'k>(
+    keys: &'k FarKeys,
+    pieces: &[(usize, usize)],
+) -> Vec<(&'k RemoteKey, (usize, usize), std::ops::Range<usize>)> {
     let mut out = Vec::new();
+    let mut at = 0;
     for &(mut addr, mut len) in pieces {
         while len > 0 {
             let Some((_, end, key)) = keys
@@ -522,9 +519,10 @@ fn split<'k>(keys: &'k FarKeys, pieces: &[(usize, usize)]) -> Vec<(&'k RemoteKey
                 unreachable!("an access outside the regions found for it");
             };
             let n = len.min((*end - addr as u64) as usize);
-            out.push((&**key, (addr, n)));
+            out.push((&**key, (addr, n), at..at + n));
             addr += n;
             len -= n;
+            at += n;
         }
     }
     out
