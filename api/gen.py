@@ -816,7 +816,8 @@ def outputs():
         ABI_SRC / "generated" / "constants.rs": rust_constants(),
         ROOT / "crates" / "weft-abi" / "c" / "forwarders.c": render_forwarders(funcs, exports),
         ROOT / "crates" / "weft-abi" / "c" / "libmpi_abi.map": render_version_script(funcs, exports),
-        ROOT / "crates" / "weft-abi" / "c" / "qmpi.c": gen_qmpi.render_builtins(funcs, exports),
+        ROOT / "crates" / "weft-abi" / "c" / "qmpi.c": gen_qmpi.render_builtins(
+            funcs, exports, lambda f: not is_direct(f) and not f.name.startswith("MPI_T_")),
         ABI_SRC / "generated" / "qmpi.rs": gen_qmpi.rust_count(funcs, exports),
     }
 

@@ -6,8 +6,9 @@
  * while no tool registered one; crates/weft-abi/src/qmpi.rs writes them when it loads the tools. */
 extern void (*weft_qmpi_first_fn[MPI_LAST_FUNC_T])(void) __attribute__((visibility("hidden")));
 extern int weft_qmpi_first_id[MPI_LAST_FUNC_T] __attribute__((visibility("hidden")));
-void weft_qmpi_start(void (*const *builtin)(void)) __attribute__((visibility("hidden")));
+void weft_qmpi_start(void (*const *builtin)(void), void (*const *measure)(void)) __attribute__((visibility("hidden")));
 extern void (*const weft_qmpi_builtin[MPI_LAST_FUNC_T])(void) __attribute__((visibility("hidden")));
+extern void (*const weft_qmpi_measure[MPI_LAST_FUNC_T])(void) __attribute__((visibility("hidden")));
 #define WEFT_QMPI_CHAIN(type, index, ...)                                                     \
     do {                                                                                      \
         void (*first_)(void) = __atomic_load_n(&weft_qmpi_first_fn[index], __ATOMIC_ACQUIRE); \
@@ -913,7 +914,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
 int MPI_Finalize(void) { WEFT_QMPI_CHAIN(QMPI_Finalize_t, MPI_FINALIZE_T); return PMPI_Finalize(); }
 
 #pragma weak MPI_Finalized
-int MPI_Finalized(int* flag) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Finalized_t, MPI_FINALIZED_T, flag); return PMPI_Finalized(flag); }
+int MPI_Finalized(int* flag) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Finalized_t, MPI_FINALIZED_T, flag); return PMPI_Finalized(flag); }
 
 #pragma weak MPI_Free_mem
 int MPI_Free_mem(void* base) { WEFT_QMPI_CHAIN(QMPI_Free_mem_t, MPI_FREE_MEM_T, base); return PMPI_Free_mem(base); }
@@ -976,13 +977,13 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 int MPI_Get_hw_resource_info(MPI_Info* hw_info) { WEFT_QMPI_CHAIN(QMPI_Get_hw_resource_info_t, MPI_GET_HW_RESOURCE_INFO_T, hw_info); return PMPI_Get_hw_resource_info(hw_info); }
 
 #pragma weak MPI_Get_library_version
-int MPI_Get_library_version(char* version, int* resultlen) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Get_library_version_t, MPI_GET_LIBRARY_VERSION_T, version, resultlen); return PMPI_Get_library_version(version, resultlen); }
+int MPI_Get_library_version(char* version, int* resultlen) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Get_library_version_t, MPI_GET_LIBRARY_VERSION_T, version, resultlen); return PMPI_Get_library_version(version, resultlen); }
 
 #pragma weak MPI_Get_processor_name
 int MPI_Get_processor_name(char* name, int* resultlen) { WEFT_QMPI_CHAIN(QMPI_Get_processor_name_t, MPI_GET_PROCESSOR_NAME_T, name, resultlen); return PMPI_Get_processor_name(name, resultlen); }
 
 #pragma weak MPI_Get_version
-int MPI_Get_version(int* version, int* subversion) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Get_version_t, MPI_GET_VERSION_T, version, subversion); return PMPI_Get_version(version, subversion); }
+int MPI_Get_version(int* version, int* subversion) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Get_version_t, MPI_GET_VERSION_T, version, subversion); return PMPI_Get_version(version, subversion); }
 
 #pragma weak MPI_Graph_create
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph) { WEFT_QMPI_CHAIN(QMPI_Graph_create_t, MPI_GRAPH_CREATE_T, comm_old, nnodes, index, edges, reorder, comm_graph); return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph); }
@@ -1201,13 +1202,13 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) { WEFT_QMPI_
 int MPI_Info_toint(MPI_Info info) { WEFT_QMPI_CHAIN(QMPI_Info_toint_t, MPI_INFO_TOINT_T, info); return PMPI_Info_toint(info); }
 
 #pragma weak MPI_Init
-int MPI_Init(int* argc, char*** argv) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Init_t, MPI_INIT_T, argc, argv); return PMPI_Init(argc, argv); }
+int MPI_Init(int* argc, char*** argv) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Init_t, MPI_INIT_T, argc, argv); return PMPI_Init(argc, argv); }
 
 #pragma weak MPI_Init_thread
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Init_thread_t, MPI_INIT_THREAD_T, argc, argv, required, provided); return PMPI_Init_thread(argc, argv, required, provided); }
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Init_thread_t, MPI_INIT_THREAD_T, argc, argv, required, provided); return PMPI_Init_thread(argc, argv, required, provided); }
 
 #pragma weak MPI_Initialized
-int MPI_Initialized(int* flag) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Initialized_t, MPI_INITIALIZED_T, flag); return PMPI_Initialized(flag); }
+int MPI_Initialized(int* flag) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Initialized_t, MPI_INITIALIZED_T, flag); return PMPI_Initialized(flag); }
 
 #pragma weak MPI_Intercomm_create
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm) { WEFT_QMPI_CHAIN(QMPI_Intercomm_create_t, MPI_INTERCOMM_CREATE_T, local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm); }
@@ -1690,7 +1691,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
 int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) { WEFT_QMPI_CHAIN(QMPI_Session_iflush_buffer_t, MPI_SESSION_IFLUSH_BUFFER_T, session, request); return PMPI_Session_iflush_buffer(session, request); }
 
 #pragma weak MPI_Session_init
-int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_Session_init_t, MPI_SESSION_INIT_T, info, errhandler, session); return PMPI_Session_init(info, errhandler, session); }
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_Session_init_t, MPI_SESSION_INIT_T, info, errhandler, session); return PMPI_Session_init(info, errhandler, session); }
 
 #pragma weak MPI_Session_set_errhandler
 int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) { WEFT_QMPI_CHAIN(QMPI_Session_set_errhandler_t, MPI_SESSION_SET_ERRHANDLER_T, session, errhandler); return PMPI_Session_set_errhandler(session, errhandler); }
@@ -1849,7 +1850,7 @@ int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
 int MPI_T_finalize(void) { WEFT_QMPI_CHAIN(QMPI_T_finalize_t, MPI_T_FINALIZE_T); return PMPI_T_finalize(); }
 
 #pragma weak MPI_T_init_thread
-int MPI_T_init_thread(int required, int* provided) { weft_qmpi_start(weft_qmpi_builtin); WEFT_QMPI_CHAIN(QMPI_T_init_thread_t, MPI_T_INIT_THREAD_T, required, provided); return PMPI_T_init_thread(required, provided); }
+int MPI_T_init_thread(int required, int* provided) { weft_qmpi_start(weft_qmpi_builtin, weft_qmpi_measure); WEFT_QMPI_CHAIN(QMPI_T_init_thread_t, MPI_T_INIT_THREAD_T, required, provided); return PMPI_T_init_thread(required, provided); }
 
 #pragma weak MPI_T_pvar_get_index
 int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index) { WEFT_QMPI_CHAIN(QMPI_T_pvar_get_index_t, MPI_T_PVAR_GET_INDEX_T, name, var_class, pvar_index); return PMPI_T_pvar_get_index(name, var_class, pvar_index); }

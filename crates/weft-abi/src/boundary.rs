@@ -71,27 +71,12 @@ pub fn clear_raise_on() {
     SCOPE_OVERRIDE.with(|s| s.set(None));
 }
 
-/// Run an implementation that returns success or an error. With `WEFT_STATS`/`WEFT_TRACE`
-/// off a call pays a load and a branch on each side of the inlined `run_call`.
+/// Run an implementation that returns success or an error. `WEFT_STATS`/`WEFT_TRACE` cost
+/// nothing here: while they are on, the measuring wrappers of qmpi.rs stand first in every
+/// `MPI_X` chain (the `MPI_X` forwarders already test for a chain).
 #[inline]
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
-    if measuring() {
-        Probe::start();
-    }
-    let rc = run_call(name, scope, body);
-    // Loaded again rather than kept from above: testing a kept value twice lets the compiler
-    // copy `run_call` into both paths, and its `catch_unwind` body, with two callers, is then
-    // no longer inlined (callgrind: `MPI_Comm_rank` 96 instructions against 47 without).
-    if measuring() {
-        Probe::finish(name, scope);
-    }
-    rc
-}
-
-/// Whether calls are timed (`WEFT_STATS`) or traced (`WEFT_TRACE`).
-#[inline(always)]
-fn measuring() -> bool {
-    weft_core::stats::measured()
+    run_call(name, scope, body)
 }
 
 thread_local! {
@@ -102,7 +87,7 @@ thread_local! {
 
 /// An MPI call being measured: an outermost call's duration adds to the time in MPI
 /// (`WEFT_STATS`), and every call is a trace event (`WEFT_TRACE`).
-struct Probe {
+pub(crate) struct Probe {
     timed: Option<std::time::Instant>,
     traced: Option<u64>,
 }
@@ -112,7 +97,7 @@ impl Probe {
     /// outermost call the monotonic clock twice.
     #[cold]
     #[inline(never)]
-    fn start() {
+    pub(crate) fn start() {
         OPEN.with(|open| {
             let mut open = open.borrow_mut();
             let outermost = open.is_empty();
@@ -128,7 +113,7 @@ impl Probe {
     /// before it, so the stack is empty.
     #[cold]
     #[inline(never)]
-    fn finish(name: &'static str, scope: Scope) {
+    pub(crate) fn finish(name: &'static str, scope: Scope) {
         let Some(probe) = OPEN.with(|open| open.borrow_mut().pop()) else {
             return;
         };

@@ -11,20 +11,30 @@
 //! `MPI_X` forwarders read (a null entry: straight to `PMPI_X`). A tool calls on through
 //! `QMPI_Get_function`, which past the last tool answers `QMPI_X` (crates/weft-abi/c/qmpi.c).
 //!
+//! `WEFT_STATS` and `WEFT_TRACE` measure calls through the same chains: while either is on
+//! (`measure_calls`, from `MPI_Init`), the first link of each chain is qmpi.c's
+//! `weft_measure_X`, which starts a probe, calls the tools' first link
+//! (`weft_qmpi_tool_fn`/`_id`) or `PMPI_X`, and ends the probe. The entry points themselves
+//! then carry no measuring code: a library with the hooks costs what one without them does.
+//! Calls made straight to `PMPI_X` are not measured (as a PMPI tool would not see them).
+//!
 //! Every table has its size fixed when the tool list is read, and every entry is an atomic,
 //! so the calls a tool makes on each intercepted call (`QMPI_Get_tool_storage`,
 //! `QMPI_Get_function`) take no lock.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use weft_core::error::{ErrorClass, MpiError};
 
+use crate::boundary::{Probe, Scope};
+use crate::constants::MPI_COMM_NULL;
 use crate::constants::MPI_SUCCESS;
+use crate::ctypes::MPI_Comm;
 use crate::error_codes;
-use crate::qmpi_functions::QMPI_FUNCTIONS;
+use crate::qmpi_functions::{QMPI_FUNCTIONS, QMPI_NAMES};
 
 /// The first tool function of each chain (a C function pointer), 0 while no tool registered one.
 #[no_mangle]
@@ -37,6 +47,25 @@ pub static weft_qmpi_first_fn: [AtomicUsize; QMPI_FUNCTIONS] =
 #[allow(non_upper_case_globals)]
 pub static weft_qmpi_first_id: [AtomicI32; QMPI_FUNCTIONS] =
     [const { AtomicI32::new(0) }; QMPI_FUNCTIONS];
+
+/// The tools' first link of each chain, which the measuring link calls on to (null: `PMPI_X`).
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static weft_qmpi_tool_fn: [AtomicUsize; QMPI_FUNCTIONS] =
+    [const { AtomicUsize::new(0) }; QMPI_FUNCTIONS];
+
+/// The tool id that goes with `weft_qmpi_tool_fn`'s entry.
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static weft_qmpi_tool_id: [AtomicI32; QMPI_FUNCTIONS] =
+    [const { AtomicI32::new(0) }; QMPI_FUNCTIONS];
+
+/// qmpi.c's table of measuring links (`weft_measure_X`, null for functions not measured),
+/// handed over with `BUILTIN`.
+static MEASURE: AtomicPtr<usize> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Whether calls are measured (`WEFT_STATS`/`WEFT_TRACE`): the measuring links stand first.
+static MEASURING: AtomicBool = AtomicBool::new(false);
 
 /// `QMPI_X` for each chain index (the table of crates/weft-abi/c/qmpi.c, `QMPI_FUNCTIONS`
 /// entries), handed over by the first `weft_qmpi_start`: Rust does not link against the C
@@ -84,16 +113,66 @@ impl Tools {
         self.functions[(id as usize - 1) * QMPI_FUNCTIONS + index].load(Ordering::Acquire)
     }
 
-    /// Writes the first link of chain `index` for the forwarders.
+    /// Writes the first link of chain `index` for the forwarders: the measuring link while
+    /// calls are measured, else the first tool's function.
     fn publish(&self, index: usize) {
         let first = (1..=self.count()).find_map(|id| {
             let f = self.function(id, index);
             (f != 0).then_some((id, f))
         });
         let (id, f) = first.unwrap_or((0, 0));
+        weft_qmpi_tool_id[index].store(id, Ordering::Relaxed);
+        weft_qmpi_tool_fn[index].store(f, Ordering::Release);
+        let (id, f) = match measuring_link(index) {
+            0 => (id, f),
+            link => (0, link),
+        };
         weft_qmpi_first_id[index].store(id, Ordering::Relaxed);
         weft_qmpi_first_fn[index].store(f, Ordering::Release);
     }
+}
+
+/// Chain `index`'s measuring link while calls are measured, else 0.
+fn measuring_link(index: usize) -> usize {
+    let table = MEASURE.load(Ordering::Acquire);
+    if !MEASURING.load(Ordering::Acquire) || table.is_null() {
+        return 0;
+    }
+    // SAFETY: non-null only as qmpi.c's constant table of QMPI_FUNCTIONS entries; index < QMPI_FUNCTIONS.
+    unsafe { *table.add(index) }
+}
+
+/// Measure every call from now on (`MPI_Init` with `WEFT_STATS` or `WEFT_TRACE`): the
+/// measuring links go first in every chain. Before the tools started (a program that called
+/// `PMPI_Init` itself) the chains are written when they start.
+pub fn measure_calls() {
+    MEASURING.store(true, Ordering::Release);
+    if STARTED.load(Ordering::Acquire) == 2 {
+        let t = tools();
+        for index in 0..QMPI_FUNCTIONS {
+            t.publish(index);
+        }
+    }
+}
+
+/// The start of a measured call (qmpi.c's measuring links).
+#[no_mangle]
+pub extern "C" fn weft_measure_begin() {
+    let _ = catch_unwind(Probe::start);
+}
+
+/// The end of a measured call of chain `function_enum` on `comm` (null: no communicator).
+#[no_mangle]
+pub extern "C" fn weft_measure_end(function_enum: c_int, comm: MPI_Comm) {
+    let Some(&name) = QMPI_NAMES.get(function_enum as usize) else {
+        return;
+    };
+    let scope = if comm == MPI_COMM_NULL {
+        Scope::Default
+    } else {
+        Scope::Comm(comm)
+    };
+    let _ = catch_unwind(|| Probe::finish(name, scope));
 }
 
 fn tools() -> &'static Tools {
@@ -108,8 +187,9 @@ static STARTED: AtomicU8 = AtomicU8::new(0);
 /// forwarders of the functions that may come first (api/gen_qmpi.py `STARTS_TOOLS`) with
 /// qmpi.c's table of `QMPI_X`; a call from inside a callback, or after the first, returns at once.
 #[no_mangle]
-pub extern "C" fn weft_qmpi_start(builtin: *const usize) {
+pub extern "C" fn weft_qmpi_start(builtin: *const usize, measure: *const usize) {
     BUILTIN.store(builtin.cast_mut(), Ordering::Release);
+    MEASURE.store(measure.cast_mut(), Ordering::Release);
     if STARTED.load(Ordering::Acquire) != 0
         || STARTED
             .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)

@@ -237,7 +237,8 @@ pub fn set_timing(on: bool) {
 pub(crate) const MEASURED_TIMING: u8 = 1;
 pub(crate) const MEASURED_TRACE: u8 = 2;
 
-/// Whether calls are timed or traced, in one word: the ABI boundary tests it twice per call.
+/// Whether calls are timed or traced, in one word: `MPI_Init` reads it to put the ABI
+/// layer's measuring links in front of the calls.
 static MEASURED: AtomicU8 = AtomicU8::new(0);
 
 /// Whether MPI calls are timed (`timing`) or traced (`trace::on`): one load.

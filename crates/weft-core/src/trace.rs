@@ -5,7 +5,8 @@
 //! flush take), at most `MAX_EVENTS` per thread (later ones are counted, not kept). At
 //! `MPI_Finalize` each rank writes `path.<rank>` (a complete trace of its own) and, once every
 //! rank has, rank 0 merges them into `path` and removes them; a rank that aborts writes its
-//! part. Off, the cost is one load per MPI call.
+//! part. Off, the cost is one load per point-to-point call (`on`, for `note`); the calls
+//! themselves are measured by a QMPI link of the ABI layer, installed only while on.
 #![forbid(unsafe_code)]
 
 use std::cell::{Cell, OnceCell};

@@ -40,8 +40,17 @@ pub(crate) fn thread_level_value(level: ThreadLevel) -> c_int {
     }
 }
 
+/// `MPI_Init`'s world; with `WEFT_STATS` or `WEFT_TRACE` on, every call is measured from now on.
+fn init_world(level: ThreadLevel) -> MpiResult<ThreadLevel> {
+    let provided = world::init(level)?;
+    if weft_core::stats::measured() {
+        crate::qmpi::measure_calls();
+    }
+    Ok(provided)
+}
+
 pub(crate) unsafe fn mpi_init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> MpiResult<()> {
-    world::init(ThreadLevel::Single).map(|_| ())
+    init_world(ThreadLevel::Single).map(|_| ())
 }
 
 pub(crate) unsafe fn mpi_init_thread(
@@ -51,7 +60,7 @@ pub(crate) unsafe fn mpi_init_thread(
     provided: *mut c_int,
 ) -> MpiResult<()> {
     crate::args::non_null(provided, "MPI_Init_thread", "provided")?;
-    let level = world::init(thread_level(required, "MPI_Init_thread")?)?;
+    let level = init_world(thread_level(required, "MPI_Init_thread")?)?;
     // SAFETY: checked non-null above; the caller passes a valid int pointer.
     unsafe {
         write(
