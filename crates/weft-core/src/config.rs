@@ -82,6 +82,11 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "the directory of the name service (MPI_Publish_name/MPI_Lookup_name): one file per published name; jobs that should see each other's names use the same directory (default: weft-names-UID in the temporary directory)",
     },
     Variable {
+        name: "WEFT_CONNECT_TIMEOUT",
+        default: "180",
+        meaning: "seconds MPI_Comm_connect waits for an MPI_Comm_accept on an open port before it fails with MPI_ERR_PORT (0: no limit); the connect's timeout info key overrides it for one call. MPICH's MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT and MPIR_CVAR_CH3_COMM_CONNECT_TIMEOUT are read too when this is unset",
+    },
+    Variable {
         name: "WEFT_PARENT_PORT",
         default: "",
         meaning: "set by MPI_Comm_spawn for the children it starts: the port their MPI_Init connects to (the parent's intercommunicator); not for users",
@@ -173,6 +178,14 @@ pub const VARIABLES: &[Variable] = &[
     },
 ];
 
+/// MPICH's default connect timeout, seconds.
+const DEFAULT_CONNECT_TIMEOUT_S: u64 = 180;
+/// MPICH's control variables for the connect timeout, read when `WEFT_CONNECT_TIMEOUT` is unset.
+const MPICH_CONNECT_TIMEOUT: [&str; 2] = [
+    "MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT",
+    "MPIR_CVAR_CH3_COMM_CONNECT_TIMEOUT",
+];
+
 /// How large messages travel between processes of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LargeMode {
@@ -243,6 +256,8 @@ pub struct Config {
     pub name_dir: Option<String>,
     /// `WEFT_PARENT_PORT`: the port of the job that spawned this one, if any.
     pub parent_port: Option<String>,
+    /// `WEFT_CONNECT_TIMEOUT`: seconds a connect waits for its accept (0: no limit).
+    pub connect_timeout_s: u64,
     /// Forced collective algorithms (`WEFT_COLL_*`).
     pub coll: crate::coll::CollConfig,
     /// MPI-IO defaults (`WEFT_IO_*`).
@@ -266,6 +281,7 @@ impl Default for Config {
             trace: None,
             name_dir: None,
             parent_port: None,
+            connect_timeout_s: DEFAULT_CONNECT_TIMEOUT_S,
             coll: crate::coll::CollConfig::default(),
             io: crate::io::config::IoConfig::default(),
         }
@@ -359,6 +375,15 @@ impl Config {
         if let Some(v) = lookup("WEFT_PARENT_PORT") {
             config.parent_port = Some(v.trim().to_owned()).filter(|p| !p.is_empty());
         }
+        // MPICH's names too, so that programs and test suites written for MPICH's control
+        // variable get the same behaviour (Weft's own name wins).
+        let connect_timeout = ["WEFT_CONNECT_TIMEOUT"]
+            .into_iter()
+            .chain(MPICH_CONNECT_TIMEOUT)
+            .find_map(|name| lookup(name).map(|v| (name, v)));
+        if let Some((name, v)) = connect_timeout {
+            config.connect_timeout_s = parse_in_range(name, &v, 0, u32::MAX as usize)? as u64;
+        }
         config.coll = crate::coll::CollConfig::from_lookup(&lookup)?;
         config.io = crate::io::config::IoConfig::from_lookup(&lookup)?;
         Ok(config)
@@ -395,6 +420,7 @@ impl Config {
                     "WEFT_TRACE" => self.trace.clone().unwrap_or_default(),
                     "WEFT_NAME_DIR" => self.name_dir.clone().unwrap_or_default(),
                     "WEFT_PARENT_PORT" => self.parent_port.clone().unwrap_or_default(),
+                    "WEFT_CONNECT_TIMEOUT" => self.connect_timeout_s.to_string(),
                     "WEFT_STATS" => match &self.stats {
                         None => "0".into(),
                         Some(StatsOutput::Stderr) => "1".into(),
@@ -498,6 +524,27 @@ mod tests {
         assert!(parse(&[("WEFT_SHM_LARGE", "fast")]).is_err());
         assert!(parse(&[("WEFT_NODES", "0")]).is_err());
         assert!(parse(&[("WEFT_NODES", "some")]).is_err());
+    }
+
+    #[test]
+    fn connect_timeout_and_its_mpich_names() {
+        assert_eq!(parse(&[]).unwrap().connect_timeout_s, 180);
+        let c = parse(&[("MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT", "20")]).unwrap();
+        assert_eq!(c.connect_timeout_s, 20);
+        let c = parse(&[("MPIR_CVAR_CH3_COMM_CONNECT_TIMEOUT", "7")]).unwrap();
+        assert_eq!(c.connect_timeout_s, 7);
+        let c = parse(&[
+            ("WEFT_CONNECT_TIMEOUT", "0"),
+            ("MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT", "20"),
+        ])
+        .unwrap();
+        assert_eq!(c.connect_timeout_s, 0, "Weft's own name wins");
+        let e = parse(&[("MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT", "soon")]).unwrap_err();
+        assert!(
+            e.message.contains("MPIR_CVAR_CH4_COMM_CONNECT_TIMEOUT"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::object::connect::{handshake, Link};
 use weft_core::object::Comm;
-use weft_core::runtime::spawn::{self, Program};
+use weft_core::runtime::spawn::{self, Program, RootPort};
 use weft_core::runtime::{names, port, world};
 
 use crate::api::coll_args::root_of;
@@ -49,6 +49,20 @@ fn info_value(info: MPI_Info, key: &str, func: &str) -> MpiResult<Option<String>
 /// Check an info argument (`MPI_INFO_NULL` or a valid info).
 fn check_info(info: MPI_Info, func: &str) -> MpiResult<()> {
     info_value(info, "", func).map(|_| ())
+}
+
+/// The `timeout` info key of `MPI_Comm_connect`: whole seconds to wait for the accept (0: no
+/// limit), as MPICH reads it; `None` when absent.
+fn connect_timeout(info: MPI_Info, func: &str) -> MpiResult<Option<u64>> {
+    let Some(value) = info_value(info, "timeout", func)? else {
+        return Ok(None);
+    };
+    value.trim().parse::<u64>().map(Some).map_err(|_| {
+        MpiError::new(
+            ErrorClass::InfoValue,
+            format!("{func}(info): timeout=\"{value}\" is not a number of seconds"),
+        )
+    })
 }
 
 /// A NULL-terminated `argv` (`MPI_ARGV_NULL`: none).
@@ -292,12 +306,18 @@ pub(crate) unsafe fn accept_or_connect(
 ) -> MpiResult<()> {
     let (c, root) = comm_and_root(comm, root, func)?;
     non_null(newcomm, func, "newcomm")?;
-    let name = (c.rank == root).then(|| {
-        check_info(info, func)?;
+    let port = (c.rank == root).then(|| {
+        let timeout_s = if accepting {
+            check_info(info, func)?;
+            None
+        } else {
+            connect_timeout(info, func)?
+        };
         // SAFETY: the caller's guarantee.
-        Ok(unsafe { c_str(port_name, func, "port_name") }?.into_owned())
+        let name = unsafe { c_str(port_name, func, "port_name") }?.into_owned();
+        Ok(RootPort { name, timeout_s })
     });
-    let new = spawn::accept_or_connect(&c, root, name, accepting, func)?;
+    let new = spawn::accept_or_connect(&c, root, port, accepting, func)?;
     // SAFETY: checked non-null.
     unsafe { out_comm(newcomm, Some(new)) };
     Ok(())

@@ -652,6 +652,11 @@ pub fn ireduce(
     };
     if p.size > 1 && !acc.is_empty() {
         reduce_rounds(&mut p, &acc, root);
+        // The root's verdict, an empty message down the tree with its op mark (or, after it
+        // failed on another op, a mark no op has): every rank of an ireduce whose ranks
+        // passed different ops fails, not only those that received another rank's data
+        // (MPICH's `errors/coll/reduceop -nonblocking`).
+        bcast_rounds(&mut p, &Buf::EMPTY, root, true);
     }
     Ok(p.start(comm, owner))
 }

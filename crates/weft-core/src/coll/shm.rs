@@ -269,7 +269,8 @@ pub(super) fn allreduce(
 /// The root compares every rank's size and op; so does a rank whose data is too large for
 /// the area, unless its whole part of the point-to-point algorithm is one send to the root
 /// (`alone`): it goes on at once, as it would without the area (a 2-rank reduce's non-root
-/// runs ahead of the root), and the root receives its message even when the call fails.
+/// runs ahead of the root), and the root receives its message even when the call fails. A
+/// non-root whose data goes through the area waits for the root's and compares with it.
 pub(super) fn reduce(
     comm: &Comm,
     area: &CollArea,
@@ -292,12 +293,35 @@ pub(super) fn reduce(
         }
         return Err(e);
     }
+    if path == Path::Area && !is_root {
+        same_as_root(&turn, mine, red, root, &mut idle)?;
+    }
     match path {
         Path::Area if is_root => combine_all(&turn, comm, recv, mine == recv, red),
         Path::Area => {}
         Path::Messages => return Ok(Turned::PointToPoint),
     }
     Ok(Turned::Done)
+}
+
+/// (A non-root of a reduce through the area) wait for the root's contribution and compare
+/// its size and op with this rank's, so that every rank of a reduce whose root passed
+/// another op (an erroneous program) fails, not only the root (MPICH's
+/// `errors/coll/reduceop`). Waiting for the root alone keeps the turns of the other ranks
+/// independent; the root compares every rank's.
+fn same_as_root(
+    turn: &Turn,
+    mine: &Buf,
+    red: &Reduction,
+    root: u32,
+    idle: &mut Idle,
+) -> MpiResult<()> {
+    turn.wait_for(root, &mut || idle.poll());
+    let (theirs, _) = turn.len_and_mark_of(root);
+    if theirs != mine.len() {
+        return Err(mismatch("the root", theirs, mine.len()));
+    }
+    same_op(turn, std::iter::once(root), red)
 }
 
 /// (The root of a reduce that failed on the area) receive the message of every rank that

@@ -8,10 +8,12 @@
 //! until the root accepts it.
 #![forbid(unsafe_code)]
 
+use std::io::{ErrorKind, Read, Write};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::instance::Instance;
@@ -125,10 +127,12 @@ pub fn accept(inst: &Instance, port: &str, func: &str) -> MpiResult<UnixStream> 
     }
 }
 
-/// The connecting root: connect to `port`.
-pub fn connect(port: &str, func: &str) -> MpiResult<UnixStream> {
+/// The connecting root: connect to `port`; the accepting root must answer (its hello, which
+/// it writes only once it accepted) within `timeout` (`None`: no limit), or the first read
+/// fails (`ConnectedEnd`).
+pub fn connect(port: &str, timeout: Option<Duration>, func: &str) -> MpiResult<ConnectedEnd> {
     let addr = address(port, func)?;
-    UnixStream::connect_addr(&addr).map_err(|e| {
+    let stream = UnixStream::connect_addr(&addr).map_err(|e| {
         MpiError::new(
             ErrorClass::Port,
             format!(
@@ -136,5 +140,57 @@ pub fn connect(port: &str, func: &str) -> MpiResult<UnixStream> {
                 port.trim_end()
             ),
         )
+    })?;
+    stream
+        .set_read_timeout(timeout)
+        .map_err(|e| MpiError::new(ErrorClass::Other, format!("{func}: {e}")))?;
+    Ok(ConnectedEnd {
+        stream,
+        waiting: timeout,
     })
+}
+
+/// The connecting root's end of a connection: until the first bytes of the accepting root
+/// arrive, a read gives up after the connect timeout (the kernel queues a connection to an
+/// open port until it is accepted, so connecting alone says nothing); later reads wait as
+/// long as the handshake needs.
+pub struct ConnectedEnd {
+    stream: UnixStream,
+    /// The timeout of the first read, until it returned.
+    waiting: Option<Duration>,
+}
+
+impl Read for ConnectedEnd {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(limit) = self.waiting else {
+            return self.stream.read(buf);
+        };
+        match self.stream.read(buf) {
+            Ok(n) => {
+                self.waiting = None;
+                self.stream.set_read_timeout(None)?;
+                Ok(n)
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                Err(std::io::Error::new(
+                    ErrorKind::TimedOut,
+                    format!(
+                        "no MPI_Comm_accept on the port within {} s (WEFT_CONNECT_TIMEOUT, or the timeout info key)",
+                        limit.as_secs()
+                    ),
+                ))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Write for ConnectedEnd {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
 }

@@ -107,27 +107,34 @@ pub fn spawn(
     }
 }
 
-/// `MPI_Comm_accept` (`accepting`) or `MPI_Comm_connect` on `comm`; `port_name` is `Some`
-/// at `root` only (or why its arguments are wrong).
+/// What the root of an `MPI_Comm_accept` or `MPI_Comm_connect` passes: the port name and,
+/// for a connect, the `timeout` info key's seconds (`None`: `WEFT_CONNECT_TIMEOUT`).
+pub struct RootPort {
+    pub name: String,
+    pub timeout_s: Option<u64>,
+}
+
+/// `MPI_Comm_accept` (`accepting`) or `MPI_Comm_connect` on `comm`; `port` is `Some` at
+/// `root` only (or why its arguments are wrong).
 pub fn accept_or_connect(
     comm: &Comm,
     root: u32,
-    port_name: Option<MpiResult<String>>,
+    port: Option<MpiResult<RootPort>>,
     accepting: bool,
     func: &str,
 ) -> MpiResult<Arc<Comm>> {
-    let stream = port_name.map(|p| {
-        p.and_then(|p| {
-            if accepting {
-                port::accept(&comm.session.instance, &p, func)
-            } else {
-                port::connect(&p, func)
-            }
-        })
-    });
-    match stream {
+    let inst = &comm.session.instance;
+    let root_link = |p: RootPort| -> MpiResult<Box<dyn Link>> {
+        if accepting {
+            return Ok(Box::new(port::accept(inst, &p.name, func)?));
+        }
+        let seconds = p.timeout_s.unwrap_or(inst.config.connect_timeout_s);
+        let timeout = (seconds > 0).then(|| std::time::Duration::from_secs(seconds));
+        Ok(Box::new(port::connect(&p.name, timeout, func)?))
+    };
+    match port.map(|p| p.and_then(root_link)) {
         None => handshake(comm, root, None, func),
-        Some(Ok(mut s)) => handshake(comm, root, Some(Ok(&mut s as &mut dyn Link)), func),
+        Some(Ok(mut s)) => handshake(comm, root, Some(Ok(s.as_mut())), func),
         Some(Err(e)) => handshake(comm, root, Some(Err(e)), func),
     }
 }
@@ -135,7 +142,12 @@ pub fn accept_or_connect(
 /// The children's side, at the end of `MPI_Init`: connect `world` to the parents' port.
 pub fn connect_parent(world: &Comm, port_name: &str) -> MpiResult<()> {
     let func = "MPI_Init";
-    let port = (world.rank == 0).then(|| Ok(port_name.to_string()));
+    let port = (world.rank == 0).then(|| {
+        Ok(RootPort {
+            name: port_name.to_string(),
+            timeout_s: None,
+        })
+    });
     let parent = accept_or_connect(world, 0, port, false, func)?;
     *PARENT.lock().unwrap_or_else(|p| p.into_inner()) = Some(parent);
     Ok(())
@@ -213,7 +225,7 @@ fn launch(comm: &Comm, programs: &[Program], func: &str) -> MpiResult<(UnixStrea
     let watcher = std::thread::spawn(move || {
         let status = child.wait();
         if !watch.load(Ordering::Acquire) {
-            if let Ok(mut s) = port::connect(&watched_port, "MPI_Comm_spawn") {
+            if let Ok(mut s) = port::connect(&watched_port, None, "MPI_Comm_spawn") {
                 let why = format!("the spawned job ended before it connected ({status:?})");
                 let mut hello = FAILED_MAGIC.to_vec();
                 hello.extend_from_slice(why.as_bytes());
