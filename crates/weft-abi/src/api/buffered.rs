@@ -8,8 +8,9 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use weft_core::datatype::Buf;
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::message::SendMode;
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::pt2pt;
 use weft_core::pt2pt::buffered::{self, Scope, Space};
@@ -56,15 +57,12 @@ fn region(buffer: *mut c_void, size: MPI_Count, func: &str) -> MpiResult<Option<
         return Ok(None);
     }
     if size < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(size={size}): negative size"),
-        ));
+        return Err(mpi_err!(Arg, "{func}(size={size}): negative size"));
     }
     if buffer.is_null() && size > 0 {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}(buffer=NULL): a buffer is required for size {size}"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}(buffer=NULL): a buffer is required for size {size}"
         ));
     }
     Ok(Some((buffer as usize, size as usize)))
@@ -88,9 +86,9 @@ unsafe fn detach<T: Int>(
     let r = buffered::detach(&inst, &scope, func)?;
     let (addr, len) = r.unwrap_or((MPI_BUFFER_AUTOMATIC, 0));
     let len = T::of(len as i64).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::ValueTooLarge,
-            format!("{func}: the buffer size {len} does not fit in an int; use the _c form"),
+        mpi_err!(
+            ValueTooLarge,
+            "{func}: the buffer size {len} does not fit in an int; use the _c form"
         )
     })?;
     // SAFETY: checked non-null; the standard passes a `void**` as `void*` here.

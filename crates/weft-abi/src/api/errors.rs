@@ -5,6 +5,7 @@ use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::error::{self, ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::{Errhandler, ErrhandlerKind};
 
 use crate::args::{c_str, copy_out_str, non_null, write};
@@ -20,9 +21,9 @@ pub(crate) unsafe fn mpi_error_string(
 ) -> MpiResult<()> {
     non_null(resultlen, "MPI_Error_string", "resultlen")?;
     let text = error_codes::string_of(errorcode).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("MPI_Error_string(errorcode={errorcode}): not a valid error code"),
+        mpi_err!(
+            Arg,
+            "MPI_Error_string(errorcode={errorcode}): not a valid error code"
         )
     })?;
     // A user-defined class or code has the empty string until MPI_Add_error_string gives it
@@ -47,9 +48,9 @@ pub(crate) unsafe fn mpi_error_string(
 
 pub(crate) unsafe fn mpi_error_class(errorcode: c_int, errorclass: *mut c_int) -> MpiResult<()> {
     let class = error_codes::class_of(errorcode).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("MPI_Error_class(errorcode={errorcode}): not a valid error code"),
+        mpi_err!(
+            Arg,
+            "MPI_Error_class(errorcode={errorcode}): not a valid error code"
         )
     })?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
@@ -117,12 +118,10 @@ pub(super) unsafe fn create_errhandler(
 ) -> MpiResult<()> {
     non_null(errhandler, func, "errhandler")?;
     let callback = callback.ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!(
-                "{func}({}_errhandler_fn=NULL): a function is required",
-                kind.name()
-            ),
+        mpi_err!(
+            Arg,
+            "{func}({}_errhandler_fn=NULL): a function is required",
+            kind.name()
         )
     })?;
     let object = match state {
@@ -166,9 +165,9 @@ pub(super) fn errhandler_for(
             ErrhandlerKind::File => ("files", "MPI_File_create_errhandler"),
             ErrhandlerKind::Session => ("sessions", "MPI_Session_create_errhandler"),
         };
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errhandler): not created for {objects} ({creator})"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(errhandler): not created for {objects} ({creator})"
         ));
     }
     Ok(e)
@@ -194,9 +193,9 @@ pub(super) unsafe fn out_errhandler(
 /// not return).
 pub(super) fn call_errhandler(scope: Scope, errorcode: c_int, func: &str) -> MpiResult<()> {
     if error_codes::class_of(errorcode).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errorcode={errorcode}): not a valid error code"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(errorcode={errorcode}): not a valid error code"
         ));
     }
     raise(scope, MpiError::with_code(errorcode, String::new()));
@@ -210,12 +209,10 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
     if !objects::is_predefined_errhandler(handle) {
         // Objects that use the errhandler keep their own reference; only the handle goes.
         crate::errhandler_handles::free(handle).map_err(|why| {
-            MpiError::new(
-                ErrorClass::Arg,
-                format!(
-                    "MPI_Errhandler_free(errhandler={handle:#x}): {}",
-                    why.describe()
-                ),
+            mpi_err!(
+                Arg,
+                "MPI_Errhandler_free(errhandler={handle:#x}): {}",
+                why.describe()
             )
         })?;
     } else {
