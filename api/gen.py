@@ -621,6 +621,10 @@ FORWARDS = {
     "MPIX_Irecv_enqueue": ("recv_enqueue", '"{name}"'),
     "MPI_Psend_init": ("partitioned_init", "true"),
     "MPI_Precv_init": ("partitioned_init", "false"),
+    **{f"MPI_{k}_{call}_buffer": (impl, f'crate::api::buffered::Holder::{k}, "{{name}}"')
+       for k in ("Comm", "Session")
+       for call, impl in (("attach", "holder_attach"), ("detach", "holder_detach"),
+                          ("flush", "holder_flush"), ("iflush", "holder_iflush"))},
     "MPI_Win_allocate": ("win_allocate", 'Flavor::Allocate, "{name}"'),
     "MPI_Win_allocate_shared": ("win_allocate", 'Flavor::Shared, "{name}"'),
 }

@@ -871,12 +871,12 @@ pub unsafe extern "C" fn PMPI_Comm_accept(port_name: *const c_char, info: MPI_In
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_attach_buffer(comm: MPI_Comm, buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Comm_attach_buffer", Scope::Comm(comm), || crate::api::buffered::comm_attach_buffer(comm, buffer, size, "MPI_Comm_attach_buffer"))
+    call("MPI_Comm_attach_buffer", Scope::Comm(comm), || crate::api::buffered::holder_attach(comm, buffer, size, crate::api::buffered::Holder::Comm, "MPI_Comm_attach_buffer"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_attach_buffer_c(comm: MPI_Comm, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Comm_attach_buffer_c", Scope::Comm(comm), || crate::api::buffered::comm_attach_buffer(comm, buffer, size, "MPI_Comm_attach_buffer_c"))
+    call("MPI_Comm_attach_buffer_c", Scope::Comm(comm), || crate::api::buffered::holder_attach(comm, buffer, size, crate::api::buffered::Holder::Comm, "MPI_Comm_attach_buffer_c"))
 }
 
 #[no_mangle]
@@ -934,13 +934,13 @@ pub unsafe extern "C" fn PMPI_Comm_delete_attr(comm: MPI_Comm, comm_keyval: c_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_detach_buffer(comm: MPI_Comm, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_detach_buffer.
-    call("MPI_Comm_detach_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::comm_detach_buffer(comm, buffer_addr, size, "MPI_Comm_detach_buffer") })
+    call("MPI_Comm_detach_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::holder_detach(comm, buffer_addr, size, crate::api::buffered::Holder::Comm, "MPI_Comm_detach_buffer") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_detach_buffer_c(comm: MPI_Comm, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_detach_buffer_c.
-    call("MPI_Comm_detach_buffer_c", Scope::Comm(comm), || unsafe { crate::api::buffered::comm_detach_buffer(comm, buffer_addr, size, "MPI_Comm_detach_buffer_c") })
+    call("MPI_Comm_detach_buffer_c", Scope::Comm(comm), || unsafe { crate::api::buffered::holder_detach(comm, buffer_addr, size, crate::api::buffered::Holder::Comm, "MPI_Comm_detach_buffer_c") })
 }
 
 #[no_mangle]
@@ -963,7 +963,7 @@ pub unsafe extern "C" fn PMPI_Comm_dup_with_info(comm: MPI_Comm, info: MPI_Info,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_flush_buffer(comm: MPI_Comm) -> c_int {
-    call("MPI_Comm_flush_buffer", Scope::Comm(comm), || crate::api::buffered::mpi_comm_flush_buffer(comm))
+    call("MPI_Comm_flush_buffer", Scope::Comm(comm), || crate::api::buffered::holder_flush(comm, crate::api::buffered::Holder::Comm, "MPI_Comm_flush_buffer"))
 }
 
 #[no_mangle]
@@ -1034,7 +1034,7 @@ pub unsafe extern "C" fn PMPI_Comm_idup_with_info(comm: MPI_Comm, info: MPI_Info
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_iflush_buffer(comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_iflush_buffer.
-    call("MPI_Comm_iflush_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::mpi_comm_iflush_buffer(comm, request) })
+    call("MPI_Comm_iflush_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::holder_iflush(comm, request, crate::api::buffered::Holder::Comm, "MPI_Comm_iflush_buffer") })
 }
 
 #[no_mangle]
@@ -3199,12 +3199,12 @@ pub unsafe extern "C" fn PMPI_Sendrecv_replace_c(buf: *mut c_void, count: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer(session: MPI_Session, buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::session_attach_buffer(session, buffer, size, "MPI_Session_attach_buffer"))
+    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::holder_attach(session, buffer, size, crate::api::buffered::Holder::Session, "MPI_Session_attach_buffer"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer_c(session: MPI_Session, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::session_attach_buffer(session, buffer, size, "MPI_Session_attach_buffer_c"))
+    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::holder_attach(session, buffer, size, crate::api::buffered::Holder::Session, "MPI_Session_attach_buffer_c"))
 }
 
 #[no_mangle]
@@ -3221,13 +3221,13 @@ pub unsafe extern "C" fn PMPI_Session_create_errhandler(session_errhandler_fn: O
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer(session: MPI_Session, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer.
-    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::session_detach_buffer(session, buffer_addr, size, "MPI_Session_detach_buffer") })
+    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::holder_detach(session, buffer_addr, size, crate::api::buffered::Holder::Session, "MPI_Session_detach_buffer") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer_c(session: MPI_Session, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer_c.
-    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::session_detach_buffer(session, buffer_addr, size, "MPI_Session_detach_buffer_c") })
+    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::holder_detach(session, buffer_addr, size, crate::api::buffered::Holder::Session, "MPI_Session_detach_buffer_c") })
 }
 
 #[no_mangle]
@@ -3238,7 +3238,7 @@ pub unsafe extern "C" fn PMPI_Session_finalize(session: *mut MPI_Session) -> c_i
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_flush_buffer(session: MPI_Session) -> c_int {
-    call("MPI_Session_flush_buffer", Scope::Session(session), || crate::api::buffered::mpi_session_flush_buffer(session))
+    call("MPI_Session_flush_buffer", Scope::Session(session), || crate::api::buffered::holder_flush(session, crate::api::buffered::Holder::Session, "MPI_Session_flush_buffer"))
 }
 
 #[no_mangle]
@@ -3279,7 +3279,7 @@ pub unsafe extern "C" fn PMPI_Session_get_pset_info(session: MPI_Session, pset_n
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_iflush_buffer(session: MPI_Session, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_iflush_buffer.
-    call("MPI_Session_iflush_buffer", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_iflush_buffer(session, request) })
+    call("MPI_Session_iflush_buffer", Scope::Session(session), || unsafe { crate::api::buffered::holder_iflush(session, request, crate::api::buffered::Holder::Session, "MPI_Session_iflush_buffer") })
 }
 
 #[no_mangle]
