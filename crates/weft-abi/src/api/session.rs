@@ -8,7 +8,7 @@ use weft_core::instance::ThreadLevel;
 use weft_core::mpi_err;
 use weft_core::object::{comm, idup, ErrhandlerKind, Group, Info, Session};
 
-use crate::api::errors::{call_errhandler, errhandler_for, out_errhandler};
+use crate::api::errors::errhandler_for;
 use crate::args::{c_str, non_null, write};
 use crate::boundary::{clear_raise_on, raise_on, Scope};
 use crate::constants::*;
@@ -194,32 +194,6 @@ pub(crate) unsafe fn mpi_session_get_info(
             "info_used",
         )
     }
-}
-
-pub(crate) fn mpi_session_set_errhandler(
-    session: MPI_Session,
-    errhandler: MPI_Errhandler,
-) -> MpiResult<()> {
-    let func = "MPI_Session_set_errhandler";
-    let s = objects::session(session, func, "session")?;
-    s.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Session, func)?);
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_session_get_errhandler(
-    session: MPI_Session,
-    errhandler: *mut MPI_Errhandler,
-) -> MpiResult<()> {
-    let func = "MPI_Session_get_errhandler";
-    let s = objects::session(session, func, "session")?;
-    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
-    unsafe { out_errhandler(errhandler, &s.errhandler(), func) }
-}
-
-pub(crate) fn mpi_session_call_errhandler(session: MPI_Session, errorcode: c_int) -> MpiResult<()> {
-    let func = "MPI_Session_call_errhandler";
-    objects::session(session, func, "session")?;
-    call_errhandler(Scope::Session(session), errorcode, func)
 }
 
 // ------------------------------------------------------------------ groups and communicators

@@ -2,13 +2,11 @@
 //! validation over `weft_core::io`.
 //!
 //! - `open.rs`: open, close, delete, sizes, hints, atomicity, sync, groups, access modes.
-//! - `errhandler.rs`: file errhandlers (`MPI_FILE_NULL`'s is the default for new files).
 //! - `view.rs`: views, positions, seeks, type extents, data representations.
 //! - `access.rs`: every read and write (explicit offsets, individual and shared pointers;
 //!   blocking, nonblocking, collective, split, ordered; `_c` twins).
 
 pub(crate) mod access;
-pub(crate) mod errhandler;
 pub(crate) mod open;
 pub(crate) mod view;
 
