@@ -547,8 +547,8 @@ impl std::ops::Deref for InstanceRef {
 }
 
 /// The instance requests and buffers belong to: the world's once `MPI_Init` ran (no lock),
-/// else the live sessions' instance. The world's is one load of the world's state
-/// (`MPI_Wait` of a completed send: 70 -> NN instructions with this, callgrind).
+/// else the live sessions' instance. The world's takes one load of the world's state, inlined
+/// (it took three calls: callgrind, `MPI_Wait` of a completed 8-byte send 203 -> 135).
 #[inline]
 pub fn instance(func: &str) -> MpiResult<InstanceRef> {
     match world::get_initialized() {
