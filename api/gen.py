@@ -621,6 +621,14 @@ FORWARDS = {
     "MPIX_Irecv_enqueue": ("recv_enqueue", '"{name}"'),
     "MPI_Psend_init": ("partitioned_init", "true"),
     "MPI_Precv_init": ("partitioned_init", "false"),
+    **{f"MPI_{k}_{call}_buffer": (impl, f'crate::api::buffered::Holder::{k}, "{{name}}"')
+       for k in ("Comm", "Session")
+       for call, impl in (("attach", "holder_attach"), ("detach", "holder_detach"),
+                          ("flush", "holder_flush"), ("iflush", "holder_iflush"))},
+    **{f"MPI_{k}_{call}_errhandler": (impl, f'crate::api::errors::Holder::{k}, "{{name}}"')
+       for k in ("Comm", "Win", "File", "Session")
+       for call, impl in (("set", "set_errhandler"), ("get", "get_errhandler"),
+                          ("call", "holder_call_errhandler"))},
     "MPI_Win_allocate": ("win_allocate", 'Flavor::Allocate, "{name}"'),
     "MPI_Win_allocate_shared": ("win_allocate", 'Flavor::Shared, "{name}"'),
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::ffi::{c_char, c_int, CStr};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 
 /// An integer type of counts and displacements: `int` (and `MPI_Aint` displacements) in the
 /// standard forms, `MPI_Count` in the large-count `_c` forms. One implementation generic
@@ -89,9 +90,9 @@ pub fn peer_rank(
 /// Fail with `MPI_ERR_ARG` if `ptr` is null.
 pub fn non_null<T>(ptr: *const T, func: &str, arg: &str) -> MpiResult<()> {
     if ptr.is_null() {
-        Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}({arg}=NULL): a valid pointer is required"),
+        Err(mpi_err!(
+            Arg,
+            "{func}({arg}=NULL): a valid pointer is required"
         ))
     } else {
         Ok(())
@@ -183,10 +184,7 @@ pub unsafe fn copy_out_str(
 ) -> MpiResult<()> {
     non_null(buf, func, arg)?;
     if capacity == 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}({arg}): the buffer has no room"),
-        ));
+        return Err(mpi_err!(Arg, "{func}({arg}): the buffer has no room"));
     }
     let bytes = text_bytes(text);
     let n = bytes.len().min(capacity - 1);

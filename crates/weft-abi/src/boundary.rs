@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::instance;
+use weft_core::mpi_err;
 use weft_core::object::{Errhandler, ErrhandlerAction, ErrhandlerKind};
 use weft_core::runtime::world;
 
@@ -176,9 +177,9 @@ pub fn direct<T>(name: &'static str, body: impl FnOnce() -> T) -> T {
 pub fn unsupported(name: &'static str, scope: Scope) -> c_int {
     raise(
         scope,
-        MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!("{name}: not implemented in Weft yet (see weft-info)"),
+        mpi_err!(
+            UnsupportedOperation,
+            "{name}: not implemented in Weft yet (see weft-info)"
         ),
     )
 }
@@ -189,10 +190,7 @@ fn internal_error(name: &str, panic: &(dyn std::any::Any + Send)) -> MpiError {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned());
-    MpiError::new(
-        ErrorClass::Intern,
-        format!("{name}: internal error: {what}"),
-    )
+    mpi_err!(Intern, "{name}: internal error: {what}")
 }
 
 /// Hand an error to the errhandler of `scope` and return the code the call returns.

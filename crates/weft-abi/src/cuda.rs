@@ -17,7 +17,8 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::offload::{OffloadQueue, Task};
 use weft_pmi::dynlib;
 
@@ -114,12 +115,10 @@ impl Cuda {
         }
         // SAFETY: cudaGetErrorString returns a static NUL-terminated string.
         let why = unsafe { CStr::from_ptr((self.get_error_string)(rc)) };
-        Err(MpiError::new(
-            ErrorClass::Other,
-            format!(
-                "{func}: {what} failed: CUDA error {rc} ({})",
-                why.to_string_lossy()
-            ),
+        Err(mpi_err!(
+            Other,
+            "{func}: {what} failed: CUDA error {rc} ({})",
+            why.to_string_lossy()
         ))
     }
 
@@ -275,9 +274,9 @@ impl OffloadQueue for CudaQueue {
 
     fn synchronize(&self, func: &str) -> MpiResult<()> {
         if self.is_queue_thread() {
-            return Err(MpiError::new(
-                ErrorClass::Other,
-                format!("{func}: called from a host function of the stream itself"),
+            return Err(mpi_err!(
+                Other,
+                "{func}: called from a host function of the stream itself"
             ));
         }
         // SAFETY: the program's stream, alive while the MPIX stream is (its contract).

@@ -6,7 +6,8 @@ use std::ffi::c_void;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use weft_core::datatype::{Buf, Datatype, Type, TypeClass};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::op::{Elem, Reduction};
 
 use crate::constants::*;
@@ -158,9 +159,9 @@ fn types() -> &'static [Option<Arc<Type>>; 256] {
 }
 
 fn null_type(func: &str, arg: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Type,
-        format!("{func}({arg}=MPI_DATATYPE_NULL): a valid datatype is required"),
+    mpi_err!(
+        Type,
+        "{func}({arg}=MPI_DATATYPE_NULL): a valid datatype is required"
     )
 }
 
@@ -174,23 +175,16 @@ pub fn type_of(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Typ
             .checked_sub(0x200)
             .and_then(|i| types().get(i))
             .and_then(Option::clone)
-            .ok_or_else(|| {
-                MpiError::new(
-                    ErrorClass::Type,
-                    format!("{func}({arg}={handle:#x}): not a valid datatype"),
-                )
-            });
+            .ok_or_else(|| mpi_err!(Type, "{func}({arg}={handle:#x}): not a valid datatype"));
     }
     TYPES.get(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Type,
-            format!(
-                "{func}({arg}={handle:#x}): datatype: {}",
-                match why {
-                    BadHandle::Invalid => "not a valid handle",
-                    BadHandle::Freed => "the datatype was already freed",
-                }
-            ),
+        mpi_err!(
+            Type,
+            "{func}({arg}={handle:#x}): datatype: {}",
+            match why {
+                BadHandle::Invalid => "not a valid handle",
+                BadHandle::Freed => "the datatype was already freed",
+            }
         )
     })
 }
@@ -199,11 +193,9 @@ pub fn type_of(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Typ
 pub fn committed(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<Arc<Type>> {
     let t = type_of(handle, func, arg)?;
     if !t.is_committed() {
-        return Err(MpiError::new(
-            ErrorClass::Type,
-            format!(
-                "{func}({arg}={handle:#x}): the datatype is not committed (call MPI_Type_commit)"
-            ),
+        return Err(mpi_err!(
+            Type,
+            "{func}({arg}={handle:#x}): the datatype is not committed (call MPI_Type_commit)"
         ));
     }
     Ok(t)
@@ -378,28 +370,23 @@ pub fn datatype(handle: MPI_Datatype, func: &str, arg: &str) -> MpiResult<&'stat
     if handle >= FIRST_USER_HANDLE {
         let t = type_of(handle, func, arg)?;
         return t.predefined.filter(|_| t.is_permanent()).ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Type,
-                format!("{func}({arg}={handle:#x}): a predefined datatype is required here"),
+            mpi_err!(
+                Type,
+                "{func}({arg}={handle:#x}): a predefined datatype is required here"
             )
         });
     }
     if handle == MPI_DATATYPE_NULL {
-        return Err(MpiError::new(
-            ErrorClass::Type,
-            format!("{func}({arg}=MPI_DATATYPE_NULL): a valid datatype is required"),
+        return Err(mpi_err!(
+            Type,
+            "{func}({arg}=MPI_DATATYPE_NULL): a valid datatype is required"
         ));
     }
     handle
         .checked_sub(0x200)
         .and_then(|i| table().get(i))
         .and_then(Option::as_ref)
-        .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Type,
-                format!("{func}({arg}={handle:#x}): not a valid datatype"),
-            )
-        })
+        .ok_or_else(|| mpi_err!(Type, "{func}({arg}={handle:#x}): not a valid datatype"))
 }
 
 #[cfg(test)]
@@ -438,7 +425,7 @@ mod tests {
         assert_eq!(datatype(MPI_DOUBLE_INT, "f", "t").unwrap().extent, 16);
         assert_eq!(
             datatype(MPI_DATATYPE_NULL, "f", "t").unwrap_err().code,
-            ErrorClass::Type as i32
+            weft_core::error::ErrorClass::Type as i32
         );
         assert!(datatype(0x1ff, "f", "t").is_err());
         assert!(datatype(0x2ff, "f", "t").is_err());

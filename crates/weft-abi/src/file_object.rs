@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::io::File;
+use weft_core::mpi_err;
 
 use crate::constants::MPI_FILE_NULL;
 use crate::ctypes::MPI_File;
@@ -15,15 +16,16 @@ pub static FILES: Table<File> = Table::new(Kind::File);
 /// The open file a handle names.
 pub fn file(handle: MPI_File, func: &str) -> MpiResult<Arc<File>> {
     if handle == MPI_FILE_NULL {
-        return Err(MpiError::new(
-            ErrorClass::File,
-            format!("{func}(fh=MPI_FILE_NULL): a valid file handle is required"),
+        return Err(mpi_err!(
+            File,
+            "{func}(fh=MPI_FILE_NULL): a valid file handle is required"
         ));
     }
     FILES.get(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::File,
-            format!("{func}(fh={handle:#x}): file handle: {}", why.describe()),
+        mpi_err!(
+            File,
+            "{func}(fh={handle:#x}): file handle: {}",
+            why.describe()
         )
     })
 }

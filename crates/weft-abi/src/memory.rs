@@ -4,7 +4,8 @@
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::transport::shm::shareable::SharedBlock;
 
 /// The alignment of every block unless a hint asks for more.
@@ -29,9 +30,9 @@ impl Allocation {
     /// `size` bytes (at least one, so every block has its own address) aligned to `align`.
     pub(crate) fn new(size: u64, align: usize, func: &str) -> MpiResult<Allocation> {
         let no_mem = || {
-            MpiError::new(
-                ErrorClass::NoMem,
-                format!("{func}(size={size}): cannot allocate that much memory"),
+            mpi_err!(
+                NoMem,
+                "{func}(size={size}): cannot allocate that much memory"
             )
         };
         let bytes = usize::try_from(size.max(1)).map_err(|_| no_mem())?;
@@ -49,9 +50,9 @@ impl Allocation {
     /// `size` bytes of shareable memory (`transport::shm::shareable`), page aligned.
     pub(crate) fn shareable(size: u64, func: &str) -> MpiResult<Allocation> {
         let no_mem = |why: String| {
-            MpiError::new(
-                ErrorClass::NoMem,
-                format!("{func}(size={size}): cannot allocate shareable memory: {why}"),
+            mpi_err!(
+                NoMem,
+                "{func}(size={size}): cannot allocate shareable memory: {why}"
             )
         };
         let bytes = usize::try_from(size.max(1)).map_err(|e| no_mem(e.to_string()))?;

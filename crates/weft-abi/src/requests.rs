@@ -1,8 +1,9 @@
 //! Request handles: a core request id (VCI, slot, generation) encoded as a handle of kind
 //! `Request`, so a stale or garbage handle is recognised.
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::message::Status;
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::request::ReqId;
@@ -43,17 +44,15 @@ pub fn request_id(
         return Ok(Some(ReqId::from_bits(handle as u64)));
     }
     if handles::is_user_handle_of(handle, Kind::EnqueuedRequest) {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!(
-                "{func}({arg}={handle:#x}): a request of MPIX_Isend_enqueue/MPIX_Irecv_enqueue: \
+        return Err(mpi_err!(
+            Request,
+            "{func}({arg}={handle:#x}): a request of MPIX_Isend_enqueue/MPIX_Irecv_enqueue: \
                  complete it with MPIX_Wait_enqueue or MPIX_Waitall_enqueue"
-            ),
         ));
     }
-    Err(MpiError::new(
-        ErrorClass::Request,
-        format!("{func}({arg}={handle:#x}): not a valid request"),
+    Err(mpi_err!(
+        Request,
+        "{func}({arg}={handle:#x}): not a valid request"
     ))
 }
 

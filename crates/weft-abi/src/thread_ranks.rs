@@ -6,7 +6,8 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError};
+use weft_core::error::MpiError;
+use weft_core::mpi_err;
 use weft_core::object::attr::AttrList;
 use weft_core::object::Comm;
 use weft_core::threadcomm::ThreadComm;
@@ -90,17 +91,15 @@ pub fn leave(handle: MPI_Comm) {
 #[cold]
 pub fn misuse(handle: MPI_Comm, func: &str) -> MpiError {
     if is_inside(handle) {
-        MpiError::new(
-            ErrorClass::UnsupportedOperation,
-            format!("{func}(comm): not supported on a thread communicator in Weft yet"),
+        mpi_err!(
+            UnsupportedOperation,
+            "{func}(comm): not supported on a thread communicator in Weft yet"
         )
     } else {
-        MpiError::new(
-            ErrorClass::Comm,
-            format!(
-                "{func}(comm): a thread communicator can only be used by its threads between \
+        mpi_err!(
+            Comm,
+            "{func}(comm): a thread communicator can only be used by its threads between \
                  MPIX_Threadcomm_start and MPIX_Threadcomm_finish"
-            ),
         )
     }
 }

@@ -252,6 +252,17 @@ pub struct MpiError {
 
 pub type MpiResult<T> = Result<T, MpiError>;
 
+/// An [`MpiError`] of class `ErrorClass::$class` with a message formatted as by `format!`:
+/// `mpi_err!(Arg, "{func}(n={n}): negative count")`. One line where a check states its
+/// class and message, instead of the five that `MpiError::new(ErrorClass::.., format!(..))`
+/// takes once formatted.
+#[macro_export]
+macro_rules! mpi_err {
+    ($class:ident, $($message:tt)+) => {
+        $crate::error::MpiError::new($crate::error::ErrorClass::$class, format!($($message)+))
+    };
+}
+
 impl MpiError {
     pub fn new(class: ErrorClass, message: impl Into<String>) -> MpiError {
         MpiError {

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::attr::{self, AttrKind, AttrList, Keyval, DUP_COPY, NULL_COPY, NULL_DELETE};
 use weft_core::object::Comm;
 use weft_core::runtime::world;
@@ -204,9 +205,9 @@ fn keyval_lookup(
     held_ok: bool,
 ) -> MpiResult<Arc<Keyval>> {
     if id == MPI_KEYVAL_INVALID {
-        return Err(MpiError::new(
-            ErrorClass::Keyval,
-            format!("{func}({arg}=MPI_KEYVAL_INVALID): a valid keyval is required"),
+        return Err(mpi_err!(
+            Keyval,
+            "{func}({arg}=MPI_KEYVAL_INVALID): a valid keyval is required"
         ));
     }
     let found = if held_ok {
@@ -220,7 +221,7 @@ fn keyval_lookup(
         } else {
             why.describe()
         };
-        MpiError::new(ErrorClass::Keyval, format!("{func}({arg}={id:#x}): {what}"))
+        mpi_err!(Keyval, "{func}({arg}={id:#x}): {what}")
     })
 }
 
@@ -264,12 +265,8 @@ pub(crate) unsafe fn keyval_free(keyval: *mut c_int, kind: AttrKind, func: &str)
     // SAFETY: checked non-null.
     let id = unsafe { *keyval };
     keyval_held(id, kind, func, "keyval")?;
-    attr::free_keyval(id, kind).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Keyval,
-            format!("{func}(keyval={id:#x}): {}", why.describe()),
-        )
-    })?;
+    attr::free_keyval(id, kind)
+        .map_err(|why| mpi_err!(Keyval, "{func}(keyval={id:#x}): {}", why.describe()))?;
     // SAFETY: as above.
     unsafe { keyval.write(MPI_KEYVAL_INVALID) };
     Ok(())
@@ -313,12 +310,10 @@ fn set_attr(
 
 fn delete_attr(handle: usize, list: &AttrList, kv: &Keyval, func: &str) -> MpiResult<()> {
     let Some(value) = list.get(kv.id) else {
-        return Err(MpiError::new(
-            ErrorClass::Keyval,
-            format!(
-                "{func}(keyval={:#x}): no attribute is set for this keyval",
-                kv.id
-            ),
+        return Err(mpi_err!(
+            Keyval,
+            "{func}(keyval={:#x}): no attribute is set for this keyval",
+            kv.id
         ));
     };
     run_delete(kv, handle, value, func)?;
@@ -456,9 +451,9 @@ unsafe fn comm_get(
         non_null(flag, func, "flag")?;
         if let Some(kind) = predefined_kind(keyval) {
             if kind != AttrKind::Comm {
-                return Err(MpiError::new(
-                    ErrorClass::Keyval,
-                    format!("{func}(comm_keyval={keyval}): a window keyval"),
+                return Err(mpi_err!(
+                    Keyval,
+                    "{func}(comm_keyval={keyval}): a window keyval"
                 ));
             }
             let w = world::get(func)?;
@@ -617,9 +612,9 @@ pub(crate) unsafe fn mpi_win_get_attr(
     non_null(flag, func, "flag")?;
     if let Some(kind) = predefined_kind(win_keyval) {
         if kind != AttrKind::Win {
-            return Err(MpiError::new(
-                ErrorClass::Keyval,
-                format!("{func}(win_keyval={win_keyval}): a communicator keyval"),
+            return Err(mpi_err!(
+                Keyval,
+                "{func}(win_keyval={win_keyval}): a communicator keyval"
             ));
         }
         let value = w.predefined_attr(win_keyval);

@@ -8,8 +8,9 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use weft_core::datatype::Buf;
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::message::SendMode;
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::pt2pt;
 use weft_core::pt2pt::buffered::{self, Scope, Space};
@@ -56,15 +57,12 @@ fn region(buffer: *mut c_void, size: MPI_Count, func: &str) -> MpiResult<Option<
         return Ok(None);
     }
     if size < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(size={size}): negative size"),
-        ));
+        return Err(mpi_err!(Arg, "{func}(size={size}): negative size"));
     }
     if buffer.is_null() && size > 0 {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}(buffer=NULL): a buffer is required for size {size}"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}(buffer=NULL): a buffer is required for size {size}"
         ));
     }
     Ok(Some((buffer as usize, size as usize)))
@@ -88,9 +86,9 @@ unsafe fn detach<T: Int>(
     let r = buffered::detach(&inst, &scope, func)?;
     let (addr, len) = r.unwrap_or((MPI_BUFFER_AUTOMATIC, 0));
     let len = T::of(len as i64).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::ValueTooLarge,
-            format!("{func}: the buffer size {len} does not fit in an int; use the _c form"),
+        mpi_err!(
+            ValueTooLarge,
+            "{func}: the buffer size {len} does not fit in an int; use the _c form"
         )
     })?;
     // SAFETY: checked non-null; the standard passes a `void**` as `void*` here.
@@ -101,8 +99,31 @@ unsafe fn detach<T: Int>(
     Ok(())
 }
 
-fn comm_scope(comm: MPI_Comm, func: &str) -> MpiResult<Scope> {
-    Ok(Scope::Comm(objects::comm(comm, func, "comm")?))
+/// The object whose buffer an `MPI_Comm_*_buffer` or `MPI_Session_*_buffer` call names:
+/// `api/gen.py` passes it, so that one implementation of each call serves both objects
+/// (and the `_c` twins).
+#[derive(Clone, Copy)]
+pub(crate) enum Holder {
+    Comm,
+    Session,
+}
+
+impl Holder {
+    /// The buffer scope of the object `handle` names (checked).
+    fn scope(self, handle: usize, func: &str) -> MpiResult<Scope> {
+        Ok(match self {
+            Holder::Comm => Scope::Comm(objects::comm(handle, func, "comm")?),
+            Holder::Session => Scope::Session(objects::session(handle, func, "session")?),
+        })
+    }
+
+    /// The owner an iflush request records: the communicator, none for a session.
+    fn request_owner(self, handle: usize) -> usize {
+        match self {
+            Holder::Comm => handle,
+            Holder::Session => 0,
+        }
+    }
 }
 
 /// `MPI_Buffer_attach` and its `_c` twin.
@@ -123,52 +144,30 @@ pub(crate) unsafe fn buffer_detach<C: Int>(
     unsafe { detach(Scope::Process, buffer_addr, size, func) }
 }
 
-/// `MPI_Comm_attach_buffer` and its `_c` twin.
-pub(crate) fn comm_attach_buffer<C: Int>(
-    comm: MPI_Comm,
+/// `MPI_Comm_attach_buffer`, `MPI_Session_attach_buffer` and their `_c` twins.
+pub(crate) fn holder_attach<C: Int>(
+    handle: usize,
     buffer: *mut c_void,
     size: C,
+    holder: Holder,
     func: &str,
 ) -> MpiResult<()> {
-    attach(comm_scope(comm, func)?, buffer, size.get(), func)
+    attach(holder.scope(handle, func)?, buffer, size.get(), func)
 }
 
-/// `MPI_Comm_detach_buffer` and its `_c` twin.
+/// `MPI_Comm_detach_buffer`, `MPI_Session_detach_buffer` and their `_c` twins.
 ///
 /// # Safety
 /// `buffer_addr` (a `void**`) and `size` null or writable.
-pub(crate) unsafe fn comm_detach_buffer<C: Int>(
-    comm: MPI_Comm,
+pub(crate) unsafe fn holder_detach<C: Int>(
+    handle: usize,
     buffer_addr: *mut c_void,
     size: *mut C,
+    holder: Holder,
     func: &str,
 ) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
-    unsafe { detach(comm_scope(comm, func)?, buffer_addr, size, func) }
-}
-
-/// `MPI_Session_attach_buffer` and its `_c` twin.
-pub(crate) fn session_attach_buffer<C: Int>(
-    session: MPI_Session,
-    buffer: *mut c_void,
-    size: C,
-    func: &str,
-) -> MpiResult<()> {
-    attach(session_scope(session, func)?, buffer, size.get(), func)
-}
-
-/// `MPI_Session_detach_buffer` and its `_c` twin.
-///
-/// # Safety
-/// `buffer_addr` (a `void**`) and `size` null or writable.
-pub(crate) unsafe fn session_detach_buffer<C: Int>(
-    session: MPI_Session,
-    buffer_addr: *mut c_void,
-    size: *mut C,
-    func: &str,
-) -> MpiResult<()> {
-    // SAFETY: forwarded caller contract.
-    unsafe { detach(session_scope(session, func)?, buffer_addr, size, func) }
+    unsafe { detach(holder.scope(handle, func)?, buffer_addr, size, func) }
 }
 
 pub(crate) fn mpi_buffer_flush() -> MpiResult<()> {
@@ -177,11 +176,11 @@ pub(crate) fn mpi_buffer_flush() -> MpiResult<()> {
     buffered::flush(&inst, &Scope::Process, f)
 }
 
-pub(crate) fn mpi_comm_flush_buffer(comm: MPI_Comm) -> MpiResult<()> {
-    let f = "MPI_Comm_flush_buffer";
-    let scope = comm_scope(comm, f)?;
-    let inst = crate::objects::instance(f)?;
-    buffered::flush(&inst, &scope, f)
+/// `MPI_Comm_flush_buffer` and `MPI_Session_flush_buffer`.
+pub(crate) fn holder_flush(handle: usize, holder: Holder, func: &str) -> MpiResult<()> {
+    let scope = holder.scope(handle, func)?;
+    let inst = crate::objects::instance(func)?;
+    buffered::flush(&inst, &scope, func)
 }
 
 unsafe fn iflush(
@@ -203,31 +202,17 @@ pub(crate) unsafe fn mpi_buffer_iflush(request: *mut MPI_Request) -> MpiResult<(
     unsafe { iflush(Scope::Process, 0, request, "MPI_Buffer_iflush") }
 }
 
-pub(crate) unsafe fn mpi_comm_iflush_buffer(
-    comm: MPI_Comm,
+/// `MPI_Comm_iflush_buffer` and `MPI_Session_iflush_buffer`.
+///
+/// # Safety
+/// `request` null or writable.
+pub(crate) unsafe fn holder_iflush(
+    handle: usize,
     request: *mut MPI_Request,
+    holder: Holder,
+    func: &str,
 ) -> MpiResult<()> {
-    let f = "MPI_Comm_iflush_buffer";
+    let scope = holder.scope(handle, func)?;
     // SAFETY: forwarded caller contract.
-    unsafe { iflush(comm_scope(comm, f)?, comm, request, f) }
-}
-
-fn session_scope(session: MPI_Session, func: &str) -> MpiResult<Scope> {
-    Ok(Scope::Session(objects::session(session, func, "session")?))
-}
-
-pub(crate) fn mpi_session_flush_buffer(session: MPI_Session) -> MpiResult<()> {
-    let f = "MPI_Session_flush_buffer";
-    let scope = session_scope(session, f)?;
-    let inst = crate::objects::instance(f)?;
-    buffered::flush(&inst, &scope, f)
-}
-
-pub(crate) unsafe fn mpi_session_iflush_buffer(
-    session: MPI_Session,
-    request: *mut MPI_Request,
-) -> MpiResult<()> {
-    let f = "MPI_Session_iflush_buffer";
-    // SAFETY: forwarded caller contract.
-    unsafe { iflush(session_scope(session, f)?, 0, request, f) }
+    unsafe { iflush(scope, holder.request_owner(handle), request, func) }
 }

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use weft_core::coll;
 use weft_core::datatype::{Buf, Type};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::op::Reduction;
 use weft_core::threadcomm::ThreadComm;
@@ -518,9 +519,9 @@ pub(crate) unsafe fn reduce_local(
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
     let inout = unsafe { buf_at(inoutbuf as usize, count, &dt, func, "inoutbuf", "count") }?;
     if buffers_overlap(&[input], &[inout]) {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}(inbuf, inoutbuf): the two buffers are the same memory"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}(inbuf, inoutbuf): the two buffers are the same memory"
         ));
     }
     core(func, coll::reduce_local(&input, &inout, &red))
@@ -605,12 +606,7 @@ fn byte_sizes<C: Int>(dt: &Type, counts: Counts<C>, func: &str) -> MpiResult<Sma
         usize::try_from(n)
             .ok()
             .and_then(|n| dt.bytes_for(n))
-            .ok_or_else(|| {
-                MpiError::new(
-                    ErrorClass::Count,
-                    format!("{func}(recvcounts[{i}]={n}): negative or too large"),
-                )
-            })
+            .ok_or_else(|| mpi_err!(Count, "{func}(recvcounts[{i}]={n}): negative or too large"))
     })
 }
 
@@ -691,9 +687,9 @@ pub(crate) unsafe fn reduce_scatter_block(
 ) -> MpiResult<MPI_Request> {
     let recvcount = recvcount.get();
     if recvcount < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(recvcount={recvcount}): negative count"),
+        return Err(mpi_err!(
+            Count,
+            "{func}(recvcount={recvcount}): negative count"
         ));
     }
     let counts = |n: usize| Ok(Counts::<i64>::Same(recvcount, n));

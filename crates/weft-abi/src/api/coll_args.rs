@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use weft_core::coll;
 use weft_core::datatype::{Buf, Type};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::op::Reduction;
 use weft_core::request::{PersistentOp, ReqId, StartFn};
@@ -50,9 +51,9 @@ pub(crate) fn intra_of(comm: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
 
 pub(crate) fn intra_only(c: &Comm, func: &str) -> MpiResult<()> {
     if c.is_inter() {
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm): not defined on an intercommunicator"),
+        return Err(mpi_err!(
+            Comm,
+            "{func}(comm): not defined on an intercommunicator"
         ));
     }
     Ok(())
@@ -67,13 +68,8 @@ pub(crate) fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {
             MPI_PROC_NULL => return Ok(coll::PROC_NULL),
             r if r >= 0 && (r as u32) < c.peer_size() => return Ok(r as u32),
             _ => {
-                return Err(MpiError::new(
-                    ErrorClass::Root,
-                    format!(
-                        "{func}(root={root}): not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group (size {})",
-                        c.peer_size()
-                    ),
-                ))
+                return Err(mpi_err!(Root, "{func}(root={root}): not MPI_ROOT, MPI_PROC_NULL or a rank of the remote group (size {})",
+                        c.peer_size()))
             }
         }
     }
@@ -83,9 +79,9 @@ pub(crate) fn root_of(c: &Comm, root: c_int, func: &str) -> MpiResult<u32> {
 /// A root that must be a rank of a group of `size` (the `what`'s).
 fn rank_root(root: c_int, size: u32, what: &str, func: &str) -> MpiResult<u32> {
     if root < 0 || root as u32 >= size {
-        return Err(MpiError::new(
-            ErrorClass::Root,
-            format!("{func}(root={root}): not a rank of the {what} (size {size})"),
+        return Err(mpi_err!(
+            Root,
+            "{func}(root={root}): not a rank of the {what} (size {size})"
         ));
     }
     Ok(root as u32)
@@ -124,9 +120,9 @@ pub(crate) unsafe fn buf_at(
     count_arg: impl std::fmt::Display,
 ) -> MpiResult<Buf> {
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}({count_arg}={count}): negative count"),
+        return Err(mpi_err!(
+            Count,
+            "{func}({count_arg}={count}): negative count"
         ));
     }
     let bytes = usize::try_from(count)
@@ -136,22 +132,22 @@ pub(crate) unsafe fn buf_at(
             b == 0 || (count as u128) * (t.extent.unsigned_abs() as u128) <= isize::MAX as u128
         })
         .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Count,
-                format!("{func}({count_arg}={count}): the message size overflows"),
+            mpi_err!(
+                Count,
+                "{func}({count_arg}={count}): the message size overflows"
             )
         })?;
     // A derived type may address absolute memory from MPI_BOTTOM (null).
     if addr == 0 && bytes > 0 && t.predefined.is_some() {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}({buf_arg}=NULL): a buffer is required for count {count}"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}({buf_arg}=NULL): a buffer is required for count {count}"
         ));
     }
     if addr == MPI_IN_PLACE && bytes > 0 {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}({buf_arg}=MPI_IN_PLACE): not allowed here"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}({buf_arg}=MPI_IN_PLACE): not allowed here"
         ));
     }
     // The type stays alive through the handle table during the call and through `finish`'s `keep`
@@ -364,9 +360,9 @@ pub(crate) unsafe fn send_side(
 ) -> MpiResult<Option<Buf>> {
     if is_in_place(sendbuf) {
         if !allowed {
-            return Err(MpiError::new(
-                ErrorClass::Buffer,
-                format!("{func}(sendbuf=MPI_IN_PLACE): only the root may pass MPI_IN_PLACE"),
+            return Err(mpi_err!(
+                Buffer,
+                "{func}(sendbuf=MPI_IN_PLACE): only the root may pass MPI_IN_PLACE"
             ));
         }
         return Ok(None);
@@ -382,12 +378,7 @@ pub(crate) unsafe fn send_side(
 /// as a part of the other side. `send` and `recv` are every part of each side.
 pub(crate) fn check_alias(send: &[Buf], recv: &[Buf], func: &str) -> MpiResult<()> {
     if buffers_overlap(send, recv) {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!(
-                "{func}(sendbuf, recvbuf): the send and receive buffers are the same memory (pass MPI_IN_PLACE instead)"
-            ),
-        ));
+        return Err(mpi_err!(Buffer, "{func}(sendbuf, recvbuf): the send and receive buffers are the same memory (pass MPI_IN_PLACE instead)"));
     }
     Ok(())
 }
@@ -501,9 +492,10 @@ pub(crate) unsafe fn side(
 ) -> MpiResult<Buf> {
     let dt = datatypes::committed_ref(datatype, func, names.2)?;
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}({}={count}): negative count", names.1),
+        return Err(mpi_err!(
+            Count,
+            "{func}({}={count}): negative count",
+            names.1
         ));
     }
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).

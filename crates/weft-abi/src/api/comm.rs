@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::message::Status;
+use weft_core::mpi_err;
 use weft_core::object::attr::AttrList;
 use weft_core::object::comm::{self as core_comm, SplitType};
 use weft_core::object::idup;
@@ -64,12 +65,10 @@ pub(crate) unsafe fn mpi_comm_rank(comm: MPI_Comm, rank: *mut c_int) -> MpiResul
 pub(crate) unsafe fn mpi_comm_remote_size(comm: MPI_Comm, size: *mut c_int) -> MpiResult<()> {
     let func = "MPI_Comm_remote_size";
     let c = objects::comm_local(comm, func, "comm")?;
-    let r = c.remote.as_ref().ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm): not an intercommunicator"),
-        )
-    })?;
+    let r = c
+        .remote
+        .as_ref()
+        .ok_or_else(|| mpi_err!(Comm, "{func}(comm): not an intercommunicator"))?;
     // SAFETY: as above.
     unsafe { write(size, r.size() as c_int, func, "size") }
 }
@@ -331,9 +330,9 @@ pub(crate) unsafe fn mpi_comm_split(
         MPI_UNDEFINED => None,
         c if c >= 0 => Some(c as u32),
         c => {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(color={c}): colours must be non-negative or MPI_UNDEFINED"),
+            return Err(mpi_err!(
+                Arg,
+                "{func}(color={c}): colours must be non-negative or MPI_UNDEFINED"
             ))
         }
     };
@@ -362,12 +361,10 @@ pub(crate) unsafe fn mpi_comm_split_type(
             MPI_UNDEFINED => None,
             MPI_COMM_TYPE_SHARED => crate::thread_ranks::comm(comm).map(|c| c.rank),
             t => {
-                return Err(MpiError::new(
-                    ErrorClass::UnsupportedOperation,
-                    format!(
-                        "{func}(split_type={t}): only MPI_COMM_TYPE_SHARED and MPI_UNDEFINED \
+                return Err(mpi_err!(
+                    UnsupportedOperation,
+                    "{func}(split_type={t}): only MPI_COMM_TYPE_SHARED and MPI_UNDEFINED \
                          split a thread communicator in Weft yet"
-                    ),
                 ))
             }
         };
@@ -395,12 +392,7 @@ pub(crate) unsafe fn mpi_comm_split_type(
                 .map(|(_, v)| v.clone())
                 .unwrap_or_default(),
         )),
-        t => {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(split_type={t}): not a split type"),
-            ))
-        }
+        t => return Err(mpi_err!(Arg, "{func}(split_type={t}): not a split type")),
     };
     let hints = hints_of(info, func)?;
     let unguided = kind == Some(SplitType::Unguided);
@@ -450,9 +442,9 @@ pub(crate) unsafe fn mpi_comm_create_group(
     let g = objects::group(group, func, "group")?;
     non_null(newcomm, func, "newcomm")?;
     if tag < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Tag,
-            format!("{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"),
+        return Err(mpi_err!(
+            Tag,
+            "{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"
         ));
     }
     let new = if g.is_empty() {
@@ -475,9 +467,9 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
         } else {
             "MPI_COMM_SELF"
         };
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm={name}): a predefined communicator cannot be freed"),
+        return Err(mpi_err!(
+            Comm,
+            "{func}(comm={name}): a predefined communicator cannot be freed"
         ));
     }
     if crate::thread_ranks::is_inside(h) {
@@ -491,12 +483,9 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     weft_core::object::stream_comm::drain_before_free(&c, func)?;
     free_comm_attrs(h, &c, func)?;
     let unmatched = weft_core::pt2pt::discard_unmatched(&c);
-    let removed = objects::COMMS.remove(h).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm={h:#x}): {}", why.describe()),
-        )
-    })?;
+    let removed = objects::COMMS
+        .remove(h)
+        .map_err(|why| mpi_err!(Comm, "{func}(comm={h:#x}): {}", why.describe()))?;
     drop(c);
     // Its streams stop counting it now (the object itself may outlive the call).
     if let Some(s) = &removed.streams {
@@ -510,16 +499,11 @@ unsafe fn free_impl(comm: *mut MPI_Comm, func: &str) -> MpiResult<()> {
     // later communicator that gets the same context id.
     match unmatched.first() {
         None => Ok(()),
-        Some(m) => Err(MpiError::new(
-            ErrorClass::Other,
-            format!(
-                "{func}(comm={h:#x}): {} message(s) sent on the communicator were never received and are discarded (the first from rank {}, tag {}, {} bytes)",
+        Some(m) => Err(mpi_err!(Other, "{func}(comm={h:#x}): {} message(s) sent on the communicator were never received and are discarded (the first from rank {}, tag {}, {} bytes)",
                 unmatched.len(),
                 m.source,
                 m.tag,
-                m.bytes
-            ),
-        )),
+                m.bytes)),
     }
 }
 

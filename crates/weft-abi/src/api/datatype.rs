@@ -5,7 +5,8 @@ use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::datatype::{Combiner, Distrib, Order, Type};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{MpiError, MpiResult};
+use weft_core::mpi_err;
 
 use crate::args::{c_str, copy_out_str, non_null, write, Int};
 use crate::constants::*;
@@ -13,28 +14,14 @@ use crate::ctypes::*;
 use crate::datatypes::{self, committed, handle_for, type_of, TYPES};
 use crate::status;
 
-fn err(class: ErrorClass, msg: String) -> MpiError {
-    MpiError::new(class, msg)
-}
-
 /// A count argument: non-negative.
 pub(crate) fn count_arg(v: i64, func: &str, arg: &str) -> MpiResult<usize> {
-    usize::try_from(v).map_err(|_| {
-        err(
-            ErrorClass::Count,
-            format!("{func}({arg}={v}): negative count"),
-        )
-    })
+    usize::try_from(v).map_err(|_| mpi_err!(Count, "{func}({arg}={v}): negative count"))
 }
 
 /// A block length or size argument: non-negative.
 fn len_arg(v: i64, func: &str, arg: &str) -> MpiResult<usize> {
-    usize::try_from(v).map_err(|_| {
-        err(
-            ErrorClass::Arg,
-            format!("{func}({arg}={v}): must not be negative"),
-        )
-    })
+    usize::try_from(v).map_err(|_| mpi_err!(Arg, "{func}({arg}={v}): must not be negative"))
 }
 
 /// A C array argument of `n` elements.
@@ -226,9 +213,9 @@ fn order_arg(order: c_int, func: &str) -> MpiResult<Order> {
     match order {
         MPI_ORDER_C => Ok(Order::C),
         MPI_ORDER_FORTRAN => Ok(Order::Fortran),
-        o => Err(err(
-            ErrorClass::Arg,
-            format!("{func}(order={o}): must be MPI_ORDER_C or MPI_ORDER_FORTRAN"),
+        o => Err(mpi_err!(
+            Arg,
+            "{func}(order={o}): must be MPI_ORDER_C or MPI_ORDER_FORTRAN"
         )),
     }
 }
@@ -251,7 +238,7 @@ unsafe fn subarray(
     for i in 0..ndims as usize {
         let (a, b, c) = (sizes[i], subs[i], starts[i]);
         if a < 1 || b < 1 || b > a || c < 0 || c > a - b {
-            return Err(err(ErrorClass::Arg, format!("{func}: dimension {i}: size {a}, subsize {b}, start {c} do not describe a subarray (need 1 <= subsize <= size, 0 <= start <= size - subsize)")));
+            return Err(mpi_err!(Arg, "{func}: dimension {i}: size {a}, subsize {b}, start {c} do not describe a subarray (need 1 <= subsize <= size, 0 <= start <= size - subsize)"));
         }
         sz.push(a as usize);
         su.push(b as usize);
@@ -265,10 +252,7 @@ unsafe fn subarray(
 
 fn ndims_arg(ndims: c_int, func: &str) -> MpiResult<usize> {
     if ndims < 1 {
-        return Err(err(
-            ErrorClass::Arg,
-            format!("{func}(ndims={ndims}): must be positive"),
-        ));
+        return Err(mpi_err!(Arg, "{func}(ndims={ndims}): must be positive"));
     }
     Ok(ndims as usize)
 }
@@ -311,9 +295,9 @@ unsafe fn darray(
 ) -> MpiResult<()> {
     let n = gsizes.len();
     if size < 1 || rank < 0 || rank >= size {
-        return Err(err(
-            ErrorClass::Arg,
-            format!("{func}(size={size}, rank={rank}): need 0 <= rank < size"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(size={size}, rank={rank}): need 0 <= rank < size"
         ));
     }
     // SAFETY: forwarded caller contract (arrays of ndims elements).
@@ -329,12 +313,11 @@ unsafe fn darray(
     let mut grid: i64 = 1;
     for i in 0..n {
         if gsizes[i] < 1 || ps[i] < 1 {
-            return Err(err(
-                ErrorClass::Arg,
-                format!(
-                    "{func}: dimension {i}: gsize {} and psize {} must be positive",
-                    gsizes[i], ps[i]
-                ),
+            return Err(mpi_err!(
+                Arg,
+                "{func}: dimension {i}: gsize {} and psize {} must be positive",
+                gsizes[i],
+                ps[i]
             ));
         }
         grid = grid.saturating_mul(ps[i] as i64);
@@ -342,38 +325,36 @@ unsafe fn darray(
             MPI_DISTRIBUTE_DFLT_DARG => None,
             d if d >= 1 => Some(d as usize),
             d => {
-                return Err(err(
-                    ErrorClass::Arg,
-                    format!(
+                return Err(mpi_err!(
+                    Arg,
                     "{func}(array_of_dargs[{i}]={d}): must be positive or MPI_DISTRIBUTE_DFLT_DARG"
-                ),
                 ))
             }
         };
         dist.push(match ds[i] {
             MPI_DISTRIBUTE_NONE => {
                 if ps[i] != 1 {
-                    return Err(err(ErrorClass::Arg, format!("{func}: dimension {i} is MPI_DISTRIBUTE_NONE but its psize is {}", ps[i])));
+                    return Err(mpi_err!(Arg, "{func}: dimension {i} is MPI_DISTRIBUTE_NONE but its psize is {}", ps[i]));
                 }
                 Distrib::None
             }
             MPI_DISTRIBUTE_BLOCK => {
                 if let Some(b) = darg {
                     if (b as i64).saturating_mul(ps[i] as i64) < gsizes[i] {
-                        return Err(err(ErrorClass::Arg, format!("{func}: dimension {i}: block size {b} times {} processes does not cover {} elements", ps[i], gsizes[i])));
+                        return Err(mpi_err!(Arg, "{func}: dimension {i}: block size {b} times {} processes does not cover {} elements", ps[i], gsizes[i]));
                     }
                 }
                 Distrib::Block(darg)
             }
             MPI_DISTRIBUTE_CYCLIC => Distrib::Cyclic(darg),
-            d => return Err(err(ErrorClass::Arg, format!("{func}(array_of_distribs[{i}]={d}): not a distribution"))),
+            d => return Err(mpi_err!(Arg, "{func}(array_of_distribs[{i}]={d}): not a distribution")),
         });
         g.push(gsizes[i] as usize);
     }
     if grid != size as i64 {
-        return Err(err(
-            ErrorClass::Arg,
-            format!("{func}: the process grid has {grid} processes, not size={size}"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}: the process grid has {grid} processes, not size={size}"
         ));
     }
     let order = order_arg(order, func)?;
@@ -483,24 +464,19 @@ pub(crate) unsafe fn mpi_type_free(datatype: *mut MPI_Datatype) -> MpiResult<()>
     let h = unsafe { *datatype };
     let t = type_of(h, f, "datatype")?;
     if t.is_permanent() {
-        return Err(err(
-            ErrorClass::Type,
-            format!(
-                "{f}(datatype={}): predefined datatypes cannot be freed",
-                t.name()
-            ),
+        return Err(mpi_err!(
+            Type,
+            "{f}(datatype={}): predefined datatypes cannot be freed",
+            t.name()
         ));
     }
     // Delete callbacks run first (they may still query the type through its handle).
     crate::api::attr::type_attrs_free(h, f)?;
     // Operations in flight hold their own reference (through their buffer's request), and
     // derived types hold their components, so only the handle goes away here.
-    TYPES.remove(h).map_err(|_| {
-        err(
-            ErrorClass::Type,
-            format!("{f}(datatype={h:#x}): the datatype was already freed"),
-        )
-    })?;
+    TYPES
+        .remove(h)
+        .map_err(|_| mpi_err!(Type, "{f}(datatype={h:#x}): the datatype was already freed"))?;
     // SAFETY: checked non-null; writable per the caller.
     unsafe { *datatype = MPI_DATATYPE_NULL };
     Ok(())
@@ -560,7 +536,7 @@ pub(crate) unsafe fn type_envelope<C: Int>(
 ) -> MpiResult<()> {
     let t = type_of(datatype, func, "datatype")?;
     if t.is_large() && !C::LARGE {
-        return Err(err(ErrorClass::Type, format!("{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c")));
+        return Err(mpi_err!(Type, "{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_envelope_c"));
     }
     let c = t.contents();
     let mut outs = vec![
@@ -591,12 +567,10 @@ pub(crate) unsafe fn type_envelope<C: Int>(
 /// `dst` null or valid for `max` elements.
 unsafe fn fill<T: Copy>(dst: *mut T, max: i64, src: &[T], func: &str, arg: &str) -> MpiResult<()> {
     if (max as i128) < src.len() as i128 {
-        return Err(err(
-            ErrorClass::Arg,
-            format!(
-                "{func}(max for {arg}={max}): the type has {} of them",
-                src.len()
-            ),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(max for {arg}={max}): the type has {} of them",
+            src.len()
         ));
     }
     if src.is_empty() {
@@ -629,16 +603,14 @@ pub(crate) unsafe fn type_contents(
 ) -> MpiResult<()> {
     let t = type_of(datatype, func, "datatype")?;
     if t.combiner() == Combiner::Named {
-        return Err(err(
-            ErrorClass::Type,
-            format!(
-                "{func}(datatype={}): a predefined datatype has no contents",
-                t.name()
-            ),
+        return Err(mpi_err!(
+            Type,
+            "{func}(datatype={}): a predefined datatype has no contents",
+            t.name()
         ));
     }
     if t.is_large() && !large_ok {
-        return Err(err(ErrorClass::Type, format!("{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_contents_c")));
+        return Err(mpi_err!(Type, "{func}(datatype={datatype:#x}): made by a large-count constructor; use MPI_Type_get_contents_c"));
     }
     let c = t.contents();
     let addr_vals: Vec<MPI_Aint> = c.addrs.iter().map(|&a| a as MPI_Aint).collect();
@@ -650,10 +622,7 @@ pub(crate) unsafe fn type_contents(
         (max_d, c.types.len(), "max_datatypes"),
     ] {
         if (max as i128) < n as i128 {
-            return Err(err(
-                ErrorClass::Arg,
-                format!("{func}({a}={max}): the type has {n}"),
-            ));
+            return Err(mpi_err!(Arg, "{func}({a}={max}): the type has {n}"));
         }
     }
     // SAFETY: forwarded caller contract.
@@ -829,9 +798,9 @@ pub(crate) unsafe fn mpi_type_match_size(
             (32, MPI_COMPLEX32),
         ],
         c => {
-            return Err(err(
-                ErrorClass::Arg,
-                format!("{f}(typeclass={c}): not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX"),
+            return Err(mpi_err!(
+                Arg,
+                "{f}(typeclass={c}): not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX"
             ))
         }
     };
@@ -839,12 +808,7 @@ pub(crate) unsafe fn mpi_type_match_size(
         .iter()
         .find(|p| p.0 == size)
         .map(|p| p.1)
-        .ok_or_else(|| {
-            err(
-                ErrorClass::Arg,
-                format!("{f}(size={size}): no type of that class has that size"),
-            )
-        })?;
+        .ok_or_else(|| mpi_err!(Arg, "{f}(size={size}): no type of that class has that size"))?;
     // SAFETY: checked by write.
     unsafe { write(datatype, h, f, "datatype") }
 }
@@ -885,9 +849,9 @@ fn real_kind(p: c_int, r: c_int, func: &str, names: [MPI_Datatype; 3]) -> MpiRes
     let p_ok = |max| p == MPI_UNDEFINED || (0..=max).contains(&p);
     let r_ok = |max| r == MPI_UNDEFINED || (0..=max).contains(&r);
     if p == MPI_UNDEFINED && r == MPI_UNDEFINED {
-        return Err(err(
-            ErrorClass::Arg,
-            format!("{func}(p=MPI_UNDEFINED, r=MPI_UNDEFINED): at least one must be given"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(p=MPI_UNDEFINED, r=MPI_UNDEFINED): at least one must be given"
         ));
     }
     [(6, 37), (15, 307), (33, 4931)]
@@ -895,9 +859,9 @@ fn real_kind(p: c_int, r: c_int, func: &str, names: [MPI_Datatype; 3]) -> MpiRes
         .position(|&(mp, mr)| p_ok(mp) && r_ok(mr))
         .map(|i| names[i])
         .ok_or_else(|| {
-            err(
-                ErrorClass::Arg,
-                format!("{func}(p={p}, r={r}): no real type has that precision and range"),
+            mpi_err!(
+                Arg,
+                "{func}(p={p}, r={r}): no real type has that precision and range"
             )
         })
 }
@@ -940,12 +904,7 @@ pub(crate) unsafe fn mpi_type_create_f90_integer(
     .iter()
     .find(|&&(max, _)| r != MPI_UNDEFINED && (0..=max).contains(&r))
     .map(|&(_, h)| h)
-    .ok_or_else(|| {
-        err(
-            ErrorClass::Arg,
-            format!("{f}(r={r}): no integer type has that range"),
-        )
-    })?;
+    .ok_or_else(|| mpi_err!(Arg, "{f}(r={r}): no integer type has that range"))?;
     // SAFETY: forwarded caller contract.
     unsafe { f90(Combiner::F90Integer, 0, r, base, vec![r], newtype, f) }
 }
@@ -997,12 +956,9 @@ pub(crate) unsafe fn status_set_elements<C: Int>(
     let count = count.get();
     let t = type_of(datatype, func, "datatype")?;
     let n = count_arg(count, func, "count")? as u64;
-    let bytes = t.bytes_of_elements(n).ok_or_else(|| {
-        err(
-            ErrorClass::Count,
-            format!("{func}(count={count}): the byte count overflows"),
-        )
-    })?;
+    let bytes = t
+        .bytes_of_elements(n)
+        .ok_or_else(|| mpi_err!(Count, "{func}(count={count}): the byte count overflows"))?;
     non_null(status, func, "status")?;
     // SAFETY: checked non-null; writable per the caller.
     let c = unsafe { &mut *status };

@@ -13,7 +13,8 @@ use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::connect::{handshake, Link};
 use weft_core::object::Comm;
 use weft_core::runtime::spawn::{self, Program, RootPort};
@@ -29,9 +30,9 @@ use crate::objects::{self, info_object, out_comm};
 fn comm_and_root(comm: MPI_Comm, root: c_int, func: &str) -> MpiResult<(Arc<Comm>, u32)> {
     let c = objects::comm(comm, func, "comm")?;
     if c.is_inter() {
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm): an intracommunicator is required"),
+        return Err(mpi_err!(
+            Comm,
+            "{func}(comm): an intracommunicator is required"
         ));
     }
     let root = root_of(&c, root, func)?;
@@ -100,9 +101,9 @@ unsafe fn program(
     // SAFETY: the caller's guarantee.
     let command = unsafe { c_str(command, func, "command") }?.into_owned();
     if maxprocs <= 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(maxprocs={maxprocs}): at least one process must be asked for"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(maxprocs={maxprocs}): at least one process must be asked for"
         ));
     }
     Ok(Program {
@@ -201,9 +202,9 @@ pub(crate) unsafe fn mpi_comm_spawn_multiple(
     non_null(intercomm, func, "intercomm")?;
     let read = || -> MpiResult<Vec<Program>> {
         if count <= 0 {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(count={count}): at least one command is required"),
+            return Err(mpi_err!(
+                Arg,
+                "{func}(count={count}): at least one command is required"
             ));
         }
         non_null(array_of_commands, func, "array_of_commands")?;
@@ -411,10 +412,7 @@ pub(crate) unsafe fn mpi_comm_join(fd: c_int, intercomm: *mut MPI_Comm) -> MpiRe
     let func = "MPI_Comm_join";
     non_null(intercomm, func, "intercomm")?;
     if fd < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(fd={fd}): not a socket descriptor"),
-        ));
+        return Err(mpi_err!(Arg, "{func}(fd={fd}): not a socket descriptor"));
     }
     let me = objects::comm(MPI_COMM_SELF, func, "MPI_COMM_SELF")?;
     // `ManuallyDrop` never closes it, and only read and write are used on it while the call runs.

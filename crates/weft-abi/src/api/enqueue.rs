@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::stream::Stream;
 use weft_core::object::stream_comm::offload_stream;
 use weft_core::object::Comm;
@@ -55,13 +56,11 @@ static ENQUEUED: Table<EnqueuedRequest> = Table::new(Kind::EnqueuedRequest);
 fn offload_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Arc<Stream>)> {
     let c = objects::comm(comm, func, "comm")?;
     let s = offload_stream(&c).cloned().ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Comm,
-            format!(
-                "{func}(comm): the communicator has no offload stream: create it with \
+        mpi_err!(
+            Comm,
+            "{func}(comm): the communicator has no offload stream: create it with \
                  MPIX_Stream_comm_create from a stream made with info \"type\" \
                  (\"weft_host_queue\" or \"cudaStream_t\")"
-            ),
         )
     })?;
     Ok((c, s))
@@ -70,9 +69,9 @@ fn offload_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Arc<Stream>
 /// A count and datatype a queued operation will use: checked now.
 fn check_data(count: i64, datatype: MPI_Datatype, func: &str, what: &str) -> MpiResult<()> {
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}({what}count={count}): negative count"),
+        return Err(mpi_err!(
+            Count,
+            "{func}({what}count={count}): negative count"
         ));
     }
     if count == 0 && datatype == MPI_DATATYPE_NULL {
@@ -126,9 +125,9 @@ fn enqueue_staged(
     let queued = queue.enqueue(
         Box::new(move || {
             let r = catch_unwind(AssertUnwindSafe(|| op(&staged))).unwrap_or_else(|_| {
-                Err(MpiError::new(
-                    ErrorClass::Intern,
-                    format!("{func}: internal error in the queued operation"),
+                Err(mpi_err!(
+                    Intern,
+                    "{func}: internal error in the queued operation"
                 ))
             });
             if let Err(e) = r {
@@ -355,9 +354,9 @@ fn take_request(h: MPI_Request, func: &str, arg: &str) -> MpiResult<Arc<Enqueued
         } else {
             why.describe()
         };
-        MpiError::new(
-            ErrorClass::Request,
-            format!("{func}({arg}={h:#x}): not a request of an *_enqueue call: {what}"),
+        mpi_err!(
+            Request,
+            "{func}({arg}={h:#x}): not a request of an *_enqueue call: {what}"
         )
     })
 }
@@ -411,10 +410,7 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
 ) -> MpiResult<()> {
     let func = "MPIX_Waitall_enqueue";
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
+        return Err(mpi_err!(Count, "{func}(count={count}): negative count"));
     }
     if count == 0 {
         return Ok(());
@@ -430,23 +426,19 @@ pub(crate) unsafe fn mpix_waitall_enqueue(
             continue;
         }
         let r = ENQUEUED.get(h).map_err(|why| {
-            MpiError::new(
-                ErrorClass::Request,
-                format!(
-                    "{func}(array_of_requests[{i}]={h:#x}): not a request of an *_enqueue \
+            mpi_err!(
+                Request,
+                "{func}(array_of_requests[{i}]={h:#x}): not a request of an *_enqueue \
                      call: {}",
-                    why.describe()
-                ),
+                why.describe()
             )
         })?;
         match &stream {
             Some(s) if !Arc::ptr_eq(s, &r.stream) => {
-                return Err(MpiError::new(
-                    ErrorClass::Request,
-                    format!(
-                        "{func}(array_of_requests[{i}]): the requests belong to different \
+                return Err(mpi_err!(
+                    Request,
+                    "{func}(array_of_requests[{i}]): the requests belong to different \
                          offload streams"
-                    ),
                 ))
             }
             Some(_) => {}

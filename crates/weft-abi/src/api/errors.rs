@@ -1,16 +1,20 @@
-//! Error classes, codes and strings; errhandler objects and their use on communicators and
-//! windows.
+//! Error classes, codes and strings; errhandler objects and their use on communicators,
+//! windows, files and sessions (one implementation of each call for the four, `Holder`).
 
 use std::ffi::{c_char, c_int};
 use std::sync::Arc;
 
 use weft_core::error::{self, ErrorClass, MpiError, MpiResult};
-use weft_core::object::{Errhandler, ErrhandlerKind};
+use weft_core::io::file::{default_errhandler, set_default_errhandler, File};
+use weft_core::mpi_err;
+use weft_core::object::{Comm, Errhandler, ErrhandlerKind, Session};
 
 use crate::args::{c_str, copy_out_str, non_null, write};
 use crate::boundary::{raise, Scope};
 use crate::constants::*;
 use crate::ctypes::*;
+use crate::file_object::file;
+use crate::win_object::WinObject;
 use crate::{error_codes, objects};
 
 pub(crate) unsafe fn mpi_error_string(
@@ -20,9 +24,9 @@ pub(crate) unsafe fn mpi_error_string(
 ) -> MpiResult<()> {
     non_null(resultlen, "MPI_Error_string", "resultlen")?;
     let text = error_codes::string_of(errorcode).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("MPI_Error_string(errorcode={errorcode}): not a valid error code"),
+        mpi_err!(
+            Arg,
+            "MPI_Error_string(errorcode={errorcode}): not a valid error code"
         )
     })?;
     // A user-defined class or code has the empty string until MPI_Add_error_string gives it
@@ -47,9 +51,9 @@ pub(crate) unsafe fn mpi_error_string(
 
 pub(crate) unsafe fn mpi_error_class(errorcode: c_int, errorclass: *mut c_int) -> MpiResult<()> {
     let class = error_codes::class_of(errorcode).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("MPI_Error_class(errorcode={errorcode}): not a valid error code"),
+        mpi_err!(
+            Arg,
+            "MPI_Error_class(errorcode={errorcode}): not a valid error code"
         )
     })?;
     // SAFETY: the caller passes a valid int pointer (checked for null).
@@ -117,12 +121,10 @@ pub(super) unsafe fn create_errhandler(
 ) -> MpiResult<()> {
     non_null(errhandler, func, "errhandler")?;
     let callback = callback.ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!(
-                "{func}({}_errhandler_fn=NULL): a function is required",
-                kind.name()
-            ),
+        mpi_err!(
+            Arg,
+            "{func}({}_errhandler_fn=NULL): a function is required",
+            kind.name()
         )
     })?;
     let object = match state {
@@ -166,9 +168,9 @@ pub(super) fn errhandler_for(
             ErrhandlerKind::File => ("files", "MPI_File_create_errhandler"),
             ErrhandlerKind::Session => ("sessions", "MPI_Session_create_errhandler"),
         };
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errhandler): not created for {objects} ({creator})"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(errhandler): not created for {objects} ({creator})"
         ));
     }
     Ok(e)
@@ -178,7 +180,7 @@ pub(super) fn errhandler_for(
 ///
 /// # Safety
 /// `out` null or valid for a write.
-pub(super) unsafe fn out_errhandler(
+unsafe fn out_errhandler(
     out: *mut MPI_Errhandler,
     e: &Arc<Errhandler>,
     func: &str,
@@ -192,11 +194,11 @@ pub(super) unsafe fn out_errhandler(
 /// `MPI_<Kind>_call_errhandler` once its object is checked: the errhandler of `scope` runs
 /// with the user's `errorcode`, and the call succeeds once it returns (a fatal handler does
 /// not return).
-pub(super) fn call_errhandler(scope: Scope, errorcode: c_int, func: &str) -> MpiResult<()> {
+fn call_errhandler(scope: Scope, errorcode: c_int, func: &str) -> MpiResult<()> {
     if error_codes::class_of(errorcode).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(errorcode={errorcode}): not a valid error code"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(errorcode={errorcode}): not a valid error code"
         ));
     }
     raise(scope, MpiError::with_code(errorcode, String::new()));
@@ -210,12 +212,10 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
     if !objects::is_predefined_errhandler(handle) {
         // Objects that use the errhandler keep their own reference; only the handle goes.
         crate::errhandler_handles::free(handle).map_err(|why| {
-            MpiError::new(
-                ErrorClass::Arg,
-                format!(
-                    "MPI_Errhandler_free(errhandler={handle:#x}): {}",
-                    why.describe()
-                ),
+            mpi_err!(
+                Arg,
+                "MPI_Errhandler_free(errhandler={handle:#x}): {}",
+                why.describe()
             )
         })?;
     } else {
@@ -232,50 +232,120 @@ pub(crate) unsafe fn mpi_errhandler_free(errhandler: *mut MPI_Errhandler) -> Mpi
     }
 }
 
-pub(crate) fn mpi_comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> MpiResult<()> {
-    let func = "MPI_Comm_set_errhandler";
-    let c = objects::comm_local_or_thread(comm, func, "comm")?;
-    c.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Comm, func)?);
+/// The objects that hold an errhandler, as `MPI_<Kind>_set_errhandler`, `_get_errhandler`
+/// and `_call_errhandler` name them: `api/gen.py` passes the kind, so that one
+/// implementation of each call serves all four.
+#[derive(Clone, Copy)]
+pub(crate) enum Holder {
+    Comm,
+    Win,
+    File,
+    Session,
+}
+
+/// The object an errhandler call names, looked up (`File(None)`: `MPI_FILE_NULL`, whose
+/// errhandler is the one new files start with).
+enum Held {
+    Comm(Arc<Comm>),
+    Win(Arc<WinObject>),
+    File(Option<Arc<File>>),
+    Session(Arc<Session>),
+}
+
+impl Holder {
+    fn kind(self) -> ErrhandlerKind {
+        match self {
+            Holder::Comm => ErrhandlerKind::Comm,
+            Holder::Win => ErrhandlerKind::Win,
+            Holder::File => ErrhandlerKind::File,
+            Holder::Session => ErrhandlerKind::Session,
+        }
+    }
+
+    fn scope(self, handle: usize) -> Scope {
+        match self {
+            Holder::Comm => Scope::Comm(handle),
+            Holder::Win => Scope::Win(handle),
+            Holder::File => Scope::File(handle),
+            Holder::Session => Scope::Session(handle),
+        }
+    }
+
+    fn held(self, handle: usize, func: &str) -> MpiResult<Held> {
+        Ok(match self {
+            Holder::Comm => Held::Comm(objects::comm_local_or_thread(handle, func, "comm")?),
+            Holder::Win => Held::Win(objects::win(handle, func, "win")?),
+            Holder::File if handle == MPI_FILE_NULL => Held::File(None),
+            Holder::File => Held::File(Some(file(handle, func)?)),
+            Holder::Session => Held::Session(objects::session(handle, func, "session")?),
+        })
+    }
+}
+
+impl Held {
+    fn errhandler(&self) -> Arc<Errhandler> {
+        match self {
+            Held::Comm(c) => c.errhandler(),
+            Held::Win(w) => w.errhandler(),
+            Held::File(Some(f)) => f.errhandler(),
+            Held::File(None) => default_errhandler(),
+            Held::Session(s) => s.errhandler(),
+        }
+    }
+
+    fn set_errhandler(&self, e: Arc<Errhandler>) {
+        match self {
+            Held::Comm(c) => c.set_errhandler(e),
+            Held::Win(w) => w.set_errhandler(e),
+            Held::File(Some(f)) => f.set_errhandler(e),
+            Held::File(None) => set_default_errhandler(e),
+            Held::Session(s) => s.set_errhandler(e),
+        }
+    }
+}
+
+/// `MPI_Comm_set_errhandler`, `MPI_Win_set_errhandler`, `MPI_File_set_errhandler` and
+/// `MPI_Session_set_errhandler`.
+pub(crate) fn set_errhandler(
+    handle: usize,
+    errhandler: MPI_Errhandler,
+    holder: Holder,
+    func: &str,
+) -> MpiResult<()> {
+    // A file call checks the errhandler first, the others the object first.
+    let (held, e) = if let Holder::File = holder {
+        let e = errhandler_for(errhandler, holder.kind(), func)?;
+        (holder.held(handle, func)?, e)
+    } else {
+        let held = holder.held(handle, func)?;
+        (held, errhandler_for(errhandler, holder.kind(), func)?)
+    };
+    held.set_errhandler(e);
     Ok(())
 }
 
-pub(crate) unsafe fn mpi_comm_get_errhandler(
-    comm: MPI_Comm,
+/// `MPI_<Kind>_get_errhandler` for the kinds of `Holder`.
+///
+/// # Safety
+/// `errhandler` null or writable.
+pub(crate) unsafe fn get_errhandler(
+    handle: usize,
     errhandler: *mut MPI_Errhandler,
+    holder: Holder,
+    func: &str,
 ) -> MpiResult<()> {
-    let func = "MPI_Comm_get_errhandler";
-    let c = objects::comm_local_or_thread(comm, func, "comm")?;
-    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
-    unsafe { out_errhandler(errhandler, &c.errhandler(), func) }
+    let e = holder.held(handle, func)?.errhandler();
+    // SAFETY: forwarded caller contract (checked for null).
+    unsafe { out_errhandler(errhandler, &e, func) }
 }
 
-pub(crate) fn mpi_comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> MpiResult<()> {
-    let func = "MPI_Comm_call_errhandler";
-    objects::comm_local_or_thread(comm, func, "comm")?;
-    call_errhandler(Scope::Comm(comm), errorcode, func)
-}
-
-// ------------------------------------------------------------------------------ windows
-
-pub(crate) fn mpi_win_set_errhandler(win: MPI_Win, errhandler: MPI_Errhandler) -> MpiResult<()> {
-    let func = "MPI_Win_set_errhandler";
-    let w = objects::win(win, func, "win")?;
-    w.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Win, func)?);
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_win_get_errhandler(
-    win: MPI_Win,
-    errhandler: *mut MPI_Errhandler,
+/// `MPI_<Kind>_call_errhandler` for the kinds of `Holder`.
+pub(crate) fn holder_call_errhandler(
+    handle: usize,
+    errorcode: c_int,
+    holder: Holder,
+    func: &str,
 ) -> MpiResult<()> {
-    let func = "MPI_Win_get_errhandler";
-    let w = objects::win(win, func, "win")?;
-    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
-    unsafe { out_errhandler(errhandler, &w.errhandler(), func) }
-}
-
-pub(crate) fn mpi_win_call_errhandler(win: MPI_Win, errorcode: c_int) -> MpiResult<()> {
-    let func = "MPI_Win_call_errhandler";
-    objects::win(win, func, "win")?;
-    call_errhandler(Scope::Win(win), errorcode, func)
+    holder.held(handle, func)?;
+    call_errhandler(holder.scope(handle), errorcode, func)
 }

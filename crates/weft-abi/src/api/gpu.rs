@@ -4,7 +4,8 @@
 
 use std::ffi::c_int;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 
 use crate::args::non_null;
 use crate::constants::*;
@@ -22,9 +23,9 @@ pub(crate) unsafe fn mpix_gpu_query_support(
         MPIX_GPU_SUPPORT_ZE => mpix_query_ze_support(),
         MPIX_GPU_SUPPORT_HIP => mpix_query_hip_support(),
         other => {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(gpu_type={other}): not MPIX_GPU_SUPPORT_CUDA, _ZE or _HIP"),
+            return Err(mpi_err!(
+                Arg,
+                "{func}(gpu_type={other}): not MPIX_GPU_SUPPORT_CUDA, _ZE or _HIP"
             ))
         }
     };

@@ -6,8 +6,9 @@
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::message::Status;
+use weft_core::mpi_err;
 use weft_core::progress;
 use weft_core::request::GreqClass;
 use weft_core::runtime::world;
@@ -176,12 +177,10 @@ pub(crate) unsafe fn mpix_grequest_class_allocate(
 ) -> MpiResult<()> {
     let f = "MPIX_Grequest_class_allocate";
     let class = CLASSES.get(greq_class).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!(
-                "{f}(greq_class={greq_class:#x}): request class {}",
-                why.describe()
-            ),
+        mpi_err!(
+            Arg,
+            "{f}(greq_class={greq_class:#x}): request class {}",
+            why.describe()
         )
     })?;
     // SAFETY: forwarded caller contract.
@@ -192,9 +191,9 @@ pub(crate) fn mpi_grequest_complete(request: MPI_Request) -> MpiResult<()> {
     let f = "MPI_Grequest_complete";
     let inst = crate::objects::instance(f)?;
     let id = request_id(request, f, "request")?.ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Request,
-            format!("{f}(request=MPI_REQUEST_NULL): a generalized request is required"),
+        mpi_err!(
+            Request,
+            "{f}(request=MPI_REQUEST_NULL): a generalized request is required"
         )
     })?;
     progress::greq::complete(&inst, id, f)

@@ -2,8 +2,9 @@
 
 use std::ffi::c_int;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::instance;
+use weft_core::mpi_err;
 use weft_core::object::{Compare, Group};
 
 use crate::args::{non_null, write};
@@ -33,10 +34,7 @@ pub(crate) unsafe fn int_array<'a, T>(
     arg: &str,
 ) -> MpiResult<&'a [T]> {
     if n < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(n={n}): negative count"),
-        ));
+        return Err(mpi_err!(Arg, "{func}(n={n}): negative count"));
     }
     if n == 0 {
         return Ok(&[]);
@@ -151,12 +149,9 @@ pub(crate) unsafe fn mpi_group_free(group: *mut MPI_Group) -> MpiResult<()> {
     let h = unsafe { *group };
     if h != MPI_GROUP_EMPTY {
         objects::group(h, func, "group")?;
-        objects::GROUPS.remove(h).map_err(|why| {
-            MpiError::new(
-                ErrorClass::Group,
-                format!("{func}(group={h:#x}): {}", why.describe()),
-            )
-        })?;
+        objects::GROUPS
+            .remove(h)
+            .map_err(|why| mpi_err!(Group, "{func}(group={h:#x}): {}", why.describe()))?;
     }
     // SAFETY: as above.
     unsafe { group.write(MPI_GROUP_NULL) };
@@ -176,12 +171,10 @@ pub(crate) unsafe fn mpi_comm_remote_group(comm: MPI_Comm, group: *mut MPI_Group
     let func = "MPI_Comm_remote_group";
     let c = objects::comm_local(comm, func, "comm")?;
     non_null(group, func, "group")?;
-    let r = c.remote.clone().ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm): not an intercommunicator"),
-        )
-    })?;
+    let r = c
+        .remote
+        .clone()
+        .ok_or_else(|| mpi_err!(Comm, "{func}(comm): not an intercommunicator"))?;
     let h = objects::group_handle(r);
     // SAFETY: checked non-null.
     unsafe { group.write(h) };

@@ -5,6 +5,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::Info;
 
 use crate::args::{c_str, copy_out_str, non_null, write};
@@ -30,12 +31,9 @@ pub(crate) unsafe fn mpi_info_free(info: *mut MPI_Info) -> MpiResult<()> {
         ));
     }
     objects::info_object(handle, "MPI_Info_free")?;
-    objects::INFOS.remove(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Info,
-            format!("MPI_Info_free(info={handle:#x}): {}", why.describe()),
-        )
-    })?;
+    objects::INFOS
+        .remove(handle)
+        .map_err(|why| mpi_err!(Info, "MPI_Info_free(info={handle:#x}): {}", why.describe()))?;
     // SAFETY: as above.
     unsafe { write(info, MPI_INFO_NULL, "MPI_Info_free", "info") }
 }
@@ -114,12 +112,10 @@ pub(crate) unsafe fn mpi_info_get_nthkey(
         .ok()
         .and_then(|n| i.nth_key(n))
         .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Arg,
-                format!(
-                    "MPI_Info_get_nthkey(n={n}): the info object has {} keys",
-                    i.len()
-                ),
+            mpi_err!(
+                Arg,
+                "MPI_Info_get_nthkey(n={n}): the info object has {} keys",
+                i.len()
             )
         })?;
     // SAFETY: the standard requires a buffer of MPI_MAX_INFO_KEY bytes.
@@ -159,9 +155,9 @@ pub(crate) unsafe fn mpi_info_delete(info: MPI_Info, key: *const c_char) -> MpiR
 
 fn check_key_len(key: &str, func: &str) -> MpiResult<()> {
     if key.is_empty() || key.len() >= MPI_MAX_INFO_KEY as usize {
-        return Err(MpiError::new(
-            ErrorClass::InfoKey,
-            format!("{func}(key): empty or longer than MPI_MAX_INFO_KEY"),
+        return Err(mpi_err!(
+            InfoKey,
+            "{func}(key): empty or longer than MPI_MAX_INFO_KEY"
         ));
     }
     Ok(())
@@ -182,9 +178,9 @@ pub(crate) unsafe fn mpi_info_get(
     check_key_len(&key, func)?;
     non_null(flag, func, "flag")?;
     if valuelen < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(valuelen={valuelen}): negative length"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(valuelen={valuelen}): negative length"
         ));
     }
     match i.get(&key) {
@@ -283,17 +279,17 @@ pub(crate) unsafe fn mpix_info_set_hex(
     let func = "MPIX_Info_set_hex";
     let i = self::objects::info_object(info, func)?;
     if info == MPI_INFO_ENV {
-        return Err(MpiError::new(
-            ErrorClass::Info,
-            format!("{func}(info=MPI_INFO_ENV): the predefined info object cannot be changed"),
+        return Err(mpi_err!(
+            Info,
+            "{func}(info=MPI_INFO_ENV): the predefined info object cannot be changed"
         ));
     }
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
     let key = unsafe { c_str(key, func, "key")? };
     if value_size < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(value_size={value_size}): negative size"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(value_size={value_size}): negative size"
         ));
     }
     let bytes: &[u8] = if value_size == 0 {

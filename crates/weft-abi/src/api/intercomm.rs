@@ -3,7 +3,8 @@
 use std::ffi::c_int;
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{ErrorClass, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::comm as core_comm;
 use weft_core::object::{Comm, Group};
 
@@ -26,9 +27,9 @@ pub(crate) unsafe fn mpi_intercomm_create(
     let (what, n) = ((ErrorClass::Rank, "a rank of local_comm"), local.size());
     index_below(local_leader, n as usize, what, func, "local_leader")?;
     if tag < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Tag,
-            format!("{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"),
+        return Err(mpi_err!(
+            Tag,
+            "{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"
         ));
     }
     // peer_comm and remote_leader are significant only at the local leader.
@@ -37,10 +38,7 @@ pub(crate) unsafe fn mpi_intercomm_create(
         let (what, n) = ((ErrorClass::Rank, "a rank of peer_comm"), p.peer_size());
         index_below(remote_leader, n as usize, what, func, "remote_leader")?;
         if remote_leader as u32 == p.rank && !p.is_inter() {
-            return Err(MpiError::new(
-                ErrorClass::Rank,
-                format!("{func}(remote_leader={remote_leader}): the remote leader is the local leader itself"),
-            ));
+            return Err(mpi_err!(Rank, "{func}(remote_leader={remote_leader}): the remote leader is the local leader itself"));
         }
         Some(p)
     } else {

@@ -9,7 +9,8 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{LazyLock, Mutex};
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::win::alignment_hint;
 
 use crate::args::non_null;
@@ -61,9 +62,9 @@ pub(crate) unsafe fn mpi_alloc_mem(
 ) -> MpiResult<()> {
     let func = "MPI_Alloc_mem";
     if size < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(size={size}): the size must not be negative"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(size={size}): the size must not be negative"
         ));
     }
     non_null(baseptr, func, "baseptr")?;
@@ -91,11 +92,9 @@ pub(crate) fn mpi_free_mem(base: *mut c_void) -> MpiResult<()> {
             drop(block);
             Ok(())
         }
-        None => Err(MpiError::new(
-            ErrorClass::Base,
-            format!(
-                "MPI_Free_mem(base={base:p}): not memory from MPI_Alloc_mem (or already freed)"
-            ),
+        None => Err(mpi_err!(
+            Base,
+            "MPI_Free_mem(base={base:p}): not memory from MPI_Alloc_mem (or already freed)"
         )),
     }
 }

@@ -7,7 +7,8 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use weft_core::coll::{self, Neighbors};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 
 use crate::api::coll_args::{
@@ -28,9 +29,9 @@ fn topo_comm(comm: MPI_Comm, func: &str) -> MpiResult<(Arc<Comm>, Neighbors)> {
 
 fn no_in_place(p: *const c_void, func: &str, arg: &str) -> MpiResult<()> {
     if is_in_place(p) {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}({arg}=MPI_IN_PLACE): not allowed in neighbourhood collectives"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}({arg}=MPI_IN_PLACE): not allowed in neighbourhood collectives"
         ));
     }
     Ok(())
@@ -71,9 +72,10 @@ unsafe fn blocks(
 ) -> MpiResult<Parts> {
     let t = PartTypes::One(Some(datatypes::committed_ref(datatype, func, names.2)?));
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}({}={count}): negative count", names.1),
+        return Err(mpi_err!(
+            Count,
+            "{func}({}={count}): negative count",
+            names.1
         ));
     }
     let layout = |k: usize| (count, (k as i64).wrapping_mul(count));

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use weft_core::datatype::{Buf, Type};
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::op::{OpKind, Reduction, UserFn};
 
 use crate::args::{non_null, write};
@@ -67,18 +68,19 @@ pub fn predefined(op: MPI_Op) -> Option<OpKind> {
 }
 
 fn bad_op(func: &str, op: MPI_Op, why: BadHandle) -> MpiError {
-    MpiError::new(
-        ErrorClass::Op,
-        format!("{func}(op={op:#x}): not a valid op ({})", why.describe()),
+    mpi_err!(
+        Op,
+        "{func}(op={op:#x}): not a valid op ({})",
+        why.describe()
     )
 }
 
 /// The user op a handle names.
 pub fn user_op(op: MPI_Op, func: &str) -> MpiResult<Arc<UserOp>> {
     if op == MPI_OP_NULL {
-        return Err(MpiError::new(
-            ErrorClass::Op,
-            format!("{func}(op=MPI_OP_NULL): a valid op is required"),
+        return Err(mpi_err!(
+            Op,
+            "{func}(op=MPI_OP_NULL): a valid op is required"
         ));
     }
     OPS.get(op).map_err(|why| bad_op(func, op, why))
@@ -96,13 +98,8 @@ pub fn reduction(
 ) -> MpiResult<Reduction> {
     if let Some(kind) = predefined(op) {
         let dt = t.element().ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Op,
-                format!(
-                    "{func}(op={}, datatype): the datatype mixes element types; predefined ops need one",
-                    kind.name()
-                ),
-            )
+            mpi_err!(Op, "{func}(op={}, datatype): the datatype mixes element types; predefined ops need one",
+                    kind.name())
         })?;
         return Reduction::predefined(kind, dt).map_err(|e| MpiError {
             message: format!("{func}(op={}): {}", kind.name(), e.message),
@@ -251,12 +248,7 @@ pub(super) fn op_create_with<F: Into<UserFunction>>(
     destructor: Option<crate::destructor::Destructor>,
     func: &str,
 ) -> MpiResult<()> {
-    let f = user_fn.ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(user_fn=NULL): a function is required"),
-        )
-    })?;
+    let f = user_fn.ok_or_else(|| mpi_err!(Arg, "{func}(user_fn=NULL): a function is required"))?;
     create(f.into(), commute, op, destructor, func)
 }
 
@@ -265,12 +257,10 @@ pub(crate) unsafe fn mpi_op_free(op: *mut MPI_Op) -> MpiResult<()> {
     // SAFETY: checked non-null.
     let handle = unsafe { *op };
     if let Some(kind) = predefined(handle) {
-        return Err(MpiError::new(
-            ErrorClass::Op,
-            format!(
-                "MPI_Op_free(op={}): predefined ops cannot be freed",
-                kind.name()
-            ),
+        return Err(mpi_err!(
+            Op,
+            "MPI_Op_free(op={}): predefined ops cannot be freed",
+            kind.name()
         ));
     }
     if handle == MPI_OP_NULL {

@@ -4,22 +4,16 @@
 use std::ffi::{c_char, c_void};
 
 use weft_core::datatype::{external32, Buf, Type};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{MpiError, MpiResult};
+use weft_core::mpi_err;
 
 use crate::api::datatype::{committed_type, count_arg};
 use crate::args::{c_str, non_null, write, Int};
 use crate::ctypes::*;
 use crate::objects;
 
-fn err(class: ErrorClass, msg: String) -> MpiError {
-    MpiError::new(class, msg)
-}
-
 fn overflow(func: &str, count: i64) -> MpiError {
-    err(
-        ErrorClass::Count,
-        format!("{func}(count={count}): the packed size overflows"),
-    )
+    mpi_err!(Count, "{func}(count={count}): the packed size overflows")
 }
 
 /// Read `*position` (non-negative).
@@ -30,12 +24,7 @@ unsafe fn read_position<T: Int>(position: *const T, func: &str) -> MpiResult<usi
     non_null(position, func, "position")?;
     // SAFETY: checked non-null; readable per the caller.
     let p = unsafe { *position }.get();
-    usize::try_from(p).map_err(|_| {
-        err(
-            ErrorClass::Arg,
-            format!("{func}(*position={p}): must not be negative"),
-        )
-    })
+    usize::try_from(p).map_err(|_| mpi_err!(Arg, "{func}(*position={p}): must not be negative"))
 }
 
 /// The typed side of a pack or unpack: a derived type may address absolute memory, so
@@ -90,9 +79,10 @@ fn plan(
     let t = committed_type(side.datatype, func)?;
     let bytes = rep.size(&t, n).ok_or_else(|| overflow(func, side.count))?;
     let size = usize::try_from(side.size).map_err(|_| {
-        err(
-            ErrorClass::Arg,
-            format!("{func}({size_name}={}): must not be negative", side.size),
+        mpi_err!(
+            Arg,
+            "{func}({size_name}={}): must not be negative",
+            side.size
         )
     })?;
     let position = side.position;
@@ -105,9 +95,9 @@ fn plan(
             } else {
                 "are not there"
             };
-            err(
-                ErrorClass::Truncate,
-                format!("{func}({size_name}={size}): {bytes} bytes {what} at position {position}"),
+            mpi_err!(
+                Truncate,
+                "{func}({size_name}={size}): {bytes} bytes {what} at position {position}"
             )
         })?;
     Ok((t, n, bytes, end))
@@ -186,9 +176,9 @@ unsafe fn check_datarep(datarep: *const c_char, func: &str) -> MpiResult<()> {
     // SAFETY: forwarded caller contract.
     let d = unsafe { c_str(datarep, func, "datarep")? };
     if d != "external32" {
-        return Err(err(
-            ErrorClass::UnsupportedDatarep,
-            format!("{func}(datarep=\"{d}\"): only \"external32\" is supported"),
+        return Err(mpi_err!(
+            UnsupportedDatarep,
+            "{func}(datarep=\"{d}\"): only \"external32\" is supported"
         ));
     }
     Ok(())

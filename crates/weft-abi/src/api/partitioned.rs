@@ -7,6 +7,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::progress;
 use weft_core::pt2pt::partitioned::{self, Partitioned};
 use weft_core::request::{PersistentOp, StartFn};
@@ -43,21 +44,18 @@ unsafe fn args(
 ) -> MpiResult<Args> {
     non_null(request, func, "request")?;
     if partitions < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(partitions={partitions}): negative partition count"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(partitions={partitions}): negative partition count"
         ));
     }
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
+        return Err(mpi_err!(Count, "{func}(count={count}): negative count"));
     }
     let total = count.checked_mul(partitions as MPI_Count).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(partitions={partitions}, count={count}): the message size overflows"),
+        mpi_err!(
+            Count,
+            "{func}(partitions={partitions}, count={count}): the message size overflows"
         )
     })?;
     let ty = datatypes::committed(datatype, func, "datatype")?;
@@ -236,23 +234,23 @@ impl Part {
 fn active(request: MPI_Request, func: &str) -> MpiResult<Part> {
     let inst = instance(func)?;
     let Some(id) = request_id(request, func, "request")? else {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(request=MPI_REQUEST_NULL): a partitioned request is required"),
+        return Err(mpi_err!(
+            Request,
+            "{func}(request=MPI_REQUEST_NULL): a partitioned request is required"
         ));
     };
     let not_partitioned = || {
-        MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(request={request:#x}): not a partitioned request"),
+        mpi_err!(
+            Request,
+            "{func}(request={request:#x}): not a partitioned request"
         )
     };
     let (state, is_active) =
         progress::persistent::partitioned(&inst, id).ok_or_else(not_partitioned)?;
     if !is_active {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(request={request:#x}): the request is not active (call MPI_Start)"),
+        return Err(mpi_err!(
+            Request,
+            "{func}(request={request:#x}): the request is not active (call MPI_Start)"
         ));
     }
     match state.downcast::<Partitioned>() {
@@ -272,9 +270,9 @@ fn partition_index(part: &Part, partition: c_int, arg: &str, func: &str) -> MpiR
 fn send_side(request: MPI_Request, func: &str) -> MpiResult<Part> {
     let part = active(request, func)?;
     if !part.is_send() {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(request={request:#x}): not a partitioned send request"),
+        return Err(mpi_err!(
+            Request,
+            "{func}(request={request:#x}): not a partitioned send request"
         ));
     }
     Ok(part)
@@ -297,9 +295,9 @@ pub(crate) fn mpi_pready_range(
     let low = partition_index(&part, partition_low, "partition_low", FUNC)?;
     let high = partition_index(&part, partition_high, "partition_high", FUNC)?;
     if low > high {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{FUNC}(partition_low={low}, partition_high={high}): an empty range"),
+        return Err(mpi_err!(
+            Arg,
+            "{FUNC}(partition_low={low}, partition_high={high}): an empty range"
         ));
     }
     (low..=high).try_for_each(|i| part.ready(i, FUNC))
@@ -315,10 +313,7 @@ pub(crate) unsafe fn mpi_pready_list(
     const FUNC: &str = "MPI_Pready_list";
     let part = send_side(request, FUNC)?;
     if length < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{FUNC}(length={length}): negative length"),
-        ));
+        return Err(mpi_err!(Arg, "{FUNC}(length={length}): negative length"));
     }
     if length == 0 {
         return Ok(());
@@ -344,9 +339,9 @@ pub(crate) unsafe fn mpi_parrived(
     non_null(flag, FUNC, "flag")?;
     let part = active(request, FUNC)?;
     if part.is_send() {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{FUNC}(request={request:#x}): not a partitioned receive request"),
+        return Err(mpi_err!(
+            Request,
+            "{FUNC}(request={request:#x}): not a partitioned receive request"
         ));
     }
     let i = partition_index(&part, partition, "partition", FUNC)?;

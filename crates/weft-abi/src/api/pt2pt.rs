@@ -6,8 +6,9 @@
 use std::ffi::{c_int, c_void};
 
 use weft_core::datatype::Buf;
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{MpiError, MpiResult};
 use weft_core::message::{SendMode, SourceSel, Status, TagSel};
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
@@ -38,10 +39,7 @@ pub(crate) unsafe fn message_buf(
     func: &str,
 ) -> MpiResult<Buf> {
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
+        return Err(mpi_err!(Count, "{func}(count={count}): negative count"));
     }
     // Fast path: a predefined type of plain bytes needs no type object.
     // SAFETY: forwarded caller contract (the buffers hold what the counts say).
@@ -58,17 +56,12 @@ pub(crate) unsafe fn message_buf(
     let bytes = usize::try_from(count)
         .ok()
         .and_then(|c| dt.bytes_for(c))
-        .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Count,
-                format!("{func}(count={count}): the message size overflows"),
-            )
-        })?;
+        .ok_or_else(|| mpi_err!(Count, "{func}(count={count}): the message size overflows"))?;
     // A derived type may address absolute memory from MPI_BOTTOM (null).
     if buf.is_null() && bytes > 0 && dt.predefined.is_some() {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}(buf=NULL): a buffer is required for count {count}"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}(buf=NULL): a buffer is required for count {count}"
         ));
     }
     // The type stays alive through the handle table during the call and through the request
@@ -94,21 +87,19 @@ pub(crate) fn source_sel(comm: &Comm, source: c_int, func: &str) -> MpiResult<Op
         MPI_PROC_NULL => Ok(None),
         MPI_ANY_SOURCE => Ok(Some(SourceSel::Any)),
         s if s >= 0 && (s as u32) < comm.peer_size() => Ok(Some(SourceSel::Rank(s as u32))),
-        s => Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}(source={s}): not a rank of the communicator (size {})",
-                comm.peer_size()
-            ),
+        s => Err(mpi_err!(
+            Rank,
+            "{func}(source={s}): not a rank of the communicator (size {})",
+            comm.peer_size()
         )),
     }
 }
 
 pub(crate) fn send_tag(tag: c_int, func: &str) -> MpiResult<i32> {
     if tag < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Tag,
-            format!("{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"),
+        return Err(mpi_err!(
+            Tag,
+            "{func}(tag={tag}): tags must be in 0..=MPI_TAG_UB"
         ));
     }
     Ok(tag)
@@ -118,9 +109,9 @@ pub(crate) fn recv_tag(tag: c_int, func: &str) -> MpiResult<TagSel> {
     match tag {
         MPI_ANY_TAG => Ok(TagSel::Any),
         t if t >= 0 => Ok(TagSel::Tag(t)),
-        t => Err(MpiError::new(
-            ErrorClass::Tag,
-            format!("{func}(tag={t}): tags must be MPI_ANY_TAG or in 0..=MPI_TAG_UB"),
+        t => Err(mpi_err!(
+            Tag,
+            "{func}(tag={t}): tags must be MPI_ANY_TAG or in 0..=MPI_TAG_UB"
         )),
     }
 }
@@ -378,9 +369,9 @@ pub(crate) fn thread_peer(
 
 /// The persistent forms not done on thread communicators yet (send-receive, collectives).
 pub(crate) fn thread_unsupported(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::UnsupportedOperation,
-        format!("{func}(comm): not supported on a thread communicator in Weft yet"),
+    mpi_err!(
+        UnsupportedOperation,
+        "{func}(comm): not supported on a thread communicator in Weft yet"
     )
 }
 

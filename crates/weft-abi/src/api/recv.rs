@@ -6,8 +6,9 @@ use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex};
 
 use weft_core::datatype::Buf;
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::message::{Pattern, SendMode, Status};
+use weft_core::mpi_err;
 use weft_core::object::Comm;
 use weft_core::progress;
 use weft_core::pt2pt;
@@ -620,15 +621,16 @@ fn take_message(handle: MPI_Message, func: &str) -> MpiResult<Option<Held>> {
         return Ok(None);
     }
     if handle == MPI_MESSAGE_NULL {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(message=MPI_MESSAGE_NULL): a matched message is required"),
+        return Err(mpi_err!(
+            Request,
+            "{func}(message=MPI_MESSAGE_NULL): a matched message is required"
         ));
     }
     let slot = MESSAGES.remove(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Request,
-            format!("{func}(message={handle:#x}): message {}", why.describe()),
+        mpi_err!(
+            Request,
+            "{func}(message={handle:#x}): message {}",
+            why.describe()
         )
     })?;
     let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();

@@ -7,6 +7,7 @@ use weft_core::datatype::Type;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::instance::Instance;
 use weft_core::message::Status;
+use weft_core::mpi_err;
 use weft_core::progress::{self, Completed};
 use weft_core::pt2pt;
 use weft_core::request::{PersistentState, ReqId};
@@ -35,9 +36,9 @@ fn is_completed_send(inst: &Instance, id: ReqId) -> bool {
 }
 
 fn not_active(handle: MPI_Request, func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Request,
-        format!("{func}(request={handle:#x}): not an active request (already completed or freed?)"),
+    mpi_err!(
+        Request,
+        "{func}(request={handle:#x}): not an active request (already completed or freed?)"
     )
 }
 
@@ -51,11 +52,9 @@ fn live_id(
     let id = request_id(handle, func, arg)?;
     if let Some(id) = id {
         if id.vci() as usize >= inst.vcis.len() || !progress::exists(inst, id) {
-            return Err(MpiError::new(
-                ErrorClass::Request,
-                format!(
-                    "{func}({arg}={handle:#x}): not an active request (already completed or freed?)"
-                ),
+            return Err(mpi_err!(
+                Request,
+                "{func}({arg}={handle:#x}): not an active request (already completed or freed?)"
             ));
         }
     }
@@ -134,10 +133,7 @@ unsafe fn slices<'a>(
     func: &str,
 ) -> MpiResult<(&'a mut [MPI_Request], Option<&'a mut [MPI_Status]>)> {
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
+        return Err(mpi_err!(Count, "{func}(count={count}): negative count"));
     }
     let n = count as usize;
     if n > 0 {
@@ -355,13 +351,8 @@ fn finish_all(
             reqs[i] = after(reqs[i], &c);
         });
         let got = swept.map_err(|i| {
-            MpiError::new(
-                ErrorClass::Request,
-                format!(
-                    "{func}(array_of_requests[{i}]={:#x}): not an active request (already completed or freed?)",
-                    reqs[i]
-                ),
-            )
+            mpi_err!(Request, "{func}(array_of_requests[{i}]={:#x}): not an active request (already completed or freed?)",
+                    reqs[i])
         })?;
         left -= got;
         first = false;
@@ -386,9 +377,9 @@ fn finish_all(
             out[i].MPI_ERROR = error;
         }
     }
-    Err(MpiError::new(
-        ErrorClass::InStatus,
-        format!("{func}: an operation failed; see the statuses' MPI_ERROR"),
+    Err(mpi_err!(
+        InStatus,
+        "{func}: an operation failed; see the statuses' MPI_ERROR"
     ))
 }
 
@@ -638,9 +629,9 @@ pub(crate) unsafe fn some_impl(
                 // SAFETY: checked non-null.
                 unsafe { outcount.write(n as c_int) };
                 if failed {
-                    return Err(MpiError::new(
-                        ErrorClass::InStatus,
-                        format!("{func}: an operation failed; see the statuses' MPI_ERROR"),
+                    return Err(mpi_err!(
+                        InStatus,
+                        "{func}: an operation failed; see the statuses' MPI_ERROR"
                     ));
                 }
                 return Ok(());
@@ -800,9 +791,9 @@ unsafe fn start_one(
     arg: impl std::fmt::Display + Copy,
 ) -> MpiResult<()> {
     let Some(id) = live_id(inst, handle, func, arg)? else {
-        return Err(MpiError::new(
-            ErrorClass::Request,
-            format!("{func}({arg}=MPI_REQUEST_NULL): a persistent request is required"),
+        return Err(mpi_err!(
+            Request,
+            "{func}({arg}=MPI_REQUEST_NULL): a persistent request is required"
         ));
     };
     progress::persistent::start(inst, id, func)
@@ -846,10 +837,7 @@ unsafe fn const_requests<'a>(
     func: &str,
 ) -> MpiResult<&'a [MPI_Request]> {
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): negative count"),
-        ));
+        return Err(mpi_err!(Count, "{func}(count={count}): negative count"));
     }
     if count == 0 {
         return Ok(&[]);

@@ -8,7 +8,8 @@
 
 use std::ffi::c_void;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::op::{OpKind, Reduction};
 use weft_core::rma::Target;
 
@@ -156,9 +157,9 @@ pub(crate) unsafe fn compare_and_swap(
             || Reduction::predefined(OpKind::Land, e).is_ok()
     });
     if !ok {
-        return Err(MpiError::new(
-            ErrorClass::Type,
-            format!("{func}(datatype): compare-and-swap needs an integer, logical or byte type"),
+        return Err(mpi_err!(
+            Type,
+            "{func}(datatype): compare-and-swap needs an integer, logical or byte type"
         ));
     }
     let (w, rank) = window_target(win, target.rank, func)?;

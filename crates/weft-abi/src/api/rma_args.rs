@@ -7,9 +7,10 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use weft_core::datatype::{Buf, Type};
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::instance::calls_may_overlap;
 use weft_core::message::Status;
+use weft_core::mpi_err;
 use weft_core::op::Reduction;
 use weft_core::rma::notify::check_index;
 use weft_core::rma::Target;
@@ -41,12 +42,10 @@ pub(crate) fn with_win<R>(win: MPI_Win, f: impl FnOnce(&WinObject) -> R) -> Opti
 /// Rank `rank` (argument `arg`) of window `w`'s group (`MPI_ERR_RANK` otherwise).
 pub(crate) fn rank_of(w: &WinObject, rank: c_int, func: &str, arg: &str) -> MpiResult<u32> {
     if rank < 0 || rank as u32 >= w.comm.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!(
-                "{func}({arg}={rank}): not a rank of the window's group (size {})",
-                w.comm.size()
-            ),
+        return Err(mpi_err!(
+            Rank,
+            "{func}({arg}={rank}): not a rank of the window's group (size {})",
+            w.comm.size()
         ));
     }
     Ok(rank as u32)
@@ -71,9 +70,9 @@ pub(crate) fn window_target(
 /// A non-negative target displacement (`MPI_ERR_DISP`).
 pub(crate) fn check_disp(target_disp: MPI_Aint, func: &str) -> MpiResult<()> {
     if target_disp < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Disp,
-            format!("{func}(target_disp={target_disp}): negative displacement"),
+        return Err(mpi_err!(
+            Disp,
+            "{func}(target_disp={target_disp}): negative displacement"
         ));
     }
     Ok(())
@@ -82,16 +81,16 @@ pub(crate) fn check_disp(target_disp: MPI_Aint, func: &str) -> MpiResult<()> {
 /// The target datatype and count, checked.
 fn target_type(count: i64, datatype: MPI_Datatype, func: &str) -> MpiResult<(usize, Arc<Type>)> {
     if count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(target_count={count}): negative count"),
+        return Err(mpi_err!(
+            Count,
+            "{func}(target_count={count}): negative count"
         ));
     }
     let t = dtype(datatype, func, "target_datatype")?;
     if t.bytes_for(count as usize).is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(target_count={count}): the target data size overflows"),
+        return Err(mpi_err!(
+            Count,
+            "{func}(target_count={count}): the target data size overflows"
         ));
     }
     Ok((count as usize, t))
@@ -115,9 +114,9 @@ pub(crate) fn acc_op(
         if op != MPI_OP_NULL {
             ops::user_op(op, func)?;
         }
-        return Err(MpiError::new(
-            ErrorClass::Op,
-            format!("{func}(op={op:#x}): RMA accumulates take predefined ops only"),
+        return Err(mpi_err!(
+            Op,
+            "{func}(op={op:#x}): RMA accumulates take predefined ops only"
         ));
     }
     ops::reduction(op, datatype, t, func)
@@ -127,9 +126,9 @@ pub(crate) fn acc_op(
 pub(crate) fn predefined_only(datatype: MPI_Datatype, func: &str) -> MpiResult<Arc<Type>> {
     let t = dtype(datatype, func, "datatype")?;
     if t.predefined.is_none() {
-        return Err(MpiError::new(
-            ErrorClass::Type,
-            format!("{func}(datatype): a predefined datatype is required"),
+        return Err(mpi_err!(
+            Type,
+            "{func}(datatype): a predefined datatype is required"
         ));
     }
     Ok(t)

@@ -5,7 +5,8 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::win::{check_disp_unit, check_size, Flavor};
 use weft_core::op::{OpKind, Reduction};
 use weft_core::rma::memhandle::HANDLE_BYTES;
@@ -72,10 +73,7 @@ fn op_named(name: &str, func: &str) -> MpiResult<Option<OpKind>> {
         "no_op" => NoOp,
         "cas" => return Ok(None),
         _ => {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(ops): \"{name}\" is not an operation name (max, min, sum, prod, land, band, lor, bor, lxor, bxor, maxloc, minloc, replace, no_op, cas)"),
-            ))
+            return Err(mpi_err!(Arg, "{func}(ops): \"{name}\" is not an operation name (max, min, sum, prod, land, band, lor, bor, lxor, bxor, maxloc, minloc, replace, no_op, cas)"))
         }
     }))
 }
@@ -97,9 +95,9 @@ pub(crate) unsafe fn mpix_win_op_intrinsic(
     let list = unsafe { c_str(ops, func, "ops")? };
     non_null(flag, func, "flag")?;
     if max_count < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(max_count={max_count}): negative count"),
+        return Err(mpi_err!(
+            Count,
+            "{func}(max_count={max_count}): negative count"
         ));
     }
     let t = dtype(datatype, func, "datatype")?;
@@ -126,9 +124,9 @@ pub(crate) unsafe fn mpix_win_op_intrinsic(
 fn dynamic_window(win: MPI_Win, func: &str) -> MpiResult<Arc<WinObject>> {
     let w = objects::win(win, func, "dynwin")?;
     if w.flavor != Flavor::Dynamic || w.rma.is_handle_window() {
-        return Err(MpiError::new(
-            ErrorClass::RmaFlavor,
-            format!("{func}(dynwin): not a window from MPI_Win_create_dynamic"),
+        return Err(mpi_err!(
+            RmaFlavor,
+            "{func}(dynwin): not a window from MPI_Win_create_dynamic"
         ));
     }
     Ok(w)
@@ -156,10 +154,7 @@ pub(crate) unsafe fn mpix_memhandle_create(
         .iter()
         .any(|&(rb, rs)| rb as u128 <= b && end <= rb as u128 + rs as u128)
     {
-        return Err(MpiError::new(
-            ErrorClass::RmaAttach,
-            format!("{func}(base={base:p}, size={size}): not inside memory attached to the window (MPI_Win_attach it first)"),
-        ));
+        return Err(mpi_err!(RmaAttach, "{func}(base={base:p}, size={size}): not inside memory attached to the window (MPI_Win_attach it first)"));
     }
     let bytes = w.rma.memhandle_create(base as usize, size, func)?;
     // Both checked non-null.
@@ -205,9 +200,9 @@ pub(crate) unsafe fn mpix_win_from_memhandle(
     let size = check_size(size as i64, func, "size")?;
     let unit = check_disp_unit(disp_unit as i64, func)?;
     if target < 0 || target as u32 >= w.comm.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!("{func}(target={target}): not a rank of the window's group"),
+        return Err(mpi_err!(
+            Rank,
+            "{func}(target={target}): not a rank of the window's group"
         ));
     }
     let hints = info_pairs(info, func)?;
@@ -250,10 +245,7 @@ pub(crate) unsafe fn mpix_win_notify_request(
         let idx = check_index(notification_idx, func)?;
         non_null(request, func, "request")?;
         if count < 0 {
-            return Err(MpiError::new(
-                ErrorClass::Count,
-                format!("{func}(count={count}): negative count"),
-            ));
+            return Err(mpi_err!(Count, "{func}(count={count}): negative count"));
         }
         Ok(w.rma.notify_request(idx, count as u64, 0))
     };

@@ -5,7 +5,8 @@
 
 use std::ffi::c_int;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::rma::epoch::{FenceAssert, LockType};
 
 use crate::api::rma_args::{rank_of, with_win};
@@ -18,9 +19,9 @@ use crate::win_object::WinObject;
 /// Check an `assert` argument: a combination of `allowed` mode bits (`MPI_ERR_ASSERT`).
 fn check_assert(assert: c_int, allowed: c_int, func: &str) -> MpiResult<()> {
     if assert & !allowed != 0 {
-        return Err(MpiError::new(
-            ErrorClass::Assert,
-            format!("{func}(assert={assert:#x}): not a valid assertion for this call"),
+        return Err(mpi_err!(
+            Assert,
+            "{func}(assert={assert:#x}): not a valid assertion for this call"
         ));
     }
     Ok(())
@@ -33,9 +34,9 @@ fn group_ranks(w: &WinObject, group: MPI_Group, func: &str) -> MpiResult<Vec<u32
         .iter()
         .map(|&p| {
             w.comm.group.rank_of(p).ok_or_else(|| {
-                MpiError::new(
-                    ErrorClass::Group,
-                    format!("{func}(group): a member is not in the window's group"),
+                mpi_err!(
+                    Group,
+                    "{func}(group): a member is not in the window's group"
                 )
             })
         })
@@ -69,11 +70,9 @@ pub(crate) fn mpi_win_lock(
         MPI_LOCK_EXCLUSIVE => LockType::Exclusive,
         MPI_LOCK_SHARED => LockType::Shared,
         _ => {
-            return Err(MpiError::new(
-                ErrorClass::Locktype,
-                format!(
-                    "{func}(lock_type={lock_type}): neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED"
-                ),
+            return Err(mpi_err!(
+                Locktype,
+                "{func}(lock_type={lock_type}): neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED"
             ))
         }
     };

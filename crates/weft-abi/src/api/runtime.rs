@@ -2,8 +2,9 @@
 
 use std::ffi::{c_char, c_int};
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::instance::ThreadLevel;
+use weft_core::mpi_err;
 use weft_core::runtime::world;
 
 use crate::args::{copy_out_str, write};
@@ -24,9 +25,9 @@ fn thread_level(value: c_int, func: &str) -> MpiResult<ThreadLevel> {
         MPI_THREAD_FUNNELED => Ok(ThreadLevel::Funneled),
         MPI_THREAD_SERIALIZED => Ok(ThreadLevel::Serialized),
         MPI_THREAD_MULTIPLE => Ok(ThreadLevel::Multiple),
-        other => Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(required={other}): not an MPI_THREAD_* level"),
+        other => Err(mpi_err!(
+            Arg,
+            "{func}(required={other}): not an MPI_THREAD_* level"
         )),
     }
 }

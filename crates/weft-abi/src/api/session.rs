@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::instance::ThreadLevel;
+use weft_core::mpi_err;
 use weft_core::object::{comm, idup, ErrhandlerKind, Group, Info, Session};
 
-use crate::api::errors::{call_errhandler, errhandler_for, out_errhandler};
+use crate::api::errors::errhandler_for;
 use crate::args::{c_str, non_null, write};
 use crate::boundary::{clear_raise_on, raise_on, Scope};
 use crate::constants::*;
@@ -29,12 +30,9 @@ fn requested(info: MPI_Info, func: &str) -> MpiResult<(ThreadLevel, bool)> {
     if info == MPI_INFO_NULL {
         return Ok((default_level(), false));
     }
-    let i = objects::INFOS.get(info).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Info,
-            format!("{func}(info={info:#x}): {}", why.describe()),
-        )
-    })?;
+    let i = objects::INFOS
+        .get(info)
+        .map_err(|why| mpi_err!(Info, "{func}(info={info:#x}): {}", why.describe()))?;
     let strict = matches!(
         i.get("strict_finalize").as_deref().map(str::trim),
         Some("true" | "1")
@@ -46,9 +44,9 @@ fn requested(info: MPI_Info, func: &str) -> MpiResult<(ThreadLevel, bool)> {
         Some("MPI_THREAD_SERIALIZED") => ThreadLevel::Serialized,
         Some("MPI_THREAD_MULTIPLE") => ThreadLevel::Multiple,
         Some(other) => {
-            return Err(MpiError::new(
-                ErrorClass::InfoValue,
-                format!("{func}(info): thread_level={other:?} is not an MPI_THREAD_* name"),
+            return Err(mpi_err!(
+                InfoValue,
+                "{func}(info): thread_level={other:?} is not an MPI_THREAD_* name"
             ))
         }
     };
@@ -87,12 +85,10 @@ pub(crate) unsafe fn mpi_session_finalize(session: *mut MPI_Session) -> MpiResul
     }
     drop(live);
     let s = objects::SESSIONS.remove(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Session,
-            format!(
-                "MPI_Session_finalize(session={handle:#x}): {}",
-                why.describe()
-            ),
+        mpi_err!(
+            Session,
+            "MPI_Session_finalize(session={handle:#x}): {}",
+            why.describe()
         )
     })?;
     s.finish();
@@ -131,12 +127,10 @@ pub(crate) unsafe fn mpi_session_get_nth_pset(
         .ok()
         .and_then(|i| sets.get(i))
         .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Arg,
-                format!(
-                    "MPI_Session_get_nth_pset(n={n}): the session has {} process sets",
-                    sets.len()
-                ),
+            mpi_err!(
+                Arg,
+                "MPI_Session_get_nth_pset(n={n}): the session has {} process sets",
+                sets.len()
             )
         })?;
     let needed = set.name.len() + 1;
@@ -202,32 +196,6 @@ pub(crate) unsafe fn mpi_session_get_info(
     }
 }
 
-pub(crate) fn mpi_session_set_errhandler(
-    session: MPI_Session,
-    errhandler: MPI_Errhandler,
-) -> MpiResult<()> {
-    let func = "MPI_Session_set_errhandler";
-    let s = objects::session(session, func, "session")?;
-    s.set_errhandler(errhandler_for(errhandler, ErrhandlerKind::Session, func)?);
-    Ok(())
-}
-
-pub(crate) unsafe fn mpi_session_get_errhandler(
-    session: MPI_Session,
-    errhandler: *mut MPI_Errhandler,
-) -> MpiResult<()> {
-    let func = "MPI_Session_get_errhandler";
-    let s = objects::session(session, func, "session")?;
-    // SAFETY: the caller passes a valid MPI_Errhandler pointer (checked for null).
-    unsafe { out_errhandler(errhandler, &s.errhandler(), func) }
-}
-
-pub(crate) fn mpi_session_call_errhandler(session: MPI_Session, errorcode: c_int) -> MpiResult<()> {
-    let func = "MPI_Session_call_errhandler";
-    objects::session(session, func, "session")?;
-    call_errhandler(Scope::Session(session), errorcode, func)
-}
-
 // ------------------------------------------------------------------ groups and communicators
 
 pub(crate) unsafe fn mpi_group_from_session_pset(
@@ -249,10 +217,7 @@ pub(crate) unsafe fn mpi_group_from_session_pset(
 /// The session a group belongs to, for the `*_from_group(s)` calls (which take no session).
 fn session_of(group: &Group, func: &str, arg: &str) -> MpiResult<Arc<Session>> {
     group.origin().cloned().ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Group,
-            format!("{func}({arg}): the group belongs to no session (use MPI_Group_from_session_pset or a session communicator's group)"),
-        )
+        mpi_err!(Group, "{func}({arg}): the group belongs to no session (use MPI_Group_from_session_pset or a session communicator's group)")
     })
 }
 
@@ -267,9 +232,9 @@ fn string_tag<'a>(stringtag: *const c_char, func: &str) -> MpiResult<std::borrow
     // SAFETY: the caller passes a NUL-terminated tag (checked for null).
     let tag = unsafe { c_str(stringtag, func, "stringtag")? };
     if tag.len() >= MPI_MAX_STRINGTAG_LEN as usize {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(stringtag): longer than MPI_MAX_STRINGTAG_LEN"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(stringtag): longer than MPI_MAX_STRINGTAG_LEN"
         ));
     }
     Ok(tag)

@@ -6,8 +6,9 @@
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, Weak};
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{MpiError, MpiResult};
 use weft_core::message::Status;
+use weft_core::mpi_err;
 use weft_core::object::offload::{HostQueue, OffloadQueue};
 use weft_core::object::stream::Stream;
 use weft_core::object::stream_comm;
@@ -40,17 +41,14 @@ static IMPLICIT_PROGRESS: Mutex<Option<ProgressThread>> = Mutex::new(None);
 /// The stream a handle names (`MPIX_STREAM_NULL` is refused).
 fn stream(handle: MPIX_Stream, func: &str, arg: &str) -> MpiResult<Arc<Stream>> {
     if handle == MPIX_STREAM_NULL {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}({arg}=MPIX_STREAM_NULL): a stream is required"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}({arg}=MPIX_STREAM_NULL): a stream is required"
         ));
     }
-    STREAMS.get(handle).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}({arg}={handle:#x}): stream {}", why.describe()),
-        )
-    })
+    STREAMS
+        .get(handle)
+        .map_err(|why| mpi_err!(Arg, "{func}({arg}={handle:#x}): stream {}", why.describe()))
 }
 
 /// The stream a handle names, `None` for `MPIX_STREAM_NULL`.
@@ -98,44 +96,36 @@ fn offload_queue(info: &Info, func: &str) -> MpiResult<Option<Box<dyn OffloadQue
         "weft_host_queue" => Ok(Some(Box::new(HostQueue::start(func)?))),
         "cudaStream_t" => {
             let value = info.get("value").ok_or_else(|| {
-                MpiError::new(
-                    ErrorClass::InfoNokey,
-                    format!(
-                        "{func}(info): type \"cudaStream_t\" needs key \"value\": the stream, \
+                mpi_err!(
+                    InfoNokey,
+                    "{func}(info): type \"cudaStream_t\" needs key \"value\": the stream, \
                          set with MPIX_Info_set_hex"
-                    ),
                 )
             })?;
             let bytes = decode_hex(&value).filter(|b| b.len() == size_of::<usize>());
             let Some(bytes) = bytes else {
-                return Err(MpiError::new(
-                    ErrorClass::InfoValue,
-                    format!(
-                        "{func}(info): key \"value\" is not a cudaStream_t ({} bytes) set with \
+                return Err(mpi_err!(
+                    InfoValue,
+                    "{func}(info): key \"value\" is not a cudaStream_t ({} bytes) set with \
                          MPIX_Info_set_hex: \"{value}\"",
-                        size_of::<usize>()
-                    ),
+                    size_of::<usize>()
                 ));
             };
             let stream = usize::from_ne_bytes(bytes.try_into().expect("length checked"));
             let cuda = crate::cuda::runtime().ok_or_else(|| {
-                MpiError::new(
-                    ErrorClass::UnsupportedOperation,
-                    format!(
-                        "{func}(info): type \"cudaStream_t\": the CUDA runtime was not found \
+                mpi_err!(
+                    UnsupportedOperation,
+                    "{func}(info): type \"cudaStream_t\": the CUDA runtime was not found \
                          (libcudart.so with a device; see weft-info); \"weft_host_queue\" is \
                          a CPU stand-in"
-                    ),
                 )
             })?;
             Ok(Some(Box::new(CudaQueue::new(cuda, stream))))
         }
-        other => Err(MpiError::new(
-            ErrorClass::InfoValue,
-            format!(
-                "{func}(info): stream type \"{other}\" is not known: \"weft_host_queue\" or \
+        other => Err(mpi_err!(
+            InfoValue,
+            "{func}(info): stream type \"{other}\" is not known: \"weft_host_queue\" or \
                  \"cudaStream_t\" (or no \"type\" for a CPU stream)"
-            ),
         )),
     }
 }
@@ -177,14 +167,12 @@ pub(crate) unsafe fn mpix_stream_free(handle: *mut MPIX_Stream) -> MpiResult<()>
     let s = stream(h, func, "stream")?;
     let n = s.attached();
     if n > 0 {
-        return Err(MpiError::new(
-            ErrorClass::Other,
-            format!(
-                "{func}(stream={h:#x}): the stream is attached to {n} communicator{} not yet \
+        return Err(mpi_err!(
+            Other,
+            "{func}(stream={h:#x}): the stream is attached to {n} communicator{} not yet \
                  freed: free {} first",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "it" } else { "them" }
-            ),
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "it" } else { "them" }
         ));
     }
     // An offload stream's queued work runs first (its pending error is reported below).
@@ -194,12 +182,9 @@ pub(crate) unsafe fn mpix_stream_free(handle: *mut MPIX_Stream) -> MpiResult<()>
     let pending = s.take_error();
     drop(s);
     // Dropping the last reference stops a progress thread still running and frees the VCI.
-    STREAMS.remove(h).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(stream={h:#x}): stream {}", why.describe()),
-        )
-    })?;
+    STREAMS
+        .remove(h)
+        .map_err(|why| mpi_err!(Arg, "{func}(stream={h:#x}): stream {}", why.describe()))?;
     // SAFETY: checked non-null.
     unsafe { handle.write(MPIX_STREAM_NULL) };
     match pending {
@@ -245,18 +230,13 @@ pub(crate) fn mpix_stream_enqueue_host_fn(
     let func = "MPIX_Stream_enqueue_host_fn";
     let s = stream(stream_h, func, "stream")?;
     let Some(f) = fn_ else {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(fn=NULL): a function is required"),
-        ));
+        return Err(mpi_err!(Arg, "{func}(fn=NULL): a function is required"));
     };
     let q = s.offload().ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!(
-                "{func}(stream={stream_h:#x}): not an offload stream (create it with info \
+        mpi_err!(
+            Arg,
+            "{func}(stream={stream_h:#x}): not an offload stream (create it with info \
                  \"type\")"
-            ),
         )
     })?;
     let data = data as usize;
@@ -320,9 +300,9 @@ pub(crate) unsafe fn mpix_stream_comm_create_multiplex(
     let func = "MPIX_Stream_comm_create_multiplex";
     non_null(newcomm, func, "newcomm")?;
     if !(0..=254).contains(&count) {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={count}): a process attaches 0 to 254 streams"),
+        return Err(mpi_err!(
+            Count,
+            "{func}(count={count}): a process attaches 0 to 254 streams"
         ));
     }
     if count > 0 {
@@ -336,9 +316,9 @@ pub(crate) unsafe fn mpix_stream_comm_create_multiplex(
         let seen =
             |o: &Option<Arc<Stream>>| matches!((o, &s), (Some(a), Some(b)) if Arc::ptr_eq(a, b));
         if local.iter().any(seen) {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(array_of_streams[{i}]): the stream is already in the array"),
+            return Err(mpi_err!(
+                Arg,
+                "{func}(array_of_streams[{i}]): the stream is already in the array"
             ));
         }
         local.push(s);
@@ -365,13 +345,11 @@ pub(crate) unsafe fn mpix_comm_get_stream(
         // the null stream at index 0, as MPICH answers.
         None if idx == 0 && local.is_empty() => MPIX_STREAM_NULL,
         None => {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!(
-                    "{func}(idx={idx}): this process attached {} stream{} to the communicator",
-                    local.len(),
-                    if local.len() == 1 { "" } else { "s" }
-                ),
+            return Err(mpi_err!(
+                Arg,
+                "{func}(idx={idx}): this process attached {} stream{} to the communicator",
+                local.len(),
+                if local.len() == 1 { "" } else { "s" }
             ))
         }
     };
@@ -507,13 +485,10 @@ pub(crate) fn mpix_start_progress_thread(stream_h: MPIX_Stream) -> MpiResult<()>
                 *slot = None;
             }
             if slot.is_some() {
-                return Err(MpiError::new(
-                    ErrorClass::Other,
-                    format!("{f}(stream=MPIX_STREAM_NULL): the implicit VCIs already have a progress thread"),
-                ));
+                return Err(mpi_err!(Other, "{f}(stream=MPIX_STREAM_NULL): the implicit VCIs already have a progress thread"));
             }
             let t = ProgressThread::start(&inst, Scope::Implicit)
-                .map_err(|e| MpiError::new(ErrorClass::Other, format!("{f}: {e}")))?;
+                .map_err(|e| mpi_err!(Other, "{f}: {e}"))?;
             *slot = Some(t);
             Ok(())
         }
@@ -572,9 +547,9 @@ pub(crate) fn mpix_stop_progress_thread(stream_h: MPIX_Stream) -> MpiResult<()> 
                     t.stop();
                     Ok(())
                 }
-                None => Err(MpiError::new(
-                    ErrorClass::Other,
-                    format!("{f}(stream=MPIX_STREAM_NULL): no progress thread runs on the implicit VCIs"),
+                None => Err(mpi_err!(
+                    Other,
+                    "{f}(stream=MPIX_STREAM_NULL): no progress thread runs on the implicit VCIs"
                 )),
             }
         }

@@ -7,7 +7,8 @@ use std::ffi::c_int;
 use std::sync::Arc;
 
 use weft_core::datatype::Buf;
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{MpiError, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::comm as core_comm;
 use weft_core::object::Comm;
 use weft_core::pt2pt::thread_wire;
@@ -32,9 +33,9 @@ fn thread_comm(handle: MPI_Comm, func: &str) -> MpiResult<Arc<Comm>> {
 }
 
 fn not_thread(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Comm,
-        format!("{func}(threadcomm): not a thread communicator (made by MPIX_Threadcomm_init)"),
+    mpi_err!(
+        Comm,
+        "{func}(threadcomm): not a thread communicator (made by MPIX_Threadcomm_init)"
     )
 }
 
@@ -47,15 +48,15 @@ pub(crate) unsafe fn mpix_threadcomm_init(
     non_null(newthreadcomm, func, "newthreadcomm")?;
     let c = objects::comm(comm, func, "comm")?;
     if num_threads < 1 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(num_threads={num_threads}): at least one thread is required"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(num_threads={num_threads}): at least one thread is required"
         ));
     }
     if c.is_inter() {
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(comm): an intercommunicator cannot be made a thread communicator"),
+        return Err(mpi_err!(
+            Comm,
+            "{func}(comm): an intercommunicator cannot be made a thread communicator"
         ));
     }
     c.session.instance.allow_concurrent_calls();
@@ -70,9 +71,9 @@ pub(crate) fn mpix_threadcomm_start(threadcomm: MPI_Comm) -> MpiResult<()> {
     let func = "MPIX_Threadcomm_start";
     let c = thread_comm(threadcomm, func)?;
     if thread_ranks::is_inside(threadcomm) {
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(threadcomm): this thread already started it (and did not finish)"),
+        return Err(mpi_err!(
+            Comm,
+            "{func}(threadcomm): this thread already started it (and did not finish)"
         ));
     }
     let tc = c.thread.clone().expect("checked a thread communicator");
@@ -91,9 +92,9 @@ pub(crate) fn mpix_threadcomm_finish(threadcomm: MPI_Comm) -> MpiResult<()> {
 /// is refused while it has requests), then its attributes go.
 fn finish_rank(threadcomm: MPI_Comm, func: &str) -> MpiResult<()> {
     thread_ranks::with(threadcomm, |_, tc, rank| tc.finish(rank)).unwrap_or_else(|| {
-        Err(MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(threadcomm): this thread did not start it"),
+        Err(mpi_err!(
+            Comm,
+            "{func}(threadcomm): this thread did not start it"
         ))
     })?;
     // The thread rank's attributes go once its region is over (their delete callbacks may
@@ -211,32 +212,27 @@ pub(crate) fn free_dup(handle: MPI_Comm, func: &str) -> MpiResult<()> {
     let (c, rank) = thread_ranks::comm_and_rank(handle).ok_or_else(|| not_inside(func))?;
     let tc = c.thread.clone().expect("a thread communicator");
     if !tc.is_born_active() {
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!(
-                "{func}(comm): a thread communicator made by MPIX_Threadcomm_init is freed by \
+        return Err(mpi_err!(
+            Comm,
+            "{func}(comm): a thread communicator made by MPIX_Threadcomm_init is freed by \
                  MPIX_Threadcomm_free after MPIX_Threadcomm_finish"
-            ),
         ));
     }
     finish_rank(handle, func)?;
     if tc.is_first(rank) {
         drop(c);
-        let removed = objects::COMMS.remove(handle).map_err(|why| {
-            MpiError::new(
-                ErrorClass::Comm,
-                format!("{func}(comm={handle:#x}): {}", why.describe()),
-            )
-        })?;
+        let removed = objects::COMMS
+            .remove(handle)
+            .map_err(|why| mpi_err!(Comm, "{func}(comm={handle:#x}): {}", why.describe()))?;
         objects::release_comm(removed);
     }
     Ok(())
 }
 
 fn not_inside(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::Comm,
-        format!("{func}(comm): this thread is not a rank of the thread communicator now"),
+    mpi_err!(
+        Comm,
+        "{func}(comm): this thread is not a rank of the thread communicator now"
     )
 }
 
@@ -247,21 +243,16 @@ pub(crate) unsafe fn mpix_threadcomm_free(threadcomm: *mut MPI_Comm) -> MpiResul
     let h = unsafe { *threadcomm };
     let c = thread_comm(h, func)?;
     if c.thread.as_ref().is_some_and(|t| t.is_active()) {
-        return Err(MpiError::new(
-            ErrorClass::Comm,
-            format!(
-                "{func}(threadcomm): the thread communicator is active (call it after every \
+        return Err(mpi_err!(
+            Comm,
+            "{func}(threadcomm): the thread communicator is active (call it after every \
                  thread called MPIX_Threadcomm_finish)"
-            ),
         ));
     }
     crate::api::attr::free_comm_attrs(h, &c, func)?;
-    let removed = objects::COMMS.remove(h).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Comm,
-            format!("{func}(threadcomm={h:#x}): {}", why.describe()),
-        )
-    })?;
+    let removed = objects::COMMS
+        .remove(h)
+        .map_err(|why| mpi_err!(Comm, "{func}(threadcomm={h:#x}): {}", why.describe()))?;
     drop(c);
     objects::release_comm(removed);
     // SAFETY: as above.

@@ -3,7 +3,8 @@
 use std::ffi::c_int;
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::{ErrorClass, MpiResult};
+use weft_core::mpi_err;
 use weft_core::object::comm as core_comm;
 use weft_core::object::topo::{self, Topology};
 use weft_core::object::Comm;
@@ -15,25 +16,18 @@ use crate::ctypes::*;
 use crate::objects;
 use crate::objects::out_comm;
 
-fn err(class: ErrorClass, msg: String) -> MpiError {
-    MpiError::new(class, msg)
-}
-
 fn topology(c: &Comm, func: &str) -> MpiResult<Arc<Topology>> {
-    c.topo.clone().ok_or_else(|| {
-        err(
-            ErrorClass::Topology,
-            format!("{func}(comm): the communicator has no topology"),
-        )
-    })
+    c.topo
+        .clone()
+        .ok_or_else(|| mpi_err!(Topology, "{func}(comm): the communicator has no topology"))
 }
 
 fn cart(c: &Comm, func: &str) -> MpiResult<(Vec<i32>, Vec<bool>)> {
     match &*topology(c, func)? {
         Topology::Cart { dims, periods } => Ok((dims.clone(), periods.clone())),
-        _ => Err(err(
-            ErrorClass::Topology,
-            format!("{func}(comm): not a Cartesian communicator"),
+        _ => Err(mpi_err!(
+            Topology,
+            "{func}(comm): not a Cartesian communicator"
         )),
     }
 }
@@ -41,10 +35,7 @@ fn cart(c: &Comm, func: &str) -> MpiResult<(Vec<i32>, Vec<bool>)> {
 fn graph(c: &Comm, func: &str) -> MpiResult<(Vec<i32>, Vec<i32>)> {
     match &*topology(c, func)? {
         Topology::Graph { index, edges } => Ok((index.clone(), edges.clone())),
-        _ => Err(err(
-            ErrorClass::Topology,
-            format!("{func}(comm): not a graph communicator"),
-        )),
+        _ => Err(mpi_err!(Topology, "{func}(comm): not a graph communicator")),
     }
 }
 
@@ -61,9 +52,9 @@ unsafe fn write_ints(ptr: *mut c_int, values: &[i32], func: &str, arg: &str) -> 
 
 fn intra(c: &Comm, func: &str, arg: &str) -> MpiResult<()> {
     if c.is_inter() {
-        return Err(err(
-            ErrorClass::Comm,
-            format!("{func}({arg}): topologies need an intracommunicator"),
+        return Err(mpi_err!(
+            Comm,
+            "{func}({arg}): topologies need an intracommunicator"
         ));
     }
     Ok(())
@@ -92,9 +83,9 @@ unsafe fn creation(
 /// A `max*` argument of a query too small for the grid's `ndims` dimensions.
 fn room_for_dims(maxdims: c_int, ndims: usize, func: &str) -> MpiResult<()> {
     if maxdims < ndims as c_int {
-        return Err(err(
-            ErrorClass::Arg,
-            format!("{func}(maxdims={maxdims}): the grid has {ndims} dimensions"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(maxdims={maxdims}): the grid has {ndims} dimensions"
         ));
     }
     Ok(())
@@ -142,10 +133,7 @@ pub(crate) unsafe fn mpi_cart_create(
     // SAFETY: the caller passes a valid `comm_cart`.
     let c = unsafe { creation(comm_old, comm_cart, func, "comm_cart") }?;
     if ndims < 0 {
-        return Err(err(
-            ErrorClass::Dims,
-            format!("{func}(ndims={ndims}): negative"),
-        ));
+        return Err(mpi_err!(Dims, "{func}(ndims={ndims}): negative"));
     }
     // SAFETY: the caller passes ndims ints in each array.
     let (d, p) = unsafe {
@@ -238,12 +226,10 @@ pub(crate) unsafe fn mpi_cart_shift(
     non_null(rank_source, func, "rank_source")?;
     non_null(rank_dest, func, "rank_dest")?;
     if direction < 0 || direction as usize >= d.len() {
-        return Err(err(
-            ErrorClass::Arg,
-            format!(
-                "{func}(direction={direction}): the grid has {} dimensions",
-                d.len()
-            ),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(direction={direction}): the grid has {} dimensions",
+            d.len()
         ));
     }
     let (s, t) = Topology::cart_shift(&d, &p, c.rank, direction as usize, disp);
@@ -289,12 +275,10 @@ pub(crate) unsafe fn mpi_cart_map(
     let d = unsafe { int_array(dims, ndims, func, "dims")? };
     let n = topo::cart_size(d, func)?;
     if n > c.size() {
-        return Err(err(
-            ErrorClass::Dims,
-            format!(
-                "{func}(dims): the grid has {n} processes, more than the communicator's {}",
-                c.size()
-            ),
+        return Err(mpi_err!(
+            Dims,
+            "{func}(dims): the grid has {n} processes, more than the communicator's {}",
+            c.size()
         ));
     }
     // SAFETY: checked non-null.
@@ -309,10 +293,7 @@ pub(crate) unsafe fn mpi_dims_create(
 ) -> MpiResult<()> {
     let func = "MPI_Dims_create";
     if ndims < 0 {
-        return Err(err(
-            ErrorClass::Dims,
-            format!("{func}(ndims={ndims}): negative"),
-        ));
+        return Err(mpi_err!(Dims, "{func}(ndims={ndims}): negative"));
     }
     if ndims == 0 {
         return Ok(());
@@ -386,9 +367,9 @@ pub(crate) unsafe fn mpi_graph_get(
 
 fn graph_rank(c: &Comm, rank: c_int, n: usize, func: &str) -> MpiResult<u32> {
     if rank < 0 || rank as usize >= n {
-        return Err(err(
-            ErrorClass::Rank,
-            format!("{func}(rank={rank}): not a node of the graph ({n} nodes)"),
+        return Err(mpi_err!(
+            Rank,
+            "{func}(rank={rank}): not a node of the graph ({n} nodes)"
         ));
     }
     let _ = c;
@@ -440,12 +421,10 @@ pub(crate) unsafe fn mpi_graph_map(
     let (idx, e) = unsafe { graph_arrays(nnodes, index, edges, func) }?;
     topo::check_graph(nnodes, idx, e, func)?;
     if nnodes as u32 > c.size() {
-        return Err(err(
-            ErrorClass::Arg,
-            format!(
-                "{func}(nnodes={nnodes}): more nodes than the communicator's {} processes",
-                c.size()
-            ),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(nnodes={nnodes}): more nodes than the communicator's {} processes",
+            c.size()
         ));
     }
     // SAFETY: checked non-null.
@@ -466,9 +445,9 @@ unsafe fn weights<'a>(
         MPI_UNWEIGHTED => Ok(None),
         MPI_WEIGHTS_EMPTY => {
             if n > 0 {
-                return Err(err(
-                    ErrorClass::Arg,
-                    format!("{func}({arg}=MPI_WEIGHTS_EMPTY): {n} edges need weights"),
+                return Err(mpi_err!(
+                    Arg,
+                    "{func}({arg}=MPI_WEIGHTS_EMPTY): {n} edges need weights"
                 ));
             }
             Ok(Some(&[]))
@@ -481,9 +460,9 @@ unsafe fn weights<'a>(
 fn check_ranks(list: &[c_int], size: u32, func: &str, arg: &str) -> MpiResult<()> {
     for (i, &r) in list.iter().enumerate() {
         if r < 0 || r as u32 >= size {
-            return Err(err(
-                ErrorClass::Rank,
-                format!("{func}({arg}[{i}]={r}): not a rank of the communicator (size {size})"),
+            return Err(mpi_err!(
+                Rank,
+                "{func}({arg}[{i}]={r}): not a rank of the communicator (size {size})"
             ));
         }
     }
@@ -555,10 +534,7 @@ pub(crate) unsafe fn mpi_dist_graph_create(
     let mut total: usize = 0;
     for (i, &k) in deg.iter().enumerate() {
         if k < 0 {
-            return Err(err(
-                ErrorClass::Arg,
-                format!("{func}(degrees[{i}]={k}): negative degree"),
-            ));
+            return Err(mpi_err!(Arg, "{func}(degrees[{i}]={k}): negative degree"));
         }
         total += k as usize;
     }
@@ -590,9 +566,9 @@ fn dist(c: &Comm, func: &str) -> MpiResult<Arc<Topology>> {
     let t = topology(c, func)?;
     match &*t {
         Topology::DistGraph { .. } => Ok(t),
-        _ => Err(err(
-            ErrorClass::Topology,
-            format!("{func}(comm): not a distributed-graph communicator"),
+        _ => Err(mpi_err!(
+            Topology,
+            "{func}(comm): not a distributed-graph communicator"
         )),
     }
 }

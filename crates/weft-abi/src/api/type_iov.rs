@@ -3,7 +3,8 @@
 
 use std::ffi::c_void;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 
 use crate::args::non_null;
 use crate::ctypes::*;
@@ -18,9 +19,9 @@ pub(crate) unsafe fn mpix_type_iov_len(
     let f = "MPIX_Type_iov_len";
     let t = type_of(datatype, f, "datatype")?;
     if max_iov_bytes < -1 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{f}(max_iov_bytes={max_iov_bytes}): must be -1 (no limit) or non-negative"),
+        return Err(mpi_err!(
+            Arg,
+            "{f}(max_iov_bytes={max_iov_bytes}): must be -1 (no limit) or non-negative"
         ));
     }
     non_null(iov_len, f, "iov_len")?;
@@ -49,15 +50,15 @@ pub(crate) unsafe fn mpix_type_iov(
     let f = "MPIX_Type_iov";
     let t = type_of(datatype, f, "datatype")?;
     if iov_offset < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{f}(iov_offset={iov_offset}): must not be negative"),
+        return Err(mpi_err!(
+            Arg,
+            "{f}(iov_offset={iov_offset}): must not be negative"
         ));
     }
     if max_iov_len < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{f}(max_iov_len={max_iov_len}): must not be negative"),
+        return Err(mpi_err!(
+            Arg,
+            "{f}(max_iov_len={max_iov_len}): must not be negative"
         ));
     }
     non_null(actual_iov_len, f, "actual_iov_len")?;

@@ -7,7 +7,8 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
+use weft_core::mpi_err;
 use weft_core::object::win::{self as core_win, Flavor, Memory};
 use weft_core::object::{Comm, Info};
 use weft_core::rma::WinRma;
@@ -74,9 +75,9 @@ unsafe fn create_impl(
     let size = core_win::check_size(size as i64, func, "size")?;
     let disp_unit = core_win::check_disp_unit(disp_unit, func)?;
     if base.is_null() && size > 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(base=NULL, size={size}): the memory of a window needs an address"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(base=NULL, size={size}): the memory of a window needs an address"
         ));
     }
     let hints = info_pairs(info, func)?;
@@ -165,9 +166,9 @@ pub(crate) unsafe fn win_shared_query<D: Int>(
     let r = if rank == MPI_PROC_NULL {
         None
     } else if rank < 0 || rank as u32 >= w.comm.size() {
-        return Err(MpiError::new(
-            ErrorClass::Rank,
-            format!("{func}(rank={rank}): not a rank of the window's group"),
+        return Err(mpi_err!(
+            Rank,
+            "{func}(rank={rank}): not a rank of the window's group"
         ));
     } else {
         Some(rank as u32)
@@ -210,9 +211,9 @@ pub(crate) unsafe fn mpi_win_free(win: *mut MPI_Win) -> MpiResult<()> {
     let h = unsafe { *win };
     let w = objects::win(h, func, "win")?;
     if w.rma.busy() {
-        return Err(MpiError::new(
-            ErrorClass::RmaSync,
-            format!("{func}(win): an access or exposure epoch is still open on the window"),
+        return Err(mpi_err!(
+            RmaSync,
+            "{func}(win): an access or exposure epoch is still open on the window"
         ));
     }
     free_win_attrs(h, &w.attrs, func)?;
@@ -222,12 +223,9 @@ pub(crate) unsafe fn mpi_win_free(win: *mut MPI_Win) -> MpiResult<()> {
     if !w.local {
         weft_core::coll::barrier(&w.comm)?;
     }
-    objects::WINS.remove(h).map_err(|why| {
-        MpiError::new(
-            ErrorClass::Win,
-            format!("{func}(win={h:#x}): {}", why.describe()),
-        )
-    })?;
+    objects::WINS
+        .remove(h)
+        .map_err(|why| mpi_err!(Win, "{func}(win={h:#x}): {}", why.describe()))?;
     // SAFETY: as above.
     unsafe { win.write(MPI_WIN_NULL) };
     Ok(())
@@ -249,9 +247,9 @@ pub(crate) unsafe fn mpi_win_set_name(win: MPI_Win, win_name: *const c_char) -> 
     // SAFETY: the caller passes a NUL-terminated string (checked for null).
     let name = unsafe { c_str(win_name, func, "win_name")? };
     if name.len() >= MPI_MAX_OBJECT_NAME as usize {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(win_name): longer than MPI_MAX_OBJECT_NAME"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(win_name): longer than MPI_MAX_OBJECT_NAME"
         ));
     }
     w.set_name(&name);
@@ -307,9 +305,9 @@ pub(crate) fn mpi_win_attach(win: MPI_Win, base: *mut c_void, size: MPI_Aint) ->
     let w = objects::win(win, func, "win")?;
     let size = core_win::check_size(size as i64, func, "size")?;
     if base.is_null() && size > 0 {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(base=NULL, size={size}): attached memory needs an address"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(base=NULL, size={size}): attached memory needs an address"
         ));
     }
     w.attach(base as usize, size, func)?;

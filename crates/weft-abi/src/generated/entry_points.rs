@@ -871,17 +871,17 @@ pub unsafe extern "C" fn PMPI_Comm_accept(port_name: *const c_char, info: MPI_In
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_attach_buffer(comm: MPI_Comm, buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Comm_attach_buffer", Scope::Comm(comm), || crate::api::buffered::comm_attach_buffer(comm, buffer, size, "MPI_Comm_attach_buffer"))
+    call("MPI_Comm_attach_buffer", Scope::Comm(comm), || crate::api::buffered::holder_attach(comm, buffer, size, crate::api::buffered::Holder::Comm, "MPI_Comm_attach_buffer"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_attach_buffer_c(comm: MPI_Comm, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Comm_attach_buffer_c", Scope::Comm(comm), || crate::api::buffered::comm_attach_buffer(comm, buffer, size, "MPI_Comm_attach_buffer_c"))
+    call("MPI_Comm_attach_buffer_c", Scope::Comm(comm), || crate::api::buffered::holder_attach(comm, buffer, size, crate::api::buffered::Holder::Comm, "MPI_Comm_attach_buffer_c"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_call_errhandler(comm: MPI_Comm, errorcode: c_int) -> c_int {
-    call("MPI_Comm_call_errhandler", Scope::Comm(comm), || crate::api::errors::mpi_comm_call_errhandler(comm, errorcode))
+    call("MPI_Comm_call_errhandler", Scope::Comm(comm), || crate::api::errors::holder_call_errhandler(comm, errorcode, crate::api::errors::Holder::Comm, "MPI_Comm_call_errhandler"))
 }
 
 #[no_mangle]
@@ -934,13 +934,13 @@ pub unsafe extern "C" fn PMPI_Comm_delete_attr(comm: MPI_Comm, comm_keyval: c_in
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_detach_buffer(comm: MPI_Comm, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_detach_buffer.
-    call("MPI_Comm_detach_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::comm_detach_buffer(comm, buffer_addr, size, "MPI_Comm_detach_buffer") })
+    call("MPI_Comm_detach_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::holder_detach(comm, buffer_addr, size, crate::api::buffered::Holder::Comm, "MPI_Comm_detach_buffer") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_detach_buffer_c(comm: MPI_Comm, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_detach_buffer_c.
-    call("MPI_Comm_detach_buffer_c", Scope::Comm(comm), || unsafe { crate::api::buffered::comm_detach_buffer(comm, buffer_addr, size, "MPI_Comm_detach_buffer_c") })
+    call("MPI_Comm_detach_buffer_c", Scope::Comm(comm), || unsafe { crate::api::buffered::holder_detach(comm, buffer_addr, size, crate::api::buffered::Holder::Comm, "MPI_Comm_detach_buffer_c") })
 }
 
 #[no_mangle]
@@ -963,7 +963,7 @@ pub unsafe extern "C" fn PMPI_Comm_dup_with_info(comm: MPI_Comm, info: MPI_Info,
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_flush_buffer(comm: MPI_Comm) -> c_int {
-    call("MPI_Comm_flush_buffer", Scope::Comm(comm), || crate::api::buffered::mpi_comm_flush_buffer(comm))
+    call("MPI_Comm_flush_buffer", Scope::Comm(comm), || crate::api::buffered::holder_flush(comm, crate::api::buffered::Holder::Comm, "MPI_Comm_flush_buffer"))
 }
 
 #[no_mangle]
@@ -992,7 +992,7 @@ pub unsafe extern "C" fn PMPI_Comm_get_attr(comm: MPI_Comm, comm_keyval: c_int, 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_get_errhandler(comm: MPI_Comm, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_get_errhandler.
-    call("MPI_Comm_get_errhandler", Scope::Comm(comm), || unsafe { crate::api::errors::mpi_comm_get_errhandler(comm, errhandler) })
+    call("MPI_Comm_get_errhandler", Scope::Comm(comm), || unsafe { crate::api::errors::get_errhandler(comm, errhandler, crate::api::errors::Holder::Comm, "MPI_Comm_get_errhandler") })
 }
 
 #[no_mangle]
@@ -1034,7 +1034,7 @@ pub unsafe extern "C" fn PMPI_Comm_idup_with_info(comm: MPI_Comm, info: MPI_Info
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_iflush_buffer(comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Comm_iflush_buffer.
-    call("MPI_Comm_iflush_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::mpi_comm_iflush_buffer(comm, request) })
+    call("MPI_Comm_iflush_buffer", Scope::Comm(comm), || unsafe { crate::api::buffered::holder_iflush(comm, request, crate::api::buffered::Holder::Comm, "MPI_Comm_iflush_buffer") })
 }
 
 #[no_mangle]
@@ -1069,7 +1069,7 @@ pub unsafe extern "C" fn PMPI_Comm_set_attr(comm: MPI_Comm, comm_keyval: c_int, 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Comm_set_errhandler(comm: MPI_Comm, errhandler: MPI_Errhandler) -> c_int {
-    call("MPI_Comm_set_errhandler", Scope::Comm(comm), || crate::api::errors::mpi_comm_set_errhandler(comm, errhandler))
+    call("MPI_Comm_set_errhandler", Scope::Comm(comm), || crate::api::errors::set_errhandler(comm, errhandler, crate::api::errors::Holder::Comm, "MPI_Comm_set_errhandler"))
 }
 
 #[no_mangle]
@@ -1220,7 +1220,7 @@ pub unsafe extern "C" fn PMPI_Fetch_and_op(origin_addr: *const c_void, result_ad
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_call_errhandler(fh: MPI_File, errorcode: c_int) -> c_int {
-    call("MPI_File_call_errhandler", Scope::File(fh), || crate::api::file::errhandler::mpi_file_call_errhandler(fh, errorcode))
+    call("MPI_File_call_errhandler", Scope::File(fh), || crate::api::errors::holder_call_errhandler(fh, errorcode, crate::api::errors::Holder::File, "MPI_File_call_errhandler"))
 }
 
 #[no_mangle]
@@ -1267,7 +1267,7 @@ pub unsafe extern "C" fn PMPI_File_get_byte_offset(fh: MPI_File, offset: MPI_Off
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_get_errhandler(file: MPI_File, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_File_get_errhandler.
-    call("MPI_File_get_errhandler", Scope::File(file), || unsafe { crate::api::file::errhandler::mpi_file_get_errhandler(file, errhandler) })
+    call("MPI_File_get_errhandler", Scope::File(file), || unsafe { crate::api::errors::get_errhandler(file, errhandler, crate::api::errors::Holder::File, "MPI_File_get_errhandler") })
 }
 
 #[no_mangle]
@@ -1592,7 +1592,7 @@ pub unsafe extern "C" fn PMPI_File_set_atomicity(fh: MPI_File, flag: c_int) -> c
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_File_set_errhandler(file: MPI_File, errhandler: MPI_Errhandler) -> c_int {
-    call("MPI_File_set_errhandler", Scope::File(file), || crate::api::file::errhandler::mpi_file_set_errhandler(file, errhandler))
+    call("MPI_File_set_errhandler", Scope::File(file), || crate::api::errors::set_errhandler(file, errhandler, crate::api::errors::Holder::File, "MPI_File_set_errhandler"))
 }
 
 #[no_mangle]
@@ -3199,17 +3199,17 @@ pub unsafe extern "C" fn PMPI_Sendrecv_replace_c(buf: *mut c_void, count: MPI_Co
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer(session: MPI_Session, buffer: *mut c_void, size: c_int) -> c_int {
-    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::session_attach_buffer(session, buffer, size, "MPI_Session_attach_buffer"))
+    call("MPI_Session_attach_buffer", Scope::Session(session), || crate::api::buffered::holder_attach(session, buffer, size, crate::api::buffered::Holder::Session, "MPI_Session_attach_buffer"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_attach_buffer_c(session: MPI_Session, buffer: *mut c_void, size: MPI_Count) -> c_int {
-    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::session_attach_buffer(session, buffer, size, "MPI_Session_attach_buffer_c"))
+    call("MPI_Session_attach_buffer_c", Scope::Session(session), || crate::api::buffered::holder_attach(session, buffer, size, crate::api::buffered::Holder::Session, "MPI_Session_attach_buffer_c"))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_call_errhandler(session: MPI_Session, errorcode: c_int) -> c_int {
-    call("MPI_Session_call_errhandler", Scope::Session(session), || crate::api::session::mpi_session_call_errhandler(session, errorcode))
+    call("MPI_Session_call_errhandler", Scope::Session(session), || crate::api::errors::holder_call_errhandler(session, errorcode, crate::api::errors::Holder::Session, "MPI_Session_call_errhandler"))
 }
 
 #[no_mangle]
@@ -3221,13 +3221,13 @@ pub unsafe extern "C" fn PMPI_Session_create_errhandler(session_errhandler_fn: O
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer(session: MPI_Session, buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer.
-    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::session_detach_buffer(session, buffer_addr, size, "MPI_Session_detach_buffer") })
+    call("MPI_Session_detach_buffer", Scope::Session(session), || unsafe { crate::api::buffered::holder_detach(session, buffer_addr, size, crate::api::buffered::Holder::Session, "MPI_Session_detach_buffer") })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_detach_buffer_c(session: MPI_Session, buffer_addr: *mut c_void, size: *mut MPI_Count) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_detach_buffer_c.
-    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::session_detach_buffer(session, buffer_addr, size, "MPI_Session_detach_buffer_c") })
+    call("MPI_Session_detach_buffer_c", Scope::Session(session), || unsafe { crate::api::buffered::holder_detach(session, buffer_addr, size, crate::api::buffered::Holder::Session, "MPI_Session_detach_buffer_c") })
 }
 
 #[no_mangle]
@@ -3238,7 +3238,7 @@ pub unsafe extern "C" fn PMPI_Session_finalize(session: *mut MPI_Session) -> c_i
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_flush_buffer(session: MPI_Session) -> c_int {
-    call("MPI_Session_flush_buffer", Scope::Session(session), || crate::api::buffered::mpi_session_flush_buffer(session))
+    call("MPI_Session_flush_buffer", Scope::Session(session), || crate::api::buffered::holder_flush(session, crate::api::buffered::Holder::Session, "MPI_Session_flush_buffer"))
 }
 
 #[no_mangle]
@@ -3249,7 +3249,7 @@ pub unsafe extern "C" fn PMPI_Session_fromint(session: c_int) -> MPI_Session {
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_get_errhandler(session: MPI_Session, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_get_errhandler.
-    call("MPI_Session_get_errhandler", Scope::Session(session), || unsafe { crate::api::session::mpi_session_get_errhandler(session, errhandler) })
+    call("MPI_Session_get_errhandler", Scope::Session(session), || unsafe { crate::api::errors::get_errhandler(session, errhandler, crate::api::errors::Holder::Session, "MPI_Session_get_errhandler") })
 }
 
 #[no_mangle]
@@ -3279,7 +3279,7 @@ pub unsafe extern "C" fn PMPI_Session_get_pset_info(session: MPI_Session, pset_n
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_iflush_buffer(session: MPI_Session, request: *mut MPI_Request) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Session_iflush_buffer.
-    call("MPI_Session_iflush_buffer", Scope::Session(session), || unsafe { crate::api::buffered::mpi_session_iflush_buffer(session, request) })
+    call("MPI_Session_iflush_buffer", Scope::Session(session), || unsafe { crate::api::buffered::holder_iflush(session, request, crate::api::buffered::Holder::Session, "MPI_Session_iflush_buffer") })
 }
 
 #[no_mangle]
@@ -3290,7 +3290,7 @@ pub unsafe extern "C" fn PMPI_Session_init(info: MPI_Info, errhandler: MPI_Errha
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Session_set_errhandler(session: MPI_Session, errhandler: MPI_Errhandler) -> c_int {
-    call("MPI_Session_set_errhandler", Scope::Session(session), || crate::api::session::mpi_session_set_errhandler(session, errhandler))
+    call("MPI_Session_set_errhandler", Scope::Session(session), || crate::api::errors::set_errhandler(session, errhandler, crate::api::errors::Holder::Session, "MPI_Session_set_errhandler"))
 }
 
 #[no_mangle]
@@ -4123,7 +4123,7 @@ pub unsafe extern "C" fn PMPI_Win_attach(win: MPI_Win, base: *mut c_void, size: 
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_call_errhandler(win: MPI_Win, errorcode: c_int) -> c_int {
-    call("MPI_Win_call_errhandler", Scope::Win(win), || crate::api::errors::mpi_win_call_errhandler(win, errorcode))
+    call("MPI_Win_call_errhandler", Scope::Win(win), || crate::api::errors::holder_call_errhandler(win, errorcode, crate::api::errors::Holder::Win, "MPI_Win_call_errhandler"))
 }
 
 #[no_mangle]
@@ -4222,7 +4222,7 @@ pub unsafe extern "C" fn PMPI_Win_get_attr(win: MPI_Win, win_keyval: c_int, attr
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_get_errhandler(win: MPI_Win, errhandler: *mut MPI_Errhandler) -> c_int {
     // SAFETY: the caller passes arguments as the MPI standard specifies for MPI_Win_get_errhandler.
-    call("MPI_Win_get_errhandler", Scope::Win(win), || unsafe { crate::api::errors::mpi_win_get_errhandler(win, errhandler) })
+    call("MPI_Win_get_errhandler", Scope::Win(win), || unsafe { crate::api::errors::get_errhandler(win, errhandler, crate::api::errors::Holder::Win, "MPI_Win_get_errhandler") })
 }
 
 #[no_mangle]
@@ -4266,7 +4266,7 @@ pub unsafe extern "C" fn PMPI_Win_set_attr(win: MPI_Win, win_keyval: c_int, attr
 
 #[no_mangle]
 pub unsafe extern "C" fn PMPI_Win_set_errhandler(win: MPI_Win, errhandler: MPI_Errhandler) -> c_int {
-    call("MPI_Win_set_errhandler", Scope::Win(win), || crate::api::errors::mpi_win_set_errhandler(win, errhandler))
+    call("MPI_Win_set_errhandler", Scope::Win(win), || crate::api::errors::set_errhandler(win, errhandler, crate::api::errors::Holder::Win, "MPI_Win_set_errhandler"))
 }
 
 #[no_mangle]

@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use weft_core::datatype::external32::TypedMem;
 use weft_core::datatype::Buf;
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::io::datarep::{MemData, Rep};
 use weft_core::io::{self as core_io, Conv, File, Mem, Pointer};
+use weft_core::mpi_err;
 
 use super::offset_arg;
 use crate::args::{non_null, Int};
@@ -36,25 +37,17 @@ unsafe fn mem_of<I: Int>(
 ) -> MpiResult<Mem> {
     let n = count.get();
     if n < 0 {
-        return Err(MpiError::new(
-            ErrorClass::Count,
-            format!("{func}(count={n}): negative count"),
-        ));
+        return Err(mpi_err!(Count, "{func}(count={n}): negative count"));
     }
     let t = datatypes::committed(datatype, func, "datatype")?;
     let bytes = usize::try_from(n)
         .ok()
         .and_then(|c| t.bytes_for(c))
-        .ok_or_else(|| {
-            MpiError::new(
-                ErrorClass::Count,
-                format!("{func}(count={n}): the access size overflows"),
-            )
-        })?;
+        .ok_or_else(|| mpi_err!(Count, "{func}(count={n}): the access size overflows"))?;
     if buf.is_null() && bytes > 0 && t.predefined.is_some() {
-        return Err(MpiError::new(
-            ErrorClass::Buffer,
-            format!("{func}(buf=NULL): a buffer is required for count {n}"),
+        return Err(mpi_err!(
+            Buffer,
+            "{func}(buf=NULL): a buffer is required for count {n}"
         ));
     }
     // SAFETY: the caller's contract; `Mem` holds the type for as long as it uses the Buf.

@@ -2,18 +2,17 @@
 //! validation over `weft_core::io`.
 //!
 //! - `open.rs`: open, close, delete, sizes, hints, atomicity, sync, groups, access modes.
-//! - `errhandler.rs`: file errhandlers (`MPI_FILE_NULL`'s is the default for new files).
 //! - `view.rs`: views, positions, seeks, type extents, data representations.
 //! - `access.rs`: every read and write (explicit offsets, individual and shared pointers;
 //!   blocking, nonblocking, collective, split, ordered; `_c` twins).
 
 pub(crate) mod access;
-pub(crate) mod errhandler;
 pub(crate) mod open;
 pub(crate) mod view;
 
-use weft_core::error::{ErrorClass, MpiError, MpiResult};
+use weft_core::error::MpiResult;
 use weft_core::io::Amode;
+use weft_core::mpi_err;
 
 use crate::constants::*;
 
@@ -29,9 +28,9 @@ pub(crate) fn amode_of(amode: std::ffi::c_int, func: &str) -> MpiResult<Amode> {
         | MPI_MODE_SEQUENTIAL
         | MPI_MODE_APPEND;
     if amode & !known != 0 {
-        return Err(MpiError::new(
-            ErrorClass::Amode,
-            format!("{func}(amode={amode:#x}): unknown access mode bits"),
+        return Err(mpi_err!(
+            Amode,
+            "{func}(amode={amode:#x}): unknown access mode bits"
         ));
     }
     let has = |b| amode & b != 0;
@@ -70,10 +69,5 @@ pub(crate) fn amode_bits(m: &Amode) -> std::ffi::c_int {
 
 /// An `MPI_Offset` argument that must not be negative.
 pub(crate) fn offset_arg(v: crate::ctypes::MPI_Offset, func: &str, arg: &str) -> MpiResult<u64> {
-    u64::try_from(v).map_err(|_| {
-        MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}({arg}={v}): negative offset"),
-        )
-    })
+    u64::try_from(v).map_err(|_| mpi_err!(Arg, "{func}({arg}={v}): negative offset"))
 }

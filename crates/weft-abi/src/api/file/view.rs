@@ -7,6 +7,7 @@ use weft_core::datatype::Datatype;
 use weft_core::error::{ErrorClass, MpiError, MpiResult};
 use weft_core::io::datarep::{self, MemData, UserRep};
 use weft_core::io::{self as core_io, View, Whence};
+use weft_core::mpi_err;
 
 use super::offset_arg;
 use super::open::info_pairs;
@@ -34,10 +35,7 @@ pub(crate) unsafe fn mpi_file_set_view(
     let rep = datarep::lookup(&rep_name, func)?;
     let disp = if disp == MPI_DISPLACEMENT_CURRENT {
         if !f.amode.sequential {
-            return Err(MpiError::new(
-                ErrorClass::Arg,
-                format!("{func}(disp=MPI_DISPLACEMENT_CURRENT): only for files opened with MPI_MODE_SEQUENTIAL"),
-            ));
+            return Err(mpi_err!(Arg, "{func}(disp=MPI_DISPLACEMENT_CURRENT): only for files opened with MPI_MODE_SEQUENTIAL"));
         }
         core_io::byte_offset(&f, core_io::position_shared(&f))
     } else {
@@ -46,20 +44,15 @@ pub(crate) unsafe fn mpi_file_set_view(
     let esize = rep.size_of(&e)?;
     let fsize = rep.size_of(&ft)?;
     if esize == 0 && fsize > 0 || esize > 0 && fsize % esize != 0 {
-        return Err(MpiError::new(
-            ErrorClass::Type,
-            format!(
-                "{func}(filetype): its size ({fsize}) is not a multiple of the etype's ({esize})"
-            ),
+        return Err(mpi_err!(
+            Type,
+            "{func}(filetype): its size ({fsize}) is not a multiple of the etype's ({esize})"
         ));
     }
     // MPICH reports these as MPI_ERR_IO; programs written for it test for that class.
     for (t, arg) in [(&e, "etype"), (&ft, "filetype")] {
         if !weft_core::io::view::is_monotone(t, f.amode.rdonly) {
-            return Err(MpiError::new(
-                ErrorClass::Io,
-                format!("{func}({arg}): displacements must be non-negative and non-decreasing (and must not overlap in a file open for writing)"),
-            ));
+            return Err(mpi_err!(Io, "{func}({arg}): displacements must be non-negative and non-decreasing (and must not overlap in a file open for writing)"));
         }
     }
     let layout = rep.file_layout(&ft)?;
@@ -104,9 +97,9 @@ fn whence_of(whence: c_int, func: &str) -> MpiResult<Whence> {
         MPI_SEEK_SET => Ok(Whence::Set),
         MPI_SEEK_CUR => Ok(Whence::Cur),
         MPI_SEEK_END => Ok(Whence::End),
-        _ => Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(whence={whence}): not MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END"),
+        _ => Err(mpi_err!(
+            Arg,
+            "{func}(whence={whence}): not MPI_SEEK_SET, MPI_SEEK_CUR or MPI_SEEK_END"
         )),
     }
 }
@@ -181,9 +174,9 @@ pub(crate) unsafe fn file_get_type_extent<I: Int>(
     let t = datatypes::type_of(datatype, func, "datatype")?;
     let ext = f.view().rep.extent_of(&t)?;
     let v = I::of(ext).ok_or_else(|| {
-        MpiError::new(
-            ErrorClass::ValueTooLarge,
-            format!("{func}(extent): {ext} does not fit (use MPI_File_get_type_extent_c)"),
+        mpi_err!(
+            ValueTooLarge,
+            "{func}(extent): {ext} does not fit (use MPI_File_get_type_extent_c)"
         )
     })?;
     // SAFETY: null-checked by `write`.
@@ -339,9 +332,9 @@ pub(crate) unsafe fn register_datarep<F: ConversionFn>(
     // SAFETY: the caller passes a NUL-terminated name (checked for null).
     let name = unsafe { c_str(datarep, func, "datarep")? }.into_owned();
     if name.len() >= MPI_MAX_DATAREP_STRING as usize {
-        return Err(MpiError::new(
-            ErrorClass::Arg,
-            format!("{func}(datarep): longer than MPI_MAX_DATAREP_STRING"),
+        return Err(mpi_err!(
+            Arg,
+            "{func}(datarep): longer than MPI_MAX_DATAREP_STRING"
         ));
     }
     datarep::register(
