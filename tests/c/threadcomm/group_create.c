@@ -2,7 +2,8 @@
  * (docs/threadcomm.md): the group's members are the thread ranks (no processes: translated to
  * MPI_COMM_WORLD's group they are MPI_UNDEFINED), the group functions work on it, and
  * MPI_Comm_create with a subgroup gives its members a new thread communicator (ranks in the
- * group's order, born active, freed with MPI_Comm_free before finish) and the others
+ * group's order, born active, freed with MPI_Comm_free before finish, naming its ranks as the
+ * thread communicator did; a duplicate's and the whole group's are MPI_IDENT) and the others
  * MPI_COMM_NULL. A group that names processes or ranks past the size is refused with
  * MPI_ERR_GROUP on every rank. Run on one or several processes with argv[1] threads each. */
 #include "wtest.h"
@@ -76,6 +77,10 @@ static void region(void *arg)
         MPI_Group_size(cg, &cgs);
         MPI_Group_rank(cg, &cgr);
         TEXPECT(cgs == m && cgr == crank);
+        /* It names its ranks as the thread communicator did. */
+        int in_tc = -1;
+        TEXPECT(MPI_Group_translate_ranks(cg, 1, &crank, g, &in_tc) == MPI_SUCCESS &&
+                in_tc == rank);
         MPI_Group_free(&cg);
         TEXPECT(MPI_Comm_free(&c) == MPI_SUCCESS && c == MPI_COMM_NULL);
     }
@@ -89,6 +94,18 @@ static void region(void *arg)
     int arank = -1;
     MPI_Comm_rank(all, &arank);
     TEXPECT(arank == rank);
+    MPI_Group ag = MPI_GROUP_NULL;
+    int cmp = -1;
+    TEXPECT(MPI_Comm_group(all, &ag) == MPI_SUCCESS);
+    TEXPECT(MPI_Group_compare(ag, g, &cmp) == MPI_SUCCESS && cmp == MPI_IDENT);
+    MPI_Group_free(&ag);
+    /* A duplicate's group is the same group. */
+    MPI_Comm d = MPI_COMM_NULL;
+    MPI_Group dg = MPI_GROUP_NULL;
+    TEXPECT(MPI_Comm_dup(tc, &d) == MPI_SUCCESS && MPI_Comm_group(d, &dg) == MPI_SUCCESS);
+    TEXPECT(MPI_Group_compare(dg, g, &cmp) == MPI_SUCCESS && cmp == MPI_IDENT);
+    MPI_Group_free(&dg);
+    TEXPECT(MPI_Comm_free(&d) == MPI_SUCCESS);
     TEXPECT(MPI_Barrier(all) == MPI_SUCCESS);
     TEXPECT(MPI_Comm_free(&all) == MPI_SUCCESS);
 
