@@ -211,10 +211,11 @@ fn pair_slot_and_queue_keep_the_order() {
 
 /// A blocking receive that polls its slot and queue without its mailbox's lock still sees a
 /// message that another thread's `try_progress` moved into its lists meanwhile (`moved`):
-/// without that, some receive here waits forever.
+/// without that, some receive here waits forever (without `moved`: 1 hang in 3 runs of
+/// 2000 messages, tried).
 #[test]
 fn a_waiting_receive_sees_what_another_thread_moved() {
-    const M: i32 = 2000;
+    const M: i32 = 20_000;
     let tc = Arc::new(ThreadComm::new(2));
     let (a, b) = (tc.start().unwrap(), tc.start().unwrap());
     let receiver = {
