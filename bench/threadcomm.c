@@ -5,17 +5,55 @@
  *   reduce    MPI_Reduce of one int vs an OpenMP reduction of one int (us per call)
  *   stream    10^6 back-to-back 4 B MPI_Send -> MPI_Recv, 2 threads (ns per message)
  * Output: one line per measurement: "<test> <threads> <value> [<openmp value> <ratio>]".
- *   mpicc -O2 -fopenmp bench/threadcomm.c -o threadcomm && ./threadcomm [threads] [iters]
- * Compare with Weft's process-to-process numbers: bench/pt2pt.c on 2 processes. */
+ *   mpicc -O2 -fopenmp bench/threadcomm.c -o threadcomm && ./threadcomm [threads] [iters] [tests]
+ * `tests` is a comma-separated subset of latency,bw,stream,barrier,reduce (default: all).
+ * OpenMP thread t is pinned to CPU t % CPUs before anything is timed, so every MPI and the
+ * OpenMP comparisons run on the same placement (THREADCOMM_PIN=0: no pinning).
+ * Compare with Weft's process-to-process numbers: bench/pt2pt.c on 2 processes
+ * (bench/threadcomm.py runs all of them, interleaved, and prints the table). */
+#define _GNU_SOURCE
 #include <mpi.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WINDOW 16
 #define MIB (1 << 20)
 
 static MPI_Comm tc;
+
+/* Pin OpenMP thread t of a team of `nt` to CPU t % CPUs. The team's threads stay the same
+ * from one parallel region to the next (libgomp and the other runtimes keep their pool), so
+ * the later regions run on the same placement. */
+static void pin_threads(int nt)
+{
+    const char *pin = getenv("THREADCOMM_PIN");
+    if (pin && strcmp(pin, "0") == 0)
+        return;
+    int cpus = omp_get_num_procs();
+#pragma omp parallel num_threads(nt)
+    {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(omp_get_thread_num() % cpus, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0)
+            perror("threadcomm: sched_setaffinity");
+    }
+}
+
+/* Whether `name` is in the comma-separated `list` (NULL: every test). */
+static int wanted(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
 
 static double pingpong(int iters)
 {
@@ -179,16 +217,23 @@ int main(int argc, char **argv)
 {
     int nt = argc > 1 ? atoi(argv[1]) : omp_get_num_procs();
     int iters = argc > 2 ? atoi(argv[2]) : 100000;
+    const char *tests = argc > 3 ? argv[3] : NULL;
     MPI_Init(&argc, &argv);
+    pin_threads(nt > 2 ? nt : 2);
     MPIX_Threadcomm_init(MPI_COMM_SELF, 2, &tc);
-    printf("latency 2 %.3f\n", pingpong(iters));
-    printf("bw 2 %.1f\n", bandwidth(iters / 1000 > 10 ? iters / 1000 : 10));
-    printf("stream 2 %.1f\n", stream(1000000));
+    if (wanted(tests, "latency"))
+        printf("latency 2 %.3f\n", pingpong(iters));
+    if (wanted(tests, "bw"))
+        printf("bw 2 %.1f\n", bandwidth(iters / 1000 > 10 ? iters / 1000 : 10));
+    if (wanted(tests, "stream"))
+        printf("stream 2 %.1f\n", stream(1000000));
     MPIX_Threadcomm_free(&tc);
     MPI_Comm comm;
     MPIX_Threadcomm_init(MPI_COMM_SELF, nt, &comm);
-    barriers(comm, nt, iters);
-    reduces(comm, nt, iters);
+    if (wanted(tests, "barrier"))
+        barriers(comm, nt, iters);
+    if (wanted(tests, "reduce"))
+        reduces(comm, nt, iters);
     MPIX_Threadcomm_free(&comm);
     MPI_Finalize();
     return 0;

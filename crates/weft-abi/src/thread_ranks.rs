@@ -9,7 +9,7 @@ use std::sync::Arc;
 use weft_core::error::MpiError;
 use weft_core::mpi_err;
 use weft_core::object::attr::AttrList;
-use weft_core::object::Comm;
+use weft_core::object::{Comm, Group};
 use weft_core::threadcomm::ThreadComm;
 
 use crate::ctypes::MPI_Comm;
@@ -62,6 +62,17 @@ pub fn comm_and_rank(handle: MPI_Comm) -> Option<(Arc<Comm>, u32)> {
 /// inside its region.
 pub fn attrs(handle: MPI_Comm) -> Option<Arc<AttrList>> {
     find(handle, |e| e.attrs.clone())
+}
+
+/// The calling thread's rank in `group` when the group's members are thread ranks and one
+/// of them is this thread in a region it is inside (`threadcomm::group`).
+pub fn rank_in(group: &Group) -> Option<u32> {
+    ACTIVE.with(|a| {
+        a.borrow().iter().find_map(|e| {
+            let member = e.comm.thread.as_ref()?.member(e.rank)?;
+            group.rank_of(member)
+        })
+    })
 }
 
 /// Whether this thread is a rank of `handle`'s thread communicator now.

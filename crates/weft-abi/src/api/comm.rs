@@ -418,6 +418,14 @@ pub(crate) unsafe fn mpi_comm_create(
     newcomm: *mut MPI_Comm,
 ) -> MpiResult<()> {
     let func = "MPI_Comm_create";
+    if thread_ranks::is_inside(comm) {
+        let g = objects::group(group, func, "group")?;
+        non_null(newcomm, func, "newcomm")?;
+        let new = crate::api::threadcomm::create(comm, &g, func);
+        // SAFETY: checked non-null.
+        unsafe { newcomm.write(*new.as_ref().unwrap_or(&MPI_COMM_NULL)) };
+        return new.map(|_| ());
+    }
     let c = objects::comm(comm, func, "comm")?;
     let g = objects::group(group, func, "group")?;
     non_null(newcomm, func, "newcomm")?;

@@ -63,6 +63,7 @@ pub(crate) unsafe fn mpi_group_rank(group: MPI_Group, rank: *mut c_int) -> MpiRe
     let me = instance::job().map(|j| j.rank);
     let r = me
         .and_then(|p| g.rank_of(p))
+        .or_else(|| crate::thread_ranks::rank_in(&g))
         .map_or(MPI_UNDEFINED, |r| r as c_int);
     // SAFETY: as above.
     unsafe { write(rank, r, "MPI_Group_rank", "rank") }
@@ -159,9 +160,14 @@ pub(crate) unsafe fn mpi_group_free(group: *mut MPI_Group) -> MpiResult<()> {
 }
 
 pub(crate) unsafe fn mpi_comm_group(comm: MPI_Comm, group: *mut MPI_Group) -> MpiResult<()> {
-    let c = objects::comm_local(comm, "MPI_Comm_group", "comm")?;
-    non_null(group, "MPI_Comm_group", "group")?;
-    let h = objects::group_handle(c.group.clone());
+    let func = "MPI_Comm_group";
+    let g = if crate::thread_ranks::is_inside(comm) {
+        crate::api::threadcomm::comm_group(comm, func)?
+    } else {
+        objects::comm_local(comm, func, "comm")?.group.clone()
+    };
+    non_null(group, func, "group")?;
+    let h = objects::group_handle(g);
     // SAFETY: checked non-null.
     unsafe { group.write(h) };
     Ok(())

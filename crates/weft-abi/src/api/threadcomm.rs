@@ -10,9 +10,9 @@ use weft_core::datatype::Buf;
 use weft_core::error::{MpiError, MpiResult};
 use weft_core::mpi_err;
 use weft_core::object::comm as core_comm;
-use weft_core::object::Comm;
+use weft_core::object::{Comm, Group};
 use weft_core::pt2pt::thread_wire;
-use weft_core::threadcomm::split;
+use weft_core::threadcomm::{group, split};
 
 use crate::args::{non_null, write};
 use crate::constants::*;
@@ -62,6 +62,10 @@ pub(crate) unsafe fn mpix_threadcomm_init(
     c.session.instance.allow_concurrent_calls();
     let tc = thread_wire::thread_comm(&c, num_threads as u32, func)?;
     let new = core_comm::thread_dup(&c, tc, func)?;
+    let t = new.thread.as_ref().expect("a thread communicator");
+    if let Some(m) = group::root(new.context_id(), t.size()) {
+        t.set_members(m);
+    }
     // SAFETY: checked non-null.
     unsafe { out_comm(newthreadcomm, Some(new)) };
     Ok(())
@@ -122,6 +126,11 @@ pub(crate) fn dup(
     let made = tc.share(rank, || {
         let copy = thread_wire::thread_comm(&c, tc.threads(), func)?.born_active();
         let new = core_comm::thread_dup(&c, copy, func)?;
+        let all: Vec<u32> = (0..tc.size()).collect();
+        new.thread
+            .as_ref()
+            .expect("a thread communicator")
+            .inherit_members(&tc, &all);
         if let Some(h) = hints {
             new.clear_hints();
             new.set_hints(h);
@@ -189,6 +198,7 @@ fn make_colours(
     plan: &split::Plan,
     func: &str,
 ) -> MpiResult<Vec<(u32, MPI_Comm, Arc<Comm>)>> {
+    let parent = c.thread.as_ref().expect("a thread communicator");
     let mut made = Vec::new();
     for colour in plan.colours() {
         let n = colour.threads_of(c.rank);
@@ -200,9 +210,44 @@ fn make_colours(
         let Some(sub) = sub else { continue };
         let tc = thread_wire::thread_comm(&sub, n, func)?.born_active();
         let new = core_comm::thread_dup(&sub, tc, func)?;
+        new.thread
+            .as_ref()
+            .expect("a thread communicator")
+            .inherit_members(parent, colour.members());
         made.push((colour.color, objects::comm_handle(Some(new.clone())), new));
     }
     Ok(made)
+}
+
+/// The group of the thread communicator `handle` by one of its ranks inside the region
+/// (`MPI_Comm_group`): its thread ranks (`threadcomm::group`).
+pub(crate) fn comm_group(handle: MPI_Comm, func: &str) -> MpiResult<Group> {
+    let c = thread_ranks::comm(handle).ok_or_else(|| not_inside(func))?;
+    let tc = c.thread.as_ref().expect("a thread communicator");
+    let members = tc.members().ok_or_else(|| no_group(func))?;
+    Ok(Group::new(members.to_vec()))
+}
+
+/// `MPI_Comm_create` of the thread communicator `handle` with `g` by one of its ranks inside
+/// the region (collective over its ranks): the split whose colour is membership of `g` and
+/// whose key is the rank in `g` (`split`); `MPI_COMM_NULL` outside `g`.
+pub(crate) fn create(handle: MPI_Comm, g: &Group, func: &str) -> MpiResult<MPI_Comm> {
+    let (c, rank) = thread_ranks::comm_and_rank(handle).ok_or_else(|| not_inside(func))?;
+    let tc = c.thread.as_ref().expect("a thread communicator");
+    let mine = tc.members().ok_or_else(|| no_group(func))?;
+    let (color, key) = group::create_place(g.members(), mine, rank, func)?;
+    split(handle, color, key, func)
+}
+
+#[cold]
+fn no_group(func: &str) -> MpiError {
+    MpiError::new(
+        ErrorClass::UnsupportedOperation,
+        format!(
+            "{func}(comm): this thread communicator has no group (more than 65536 ranks or \
+             too many communicators in Weft)"
+        ),
+    )
 }
 
 /// `MPI_Comm_free` of a thread communicator by one of its ranks inside the region: only a

@@ -14,6 +14,7 @@
 //! over the process-level transports, and the collectives run over point-to-point (`span`).
 
 pub mod coll;
+pub mod group;
 pub mod link;
 pub mod p2p;
 pub mod pair;
@@ -78,6 +79,8 @@ pub struct ThreadComm {
     shared: Mutex<Option<Shared>>,
     /// Made inside a region (`MPI_Comm_dup`): born active, freed before the region ends.
     born_active: bool,
+    /// Its ranks as group members (`group`), set once the communicator is made.
+    members: OnceLock<Arc<[crate::instance::ProcId]>>,
 }
 
 /// A value (or the error making it) that `share` hands around.
@@ -109,6 +112,7 @@ impl ThreadComm {
             pending: (0..n).map(|_| Line(AtomicU32::new(0))).collect(),
             shared: Mutex::new(None),
             born_active: false,
+            members: OnceLock::new(),
         }
     }
 

@@ -12,10 +12,20 @@
 //! slot of its sender/receiver pair (`pair`), which the receiver looks at before its queue.
 //! Whenever `pair` says the slot cannot be used, the message goes through the queue, counted
 //! so that the receiver takes the slot before it (MPI's order between two ranks).
+//!
+//! A blocking receive that found nothing waits without its lock (`Mailbox::quiet`): it polls
+//! the slots it looks at, the queue's head and `moved` with plain loads until one changes,
+//! then makes a locked pass again. Matching stays under the lock; the polling only decides
+//! when to look. It misses nothing: a message reaches the receiver's lists only through a
+//! slot, the queue, or another thread's `try_progress`, which moves it under the lock and
+//! bumps `moved` there; the receiver read `moved` under the lock at the end of its pass, so
+//! either that pass saw the moved message or its later value differs from the one read
+//! (the lock orders the two). A slot or queue filled after the pass is seen by a later load
+//! (coherence), so the wait ends.
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::coll::Line;
@@ -142,10 +152,18 @@ pub(super) struct Local {
     incoming: VecDeque<Envelope>,
 }
 
-/// One thread rank's mailbox.
+/// One thread rank's mailbox, on cache lines of its own, in three parts: the queue's head
+/// (written by senders that queue), the owner's lock and lists (written by the owner on each
+/// locked pass), and what senders only read (`base`, `pairs`). Side by side in one line, the
+/// owner's passes would take the line away from the senders that read it, and the ranks'
+/// mailboxes (adjacent in memory) would bounce lines between their owners' cores.
+#[repr(align(128))]
 pub(super) struct Mailbox {
-    queue: Mpsc<Envelope>,
-    local: Mutex<Local>,
+    queue: Line<Mpsc<Envelope>>,
+    local: Line<Mutex<Local>>,
+    /// Passes by other threads (`try_progress`) that moved arrivals into `local`: a waiting
+    /// owner that polls without the lock (`quiet`) sees its lists changed.
+    moved: AtomicU32,
     /// The rank of the process's first thread (whose pair is `pairs[0]`).
     base: u32,
     /// Per sender of this process: its pair slot (none past `PAIRS_MAX` threads).
@@ -195,8 +213,9 @@ impl Mailbox {
     pub(super) fn new(base: u32, n: u32) -> Mailbox {
         let pairs = if n <= PAIRS_MAX { n } else { 0 };
         Mailbox {
-            queue: Mpsc::new(),
-            local: Mutex::default(),
+            queue: Line(Mpsc::new()),
+            local: Line(Mutex::default()),
+            moved: AtomicU32::new(0),
             base,
             pairs: (0..pairs).map(|_| Line(Pair::default())).collect(),
         }
@@ -262,7 +281,7 @@ impl Mailbox {
                 buf: *buf,
                 done: AtomicBool::new(false),
             });
-            self.queue.push(Envelope {
+            self.queue.0.push(Envelope {
                 src,
                 tag,
                 ctx,
@@ -280,7 +299,7 @@ impl Mailbox {
                 buf.pack(0, &mut v);
                 Payload::Eager(v)
             };
-            self.queue.push(Envelope {
+            self.queue.0.push(Envelope {
                 src,
                 tag,
                 ctx,
@@ -294,7 +313,7 @@ impl Mailbox {
     /// Queue a message whose bytes are already copied (a collective's, or one that came
     /// from another process).
     pub(super) fn push_bytes(&self, src: u32, tag: i32, ctx: Ctx, data: Vec<u8>) {
-        self.queue.push(Envelope {
+        self.queue.0.push(Envelope {
             src,
             tag,
             ctx,
@@ -305,7 +324,7 @@ impl Mailbox {
 
     /// Take the oldest collective message from `src`, if one arrived.
     pub(super) fn take_coll(&self, src: u32) -> Option<Vec<u8>> {
-        let mut l = lock(&self.local);
+        let mut l = lock(&self.local.0);
         self.progress_locked(&mut l, Look::None);
         let i = l
             .unexpected
@@ -339,7 +358,7 @@ impl Mailbox {
             Look::None => false,
         };
         let mut incoming = std::mem::take(&mut l.incoming);
-        if self.queue.take_all(&mut incoming) != 0 {
+        if self.queue.0.take_all(&mut incoming) != 0 {
             arrived = true;
         }
         while let Some(e) = incoming.pop_front() {
@@ -371,14 +390,31 @@ impl Mailbox {
 
     /// Progress by the owner: whether anything arrived.
     pub(super) fn progress(&self) -> bool {
-        self.progress_locked(&mut lock(&self.local), Look::All)
+        self.progress_locked(&mut lock(&self.local.0), Look::All)
     }
 
     /// Progress from a thread that may not be the owner: skipped when someone else holds it.
     pub(super) fn try_progress(&self) {
-        if let Ok(mut l) = self.local.try_lock() {
-            self.progress_locked(&mut l, Look::All);
+        if let Ok(mut l) = self.local.0.try_lock() {
+            if self.progress_locked(&mut l, Look::All) {
+                // Under the lock, so an owner that read `moved` under it sees the change.
+                self.moved.fetch_add(1, Ordering::Relaxed);
+            }
         }
+    }
+
+    /// Whether nothing that a pass looking at `look` would take can have arrived since the
+    /// owner read `moved` (as `epoch`) under the lock: the slots are empty, the queue too,
+    /// and no other thread moved arrivals. Plain loads of lines that the senders write only
+    /// when they send, so a waiting owner polls them without the lock; a hint (a message may
+    /// land right after), after which the owner's next locked pass decides.
+    fn quiet(&self, look: Look, epoch: u32) -> bool {
+        let slots_empty = match look {
+            Look::All => self.pairs.iter().all(|p| !p.0.has_message()),
+            Look::One(i) => !self.pairs[i].0.has_message(),
+            Look::None => true,
+        };
+        slots_empty && self.queue.0.is_empty() && self.moved.load(Ordering::Relaxed) == epoch
     }
 
     /// Post a receive: matched at once against an unexpected message if one fits, else
@@ -402,7 +438,7 @@ impl Mailbox {
             buf,
             status: OnceLock::new(),
         });
-        let mut l = lock(&self.local);
+        let mut l = lock(&self.local.0);
         self.progress_locked(&mut l, self.look(source));
         // No posted receive matches an unexpected message (each took the first that fitted
         // when posted, and progress gives arrivals to posted receives first), so this one
@@ -432,7 +468,7 @@ impl Mailbox {
         let (mut spins, mut seen) = (0u32, 0usize);
         let look = self.look(source);
         loop {
-            let mut l = lock(&self.local);
+            let mut l = lock(&self.local.0);
             if let Look::One(i) = look {
                 if let Some(e) = self.slot_first(&l, i) {
                     if matches(Ctx::User, source, tag, &e) {
@@ -454,9 +490,14 @@ impl Mailbox {
                 return deliver(e, buf);
             }
             seen = l.unexpected.len();
+            let epoch = self.moved.load(Ordering::Relaxed);
             drop(l);
             if !arrived {
                 on_idle(&mut spins);
+                // Poll without the lock until something may have arrived.
+                while self.quiet(look, epoch) {
+                    on_idle(&mut spins);
+                }
             }
         }
     }
@@ -478,7 +519,7 @@ impl Mailbox {
 
     /// The status of the first unexpected message `source`/`tag` match, if any (probe).
     pub(super) fn probe(&self, source: SourceSel, tag: TagSel) -> Option<Status> {
-        let mut l = lock(&self.local);
+        let mut l = lock(&self.local.0);
         self.progress_locked(&mut l, self.look(source));
         l.unexpected
             .iter()
@@ -494,7 +535,7 @@ impl Mailbox {
     /// Take the first unexpected message `source`/`tag` match, if any (matched probe): no
     /// later receive or probe sees it.
     pub(super) fn take_match(&self, source: SourceSel, tag: TagSel) -> Option<(Status, Matched)> {
-        let mut l = lock(&self.local);
+        let mut l = lock(&self.local.0);
         self.progress_locked(&mut l, self.look(source));
         let i = l
             .unexpected
@@ -512,14 +553,14 @@ impl Mailbox {
 
     /// Whether receives are posted and not matched yet.
     pub(super) fn has_posted(&self) -> bool {
-        !lock(&self.local).posted.is_empty()
+        !lock(&self.local.0).posted.is_empty()
     }
 
     /// Drop the program's messages (after the region ended; an erroneous program's
     /// leftovers). Direct messages are marked done so no sender waits forever. Collective
     /// messages stay: another process's part of the finish may have sent one already.
     pub(super) fn clear(&self) {
-        let mut l = lock(&self.local);
+        let mut l = lock(&self.local.0);
         self.progress_locked(&mut l, Look::All);
         l.unexpected.retain(|e| match &e.payload {
             _ if e.ctx == Ctx::Coll => true,

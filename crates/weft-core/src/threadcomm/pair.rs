@@ -93,6 +93,12 @@ impl Pair {
         self.queued.fetch_sub(1, Ordering::Release);
     }
 
+    /// By the receiver: whether a message is in the slot (a hint for polling; `take`
+    /// decides).
+    pub fn has_message(&self) -> bool {
+        self.full.load(Ordering::Relaxed) != 0
+    }
+
     /// By the receiver: the slot's message, if one is there (the slot is free again).
     pub fn take(&self) -> Option<Taken> {
         if self.full.load(Ordering::Acquire) == 0 {

@@ -62,6 +62,11 @@ impl Colour {
         self.processes.iter().filter(|&&p| p == process).count() as u32
     }
 
+    /// Its ranks' old ranks, in new rank order.
+    pub fn members(&self) -> &[u32] {
+        &self.members
+    }
+
     /// Whether its ranks are threads of more than one process.
     pub fn spans(&self) -> bool {
         self.processes.first() != self.processes.last()

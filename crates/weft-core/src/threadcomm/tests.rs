@@ -208,3 +208,32 @@ fn pair_slot_and_queue_keep_the_order() {
     }
     assert!(!tc.has_posted(a));
 }
+
+/// A blocking receive that polls its slot and queue without its mailbox's lock still sees a
+/// message that another thread's `try_progress` moved into its lists meanwhile (`moved`):
+/// without that, some receive here waits forever (without `moved`: 1 hang in 3 runs of
+/// 2000 messages, tried).
+#[test]
+fn a_waiting_receive_sees_what_another_thread_moved() {
+    const M: i32 = 20_000;
+    let tc = Arc::new(ThreadComm::new(2));
+    let (a, b) = (tc.start().unwrap(), tc.start().unwrap());
+    let receiver = {
+        let tc = tc.clone();
+        std::thread::spawn(move || {
+            for i in 0..M {
+                let mut v = [-1i32];
+                tc.recv(a, SourceSel::Rank(b), TagSel::Tag(1), buf(&mut v))
+                    .unwrap();
+                assert_eq!(v[0], i);
+            }
+        })
+    };
+    for i in 0..M {
+        let mut v = [i];
+        tc.send(b, a, 1, &buf(&mut v), false).unwrap();
+        // A thread other than `a`'s progresses `a`'s mailbox (as a request's poll does).
+        tc.mailboxes[tc.own(a)].try_progress();
+    }
+    receiver.join().unwrap();
+}
