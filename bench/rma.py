@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """RMA benchmarks in one run (bench/rma.c) for Weft, MPICH 5.0.2 and Open MPI 5.0.11, each
 program built with that MPI's own mpicc, 2 ranks bound to cores (each MPI alike), runs
-interleaved. Rows (bench/rma.c's doc): 8-byte put+flush, get, accumulate, fetch_and_op and compare_and_swap latency (us), put
-bandwidth at 4 MiB (MiB/s) and a passive-target get loop while the target sleeps 2 s outside
-MPI (ms), on allocated, created and dynamic windows; the last column is Weft's ratio to the
-best of the other two (below 1 is better for times, above 1 for bandwidth).
+interleaved. Rows (bench/rma.c's doc): 8-byte put+flush, get, accumulate, fetch_and_op and
+compare_and_swap latency (us), put bandwidth at 4 MiB (MiB/s) and a passive-target get loop
+while the target sleeps 2 s outside MPI (ms), on allocated, created and dynamic windows; the
+last column is Weft's ratio to the best of the other two (below 1 is better for times, above
+1 for bandwidth).
 
     python3 bench/rma.py [--weft PREFIX] [--mpich VENV] [--ompi VENV] [--iters 20000]
                          [--runs 3] [--no-passive]
