@@ -58,6 +58,35 @@ pub(crate) fn mpi_win_fence(assert: c_int, win: MPI_Win) -> MpiResult<()> {
     w.rma.fence(a, func)
 }
 
+/// `MPI_Win_lock`'s lock type, if it is one.
+fn lock_kind(lock_type: c_int) -> Option<LockType> {
+    match lock_type {
+        MPI_LOCK_EXCLUSIVE => Some(LockType::Exclusive),
+        MPI_LOCK_SHARED => Some(LockType::Shared),
+        _ => None,
+    }
+}
+
+/// Run a lock or unlock of window rank `rank` (checked against the group) with the window
+/// borrowed (`with_win`: no handle-table lock, no reference count), as the flushes and the
+/// direct operations run: `None` when the window or the rank is bad (the caller's general
+/// path reports it). While a lock waits for its word, its epoch is already open, so nothing
+/// it makes progress on can free the window (`MPI_Win_free` refuses an open epoch).
+#[inline]
+fn sync_borrowed(
+    win: MPI_Win,
+    rank: c_int,
+    f: impl FnOnce(&WinObject, u32) -> MpiResult<()>,
+) -> Option<MpiResult<()>> {
+    if rank < 0 {
+        return None;
+    }
+    with_win(win, |w| {
+        ((rank as u32) < w.comm.size()).then(|| f(w, rank as u32))
+    })
+    .flatten()
+}
+
 pub(crate) fn mpi_win_lock(
     lock_type: c_int,
     rank: c_int,
@@ -65,11 +94,16 @@ pub(crate) fn mpi_win_lock(
     win: MPI_Win,
 ) -> MpiResult<()> {
     let func = "MPI_Win_lock";
+    if let Some(kind) = lock_kind(lock_type).filter(|_| assert & !MPI_MODE_NOCHECK == 0) {
+        let nocheck = assert & MPI_MODE_NOCHECK != 0;
+        if let Some(done) = sync_borrowed(win, rank, |w, r| w.rma.lock(kind, r, nocheck, func)) {
+            return done;
+        }
+    }
     let w = objects::win(win, func, "win")?;
-    let kind = match lock_type {
-        MPI_LOCK_EXCLUSIVE => LockType::Exclusive,
-        MPI_LOCK_SHARED => LockType::Shared,
-        _ => {
+    let kind = match lock_kind(lock_type) {
+        Some(kind) => kind,
+        None => {
             return Err(mpi_err!(
                 Locktype,
                 "{func}(lock_type={lock_type}): neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED"
@@ -86,6 +120,9 @@ pub(crate) fn mpi_win_lock(
 
 pub(crate) fn mpi_win_unlock(rank: c_int, win: MPI_Win) -> MpiResult<()> {
     let func = "MPI_Win_unlock";
+    if let Some(done) = sync_borrowed(win, rank, |w, r| w.rma.unlock(r, func)) {
+        return done;
+    }
     let w = objects::win(win, func, "win")?;
     if rank == MPI_PROC_NULL {
         return Ok(());

@@ -14,6 +14,37 @@ use super::epoch::ACCESS;
 use super::WinRma;
 use crate::object::win::Flavor;
 
+/// Copy `len` bytes from `src` to `dst`, which may overlap (`ptr::copy`). One element of a
+/// predefined type (1, 2, 4, 8 or 16 bytes) moves as one load and one store, inline: an 8-byte
+/// put or get is a handful of instructions, and a call to `memmove` would be most of them.
+///
+/// # Safety
+/// `src` is readable and `dst` writable for `len` bytes.
+#[inline(always)]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
+    // Unaligned accesses of exactly `len` bytes, the load before the store, so an overlap reads
+    // the old bytes as `ptr::copy` does.
+    // SAFETY: the caller's contract.
+    unsafe {
+        match len {
+            1 => dst.write(src.read()),
+            2 => dst
+                .cast::<u16>()
+                .write_unaligned(src.cast::<u16>().read_unaligned()),
+            4 => dst
+                .cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned()),
+            8 => dst
+                .cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned()),
+            16 => dst
+                .cast::<u128>()
+                .write_unaligned(src.cast::<u128>().read_unaligned()),
+            _ => std::ptr::copy(src, dst, len),
+        }
+    }
+}
+
 impl WinRma {
     /// The address here of `len` bytes at displacement `disp` of target `t`, when they can be
     /// copied directly: an access epoch to `t` is open, the memory is mapped here, the bytes
@@ -73,8 +104,8 @@ impl WinRma {
                 // `direct` checked that the `data.len()` bytes at `addr` lie in window memory
                 // mapped in this process for as long as the window lives (for a dynamic window,
                 // an attached region mapped while `_keep` lives).
-                // SAFETY: in mapped window memory (above); `copy` allows the origin to overlap it.
-                unsafe { std::ptr::copy(data.as_ptr(), addr as *mut u8, data.len()) };
+                // SAFETY: in mapped window memory (above); `copy_bytes` allows the origin to overlap it.
+                unsafe { copy_bytes(data.as_ptr(), addr as *mut u8, data.len()) };
                 true
             }
             None => false,
@@ -87,7 +118,7 @@ impl WinRma {
         match self.direct(t, disp, out.len()) {
             Some((addr, _keep, _)) => {
                 // SAFETY: as in `put_direct`, reading.
-                unsafe { std::ptr::copy(addr as *const u8, out.as_mut_ptr(), out.len()) };
+                unsafe { copy_bytes(addr as *const u8, out.as_mut_ptr(), out.len()) };
                 true
             }
             None => false,
@@ -154,5 +185,35 @@ impl WinRma {
         // memory.
         // SAFETY: aligned (above), of a `lock_free` size (`intrinsic`), in mapped window memory.
         Some(unsafe { word(addr, size, op, val) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_bytes;
+
+    /// Every length the inline forms take and the ones around them, at every misalignment,
+    /// forwards, backwards and in place: the same bytes as `ptr::copy`.
+    #[test]
+    fn copy_bytes_moves_what_ptr_copy_moves() {
+        let pattern: Vec<u8> = (0..64u8)
+            .map(|i| i.wrapping_mul(37).wrapping_add(11))
+            .collect();
+        for len in 0..=24usize {
+            for from in 0..8usize {
+                for to in 0..16usize {
+                    let (mut ours, mut theirs) = (pattern.clone(), pattern.clone());
+                    let (o, t) = (ours.as_mut_ptr(), theirs.as_mut_ptr());
+                    // In bounds: `from`, `to` < 16 and `len` <= 24 of 64 bytes; overlaps are
+                    // what both copies allow.
+                    // SAFETY: in bounds (above).
+                    unsafe {
+                        copy_bytes(o.add(from), o.add(to), len);
+                        std::ptr::copy(t.add(from), t.add(to), len);
+                    }
+                    assert_eq!(ours, theirs, "len {len} from {from} to {to}");
+                }
+            }
+        }
     }
 }

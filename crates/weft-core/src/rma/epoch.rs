@@ -115,6 +115,17 @@ impl WinRma {
         }
     }
 
+    /// Publish after a lock or unlock of `target`: only its flag changed, unless the call
+    /// also ended a fence epoch (`was_fence`), which every target's flag shows. A lock and
+    /// unlock cost one store, not one per rank of the window.
+    fn publish_lock(&self, e: &Epochs, target: u32, was_fence: bool) {
+        if was_fence {
+            self.publish(e);
+        } else {
+            self.flags[target as usize].store(e.flags(target), Ordering::Release);
+        }
+    }
+
     /// Whether `target` has `bit` set (one load, no lock).
     #[inline(always)]
     pub fn epoch_allows(&self, target: u32, bit: u8) -> bool {
@@ -228,9 +239,9 @@ impl WinRma {
                     "{func}(rank={target}): a post/start access epoch is open on this window"
                 )));
             }
-            e.fence = false;
+            let was_fence = std::mem::take(&mut e.fence);
             e.locks[target as usize] = Some((kind, nocheck));
-            self.publish(&e);
+            self.publish_lock(&e, target, was_fence);
         }
         if !nocheck {
             self.acquire(target, kind, func)?;
@@ -283,7 +294,7 @@ impl WinRma {
         let held = {
             let mut e = self.epochs();
             let held = e.locks[target as usize].take();
-            self.publish(&e);
+            self.publish_lock(&e, target, false);
             held
         };
         match held {
