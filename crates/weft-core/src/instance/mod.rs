@@ -205,7 +205,8 @@ impl Instance {
             .collect();
         let node = job.node_of[job.rank as usize];
         let segment = job.segment_name(node);
-        let ucx = network::ucx_transport(job, config.num_vcis)?;
+        let ucx =
+            network::ucx_transport(job, config.num_vcis, crate::transport::message_max(&config))?;
         let transports = Transports::open(
             job.rank,
             job.size,

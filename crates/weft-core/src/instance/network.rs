@@ -21,10 +21,12 @@ static UCX: OnceLock<UcxTransport> = OnceLock::new();
 
 /// The process's UCX transport, made (and the addresses exchanged) by its first call, when
 /// some rank of the job is on another node. `None` when every rank shares this node, or when
-/// this build has no UCX (then messages to other nodes fail when sent).
+/// this build has no UCX (then messages to other nodes fail when sent). `message_max` is the
+/// largest message the transport must receive (`transport::message_max`).
 pub(super) fn ucx_transport(
     job: &JobLayout,
     workers: usize,
+    message_max: usize,
 ) -> MpiResult<Option<&'static UcxTransport>> {
     let mine = job.node_of[job.rank as usize];
     if job.node_of.iter().all(|&n| n == mine) {
@@ -37,7 +39,7 @@ pub(super) fn ucx_transport(
         return Ok(None);
     }
     let failed = |e: std::io::Error| MpiError::new(ErrorClass::Other, format!("{e}"));
-    let mut ucx = UcxTransport::open(workers, job.rank, job.size).map_err(failed)?;
+    let mut ucx = UcxTransport::open(workers, job.rank, job.size, message_max).map_err(failed)?;
     let own = ucx.addresses().map_err(failed)?;
     let mut pairs = Vec::new();
     for (w, address) in own.iter().enumerate() {

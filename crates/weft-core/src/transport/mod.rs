@@ -310,6 +310,14 @@ impl Watch<'_> {
     }
 }
 
+/// The largest message (wire header and payload) any transport carries under `config`: one
+/// shared-memory cell's payload behind the header (the protocol never sends more in one
+/// message; larger data moves by rendezvous). The `ucx` transport sizes the receives it posts
+/// ahead with it.
+pub fn message_max(config: &Config) -> usize {
+    WIRE_HEADER_BYTES + (config.shm_cell_size - PAYLOAD_OFFSET)
+}
+
 /// The largest message sent eagerly under `config` (`WEFT_EAGER_MAX`, at most a cell's
 /// payload).
 pub fn eager_max(config: &Config) -> usize {

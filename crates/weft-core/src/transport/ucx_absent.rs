@@ -26,7 +26,12 @@ pub fn transports_seen() -> std::io::Result<Vec<String>> {
 }
 
 impl UcxTransport {
-    pub fn open(_nworkers: usize, _rank: u32, _job_size: u32) -> std::io::Result<UcxTransport> {
+    pub fn open(
+        _nworkers: usize,
+        _rank: u32,
+        _job_size: u32,
+        _message_max: usize,
+    ) -> std::io::Result<UcxTransport> {
         Err(std::io::Error::other(
             "this build has no UCX (libucx-dev was absent when it was built)",
         ))

@@ -30,6 +30,9 @@ pub const UCP_FEATURE_AMO64: u64 = 1 << 3;
 pub const UCP_MEM_MAP_PARAM_FIELD_ADDRESS: u64 = 1 << 0;
 pub const UCP_MEM_MAP_PARAM_FIELD_LENGTH: u64 = 1 << 1;
 pub const UCP_OP_ATTR_FIELD_DATATYPE: u32 = 1 << 3;
+/// `UCP_OP_ATTR_FLAG_NO_IMM_CMPL`: the call returns a request even when it completes at
+/// once (the receives posted ahead are always polled through their request).
+pub const UCP_OP_ATTR_FLAG_NO_IMM_CMPL: u32 = 1 << 16;
 pub const UCP_OP_ATTR_FIELD_REPLY_BUFFER: u32 = 1 << 5;
 /// `ucp_atomic_op_t`.
 pub const UCP_ATOMIC_OP_ADD: c_int = 0;
@@ -48,6 +51,8 @@ pub const UCP_EP_PARAM_FIELD_ERR_HANDLER: u64 = 1 << 2;
 /// `UCP_ERR_HANDLING_MODE_PEER`: a lost peer fails the endpoint's requests and calls its
 /// error handler (instead of undefined behaviour).
 pub const UCP_ERR_HANDLING_MODE_PEER: c_int = 1;
+/// `UCS_ERR_IO_ERROR`.
+pub const UCS_ERR_IO_ERROR: ucs_status_t = -3;
 /// `UCS_ERR_UNREACHABLE`: no transport reaches the peer.
 pub const UCS_ERR_UNREACHABLE: ucs_status_t = -6;
 /// `UCS_ERR_MESSAGE_TRUNCATED`.
@@ -156,9 +161,9 @@ ucp_api! {
     fn ucp_tag_send_nbx(ep: Ep, buffer: *const c_void, count: usize, tag: u64, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_tag_probe_nb(worker: Worker, tag: u64, tag_mask: u64, remove: c_int, info: *mut ucp_tag_recv_info_t) -> Message;
     fn ucp_tag_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, tag: u64, tag_mask: u64, param: *const ucp_request_param_t) -> StatusPtr;
-    fn ucp_tag_msg_recv_nbx(worker: Worker, buffer: *mut c_void, count: usize, message: Message, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_worker_flush_nbx(worker: Worker, param: *const ucp_request_param_t) -> StatusPtr;
     fn ucp_request_check_status(request: *mut c_void) -> ucs_status_t;
+    fn ucp_tag_recv_request_test(request: *mut c_void, info: *mut ucp_tag_recv_info_t) -> ucs_status_t;
     fn ucp_request_free(request: *mut c_void);
     fn ucp_mem_map(context: Context, params: *const ucp_mem_map_params_t, memh: *mut MemH) -> ucs_status_t;
     fn ucp_mem_unmap(context: Context, memh: MemH) -> ucs_status_t;

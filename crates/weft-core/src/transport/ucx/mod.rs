@@ -4,13 +4,16 @@
 //! carries `v` in its UCP tag); each worker sits behind its own mutex, taken only by the VCI
 //! that uses it. A message is the protocol's wire header followed by its payload, sent with
 //! `ucp_tag_send_nbx` (UCP picks eager or its own rendezvous per size). MPI matching and
-//! ordering stay in Weft's engine: a worker takes arrivals strictly one at a time
-//! (`ucp_tag_probe_nb`, then `ucp_tag_msg_recv_nbx`, and no further probe until that receive
-//! completes), so messages from one peer reach the engine in the order they were sent.
+//! ordering stay in Weft's engine: a worker keeps receives posted ahead for each VCI it
+//! serves (`ucp_tag_recv_nbx` for the VCI's tag, any sender, each into a buffer of the
+//! largest message), so an arrival lands in one of them inside `ucp_worker_progress` without
+//! passing through UCP's unexpected queue; the VCI takes them strictly in the order they were
+//! posted (UCP matches arrivals to them in that order), so messages from one peer reach the
+//! engine in the order they were sent.
 //!
 //! A UCP tag is the sender's job rank (high 32 bits) and the VCI (low 32 bits): the VCI
-//! selects the arrivals a probe takes, the rank tells whom a worker heard from. The
-//! `GOODBYE` bit marks a process's last word (see `goodbye`), which no probe for messages
+//! selects the arrivals a posted receive takes, the rank tells whom a worker heard from. The
+//! `GOODBYE` bit marks a process's last word (see `goodbye`), which no receive for messages
 //! takes.
 //!
 //! Workers are made once per process, by its first instance: each worker's address goes into
@@ -43,11 +46,15 @@ use health::Health;
 
 /// Most sends a worker keeps in flight; beyond it `try_send` reports no room.
 const MAX_IN_FLIGHT: usize = 1024;
-/// Largest capacity of a message buffer a worker keeps for the next message (`spare_tx`,
-/// `spare_rx`): small messages then need no allocation.
+/// Largest capacity of a send buffer a worker keeps for the next message (`spare_tx`):
+/// small messages then need no allocation.
 const SPARE_MAX: usize = 64 * 1024;
+/// About how many bytes of buffers a worker keeps posted ahead for each VCI it serves
+/// (`WorkerState::post_ahead`): 16 receives of the default 16 KiB cell, never fewer than 2
+/// or more than 64.
+const POSTED_BYTES: usize = 256 * 1024;
 
-/// The part of a UCP tag a probe for messages of one VCI compares (the VCI, and no
+/// The part of a UCP tag a receive for messages of one VCI compares (the VCI, and no
 /// `GOODBYE` bit).
 const VCI_MASK: u64 = 0xffff_ffff;
 /// Set in the tag of a goodbye (a process ending: see `UcxTransport::goodbye`).
@@ -161,12 +168,20 @@ fn check(what: &str, status: ffi::ucs_status_t) -> std::io::Result<()> {
     }
 }
 
-/// A UCP request still running (no callback: polled with `ucp_request_check_status`).
-struct Pending {
+/// A UCP send still running (no callback: polled with `ucp_request_check_status`).
+struct PendingSend {
     request: *mut c_void,
+    /// The bytes UCP sends from (kept until it completes; then reused as `spare_tx`).
     buffer: Vec<u8>,
-    /// The job rank a send goes to (`None` for a receive).
-    peer: Option<u32>,
+    /// The job rank it goes to.
+    peer: u32,
+}
+
+/// A receive posted ahead for a VCI's next message (`WorkerState::post_ahead`).
+struct Posted {
+    request: *mut c_void,
+    /// Where UCP writes the message (`message_max` bytes long).
+    buffer: Vec<u8>,
 }
 
 /// What an endpoint's error handler is given: whose endpoint it is, its worker, and where
@@ -208,16 +223,17 @@ struct WorkerState {
     eps: Vec<ffi::Ep>,
     /// The error-handler argument of each endpoint in `eps`.
     ep_args: Vec<Option<Box<EpArg>>>,
-    sends: VecDeque<Pending>,
-    /// The arrival being received; no other is taken before it completes.
-    recv: Option<Pending>,
+    sends: VecDeque<PendingSend>,
+    /// For each VCI served by this worker (index: the VCI), its receives posted ahead,
+    /// oldest first (empty until the VCI first looks for a message).
+    posted: Vec<VecDeque<Posted>>,
     /// The job ranks this worker received from (they have an endpoint to it: each is told
     /// `goodbye`).
     heard: Vec<bool>,
     /// The id of this worker's next bulk receive (`bulk`).
     next_bulk: u32,
     /// The buffer of the last send UCP completed at once, and of the last arrival consumed,
-    /// reused by the next ones (empty when none is kept).
+    /// reused by the next send and the next receive posted (empty when none is kept).
     spare_tx: Vec<u8>,
     spare_rx: Vec<u8>,
 }
@@ -227,10 +243,79 @@ struct WorkerState {
 unsafe impl Send for WorkerState {}
 
 impl WorkerState {
-    /// Reap completed sends (in order) and make UCP progress; a failed send loses its peer.
-    fn progress(&mut self, health: &Health) {
+    /// Keep `ahead` receives of `size` bytes posted for VCI `vci`'s messages (tag: the VCI,
+    /// any sender). A receive UCP refuses is recorded in `health`, and no more are posted
+    /// this time.
+    fn post_ahead(&mut self, vci: usize, size: usize, ahead: usize, health: &Health) {
+        if self.posted.len() <= vci {
+            self.posted.resize_with(vci + 1, VecDeque::new);
+        }
+        while self.posted[vci].len() < ahead {
+            let mut buffer = std::mem::take(&mut self.spare_rx);
+            if buffer.len() != size {
+                buffer = vec![0u8; size];
+            }
+            let param = ffi::ucp_request_param_t {
+                op_attr_mask: ffi::UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
+                rest: [0; 63],
+            };
+            // The worker is ours under its lock; the buffer's heap block stays put while it
+            // moves into `posted`, where it lives until the request completes.
+            // SAFETY: `buffer` holds `size` writable bytes for the whole receive.
+            let request = unsafe {
+                ffi::ucp_tag_recv_nbx(
+                    self.worker,
+                    buffer.as_mut_ptr() as *mut c_void,
+                    size,
+                    vci as u64,
+                    VCI_MASK,
+                    &param,
+                )
+            };
+            if ffi::is_err(request) {
+                lose(health, None, ffi::err_status(request));
+                return;
+            }
+            if request.is_null() {
+                // Not done by UCP under NO_IMM_CMPL: a message landing here would be lost.
+                lose(health, None, ffi::UCS_ERR_IO_ERROR);
+                return;
+            }
+            self.posted[vci].push_back(Posted { request, buffer });
+        }
+    }
+
+    /// The oldest receive posted for `vci`, if it completed: its buffer and the message's
+    /// length. One that failed is recorded in `health` and yields nothing.
+    fn take_arrival(&mut self, vci: usize, health: &Health) -> Option<(Vec<u8>, usize)> {
+        let oldest = self.posted.get(vci)?.front()?;
+        let mut info = ffi::ucp_tag_recv_info_t {
+            sender_tag: 0,
+            length: 0,
+        };
+        // SAFETY: the request came from ucp_tag_recv_nbx and was not freed yet.
+        let status = unsafe { ffi::ucp_tag_recv_request_test(oldest.request, &mut info) };
+        if status == ffi::UCS_INPROGRESS {
+            return None;
+        }
+        let done = self.posted[vci].pop_front().expect("checked");
+        // SAFETY: completed; freed once.
+        unsafe { ffi::ucp_request_free(done.request) };
+        if status != ffi::UCS_OK {
+            lose(health, None, status);
+            return None;
+        }
+        if let Some(heard) = self.heard.get_mut((info.sender_tag >> 32) as usize) {
+            *heard = true;
+        }
+        Some((done.buffer, info.length))
+    }
+
+    /// Make UCP progress and reap completed sends (in order); a failed send loses its peer.
+    /// Returns how many events UCP handled (0: no request of this worker changed).
+    fn progress(&mut self, health: &Health) -> u32 {
         // SAFETY: the worker is live and used by this thread only (under its mutex).
-        unsafe { ffi::ucp_worker_progress(self.worker) };
+        let events = unsafe { ffi::ucp_worker_progress(self.worker) };
         while let Some(front) = self.sends.front() {
             // SAFETY: the request came from ucp_tag_send_nbx and was not freed yet.
             let status = unsafe { ffi::ucp_request_check_status(front.request) };
@@ -240,17 +325,26 @@ impl WorkerState {
             let done = self.sends.pop_front().expect("front exists");
             // SAFETY: the worker is ours under the lock.
             let finished = |r| unsafe { said_goodbye(self.worker, r) };
-            if status != ffi::UCS_OK && !done.peer.is_some_and(finished) {
-                lose(health, done.peer, status);
+            if status != ffi::UCS_OK && !finished(done.peer) {
+                lose(health, Some(done.peer), status);
             }
-            // SAFETY: completed; freed once; the buffer it read is dropped after.
+            // SAFETY: completed; freed once; UCP reads its buffer no more.
             unsafe { ffi::ucp_request_free(done.request) };
+            if done.buffer.capacity() <= SPARE_MAX {
+                self.spare_tx = done.buffer;
+            }
         }
+        events
     }
 }
 
 /// The process's UCP context and workers, and the peers' worker addresses.
 pub struct UcxTransport {
+    /// The largest message a peer sends (`transport::message_max`): the size of every
+    /// receive posted ahead.
+    message_max: usize,
+    /// How many receives each VCI keeps posted ahead.
+    posted_ahead: usize,
     /// The context, for registering memory (`rma`); UCP's context calls are not thread safe
     /// without its multi-thread mode, hence the lock.
     context: Mutex<rma::ContextHandle>,
@@ -270,8 +364,14 @@ pub struct UcxTransport {
 
 impl UcxTransport {
     /// A UCP context with `nworkers` workers for job rank `rank` of a job of `job_size`
-    /// ranks (peers' addresses are given later with `set_peer`).
-    pub fn open(nworkers: usize, rank: u32, job_size: u32) -> std::io::Result<UcxTransport> {
+    /// ranks (peers' addresses are given later with `set_peer`), whose messages are at most
+    /// `message_max` bytes (every rank's the same).
+    pub fn open(
+        nworkers: usize,
+        rank: u32,
+        job_size: u32,
+        message_max: usize,
+    ) -> std::io::Result<UcxTransport> {
         let context = new_context()?;
         let mut workers = Vec::with_capacity(nworkers);
         for _ in 0..nworkers {
@@ -291,7 +391,7 @@ impl UcxTransport {
                 eps: vec![std::ptr::null_mut(); job_size as usize],
                 ep_args: (0..job_size).map(|_| None).collect(),
                 sends: VecDeque::new(),
-                recv: None,
+                posted: Vec::new(),
                 heard: vec![false; job_size as usize],
                 next_bulk: 0,
                 spare_tx: Vec::new(),
@@ -299,6 +399,8 @@ impl UcxTransport {
             }));
         }
         Ok(UcxTransport {
+            message_max,
+            posted_ahead: (POSTED_BYTES / message_max).clamp(2, 64),
             context: Mutex::new(rma::ContextHandle(context)),
             workers,
             rank,
@@ -453,6 +555,10 @@ impl UcxTransport {
                 return false;
             }
         }
+        debug_assert!(
+            WIRE_HEADER_BYTES + len <= self.message_max,
+            "message over a cell"
+        );
         let mut buffer = std::mem::take(&mut state.spare_tx);
         buffer.clear();
         buffer.resize(WIRE_HEADER_BYTES + len, 0);
@@ -494,10 +600,10 @@ impl UcxTransport {
             return false;
         }
         if !request.is_null() {
-            state.sends.push_back(Pending {
+            state.sends.push_back(PendingSend {
                 request,
                 buffer,
-                peer: Some(rank),
+                peer: rank,
             });
         } else if buffer.capacity() <= SPARE_MAX {
             // Sent at once: UCP no longer reads the buffer.
@@ -561,98 +667,36 @@ impl UcxTransport {
         consume: impl FnOnce(&[u8; WIRE_HEADER_BYTES], &[u8]),
     ) -> bool {
         let w = vci % self.workers.len();
-        let message = {
+        let (message, length) = {
             let mut state = self.lock(w);
-            // UCP progress only when nothing is waiting already: one progress call queues
-            // every arrival it finds, and the next passes take them without one.
-            match Self::take_arrival(&mut state, vci, &self.health) {
+            state.post_ahead(vci, self.message_max, self.posted_ahead, &self.health);
+            // UCP progress only when the oldest receive is not complete yet: one progress
+            // call may complete several, and the next passes take them without one. A
+            // progress call that handled nothing completed nothing.
+            match state.take_arrival(vci, &self.health) {
                 Some(m) => m,
                 None => {
-                    state.progress(&self.health);
-                    match Self::take_arrival(&mut state, vci, &self.health) {
+                    if state.progress(&self.health) == 0 {
+                        return false;
+                    }
+                    match state.take_arrival(vci, &self.health) {
                         Some(m) => m,
                         None => return false,
                     }
                 }
             }
         };
-        let Some(header) = message.first_chunk::<WIRE_HEADER_BYTES>() else {
+        let message_bytes = &message[..length.min(message.len())];
+        let Some(header) = message_bytes.first_chunk::<WIRE_HEADER_BYTES>() else {
             // Not a message of Weft's (shorter than its header): dropped.
             lose(&self.health, None, ffi::UCS_ERR_MESSAGE_TRUNCATED);
             return false;
         };
-        consume(header, &message[WIRE_HEADER_BYTES..]);
-        if message.capacity() <= SPARE_MAX {
-            // Kept for the next arrival, unless another thread holds the worker now.
-            if let Ok(mut state) = self.workers[w].try_lock() {
-                state.spare_rx = message;
-            }
+        consume(header, &message_bytes[WIRE_HEADER_BYTES..]);
+        // Kept for the next receive posted, unless another thread holds the worker now.
+        if let Ok(mut state) = self.workers[w].try_lock() {
+            state.spare_rx = message;
         }
         true
-    }
-
-    /// The next complete arrival for `vci`, receiving it if needed. A receive that fails
-    /// (its sender lost midway) is recorded in `health` and yields nothing.
-    fn take_arrival(state: &mut WorkerState, vci: usize, health: &Health) -> Option<Vec<u8>> {
-        if let Some(recv) = &state.recv {
-            // SAFETY: the request came from ucp_tag_msg_recv_nbx and was not freed yet.
-            let status = unsafe { ffi::ucp_request_check_status(recv.request) };
-            if status == ffi::UCS_INPROGRESS {
-                return None;
-            }
-            let done = state.recv.take().expect("checked");
-            // SAFETY: completed; freed once.
-            unsafe { ffi::ucp_request_free(done.request) };
-            if status != ffi::UCS_OK {
-                lose(health, None, status);
-                return None;
-            }
-            return Some(done.buffer);
-        }
-        let mut info = ffi::ucp_tag_recv_info_t {
-            sender_tag: 0,
-            length: 0,
-        };
-        let worker = state.worker;
-        // SAFETY: the worker is ours under its lock; info is writable.
-        let message = unsafe { ffi::ucp_tag_probe_nb(worker, vci as u64, VCI_MASK, 1, &mut info) };
-        if message.is_null() {
-            return None;
-        }
-        if let Some(heard) = state.heard.get_mut((info.sender_tag >> 32) as usize) {
-            *heard = true;
-        }
-        let mut buffer = std::mem::take(&mut state.spare_rx);
-        buffer.clear();
-        buffer.resize(info.length, 0);
-        let param = ffi::ucp_request_param_t {
-            op_attr_mask: 0,
-            rest: [0; 63],
-        };
-        // message was just removed from the unexpected queue by the probe.
-        // SAFETY: buffer holds its whole length and lives (in `recv`) until the request completes.
-        let request = unsafe {
-            ffi::ucp_tag_msg_recv_nbx(
-                state.worker,
-                buffer.as_mut_ptr() as *mut c_void,
-                buffer.len(),
-                message,
-                &param,
-            )
-        };
-        if ffi::is_err(request) {
-            lose(health, None, ffi::err_status(request));
-            return None;
-        }
-        if request.is_null() {
-            return Some(buffer);
-        }
-        state.recv = Some(Pending {
-            request,
-            buffer,
-            peer: None,
-        });
-        // A small message is often complete at once.
-        Self::take_arrival(state, vci, health)
     }
 }
