@@ -59,9 +59,9 @@ fn connect_timeout(info: MPI_Info, func: &str) -> MpiResult<Option<u64>> {
         return Ok(None);
     };
     value.trim().parse::<u64>().map(Some).map_err(|_| {
-        MpiError::new(
-            ErrorClass::InfoValue,
-            format!("{func}(info): timeout=\"{value}\" is not a number of seconds"),
+        mpi_err!(
+            InfoValue,
+            "{func}(info): timeout=\"{value}\" is not a number of seconds"
         )
     })
 }

@@ -241,12 +241,10 @@ pub(crate) fn create(handle: MPI_Comm, g: &Group, func: &str) -> MpiResult<MPI_C
 
 #[cold]
 fn no_group(func: &str) -> MpiError {
-    MpiError::new(
-        ErrorClass::UnsupportedOperation,
-        format!(
-            "{func}(comm): this thread communicator has no group (more than 65536 ranks or \
-             too many communicators in Weft)"
-        ),
+    mpi_err!(
+        UnsupportedOperation,
+        "{func}(comm): this thread communicator has no group (more than 65536 ranks or \
+         too many communicators in Weft)"
     )
 }
 
