@@ -162,8 +162,8 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
 }
 
 /// In a reduce contribution's mark: this rank announced its size and went on by
-/// point-to-point without comparing, its only message one send to the root, which drains it
-/// if the sizes or ops differ (`reduce`).
+/// point-to-point without comparing, its only message one send to its parent in the tree,
+/// which drains it if the sizes or ops differ (`reduce`).
 const RUNS_AHEAD: u8 = 0x80;
 
 /// How a reduction's contribution travels. Reductions do not stream through the area: a
@@ -267,9 +267,11 @@ pub(super) fn allreduce(
 
 /// `mine` is this rank's contribution; the root's contiguous `recv` receives the result.
 /// The root compares every rank's size and op; so does a rank whose data is too large for
-/// the area, unless its whole part of the point-to-point algorithm is one send to the root
-/// (`alone`): it goes on at once, as it would without the area (a 2-rank reduce's non-root
-/// runs ahead of the root), and the root receives its message even when the call fails.
+/// the area, unless its whole part of the point-to-point algorithm is one send to its parent
+/// (`ahead`): it goes on at once, as it would without the area (a reduce's leaves run ahead
+/// of the root), and the parent, which compared, receives its message even when the call
+/// fails. `parent_of(mark, r)`: the parent of rank r if r is a leaf of the binomial tree of
+/// an op of that mark (the tree depends on the op's kind, which ranks may disagree on).
 pub(super) fn reduce(
     comm: &Comm,
     area: &CollArea,
@@ -277,18 +279,18 @@ pub(super) fn reduce(
     recv: &Buf,
     red: &Reduction,
     root: u32,
-    alone: bool,
+    (ahead, parent_of): (bool, &dyn Fn(u8, u32) -> Option<u32>),
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let is_root = comm.rank == root;
     let path = path(comm, mine);
-    let ahead = alone && !is_root && path == Path::Messages;
+    let ahead = ahead && path == Path::Messages;
     let wait = is_root || (path != Path::Area && !ahead);
     let flags = if ahead { RUNS_AHEAD } else { 0 };
     if let Err(e) = publish_and_compare(comm, &turn, mine, red, (path, wait, flags), &mut idle) {
-        if is_root {
-            drain_ahead(comm, &turn);
+        if wait {
+            drain_ahead(comm, &turn, parent_of);
         }
         return Err(e);
     }
@@ -300,14 +302,15 @@ pub(super) fn reduce(
     Ok(Turned::Done)
 }
 
-/// (The root of a reduce that failed on the area) receive the message of every rank that
-/// ran ahead, so that no send is left waiting for its receive or for a later collective.
-/// Its errors add nothing to the mismatch already reported.
-fn drain_ahead(comm: &Comm, turn: &Turn) {
+/// (A rank of a reduce that failed on the area after comparing) receive the message of every
+/// child that ran ahead (in the tree of its own op), so that no send is left waiting for its
+/// receive or for a later collective. Its errors add nothing to the mismatch already
+/// reported.
+fn drain_ahead(comm: &Comm, turn: &Turn, parent_of: &dyn Fn(u8, u32) -> Option<u32>) {
     let link = Link::new(comm);
     for r in 0..comm.size() {
         let (len, mark) = turn.len_and_mark_of(r);
-        if mark & RUNS_AHEAD != 0 {
+        if mark & RUNS_AHEAD != 0 && parent_of(mark & !RUNS_AHEAD, r) == Some(comm.rank) {
             let mut sink = Scratch::new(len);
             let _ = link.recv(r, tag::REDUCE, &sink.buf());
         }
