@@ -9,6 +9,10 @@
  *    everyone's size on the area both hang: the manifest's timeout fails the test).
  * 3. Such a leaf passing fewer elements: the root and its parent report MPI_ERR_TRUNCATE, its
  *    message is drained (a correct reduce follows).
+ * 4. Leaves under another rank than the root passing more than the area holds and the eager
+ *    limit, the others a few ints (their data through the area): the parents report
+ *    MPI_ERR_TRUNCATE and receive the leaves' messages (a parent whose data went through the
+ *    area used to return at once, its leaf hung in its send).
  * WTEST_LEAVES_ONNODE=0 (run without the area) expects Rabenseifner from 64 KiB and skips 2. */
 #include <stdlib.h>
 #include "wtest.h"
@@ -100,6 +104,24 @@ static void leaves_ahead(int root)
             }
 }
 
+#define BIG_N 32768 /* ints: 128 KiB, above the eager limit */
+static int big[BIG_N];
+
+/* Step 4 with the tree rooted at 0 (4 ranks or more). */
+static void leaves_pass_more(void)
+{
+    int parent = leaf_parent(rank, 0), n = parent > 0 ? BIG_N : 16;
+    int rc = MPI_Reduce(big, out, n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int is_parent = 0;
+    for (int r = 0; r < size; r++)
+        if (leaf_parent(r, 0) == rank && rank != 0)
+            is_parent = 1;
+    if (rank == 0 || is_parent)
+        EXPECT_ERR(rc, MPI_ERR_TRUNCATE, "MPI_Reduce", "differs between the ranks");
+    else if (rc != MPI_SUCCESS)
+        EXPECT_ERR(rc, MPI_ERR_TRUNCATE, "MPI_Reduce", "differs between the ranks");
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -143,6 +165,11 @@ int main(int argc, char **argv)
                 EXPECT_ERR(rc, MPI_ERR_TRUNCATE, "MPI_Reduce", "differs between the ranks");
             else if (rc != MPI_SUCCESS)
                 EXPECT_ERR(rc, MPI_ERR_TRUNCATE, "MPI_Reduce", "differs between the ranks");
+            leaves_ahead(0);
+        }
+        /* From 4 ranks on some leaf has another parent than the root. */
+        for (int k = 0; k < 3 && size >= 4; k++) {
+            leaves_pass_more();
             leaves_ahead(0);
         }
     }

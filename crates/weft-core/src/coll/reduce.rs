@@ -18,7 +18,7 @@ use crate::datatype::access::{with_pair, Scratch, Staged};
 use crate::datatype::Buf;
 use crate::error::{ErrorClass, MpiError, MpiResult};
 use crate::object::Comm;
-use crate::op::{Reduction, USER_COMMUTATIVE_MARK, USER_MARK};
+use crate::op::Reduction;
 
 /// Allreduce messages at least this large use a reduce-scatter + allgather algorithm.
 const LARGE_ALLREDUCE: usize = 16 * 1024;
@@ -110,9 +110,13 @@ pub fn reduce(
     let mut compared = false;
     if let Some(area) = area {
         let n = link.size;
-        let parent_of = |mark, r| leaf_parent(tree_root_of(mark, root), r, n, root);
-        let ahead = algo == Reduce::Binomial && parent_of(red.mark(), link.rank).is_some();
-        let tree = (ahead, &parent_of as &dyn Fn(u8, u32) -> Option<u32>);
+        // Only a predefined op's leaves run ahead, in its tree rooted at the root. A user
+        // op's tree is rooted at rank 0: were its leaves to run ahead too, a rank that passed
+        // the other kind of op could be a leaf of its own tree, run ahead as well and never
+        // receive the message its child sent it (c/coll/commute_differs_4 hung).
+        let parent_of = |r| leaf_parent(r, n, root);
+        let ahead = algo == Reduce::Binomial && !red.is_user() && parent_of(link.rank).is_some();
+        let tree = (ahead, &parent_of as &dyn Fn(u32) -> Option<u32>);
         if super::shm::reduce(comm, area, mine, recv, red, root, tree)? == Turned::Done {
             ran(comm, Collective::Reduce, Reduce::Shm as usize);
             return Ok(());
@@ -189,31 +193,26 @@ fn reduce_algorithm(choice: Reduce, red: &Reduction, len: usize, n: u32, on_node
 /// that disagree on its commutativity walk the same tree (whose subtrees are contiguous
 /// rank ranges, as a non-commutative op needs) and meet each other's op mark.
 fn tree_root(red: &Reduction, root: u32) -> u32 {
-    tree_root_of(red.mark(), root)
-}
-
-/// `tree_root` of an op of `mark` (`Reduction::mark`).
-fn tree_root_of(mark: u8, root: u32) -> u32 {
-    if mark == USER_MARK || mark == USER_COMMUTATIVE_MARK {
+    if red.is_user() {
         0
     } else {
         root
     }
 }
 
-/// The rank that `rank`'s whole part in the binomial tree rooted at `tree_root` is one send of
-/// its contribution to, if it is such a rank: a leaf other than the root. Such a rank need
+/// The rank that `rank`'s whole part in the binomial tree rooted at `root` (a predefined
+/// op's) is one send of its contribution to, if it is such a rank: a leaf. Such a rank need
 /// not wait for the others' sizes on the area (its parent drains its message if they differ,
 /// `shm::reduce`).
-fn leaf_parent(tree_root: u32, rank: u32, n: u32, root: u32) -> Option<u32> {
+fn leaf_parent(rank: u32, n: u32, root: u32) -> Option<u32> {
     if rank == root {
         return None;
     }
-    let vr = (rank + n - tree_root) % n;
+    let vr = (rank + n - root) % n;
     let low = vr & vr.wrapping_neg();
     // No children: a rank's children are vr + m for the m below its lowest set bit.
     let leaf = low == 1 || vr + 1 >= n;
-    leaf.then_some((vr - low + tree_root) % n)
+    leaf.then_some((vr - low + root) % n)
 }
 
 fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
@@ -861,27 +860,20 @@ mod tests {
     /// by hand.
     #[test]
     fn binomial_leaves_and_parents() {
-        // `at_root`: the tree is rooted at the root (predefined ops), else at rank 0.
-        let leaves = |at_root, n, root| -> Vec<(u32, u32)> {
-            let tree = if at_root { root } else { 0 };
+        let leaves = |n, root| -> Vec<(u32, u32)> {
             (0..n)
-                .filter_map(|r| leaf_parent(tree, r, n, root).map(|p| (r, p)))
+                .filter_map(|r| leaf_parent(r, n, root).map(|p| (r, p)))
                 .collect()
         };
-        assert_eq!(leaves(true, 2, 0), [(1, 0)]);
-        assert_eq!(leaves(true, 2, 1), [(0, 1)]);
+        assert_eq!(leaves(2, 0), [(1, 0)]);
+        assert_eq!(leaves(2, 1), [(0, 1)]);
         // 0 <- 1, 0 <- 2 <- 3: rank 2 has a child.
-        assert_eq!(leaves(true, 4, 0), [(1, 0), (3, 2)]);
+        assert_eq!(leaves(4, 0), [(1, 0), (3, 2)]);
         // 0 <- 1, 0 <- 2 (no rank 3).
-        assert_eq!(leaves(true, 3, 0), [(1, 0), (2, 0)]);
+        assert_eq!(leaves(3, 0), [(1, 0), (2, 0)]);
         // Rooted at 2: relative 1 is rank 3, relative 2 (rank 0) has child rank 1.
-        assert_eq!(leaves(true, 4, 2), [(1, 0), (3, 2)]);
+        assert_eq!(leaves(4, 2), [(1, 0), (3, 2)]);
         // 0 <- 1, 0 <- 2 <- 3, 0 <- 4 <- 5, 4 <- 6 <- 7.
-        assert_eq!(leaves(true, 8, 0), [(1, 0), (3, 2), (5, 4), (7, 6)]);
-        // User ops: the tree is rooted at rank 0, which then sends to the root; the root
-        // itself never runs ahead (it waits for the result).
-        assert_eq!(leaves(false, 2, 0), [(1, 0)]);
-        assert!(leaves(false, 2, 1).is_empty());
-        assert_eq!(leaves(false, 3, 2), [(1, 0)]);
+        assert_eq!(leaves(8, 0), [(1, 0), (3, 2), (5, 4), (7, 6)]);
     }
 }

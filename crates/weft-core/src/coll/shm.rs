@@ -269,9 +269,10 @@ pub(super) fn allreduce(
 /// The root compares every rank's size and op; so does a rank whose data is too large for
 /// the area, unless its whole part of the point-to-point algorithm is one send to its parent
 /// (`ahead`): it goes on at once, as it would without the area (a reduce's leaves run ahead
-/// of the root), and the parent, which compared, receives its message even when the call
-/// fails. `parent_of(mark, r)`: the parent of rank r if r is a leaf of the binomial tree of
-/// an op of that mark (the tree depends on the op's kind, which ranks may disagree on).
+/// of the root), and the parent receives its message even when the call fails.
+/// `parent_of(r)`: the parent of rank r if r is a leaf that may run ahead. A parent whose
+/// data goes through the area compares nothing, so it waits for those children alone: one
+/// that ran ahead passed more data than it (`c/coll/reduce_leaves`).
 pub(super) fn reduce(
     comm: &Comm,
     area: &CollArea,
@@ -279,7 +280,7 @@ pub(super) fn reduce(
     recv: &Buf,
     red: &Reduction,
     root: u32,
-    (ahead, parent_of): (bool, &dyn Fn(u8, u32) -> Option<u32>),
+    (ahead, parent_of): (bool, &dyn Fn(u32) -> Option<u32>),
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
@@ -288,11 +289,21 @@ pub(super) fn reduce(
     let ahead = ahead && path == Path::Messages;
     let wait = is_root || (path != Path::Area && !ahead);
     let flags = if ahead { RUNS_AHEAD } else { 0 };
+    let children = || (0..comm.size()).filter(|&r| parent_of(r) == Some(comm.rank));
     if let Err(e) = publish_and_compare(comm, &turn, mine, red, (path, wait, flags), &mut idle) {
         if wait {
-            drain_ahead(comm, &turn, parent_of);
+            drain_ahead(comm, &turn, children());
         }
         return Err(e);
+    }
+    if !wait && path == Path::Area {
+        for c in children() {
+            turn.wait_for(c, &mut || idle.poll());
+        }
+        if let Some(c) = children().find(|&c| turn.len_and_mark_of(c).1 & RUNS_AHEAD != 0) {
+            drain_ahead(comm, &turn, children());
+            return Err(mismatch(&format!("rank {c}"), turn.len_of(c), mine.len()));
+        }
     }
     match path {
         Path::Area if is_root => combine_all(&turn, comm, recv, mine == recv, red),
@@ -302,15 +313,14 @@ pub(super) fn reduce(
     Ok(Turned::Done)
 }
 
-/// (A rank of a reduce that failed on the area after comparing) receive the message of every
-/// child that ran ahead (in the tree of its own op), so that no send is left waiting for its
-/// receive or for a later collective. Its errors add nothing to the mismatch already
-/// reported.
-fn drain_ahead(comm: &Comm, turn: &Turn, parent_of: &dyn Fn(u8, u32) -> Option<u32>) {
+/// (A rank of a reduce that failed on the area) receive the message of every one of
+/// `children` that ran ahead, so that no send is left waiting for its receive or for a later
+/// collective. Its errors add nothing to the mismatch already reported.
+fn drain_ahead(comm: &Comm, turn: &Turn, children: impl Iterator<Item = u32>) {
     let link = Link::new(comm);
-    for r in 0..comm.size() {
+    for r in children {
         let (len, mark) = turn.len_and_mark_of(r);
-        if mark & RUNS_AHEAD != 0 && parent_of(mark & !RUNS_AHEAD, r) == Some(comm.rank) {
+        if mark & RUNS_AHEAD != 0 {
             let mut sink = Scratch::new(len);
             let _ = link.recv(r, tag::REDUCE, &sink.buf());
         }
