@@ -24,6 +24,12 @@ use crate::op::Reduction;
 const LARGE_ALLREDUCE: usize = 16 * 1024;
 /// Reduce messages at least this large use Rabenseifner's algorithm (commutative ops).
 const LARGE_REDUCE: usize = 64 * 1024;
+/// The same limit on a communicator with a node-level area (all ranks on this node): there
+/// the binomial tree lets a leaf that sends only to the root run ahead of it, where
+/// Rabenseifner's exchanges make every rank wait for its partners (64 KiB of doubles,
+/// `bench/coll.py`: 2 ranks 92 against 179 us, 4 oversubscribed ranks 177 against 359 us;
+/// at 1 MiB the two are even at 4 ranks).
+const LARGE_REDUCE_ON_NODE: usize = 1024 * 1024;
 
 /// `inout = input op inout`.
 fn combine(red: &Reduction, input: &Buf, inout: &Buf) {
@@ -95,18 +101,27 @@ pub fn reduce(
         return Ok(());
     }
     let choice = super::choice::reduce(comm);
-    let algo = reduce_algorithm(choice, red, mine.len(), link.size);
+    let area = match choice {
+        Reduce::Auto | Reduce::Shm => super::shm::area(comm, true)?,
+        _ => None,
+    };
+    let algo = reduce_algorithm(choice, red, mine.len(), link.size, area.is_some());
     // Whether the ranks compared their sizes on the area (those that chose by size did).
     let mut compared = false;
-    if matches!(choice, Reduce::Auto | Reduce::Shm) {
-        if let Some(area) = super::shm::area(comm, true)? {
-            let alone = sends_only_to_root(algo, tree_root(red, root), link.rank, link.size, root);
-            if super::shm::reduce(comm, area, mine, recv, red, root, alone)? == Turned::Done {
-                ran(comm, Collective::Reduce, Reduce::Shm as usize);
-                return Ok(());
-            }
-            compared = true;
+    if let Some(area) = area {
+        let n = link.size;
+        // Only a predefined op's leaves run ahead, in its tree rooted at the root. A user
+        // op's tree is rooted at rank 0: were its leaves to run ahead too, a rank that passed
+        // the other kind of op could be a leaf of its own tree, run ahead as well and never
+        // receive the message its child sent it (c/coll/commute_differs_4 hung).
+        let parent_of = |r| leaf_parent(r, n, root);
+        let ahead = algo == Reduce::Binomial && !red.is_user() && parent_of(link.rank).is_some();
+        let tree = (ahead, &parent_of as &dyn Fn(u32) -> Option<u32>);
+        if super::shm::reduce(comm, area, mine, recv, red, root, tree)? == Turned::Done {
+            ran(comm, Collective::Reduce, Reduce::Shm as usize);
+            return Ok(());
         }
+        compared = true;
     }
     if mine.is_empty() {
         return Ok(());
@@ -152,12 +167,18 @@ pub fn reduce(
 /// The point-to-point algorithm of a reduce of `len` bytes on `n` ranks under `choice`.
 /// Rabenseifner's algorithm only for predefined ops: a user op's commutativity is each
 /// process's own `MPI_Op_create` argument, and ranks that disagree on it must still run one
-/// algorithm (they then fail on the op mark, `Reduction::mark`).
-fn reduce_algorithm(choice: Reduce, red: &Reduction, len: usize, n: u32) -> Reduce {
+/// algorithm (they then fail on the op mark, `Reduction::mark`). `on_node`: the communicator
+/// has a node-level area (the same on every rank), which moves the size limit.
+fn reduce_algorithm(choice: Reduce, red: &Reduction, len: usize, n: u32, on_node: bool) -> Reduce {
     let count = len / red.extent;
+    let large = if on_node {
+        LARGE_REDUCE_ON_NODE
+    } else {
+        LARGE_REDUCE
+    };
     match choice {
         Reduce::Auto | Reduce::Shm
-            if !red.is_user() && len >= LARGE_REDUCE && count >= pof2_floor(n) as usize =>
+            if !red.is_user() && len >= large && count >= pof2_floor(n) as usize =>
         {
             Reduce::Rabenseifner
         }
@@ -179,18 +200,19 @@ fn tree_root(red: &Reduction, root: u32) -> u32 {
     }
 }
 
-/// Whether rank `rank`'s whole part in `algo` is one send of its contribution to `root`: a
-/// leaf of the binomial tree whose parent is the root. Such a rank need not wait for the
-/// others' sizes on the area (the root drains its message if they differ, `shm::reduce`).
-fn sends_only_to_root(algo: Reduce, tree_root: u32, rank: u32, n: u32, root: u32) -> bool {
-    if algo != Reduce::Binomial || rank == root {
-        return false;
+/// The rank that `rank`'s whole part in the binomial tree rooted at `root` (a predefined
+/// op's) is one send of its contribution to, if it is such a rank: a leaf. Such a rank need
+/// not wait for the others' sizes on the area (its parent drains its message if they differ,
+/// `shm::reduce`).
+fn leaf_parent(rank: u32, n: u32, root: u32) -> Option<u32> {
+    if rank == root {
+        return None;
     }
-    let vr = (rank + n - tree_root) % n;
+    let vr = (rank + n - root) % n;
     let low = vr & vr.wrapping_neg();
     // No children: a rank's children are vr + m for the m below its lowest set bit.
     let leaf = low == 1 || vr + 1 >= n;
-    leaf && (vr - low + tree_root) % n == root
+    leaf.then_some((vr - low + root) % n)
 }
 
 fn binomial_reduce(link: &Link, acc: &Buf, red: &Reduction, root: u32) -> MpiResult<()> {
@@ -834,30 +856,24 @@ fn prefix(
 mod tests {
     use super::*;
 
-    /// The ranks whose binomial part is one send to the root, against the tree drawn by hand.
+    /// The ranks whose binomial part is one send, with their parents, against the trees drawn
+    /// by hand.
     #[test]
-    fn binomial_leaves_under_the_root() {
-        // `at_root`: the tree is rooted at the root (predefined ops), else at rank 0.
-        let alone = |at_root, n, root| -> Vec<u32> {
-            let tree = if at_root { root } else { 0 };
+    fn binomial_leaves_and_parents() {
+        let leaves = |n, root| -> Vec<(u32, u32)> {
             (0..n)
-                .filter(|&r| sends_only_to_root(Reduce::Binomial, tree, r, n, root))
+                .filter_map(|r| leaf_parent(r, n, root).map(|p| (r, p)))
                 .collect()
         };
-        assert_eq!(alone(true, 2, 0), [1]);
-        assert_eq!(alone(true, 2, 1), [0]);
+        assert_eq!(leaves(2, 0), [(1, 0)]);
+        assert_eq!(leaves(2, 1), [(0, 1)]);
         // 0 <- 1, 0 <- 2 <- 3: rank 2 has a child.
-        assert_eq!(alone(true, 4, 0), [1]);
+        assert_eq!(leaves(4, 0), [(1, 0), (3, 2)]);
         // 0 <- 1, 0 <- 2 (no rank 3).
-        assert_eq!(alone(true, 3, 0), [1, 2]);
+        assert_eq!(leaves(3, 0), [(1, 0), (2, 0)]);
         // Rooted at 2: relative 1 is rank 3, relative 2 (rank 0) has child rank 1.
-        assert_eq!(alone(true, 4, 2), [3]);
+        assert_eq!(leaves(4, 2), [(1, 0), (3, 2)]);
         // 0 <- 1, 0 <- 2 <- 3, 0 <- 4 <- 5, 4 <- 6 <- 7.
-        assert_eq!(alone(true, 8, 0), [1]);
-        // User ops: the tree is rooted at rank 0, which then sends to the root.
-        assert_eq!(alone(false, 2, 0), [1]);
-        assert!(alone(false, 2, 1).is_empty());
-        assert_eq!(alone(false, 3, 2), Vec::<u32>::new());
-        assert!(!sends_only_to_root(Reduce::Rabenseifner, 0, 1, 2, 0));
+        assert_eq!(leaves(8, 0), [(1, 0), (3, 2), (5, 4), (7, 6)]);
     }
 }

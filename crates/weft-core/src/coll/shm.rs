@@ -162,8 +162,8 @@ pub(super) fn bcast(comm: &Comm, area: &CollArea, buf: &Buf, root: u32) -> MpiRe
 }
 
 /// In a reduce contribution's mark: this rank announced its size and went on by
-/// point-to-point without comparing, its only message one send to the root, which drains it
-/// if the sizes or ops differ (`reduce`).
+/// point-to-point without comparing, its only message one send to its parent in the tree,
+/// which drains it if the sizes or ops differ (`reduce`).
 const RUNS_AHEAD: u8 = 0x80;
 
 /// How a reduction's contribution travels. Reductions do not stream through the area: a
@@ -267,10 +267,14 @@ pub(super) fn allreduce(
 
 /// `mine` is this rank's contribution; the root's contiguous `recv` receives the result.
 /// The root compares every rank's size and op; so does a rank whose data is too large for
-/// the area, unless its whole part of the point-to-point algorithm is one send to the root
-/// (`alone`): it goes on at once, as it would without the area (a 2-rank reduce's non-root
-/// runs ahead of the root), and the root receives its message even when the call fails. A
-/// non-root whose data goes through the area waits for the root's and compares with it.
+/// the area, unless its whole part of the point-to-point algorithm is one send to its parent
+/// (`ahead`): it goes on at once, as it would without the area (a reduce's leaves run ahead
+/// of the root), and the parent receives its message even when the call fails.
+/// `parent_of(r)`: the parent of rank r if r is a leaf that may run ahead. A parent whose
+/// data goes through the area compares nothing, so it waits for those children alone: one
+/// that ran ahead passed more data than it (`c/coll/reduce_leaves`).
+/// A non-root whose data goes through the area also waits for the root's contribution and
+/// compares with it (`same_as_root`).
 pub(super) fn reduce(
     comm: &Comm,
     area: &CollArea,
@@ -278,20 +282,30 @@ pub(super) fn reduce(
     recv: &Buf,
     red: &Reduction,
     root: u32,
-    alone: bool,
+    (ahead, parent_of): (bool, &dyn Fn(u32) -> Option<u32>),
 ) -> MpiResult<Turned> {
     let mut idle = Idle::new(comm);
     let turn = area.begin();
     let is_root = comm.rank == root;
     let path = path(comm, mine);
-    let ahead = alone && !is_root && path == Path::Messages;
+    let ahead = ahead && path == Path::Messages;
     let wait = is_root || (path != Path::Area && !ahead);
     let flags = if ahead { RUNS_AHEAD } else { 0 };
+    let children = || (0..comm.size()).filter(|&r| parent_of(r) == Some(comm.rank));
     if let Err(e) = publish_and_compare(comm, &turn, mine, red, (path, wait, flags), &mut idle) {
-        if is_root {
-            drain_ahead(comm, &turn);
+        if wait {
+            drain_ahead(comm, &turn, children());
         }
         return Err(e);
+    }
+    if !wait && path == Path::Area {
+        for c in children() {
+            turn.wait_for(c, &mut || idle.poll());
+        }
+        if let Some(c) = children().find(|&c| turn.len_and_mark_of(c).1 & RUNS_AHEAD != 0) {
+            drain_ahead(comm, &turn, children());
+            return Err(mismatch(&format!("rank {c}"), turn.len_of(c), mine.len()));
+        }
     }
     if path == Path::Area && !is_root {
         same_as_root(&turn, mine, red, root, &mut idle)?;
@@ -324,12 +338,12 @@ fn same_as_root(
     same_op(turn, std::iter::once(root), red)
 }
 
-/// (The root of a reduce that failed on the area) receive the message of every rank that
-/// ran ahead, so that no send is left waiting for its receive or for a later collective.
-/// Its errors add nothing to the mismatch already reported.
-fn drain_ahead(comm: &Comm, turn: &Turn) {
+/// (A rank of a reduce that failed on the area) receive the message of every one of
+/// `children` that ran ahead, so that no send is left waiting for its receive or for a later
+/// collective. Its errors add nothing to the mismatch already reported.
+fn drain_ahead(comm: &Comm, turn: &Turn, children: impl Iterator<Item = u32>) {
     let link = Link::new(comm);
-    for r in 0..comm.size() {
+    for r in children {
         let (len, mark) = turn.len_and_mark_of(r);
         if mark & RUNS_AHEAD != 0 {
             let mut sink = Scratch::new(len);
