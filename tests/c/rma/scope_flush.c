@@ -85,5 +85,7 @@ int main(int argc, char **argv)
     run("process");
     run("thread");
     free(ones);
-    return wtest_finish();
+    int rc = wtest_finish();
+    MPI_Finalize();
+    return rc;
 }
