@@ -367,10 +367,23 @@ impl WinRma {
             return Err(no_passive_epoch(target, func));
         }
         if calls_may_overlap() && !self.thread_scope.load(Ordering::Relaxed) {
-            self.in_flight.wait_others(|done| self.wait_until(done));
+            self.wait_in_flight();
         }
         fence(Ordering::SeqCst);
         Ok(())
+    }
+
+    /// A process-scope flush's wait for the operations other threads have in progress on
+    /// the window: each moves data at its call, so it ends without this thread's help (no
+    /// progress pass, except the one a window spanning nodes needs to serve its peers).
+    fn wait_in_flight(&self) {
+        let mut backoff = self.comm.session.instance.backoff();
+        self.in_flight.wait_others(|done| {
+            while !done() {
+                self.serve_far();
+                backoff.idle();
+            }
+        });
     }
 
     /// `MPI_Win_post`: expose this process's memory to `origins` (window ranks).

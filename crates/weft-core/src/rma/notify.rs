@@ -19,6 +19,7 @@
 //! index's lock; polls read one counter and one threshold.
 #![forbid(unsafe_code)]
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -45,11 +46,39 @@ pub fn check_index(idx: i32, func: &str) -> MpiResult<usize> {
 }
 
 /// One index's claims, this process as target: the notifications requests claimed so far,
-/// and the requests that may still be waiting, in the order made.
+/// and the requests that may still be waiting, in the order made (with some that no longer
+/// wait: see `forget_done`).
 #[derive(Default)]
 struct Slot {
     taken: u64,
-    waiting: Vec<Weak<NotifyWait>>,
+    waiting: VecDeque<Weak<NotifyWait>>,
+    /// The length of `waiting` at which `forget_done` looks past its front.
+    compact_at: usize,
+}
+
+/// `waiting`'s length below which `forget_done` looks only at its front.
+const COMPACT_MIN: usize = 64;
+
+impl Slot {
+    /// Forget requests that completed, were cancelled or were freed. Requests on an index
+    /// complete in the order they were made, so those gather at the front, where one look
+    /// per request made finds them (no walk over the requests still waiting, which an
+    /// `early` batch of many makes long). Cancelled or freed ones behind a waiting front
+    /// are swept out by a whole pass once the list has doubled since the last one, so it
+    /// stays within twice the requests that may still be waiting.
+    fn forget_done(&mut self) {
+        while let Some(w) = self.waiting.front() {
+            if w.upgrade().is_some_and(|r| r.pending()) {
+                break;
+            }
+            self.waiting.pop_front();
+        }
+        if self.waiting.len() >= self.compact_at.max(COMPACT_MIN) {
+            self.waiting
+                .retain(|w| w.upgrade().is_some_and(|r| r.pending()));
+            self.compact_at = 2 * self.waiting.len();
+        }
+    }
 }
 
 /// The claims on every index of a window, shared by its views.
@@ -149,7 +178,7 @@ impl GreqClass for NotifyWait {
             .iter()
             .position(|w| std::ptr::eq(w.as_ptr(), self));
         if let Some(me) = me {
-            for later in slot.waiting[me + 1..].iter().filter_map(Weak::upgrade) {
+            for later in slot.waiting.range(me + 1..).filter_map(Weak::upgrade) {
                 later.until.fetch_sub(self.count, Ordering::AcqRel);
             }
         }
@@ -204,9 +233,7 @@ impl WinRma {
                 drop(slot);
                 return progress::completed(inst, 0, Status::default(), owner);
             }
-            // Forget requests that completed, were cancelled or were freed.
-            slot.waiting
-                .retain(|w| w.upgrade().is_some_and(|r| r.pending()));
+            slot.forget_done();
             let class = Arc::new(NotifyWait {
                 inst: inst.clone(),
                 area: self.area.clone(),
@@ -218,7 +245,7 @@ impl WinRma {
                 state: AtomicU8::new(PENDING),
                 id: AtomicU64::new(NO_ID),
             });
-            slot.waiting.push(Arc::downgrade(&class));
+            slot.waiting.push_back(Arc::downgrade(&class));
             class
         };
         let id = progress::greq::start(inst, class.clone(), 0, owner);
