@@ -11,8 +11,8 @@
  *                      to the same target without a break, mpi_win_scope=process / thread:
  *                      a process-scope flush waits for the other thread's put in progress,
  *                      a thread-scope flush does not. Timed from the other thread's first
- *                      put on; the line also says how many 1 MiB puts it made meanwhile
- *                      (none: the threads did not overlap, the row means nothing)
+ *                      put on; the line also says how many 1 MiB puts it completed
+ *                      meanwhile (the thread-scope rounds may all fit inside one)
  *   put_flush_pair     8-byte put + flush, per put (mpi_win_order=true window)
  *   put_ordered        8-byte puts without flushes (mpi_win_order=true), one flush at the end
  *   rt_put_flush_send  round trip: put + flush + send, answered the same way

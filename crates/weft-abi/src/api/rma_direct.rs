@@ -89,12 +89,16 @@ pub(crate) unsafe fn transfer_plain(
         None
     };
     if let Some((data, r, d)) = args {
-        let done = with_win(win, |w| match dir {
-            Dir::Put => data.with_bytes(|b| w.rma.put_direct(r, d, b)),
-            Dir::Get => data.with_bytes_mut(|b| w.rma.get_direct(r, d, b)),
+        let done = with_win(win, |w| {
+            let moved = match dir {
+                Dir::Put => data.with_bytes(|b| w.rma.put_direct(r, d, b)),
+                Dir::Get => data.with_bytes_mut(|b| w.rma.get_direct(r, d, b)),
+            };
+            // The notification `then` asks for, in the same borrow of the window.
+            moved.then(|| then.notify(w, Some(r), func))
         });
-        if done == Some(true) {
-            return then_direct(then, win, t.rank, func);
+        if let Some(Some(notified)) = done {
+            return notified;
         }
     }
     // SAFETY: forwarded contract.
