@@ -27,6 +27,7 @@ use crate::ctypes::*;
 use crate::datatypes::{
     contiguous_buf, contiguous_predefined_size, contiguous_reduction, word_type,
 };
+use crate::win_object::WinObject;
 
 /// Plain arguments for a put or get: the same type and count on both sides, byte-contiguous
 /// and predefined, and a real, non-negative target and displacement. The origin's bytes and
@@ -89,12 +90,19 @@ pub(crate) unsafe fn transfer_plain(
         None
     };
     if let Some((data, r, d)) = args {
-        let done = with_win(win, |w| match dir {
+        let moved = |w: &WinObject| match dir {
             Dir::Put => data.with_bytes(|b| w.rma.put_direct(r, d, b)),
             Dir::Get => data.with_bytes_mut(|b| w.rma.get_direct(r, d, b)),
-        });
-        if done == Some(true) {
-            return then_direct(then, win, t.rank, func);
+        };
+        if let Then::Notify(_) = then {
+            // The notification in the same borrow of the window as the put.
+            let done = with_win(win, |w| moved(w).then(|| then.notify(w, Some(r), func)));
+            if let Some(Some(notified)) = done {
+                return notified;
+            }
+        } else if with_win(win, moved) == Some(true) {
+            // `then` is `Done` (`direct_then` sends requests to the general path).
+            return Ok(());
         }
     }
     // SAFETY: forwarded contract.

@@ -14,7 +14,7 @@ use weft_core::rma::notify::check_index;
 
 use crate::api::coll_args::dtype;
 use crate::api::rma_args::with_win;
-use crate::api::win::{asserts_intrinsic, info_pairs};
+use crate::api::win::{apply_rma_hints, info_pairs};
 use crate::args::{c_str, non_null, write};
 use crate::ctypes::*;
 use crate::objects;
@@ -31,7 +31,7 @@ unsafe fn store_local(
     newwin: *mut MPI_Win,
     func: &str,
 ) -> MpiResult<()> {
-    rma.set_strict(asserts_intrinsic(&win));
+    apply_rma_hints(&win, &rma);
     let h = objects::WINS.insert(Arc::new(WinObject::new_local(win, rma)));
     // SAFETY: the caller's contract.
     unsafe { write(newwin, h, func, "newwin") }

@@ -30,9 +30,11 @@ pub(crate) fn info_pairs(info: MPI_Info, func: &str) -> MpiResult<Vec<(String, S
     Ok(info_object(info, func)?.pairs())
 }
 
-/// Whether a window's hints assert `mpi_assert_accumulate_intrinsic`.
-pub(crate) fn asserts_intrinsic(w: &weft_core::object::Win) -> bool {
-    w.hint("mpi_assert_accumulate_intrinsic").as_deref() == Some("true")
+/// Apply the hints the core's RMA view acts on (`mpi_assert_accumulate_intrinsic`,
+/// `mpi_win_scope`) from window `w`'s hints.
+pub(crate) fn apply_rma_hints(w: &weft_core::object::Win, rma: &WinRma) {
+    rma.set_strict(w.hint("mpi_assert_accumulate_intrinsic").as_deref() == Some("true"));
+    rma.set_thread_scope(w.hint("mpi_win_scope").as_deref() == Some("thread"));
 }
 
 /// Create a window of `flavor` over `comm` and store its handle in `*win` (checked); the
@@ -49,7 +51,7 @@ fn finish_create(
 ) -> MpiResult<(MPI_Win, usize)> {
     let mut w = core_win::create(c, memory, flavor, hints, func)?;
     let rma = WinRma::setup(&w, own_pages, func)?;
-    rma.set_strict(asserts_intrinsic(&w));
+    apply_rma_hints(&w, &rma);
     if matches!(flavor, Flavor::Allocate | Flavor::Shared) {
         w.memory.base = rma.local_base();
     }
@@ -287,7 +289,7 @@ pub(crate) fn mpi_win_set_info(win: MPI_Win, info: MPI_Info) -> MpiResult<()> {
     let w = objects::win(win, func, "win")?;
     let hints = info_pairs(info, func)?;
     w.set_hints(&hints);
-    w.rma.set_strict(asserts_intrinsic(&w));
+    apply_rma_hints(&w, &w.rma);
     Ok(())
 }
 

@@ -96,6 +96,7 @@ impl WinRma {
     /// general path.
     #[inline]
     pub fn put_direct(&self, t: u32, disp: i64, data: &[u8]) -> bool {
+        let _op = self.begin_op();
         match self.direct(t, disp, data.len()) {
             Some((addr, _keep, _)) => {
                 // Puts from one origin land in issue order (`mpi_win_order`): a store fence
@@ -115,6 +116,7 @@ impl WinRma {
     /// `MPI_Get` into contiguous bytes by the direct path; false: nothing done.
     #[inline]
     pub fn get_direct(&self, t: u32, disp: i64, out: &mut [u8]) -> bool {
+        let _op = self.begin_op();
         match self.direct(t, disp, out.len()) {
             Some((addr, _keep, _)) => {
                 // SAFETY: as in `put_direct`, reading.
@@ -153,6 +155,7 @@ impl WinRma {
         if old.as_ref().is_some_and(|o| o.len() != len) {
             return false;
         }
+        let _op = self.begin_op();
         match self.direct(t, disp, len) {
             Some((addr, _keep, true)) if addr & mask == 0 => {
                 // `direct` checked that the `len` bytes at `addr` lie in window memory mapped here
@@ -177,6 +180,7 @@ impl WinRma {
         if !lock_free(size) {
             return None;
         }
+        let _op = self.begin_op();
         let (addr, _keep, atomic) = self.direct(t, disp, size)?;
         if !atomic || addr & (size - 1) != 0 {
             return None;

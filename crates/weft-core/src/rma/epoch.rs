@@ -9,7 +9,9 @@
 //! The epochs live under a mutex, taken only by the calls that open and close them; each
 //! change is published as one flag byte per target (`ACCESS`: an operation may reach it,
 //! `PASSIVE`: a flush may), so the operations and flushes check their epoch with one load
-//! and no lock (no cross-thread lock on the flush path: `mpi_win_scope=thread`).
+//! and no lock (no cross-thread lock on the flush path). A process-scope flush also waits
+//! for the operations other threads have in progress on the window (`scope`: per-thread
+//! counters, no lock); a thread-scope one (`mpi_win_scope=thread`) does not.
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{fence, AtomicU8, Ordering};
@@ -19,6 +21,7 @@ use super::words;
 use super::WinRma;
 use crate::coll;
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::instance::calls_may_overlap;
 use crate::progress;
 use crate::transport::shm::win_area::WRITER;
 use crate::transport::Amo;
@@ -358,9 +361,12 @@ impl WinRma {
         }
     }
 
-    /// `MPI_Win_flush*`: operations are complete already; only memory is ordered. `target`
-    /// `None` for the `_all` forms. Inlined to the epoch load and the fence (the plain
-    /// op + flush loop pays for every instruction here); the error is built out of line.
+    /// `MPI_Win_flush*`: the calling thread's operations are complete already; with
+    /// `mpi_win_scope=process` (the default) the flush waits for the operations other
+    /// threads have in progress on the window (`scope`), with `thread` it does not. Then
+    /// memory is ordered. `target` `None` for the `_all` forms. Inlined to the epoch load,
+    /// the scope check and the fence (the plain op + flush loop pays for every instruction
+    /// here); the error is built out of line.
     #[inline]
     pub fn flush(&self, target: Option<u32>, func: &str) -> MpiResult<()> {
         let ok = match target {
@@ -371,8 +377,24 @@ impl WinRma {
         if !ok {
             return Err(no_passive_epoch(target, func));
         }
+        if calls_may_overlap() && !self.thread_scope.load(Ordering::Relaxed) {
+            self.wait_in_flight();
+        }
         fence(Ordering::SeqCst);
         Ok(())
+    }
+
+    /// A process-scope flush's wait for the operations other threads have in progress on
+    /// the window: each moves data at its call, so it ends without this thread's help (no
+    /// progress pass, except the one a window spanning nodes needs to serve its peers).
+    fn wait_in_flight(&self) {
+        let mut backoff = self.comm.session.instance.backoff();
+        self.in_flight.wait_others(|done| {
+            while !done() {
+                self.serve_far();
+                backoff.idle();
+            }
+        });
     }
 
     /// `MPI_Win_post`: expose this process's memory to `origins` (window ranks).

@@ -16,15 +16,17 @@
 //!   64-bit word at a time (`lanes`: lane-wise arithmetic on words).
 //! - `direct`: the direct path of contiguous puts and gets on mapped memory.
 //! - `notify`: notification counters and the requests that wait for them.
+//! - `scope`: the operations each thread has in progress, which a process-scope flush waits
+//!   for and a thread-scope one does not (`mpi_win_scope`).
 //! - `memhandle`: memory handles of dynamic windows and the windows built from them.
 //! - `peer_maps`: created windows over shareable memory, mapped in every process.
 //! - `attach_table`, `dyn_maps`: the regions attached to dynamic windows, published in the
 //!   segment, and the origin's per-target caches of them (shareable blocks mapped here).
 //!
 //! A `WinRma` is one view of a window's RMA state: the segment, the epochs and their flags
-//! are shared (`Arc`) between the views of one window (`MPIX_Win_dup_with_info`, memory-handle
-//! windows), while each view has its own peers table, memory handle and
-//! `mpi_assert_accumulate_intrinsic` setting.
+//! and the operations in progress are shared (`Arc`) between the views of one window
+//! (`MPIX_Win_dup_with_info`, memory-handle windows), while each view has its own peers
+//! table, memory handle, `mpi_assert_accumulate_intrinsic` and `mpi_win_scope` settings.
 //!
 //! Floor: above `coll` (fences and creation use its barrier and exchanges), below `io`.
 
@@ -40,6 +42,7 @@ pub mod memhandle;
 pub mod notify;
 pub mod ops;
 pub mod peer_maps;
+pub mod scope;
 pub mod words;
 
 pub use access::Target;
@@ -50,6 +53,7 @@ use std::sync::{Arc, Mutex};
 use crate::coll;
 use crate::datatype::access::Scratch;
 use crate::error::{ErrorClass, MpiError, MpiResult};
+use crate::instance::calls_may_overlap;
 use crate::object::win::{Flavor, Win};
 use crate::object::Comm;
 use crate::transport::shm::win_area::{WinArea, WinLayout};
@@ -92,6 +96,10 @@ pub struct WinRma {
     claims: Arc<notify::Claims>,
     /// `mpi_assert_accumulate_intrinsic`: accumulates off the intrinsic path are errors.
     strict: AtomicBool,
+    /// The operations each thread has in progress (shared by the views).
+    in_flight: Arc<scope::Tracker>,
+    /// `mpi_win_scope=thread`: this view's flushes wait for no other thread's operations.
+    thread_scope: AtomicBool,
     /// For a window built from a memory handle: its one target and the handle.
     handle: Option<memhandle::HandleView>,
     /// Where accumulates on this view's memory run: CPU atomics where every process reaches
@@ -228,6 +236,8 @@ impl WinRma {
             flags: epoch::new_flags(n).into(),
             claims: notify::Claims::new(),
             strict: AtomicBool::new(false),
+            in_flight: Arc::new(scope::Tracker::new()),
+            thread_scope: AtomicBool::new(false),
             handle: None,
             acc,
             far,
@@ -392,6 +402,8 @@ impl WinRma {
             flags: self.flags.clone(),
             claims: self.claims.clone(),
             strict: AtomicBool::new(self.strict.load(Ordering::Relaxed)),
+            in_flight: self.in_flight.clone(),
+            thread_scope: AtomicBool::new(self.thread_scope.load(Ordering::Relaxed)),
             handle: self.handle.clone(),
             acc: self.acc,
             key: self.key,
@@ -401,6 +413,18 @@ impl WinRma {
     /// Set `mpi_assert_accumulate_intrinsic` for this view.
     pub fn set_strict(&self, on: bool) {
         self.strict.store(on, Ordering::Relaxed);
+    }
+
+    /// Set `mpi_win_scope` for this view (`true`: `thread`).
+    pub fn set_thread_scope(&self, on: bool) {
+        self.thread_scope.store(on, Ordering::Relaxed);
+    }
+
+    /// An operation of the calling thread begins (it ends when the guard is dropped): tracked
+    /// for process-scope flushes while calls may overlap (`scope`), else nothing.
+    #[inline(always)]
+    fn begin_op(&self) -> Option<scope::InFlight<'_>> {
+        calls_may_overlap().then(|| self.in_flight.begin())
     }
 
     /// This process's memory in the window when the segment holds it (allocated flavors).

@@ -19,6 +19,7 @@
 //! index's lock; polls read one counter and one threshold.
 #![forbid(unsafe_code)]
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -45,11 +46,79 @@ pub fn check_index(idx: i32, func: &str) -> MpiResult<usize> {
 }
 
 /// One index's claims, this process as target: the notifications requests claimed so far,
-/// and the requests that may still be waiting, in the order made.
+/// and the requests that may still be waiting, in the order made (with some that no longer
+/// wait: see `forget_done`).
 #[derive(Default)]
 struct Slot {
     taken: u64,
-    waiting: Vec<Weak<NotifyWait>>,
+    waiting: VecDeque<Arc<NotifyWait>>,
+    /// The length of `waiting` at which `forget_done` looks past its front.
+    compact_at: usize,
+    /// States of finished requests, theirs alone, kept for the next requests on the index
+    /// (no allocation per request once the index is busy).
+    spare: Vec<Arc<NotifyWait>>,
+}
+
+/// `waiting`'s length below which `forget_done` looks only at its front.
+const COMPACT_MIN: usize = 64;
+/// Finished requests' states kept per index for reuse.
+const SPARE_MAX: usize = 32;
+
+/// Whether a request no longer waits: it completed or was cancelled, or its request is gone
+/// (freed: `waiting` holds the last reference, and no completion call can reach it).
+fn finished(r: &Arc<NotifyWait>) -> bool {
+    !r.pending() || Arc::strong_count(r) == 1
+}
+
+impl Slot {
+    /// Forget requests that completed, were cancelled or were freed. Requests on an index
+    /// complete in the order they were made, so those gather at the front, where one look
+    /// per request made finds them (no walk over the requests still waiting, which an
+    /// `early` batch of many makes long). Cancelled or freed ones behind a waiting front
+    /// are swept out by a whole pass once the list has doubled since the last one, so it
+    /// stays within twice the requests that may still be waiting.
+    fn forget_done(&mut self) {
+        while self.waiting.front().is_some_and(finished) {
+            if let Some(r) = self.waiting.pop_front() {
+                self.keep_spare(r);
+            }
+        }
+        if self.waiting.len() >= self.compact_at.max(COMPACT_MIN) {
+            self.waiting.retain(|r| !finished(r));
+            self.compact_at = 2 * self.waiting.len();
+        }
+    }
+
+    /// Keep a finished request's state for reuse when nothing else refers to it.
+    fn keep_spare(&mut self, r: Arc<NotifyWait>) {
+        if self.spare.len() < SPARE_MAX && Arc::strong_count(&r) == 1 {
+            self.spare.push(r);
+        }
+    }
+
+    /// A waiting state for a request claiming `count` notifications up to `until`: a spare
+    /// one reset, or `make`'s.
+    fn state_for(
+        &mut self,
+        count: u64,
+        until: u64,
+        make: impl FnOnce() -> NotifyWait,
+    ) -> Arc<NotifyWait> {
+        if let Some(mut r) = self.spare.pop() {
+            // Unique (`keep_spare`, and no weak references are ever made).
+            if let Some(w) = Arc::get_mut(&mut r) {
+                w.count = count;
+                *w.until.get_mut() = until;
+                *w.state.get_mut() = PENDING;
+                *w.id.get_mut() = NO_ID;
+                return r;
+            }
+        }
+        let mut w = make();
+        w.count = count;
+        *w.until.get_mut() = until;
+        Arc::new(w)
+    }
 }
 
 /// The claims on every index of a window, shared by its views.
@@ -82,7 +151,9 @@ const CANCELLED: u8 = 2;
 struct NotifyWait {
     inst: Arc<Instance>,
     area: Arc<WinArea>,
-    claims: Arc<Claims>,
+    /// Weak: the claims keep their waiting requests (gone with the window: nothing to give
+    /// back then).
+    claims: Weak<Claims>,
     me: u32,
     idx: usize,
     /// The notifications it claimed.
@@ -132,7 +203,8 @@ impl GreqClass for NotifyWait {
         if complete {
             return 0;
         }
-        let mut slot = self.claims.slot(self.idx);
+        let claims = self.claims.upgrade();
+        let mut slot = claims.as_ref().map(|c| c.slot(self.idx));
         if self.arrived()
             || self
                 .state
@@ -143,14 +215,16 @@ impl GreqClass for NotifyWait {
         }
         // Give the claim back: every later request waits for `count` fewer. None of them
         // completed (this one's notifications have not all arrived, and theirs come after).
-        slot.taken -= self.count;
-        let me = slot
-            .waiting
-            .iter()
-            .position(|w| std::ptr::eq(w.as_ptr(), self));
-        if let Some(me) = me {
-            for later in slot.waiting[me + 1..].iter().filter_map(Weak::upgrade) {
-                later.until.fetch_sub(self.count, Ordering::AcqRel);
+        if let Some(slot) = slot.as_mut() {
+            slot.taken -= self.count;
+            let me = slot
+                .waiting
+                .iter()
+                .position(|w| std::ptr::eq(Arc::as_ptr(w), self));
+            if let Some(me) = me {
+                for later in slot.waiting.range(me + 1..) {
+                    later.until.fetch_sub(self.count, Ordering::AcqRel);
+                }
             }
         }
         drop(slot);
@@ -204,21 +278,20 @@ impl WinRma {
                 drop(slot);
                 return progress::completed(inst, 0, Status::default(), owner);
             }
-            // Forget requests that completed, were cancelled or were freed.
-            slot.waiting
-                .retain(|w| w.upgrade().is_some_and(|r| r.pending()));
-            let class = Arc::new(NotifyWait {
+            slot.forget_done();
+            let until = slot.taken;
+            let class = slot.state_for(count, until, || NotifyWait {
                 inst: inst.clone(),
                 area: self.area.clone(),
-                claims: self.claims.clone(),
+                claims: Arc::downgrade(&self.claims),
                 me: self.me,
                 idx,
                 count,
-                until: AtomicU64::new(slot.taken),
+                until: AtomicU64::new(until),
                 state: AtomicU8::new(PENDING),
                 id: AtomicU64::new(NO_ID),
             });
-            slot.waiting.push(Arc::downgrade(&class));
+            slot.waiting.push_back(class.clone());
             class
         };
         let id = progress::greq::start(inst, class.clone(), 0, owner);

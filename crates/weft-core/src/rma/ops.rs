@@ -109,6 +109,7 @@ impl WinRma {
 
     /// `MPI_Put`.
     pub fn put(&self, origin: &Buf, t: &Target, func: &str) -> MpiResult<()> {
+        let _op = self.begin_op();
         let r = self.region(t, false, func)?;
         if origin.len() != r.len() {
             return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
@@ -118,6 +119,7 @@ impl WinRma {
 
     /// `MPI_Get`.
     pub fn get(&self, origin: &Buf, t: &Target, func: &str) -> MpiResult<()> {
+        let _op = self.begin_op();
         let r = self.region(t, false, func)?;
         if origin.len() != r.len() {
             return Err(size_mismatch(func, "origin buffer", origin.len(), r.len()));
@@ -133,6 +135,7 @@ impl WinRma {
         op: &Reduction,
         func: &str,
     ) -> MpiResult<()> {
+        let _op = self.begin_op();
         let r = self.region(t, true, func)?;
         if is(op, OpKind::NoOp) {
             return Ok(());
@@ -181,6 +184,7 @@ impl WinRma {
         op: &Reduction,
         func: &str,
     ) -> MpiResult<()> {
+        let _op = self.begin_op();
         let r = self.region(t, true, func)?;
         if result.len() != r.len() {
             return Err(size_mismatch(func, "result buffer", result.len(), r.len()));
@@ -235,6 +239,7 @@ impl WinRma {
         t: &Target,
         func: &str,
     ) -> MpiResult<()> {
+        let _op = self.begin_op();
         let r = self.region(t, true, func)?;
         let (o, c) = (packed(origin), packed(compare));
         let mut cur = vec![0u8; r.len()];
