@@ -302,15 +302,18 @@ const READY_POLLS: u32 = 64;
 
 /// Wait until generalized request `g`, of a class that answers `ready`, is complete, asking
 /// the class directly (a few loads per poll: no pool lock, no polled list), with a pass over
-/// the VCIs and the polled work every `READY_POLLS` polls.
+/// the VCIs and the polled work every `READY_POLLS` polls. The backoff counts those passes,
+/// not the polls: counted per poll, the spin ran out in a few hundred nanoseconds and the
+/// wait yielded its core while a peer's cross-memory put was on its way (`rt_notify_create`
+/// of bench/rma_seed004.c: about 4000 `sched_yield` per 10000 waits).
 fn wait_ready(inst: &Instance, g: &Grequest, backoff: &mut Backoff) {
     let mut polls = 0u32;
     while !g.settle() {
         polls += 1;
         if polls.is_multiple_of(READY_POLLS) {
             progress_all(inst);
+            backoff.idle();
         }
-        backoff.idle();
     }
 }
 
