@@ -49,8 +49,11 @@ static void bench(const char *kind)
     if (rank == 0) {
         double t;
         MPI_Win_lock_all(0, win);
+/* Warm-up: at least iters/10 operations and 50 ms, so that the first row does not pay for \
+ * the core's climb out of a slower state (the 2-core machine drifts between two speeds). */ \
 #define ROW(name, op)                                                                    \
-    for (int i = 0; i < iters / 10; i++) {                                               \
+    t = MPI_Wtime();                                                                     \
+    for (int i = 0; i < iters / 10 || MPI_Wtime() - t < 0.05; i++) {                     \
         op;                                                                              \
         MPI_Win_flush(1, win);                                                           \
     }                                                                                    \
