@@ -13,7 +13,9 @@ that lost its core shows up as an outlier; the best run is then the steadier fig
   --build-stripped DIR
                      make that library: copies this working tree to DIR, makes the hooks'
                      checks constant false (MPI_T events' `enabled`, WEFT_TRACE's `on`,
-                     WEFT_STATS' `timing`, the boundary's `measured`: the compiler then removes the hooks) and builds it
+                     WEFT_STATS' `timing`, `stats::measured`, which decides at
+                     MPI_Init whether the QMPI measuring link is installed: the
+                     compiler then removes the hooks) and builds it
                      there (`make install PREFIX=DIR/build`); prints the library's directory
 
 The program is compiled once against the hooked prefix; the stripped run only points

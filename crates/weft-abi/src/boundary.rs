@@ -75,9 +75,19 @@ pub fn clear_raise_on() {
 /// Run an implementation that returns success or an error. `WEFT_STATS`/`WEFT_TRACE` cost
 /// nothing here: while they are on, the measuring wrappers of qmpi.rs stand first in every
 /// `MPI_X` chain (the `MPI_X` forwarders already test for a chain).
-#[inline]
+#[inline(always)]
 pub fn call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
-    run_call(name, scope, body)
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => MPI_SUCCESS,
+        Ok(Err(err)) => {
+            let scope = SCOPE_OVERRIDE.with(|s| s.take()).unwrap_or(scope);
+            raise(scope, err)
+        }
+        Err(panic) => {
+            SCOPE_OVERRIDE.with(|s| s.take());
+            raise(scope, internal_error(name, panic.as_ref()))
+        }
+    }
 }
 
 thread_local! {
@@ -109,9 +119,8 @@ impl Probe {
         });
     }
 
-    /// The end of the innermost measured call. A call during which the measuring was
-    /// switched on (`MPI_Init` starts it) finds no probe of its own: nothing was started
-    /// before it, so the stack is empty.
+    /// The end of the innermost measured call (started by `start` in the same measuring
+    /// link; an empty stack, which a panic in `start` would leave, ends nothing).
     #[cold]
     #[inline(never)]
     pub(crate) fn finish(name: &'static str, scope: Scope) {
@@ -127,21 +136,6 @@ impl Probe {
                 _ => None,
             };
             weft_core::trace::record(name, ts, comm);
-        }
-    }
-}
-
-#[inline(always)]
-fn run_call(name: &'static str, scope: Scope, body: impl FnOnce() -> MpiResult<()>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => MPI_SUCCESS,
-        Ok(Err(err)) => {
-            let scope = SCOPE_OVERRIDE.with(|s| s.take()).unwrap_or(scope);
-            raise(scope, err)
-        }
-        Err(panic) => {
-            SCOPE_OVERRIDE.with(|s| s.take());
-            raise(scope, internal_error(name, panic.as_ref()))
         }
     }
 }
